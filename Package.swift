@@ -1,0 +1,51 @@
+// swift-tools-version:6.0
+//
+// libhandoff: Handoff for Linux apps. The product is libhandoff.so, a C-ABI
+// shared library whose core is Swift. See README.md and docs/.
+//
+// Layers are separate targets so the compiler keeps them one-way
+// (DESIGN.md §2): HandoffModel <- HandoffCABI (and, later, Runtime and
+// Continuity in between). No package dependencies: TLS and crypto come from
+// the system's OpenSSL 3 through the COpenSSL system-library target.
+
+import Foundation
+import PackageDescription
+
+/// Absolute path of the package root, so linker flags can name files in it
+/// whatever directory SwiftPM runs the linker from.
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+
+/// libhandoff.so is self-contained: the Swift runtime and FoundationEssentials
+/// are linked statically, only `handoff_*` symbols are exported (version
+/// script), and the library carries a SONAME so hosts link against the ABI
+/// major version.
+let sharedLibraryLinkerFlags: [String] = [
+    "-static-stdlib",
+    "-Xlinker", "--version-script=\(root)/Sources/HandoffCABI/exports.map",
+    "-Xlinker", "-soname=libhandoff.so.0",
+]
+
+let package = Package(
+    name: "libhandoff",
+    products: [
+        .library(name: "handoff", type: .dynamic, targets: ["HandoffCABI"]),
+        .library(name: "HandoffModel", targets: ["HandoffModel"]),
+    ],
+    dependencies: [],
+    targets: [
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(name: "HandoffModel"),
+        .target(
+            name: "HandoffCABI",
+            dependencies: ["HandoffModel"],
+            exclude: ["exports.map"],
+            swiftSettings: [.unsafeFlags(["-static-stdlib"])],
+            linkerSettings: [.unsafeFlags(sharedLibraryLinkerFlags)]
+        ),
+        .testTarget(name: "HandoffModelTests", dependencies: ["HandoffModel"]),
+    ]
+)
