@@ -1,0 +1,186 @@
+import FoundationEssentials
+
+/// The activity payload: what the sender answers to a fetch, as a binary
+/// property list dictionary (docs/PROTOCOL.md, "Activity payload").
+///
+/// Only what the other device needs travels: `needsSave` is local state.
+/// Unknown keys are ignored when decoding so later versions can add some.
+public enum ActivityCoding {
+    public static let version: Int64 = 1
+
+    enum Key {
+        static let version = "version"
+        static let activityID = "activityID"
+        static let activityType = "activityType"
+        static let title = "title"
+        static let userInfo = "userInfo"
+        static let requiredUserInfoKeys = "requiredUserInfoKeys"
+        static let webpageURL = "webpageURL"
+        static let referrerURL = "referrerURL"
+        static let targetContentIdentifier = "targetContentIdentifier"
+        static let expirationDate = "expirationDate"
+        static let keywords = "keywords"
+        static let persistentIdentifier = "persistentIdentifier"
+        static let eligibleForHandoff = "eligibleForHandoff"
+        static let eligibleForSearch = "eligibleForSearch"
+        static let eligibleForPublicIndexing = "eligibleForPublicIndexing"
+        static let eligibleForPrediction = "eligibleForPrediction"
+        static let supportsContinuationStreams = "supportsContinuationStreams"
+    }
+
+    /// Encodes an activity for handoff.
+    /// - Throws: `.missingRequiredKey` when a required userInfo key is
+    ///   absent; `.userInfoTooLarge` (4611) when the encoded userInfo is over
+    ///   `UserInfoRules.payloadBudget` bytes.
+    public static func encode(_ activity: UserActivity) throws(HandoffError) -> [UInt8] {
+        let s = activity.snapshot
+        let missing = s.requiredUserInfoKeys.filter { s.userInfo[$0] == nil }.sorted()
+        if !missing.isEmpty {
+            throw HandoffError(.missingRequiredKey,
+                "userInfo lacks required key(s) \(missing.map { "\"\($0)\"" }.joined(separator: ", ")); set them or remove them from requiredUserInfoKeys")
+        }
+        let userInfo = UserInfoCoding.propertyList(s.userInfo)
+        try checkBudget(BinaryPropertyList.encode(userInfo).count)
+
+        var d: [String: PropertyListValue] = [
+            Key.version: .integer(version),
+            Key.activityID: .string(activity.activityID.uuidString),
+            Key.activityType: .string(activity.activityType),
+            Key.userInfo: userInfo,
+            Key.eligibleForHandoff: .boolean(s.isEligibleForHandoff),
+            Key.eligibleForSearch: .boolean(s.isEligibleForSearch),
+            Key.eligibleForPublicIndexing: .boolean(s.isEligibleForPublicIndexing),
+            Key.eligibleForPrediction: .boolean(s.isEligibleForPrediction),
+            Key.supportsContinuationStreams: .boolean(s.supportsContinuationStreams),
+        ]
+        d[Key.title] = s.title.map(PropertyListValue.string)
+        d[Key.webpageURL] = s.webpageURL.map { .string($0.absoluteString) }
+        d[Key.referrerURL] = s.referrerURL.map { .string($0.absoluteString) }
+        d[Key.targetContentIdentifier] = s.targetContentIdentifier.map(PropertyListValue.string)
+        d[Key.persistentIdentifier] = s.persistentIdentifier.map(PropertyListValue.string)
+        d[Key.expirationDate] = s.expirationDate.map { .date($0.timeIntervalSinceReferenceDate) }
+        if !s.requiredUserInfoKeys.isEmpty {
+            d[Key.requiredUserInfoKeys] = .array(s.requiredUserInfoKeys.sorted().map(PropertyListValue.string))
+        }
+        if !s.keywords.isEmpty {
+            d[Key.keywords] = .array(s.keywords.sorted().map(PropertyListValue.string))
+        }
+        return BinaryPropertyList.encode(.dictionary(d))
+    }
+
+    /// Decodes a payload into a new activity with the sender's activity id.
+    /// - Throws: `.malformedData` for bytes that are not a valid payload;
+    ///   `.userInfoTooLarge` (4611) when its userInfo is over budget.
+    public static func decode(_ bytes: [UInt8]) throws(HandoffError) -> UserActivity {
+        guard case .dictionary(let d) = try UserInfoCoding.decodePropertyList(bytes) else {
+            throw HandoffError(.malformedData, "activity payload is not a dictionary")
+        }
+        let r = Reader(d)
+        let v = try r.integer(Key.version)
+        guard v == version else {
+            throw HandoffError(.malformedData, "activity payload version \(v.map(String.init) ?? "missing") is not supported (this library reads version \(version)); update libhandoff on both devices")
+        }
+        guard let idString = try r.string(Key.activityID), let id = UUID(uuidString: idString) else {
+            throw HandoffError(.malformedData, "activity payload has no valid activityID")
+        }
+        guard let type = try r.string(Key.activityType) else {
+            throw HandoffError(.malformedData, "activity payload has no activityType")
+        }
+        do { try Identifier.checkActivityType(type) } catch {
+            throw HandoffError(.malformedData, "activity payload: \(error.message)")
+        }
+        guard let userInfoPlist = d[Key.userInfo] else {
+            throw HandoffError(.malformedData, "activity payload has no userInfo")
+        }
+        try checkBudget(BinaryPropertyList.encode(userInfoPlist).count)
+
+        var s = ActivityState()
+        s.userInfo = try UserInfoCoding.userInfo(userInfoPlist)
+        s.title = try r.string(Key.title)
+        s.targetContentIdentifier = try r.string(Key.targetContentIdentifier)
+        s.persistentIdentifier = try r.string(Key.persistentIdentifier)
+        s.requiredUserInfoKeys = Set(try r.strings(Key.requiredUserInfoKeys))
+        s.keywords = Set(try r.strings(Key.keywords))
+        s.webpageURL = try r.webURL(Key.webpageURL)
+        s.referrerURL = try r.webURL(Key.referrerURL)
+        s.expirationDate = try r.date(Key.expirationDate)
+        s.isEligibleForHandoff = try r.boolean(Key.eligibleForHandoff) ?? true
+        s.isEligibleForSearch = try r.boolean(Key.eligibleForSearch) ?? false
+        s.isEligibleForPublicIndexing = try r.boolean(Key.eligibleForPublicIndexing) ?? false
+        s.isEligibleForPrediction = try r.boolean(Key.eligibleForPrediction) ?? false
+        s.supportsContinuationStreams = try r.boolean(Key.supportsContinuationStreams) ?? false
+        return UserActivity(activityType: type, activityID: id, state: s)
+    }
+
+    static func checkBudget(_ size: Int) throws(HandoffError) {
+        if size > UserInfoRules.payloadBudget {
+            throw HandoffError(.userInfoTooLarge,
+                "encoded userInfo is \(size) bytes, over the \(UserInfoRules.payloadBudget)-byte Handoff budget; keep identifiers in userInfo and move bulk data to continuation streams")
+        }
+    }
+
+    /// Typed access to payload fields; a field of the wrong type is malformed.
+    struct Reader {
+        let d: [String: PropertyListValue]
+        init(_ d: [String: PropertyListValue]) { self.d = d }
+
+        func wrongType(_ key: String, _ expected: String) -> HandoffError {
+            HandoffError(.malformedData, "activity payload field \"\(key)\" is not \(expected)")
+        }
+
+        func string(_ key: String) throws(HandoffError) -> String? {
+            switch d[key] {
+            case nil: return nil
+            case .string(let s)?: return s
+            default: throw wrongType(key, "a string")
+            }
+        }
+
+        func integer(_ key: String) throws(HandoffError) -> Int64? {
+            switch d[key] {
+            case nil: return nil
+            case .integer(let i)?: return i
+            default: throw wrongType(key, "an integer")
+            }
+        }
+
+        func boolean(_ key: String) throws(HandoffError) -> Bool? {
+            switch d[key] {
+            case nil: return nil
+            case .boolean(let b)?: return b
+            default: throw wrongType(key, "a boolean")
+            }
+        }
+
+        func date(_ key: String) throws(HandoffError) -> Date? {
+            switch d[key] {
+            case nil: return nil
+            case .date(let t)? where t.isFinite: return Date(timeIntervalSinceReferenceDate: t)
+            default: throw wrongType(key, "a finite date")
+            }
+        }
+
+        func strings(_ key: String) throws(HandoffError) -> [String] {
+            switch d[key] {
+            case nil: return []
+            case .array(let items)?:
+                var out: [String] = []
+                for item in items {
+                    guard case .string(let s) = item else { throw wrongType(key, "an array of strings") }
+                    out.append(s)
+                }
+                return out
+            default: throw wrongType(key, "an array of strings")
+            }
+        }
+
+        func webURL(_ key: String) throws(HandoffError) -> URL? {
+            guard let s = try string(key) else { return nil }
+            guard let url = URL(string: s) else { throw wrongType(key, "a URL") }
+            do { try UserActivity.checkWebURL(url, property: key) } catch {
+                throw HandoffError(.malformedData, "activity payload: \(error.message)")
+            }
+            return url
+        }
+    }
+}

@@ -1,0 +1,190 @@
+import FoundationEssentials
+import Synchronization
+
+/// What a person is doing in an app, described so another device can
+/// continue it: Apple's NSUserActivity, reduced to its Handoff surface.
+///
+/// A reference type, as NSUserActivity is: responders and the runtime share
+/// one activity. Every property may be read and written from any thread;
+/// each access is atomic on its own.
+public final class UserActivity: Sendable {
+    /// Unique per activity; travels with it and names it on other devices.
+    public let activityID: UUID
+    /// Reverse-DNS activity type, e.g. `com.example.shapes.create-shape`.
+    public let activityType: String
+
+    private let state: Mutex<ActivityState>
+
+    /// Creates an activity of a reverse-DNS type.
+    /// - Throws: `.invalidValue` when the type is not reverse-DNS.
+    public init(activityType: String) throws(HandoffError) {
+        try Identifier.checkActivityType(activityType)
+        self.activityType = activityType
+        self.activityID = UUID()
+        self.state = Mutex(ActivityState())
+    }
+
+    /// Rebuilds an activity received from another device.
+    init(activityType: String, activityID: UUID, state: ActivityState) {
+        self.activityType = activityType
+        self.activityID = activityID
+        self.state = Mutex(state)
+    }
+
+    /// A consistent copy of every property, taken under one lock.
+    public var snapshot: ActivityState { state.withLock { $0 } }
+
+    // MARK: Plain properties
+
+    public var title: String? {
+        get { state.withLock { $0.title } }
+        set { state.withLock { $0.title = newValue } }
+    }
+
+    public var targetContentIdentifier: String? {
+        get { state.withLock { $0.targetContentIdentifier } }
+        set { state.withLock { $0.targetContentIdentifier = newValue } }
+    }
+
+    public var persistentIdentifier: String? {
+        get { state.withLock { $0.persistentIdentifier } }
+        set { state.withLock { $0.persistentIdentifier = newValue } }
+    }
+
+    public var keywords: Set<String> {
+        get { state.withLock { $0.keywords } }
+        set { state.withLock { $0.keywords = newValue } }
+    }
+
+    /// The minimal set of userInfo keys that makes the activity restorable;
+    /// an activity missing one of them is not handed off.
+    public var requiredUserInfoKeys: Set<String> {
+        get { state.withLock { $0.requiredUserInfoKeys } }
+        set { state.withLock { $0.requiredUserInfoKeys = newValue } }
+    }
+
+    public var isEligibleForHandoff: Bool {
+        get { state.withLock { $0.isEligibleForHandoff } }
+        set { state.withLock { $0.isEligibleForHandoff = newValue } }
+    }
+
+    public var isEligibleForSearch: Bool {
+        get { state.withLock { $0.isEligibleForSearch } }
+        set { state.withLock { $0.isEligibleForSearch = newValue } }
+    }
+
+    public var isEligibleForPublicIndexing: Bool {
+        get { state.withLock { $0.isEligibleForPublicIndexing } }
+        set { state.withLock { $0.isEligibleForPublicIndexing = newValue } }
+    }
+
+    public var isEligibleForPrediction: Bool {
+        get { state.withLock { $0.isEligibleForPrediction } }
+        set { state.withLock { $0.isEligibleForPrediction = newValue } }
+    }
+
+    /// Asks for a lazy, coalesced save (the runtime calls the responders'
+    /// `updateUserActivityState`, then clears it).
+    public var needsSave: Bool {
+        get { state.withLock { $0.needsSave } }
+        set { state.withLock { $0.needsSave = newValue } }
+    }
+
+    public var supportsContinuationStreams: Bool {
+        get { state.withLock { $0.supportsContinuationStreams } }
+        set { state.withLock { $0.supportsContinuationStreams = newValue } }
+    }
+
+    // MARK: Checked properties
+
+    public var userInfo: UserInfo { state.withLock { $0.userInfo } }
+
+    /// Replaces the userInfo.
+    /// - Throws: `.invalidValue` (nothing changes) when a value breaks `UserInfoRules`.
+    public func setUserInfo(_ userInfo: UserInfo) throws(HandoffError) {
+        try UserInfoRules.check(userInfo)
+        state.withLock { $0.userInfo = userInfo }
+    }
+
+    /// Merges entries into the userInfo; a key already there takes the new value.
+    /// - Throws: `.invalidValue` (nothing changes) when the result breaks `UserInfoRules`.
+    public func addUserInfoEntries(_ entries: UserInfo) throws(HandoffError) {
+        try UserInfoRules.check(entries)
+        state.withLock { $0.userInfo.merge(entries) { _, new in new } }
+    }
+
+    /// The web page to open when no app on the other device can continue.
+    public var webpageURL: URL? { state.withLock { $0.webpageURL } }
+
+    /// - Throws: `.invalidValue` unless the URL is http or https.
+    public func setWebpageURL(_ url: URL?) throws(HandoffError) {
+        if let url { try Self.checkWebURL(url, property: "webpageURL") }
+        state.withLock { $0.webpageURL = url }
+    }
+
+    /// The page that referred the person to the content, if any.
+    public var referrerURL: URL? { state.withLock { $0.referrerURL } }
+
+    /// - Throws: `.invalidValue` unless the URL is http or https.
+    public func setReferrerURL(_ url: URL?) throws(HandoffError) {
+        if let url { try Self.checkWebURL(url, property: "referrerURL") }
+        state.withLock { $0.referrerURL = url }
+    }
+
+    /// After this date the activity is no longer offered to other devices.
+    public var expirationDate: Date? { state.withLock { $0.expirationDate } }
+
+    /// - Throws: `.invalidValue` for a date that is not finite.
+    public func setExpirationDate(_ date: Date?) throws(HandoffError) {
+        if let date, !date.timeIntervalSinceReferenceDate.isFinite {
+            throw HandoffError(.invalidValue, "expirationDate must be a finite point in time")
+        }
+        state.withLock { $0.expirationDate = date }
+    }
+
+    /// True when an expiration date is set and has passed at `now`.
+    public func isExpired(at now: Date = Date()) -> Bool {
+        guard let expirationDate else { return false }
+        return expirationDate <= now
+    }
+
+    // MARK: Handoff readiness
+
+    /// The required userInfo keys the userInfo lacks, sorted.
+    public var missingRequiredKeys: [String] {
+        let s = snapshot
+        return s.requiredUserInfoKeys.filter { s.userInfo[$0] == nil }.sorted()
+    }
+
+    /// Size of the encoded userInfo, the figure the 3072-byte budget counts.
+    public var encodedUserInfoSize: Int { UserInfoCoding.encode(userInfo).count }
+
+    static func checkWebURL(_ url: URL, property: String) throws(HandoffError) {
+        let scheme = url.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https", url.host != nil else {
+            throw HandoffError(.invalidValue,
+                "\(property) \(Identifier.quoted(url.absoluteString)) must be an http or https URL with a host (Handoff opens it in a browser)")
+        }
+    }
+}
+
+/// Every mutable property of a `UserActivity`, as one value.
+public struct ActivityState: Sendable, Equatable {
+    public var title: String?
+    public var userInfo: UserInfo = [:]
+    public var requiredUserInfoKeys: Set<String> = []
+    public var webpageURL: URL?
+    public var referrerURL: URL?
+    public var targetContentIdentifier: String?
+    public var expirationDate: Date?
+    public var keywords: Set<String> = []
+    public var persistentIdentifier: String?
+    public var isEligibleForHandoff = true
+    public var isEligibleForSearch = false
+    public var isEligibleForPublicIndexing = false
+    public var isEligibleForPrediction = false
+    public var needsSave = false
+    public var supportsContinuationStreams = false
+
+    public init() {}
+}

@@ -1,0 +1,38 @@
+import FoundationEssentials
+
+/// What an app declares about itself for Handoff: who it is (bundle
+/// identifier), whose it is (team identifier: only apps of the same team
+/// continue each other's activities) and which activity types it can
+/// continue (Apple: `NSUserActivityTypes` in Info.plist).
+///
+/// An app may send types it does not declare; it is offered only the types
+/// it declares.
+public struct Manifest: Sendable, Equatable {
+    public let bundleIdentifier: String
+    public let teamIdentifier: String
+    /// Declared types, in declaration order, without duplicates.
+    public private(set) var activityTypes: [String]
+
+    /// - Throws: `.invalidValue` for a bundle identifier that is not
+    ///   reverse-DNS, a malformed team identifier or activity type.
+    public init(bundleIdentifier: String, teamIdentifier: String, activityTypes: [String] = []) throws(HandoffError) {
+        try Identifier.checkBundleIdentifier(bundleIdentifier)
+        try Identifier.checkTeamIdentifier(teamIdentifier)
+        self.bundleIdentifier = bundleIdentifier
+        self.teamIdentifier = teamIdentifier
+        self.activityTypes = []
+        for type in activityTypes { try declare(type) }
+    }
+
+    /// Declares one more activity type the app can continue; declaring a
+    /// type twice is harmless.
+    public mutating func declare(_ activityType: String) throws(HandoffError) {
+        try Identifier.checkActivityType(activityType)
+        if !activityTypes.contains(activityType) { activityTypes.append(activityType) }
+    }
+
+    /// True when the app can continue activities of this type.
+    public func declares(_ activityType: String) -> Bool {
+        activityTypes.contains(activityType)
+    }
+}

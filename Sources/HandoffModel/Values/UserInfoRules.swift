@@ -1,0 +1,73 @@
+import FoundationEssentials
+
+/// What a userInfo may hold beyond its value types, checked whenever a
+/// userInfo is set, merged or decoded, so a refused value never gets in.
+public enum UserInfoRules {
+    /// Deepest nesting of containers (arrays, dictionaries, sets) allowed.
+    /// Handoff payloads stay under 3 KB; real ones nest a few levels.
+    public static let maxDepth = 16
+
+    /// The dictionary key that tags null, set and URL in the property-list
+    /// encoding (see docs/PROTOCOL.md); a userInfo dictionary may not use it.
+    public static let classKey = "$class"
+
+    /// Encoded userInfo must stay within this many bytes (Apple: 3 KB);
+    /// above it a handoff fails with `HandoffUserInfoTooLarge` (4611).
+    public static let payloadBudget = 3072
+
+    /// Throws `.invalidValue` for what no userInfo may contain.
+    public static func check(_ userInfo: UserInfo) throws(HandoffError) {
+        try check(dictionary: userInfo, path: "userInfo", depth: 1)
+    }
+
+    /// Checks a single value as it would sit inside a userInfo.
+    public static func check(_ value: UserInfoValue, path: String = "value") throws(HandoffError) {
+        try check(value, path: path, depth: 0)
+    }
+
+    private static func check(_ value: UserInfoValue, path: String, depth: Int) throws(HandoffError) {
+        switch value {
+        case .null, .boolean, .integer, .real, .string, .data:
+            return
+        case .date(let date):
+            guard date.timeIntervalSinceReferenceDate.isFinite else {
+                throw HandoffError(.invalidValue, "\(path): a date must be a finite point in time")
+            }
+        case .url(let url):
+            guard url.scheme != nil else {
+                throw HandoffError(.invalidValue,
+                    "\(path): URL \(Identifier.quoted(url.absoluteString)) has no scheme; use an absolute URL such as https://example.com/a")
+            }
+        case .array(let items):
+            try checkDepth(depth + 1, path)
+            for (i, item) in items.enumerated() {
+                try check(item, path: "\(path)[\(i)]", depth: depth + 1)
+            }
+        case .set(let members):
+            try checkDepth(depth + 1, path)
+            for member in members {
+                try check(member, path: "\(path){member}", depth: depth + 1)
+            }
+        case .dictionary(let dict):
+            try check(dictionary: dict, path: path, depth: depth + 1)
+        }
+    }
+
+    private static func check(dictionary: UserInfo, path: String, depth: Int) throws(HandoffError) {
+        try checkDepth(depth, path)
+        if dictionary[classKey] != nil {
+            throw HandoffError(.invalidValue,
+                "\(path): the key \"\(classKey)\" is reserved for the encoding of null, set and URL values; use another key")
+        }
+        for (key, item) in dictionary {
+            try check(item, path: "\(path)[\"\(key)\"]", depth: depth)
+        }
+    }
+
+    private static func checkDepth(_ depth: Int, _ path: String) throws(HandoffError) {
+        if depth > maxDepth {
+            throw HandoffError(.invalidValue,
+                "\(path): containers nest deeper than \(maxDepth) levels; flatten the userInfo")
+        }
+    }
+}

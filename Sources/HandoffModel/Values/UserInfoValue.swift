@@ -1,0 +1,61 @@
+import FoundationEssentials
+
+/// A value in an activity's `userInfo`: exactly the types Handoff carries
+/// (Apple: array, data, date, dictionary, null, number, set, string, URL).
+///
+/// Numbers keep their kind: integer, real and boolean are distinct, as they
+/// are in a property list.
+public indirect enum UserInfoValue: Sendable, Hashable {
+    case null
+    case boolean(Bool)
+    case integer(Int64)
+    case real(Double)
+    case string(String)
+    case data(Data)
+    case date(Date)
+    case url(URL)
+    case array([UserInfoValue])
+    case dictionary([String: UserInfoValue])
+    case set(Set<UserInfoValue>)
+
+    /// The kind of the value, without its payload.
+    public var kind: Kind {
+        switch self {
+        case .null: .null
+        case .boolean: .boolean
+        case .integer: .integer
+        case .real: .real
+        case .string: .string
+        case .data: .data
+        case .date: .date
+        case .url: .url
+        case .array: .array
+        case .dictionary: .dictionary
+        case .set: .set
+        }
+    }
+
+    /// Value kinds; the raw values are the C ABI's `handoff_value_kind`.
+    public enum Kind: Int32, Sendable, CaseIterable {
+        case null = 0, boolean, integer, real, string, data, date, url, array, dictionary, set
+
+        public var name: String {
+            switch self {
+            case .null: "null"
+            case .boolean: "boolean"
+            case .integer: "integer"
+            case .real: "real"
+            case .string: "string"
+            case .data: "data"
+            case .date: "date"
+            case .url: "URL"
+            case .array: "array"
+            case .dictionary: "dictionary"
+            case .set: "set"
+            }
+        }
+    }
+}
+
+/// The dictionary type of `userInfo`.
+public typealias UserInfo = [String: UserInfoValue]

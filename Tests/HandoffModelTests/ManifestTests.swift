@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
+import Testing
+@testable import HandoffModel
+
+@Suite struct ManifestTests {
+    @Test func builtThroughTheAPI() throws {
+        var m = try Manifest(bundleIdentifier: "com.example.shapes", teamIdentifier: "A1B2C3D4E5")
+        try m.declare("com.example.shapes.create-shape")
+        try m.declare("com.example.shapes.create-shape")
+        #expect(m.activityTypes == ["com.example.shapes.create-shape"])
+        #expect(m.declares("com.example.shapes.create-shape"))
+        #expect(!m.declares("com.example.shapes.other"))
+    }
+
+    @Test func invalidIdentifiersAreRefused() {
+        #expect(throws: HandoffError.self) { try Manifest(bundleIdentifier: "shapes", teamIdentifier: "A1B2C3D4E5") }
+        #expect(throws: HandoffError.self) { try Manifest(bundleIdentifier: "com.example.x", teamIdentifier: "") }
+        #expect(throws: HandoffError.self) { try Manifest(bundleIdentifier: "com.example.x", teamIdentifier: "TEAM-1") }
+        #expect(throws: HandoffError.self) {
+            try Manifest(bundleIdentifier: "com.example.x", teamIdentifier: "T1", activityTypes: ["bad type"])
+        }
+    }
+
+    @Test func loadsBinaryInfoPlistFromPlistlib() throws {
+        let m = try Manifest(infoPlist: binaryInfoPlist)
+        #expect(m.bundleIdentifier == "com.example.shapes")
+        #expect(m.teamIdentifier == "A1B2C3D4E5")
+        #expect(m.activityTypes == ["com.example.shapes.create-shape", "com.example.shapes.edit-shape"])
+    }
+
+    @Test func loadsXMLInfoPlist() throws {
+        let m = try Manifest(infoPlist: xmlInfoPlist("""
+            <key>CFBundleIdentifier</key><string>com.example.mapoff</string>
+            <key>CFBundleVersion</key><string>1.0</string>
+            <key>AppIdentifierPrefix</key><string>ABCDE12345.</string>
+            <key>NSUserActivityTypes</key>
+            <array><string>com.example.mapoff.view-region</string></array>
+            <key>UISupportedInterfaceOrientations</key><array><string>portrait</string></array>
+            """))
+        #expect(m.bundleIdentifier == "com.example.mapoff")
+        #expect(m.teamIdentifier == "ABCDE12345")
+        #expect(m.activityTypes == ["com.example.mapoff.view-region"])
+    }
+
+    @Test func loadsFromAFile() throws {
+        let path = "/tmp/handoff-manifest-test-\(getpid()).plist"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(binaryInfoPlist).write(to: URL(fileURLWithPath: path))
+        #expect(try Manifest(infoPlistAt: path).bundleIdentifier == "com.example.shapes")
+    }
+
+    @Test func missingFileIsIO() {
+        do {
+            _ = try Manifest(infoPlistAt: "/nonexistent/Info.plist")
+            Issue.record("loaded")
+        } catch {
+            #expect(error.code == .io)
+        }
+    }
+
+    @Test(arguments: [
+        "<key>NSUserActivityTypes</key><array/>",  // no bundle, no team
+        "<key>CFBundleIdentifier</key><string>com.example.a</string>",  // no team
+        "<key>CFBundleIdentifier</key><string>com.example.a</string><key>HandoffTeamIdentifier</key><string>T1</string><key>NSUserActivityTypes</key><array><integer>1</integer></array>",
+        "<key>CFBundleIdentifier</key><integer>7</integer><key>HandoffTeamIdentifier</key><string>T1</string>",
+        "<key>CFBundleIdentifier</key><string>com.example.a</string><key>HandoffTeamIdentifier</key><string>T1</string><key>NSUserActivityTypes</key><array><string>no dots</string></array>",
+    ])
+    func incompleteOrWrongPlistsAreMalformed(body: String) {
+        do {
+            _ = try Manifest(infoPlist: xmlInfoPlist(body))
+            Issue.record("loaded")
+        } catch {
+            #expect(error.code == .malformedData)
+        }
+    }
+
+    @Test func notAPlistIsMalformed() {
+        for junk in [[], Array("<plist><dict>".utf8), Array("bplist00garbage".utf8)] {
+            #expect(throws: HandoffError.self) { try Manifest(infoPlist: junk) }
+        }
+    }
+}
