@@ -20,7 +20,7 @@ let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
 /// script), and the library carries a SONAME so hosts link against the ABI
 /// major version.
 let sharedLibraryLinkerFlags: [String] = [
-    "-static-stdlib",
+    "-static-stdlib", "-use-ld=lld",
     "-Xlinker", "--version-script=\(root)/Sources/HandoffCABI/exports.map",
     "-Xlinker", "-soname=libhandoff.so.0",
 ]

@@ -1,0 +1,29 @@
+import HandoffModel
+import Synchronization
+
+/// The object behind a `handoff_manifest *`: the manifest (declared types
+/// may grow) and the C strings borrowed from it.
+final class ManifestBox: @unchecked Sendable {
+    // @unchecked: the mutable manifest and the type list slot sit behind locks.
+    private let manifest: Mutex<Manifest>
+    let bundleIdentifier = CStringSlot()
+    let teamIdentifier = CStringSlot()
+    private let types = Mutex(CStringListSlot())
+
+    init(_ manifest: Manifest) {
+        self.manifest = Mutex(manifest)
+        _ = bundleIdentifier.pointer(for: manifest.bundleIdentifier)
+        _ = teamIdentifier.pointer(for: manifest.teamIdentifier)
+    }
+
+    var current: Manifest { manifest.withLock { $0 } }
+
+    func declare(_ type: String) throws(HandoffError) {
+        try manifest.withLock { (m) throws(HandoffError) in try m.declare(type) }
+    }
+
+    func typePointer(at index: Int) -> UnsafePointer<CChar>? {
+        let list = current.activityTypes
+        return types.withLock { $0.pointer(for: list, at: index) }
+    }
+}

@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import FoundationEssentials
+import HandoffModel
+import Synchronization
+
+/// The object behind a `handoff_value *`: a userInfo value plus the C views
+/// handed out from it (text, bytes, borrowed children). Views stay valid
+/// until the value changes; only containers change.
+final class ValueBox: @unchecked Sendable {
+    // @unchecked: every mutable field sits behind `state`.
+    private let state: Mutex<State>
+
+    private struct State {
+        var value: UserInfoValue
+        var views: Views?
+    }
+
+    init(_ value: UserInfoValue) {
+        state = Mutex(State(value: value, views: nil))
+    }
+
+    var value: UserInfoValue { state.withLock { $0.value } }
+
+    /// Changes the value, dropping every view (and so every borrowed child).
+    func mutate<R>(_ body: (inout UserInfoValue) throws(HandoffError) -> R) throws(HandoffError) -> R {
+        try state.withLock { (s) throws(HandoffError) -> R in
+            s.views = nil
+            return try body(&s.value)
+        }
+    }
+
+    /// Runs `body` with the views of the current value, building them once.
+    func withViews<R, E: Error>(_ body: (Views) throws(E) -> R) throws(E) -> R {
+        try state.withLock { (s) throws(E) -> R in
+            let views = s.views ?? Views(s.value)
+            s.views = views
+            return try body(views)
+        }
+    }
+
+    /// C-facing views of one value, freed with it.
+    // @unchecked: only used under the owning box's lock.
+    final class Views: @unchecked Sendable {
+        /// Text of a string or URL value.
+        private(set) var text: UnsafeMutablePointer<CChar>?
+        private(set) var textLength = 0
+        /// Bytes of a data value (never NULL for data).
+        private(set) var bytes: UnsafeMutablePointer<UInt8>?
+        private(set) var byteCount = 0
+        /// Array items; dictionary values in key order; set members.
+        private(set) var children: [ValueBox] = []
+        /// Dictionary keys, sorted by UTF-8 bytes, matching `children`.
+        private(set) var keys: [String] = []
+        private(set) var keyPointers: [UnsafeMutablePointer<CChar>] = []
+
+        init(_ value: UserInfoValue) {
+            switch value {
+            case .string(let s):
+                setText(s)
+            case .url(let u):
+                setText(u.absoluteString)
+            case .data(let d):
+                let b = [UInt8](d)
+                bytes = CMemory.bytes(b)
+                byteCount = b.count
+            case .array(let items):
+                children = items.map(ValueBox.init)
+            case .set(let members):
+                children = members.map(ValueBox.init)
+            case .dictionary(let dict):
+                keys = dict.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+                keyPointers = keys.map(CMemory.string)
+                children = keys.map { ValueBox(dict[$0]!) }
+            default:
+                break
+            }
+        }
+
+        private func setText(_ s: String) {
+            text = CMemory.string(s)
+            textLength = s.utf8.count
+        }
+
+        /// Index of a key in `keys`, by binary search.
+        func index(ofKey key: String) -> Int? {
+            let target = Array(key.utf8)
+            var lo = 0, hi = keys.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                let k = Array(keys[mid].utf8)
+                if k == target { return mid }
+                if k.lexicographicallyPrecedes(target) { lo = mid + 1 } else { hi = mid }
+            }
+            return nil
+        }
+
+        deinit {
+            free(text)
+            free(bytes)
+            keyPointers.forEach { free($0) }
+        }
+    }
+}

@@ -1,0 +1,469 @@
+/*
+ * handoff.h - libhandoff: Handoff for Linux apps.
+ *
+ * A person starts something in an app on one device and continues it in the
+ * same app on another of their devices. The app describes what the person is
+ * doing as a *user activity*: a reverse-DNS activity type, a title and a
+ * small userInfo dictionary. This header is the whole C interface of
+ * libhandoff.so; it is hand-written and is the contract.
+ *
+ * Conventions (read once, they hold for every function below):
+ *
+ *  - Status. Functions that can fail return an `int` status: HANDOFF_OK (0)
+ *    on success, else a `handoff_status` code. Constructors return NULL on
+ *    failure. After any failure, handoff_last_error_message() on the same
+ *    thread says what went wrong and what to do; a successful call does not
+ *    clear it.
+ *  - Ownership. A function named *_new, *_copy, *_load or *_decode hands out
+ *    a handle the caller owns and releases with the matching *_free, which
+ *    accepts NULL. Byte buffers the library allocates for the caller are
+ *    released with handoff_free(), never with free().
+ *  - Strings. Strings passed in are NUL-terminated UTF-8, borrowed for the
+ *    duration of the call; invalid UTF-8 is refused (HANDOFF_E_INVALID_VALUE).
+ *    Strings returned as `const char *` are borrowed: each function says how
+ *    long the pointer stays valid. Never free them.
+ *  - Threads. Any thread may call any function in this header. A handle may
+ *    be used from several threads, but a borrowed pointer it returned must
+ *    not be used after another thread changes or frees what it points into.
+ *  - Out of memory is not reported: like the Swift runtime inside, the
+ *    library aborts the process.
+ */
+#ifndef HANDOFF_H
+#define HANDOFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One export macro: every public symbol is marked, nothing else leaves the
+ * library (it is also linked with a version script exporting handoff_*). */
+#if defined(__GNUC__) || defined(__clang__)
+#define HANDOFF_API __attribute__((visibility("default")))
+#else
+#define HANDOFF_API
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Version                                                                  */
+/* ------------------------------------------------------------------------ */
+
+#define HANDOFF_VERSION_MAJOR 0
+#define HANDOFF_VERSION_MINOR 1
+#define HANDOFF_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH, e.g. 100 for 0.1.0. */
+#define HANDOFF_VERSION_NUMBER \
+    (HANDOFF_VERSION_MAJOR * 10000 + HANDOFF_VERSION_MINOR * 100 + HANDOFF_VERSION_PATCH)
+#define HANDOFF_VERSION_STRING "0.1.0"
+
+/* The version of the library actually loaded, as HANDOFF_VERSION_NUMBER
+ * computes it; compare with the macro to detect a header/library mismatch.
+ * Any thread. Never fails. */
+HANDOFF_API unsigned handoff_version_number(void);
+
+/* The loaded library's version as "MAJOR.MINOR.PATCH". Static storage, never
+ * NULL, never free it. Any thread. */
+HANDOFF_API const char *handoff_version_string(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status codes and errors                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Codes 4608..4863 are Apple's user-activity error domain and keep Apple's
+ * numbers; the small codes are the library's own. */
+typedef enum handoff_status {
+    HANDOFF_OK = 0,
+    /* A required argument was NULL or out of range. */
+    HANDOFF_E_INVALID_ARGUMENT = 1,
+    /* A value was refused: not an allowed userInfo type, a malformed
+     * identifier, invalid UTF-8, a non-http(s) web page URL, too deep. */
+    HANDOFF_E_INVALID_VALUE = 2,
+    /* A value was read as a kind it is not. */
+    HANDOFF_E_TYPE_MISMATCH = 3,
+    /* What was asked for is absent (a key, an unset property). */
+    HANDOFF_E_NOT_FOUND = 4,
+    /* Bytes could not be decoded: truncated, corrupt or hostile. */
+    HANDOFF_E_MALFORMED_DATA = 5,
+    /* A file could not be read or written. */
+    HANDOFF_E_IO = 6,
+    /* The activity lacks a key named in its required userInfo keys. */
+    HANDOFF_E_MISSING_REQUIRED_KEY = 7,
+    /* The call does not fit the object's state. */
+    HANDOFF_E_INVALID_STATE = 8,
+    /* The call was made on a thread it may not be made on. */
+    HANDOFF_E_WRONG_THREAD = 9,
+
+    /* Apple: NSUserActivityHandoffFailedError. */
+    HANDOFF_E_HANDOFF_FAILED = 4608,
+    /* Apple: NSUserActivityConnectionUnavailableError. */
+    HANDOFF_E_CONNECTION_UNAVAILABLE = 4609,
+    /* Apple: NSUserActivityRemoteApplicationTimedOutError. */
+    HANDOFF_E_REMOTE_APPLICATION_TIMED_OUT = 4610,
+    /* Apple: NSUserActivityHandoffUserInfoTooLargeError. */
+    HANDOFF_E_USER_INFO_TOO_LARGE = 4611
+} handoff_status;
+
+/* Apple's user-activity error range: a status in it is a Handoff failure the
+ * app should present, not a programming error. */
+#define HANDOFF_USER_ACTIVITY_ERROR_MINIMUM 4608
+#define HANDOFF_USER_ACTIVITY_ERROR_MAXIMUM 4863
+
+/* Encoded userInfo must stay within this many bytes; beyond it a handoff
+ * fails with HANDOFF_E_USER_INFO_TOO_LARGE. */
+#define HANDOFF_USER_INFO_BUDGET 3072
+
+/* A short static description of a status code, e.g. "userInfo too large";
+ * "unknown status" for a code the library does not know. Never NULL, never
+ * free it. Any thread. */
+HANDOFF_API const char *handoff_status_string(int status);
+
+/* The message of the most recent failure on the calling thread: what went
+ * wrong and what to do. "" when nothing failed on this thread yet. Valid
+ * until the next failing call on this thread or the thread's exit; never
+ * free it. Per-thread, so any thread may call it for its own failures. */
+HANDOFF_API const char *handoff_last_error_message(void);
+
+/* The status code of the most recent failure on the calling thread, or
+ * HANDOFF_OK when nothing failed on this thread yet. */
+HANDOFF_API int handoff_last_error_code(void);
+
+/* Releases a buffer the library allocated for the caller (see
+ * handoff_value_encode, handoff_activity_encode). NULL is ignored. */
+HANDOFF_API void handoff_free(void *pointer);
+
+/* ------------------------------------------------------------------------ */
+/* Values: what a userInfo holds                                            */
+/* ------------------------------------------------------------------------ */
+
+/* A userInfo value: exactly the types Handoff carries. Values have value
+ * semantics: adding one to a container copies it (cheaply). */
+typedef struct handoff_value handoff_value;
+
+typedef enum handoff_value_kind {
+    HANDOFF_VALUE_NULL = 0,
+    HANDOFF_VALUE_BOOLEAN = 1,
+    HANDOFF_VALUE_INTEGER = 2,
+    HANDOFF_VALUE_REAL = 3,
+    HANDOFF_VALUE_STRING = 4,
+    HANDOFF_VALUE_DATA = 5,
+    HANDOFF_VALUE_DATE = 6,
+    HANDOFF_VALUE_URL = 7,
+    HANDOFF_VALUE_ARRAY = 8,
+    HANDOFF_VALUE_DICTIONARY = 9,
+    HANDOFF_VALUE_SET = 10
+} handoff_value_kind;
+
+/* Constructors. Each returns a new value the caller owns (free it with
+ * handoff_value_free), or NULL on failure with the last error set:
+ *  - new_string: HANDOFF_E_INVALID_ARGUMENT for NULL, HANDOFF_E_INVALID_VALUE
+ *    for invalid UTF-8;
+ *  - new_data: HANDOFF_E_INVALID_ARGUMENT when bytes is NULL and length > 0
+ *    (NULL with length 0 makes empty data);
+ *  - new_date: seconds since 1970-01-01T00:00:00Z; HANDOFF_E_INVALID_VALUE
+ *    when not finite;
+ *  - new_url: HANDOFF_E_INVALID_VALUE unless an absolute URL with a scheme.
+ * new_null, new_boolean (any non-zero is true), new_integer, new_real and
+ * the empty containers never fail. */
+HANDOFF_API handoff_value *handoff_value_new_null(void);
+HANDOFF_API handoff_value *handoff_value_new_boolean(int value);
+HANDOFF_API handoff_value *handoff_value_new_integer(int64_t value);
+HANDOFF_API handoff_value *handoff_value_new_real(double value);
+HANDOFF_API handoff_value *handoff_value_new_string(const char *utf8);
+HANDOFF_API handoff_value *handoff_value_new_data(const void *bytes, size_t length);
+HANDOFF_API handoff_value *handoff_value_new_date(double unix_seconds);
+HANDOFF_API handoff_value *handoff_value_new_url(const char *url);
+HANDOFF_API handoff_value *handoff_value_new_array(void);
+HANDOFF_API handoff_value *handoff_value_new_dictionary(void);
+HANDOFF_API handoff_value *handoff_value_new_set(void);
+
+/* A deep copy the caller owns, or NULL (HANDOFF_E_INVALID_ARGUMENT) for
+ * NULL. */
+HANDOFF_API handoff_value *handoff_value_copy(const handoff_value *value);
+
+/* Releases a value and every borrowed pointer obtained from it. NULL is
+ * ignored. Never free a borrowed child (from *_get / *_at) with this. */
+HANDOFF_API void handoff_value_free(handoff_value *value);
+
+/* The kind of a value; HANDOFF_VALUE_NULL for a NULL pointer. */
+HANDOFF_API handoff_value_kind handoff_value_get_kind(const handoff_value *value);
+
+/* Whether two values are equal (same kind, same contents; integer 1 and
+ * real 1.0 differ). 1 or 0; 0 when either is NULL. */
+HANDOFF_API int handoff_value_equal(const handoff_value *a, const handoff_value *b);
+
+/* Scalar readers. Each writes the value to *out and returns HANDOFF_OK, or
+ * returns HANDOFF_E_TYPE_MISMATCH (value of another kind) or
+ * HANDOFF_E_INVALID_ARGUMENT (NULL value or out) and leaves *out alone.
+ * Booleans read as 0 or 1; dates as seconds since the Unix epoch. */
+HANDOFF_API int handoff_value_get_boolean(const handoff_value *value, int *out);
+HANDOFF_API int handoff_value_get_integer(const handoff_value *value, int64_t *out);
+HANDOFF_API int handoff_value_get_real(const handoff_value *value, double *out);
+HANDOFF_API int handoff_value_get_date(const handoff_value *value, double *out);
+
+/* The UTF-8 text of a string value, NUL-terminated; if length is not NULL
+ * it receives the byte length (a decoded string may hold NUL bytes). NULL
+ * with HANDOFF_E_TYPE_MISMATCH for another kind. Borrowed: valid until the
+ * value is freed. */
+HANDOFF_API const char *handoff_value_get_string(const handoff_value *value, size_t *length);
+
+/* The bytes of a data value; if length is not NULL it receives their
+ * count. Never NULL for a data value, even an empty one. NULL (and *length
+ * 0) with HANDOFF_E_TYPE_MISMATCH for another kind. Borrowed: valid until
+ * the value is freed. */
+HANDOFF_API const void *handoff_value_get_data(const handoff_value *value, size_t *length);
+
+/* The absolute URL of a URL value, NUL-terminated. NULL with
+ * HANDOFF_E_TYPE_MISMATCH for another kind. Borrowed: valid until the value
+ * is freed. */
+HANDOFF_API const char *handoff_value_get_url(const handoff_value *value);
+
+/* The number of items of an array, entries of a dictionary or members of a
+ * set; 0 for any other kind or NULL. */
+HANDOFF_API size_t handoff_value_count(const handoff_value *value);
+
+/* Containers. Adding copies the item: the caller keeps ownership of it.
+ * Each returns HANDOFF_OK, HANDOFF_E_INVALID_ARGUMENT (NULL argument),
+ * HANDOFF_E_TYPE_MISMATCH (container of another kind) or
+ * HANDOFF_E_INVALID_VALUE (a dictionary key that is invalid UTF-8 or the
+ * reserved "$class"; a container may not be added to itself by pointer).
+ * Changing a container invalidates every borrowed pointer obtained from it.
+ * dictionary_set replaces an existing entry; set_add of a member already
+ * present changes nothing. */
+HANDOFF_API int handoff_value_array_append(handoff_value *array, const handoff_value *item);
+HANDOFF_API int handoff_value_dictionary_set(handoff_value *dictionary, const char *key,
+                                             const handoff_value *item);
+HANDOFF_API int handoff_value_set_add(handoff_value *set, const handoff_value *member);
+
+/* Removes a dictionary entry. HANDOFF_E_NOT_FOUND when the key is absent. */
+HANDOFF_API int handoff_value_dictionary_remove(handoff_value *dictionary, const char *key);
+
+/* Borrowed children. Each returns NULL (last error set) for a NULL or
+ * wrong-kind container, an index out of range (HANDOFF_E_INVALID_ARGUMENT)
+ * or an absent key (HANDOFF_E_NOT_FOUND). The pointer stays valid until the
+ * container is changed or freed; never free it.
+ *  - array_get: the item at index, in order;
+ *  - dictionary_get: the value for key;
+ *  - dictionary_key_at / dictionary_value_at: the entry at index, entries
+ *    sorted by key (byte order of UTF-8);
+ *  - set_member_at: the member at index, in an unspecified order that stays
+ *    the same while the set is unchanged. */
+HANDOFF_API const handoff_value *handoff_value_array_get(const handoff_value *array, size_t index);
+HANDOFF_API const handoff_value *handoff_value_dictionary_get(const handoff_value *dictionary,
+                                                              const char *key);
+HANDOFF_API const char *handoff_value_dictionary_key_at(const handoff_value *dictionary,
+                                                        size_t index);
+HANDOFF_API const handoff_value *handoff_value_dictionary_value_at(const handoff_value *dictionary,
+                                                                   size_t index);
+HANDOFF_API const handoff_value *handoff_value_set_member_at(const handoff_value *set, size_t index);
+
+/* Encodes a value as a binary property list ("bplist00", readable by
+ * Python's plistlib; null, set and URL are tagged dictionaries as
+ * docs/PROTOCOL.md describes). On success *bytes receives a buffer the
+ * caller releases with handoff_free and *length its size. Errors:
+ * HANDOFF_E_INVALID_ARGUMENT (NULL argument), HANDOFF_E_INVALID_VALUE (the
+ * value breaks a userInfo rule, e.g. nesting deeper than 16). */
+HANDOFF_API int handoff_value_encode(const handoff_value *value, uint8_t **bytes, size_t *length);
+
+/* Decodes a binary property list into a new value the caller owns, or NULL
+ * with HANDOFF_E_MALFORMED_DATA for bytes that are not a valid property
+ * list of userInfo types (truncated, corrupt, hostile input is safe to pass)
+ * or HANDOFF_E_INVALID_ARGUMENT when bytes is NULL. */
+HANDOFF_API handoff_value *handoff_value_decode(const void *bytes, size_t length);
+
+/* ------------------------------------------------------------------------ */
+/* User activities                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* A user activity (Apple: NSUserActivity): what the person is doing, so
+ * another device can continue it. */
+typedef struct handoff_activity handoff_activity;
+
+/* A new activity of a reverse-DNS type (e.g. "com.example.app.edit"), with
+ * a fresh unique id, eligible for Handoff, and everything else empty. The
+ * caller owns it. NULL with HANDOFF_E_INVALID_ARGUMENT for NULL or
+ * HANDOFF_E_INVALID_VALUE for a type that is not reverse-DNS (letters,
+ * digits, '-' and '_' in at least two dot-separated labels, at most 255
+ * bytes). */
+HANDOFF_API handoff_activity *handoff_activity_new(const char *activity_type);
+
+/* Releases the caller's reference. NULL is ignored. */
+HANDOFF_API void handoff_activity_free(handoff_activity *activity);
+
+/* The activity type and the unique activity id (an uppercase UUID string).
+ * Borrowed, valid until the activity is freed; NULL for NULL. */
+HANDOFF_API const char *handoff_activity_get_type(const handoff_activity *activity);
+HANDOFF_API const char *handoff_activity_get_id(const handoff_activity *activity);
+
+/* Optional string properties. Setting NULL clears the property. The getters
+ * return NULL when the property is unset (HANDOFF_E_NOT_FOUND set then),
+ * else a borrowed pointer valid until the same property is set again or the
+ * activity is freed.
+ *  - title: shown to the person on the other device;
+ *  - webpage_url: an http or https URL opened in a browser when no app can
+ *    continue (HANDOFF_E_INVALID_VALUE for another scheme);
+ *  - referrer_url: the referring web page, http or https as well;
+ *  - target_content_identifier, persistent_identifier: free-form.
+ * Setters return HANDOFF_OK, HANDOFF_E_INVALID_ARGUMENT for a NULL
+ * activity, or HANDOFF_E_INVALID_VALUE (nothing changes). */
+HANDOFF_API int handoff_activity_set_title(handoff_activity *activity, const char *title);
+HANDOFF_API const char *handoff_activity_get_title(const handoff_activity *activity);
+HANDOFF_API int handoff_activity_set_webpage_url(handoff_activity *activity, const char *url);
+HANDOFF_API const char *handoff_activity_get_webpage_url(const handoff_activity *activity);
+HANDOFF_API int handoff_activity_set_referrer_url(handoff_activity *activity, const char *url);
+HANDOFF_API const char *handoff_activity_get_referrer_url(const handoff_activity *activity);
+HANDOFF_API int handoff_activity_set_target_content_identifier(handoff_activity *activity,
+                                                               const char *identifier);
+HANDOFF_API const char *handoff_activity_get_target_content_identifier(
+    const handoff_activity *activity);
+HANDOFF_API int handoff_activity_set_persistent_identifier(handoff_activity *activity,
+                                                           const char *identifier);
+HANDOFF_API const char *handoff_activity_get_persistent_identifier(
+    const handoff_activity *activity);
+
+/* The expiration date in seconds since the Unix epoch: after it the
+ * activity is no longer offered to other devices. set: HANDOFF_E_INVALID_VALUE
+ * when not finite. clear: removes it. get: HANDOFF_OK with *unix_seconds
+ * set, or HANDOFF_E_NOT_FOUND when none is set. */
+HANDOFF_API int handoff_activity_set_expiration_date(handoff_activity *activity,
+                                                     double unix_seconds);
+HANDOFF_API int handoff_activity_clear_expiration_date(handoff_activity *activity);
+HANDOFF_API int handoff_activity_get_expiration_date(const handoff_activity *activity,
+                                                     double *unix_seconds);
+
+/* Boolean properties of an activity. */
+typedef enum handoff_activity_flag {
+    /* Advertised to the person's other devices while current (default 1). */
+    HANDOFF_ACTIVITY_ELIGIBLE_FOR_HANDOFF = 0,
+    /* Kept for parity with Apple's API; libhandoff does not index (default 0). */
+    HANDOFF_ACTIVITY_ELIGIBLE_FOR_SEARCH = 1,
+    HANDOFF_ACTIVITY_ELIGIBLE_FOR_PUBLIC_INDEXING = 2,
+    HANDOFF_ACTIVITY_ELIGIBLE_FOR_PREDICTION = 3,
+    /* Asks for a lazy, coalesced save before the activity is next sent. */
+    HANDOFF_ACTIVITY_NEEDS_SAVE = 4,
+    /* The receiver may open continuation streams to this app (default 0). */
+    HANDOFF_ACTIVITY_SUPPORTS_CONTINUATION_STREAMS = 5
+} handoff_activity_flag;
+
+/* Sets (non-zero) or clears a flag. HANDOFF_E_INVALID_ARGUMENT for a NULL
+ * activity or an unknown flag. */
+HANDOFF_API int handoff_activity_set_flag(handoff_activity *activity, handoff_activity_flag flag,
+                                          int value);
+
+/* The flag's value, 1 or 0, in *value. HANDOFF_E_INVALID_ARGUMENT for a NULL
+ * argument or an unknown flag. */
+HANDOFF_API int handoff_activity_get_flag(const handoff_activity *activity,
+                                          handoff_activity_flag flag, int *value);
+
+/* String sets: keywords, and the required userInfo keys (the minimal set of
+ * keys that makes the activity restorable; an activity missing one is not
+ * handed off). set_* replaces the whole set with `count` strings (duplicates
+ * collapse; count 0 empties it; strings may be NULL only when count is 0).
+ * count returns the number of members; *_at returns the member at index in
+ * byte order of UTF-8, borrowed until the set is next replaced or the
+ * activity freed, or NULL for an index out of range. */
+HANDOFF_API int handoff_activity_set_keywords(handoff_activity *activity,
+                                              const char *const *keywords, size_t count);
+HANDOFF_API size_t handoff_activity_keyword_count(const handoff_activity *activity);
+HANDOFF_API const char *handoff_activity_keyword_at(const handoff_activity *activity,
+                                                    size_t index);
+HANDOFF_API int handoff_activity_set_required_user_info_keys(handoff_activity *activity,
+                                                             const char *const *keys,
+                                                             size_t count);
+HANDOFF_API size_t handoff_activity_required_user_info_key_count(
+    const handoff_activity *activity);
+HANDOFF_API const char *handoff_activity_required_user_info_key_at(
+    const handoff_activity *activity, size_t index);
+
+/* A copy of the userInfo as a dictionary value the caller owns (an empty
+ * dictionary when none was set), or NULL for NULL. */
+HANDOFF_API handoff_value *handoff_activity_copy_user_info(const handoff_activity *activity);
+
+/* Replaces the userInfo with a copy of `dictionary` (NULL empties it).
+ * HANDOFF_E_TYPE_MISMATCH when it is not a dictionary;
+ * HANDOFF_E_INVALID_VALUE when it breaks a userInfo rule. On failure
+ * nothing changes. */
+HANDOFF_API int handoff_activity_set_user_info(handoff_activity *activity,
+                                               const handoff_value *dictionary);
+
+/* Merges the entries of `dictionary` into the userInfo (Apple:
+ * addUserInfoEntries); an existing key takes the new value. Errors as
+ * handoff_activity_set_user_info. */
+HANDOFF_API int handoff_activity_add_user_info_entries(handoff_activity *activity,
+                                                       const handoff_value *dictionary);
+
+/* The size in bytes of the encoded userInfo, the figure
+ * HANDOFF_USER_INFO_BUDGET limits. 0 for NULL. */
+HANDOFF_API size_t handoff_activity_user_info_size(const handoff_activity *activity);
+
+/* Encodes the activity as the payload another device receives (a binary
+ * property list, docs/PROTOCOL.md). On success *bytes receives a buffer the
+ * caller releases with handoff_free and *length its size. Errors:
+ * HANDOFF_E_INVALID_ARGUMENT, HANDOFF_E_MISSING_REQUIRED_KEY (a required
+ * userInfo key is absent), HANDOFF_E_USER_INFO_TOO_LARGE (encoded userInfo
+ * over HANDOFF_USER_INFO_BUDGET bytes). */
+HANDOFF_API int handoff_activity_encode(const handoff_activity *activity, uint8_t **bytes,
+                                        size_t *length);
+
+/* Decodes a payload into a new activity the caller owns (it keeps the
+ * sender's activity id). NULL with HANDOFF_E_MALFORMED_DATA for bytes that
+ * are not a valid payload (hostile input is safe to pass),
+ * HANDOFF_E_USER_INFO_TOO_LARGE for a userInfo over budget, or
+ * HANDOFF_E_INVALID_ARGUMENT when bytes is NULL. */
+HANDOFF_API handoff_activity *handoff_activity_decode(const void *bytes, size_t length);
+
+/* ------------------------------------------------------------------------ */
+/* Manifests: what an app declares                                          */
+/* ------------------------------------------------------------------------ */
+
+/* An app's bundle identifier, team identifier (only apps of one team
+ * continue each other's activities) and the activity types it can continue
+ * (Apple: NSUserActivityTypes). */
+typedef struct handoff_manifest handoff_manifest;
+
+/* A new manifest with no declared types; the caller owns it. NULL with
+ * HANDOFF_E_INVALID_ARGUMENT for NULL or HANDOFF_E_INVALID_VALUE when the
+ * bundle identifier is not reverse-DNS or the team identifier is not 1 to 32
+ * ASCII letters and digits. */
+HANDOFF_API handoff_manifest *handoff_manifest_new(const char *bundle_identifier,
+                                                   const char *team_identifier);
+
+/* Loads a manifest from an Info.plist file, XML or binary: CFBundleIdentifier,
+ * NSUserActivityTypes, and the team from HandoffTeamIdentifier (else
+ * AppIdentifierPrefix without its trailing dot). The caller owns the result.
+ * NULL with HANDOFF_E_IO (unreadable file) or HANDOFF_E_MALFORMED_DATA (not
+ * a property list, or a required key missing or of the wrong type). */
+HANDOFF_API handoff_manifest *handoff_manifest_load(const char *path);
+
+/* As handoff_manifest_load, from the bytes of an Info.plist in memory. */
+HANDOFF_API handoff_manifest *handoff_manifest_load_data(const void *bytes, size_t length);
+
+/* Releases a manifest. NULL is ignored. */
+HANDOFF_API void handoff_manifest_free(handoff_manifest *manifest);
+
+/* Declares an activity type the app can continue; declaring one twice is
+ * harmless. HANDOFF_E_INVALID_VALUE when it is not reverse-DNS. */
+HANDOFF_API int handoff_manifest_declare_activity_type(handoff_manifest *manifest,
+                                                       const char *activity_type);
+
+/* 1 when the manifest declares the type, else 0 (also for NULL). */
+HANDOFF_API int handoff_manifest_declares(const handoff_manifest *manifest,
+                                          const char *activity_type);
+
+/* Identifiers, borrowed until the manifest is freed; NULL for NULL. */
+HANDOFF_API const char *handoff_manifest_get_bundle_identifier(const handoff_manifest *manifest);
+HANDOFF_API const char *handoff_manifest_get_team_identifier(const handoff_manifest *manifest);
+
+/* The declared types in declaration order: the count, and the type at an
+ * index (NULL when out of range), borrowed until the manifest is changed or
+ * freed. */
+HANDOFF_API size_t handoff_manifest_activity_type_count(const handoff_manifest *manifest);
+HANDOFF_API const char *handoff_manifest_activity_type_at(const handoff_manifest *manifest,
+                                                          size_t index);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* HANDOFF_H */
