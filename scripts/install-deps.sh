@@ -1,0 +1,23 @@
+#!/bin/sh
+# Installs what building and testing libhandoff needs beyond the Swift
+# toolchain, gcc, Python and cargo that every machine here has. Safe to run
+# again: it installs only what is missing.
+set -eu
+
+need_apt=""
+pkg_config_has() { pkg-config --exists "$1" 2>/dev/null; }
+command -v pkg-config >/dev/null 2>&1 || need_apt="$need_apt pkg-config"
+pkg_config_has openssl || need_apt="$need_apt libssl-dev"
+command -v readelf >/dev/null 2>&1 || need_apt="$need_apt binutils"
+command -v ip >/dev/null 2>&1 || need_apt="$need_apt iproute2"
+
+if [ -n "$need_apt" ]; then
+    echo "installing:$need_apt"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need_apt
+fi
+
+if ! python3 -c 'import pytest' 2>/dev/null; then
+    echo "installing: pytest"
+    python3 -m pip install -q pytest
+fi
