@@ -223,11 +223,13 @@ HANDOFF_API const char *handoff_value_get_url(const handoff_value *value);
  * set; 0 for any other kind or NULL. */
 HANDOFF_API size_t handoff_value_count(const handoff_value *value);
 
-/* Containers. Adding copies the item: the caller keeps ownership of it.
+/* Containers. Adding copies the item: the caller keeps ownership of it
+ * (adding a container to itself adds a copy of its current contents).
  * Each returns HANDOFF_OK, HANDOFF_E_INVALID_ARGUMENT (NULL argument),
  * HANDOFF_E_TYPE_MISMATCH (container of another kind) or
  * HANDOFF_E_INVALID_VALUE (a dictionary key that is invalid UTF-8 or the
- * reserved "$class"; a container may not be added to itself by pointer).
+ * reserved "$class"). Nesting deeper than 16 levels is refused later, when
+ * the value is encoded or set as a userInfo.
  * Changing a container invalidates every borrowed pointer obtained from it.
  * dictionary_set replaces an existing entry; set_add of a member already
  * present changes nothing. */
