@@ -248,7 +248,9 @@ HANDOFF_API int handoff_value_dictionary_remove(handoff_value *dictionary, const
  *  - array_get: the item at index, in order;
  *  - dictionary_get: the value for key;
  *  - dictionary_key_at / dictionary_value_at: the entry at index, entries
- *    sorted by key (byte order of UTF-8);
+ *    sorted by key (byte order of UTF-8). Keys are Unicode strings:
+ *    canonically equivalent spellings (precomposed "\u00e9" and decomposed
+ *    "e\u0301") are one key;
  *  - set_member_at: the member at index, in an unspecified order that stays
  *    the same while the set is unchanged. */
 HANDOFF_API const handoff_value *handoff_value_array_get(const handoff_value *array, size_t index);

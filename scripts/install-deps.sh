@@ -10,6 +10,7 @@ command -v pkg-config >/dev/null 2>&1 || need_apt="$need_apt pkg-config"
 pkg_config_has openssl || need_apt="$need_apt libssl-dev"
 command -v readelf >/dev/null 2>&1 || need_apt="$need_apt binutils"
 command -v ip >/dev/null 2>&1 || need_apt="$need_apt iproute2"
+command -v valgrind >/dev/null 2>&1 || need_apt="$need_apt valgrind"
 
 if [ -n "$need_apt" ]; then
     echo "installing:$need_apt"

@@ -74,6 +74,7 @@ final class ValueBox: @unchecked Sendable {
             case .dictionary(let dict):
                 keys = dict.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
                 keyPointers = keys.map(CMemory.string)
+                keyIndex = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
                 children = keys.map { ValueBox(dict[$0]!) }
             default:
                 break
@@ -85,18 +86,11 @@ final class ValueBox: @unchecked Sendable {
             textLength = s.utf8.count
         }
 
-        /// Index of a key in `keys`, by binary search.
-        func index(ofKey key: String) -> Int? {
-            let target = Array(key.utf8)
-            var lo = 0, hi = keys.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                let k = Array(keys[mid].utf8)
-                if k == target { return mid }
-                if k.lexicographicallyPrecedes(target) { lo = mid + 1 } else { hi = mid }
-            }
-            return nil
-        }
+        /// Position of each key in `keys`; Swift string equality, so a
+        /// canonically equivalent spelling finds the same entry.
+        private var keyIndex: [String: Int] = [:]
+
+        func index(ofKey key: String) -> Int? { keyIndex[key] }
 
         deinit {
             free(text)

@@ -14,14 +14,9 @@ extension Manifest {
     /// - Throws: `.io` when the file cannot be read; `.malformedData` when it
     ///   is not a property list or lacks what a manifest needs.
     public init(infoPlistAt path: String) throws(HandoffError) {
-        let data: Data
+        let bytes = try FileReading.read(path)
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw HandoffError(.io, "cannot read Info.plist \(Identifier.quoted(path)): \(error)")
-        }
-        do {
-            try self.init(infoPlist: [UInt8](data))
+            try self.init(infoPlist: bytes)
         } catch {
             throw HandoffError(error.code, "\(path): \(error.message)")
         }
