@@ -4,8 +4,8 @@
 // shared library whose core is Swift. See README.md and docs/.
 //
 // Layers are separate targets so the compiler keeps them one-way
-// (DESIGN.md §2): HandoffModel <- HandoffCABI (and, later, Runtime and
-// Continuity in between). No package dependencies: TLS and crypto come from
+// (DESIGN.md §2): HandoffModel <- HandoffRuntime <- HandoffCABI (and,
+// later, Continuity beside the runtime). No package dependencies: TLS and crypto come from
 // the system's OpenSSL 3 through the COpenSSL system-library target.
 
 import Foundation
@@ -29,7 +29,7 @@ let package = Package(
     name: "libhandoff",
     products: [
         .library(name: "handoff", type: .dynamic, targets: ["HandoffCABI"]),
-        .library(name: "HandoffModel", targets: ["HandoffModel"]),
+        .library(name: "HandoffRuntime", targets: ["HandoffRuntime"]),
     ],
     dependencies: [],
     targets: [
@@ -38,14 +38,17 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        .target(name: "CLinux"),
         .target(name: "HandoffModel"),
+        .target(name: "HandoffRuntime", dependencies: ["HandoffModel", "CLinux"]),
         .target(
             name: "HandoffCABI",
-            dependencies: ["HandoffModel"],
+            dependencies: ["HandoffModel", "HandoffRuntime"],
             exclude: ["exports.map"],
             swiftSettings: [.unsafeFlags(["-static-stdlib"])],
             linkerSettings: [.unsafeFlags(sharedLibraryLinkerFlags)]
         ),
         .testTarget(name: "HandoffModelTests", dependencies: ["HandoffModel"]),
+        .testTarget(name: "HandoffRuntimeTests", dependencies: ["HandoffRuntime"]),
     ]
 )

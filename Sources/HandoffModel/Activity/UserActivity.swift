@@ -14,6 +14,19 @@ public final class UserActivity: Sendable {
     public let activityType: String
 
     private let state: Mutex<ActivityState>
+    private let links = Mutex(Links())
+
+    /// References an activity keeps without owning them: the delegate and
+    /// the owner are weak, as in Apple's API; the binding handle is the
+    /// object a language binding maps this activity to.
+    private struct Links: @unchecked Sendable {
+        // @unchecked: only touched under `links`' lock; the referents are
+        // used on the dispatch thread (delegate) or are Sendable (owner).
+        weak var delegate: (any UserActivityDelegate)?
+        weak var owner: (any UserActivityOwner)?
+        weak var bindingHandle: AnyObject?
+        var isInvalidated = false
+    }
 
     /// Creates an activity of a reverse-DNS type.
     /// - Throws: `.invalidValue` when the type is not reverse-DNS.
@@ -83,11 +96,26 @@ public final class UserActivity: Sendable {
         set { state.withLock { $0.isEligibleForPrediction = newValue } }
     }
 
-    /// Asks for a lazy, coalesced save (the runtime calls the responders'
-    /// `updateUserActivityState`, then clears it).
+    /// Asks for a lazy, coalesced save: the owning application later calls
+    /// its responders' `updateUserActivityState`, then the delegate's
+    /// `userActivityWillSave`, and clears the flag. Setting it many times
+    /// before the save makes one save.
     public var needsSave: Bool {
         get { state.withLock { $0.needsSave } }
-        set { state.withLock { $0.needsSave = newValue } }
+        set {
+            state.withLock { $0.needsSave = newValue }
+            if newValue, let owner = links.withLock({ $0.owner }) {
+                owner.activityNeedsSave(self)
+            }
+        }
+    }
+
+    /// Clears `needsSave` and says whether it was set: the save's claim.
+    public func takeNeedsSave() -> Bool {
+        state.withLock { s in
+            defer { s.needsSave = false }
+            return s.needsSave
+        }
     }
 
     public var supportsContinuationStreams: Bool {
@@ -147,6 +175,46 @@ public final class UserActivity: Sendable {
         guard let expirationDate else { return false }
         return expirationDate <= now
     }
+
+    // MARK: Links
+
+    /// Told about saves and continuation, on the dispatch thread. Weak.
+    public var delegate: (any UserActivityDelegate)? {
+        get { links.withLock { $0.delegate } }
+        set { links.withLock { $0.delegate = newValue } }
+    }
+
+    /// The application holding the activity. Weak; set by the runtime.
+    public var owner: (any UserActivityOwner)? {
+        get { links.withLock { $0.owner } }
+        set { links.withLock { $0.owner = newValue } }
+    }
+
+    /// For language bindings: the one handle object this activity maps to
+    /// while that object lives, so a C host sees the same pointer every
+    /// time. Returns the live one, or makes it with `make` and keeps a weak
+    /// reference; atomic, so two threads never make two.
+    public func bindingHandle<T: AnyObject>(_ make: () -> T) -> T {
+        links.withLock { l in
+            if let handle = l.bindingHandle as? T { return handle }
+            let handle = make()
+            l.bindingHandle = handle
+            return handle
+        }
+    }
+
+    /// Ends the activity for good: it is withdrawn from other devices and
+    /// never becomes current again. Invalidating twice is harmless.
+    public func invalidate() {
+        let owner: (any UserActivityOwner)? = links.withLock { l in
+            guard !l.isInvalidated else { return nil }
+            l.isInvalidated = true
+            return l.owner
+        }
+        owner?.activityWasInvalidated(self)
+    }
+
+    public var isInvalidated: Bool { links.withLock { $0.isInvalidated } }
 
     // MARK: Handoff readiness
 

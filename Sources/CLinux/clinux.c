@@ -1,0 +1,2 @@
+/* Headers only; SwiftPM needs one source file in a C target. */
+#include "clinux.h"

@@ -1,0 +1,64 @@
+import HandoffModel
+import Synchronization
+
+/// The receiving side: willContinue, fetch, then exactly one of continue
+/// or didFailToContinue.
+extension Application {
+    /// Continues an activity another device offers. Any thread; the
+    /// delegate hears `willContinue` at the next dispatch, then exactly one
+    /// of `continue` or `didFailToContinue`.
+    public func continueActivity(_ remote: RemoteActivity) {
+        queue.post { [weak self] in self?.beginContinuing(remote) }
+    }
+
+    private func beginContinuing(_ remote: RemoteActivity) {
+        _ = delegate.application(self, willContinueUserActivityWithType: remote.activityType)
+        guard let continuity else {
+            failContinuing(remote, HandoffError(.connectionUnavailable, "no continuity service is running, so no other device can be reached"))
+            return
+        }
+        let once = Atomic(false)
+        continuity.fetch(remote) { [weak self] result in
+            guard !once.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            self?.queue.post { [weak self] in self?.finishContinuing(remote, result) }
+        }
+    }
+
+    private func finishContinuing(_ remote: RemoteActivity, _ result: Result<[UInt8], HandoffError>) {
+        let activity: UserActivity
+        switch result {
+        case .failure(let error):
+            failContinuing(remote, error)
+            return
+        case .success(let bytes):
+            do {
+                activity = try ActivityCoding.decode(bytes)
+            } catch {
+                failContinuing(remote, error.code == .userInfoTooLarge ? error
+                    : HandoffError(.handoffFailed, "the other device sent an activity that cannot be read: \(error.message)"))
+                return
+            }
+        }
+        guard activity.activityType == remote.activityType, activity.activityID == remote.activityID else {
+            failContinuing(remote, HandoffError(.handoffFailed, "the other device sent a different activity than the one offered"))
+            return
+        }
+        let handler = RestorationHandler(activity: activity, queue: queue)
+        if delegate.application(self, continue: activity, restorationHandler: handler) {
+            continuity?.confirmContinued(remote)
+        }
+    }
+
+    private func failContinuing(_ remote: RemoteActivity, _ error: HandoffError) {
+        delegate.application(self, didFailToContinueUserActivityWithType: remote.activityType,
+                             error: error.asUserActivityError)
+    }
+}
+
+extension HandoffError {
+    /// The error as Apple's user-activity domain reports it: 4608-4863 kept,
+    /// anything else becomes HandoffFailed (4608) with the same message.
+    public var asUserActivityError: HandoffError {
+        isUserActivityError ? self : HandoffError(.handoffFailed, message)
+    }
+}

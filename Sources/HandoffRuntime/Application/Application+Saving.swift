@@ -1,0 +1,23 @@
+import HandoffModel
+
+/// needsSave: one coalesced save per dispatch, and a save right before an
+/// activity is sent so the other device gets fresh state.
+extension Application {
+    /// The queued save: runs if needsSave is still set.
+    func runPendingSave(_ activity: UserActivity) {
+        state.withLock { _ = $0.pendingSaves.remove(ObjectIdentifier(activity)) }
+        if activity.takeNeedsSave() { performSave(activity) }
+    }
+
+    /// Responders' `updateUserActivityState` in registration order, then
+    /// the activity delegate's `userActivityWillSave`, then the app
+    /// delegate's `didUpdate`. Main thread, no lock held.
+    func performSave(_ activity: UserActivity) {
+        for responder in responders(of: activity) {
+            responder.updateUserActivityState(activity)
+        }
+        activity.delegate?.userActivityWillSave(activity)
+        delegate.application(self, didUpdate: activity)
+        readvertise()
+    }
+}

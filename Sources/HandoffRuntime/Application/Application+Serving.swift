@@ -1,0 +1,43 @@
+import FoundationEssentials
+import HandoffModel
+
+/// The sending side: another device fetches the current activity.
+extension Application: ContinuityEndpoint {
+    public func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
+        queue.post { [weak self] in
+            guard let self else { return }
+            reply(self.serve(activityID))
+        }
+    }
+
+    /// Main thread: the pending save, then the payload.
+    private func serve(_ activityID: UUID) -> Result<[UInt8], HandoffError> {
+        guard let activity = currentActivity, activity.activityID == activityID,
+              advertisement(for: activity) != nil else {
+            return .failure(HandoffError(.handoffFailed, "the activity is no longer offered on the other device"))
+        }
+        if activity.takeNeedsSave() { performSave(activity) }
+        do {
+            let payload = try ActivityCoding.encode(activity)
+            state.withLock { s in
+                s.served.removeAll { $0.0 == activityID }
+                s.served.append((activityID, activity))
+                if s.served.count > Self.servedLimit { s.served.removeFirst() }
+            }
+            return .success(payload)
+        } catch {
+            return .failure(error.asUserActivityError)
+        }
+    }
+
+    public func activityWasContinued(_ activityID: UUID) {
+        queue.post { [weak self] in
+            guard let self else { return }
+            let activity = self.state.withLock { s -> UserActivity? in
+                guard let i = s.served.firstIndex(where: { $0.0 == activityID }) else { return nil }
+                return s.served.remove(at: i).1
+            }
+            if let activity { activity.delegate?.userActivityWasContinued(activity) }
+        }
+    }
+}

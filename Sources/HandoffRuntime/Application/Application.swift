@@ -1,0 +1,164 @@
+import FoundationEssentials
+import HandoffModel
+import Synchronization
+
+/// One per host process: the app's side of Handoff. It holds the manifest,
+/// the delegate, the current activity and the responders, batches saves,
+/// and runs every host callback through its `queue` on the thread that
+/// created it (the application's main thread).
+public final class Application: @unchecked Sendable {
+    // @unchecked: mutable state sits behind `state`; the delegate is only
+    // called on the main thread, inside dispatch.
+    public let manifest: Manifest
+    /// Host callbacks wait here; poll `queue.fd`, call `queue.dispatch()`.
+    public let queue: HostQueue
+    let delegate: any ApplicationDelegate
+    let continuity: (any ContinuityService)?
+    let state = Mutex(State())
+
+    struct State: @unchecked Sendable {
+        var current: UserActivity?
+        var expiryTimer: HostQueue.TimerID?
+        var advertised: Advertisement?
+        var responders: [WeakResponder] = []
+        /// Activities with a save queued, so many needsSave make one save.
+        var pendingSaves: Set<ObjectIdentifier> = []
+        /// Activities recently sent, by id, to tell their delegate when
+        /// the other device confirms. Oldest first, bounded.
+        var served: [(UUID, UserActivity)] = []
+    }
+
+    struct WeakResponder {
+        weak var object: Responder?
+    }
+
+    /// How many sent activities are remembered for their confirmation.
+    static let servedLimit = 16
+
+    /// Creates the application on the calling thread, which becomes its
+    /// main thread. The delegate is kept (strongly) until the application
+    /// goes; the continuity service, if any, is attached now.
+    public init(manifest: Manifest, delegate: any ApplicationDelegate,
+                continuity: (any ContinuityService)? = nil) throws(HandoffError) {
+        self.manifest = manifest
+        self.delegate = delegate
+        self.queue = try HostQueue()
+        self.continuity = continuity
+        continuity?.attach(self)
+    }
+
+    deinit {
+        continuity?.detach()
+    }
+
+    // MARK: The current activity
+
+    /// The activity being advertised while eligible, if any.
+    public var currentActivity: UserActivity? { state.withLock { $0.current } }
+
+    /// Makes `activity` the current one (Apple: becomeCurrent): it is
+    /// offered to the person's other devices while it is eligible for
+    /// Handoff and not expired. Any thread.
+    /// - Throws: `.invalidState` for an invalidated activity.
+    public func becomeCurrent(_ activity: UserActivity) throws(HandoffError) {
+        guard !activity.isInvalidated else {
+            throw HandoffError(.invalidState, "the activity was invalidated and never becomes current again; create a new one")
+        }
+        adopt(activity)
+        let oldTimer = state.withLock { s in
+            defer { s.current = activity; s.expiryTimer = nil }
+            return s.expiryTimer
+        }
+        if let oldTimer { queue.cancel(oldTimer) }
+        if let expiry = activity.expirationDate {
+            let timer = queue.schedule(after: expiry.timeIntervalSinceNow) { [weak self] in self?.readvertise() }
+            state.withLock { $0.expiryTimer = timer }
+        }
+        readvertise()
+    }
+
+    /// Stops offering `activity` if it is current (Apple: resignCurrent);
+    /// otherwise does nothing. Any thread.
+    public func resignCurrent(_ activity: UserActivity) {
+        let timer: HostQueue.TimerID?? = state.withLock { s in
+            guard s.current === activity else { return .none }
+            s.current = nil
+            defer { s.expiryTimer = nil }
+            return .some(s.expiryTimer)
+        }
+        guard case .some(let t) = timer else { return }
+        if let t { queue.cancel(t) }
+        readvertise()
+    }
+
+    /// Tells continuity what to offer now: the current activity if it is
+    /// still eligible, unexpired and valid, else nothing. Only changes go out.
+    func readvertise() {
+        let change: Advertisement?? = state.withLock { s in
+            let ad = s.current.flatMap(advertisement)
+            guard ad != s.advertised else { return .none }
+            s.advertised = ad
+            return .some(ad)
+        }
+        if case .some(let ad) = change { continuity?.advertise(ad) }
+    }
+
+    /// What to advertise for an activity, or nil when it may not be offered.
+    func advertisement(for activity: UserActivity) -> Advertisement? {
+        let s = activity.snapshot
+        guard s.isEligibleForHandoff, !activity.isInvalidated, !activity.isExpired() else { return nil }
+        return Advertisement(activityID: activity.activityID, activityType: activity.activityType, title: s.title,
+                             bundleIdentifier: manifest.bundleIdentifier, teamIdentifier: manifest.teamIdentifier,
+                             webpageURL: s.webpageURL, expirationDate: s.expirationDate,
+                             supportsContinuationStreams: s.supportsContinuationStreams)
+    }
+
+    // MARK: Responders
+
+    /// Registers a responder (held weakly): its `updateUserActivityState`
+    /// runs when its activity is saved. Any thread.
+    public func addResponder(_ responder: Responder) {
+        state.withLock { s in
+            s.responders.removeAll { $0.object == nil || $0.object === responder }
+            s.responders.append(WeakResponder(object: responder))
+        }
+        responder.application = self
+        if let activity = responder.userActivity { adopt(activity) }
+    }
+
+    /// Unregisters a responder. Any thread.
+    public func removeResponder(_ responder: Responder) {
+        state.withLock { s in s.responders.removeAll { $0.object == nil || $0.object === responder } }
+        if responder.application === self { responder.application = nil }
+    }
+
+    /// Registered responders whose activity is `activity`, in registration order.
+    func responders(of activity: UserActivity) -> [Responder] {
+        state.withLock { s in s.responders.compactMap(\.object).filter { $0.userActivity === activity } }
+    }
+
+    // MARK: Driving the main loop (conveniences over `queue`)
+
+    /// Runs pending callbacks on the main thread. See `HostQueue.dispatch`.
+    @discardableResult
+    public func dispatch() throws(HandoffError) -> Int { try queue.dispatch() }
+}
+
+extension Application: UserActivityOwner {
+    /// Becomes the owner of an activity, so its needsSave and invalidate
+    /// reach this application. A save already asked for is scheduled.
+    func adopt(_ activity: UserActivity) {
+        if activity.owner !== self { activity.owner = self }
+        if activity.needsSave { activityNeedsSave(activity) }
+    }
+
+    public func activityNeedsSave(_ activity: UserActivity) {
+        let first = state.withLock { $0.pendingSaves.insert(ObjectIdentifier(activity)).inserted }
+        guard first else { return }
+        queue.post { [weak self] in self?.runPendingSave(activity) }
+    }
+
+    public func activityWasInvalidated(_ activity: UserActivity) {
+        resignCurrent(activity)
+    }
+}

@@ -1,0 +1,78 @@
+import FoundationEssentials
+import HandoffModel
+
+/// What the runtime needs from the layer that talks to other devices
+/// (DESIGN.md §2): advertise this app's current activity, fetch a remote
+/// one, and confirm a continuation. The runtime knows nothing of sockets
+/// beyond this. Every method may be called from any thread.
+public protocol ContinuityService: AnyObject, Sendable {
+    /// Connects the service to the application it serves; called once.
+    func attach(_ endpoint: any ContinuityEndpoint)
+    /// The activity to offer other devices from now on; nil withdraws it.
+    func advertise(_ advertisement: Advertisement?)
+    /// Fetches a remote activity's payload. `completion` runs exactly once,
+    /// on any thread, with the payload or a user-activity error (4608-4611).
+    func fetch(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void)
+    /// Tells the sender that its activity was continued here.
+    func confirmContinued(_ remote: RemoteActivity)
+    /// Stops: withdraws what is advertised, lets go of the endpoint.
+    func detach()
+}
+
+/// The application side, as the continuity layer sees it.
+public protocol ContinuityEndpoint: AnyObject, Sendable {
+    /// Another device asks for the activity `activityID`. The application
+    /// runs the pending save on its main thread, then `reply` runs exactly
+    /// once, on any thread, with the payload or a user-activity error. A
+    /// host that never dispatches never replies: the service times out.
+    func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void)
+    /// The device that fetched `activityID` continued it.
+    func activityWasContinued(_ activityID: UUID)
+}
+
+/// What this application offers: the current activity, as the continuity
+/// layer needs it to announce it.
+public struct Advertisement: Sendable, Equatable {
+    public var activityID: UUID
+    public var activityType: String
+    public var title: String?
+    public var bundleIdentifier: String
+    public var teamIdentifier: String
+    public var webpageURL: URL?
+    public var expirationDate: Date?
+    public var supportsContinuationStreams: Bool
+
+    public init(activityID: UUID, activityType: String, title: String?, bundleIdentifier: String,
+                teamIdentifier: String, webpageURL: URL?, expirationDate: Date?, supportsContinuationStreams: Bool) {
+        self.activityID = activityID
+        self.activityType = activityType
+        self.title = title
+        self.bundleIdentifier = bundleIdentifier
+        self.teamIdentifier = teamIdentifier
+        self.webpageURL = webpageURL
+        self.expirationDate = expirationDate
+        self.supportsContinuationStreams = supportsContinuationStreams
+    }
+}
+
+/// An activity another device offers.
+public struct RemoteActivity: Sendable, Hashable {
+    public var deviceID: String
+    public var deviceName: String
+    public var activityID: UUID
+    public var activityType: String
+    public var title: String?
+    public var webpageURL: URL?
+    public var supportsContinuationStreams: Bool
+
+    public init(deviceID: String, deviceName: String, activityID: UUID, activityType: String,
+                title: String? = nil, webpageURL: URL? = nil, supportsContinuationStreams: Bool = false) {
+        self.deviceID = deviceID
+        self.deviceName = deviceName
+        self.activityID = activityID
+        self.activityType = activityType
+        self.title = title
+        self.webpageURL = webpageURL
+        self.supportsContinuationStreams = supportsContinuationStreams
+    }
+}

@@ -1,0 +1,78 @@
+import CLinux
+import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one file descriptor a host polls: an epoll set holding an eventfd
+/// (readable while jobs are queued) and a timerfd (readable once the
+/// earliest timer is due). Hosts add it to poll/epoll, GLib, asyncio or Qt
+/// like any socket, as libuv's backend fd.
+final class WakeupDescriptor: Sendable {
+    let fd: Int32
+    private let event: Int32
+    private let timer: Int32
+
+    init() throws(HandoffError) {
+        let event = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        let timer = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
+        let fd = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard event >= 0, timer >= 0, fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            [event, timer, fd].filter { $0 >= 0 }.forEach { close($0) }
+            throw HandoffError(.io, "cannot create the dispatch file descriptor: \(reason)")
+        }
+        for member in [event, timer] {
+            var ev = epoll_event()
+            ev.events = EPOLLIN.rawValue
+            ev.data.fd = member
+            if epoll_ctl(fd, EPOLL_CTL_ADD, member, &ev) != 0 {
+                let reason = String(cString: strerror(errno))
+                [event, timer, fd].forEach { close($0) }
+                throw HandoffError(.io, "cannot set up the dispatch file descriptor: \(reason)")
+            }
+        }
+        self.event = event
+        self.timer = timer
+        self.fd = fd
+    }
+
+    deinit {
+        close(fd)
+        close(event)
+        close(timer)
+    }
+
+    /// Makes the fd readable (jobs are queued).
+    func signal() {
+        var one: UInt64 = 1
+        _ = write(event, &one, 8)
+    }
+
+    /// Makes it unreadable again as far as jobs go.
+    func clearSignal() {
+        var value: UInt64 = 0
+        _ = read(event, &value, 8)
+    }
+
+    /// Arms the timer for an absolute CLOCK_MONOTONIC deadline (ns), or
+    /// disarms it for nil. Any expiry not yet consumed is consumed first.
+    func armTimer(at deadline: UInt64?) {
+        var expirations: UInt64 = 0
+        _ = read(timer, &expirations, 8)
+        var spec = itimerspec()
+        if let deadline {
+            // A zero it_value disarms, so a due deadline becomes 1 ns.
+            let d = max(deadline, 1)
+            spec.it_value.tv_sec = Int(d / 1_000_000_000)
+            spec.it_value.tv_nsec = Int(d % 1_000_000_000)
+        }
+        _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+    }
+
+    /// Waits until the fd is readable or `milliseconds` pass (-1: forever).
+    func wait(milliseconds: Int32) {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        _ = poll(&p, 1, milliseconds)
+    }
+}

@@ -1,0 +1,87 @@
+import FoundationEssentials
+import HandoffModel
+@testable import HandoffRuntime
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct CurrentActivityTests {
+    @Test func becomeAndResignCurrentAdvertiseAndWithdraw() throws {
+        let p = try Pair()
+        let a = try shape()
+        try p.sender.becomeCurrent(a)
+        #expect(p.sender.currentActivity === a)
+        #expect(p.senderService.advertised?.activityID == a.activityID)
+        #expect(p.senderService.advertised?.teamIdentifier == "TEAM1")
+        p.sender.resignCurrent(a)
+        #expect(p.sender.currentActivity == nil)
+        #expect(p.senderService.advertised == nil)
+    }
+
+    @Test func resigningAnotherActivityChangesNothing() throws {
+        let p = try Pair()
+        let a = try shape(), b = try shape()
+        try p.sender.becomeCurrent(a)
+        p.sender.resignCurrent(b)
+        #expect(p.sender.currentActivity === a)
+    }
+
+    @Test func invalidatedActivityIsWithdrawnAndNeverCurrentAgain() throws {
+        let p = try Pair()
+        let a = try shape()
+        try p.sender.becomeCurrent(a)
+        a.invalidate()
+        #expect(p.senderService.advertised == nil)
+        #expect(p.sender.currentActivity == nil)
+        do {
+            try p.sender.becomeCurrent(a)
+            Issue.record("became current")
+        } catch {
+            #expect(error.code == .invalidState)
+        }
+        a.invalidate()  // harmless
+    }
+
+    @Test func ineligibleActivityIsNotAdvertised() throws {
+        let p = try Pair()
+        let a = try shape()
+        a.isEligibleForHandoff = false
+        try p.sender.becomeCurrent(a)
+        #expect(p.sender.currentActivity === a)
+        #expect(p.senderService.advertised == nil)
+    }
+
+    @Test func expiredActivityIsWithdrawnWhenItsTimerFires() throws {
+        let p = try Pair()
+        let a = try shape()
+        try a.setExpirationDate(Date(timeIntervalSinceNow: 0.05))
+        try p.sender.becomeCurrent(a)
+        #expect(p.senderService.advertised != nil)
+        #expect(p.sender.queue.nextTimeoutMilliseconds > 0)
+        #expect(try p.sender.queue.run(timeoutMilliseconds: 300) == false)
+        #expect(p.senderService.advertised == nil)
+        // And a fetch for it is refused.
+        try a.setExpirationDate(nil)
+        try p.sender.becomeCurrent(a)
+        let offered = try #require(p.senderService.offered)
+        try a.setExpirationDate(Date(timeIntervalSinceNow: -1))
+        p.receiver.continueActivity(offered)
+        try p.settle()
+        #expect(p.log.all.contains("didFail:\(a.activityType):4608"))
+    }
+
+    @Test func savesThatChangeTheTitleReadvertise() throws {
+        let p = try Pair()
+        let a = try shape(title: "one")
+        try p.sender.becomeCurrent(a)
+        let r = RecordingResponder("r", log: p.log)
+        r.onUpdate = { $0.title = "two" }
+        r.userActivity = a
+        p.sender.addResponder(r)
+        a.needsSave = true
+        try p.sender.dispatch()
+        #expect(p.senderService.advertised?.title == "two")
+        #expect(p.senderService.history.compactMap { $0?.title } == ["one", "two"])
+    }
+}
