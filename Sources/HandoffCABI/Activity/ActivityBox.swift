@@ -1,5 +1,4 @@
 import HandoffModel
-import Synchronization
 
 /// The object behind a `handoff_activity *`: the shared `UserActivity` plus
 /// the C strings borrowed from it, one slot per property, so a pointer stays
@@ -9,15 +8,21 @@ final class ActivityBox: @unchecked Sendable {
     let activity: UserActivity
     let type: CStringSlot
     let id: CStringSlot
-    private let slots = Mutex<[Property: CStringSlot]>([:])
-    private let lists = Mutex<[Property: CStringListSlot]>([:])
+    private let slots = Locked<[Property: CStringSlot]>([:])
+    private let lists = Locked<[Property: CStringListSlot]>([:])
 
     enum Property: Hashable {
         case title, webpageURL, referrerURL, targetContentIdentifier, persistentIdentifier
         case keywords, requiredUserInfoKeys
     }
 
-    init(_ activity: UserActivity) {
+    /// The one box for an activity while any box for it lives: a host sees
+    /// the same `handoff_activity *` in callbacks as the one it created.
+    static func handle(for activity: UserActivity) -> ActivityBox {
+        activity.bindingHandle { ActivityBox(activity) }
+    }
+
+    private init(_ activity: UserActivity) {
         self.activity = activity
         type = CStringSlot()
         id = CStringSlot()

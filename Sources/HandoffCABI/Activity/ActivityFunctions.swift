@@ -42,12 +42,18 @@ private func webURL(_ s: String?, _ name: String) throws(HandoffError) -> URL? {
 
 @c public func handoff_activity_new(_ type: UnsafePointer<CChar>?) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
-        Handle.retained(ActivityBox(try UserActivity(activityType: try CArgument.string(type, "activity_type"))))
+        Handle.retained(ActivityBox.handle(for: try UserActivity(activityType: try CArgument.string(type, "activity_type"))))
     }
 }
 
 @c public func handoff_activity_free(_ activity: OpaquePointer?) {
     Handle.release(activity, as: ActivityBox.self)
+}
+
+@c public func handoff_activity_ref(_ activity: OpaquePointer?) -> OpaquePointer? {
+    guard let activity else { return nil }
+    _ = Unmanaged<ActivityBox>.fromOpaque(UnsafeRawPointer(activity)).retain()
+    return activity
 }
 
 @c public func handoff_activity_get_type(_ activity: OpaquePointer?) -> UnsafePointer<CChar>? {
@@ -259,6 +265,6 @@ private func userInfoArgument(_ p: OpaquePointer?) throws(HandoffError) -> UserI
 @c public func handoff_activity_decode(_ bytes: UnsafeRawPointer?, _ length: Int) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
         guard bytes != nil else { throw HandoffError(.invalidArgument, "bytes is NULL") }
-        return Handle.retained(ActivityBox(try ActivityCoding.decode(try CArgument.bytes(bytes, length, "bytes"))))
+        return Handle.retained(ActivityBox.handle(for: try ActivityCoding.decode(try CArgument.bytes(bytes, length, "bytes"))))
     }
 }

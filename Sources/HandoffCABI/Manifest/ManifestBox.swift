@@ -1,17 +1,16 @@
 import HandoffModel
-import Synchronization
 
 /// The object behind a `handoff_manifest *`: the manifest (declared types
 /// may grow) and the C strings borrowed from it.
 final class ManifestBox: @unchecked Sendable {
     // @unchecked: the mutable manifest and the type list slot sit behind locks.
-    private let manifest: Mutex<Manifest>
+    private let manifest: Locked<Manifest>
     let bundleIdentifier = CStringSlot()
     let teamIdentifier = CStringSlot()
-    private let types = Mutex(CStringListSlot())
+    private let types = Locked(CStringListSlot())
 
     init(_ manifest: Manifest) {
-        self.manifest = Mutex(manifest)
+        self.manifest = Locked(manifest)
         _ = bundleIdentifier.pointer(for: manifest.bundleIdentifier)
         _ = teamIdentifier.pointer(for: manifest.teamIdentifier)
     }

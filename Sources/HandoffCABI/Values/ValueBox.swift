@@ -5,14 +5,13 @@ import Musl
 #endif
 import FoundationEssentials
 import HandoffModel
-import Synchronization
 
 /// The object behind a `handoff_value *`: a userInfo value plus the C views
 /// handed out from it (text, bytes, borrowed children). Views stay valid
 /// until the value changes; only containers change.
 final class ValueBox: @unchecked Sendable {
     // @unchecked: every mutable field sits behind `state`.
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         var value: UserInfoValue
@@ -20,7 +19,7 @@ final class ValueBox: @unchecked Sendable {
     }
 
     init(_ value: UserInfoValue) {
-        state = Mutex(State(value: value, views: nil))
+        state = Locked(State(value: value, views: nil))
     }
 
     var value: UserInfoValue { state.withLock { $0.value } }

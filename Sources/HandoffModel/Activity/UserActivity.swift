@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Synchronization
 
 /// What a person is doing in an app, described so another device can
 /// continue it: Apple's NSUserActivity, reduced to its Handoff surface.
@@ -13,8 +12,8 @@ public final class UserActivity: Sendable {
     /// Reverse-DNS activity type, e.g. `com.example.shapes.create-shape`.
     public let activityType: String
 
-    private let state: Mutex<ActivityState>
-    private let links = Mutex(Links())
+    private let state: Locked<ActivityState>
+    private let links = Locked(Links())
 
     /// References an activity keeps without owning them: the delegate and
     /// the owner are weak, as in Apple's API; the binding handle is the
@@ -23,6 +22,7 @@ public final class UserActivity: Sendable {
         // @unchecked: only touched under `links`' lock; the referents are
         // used on the dispatch thread (delegate) or are Sendable (owner).
         weak var delegate: (any UserActivityDelegate)?
+        var retainedDelegate: (any UserActivityDelegate)?
         weak var owner: (any UserActivityOwner)?
         weak var bindingHandle: AnyObject?
         var isInvalidated = false
@@ -34,14 +34,14 @@ public final class UserActivity: Sendable {
         try Identifier.checkActivityType(activityType)
         self.activityType = activityType
         self.activityID = UUID()
-        self.state = Mutex(ActivityState())
+        self.state = Locked(ActivityState())
     }
 
     /// Rebuilds an activity received from another device.
     init(activityType: String, activityID: UUID, state: ActivityState) {
         self.activityType = activityType
         self.activityID = activityID
-        self.state = Mutex(state)
+        self.state = Locked(state)
     }
 
     /// A consistent copy of every property, taken under one lock.
@@ -181,7 +181,16 @@ public final class UserActivity: Sendable {
     /// Told about saves and continuation, on the dispatch thread. Weak.
     public var delegate: (any UserActivityDelegate)? {
         get { links.withLock { $0.delegate } }
-        set { links.withLock { $0.delegate = newValue } }
+        set { links.withLock { $0.delegate = newValue; $0.retainedDelegate = nil } }
+    }
+
+    /// Sets the delegate and keeps it alive as long as the activity (or
+    /// until replaced): for bindings whose delegate object nobody else holds.
+    public func retainDelegate(_ delegate: (any UserActivityDelegate)?) {
+        links.withLock { l in
+            l.delegate = delegate
+            l.retainedDelegate = delegate
+        }
     }
 
     /// The application holding the activity. Weak; set by the runtime.

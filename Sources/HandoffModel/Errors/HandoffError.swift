@@ -43,6 +43,8 @@ public struct HandoffError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let invalidState = Code(rawValue: 8)
         /// The call was made on a thread it may not be made on.
         public static let wrongThread = Code(rawValue: 9)
+        /// A wait ran out of time.
+        public static let timedOut = Code(rawValue: 10)
 
         // Apple's user-activity domain.
         public static let handoffFailed = Code(rawValue: 4608)
@@ -64,6 +66,7 @@ public struct HandoffError: Error, Sendable, Equatable, CustomStringConvertible 
             case .missingRequiredKey: "HANDOFF_E_MISSING_REQUIRED_KEY"
             case .invalidState: "HANDOFF_E_INVALID_STATE"
             case .wrongThread: "HANDOFF_E_WRONG_THREAD"
+            case .timedOut: "HANDOFF_E_TIMED_OUT"
             case .handoffFailed: "HANDOFF_E_HANDOFF_FAILED"
             case .connectionUnavailable: "HANDOFF_E_CONNECTION_UNAVAILABLE"
             case .remoteApplicationTimedOut: "HANDOFF_E_REMOTE_APPLICATION_TIMED_OUT"
@@ -85,6 +88,7 @@ public struct HandoffError: Error, Sendable, Equatable, CustomStringConvertible 
             case .missingRequiredKey: "required userInfo key missing"
             case .invalidState: "invalid state for this call"
             case .wrongThread: "called on the wrong thread"
+            case .timedOut: "timed out"
             case .handoffFailed: "handoff failed"
             case .connectionUnavailable: "connection unavailable"
             case .remoteApplicationTimedOut: "remote application timed out"

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import HandoffModel
-import Synchronization
 
 /// One per host process: the app's side of Handoff. It holds the manifest,
 /// the delegate, the current activity and the responders, batches saves,
@@ -14,7 +13,7 @@ public final class Application: @unchecked Sendable {
     public let queue: HostQueue
     let delegate: any ApplicationDelegate
     let continuity: (any ContinuityService)?
-    let state = Mutex(State())
+    let state = Locked(State())
 
     struct State: @unchecked Sendable {
         var current: UserActivity?

@@ -1,5 +1,4 @@
 import HandoffModel
-import Synchronization
 
 /// An object whose state an activity captures and restores (Apple:
 /// UIResponder / NSResponder's userActivity support). Subclass it, or use
@@ -11,7 +10,7 @@ import Synchronization
 /// `restoreUserActivityState`. Both on the application's main thread.
 open class Responder: @unchecked Sendable {
     // @unchecked: `links` is the only stored state, behind its lock.
-    private let links = Mutex(Links())
+    private let links = Locked(Links())
 
     private struct Links: @unchecked Sendable {
         var userActivity: UserActivity?
@@ -33,7 +32,8 @@ open class Responder: @unchecked Sendable {
         }
     }
 
-    var application: Application? {
+    /// The application it is registered with, if any.
+    public internal(set) var application: Application? {
         get { links.withLock { $0.application } }
         set { links.withLock { $0.application = newValue } }
     }

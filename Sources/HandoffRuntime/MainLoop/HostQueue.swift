@@ -1,6 +1,5 @@
 import CLinux
 import HandoffModel
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,7 +14,7 @@ public final class HostQueue: Sendable {
 
     private let wakeup: WakeupDescriptor
     private let owner: pthread_t
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var jobs: [Job] = []

@@ -1,13 +1,12 @@
 import FoundationEssentials
 import HandoffModel
 @testable import HandoffRuntime
-import Synchronization
 
 /// TEST AID ONLY: continuity between applications in one process, so the
 /// runtime's rules can be tested without sockets. The product path is the
 /// network layer; nothing outside Tests/ may use this.
 final class LoopbackNetwork: Sendable {
-    private let services = Mutex<[String: LoopbackContinuity]>([:])
+    private let services = Locked<[String: LoopbackContinuity]>([:])
 
     func service(_ deviceID: String) -> LoopbackContinuity {
         let s = LoopbackContinuity(deviceID: deviceID, network: self)
@@ -23,7 +22,7 @@ final class LoopbackNetwork: Sendable {
 final class LoopbackContinuity: ContinuityService, @unchecked Sendable {
     let deviceID: String
     private weak var network: LoopbackNetwork?
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State: @unchecked Sendable {
         weak var endpoint: (any ContinuityEndpoint)?

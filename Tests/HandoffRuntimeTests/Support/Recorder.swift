@@ -1,13 +1,12 @@
 import FoundationEssentials
 import HandoffModel
 @testable import HandoffRuntime
-import Synchronization
 
 /// Records every callback, in order, as short strings: "willContinue:<type>",
 /// "continue:<type>", "didFail:<type>:<code>", "didUpdate:<title>",
 /// "update:<name>", "restore:<name>", "willSave", "wasContinued".
 final class Log: Sendable {
-    private let entries = Mutex<[String]>([])
+    private let entries = Locked<[String]>([])
     func add(_ s: String) { entries.withLock { $0.append(s) } }
     var all: [String] { entries.withLock { $0 } }
     func count(_ prefix: String) -> Int { all.filter { $0.hasPrefix(prefix) }.count }
