@@ -94,6 +94,8 @@ typedef enum handoff_status {
     HANDOFF_E_INVALID_STATE = 8,
     /* The call was made on a thread it may not be made on. */
     HANDOFF_E_WRONG_THREAD = 9,
+    /* A wait ran out of time. */
+    HANDOFF_E_TIMED_OUT = 10,
 
     /* Apple: NSUserActivityHandoffFailedError. */
     HANDOFF_E_HANDOFF_FAILED = 4608,
@@ -292,8 +294,16 @@ typedef struct handoff_activity handoff_activity;
  * bytes). */
 HANDOFF_API handoff_activity *handoff_activity_new(const char *activity_type);
 
-/* Releases the caller's reference. NULL is ignored. */
+/* Releases the caller's reference. NULL is ignored. The activity lives on
+ * while the library still needs it (e.g. as the current activity). */
 HANDOFF_API void handoff_activity_free(handoff_activity *activity);
+
+/* Takes another reference to an activity, e.g. to keep one a callback
+ * lent; returns `activity` (NULL for NULL). Release each reference with
+ * handoff_activity_free. One activity is always the same pointer: the
+ * handle a callback receives is the one the host created, while the host
+ * holds it. Any thread. */
+HANDOFF_API handoff_activity *handoff_activity_ref(handoff_activity *activity);
 
 /* The activity type and the unique activity id (an uppercase UUID string).
  * Borrowed, valid until the activity is freed; NULL for NULL. */
@@ -416,6 +426,219 @@ HANDOFF_API int handoff_activity_encode(const handoff_activity *activity, uint8_
  * HANDOFF_E_USER_INFO_TOO_LARGE for a userInfo over budget, or
  * HANDOFF_E_INVALID_ARGUMENT when bytes is NULL. */
 HANDOFF_API handoff_activity *handoff_activity_decode(const void *bytes, size_t length);
+
+/* Ends the activity for good (Apple: invalidate): it is withdrawn from
+ * other devices and can never become current again. Invalidating twice is
+ * harmless. HANDOFF_E_INVALID_ARGUMENT for NULL. Any thread. */
+HANDOFF_API int handoff_activity_invalidate(handoff_activity *activity);
+
+/* 1 when the activity was invalidated, else 0 (also for NULL). */
+HANDOFF_API int handoff_activity_is_invalidated(const handoff_activity *activity);
+
+/* Callbacks about an activity's life (Apple: NSUserActivityDelegate). Each
+ * may be NULL. They run inside handoff_application_dispatch, on the
+ * application's main thread, for the application holding the activity;
+ * `activity` is lent for the call (handoff_activity_ref to keep it).
+ *  - will_save: the activity is being saved, after the responders'
+ *    update_user_activity_state: last chance to add state;
+ *  - was_continued: another device continued it. */
+typedef struct handoff_activity_delegate {
+    size_t size; /* sizeof(handoff_activity_delegate): use the _INIT macro */
+    void (*will_save)(handoff_activity *activity, void *user_data);
+    void (*was_continued)(handoff_activity *activity, void *user_data);
+} handoff_activity_delegate;
+
+#define HANDOFF_ACTIVITY_DELEGATE_INIT {sizeof(handoff_activity_delegate), NULL, NULL}
+
+/* Sets the activity's delegate (the struct is copied; NULL removes it).
+ * `destroy`, if not NULL, is called with `user_data` when the delegate is
+ * replaced or the activity goes away. HANDOFF_E_INVALID_ARGUMENT for a NULL
+ * activity or a `size` smaller than the first field's end; on failure
+ * `destroy` is not called. Any thread. */
+HANDOFF_API int handoff_activity_set_delegate(handoff_activity *activity,
+                                              const handoff_activity_delegate *delegate,
+                                              void *user_data, void (*destroy)(void *user_data));
+
+/* ------------------------------------------------------------------------ */
+/* Applications: the app's side of Handoff, and its main loop               */
+/* ------------------------------------------------------------------------ */
+
+/* One per host process (Apple: the application and its delegate). It holds
+ * the manifest, the current activity and the responders, and runs every
+ * callback only inside handoff_application_dispatch, on the thread that
+ * created it: the application's *main thread*. The library's own threads
+ * queue callbacks; the host learns of them through a pollable fd:
+ *
+ *     struct pollfd p = { handoff_application_get_fd(app), POLLIN, 0 };
+ *     for (;;) {
+ *         poll(&p, 1, handoff_application_next_timeout(app));
+ *         handoff_application_dispatch(app);
+ *     }
+ *
+ * or add the fd to GLib (g_unix_fd_add), asyncio (loop.add_reader), Qt
+ * (QSocketNotifier) or epoll. Simple programs call handoff_application_run.
+ * No callback runs while the library holds a lock: callbacks may call any
+ * function here, except dispatch and run themselves. */
+typedef struct handoff_application handoff_application;
+
+/* An object whose state an activity captures and restores (Apple:
+ * UIResponder's userActivity support). */
+typedef struct handoff_responder handoff_responder;
+
+/* Hands a continued activity to the responders that restore it. */
+typedef struct handoff_restoration_handler handoff_restoration_handler;
+
+/* The application's Handoff callbacks; each may be NULL. All run inside
+ * handoff_application_dispatch on the main thread. Strings and handles
+ * passed in are lent for the call. For each will_continue, exactly one of
+ * continue_activity or did_fail_to_continue follows.
+ *  - will_continue: the person chose to continue an activity of this type
+ *    and its payload is on its way. Return non-zero if the app shows its
+ *    own progress. NULL: 0.
+ *  - continue_activity: the activity arrived. `handler` is the callee's:
+ *    call handoff_restoration_handler_restore with the responders to
+ *    restore (now or later, at most once, on the main thread) and release
+ *    it with handoff_restoration_handler_free either way. Return non-zero
+ *    if the app handled the activity; the sender then hears it was
+ *    continued. NULL: 0, and the handler is released for you.
+ *  - did_fail_to_continue: the activity could not be continued; `error` is
+ *    one of 4608..4611 and `message` says why.
+ *  - did_update: a save updated an activity the app holds. */
+typedef struct handoff_application_delegate {
+    size_t size; /* sizeof(handoff_application_delegate): use the _INIT macro */
+    int (*will_continue)(handoff_application *app, const char *activity_type, void *user_data);
+    int (*continue_activity)(handoff_application *app, handoff_activity *activity,
+                             handoff_restoration_handler *handler, void *user_data);
+    void (*did_fail_to_continue)(handoff_application *app, const char *activity_type, int error,
+                                 const char *message, void *user_data);
+    void (*did_update)(handoff_application *app, handoff_activity *activity, void *user_data);
+} handoff_application_delegate;
+
+#define HANDOFF_APPLICATION_DELEGATE_INIT \
+    {sizeof(handoff_application_delegate), NULL, NULL, NULL, NULL}
+
+/* Creates the application on the calling thread, which becomes its main
+ * thread. The manifest is copied; the delegate struct is copied (NULL: no
+ * callbacks). `destroy`, if not NULL, is called with `user_data` when the
+ * application is freed. The caller owns the result. NULL with
+ * HANDOFF_E_INVALID_ARGUMENT (NULL manifest, delegate size too small) or
+ * HANDOFF_E_IO (no file descriptors left); then `destroy` is not called.
+ * Until the continuity layer is started, continuing any activity fails with
+ * HANDOFF_E_CONNECTION_UNAVAILABLE. */
+HANDOFF_API handoff_application *handoff_application_new(const handoff_manifest *manifest,
+                                                         const handoff_application_delegate *delegate,
+                                                         void *user_data,
+                                                         void (*destroy)(void *user_data));
+
+/* Releases the application: it withdraws what it advertised and drops
+ * queued callbacks. NULL is ignored. Call it on the main thread, not from
+ * inside one of its callbacks. */
+HANDOFF_API void handoff_application_free(handoff_application *app);
+
+/* The pollable file descriptor: readable exactly while callbacks are queued
+ * or a timer is due. Owned by the application: never close or read it.
+ * -1 for NULL. Any thread. */
+HANDOFF_API int handoff_application_get_fd(const handoff_application *app);
+
+/* Milliseconds until dispatch has work: 0 when callbacks are queued or a
+ * timer is due, -1 when nothing is scheduled; usable as a poll() timeout.
+ * -1 for NULL. Any thread. */
+HANDOFF_API int handoff_application_next_timeout(const handoff_application *app);
+
+/* Runs the callbacks queued and the timers due, in order, on the calling
+ * thread; callbacks queued meanwhile wait for the next call. Returns
+ * HANDOFF_OK, HANDOFF_E_WRONG_THREAD off the main thread (nothing runs), or
+ * HANDOFF_E_INVALID_STATE when called from inside a callback. */
+HANDOFF_API int handoff_application_dispatch(handoff_application *app);
+
+/* Polls and dispatches on the main thread until handoff_application_stop
+ * or until `timeout_ms` pass (negative: no limit). Returns HANDOFF_OK when
+ * stopped, HANDOFF_E_TIMED_OUT when the time ran out, or dispatch's errors. */
+HANDOFF_API int handoff_application_run(handoff_application *app, int timeout_ms);
+
+/* Ends a running handoff_application_run; a stop asked for while none runs
+ * ends the next one at once. Any thread, including callbacks. */
+HANDOFF_API int handoff_application_stop(handoff_application *app);
+
+/* Makes `activity` the current one (Apple: becomeCurrent): offered to the
+ * person's other devices while eligible for Handoff and not expired; any
+ * previous current activity stops being offered. The application keeps a
+ * reference. HANDOFF_E_INVALID_STATE for an invalidated activity. Any
+ * thread. */
+HANDOFF_API int handoff_application_become_current(handoff_application *app,
+                                                   handoff_activity *activity);
+
+/* Stops offering `activity` if it is current (Apple: resignCurrent);
+ * otherwise does nothing. Any thread. */
+HANDOFF_API int handoff_application_resign_current(handoff_application *app,
+                                                   handoff_activity *activity);
+
+/* A new reference to the current activity (release it with
+ * handoff_activity_free), or NULL with HANDOFF_E_NOT_FOUND when there is
+ * none. Any thread. */
+HANDOFF_API handoff_activity *handoff_application_copy_current_activity(
+    const handoff_application *app);
+
+/* ------------------------------------------------------------------------ */
+/* Responders and restoration                                               */
+/* ------------------------------------------------------------------------ */
+
+/* A responder's callbacks; each may be NULL. Both run on the main thread
+ * inside dispatch; `activity` is lent for the call.
+ *  - update_user_activity_state: the activity is being saved; add this
+ *    responder's state (e.g. handoff_activity_add_user_info_entries);
+ *  - restore_user_activity_state: restore this responder's state from a
+ *    continued activity. */
+typedef struct handoff_responder_callbacks {
+    size_t size; /* sizeof(handoff_responder_callbacks): use the _INIT macro */
+    void (*update_user_activity_state)(handoff_responder *responder, handoff_activity *activity,
+                                       void *user_data);
+    void (*restore_user_activity_state)(handoff_responder *responder, handoff_activity *activity,
+                                        void *user_data);
+} handoff_responder_callbacks;
+
+#define HANDOFF_RESPONDER_CALLBACKS_INIT {sizeof(handoff_responder_callbacks), NULL, NULL}
+
+/* Creates a responder registered with `app` (the callbacks struct is
+ * copied). When an activity it holds is saved, responders are asked to
+ * update in the order they were created. `destroy`, if not NULL, is called
+ * with `user_data` when the responder is freed. The caller owns the result.
+ * NULL with HANDOFF_E_INVALID_ARGUMENT (NULL app or callbacks, size too
+ * small); then `destroy` is not called. Any thread. */
+HANDOFF_API handoff_responder *handoff_responder_new(handoff_application *app,
+                                                     const handoff_responder_callbacks *callbacks,
+                                                     void *user_data,
+                                                     void (*destroy)(void *user_data));
+
+/* Unregisters and releases a responder. NULL is ignored. Not from inside
+ * one of its own callbacks. */
+HANDOFF_API void handoff_responder_free(handoff_responder *responder);
+
+/* Sets the activity this responder contributes to (NULL: none). Several
+ * responders may share one; a responder may switch. The responder keeps a
+ * reference. HANDOFF_E_INVALID_ARGUMENT for a NULL responder. Any thread. */
+HANDOFF_API int handoff_responder_set_user_activity(handoff_responder *responder,
+                                                    handoff_activity *activity);
+
+/* A new reference to the responder's activity (release it with
+ * handoff_activity_free), or NULL with HANDOFF_E_NOT_FOUND when it has
+ * none. Any thread. */
+HANDOFF_API handoff_activity *handoff_responder_copy_user_activity(
+    const handoff_responder *responder);
+
+/* Calls restore_user_activity_state on each of `count` responders, in
+ * order, with the continued activity. At most once per handler, on the
+ * application's main thread (inside or outside dispatch). Returns
+ * HANDOFF_OK; HANDOFF_E_WRONG_THREAD off the main thread or
+ * HANDOFF_E_INVALID_STATE on a second call (then nothing is called);
+ * HANDOFF_E_INVALID_ARGUMENT for a NULL handler, or NULL responders with
+ * count > 0, or a NULL element. */
+HANDOFF_API int handoff_restoration_handler_restore(handoff_restoration_handler *handler,
+                                                    handoff_responder *const *responders,
+                                                    size_t count);
+
+/* Releases a restoration handler, used or not. NULL is ignored. Any thread. */
+HANDOFF_API void handoff_restoration_handler_free(handoff_restoration_handler *handler);
 
 /* ------------------------------------------------------------------------ */
 /* Manifests: what an app declares                                          */
