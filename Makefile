@@ -25,7 +25,7 @@ LINK_HANDOFF    := -L$(LIBDIR) -lhandoff -Wl,-rpath,$(abspath $(LIBDIR))
 
 SWIFT_SOURCES := $(shell find Sources -type f) Package.swift
 
-.PHONY: all lib test test-swift test-c test-abi test-valgrind test-python demo clean
+.PHONY: all lib test test-swift test-tsan test-c test-abi test-valgrind test-python demo clean
 
 all: lib
 
@@ -46,34 +46,43 @@ $(INCDIR)/handoff.h: include/handoff.h
 
 # ---------------------------------------------------------------- tests
 
-test: lib test-abi test-c test-valgrind test-python test-swift
+test: lib test-abi test-c test-valgrind test-python test-swift test-tsan
 
 test-swift:
 	$(SWIFT) test
 
+# The runtime's tests again under ThreadSanitizer (own build folder).
+test-tsan:
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter HandoffRuntimeTests
+
 test-abi: lib
 	sh Tests/abi/check_abi.sh $(LIB) include/handoff.h
 
-$(BINDIR)/test_model: Tests/c/test_model.c Tests/c/check.h $(LIB) $(INCDIR)/handoff.h
+$(BINDIR)/test_%: Tests/c/test_%.c Tests/c/check.h $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)
-	$(CC) $(CFLAGS_STRICT) -I$(INCDIR) -o $@ $< $(LINK_HANDOFF) -lm
+	$(CC) $(CFLAGS_STRICT) -D_POSIX_C_SOURCE=200809L -I$(INCDIR) -o $@ $< $(LINK_HANDOFF) -lm -lpthread
 
 # The header must compile as C++ too.
 $(BINDIR)/header_cxx: Tests/c/header_cxx.cpp $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)
 	$(CXX) $(CXXFLAGS_STRICT) -I$(INCDIR) -o $@ $< $(LINK_HANDOFF)
 
-test-c: $(BINDIR)/test_model $(BINDIR)/header_cxx
+C_TESTS := $(BINDIR)/test_model $(BINDIR)/test_runtime
+
+test-c: $(C_TESTS) $(BINDIR)/header_cxx
 	$(BINDIR)/header_cxx
 	$(BINDIR)/test_model
+	$(BINDIR)/test_runtime
 
 # The C tests again under valgrind, in one process: no invalid access and
 # no definite leak through the C ABI. (The Swift runtime's one-time caches
 # show as "possibly lost", so only definite leaks count.)
-test-valgrind: $(BINDIR)/test_model
+test-valgrind: $(C_TESTS)
 	@if command -v valgrind >/dev/null; then \
-	  CHECK_NOFORK=1 valgrind -q --error-exitcode=1 --leak-check=full \
-	    --errors-for-leak-kinds=definite --show-possibly-lost=no $(BINDIR)/test_model; \
+	  for t in $(C_TESTS); do \
+	    CHECK_NOFORK=1 valgrind -q --error-exitcode=1 --leak-check=full \
+	      --errors-for-leak-kinds=definite --show-possibly-lost=no $$t || exit 1; \
+	  done; \
 	else echo "valgrind not installed: skipping test-valgrind"; fi
 
 test-python: lib
@@ -85,8 +94,13 @@ $(BINDIR)/roundtrip: examples/c/roundtrip.c $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS_STRICT) -I$(INCDIR) -o $@ $< $(LINK_HANDOFF)
 
-demo: $(BINDIR)/roundtrip
-	$(BINDIR)/roundtrip
+$(BINDIR)/mapoff: examples/c/mapoff.c $(LIB) $(INCDIR)/handoff.h
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS_STRICT) -D_POSIX_C_SOURCE=200809L -I$(INCDIR) -o $@ $< $(LINK_HANDOFF)
+
+# A real handoff between two processes on this machine (loopback).
+demo: $(BINDIR)/mapoff $(BINDIR)/roundtrip
+	sh examples/c/run-demo.sh $(BINDIR)/mapoff
 
 clean:
-	rm -rf $(BUILD) .build
+	rm -rf $(BUILD) .build .build-tsan

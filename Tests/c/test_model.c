@@ -235,12 +235,14 @@ static void test_status_strings(void) {
         HANDOFF_E_MISSING_REQUIRED_KEY,
         HANDOFF_E_INVALID_STATE,
         HANDOFF_E_WRONG_THREAD,
+        HANDOFF_E_TIMED_OUT,
+        HANDOFF_E_PERMISSION,
         HANDOFF_E_HANDOFF_FAILED,
         HANDOFF_E_CONNECTION_UNAVAILABLE,
         HANDOFF_E_REMOTE_APPLICATION_TIMED_OUT,
         HANDOFF_E_USER_INFO_TOO_LARGE,
     };
-    static const int unknown[] = {-1, 10, 11, 100, 4607, 4612, 4700, 4863, 4864, 65536,
+    static const int unknown[] = {-1, 12, 99, 100, 4607, 4612, 4700, 4863, 4864, 65536,
                                   2147483647, -2147483647 - 1};
     size_t i, j;
     for (i = 0; i < ARRAY_COUNT(known); i++) {

@@ -1,3 +1,5 @@
+import CHandoffHeader
+import FoundationEssentials
 import HandoffModel
 import HandoffRuntime
 
@@ -11,7 +13,7 @@ private func activity(_ p: OpaquePointer?) throws(HandoffError) -> UserActivity 
     Handle.object(try CArgument.handle(p, "activity"), as: ActivityBox.self).activity
 }
 
-@c public func handoff_application_new(_ manifest: OpaquePointer?, _ delegate: UnsafeRawPointer?,
+@c @implementation public func handoff_application_new(_ manifest: OpaquePointer?, _ delegate: UnsafePointer<handoff_application_delegate>?,
                                        _ userData: UnsafeMutableRawPointer?,
                                        _ destroy: UserData.Destroy?) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
@@ -27,25 +29,25 @@ private func activity(_ p: OpaquePointer?) throws(HandoffError) -> UserActivity 
     }
 }
 
-@c public func handoff_application_free(_ app: OpaquePointer?) {
+@c @implementation public func handoff_application_free(_ app: OpaquePointer?) {
     Handle.release(app, as: Application.self)
 }
 
-@c public func handoff_application_get_fd(_ app: OpaquePointer?) -> Int32 {
+@c @implementation public func handoff_application_get_fd(_ app: OpaquePointer?) -> Int32 {
     guard let app else { return -1 }
     return Handle.object(app, as: Application.self).queue.fd
 }
 
-@c public func handoff_application_next_timeout(_ app: OpaquePointer?) -> Int32 {
+@c @implementation public func handoff_application_next_timeout(_ app: OpaquePointer?) -> Int32 {
     guard let app else { return -1 }
     return Handle.object(app, as: Application.self).queue.nextTimeoutMilliseconds
 }
 
-@c public func handoff_application_dispatch(_ a: OpaquePointer?) -> Int32 {
+@c @implementation public func handoff_application_dispatch(_ a: OpaquePointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in try app(a).queue.dispatch() }
 }
 
-@c public func handoff_application_run(_ a: OpaquePointer?, _ timeoutMilliseconds: Int32) -> Int32 {
+@c @implementation public func handoff_application_run(_ a: OpaquePointer?, _ timeoutMilliseconds: Int32) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         guard try app(a).queue.run(timeoutMilliseconds: timeoutMilliseconds) else {
             throw HandoffError(.timedOut, "handoff_application_run: \(timeoutMilliseconds) ms passed without handoff_application_stop")
@@ -53,19 +55,19 @@ private func activity(_ p: OpaquePointer?) throws(HandoffError) -> UserActivity 
     }
 }
 
-@c public func handoff_application_stop(_ a: OpaquePointer?) -> Int32 {
+@c @implementation public func handoff_application_stop(_ a: OpaquePointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in try app(a).queue.stop() }
 }
 
-@c public func handoff_application_become_current(_ a: OpaquePointer?, _ act: OpaquePointer?) -> Int32 {
+@c @implementation public func handoff_application_become_current(_ a: OpaquePointer?, _ act: OpaquePointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in try app(a).becomeCurrent(try activity(act)) }
 }
 
-@c public func handoff_application_resign_current(_ a: OpaquePointer?, _ act: OpaquePointer?) -> Int32 {
+@c @implementation public func handoff_application_resign_current(_ a: OpaquePointer?, _ act: OpaquePointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in try app(a).resignCurrent(try activity(act)) }
 }
 
-@c public func handoff_application_copy_current_activity(_ a: OpaquePointer?) -> OpaquePointer? {
+@c @implementation public func handoff_application_copy_current_activity(_ a: OpaquePointer?) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
         guard let current = try app(a).currentActivity else {
             throw HandoffError(.notFound, "the application has no current activity")
@@ -74,18 +76,29 @@ private func activity(_ p: OpaquePointer?) throws(HandoffError) -> UserActivity 
     }
 }
 
+@c @implementation public func handoff_application_continue(_ a: OpaquePointer?, _ activityID: UnsafePointer<CChar>?) -> Int32 {
+    Thunk.status { () throws(HandoffError) in
+        let application = try app(a)
+        let text = try CArgument.string(activityID, "activity_id")
+        guard let id = UUID(uuidString: text) else {
+            throw HandoffError(.invalidValue, "\"\(text)\" is not an activity id; pass handoff_remote_activity_get_id's string")
+        }
+        try application.continueActivity(id: id)
+    }
+}
+
 // MARK: Activity life
 
-@c public func handoff_activity_invalidate(_ act: OpaquePointer?) -> Int32 {
+@c @implementation public func handoff_activity_invalidate(_ act: OpaquePointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in try activity(act).invalidate() }
 }
 
-@c public func handoff_activity_is_invalidated(_ act: OpaquePointer?) -> Int32 {
+@c @implementation public func handoff_activity_is_invalidated(_ act: OpaquePointer?) -> Int32 {
     guard let act else { return 0 }
     return Handle.object(act, as: ActivityBox.self).activity.isInvalidated ? 1 : 0
 }
 
-@c public func handoff_activity_set_delegate(_ act: OpaquePointer?, _ delegate: UnsafeRawPointer?,
+@c @implementation public func handoff_activity_set_delegate(_ act: OpaquePointer?, _ delegate: UnsafePointer<handoff_activity_delegate>?,
                                              _ userData: UnsafeMutableRawPointer?,
                                              _ destroy: UserData.Destroy?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
@@ -106,7 +119,7 @@ private func activity(_ p: OpaquePointer?) throws(HandoffError) -> UserActivity 
 
 // MARK: Responders and restoration
 
-@c public func handoff_responder_new(_ a: OpaquePointer?, _ callbacks: UnsafeRawPointer?,
+@c @implementation public func handoff_responder_new(_ a: OpaquePointer?, _ callbacks: UnsafePointer<handoff_responder_callbacks>?,
                                      _ userData: UnsafeMutableRawPointer?,
                                      _ destroy: UserData.Destroy?) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
@@ -125,21 +138,22 @@ private func activity(_ p: OpaquePointer?) throws(HandoffError) -> UserActivity 
     }
 }
 
-@c public func handoff_responder_free(_ r: OpaquePointer?) {
+@c @implementation public func handoff_responder_free(_ r: OpaquePointer?) {
     guard let r else { return }
     let responder = Handle.object(r, as: CResponder.self)
     responder.application?.removeResponder(responder)
+    responder.close()
     Handle.release(r, as: CResponder.self)
 }
 
-@c public func handoff_responder_set_user_activity(_ r: OpaquePointer?, _ act: OpaquePointer?) -> Int32 {
+@c @implementation public func handoff_responder_set_user_activity(_ r: OpaquePointer?, _ act: OpaquePointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         let responder = Handle.object(try CArgument.handle(r, "responder"), as: CResponder.self)
         responder.userActivity = act.map { Handle.object($0, as: ActivityBox.self).activity }
     }
 }
 
-@c public func handoff_responder_copy_user_activity(_ r: OpaquePointer?) -> OpaquePointer? {
+@c @implementation public func handoff_responder_copy_user_activity(_ r: OpaquePointer?) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
         let responder = Handle.object(try CArgument.handle(r, "responder"), as: CResponder.self)
         guard let a = responder.userActivity else {
@@ -149,7 +163,7 @@ private func activity(_ p: OpaquePointer?) throws(HandoffError) -> UserActivity 
     }
 }
 
-@c public func handoff_restoration_handler_restore(_ h: OpaquePointer?,
+@c @implementation public func handoff_restoration_handler_restore(_ h: OpaquePointer?,
                                                    _ responders: UnsafePointer<OpaquePointer?>?,
                                                    _ count: Int) -> Int32 {
     Thunk.status { () throws(HandoffError) in
@@ -166,6 +180,6 @@ private func activity(_ p: OpaquePointer?) throws(HandoffError) -> UserActivity 
     }
 }
 
-@c public func handoff_restoration_handler_free(_ h: OpaquePointer?) {
+@c @implementation public func handoff_restoration_handler_free(_ h: OpaquePointer?) {
     Handle.release(h, as: RestorationHandler.self)
 }

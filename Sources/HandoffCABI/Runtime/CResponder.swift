@@ -1,3 +1,4 @@
+import CHandoffHeader
 import HandoffModel
 import HandoffRuntime
 
@@ -5,25 +6,33 @@ import HandoffRuntime
 /// behind a `handoff_responder *`.
 final class CResponder: Responder, @unchecked Sendable {
     // @unchecked: callbacks are immutable; Responder guards its own state.
-    typealias Callback = @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void
+    private let callbacks: handoff_responder_callbacks
+    /// Dropped by `close()`: the host's destroy runs then, and no callback
+    /// runs after it, even if a save in progress still holds the object.
+    private let userData: Locked<UserData?>
 
-    private let update: Callback?
-    private let restore: Callback?
-    private let userData: UserData
-
-    init(_ callbacks: UnsafeRawPointer, _ userData: UserData) throws(HandoffError) {
+    init(_ callbacks: UnsafePointer<handoff_responder_callbacks>, _ userData: UserData) throws(HandoffError) {
         let s = try CStruct(callbacks, "handoff_responder_callbacks")
-        update = s.field(0, as: Callback?.self)
-        restore = s.field(1, as: Callback?.self)
-        self.userData = userData
+        var c = handoff_responder_callbacks()
+        c.update_user_activity_state = s.field(\.update_user_activity_state) ?? nil
+        c.restore_user_activity_state = s.field(\.restore_user_activity_state) ?? nil
+        self.callbacks = c
+        self.userData = Locked(userData)
     }
 
-    override func updateUserActivityState(_ activity: UserActivity) { call(update, activity) }
-    override func restoreUserActivityState(_ activity: UserActivity) { call(restore, activity) }
+    /// What handoff_responder_free does before releasing the handle.
+    func close() {
+        let data = userData.withLock { d in defer { d = nil }; return d }
+        withExtendedLifetime(data) {}  // destroy runs here, outside the lock
+    }
 
-    private func call(_ callback: Callback?, _ activity: UserActivity) {
-        guard let callback else { return }
+    override func updateUserActivityState(_ activity: UserActivity) { call(callbacks.update_user_activity_state, activity) }
+    override func restoreUserActivityState(_ activity: UserActivity) { call(callbacks.restore_user_activity_state, activity) }
+
+    private func call(_ callback: (@convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void)?,
+                      _ activity: UserActivity) {
+        guard let callback, let data = userData.withLock({ $0 }) else { return }
         let box = ActivityBox.handle(for: activity)
-        withExtendedLifetime(box) { callback(Handle.unretained(self), Handle.unretained(box), userData.pointer) }
+        withExtendedLifetime((box, data)) { callback(Handle.unretained(self), Handle.unretained(box), data.pointer) }
     }
 }

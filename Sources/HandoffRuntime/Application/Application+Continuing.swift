@@ -1,3 +1,4 @@
+import FoundationEssentials
 import HandoffModel
 import Synchronization
 
@@ -11,7 +12,27 @@ extension Application {
         queue.post { [weak self] in self?.beginContinuing(remote) }
     }
 
+    /// Continues the activity `activityID` that another device offers, as
+    /// last reported to the delegate. Any thread.
+    /// - Throws: `.notFound` when no device offers it (any more).
+    public func continueActivity(id activityID: UUID) throws(HandoffError) {
+        guard let remote = state.withLock({ $0.available[activityID] }) else {
+            throw HandoffError(.notFound, "no other device offers activity \(activityID.uuidString) (any more)")
+        }
+        continueActivity(remote)
+    }
+
+    /// The activities other devices offer now, oldest first.
+    public var availableActivities: [RemoteActivity] {
+        state.withLock { $0.available.values.sorted { $0.firstSeen < $1.firstSeen } }
+    }
+
     private func beginContinuing(_ remote: RemoteActivity) {
+        if remote.isWebOnly {
+            // No app here can continue it: the browser does (Apple: Safari).
+            if let url = remote.webpageURL { delegate.application(self, openWebpage: url, for: remote) }
+            return
+        }
         _ = delegate.application(self, willContinueUserActivityWithType: remote.activityType)
         guard let continuity else {
             failContinuing(remote, HandoffError(.connectionUnavailable, "no continuity service is running, so no other device can be reached"))

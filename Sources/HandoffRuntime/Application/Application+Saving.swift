@@ -14,6 +14,8 @@ extension Application {
     /// delegate's `didUpdate`. Main thread, no lock held.
     func performSave(_ activity: UserActivity) {
         for responder in responders(of: activity) {
+            // A callback may have removed (or re-pointed) a later responder.
+            guard responder.application === self, responder.userActivity === activity else { continue }
             responder.updateUserActivityState(activity)
         }
         activity.delegate?.userActivityWillSave(activity)

@@ -30,6 +30,23 @@ extension Application: ContinuityEndpoint {
         }
     }
 
+    public func remoteActivityChanged(_ change: RemoteActivityChange) {
+        state.withLock { s in
+            switch change {
+            case .available(let r), .updated(let r): s.available[r.activityID] = r
+            case .withdrawn(let r): s.available[r.activityID] = nil
+            }
+        }
+        queue.post { [weak self] in
+            guard let self else { return }
+            switch change {
+            case .available(let r): self.delegate.application(self, remoteActivityBecameAvailable: r)
+            case .updated(let r): self.delegate.application(self, remoteActivityWasUpdated: r)
+            case .withdrawn(let r): self.delegate.application(self, remoteActivityWasWithdrawn: r)
+            }
+        }
+    }
+
     public func activityWasContinued(_ activityID: UUID) {
         queue.post { [weak self] in
             guard let self else { return }

@@ -12,10 +12,12 @@ public final class Application: @unchecked Sendable {
     /// Host callbacks wait here; poll `queue.fd`, call `queue.dispatch()`.
     public let queue: HostQueue
     let delegate: any ApplicationDelegate
-    let continuity: (any ContinuityService)?
     let state = Locked(State())
 
     struct State: @unchecked Sendable {
+        var continuity: (any ContinuityService)?
+        /// What other devices offer, as last told to the delegate.
+        var available: [UUID: RemoteActivity] = [:]
         var current: UserActivity?
         var expiryTimer: HostQueue.TimerID?
         var advertised: Advertisement?
@@ -42,12 +44,29 @@ public final class Application: @unchecked Sendable {
         self.manifest = manifest
         self.delegate = delegate
         self.queue = try HostQueue()
-        self.continuity = continuity
-        continuity?.attach(self)
+        if let continuity { try start(continuity) }
     }
 
     deinit {
         continuity?.detach()
+    }
+
+    /// The continuity service, once started.
+    var continuity: (any ContinuityService)? { state.withLock { $0.continuity } }
+
+    /// Starts talking to other devices through `service`: attaches it and
+    /// advertises the current activity, if any. Once per application.
+    /// - Throws: `.invalidState` when a service was already started.
+    public func start(_ service: any ContinuityService) throws(HandoffError) {
+        try state.withLock { (s) throws(HandoffError) in
+            guard s.continuity == nil else {
+                throw HandoffError(.invalidState, "continuity is already started for this application")
+            }
+            s.continuity = service
+            s.advertised = nil
+        }
+        service.attach(self)
+        readvertise()
     }
 
     // MARK: The current activity

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import HandoffModel
 
 /// The application's Handoff callbacks (Apple: UIApplicationDelegate /
@@ -22,6 +23,18 @@ public protocol ApplicationDelegate: AnyObject {
 
     /// An activity the app holds was updated by a save.
     func application(_ application: Application, didUpdate userActivity: UserActivity)
+
+    /// Another device of the account offers an activity this app can
+    /// continue (or, when `isWebOnly`, open as a web page): show it.
+    func application(_ application: Application, remoteActivityBecameAvailable remote: RemoteActivity)
+    /// Its title or other details changed.
+    func application(_ application: Application, remoteActivityWasUpdated remote: RemoteActivity)
+    /// It is no longer offered.
+    func application(_ application: Application, remoteActivityWasWithdrawn remote: RemoteActivity)
+
+    /// The person continued a web-only activity: open its page. The default
+    /// runs `xdg-open URL` when xdg-open is installed.
+    func application(_ application: Application, openWebpage url: URL, for remote: RemoteActivity)
 }
 
 extension ApplicationDelegate {
@@ -31,4 +44,10 @@ extension ApplicationDelegate {
     public func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
                             error: HandoffError) {}
     public func application(_ application: Application, didUpdate userActivity: UserActivity) {}
+    public func application(_ application: Application, remoteActivityBecameAvailable remote: RemoteActivity) {}
+    public func application(_ application: Application, remoteActivityWasUpdated remote: RemoteActivity) {}
+    public func application(_ application: Application, remoteActivityWasWithdrawn remote: RemoteActivity) {}
+    public func application(_ application: Application, openWebpage url: URL, for remote: RemoteActivity) {
+        WebFallback.open(url)
+    }
 }

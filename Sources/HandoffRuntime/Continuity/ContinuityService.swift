@@ -21,6 +21,11 @@ public protocol ContinuityService: AnyObject, Sendable {
 
 /// The application side, as the continuity layer sees it.
 public protocol ContinuityEndpoint: AnyObject, Sendable {
+    /// What this app declares: the receiving side offers only activities
+    /// of its team and declared types (others only for their web page).
+    var manifest: Manifest { get }
+    /// An activity another device offers appeared, changed or went away.
+    func remoteActivityChanged(_ change: RemoteActivityChange)
     /// Another device asks for the activity `activityID`. The application
     /// runs the pending save on its main thread, then `reply` runs exactly
     /// once, on any thread, with the payload or a user-activity error. A
@@ -64,9 +69,15 @@ public struct RemoteActivity: Sendable, Hashable {
     public var title: String?
     public var webpageURL: URL?
     public var supportsContinuationStreams: Bool
+    /// No app here can continue it (another team, an undeclared type), but
+    /// it has a web page: continuing it opens that page instead.
+    public var isWebOnly: Bool
+    /// When this device first saw it offered.
+    public var firstSeen: Date
 
     public init(deviceID: String, deviceName: String, activityID: UUID, activityType: String,
-                title: String? = nil, webpageURL: URL? = nil, supportsContinuationStreams: Bool = false) {
+                title: String? = nil, webpageURL: URL? = nil, supportsContinuationStreams: Bool = false,
+                isWebOnly: Bool = false, firstSeen: Date = Date()) {
         self.deviceID = deviceID
         self.deviceName = deviceName
         self.activityID = activityID
@@ -74,5 +85,23 @@ public struct RemoteActivity: Sendable, Hashable {
         self.title = title
         self.webpageURL = webpageURL
         self.supportsContinuationStreams = supportsContinuationStreams
+        self.isWebOnly = isWebOnly
+        self.firstSeen = firstSeen
+    }
+
+    /// Seconds since this device first saw it offered.
+    public var age: Double { max(0, Date().timeIntervalSince(firstSeen)) }
+}
+
+/// What changed among the activities other devices offer.
+public enum RemoteActivityChange: Sendable, Equatable {
+    case available(RemoteActivity)
+    case updated(RemoteActivity)
+    case withdrawn(RemoteActivity)
+
+    public var remote: RemoteActivity {
+        switch self {
+        case .available(let r), .updated(let r), .withdrawn(let r): r
+        }
     }
 }

@@ -13,6 +13,9 @@ public final class HostQueue: Sendable {
     public struct TimerID: Hashable, Sendable { let raw: UInt64 }
 
     private let wakeup: WakeupDescriptor
+    /// Wakes a blocked `run` for `stop` without queueing anything, so the
+    /// public fd keeps meaning "work is pending".
+    private let stopSignal: Int32
     private let owner: pthread_t
     private let state = Locked(State())
 
@@ -33,8 +36,14 @@ public final class HostQueue: Sendable {
     /// Makes a queue owned by the calling thread.
     public init() throws(HandoffError) {
         wakeup = try WakeupDescriptor()
+        stopSignal = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        guard stopSignal >= 0 else {
+            throw HandoffError(.io, "cannot create an eventfd: \(String(cString: strerror(errno)))")
+        }
         owner = pthread_self()
     }
+
+    deinit { close(stopSignal) }
 
     /// The pollable descriptor. Owned by the queue: never close it.
     public var fd: Int32 { wakeup.fd }
@@ -127,7 +136,11 @@ public final class HostQueue: Sendable {
         let end: UInt64? = timeoutMilliseconds < 0 ? nil : Monotonic.after(seconds: Double(timeoutMilliseconds) / 1000)
         while true {
             try dispatch()
-            if state.withLock({ s in defer { s.stopRequested = false }; return s.stopRequested }) { return true }
+            if state.withLock({ s in defer { s.stopRequested = false }; return s.stopRequested }) {
+                var value: UInt64 = 0
+                _ = read(stopSignal, &value, 8)
+                return true
+            }
             var wait = nextTimeoutMilliseconds
             if let end {
                 let now = Monotonic.now()
@@ -135,13 +148,14 @@ public final class HostQueue: Sendable {
                 let left = Int32(clamping: (end - now + 999_999) / 1_000_000)
                 wait = wait < 0 ? left : min(wait, left)
             }
-            wakeup.wait(milliseconds: wait)
+            wakeup.wait(milliseconds: wait, orUntilReadable: stopSignal)
         }
     }
 
     /// Ends a running (or the next) `run`. Any thread.
     public func stop() {
         state.withLock { $0.stopRequested = true }
-        post {}
+        var one: UInt64 = 1
+        _ = write(stopSignal, &one, 8)
     }
 }

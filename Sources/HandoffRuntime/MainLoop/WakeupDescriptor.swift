@@ -70,9 +70,11 @@ final class WakeupDescriptor: Sendable {
         _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
     }
 
-    /// Waits until the fd is readable or `milliseconds` pass (-1: forever).
-    func wait(milliseconds: Int32) {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        _ = poll(&p, 1, milliseconds)
+    /// Waits until the fd or `extra` is readable, or `milliseconds` pass
+    /// (-1: forever).
+    func wait(milliseconds: Int32, orUntilReadable extra: Int32) {
+        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: extra, events: Int16(POLLIN), revents: 0)]
+        _ = poll(&fds, 2, milliseconds)
     }
 }
