@@ -4,8 +4,9 @@
 // shared library whose core is Swift. See README.md and docs/.
 //
 // Layers are separate targets so the compiler keeps them one-way
-// (DESIGN.md §2): HandoffModel <- HandoffRuntime <- HandoffCABI (and,
-// later, Continuity beside the runtime). No package dependencies: TLS and crypto come from
+// (DESIGN.md §2): HandoffModel <- HandoffRuntime <- HandoffContinuity <-
+// HandoffCABI. The runtime sees continuity only through its
+// ContinuityService protocol. No package dependencies: TLS and crypto come from
 // the system's OpenSSL 3 through the COpenSSL system-library target.
 
 import Foundation
@@ -39,16 +40,23 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .target(name: "CLinux"),
+        .systemLibrary(name: "CHandoffHeader"),
         .target(name: "HandoffModel"),
         .target(name: "HandoffRuntime", dependencies: ["HandoffModel", "CLinux"]),
+        .target(name: "HandoffContinuity", dependencies: ["HandoffModel", "HandoffRuntime", "COpenSSL", "CLinux"]),
         .target(
             name: "HandoffCABI",
-            dependencies: ["HandoffModel", "HandoffRuntime"],
+            dependencies: ["CHandoffHeader", "HandoffModel", "HandoffRuntime", "HandoffContinuity"],
             exclude: ["exports.map"],
-            swiftSettings: [.unsafeFlags(["-static-stdlib"])],
+            swiftSettings: [
+                // `@c @implementation`: each thunk is checked against handoff.h.
+                .enableExperimentalFeature("CImplementation"),
+                .unsafeFlags(["-static-stdlib"]),
+            ],
             linkerSettings: [.unsafeFlags(sharedLibraryLinkerFlags)]
         ),
         .testTarget(name: "HandoffModelTests", dependencies: ["HandoffModel"]),
         .testTarget(name: "HandoffRuntimeTests", dependencies: ["HandoffRuntime"]),
+        .testTarget(name: "HandoffContinuityTests", dependencies: ["HandoffContinuity"]),
     ]
 )

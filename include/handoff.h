@@ -96,6 +96,9 @@ typedef enum handoff_status {
     HANDOFF_E_WRONG_THREAD = 9,
     /* A wait ran out of time. */
     HANDOFF_E_TIMED_OUT = 10,
+    /* A file's permissions are unsafe (a key readable by others) or forbid
+     * the access. */
+    HANDOFF_E_PERMISSION = 11,
 
     /* Apple: NSUserActivityHandoffFailedError. */
     HANDOFF_E_HANDOFF_FAILED = 4608,
@@ -460,6 +463,55 @@ HANDOFF_API int handoff_activity_set_delegate(handoff_activity *activity,
                                               void *user_data, void (*destroy)(void *user_data));
 
 /* ------------------------------------------------------------------------ */
+/* Manifests: what an app declares                                          */
+/* ------------------------------------------------------------------------ */
+
+/* An app's bundle identifier, team identifier (only apps of one team
+ * continue each other's activities) and the activity types it can continue
+ * (Apple: NSUserActivityTypes). */
+typedef struct handoff_manifest handoff_manifest;
+
+/* A new manifest with no declared types; the caller owns it. NULL with
+ * HANDOFF_E_INVALID_ARGUMENT for NULL or HANDOFF_E_INVALID_VALUE when the
+ * bundle identifier is not reverse-DNS or the team identifier is not 1 to 32
+ * ASCII letters and digits. */
+HANDOFF_API handoff_manifest *handoff_manifest_new(const char *bundle_identifier,
+                                                   const char *team_identifier);
+
+/* Loads a manifest from an Info.plist file, XML or binary: CFBundleIdentifier,
+ * NSUserActivityTypes, and the team from HandoffTeamIdentifier (else
+ * AppIdentifierPrefix without its trailing dot). The caller owns the result.
+ * NULL with HANDOFF_E_IO (unreadable file) or HANDOFF_E_MALFORMED_DATA (not
+ * a property list, or a required key missing or of the wrong type). */
+HANDOFF_API handoff_manifest *handoff_manifest_load(const char *path);
+
+/* As handoff_manifest_load, from the bytes of an Info.plist in memory. */
+HANDOFF_API handoff_manifest *handoff_manifest_load_data(const void *bytes, size_t length);
+
+/* Releases a manifest. NULL is ignored. */
+HANDOFF_API void handoff_manifest_free(handoff_manifest *manifest);
+
+/* Declares an activity type the app can continue; declaring one twice is
+ * harmless. HANDOFF_E_INVALID_VALUE when it is not reverse-DNS. */
+HANDOFF_API int handoff_manifest_declare_activity_type(handoff_manifest *manifest,
+                                                       const char *activity_type);
+
+/* 1 when the manifest declares the type, else 0 (also for NULL). */
+HANDOFF_API int handoff_manifest_declares(const handoff_manifest *manifest,
+                                          const char *activity_type);
+
+/* Identifiers, borrowed until the manifest is freed; NULL for NULL. */
+HANDOFF_API const char *handoff_manifest_get_bundle_identifier(const handoff_manifest *manifest);
+HANDOFF_API const char *handoff_manifest_get_team_identifier(const handoff_manifest *manifest);
+
+/* The declared types in declaration order: the count, and the type at an
+ * index (NULL when out of range), borrowed until the manifest is changed or
+ * freed. */
+HANDOFF_API size_t handoff_manifest_activity_type_count(const handoff_manifest *manifest);
+HANDOFF_API const char *handoff_manifest_activity_type_at(const handoff_manifest *manifest,
+                                                          size_t index);
+
+/* ------------------------------------------------------------------------ */
 /* Applications: the app's side of Handoff, and its main loop               */
 /* ------------------------------------------------------------------------ */
 
@@ -488,6 +540,10 @@ typedef struct handoff_responder handoff_responder;
 /* Hands a continued activity to the responders that restore it. */
 typedef struct handoff_restoration_handler handoff_restoration_handler;
 
+/* An activity another device of the account offers, lent to the
+ * availability callbacks (see handoff_application_delegate). */
+typedef struct handoff_remote_activity handoff_remote_activity;
+
 /* The application's Handoff callbacks; each may be NULL. All run inside
  * handoff_application_dispatch on the main thread. Strings and handles
  * passed in are lent for the call. For each will_continue, exactly one of
@@ -503,7 +559,14 @@ typedef struct handoff_restoration_handler handoff_restoration_handler;
  *    continued. NULL: 0, and the handler is released for you.
  *  - did_fail_to_continue: the activity could not be continued; `error` is
  *    one of 4608..4611 and `message` says why.
- *  - did_update: a save updated an activity the app holds. */
+ *  - did_update: a save updated an activity the app holds.
+ *  - activity_available / activity_updated / activity_withdrawn: another
+ *    device of the account offers an activity this app can continue (or,
+ *    when handoff_remote_activity_is_web_only, open as a web page), its
+ *    details changed, or it is gone: show or hide a Handoff indicator, and
+ *    continue it with handoff_application_continue.
+ *  - open_webpage: the person continued a web-only activity. NULL: the
+ *    library runs `xdg-open URL` when xdg-open is installed. */
 typedef struct handoff_application_delegate {
     size_t size; /* sizeof(handoff_application_delegate): use the _INIT macro */
     int (*will_continue)(handoff_application *app, const char *activity_type, void *user_data);
@@ -512,10 +575,18 @@ typedef struct handoff_application_delegate {
     void (*did_fail_to_continue)(handoff_application *app, const char *activity_type, int error,
                                  const char *message, void *user_data);
     void (*did_update)(handoff_application *app, handoff_activity *activity, void *user_data);
+    void (*activity_available)(handoff_application *app, const handoff_remote_activity *remote,
+                               void *user_data);
+    void (*activity_updated)(handoff_application *app, const handoff_remote_activity *remote,
+                             void *user_data);
+    void (*activity_withdrawn)(handoff_application *app, const handoff_remote_activity *remote,
+                               void *user_data);
+    void (*open_webpage)(handoff_application *app, const char *url,
+                         const handoff_remote_activity *remote, void *user_data);
 } handoff_application_delegate;
 
 #define HANDOFF_APPLICATION_DELEGATE_INIT \
-    {sizeof(handoff_application_delegate), NULL, NULL, NULL, NULL}
+    {sizeof(handoff_application_delegate), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
 
 /* Creates the application on the calling thread, which becomes its main
  * thread. The manifest is copied; the delegate struct is copied (NULL: no
@@ -523,8 +594,8 @@ typedef struct handoff_application_delegate {
  * application is freed. The caller owns the result. NULL with
  * HANDOFF_E_INVALID_ARGUMENT (NULL manifest, delegate size too small) or
  * HANDOFF_E_IO (no file descriptors left); then `destroy` is not called.
- * Until the continuity layer is started, continuing any activity fails with
- * HANDOFF_E_CONNECTION_UNAVAILABLE. */
+ * Until handoff_application_start_continuity, nothing is advertised and
+ * continuing fails with HANDOFF_E_CONNECTION_UNAVAILABLE. */
 HANDOFF_API handoff_application *handoff_application_new(const handoff_manifest *manifest,
                                                          const handoff_application_delegate *delegate,
                                                          void *user_data,
@@ -578,6 +649,134 @@ HANDOFF_API int handoff_application_resign_current(handoff_application *app,
  * none. Any thread. */
 HANDOFF_API handoff_activity *handoff_application_copy_current_activity(
     const handoff_application *app);
+
+/* Continues the activity `activity_id` (handoff_remote_activity_get_id)
+ * that another device offers: will_continue follows at the next dispatch,
+ * then exactly one of continue_activity or did_fail_to_continue; for a
+ * web-only activity, open_webpage instead. HANDOFF_E_NOT_FOUND when no
+ * device offers it (any more); HANDOFF_E_INVALID_VALUE for a malformed id.
+ * Any thread. */
+HANDOFF_API int handoff_application_continue(handoff_application *app, const char *activity_id);
+
+/* ------------------------------------------------------------------------ */
+/* Remote activities: what other devices offer                              */
+/* ------------------------------------------------------------------------ */
+
+/* Readers for a remote activity lent to a callback. Strings are borrowed
+ * for the callback's duration; NULL for an absent optional (title, URL) or
+ * a NULL handle. Any thread that holds the handle, i.e. the main thread. */
+HANDOFF_API const char *handoff_remote_activity_get_id(const handoff_remote_activity *remote);
+HANDOFF_API const char *handoff_remote_activity_get_type(const handoff_remote_activity *remote);
+HANDOFF_API const char *handoff_remote_activity_get_title(const handoff_remote_activity *remote);
+HANDOFF_API const char *handoff_remote_activity_get_webpage_url(
+    const handoff_remote_activity *remote);
+HANDOFF_API const char *handoff_remote_activity_get_device_name(
+    const handoff_remote_activity *remote);
+HANDOFF_API const char *handoff_remote_activity_get_device_id(const handoff_remote_activity *remote);
+/* Seconds since this device first saw the activity offered; 0 for NULL. */
+HANDOFF_API double handoff_remote_activity_get_age(const handoff_remote_activity *remote);
+/* 1 when no app here can continue it but its web page can be opened. */
+HANDOFF_API int handoff_remote_activity_is_web_only(const handoff_remote_activity *remote);
+/* 1 when its app accepts continuation streams. */
+HANDOFF_API int handoff_remote_activity_supports_continuation_streams(
+    const handoff_remote_activity *remote);
+
+/* ------------------------------------------------------------------------ */
+/* Accounts and continuity between devices                                  */
+/* ------------------------------------------------------------------------ */
+
+/* The account a person's devices share (Apple: the iCloud account's Handoff
+ * keys): a 256-bit key from which beacon and channel keys are derived. Only
+ * devices holding the same account see and continue each other's
+ * activities. */
+typedef struct handoff_account handoff_account;
+
+/* A new account with a fresh random key. The caller owns it. */
+HANDOFF_API handoff_account *handoff_account_new(void);
+
+/* The account of a pairing code (handoff_account_copy_pairing_code on
+ * another device). Case, dashes and spaces do not matter; O reads as 0,
+ * I and L as 1. NULL with HANDOFF_E_INVALID_VALUE and a message that says
+ * what is wrong (typo, length, character). */
+HANDOFF_API handoff_account *handoff_account_from_pairing_code(const char *code);
+
+/* The account of a raw 32-byte key, for hosts that keep the key themselves
+ * (and the demo's embedded default). NULL with HANDOFF_E_INVALID_ARGUMENT
+ * unless length is 32. */
+HANDOFF_API handoff_account *handoff_account_from_key(const void *key, size_t length);
+
+/* Loads the account stored in `directory` (NULL: $XDG_CONFIG_HOME/handoff,
+ * else ~/.config/handoff). NULL with HANDOFF_E_NOT_FOUND (no account yet),
+ * HANDOFF_E_PERMISSION (the file is readable by others: chmod 600 it),
+ * HANDOFF_E_MALFORMED_DATA or HANDOFF_E_IO. */
+HANDOFF_API handoff_account *handoff_account_load(const char *directory);
+
+/* Stores the account in `directory` (NULL: as handoff_account_load), in a
+ * file of mode 0600 inside a directory of mode 0700, atomically. */
+HANDOFF_API int handoff_account_save(const handoff_account *account, const char *directory);
+
+/* The pairing code, to type or paste on another device: an owned string,
+ * release it with handoff_free. It is the secret: show it only to the
+ * person. NULL for NULL. */
+HANDOFF_API char *handoff_account_copy_pairing_code(const handoff_account *account);
+
+/* A public fingerprint of the account (16 hex digits) to tell accounts
+ * apart; reveals nothing of the key. Borrowed until the account is freed. */
+HANDOFF_API const char *handoff_account_get_id(const handoff_account *account);
+
+/* Releases an account. NULL is ignored. */
+HANDOFF_API void handoff_account_free(handoff_account *account);
+
+/* A device's role: a full device sends and receives; a send-only one
+ * (Apple: watchOS) offers its activities but is never offered any. */
+typedef enum handoff_device_role {
+    HANDOFF_DEVICE_ROLE_FULL = 0,
+    HANDOFF_DEVICE_ROLE_SEND_ONLY = 1
+} handoff_device_role;
+
+/* How an application reaches the account's other devices. Start from
+ * HANDOFF_CONTINUITY_OPTIONS_INIT; zero fields take the defaults. */
+typedef struct handoff_continuity_options {
+    size_t size; /* sizeof(handoff_continuity_options): use the _INIT macro */
+    /* Required. Copied: the caller may free it afterwards. */
+    const handoff_account *account;
+    /* 32 hex digits identifying this device; NULL: a new random id. */
+    const char *device_id;
+    /* Shown on the other devices; NULL: the host name. */
+    const char *device_name;
+    handoff_device_role role;
+    /* UDP port of the discovery beacons; 0: 52370. Each process on one host
+     * needs its own port to receive unicast beacons. */
+    int beacon_port;
+    /* Non-zero: no multicast, only the unicast peers below. */
+    int disable_multicast;
+    /* Unicast peers that also get every beacon: "host:port" strings, IPv4
+     * ("127.0.0.1:52371") or IPv6 ("[::1]:52371", "[fe80::1%eth0]:52371"). */
+    const char *const *peers;
+    size_t peer_count;
+    /* Address the TLS channel listens on, "host:port"; NULL: "0.0.0.0:0"
+     * (all IPv4 addresses, a free port, announced in the beacons). */
+    const char *channel_address;
+    /* Time the app's main thread has to hand over an activity before the
+     * receiver gets HANDOFF_E_REMOTE_APPLICATION_TIMED_OUT; 0: 5000 ms. */
+    int fetch_timeout_ms;
+    /* Time to connect to and authenticate a device; 0: 3000 ms. */
+    int connect_timeout_ms;
+} handoff_continuity_options;
+
+#define HANDOFF_CONTINUITY_OPTIONS_INIT \
+    {sizeof(handoff_continuity_options), NULL, NULL, NULL, HANDOFF_DEVICE_ROLE_FULL, 0, 0, NULL, 0, NULL, 0, 0}
+
+/* Starts Handoff between devices for `app`: beacons announce its current
+ * activity to the account's other devices, a TLS 1.3 channel answers their
+ * fetches, and what they offer arrives as activity_available callbacks.
+ * Once per application; the library's threads run until the application is
+ * freed. Errors: HANDOFF_E_INVALID_ARGUMENT (no account, bad size, a
+ * malformed peer, address or device id), HANDOFF_E_IO (a socket could not
+ * be opened, e.g. the beacon port is taken), HANDOFF_E_INVALID_STATE
+ * (already started). Any thread. */
+HANDOFF_API int handoff_application_start_continuity(handoff_application *app,
+                                                     const handoff_continuity_options *options);
 
 /* ------------------------------------------------------------------------ */
 /* Responders and restoration                                               */
@@ -639,55 +838,6 @@ HANDOFF_API int handoff_restoration_handler_restore(handoff_restoration_handler 
 
 /* Releases a restoration handler, used or not. NULL is ignored. Any thread. */
 HANDOFF_API void handoff_restoration_handler_free(handoff_restoration_handler *handler);
-
-/* ------------------------------------------------------------------------ */
-/* Manifests: what an app declares                                          */
-/* ------------------------------------------------------------------------ */
-
-/* An app's bundle identifier, team identifier (only apps of one team
- * continue each other's activities) and the activity types it can continue
- * (Apple: NSUserActivityTypes). */
-typedef struct handoff_manifest handoff_manifest;
-
-/* A new manifest with no declared types; the caller owns it. NULL with
- * HANDOFF_E_INVALID_ARGUMENT for NULL or HANDOFF_E_INVALID_VALUE when the
- * bundle identifier is not reverse-DNS or the team identifier is not 1 to 32
- * ASCII letters and digits. */
-HANDOFF_API handoff_manifest *handoff_manifest_new(const char *bundle_identifier,
-                                                   const char *team_identifier);
-
-/* Loads a manifest from an Info.plist file, XML or binary: CFBundleIdentifier,
- * NSUserActivityTypes, and the team from HandoffTeamIdentifier (else
- * AppIdentifierPrefix without its trailing dot). The caller owns the result.
- * NULL with HANDOFF_E_IO (unreadable file) or HANDOFF_E_MALFORMED_DATA (not
- * a property list, or a required key missing or of the wrong type). */
-HANDOFF_API handoff_manifest *handoff_manifest_load(const char *path);
-
-/* As handoff_manifest_load, from the bytes of an Info.plist in memory. */
-HANDOFF_API handoff_manifest *handoff_manifest_load_data(const void *bytes, size_t length);
-
-/* Releases a manifest. NULL is ignored. */
-HANDOFF_API void handoff_manifest_free(handoff_manifest *manifest);
-
-/* Declares an activity type the app can continue; declaring one twice is
- * harmless. HANDOFF_E_INVALID_VALUE when it is not reverse-DNS. */
-HANDOFF_API int handoff_manifest_declare_activity_type(handoff_manifest *manifest,
-                                                       const char *activity_type);
-
-/* 1 when the manifest declares the type, else 0 (also for NULL). */
-HANDOFF_API int handoff_manifest_declares(const handoff_manifest *manifest,
-                                          const char *activity_type);
-
-/* Identifiers, borrowed until the manifest is freed; NULL for NULL. */
-HANDOFF_API const char *handoff_manifest_get_bundle_identifier(const handoff_manifest *manifest);
-HANDOFF_API const char *handoff_manifest_get_team_identifier(const handoff_manifest *manifest);
-
-/* The declared types in declaration order: the count, and the type at an
- * index (NULL when out of range), borrowed until the manifest is changed or
- * freed. */
-HANDOFF_API size_t handoff_manifest_activity_type_count(const handoff_manifest *manifest);
-HANDOFF_API const char *handoff_manifest_activity_type_at(const handoff_manifest *manifest,
-                                                          size_t index);
 
 #ifdef __cplusplus
 } /* extern "C" */

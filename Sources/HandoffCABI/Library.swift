@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CHandoffHeader
 import HandoffModel
 
 // Version, status codes, errors and memory: see include/handoff.h.
@@ -16,26 +17,26 @@ enum LibraryVersion {
     static let string: StaticString = "0.1.0"
 }
 
-@c public func handoff_version_number() -> UInt32 {
+@c @implementation public func handoff_version_number() -> UInt32 {
     LibraryVersion.major * 10000 + LibraryVersion.minor * 100 + LibraryVersion.patch
 }
 
-@c public func handoff_version_string() -> UnsafePointer<CChar> {
+@c @implementation public func handoff_version_string() -> UnsafePointer<CChar>? {
     StaticText.pointer(LibraryVersion.string)
 }
 
-@c public func handoff_status_string(_ status: Int32) -> UnsafePointer<CChar> {
+@c @implementation public func handoff_status_string(_ status: Int32) -> UnsafePointer<CChar>? {
     StaticText.status(status)
 }
 
-@c public func handoff_last_error_message() -> UnsafePointer<CChar> {
+@c @implementation public func handoff_last_error_message() -> UnsafePointer<CChar>? {
     LastError.message
 }
 
-@c public func handoff_last_error_code() -> Int32 {
+@c @implementation public func handoff_last_error_code() -> Int32 {
     LastError.code
 }
 
-@c public func handoff_free(_ pointer: UnsafeMutableRawPointer?) {
+@c @implementation public func handoff_free(_ pointer: UnsafeMutableRawPointer?) {
     free(pointer)
 }

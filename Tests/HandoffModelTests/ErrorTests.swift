@@ -13,7 +13,7 @@ import Testing
 
     @Test func everyCodeHasANameAndSummary() {
         let codes: [HandoffError.Code] = [.invalidArgument, .invalidValue, .typeMismatch, .notFound, .malformedData, .io,
-                                          .missingRequiredKey, .invalidState, .wrongThread, .timedOut, .handoffFailed,
+                                          .missingRequiredKey, .invalidState, .wrongThread, .timedOut, .permission, .handoffFailed,
                                           .connectionUnavailable, .remoteApplicationTimedOut, .userInfoTooLarge]
         for code in codes {
             #expect(code.name != "HANDOFF_E_UNKNOWN")

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import CHandoffHeader
 import HandoffModel
 
 // handoff_activity_*: see include/handoff.h, "User activities".
@@ -40,30 +41,30 @@ private func webURL(_ s: String?, _ name: String) throws(HandoffError) -> URL? {
 
 // MARK: Lifetime and identity
 
-@c public func handoff_activity_new(_ type: UnsafePointer<CChar>?) -> OpaquePointer? {
+@c @implementation public func handoff_activity_new(_ type: UnsafePointer<CChar>?) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
         Handle.retained(ActivityBox.handle(for: try UserActivity(activityType: try CArgument.string(type, "activity_type"))))
     }
 }
 
-@c public func handoff_activity_free(_ activity: OpaquePointer?) {
+@c @implementation public func handoff_activity_free(_ activity: OpaquePointer?) {
     Handle.release(activity, as: ActivityBox.self)
 }
 
-@c public func handoff_activity_ref(_ activity: OpaquePointer?) -> OpaquePointer? {
+@c @implementation public func handoff_activity_ref(_ activity: OpaquePointer?) -> OpaquePointer? {
     guard let activity else { return nil }
     _ = Unmanaged<ActivityBox>.fromOpaque(UnsafeRawPointer(activity)).retain()
     return activity
 }
 
-@c public func handoff_activity_get_type(_ activity: OpaquePointer?) -> UnsafePointer<CChar>? {
+@c @implementation public func handoff_activity_get_type(_ activity: OpaquePointer?) -> UnsafePointer<CChar>? {
     Thunk.value { () throws(HandoffError) in
         let b = try box(activity)
         return b.type.pointer(for: b.activity.activityType)
     }
 }
 
-@c public func handoff_activity_get_id(_ activity: OpaquePointer?) -> UnsafePointer<CChar>? {
+@c @implementation public func handoff_activity_get_id(_ activity: OpaquePointer?) -> UnsafePointer<CChar>? {
     Thunk.value { () throws(HandoffError) in
         let b = try box(activity)
         return b.id.pointer(for: b.activity.activityID.uuidString)
@@ -72,63 +73,63 @@ private func webURL(_ s: String?, _ name: String) throws(HandoffError) -> URL? {
 
 // MARK: String properties
 
-@c public func handoff_activity_set_title(_ a: OpaquePointer?, _ v: UnsafePointer<CChar>?) -> Int32 {
+@c @implementation public func handoff_activity_set_title(_ a: OpaquePointer?, _ v: UnsafePointer<CChar>?) -> Int32 {
     setString(a, v, "title") { $0.title = $1 }
 }
 
-@c public func handoff_activity_get_title(_ a: OpaquePointer?) -> UnsafePointer<CChar>? {
+@c @implementation public func handoff_activity_get_title(_ a: OpaquePointer?) -> UnsafePointer<CChar>? {
     getString(a, .title, "title") { $0.title }
 }
 
-@c public func handoff_activity_set_webpage_url(_ a: OpaquePointer?, _ v: UnsafePointer<CChar>?) -> Int32 {
+@c @implementation public func handoff_activity_set_webpage_url(_ a: OpaquePointer?, _ v: UnsafePointer<CChar>?) -> Int32 {
     setString(a, v, "webpage_url") { (activity, s) throws(HandoffError) in
         try activity.setWebpageURL(try webURL(s, "webpage_url"))
     }
 }
 
-@c public func handoff_activity_get_webpage_url(_ a: OpaquePointer?) -> UnsafePointer<CChar>? {
+@c @implementation public func handoff_activity_get_webpage_url(_ a: OpaquePointer?) -> UnsafePointer<CChar>? {
     getString(a, .webpageURL, "webpage URL") { $0.webpageURL?.absoluteString }
 }
 
-@c public func handoff_activity_set_referrer_url(_ a: OpaquePointer?, _ v: UnsafePointer<CChar>?) -> Int32 {
+@c @implementation public func handoff_activity_set_referrer_url(_ a: OpaquePointer?, _ v: UnsafePointer<CChar>?) -> Int32 {
     setString(a, v, "referrer_url") { (activity, s) throws(HandoffError) in
         try activity.setReferrerURL(try webURL(s, "referrer_url"))
     }
 }
 
-@c public func handoff_activity_get_referrer_url(_ a: OpaquePointer?) -> UnsafePointer<CChar>? {
+@c @implementation public func handoff_activity_get_referrer_url(_ a: OpaquePointer?) -> UnsafePointer<CChar>? {
     getString(a, .referrerURL, "referrer URL") { $0.referrerURL?.absoluteString }
 }
 
-@c public func handoff_activity_set_target_content_identifier(_ a: OpaquePointer?, _ v: UnsafePointer<CChar>?) -> Int32 {
+@c @implementation public func handoff_activity_set_target_content_identifier(_ a: OpaquePointer?, _ v: UnsafePointer<CChar>?) -> Int32 {
     setString(a, v, "identifier") { $0.targetContentIdentifier = $1 }
 }
 
-@c public func handoff_activity_get_target_content_identifier(_ a: OpaquePointer?) -> UnsafePointer<CChar>? {
+@c @implementation public func handoff_activity_get_target_content_identifier(_ a: OpaquePointer?) -> UnsafePointer<CChar>? {
     getString(a, .targetContentIdentifier, "target content identifier") { $0.targetContentIdentifier }
 }
 
-@c public func handoff_activity_set_persistent_identifier(_ a: OpaquePointer?, _ v: UnsafePointer<CChar>?) -> Int32 {
+@c @implementation public func handoff_activity_set_persistent_identifier(_ a: OpaquePointer?, _ v: UnsafePointer<CChar>?) -> Int32 {
     setString(a, v, "identifier") { $0.persistentIdentifier = $1 }
 }
 
-@c public func handoff_activity_get_persistent_identifier(_ a: OpaquePointer?) -> UnsafePointer<CChar>? {
+@c @implementation public func handoff_activity_get_persistent_identifier(_ a: OpaquePointer?) -> UnsafePointer<CChar>? {
     getString(a, .persistentIdentifier, "persistent identifier") { $0.persistentIdentifier }
 }
 
 // MARK: Expiration
 
-@c public func handoff_activity_set_expiration_date(_ a: OpaquePointer?, _ unixSeconds: Double) -> Int32 {
+@c @implementation public func handoff_activity_set_expiration_date(_ a: OpaquePointer?, _ unixSeconds: Double) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         try box(a).activity.setExpirationDate(Date(timeIntervalSince1970: unixSeconds))
     }
 }
 
-@c public func handoff_activity_clear_expiration_date(_ a: OpaquePointer?) -> Int32 {
+@c @implementation public func handoff_activity_clear_expiration_date(_ a: OpaquePointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in try box(a).activity.setExpirationDate(nil) }
 }
 
-@c public func handoff_activity_get_expiration_date(_ a: OpaquePointer?, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+@c @implementation public func handoff_activity_get_expiration_date(_ a: OpaquePointer?, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         let activity = try box(a).activity
         let out = try CArgument.out(out, "unix_seconds")
@@ -142,26 +143,26 @@ private func webURL(_ s: String?, _ name: String) throws(HandoffError) -> URL? {
 // MARK: Flags
 
 /// The Bool property each `handoff_activity_flag` names.
-private func flag(_ raw: Int32) throws(HandoffError) -> ReferenceWritableKeyPath<UserActivity, Bool> {
-    switch raw {
-    case 0: return \.isEligibleForHandoff
-    case 1: return \.isEligibleForSearch
-    case 2: return \.isEligibleForPublicIndexing
-    case 3: return \.isEligibleForPrediction
-    case 4: return \.needsSave
-    case 5: return \.supportsContinuationStreams
-    default: throw HandoffError(.invalidArgument, "\(raw) is not a handoff_activity_flag")
+private func flag(_ f: handoff_activity_flag) throws(HandoffError) -> ReferenceWritableKeyPath<UserActivity, Bool> {
+    switch f {
+    case HANDOFF_ACTIVITY_ELIGIBLE_FOR_HANDOFF: return \.isEligibleForHandoff
+    case HANDOFF_ACTIVITY_ELIGIBLE_FOR_SEARCH: return \.isEligibleForSearch
+    case HANDOFF_ACTIVITY_ELIGIBLE_FOR_PUBLIC_INDEXING: return \.isEligibleForPublicIndexing
+    case HANDOFF_ACTIVITY_ELIGIBLE_FOR_PREDICTION: return \.isEligibleForPrediction
+    case HANDOFF_ACTIVITY_NEEDS_SAVE: return \.needsSave
+    case HANDOFF_ACTIVITY_SUPPORTS_CONTINUATION_STREAMS: return \.supportsContinuationStreams
+    default: throw HandoffError(.invalidArgument, "\(f.rawValue) is not a handoff_activity_flag")
     }
 }
 
-@c public func handoff_activity_set_flag(_ a: OpaquePointer?, _ f: Int32, _ value: Int32) -> Int32 {
+@c @implementation public func handoff_activity_set_flag(_ a: OpaquePointer?, _ f: handoff_activity_flag, _ value: Int32) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         let activity = try box(a).activity
         activity[keyPath: try flag(f)] = value != 0
     }
 }
 
-@c public func handoff_activity_get_flag(_ a: OpaquePointer?, _ f: Int32, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+@c @implementation public func handoff_activity_get_flag(_ a: OpaquePointer?, _ f: handoff_activity_flag, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         let activity = try box(a).activity
         let path = try flag(f)
@@ -175,7 +176,7 @@ private func sortedUTF8(_ s: Set<String>) -> [String] {
     s.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
 }
 
-@c public func handoff_activity_set_keywords(_ a: OpaquePointer?, _ keywords: UnsafePointer<UnsafePointer<CChar>?>?,
+@c @implementation public func handoff_activity_set_keywords(_ a: OpaquePointer?, _ keywords: UnsafePointer<UnsafePointer<CChar>?>?,
                                              _ count: Int) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         let activity = try box(a).activity
@@ -183,19 +184,19 @@ private func sortedUTF8(_ s: Set<String>) -> [String] {
     }
 }
 
-@c public func handoff_activity_keyword_count(_ a: OpaquePointer?) -> Int {
+@c @implementation public func handoff_activity_keyword_count(_ a: OpaquePointer?) -> Int {
     guard let a else { return 0 }
     return Handle.object(a, as: ActivityBox.self).activity.keywords.count
 }
 
-@c public func handoff_activity_keyword_at(_ a: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
+@c @implementation public func handoff_activity_keyword_at(_ a: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
     Thunk.value { () throws(HandoffError) in
         let b = try box(a)
         return b.pointer(.keywords, sortedUTF8(b.activity.keywords), at: index)
     }
 }
 
-@c public func handoff_activity_set_required_user_info_keys(_ a: OpaquePointer?, _ keys: UnsafePointer<UnsafePointer<CChar>?>?,
+@c @implementation public func handoff_activity_set_required_user_info_keys(_ a: OpaquePointer?, _ keys: UnsafePointer<UnsafePointer<CChar>?>?,
                                                             _ count: Int) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         let activity = try box(a).activity
@@ -203,12 +204,12 @@ private func sortedUTF8(_ s: Set<String>) -> [String] {
     }
 }
 
-@c public func handoff_activity_required_user_info_key_count(_ a: OpaquePointer?) -> Int {
+@c @implementation public func handoff_activity_required_user_info_key_count(_ a: OpaquePointer?) -> Int {
     guard let a else { return 0 }
     return Handle.object(a, as: ActivityBox.self).activity.requiredUserInfoKeys.count
 }
 
-@c public func handoff_activity_required_user_info_key_at(_ a: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
+@c @implementation public func handoff_activity_required_user_info_key_at(_ a: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
     Thunk.value { () throws(HandoffError) in
         let b = try box(a)
         return b.pointer(.requiredUserInfoKeys, sortedUTF8(b.activity.requiredUserInfoKeys), at: index)
@@ -227,32 +228,32 @@ private func userInfoArgument(_ p: OpaquePointer?) throws(HandoffError) -> UserI
     return d
 }
 
-@c public func handoff_activity_copy_user_info(_ a: OpaquePointer?) -> OpaquePointer? {
+@c @implementation public func handoff_activity_copy_user_info(_ a: OpaquePointer?) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
         Handle.retained(ValueBox(.dictionary(try box(a).activity.userInfo)))
     }
 }
 
-@c public func handoff_activity_set_user_info(_ a: OpaquePointer?, _ dictionary: OpaquePointer?) -> Int32 {
+@c @implementation public func handoff_activity_set_user_info(_ a: OpaquePointer?, _ dictionary: OpaquePointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         try box(a).activity.setUserInfo(try userInfoArgument(dictionary))
     }
 }
 
-@c public func handoff_activity_add_user_info_entries(_ a: OpaquePointer?, _ dictionary: OpaquePointer?) -> Int32 {
+@c @implementation public func handoff_activity_add_user_info_entries(_ a: OpaquePointer?, _ dictionary: OpaquePointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         try box(a).activity.addUserInfoEntries(try userInfoArgument(dictionary))
     }
 }
 
-@c public func handoff_activity_user_info_size(_ a: OpaquePointer?) -> Int {
+@c @implementation public func handoff_activity_user_info_size(_ a: OpaquePointer?) -> Int {
     guard let a else { return 0 }
     return Handle.object(a, as: ActivityBox.self).activity.encodedUserInfoSize
 }
 
 // MARK: Encoding
 
-@c public func handoff_activity_encode(_ a: OpaquePointer?, _ bytes: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+@c @implementation public func handoff_activity_encode(_ a: OpaquePointer?, _ bytes: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
                                        _ length: UnsafeMutablePointer<Int>?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         let activity = try box(a).activity
@@ -262,7 +263,7 @@ private func userInfoArgument(_ p: OpaquePointer?) throws(HandoffError) -> UserI
     }
 }
 
-@c public func handoff_activity_decode(_ bytes: UnsafeRawPointer?, _ length: Int) -> OpaquePointer? {
+@c @implementation public func handoff_activity_decode(_ bytes: UnsafeRawPointer?, _ length: Int) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
         guard bytes != nil else { throw HandoffError(.invalidArgument, "bytes is NULL") }
         return Handle.retained(ActivityBox.handle(for: try ActivityCoding.decode(try CArgument.bytes(bytes, length, "bytes"))))

@@ -1,3 +1,4 @@
+import CHandoffHeader
 import HandoffModel
 
 // handoff_manifest_*: see include/handoff.h, "Manifests".
@@ -6,7 +7,7 @@ private func box(_ p: OpaquePointer?) throws(HandoffError) -> ManifestBox {
     Handle.object(try CArgument.handle(p, "manifest"))
 }
 
-@c public func handoff_manifest_new(_ bundle: UnsafePointer<CChar>?, _ team: UnsafePointer<CChar>?) -> OpaquePointer? {
+@c @implementation public func handoff_manifest_new(_ bundle: UnsafePointer<CChar>?, _ team: UnsafePointer<CChar>?) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
         let m = try Manifest(bundleIdentifier: try CArgument.string(bundle, "bundle_identifier"),
                              teamIdentifier: try CArgument.string(team, "team_identifier"))
@@ -14,53 +15,53 @@ private func box(_ p: OpaquePointer?) throws(HandoffError) -> ManifestBox {
     }
 }
 
-@c public func handoff_manifest_load(_ path: UnsafePointer<CChar>?) -> OpaquePointer? {
+@c @implementation public func handoff_manifest_load(_ path: UnsafePointer<CChar>?) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
         Handle.retained(ManifestBox(try Manifest(infoPlistAt: try CArgument.string(path, "path"))))
     }
 }
 
-@c public func handoff_manifest_load_data(_ bytes: UnsafeRawPointer?, _ length: Int) -> OpaquePointer? {
+@c @implementation public func handoff_manifest_load_data(_ bytes: UnsafeRawPointer?, _ length: Int) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
         guard bytes != nil else { throw HandoffError(.invalidArgument, "bytes is NULL") }
         return Handle.retained(ManifestBox(try Manifest(infoPlist: try CArgument.bytes(bytes, length, "bytes"))))
     }
 }
 
-@c public func handoff_manifest_free(_ manifest: OpaquePointer?) {
+@c @implementation public func handoff_manifest_free(_ manifest: OpaquePointer?) {
     Handle.release(manifest, as: ManifestBox.self)
 }
 
-@c public func handoff_manifest_declare_activity_type(_ manifest: OpaquePointer?, _ type: UnsafePointer<CChar>?) -> Int32 {
+@c @implementation public func handoff_manifest_declare_activity_type(_ manifest: OpaquePointer?, _ type: UnsafePointer<CChar>?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         try box(manifest).declare(try CArgument.string(type, "activity_type"))
     }
 }
 
-@c public func handoff_manifest_declares(_ manifest: OpaquePointer?, _ type: UnsafePointer<CChar>?) -> Int32 {
+@c @implementation public func handoff_manifest_declares(_ manifest: OpaquePointer?, _ type: UnsafePointer<CChar>?) -> Int32 {
     guard let manifest, let type, let t = String(validatingCString: type) else { return 0 }
     return Handle.object(manifest, as: ManifestBox.self).current.declares(t) ? 1 : 0
 }
 
-@c public func handoff_manifest_get_bundle_identifier(_ manifest: OpaquePointer?) -> UnsafePointer<CChar>? {
+@c @implementation public func handoff_manifest_get_bundle_identifier(_ manifest: OpaquePointer?) -> UnsafePointer<CChar>? {
     Thunk.value { () throws(HandoffError) in
         let b = try box(manifest)
         return b.bundleIdentifier.pointer(for: b.current.bundleIdentifier)
     }
 }
 
-@c public func handoff_manifest_get_team_identifier(_ manifest: OpaquePointer?) -> UnsafePointer<CChar>? {
+@c @implementation public func handoff_manifest_get_team_identifier(_ manifest: OpaquePointer?) -> UnsafePointer<CChar>? {
     Thunk.value { () throws(HandoffError) in
         let b = try box(manifest)
         return b.teamIdentifier.pointer(for: b.current.teamIdentifier)
     }
 }
 
-@c public func handoff_manifest_activity_type_count(_ manifest: OpaquePointer?) -> Int {
+@c @implementation public func handoff_manifest_activity_type_count(_ manifest: OpaquePointer?) -> Int {
     guard let manifest else { return 0 }
     return Handle.object(manifest, as: ManifestBox.self).current.activityTypes.count
 }
 
-@c public func handoff_manifest_activity_type_at(_ manifest: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
+@c @implementation public func handoff_manifest_activity_type_at(_ manifest: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
     Thunk.value { () throws(HandoffError) in try box(manifest).typePointer(at: index) }
 }

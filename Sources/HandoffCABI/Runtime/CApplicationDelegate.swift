@@ -1,89 +1,115 @@
+import CHandoffHeader
+import FoundationEssentials
 import HandoffModel
 import HandoffRuntime
 
 /// An ApplicationDelegate made of a host's `handoff_application_delegate`.
 final class CApplicationDelegate: ApplicationDelegate, @unchecked Sendable {
     // @unchecked: immutable after init; called on the main thread only.
-    typealias WillContinue = @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Int32
-    typealias Continue = @convention(c) (OpaquePointer?, OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Int32
-    typealias DidFail = @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void
-    typealias DidUpdate = @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void
-
-    private let willContinue: WillContinue?
-    private let continueActivity: Continue?
-    private let didFail: DidFail?
-    private let didUpdate: DidUpdate?
+    private let callbacks: handoff_application_delegate
     private let userData: UserData
 
-    /// Copies the host's struct (NULL: no callbacks).
-    init(_ delegate: UnsafeRawPointer?, _ userData: UserData) throws(HandoffError) {
+    /// Copies the host's struct (NULL: no callbacks); fields beyond the
+    /// host's `size` stay NULL.
+    init(_ delegate: UnsafePointer<handoff_application_delegate>?, _ userData: UserData) throws(HandoffError) {
         self.userData = userData
-        guard let delegate else {
-            willContinue = nil; continueActivity = nil; didFail = nil; didUpdate = nil
-            return
+        var c = handoff_application_delegate()
+        if let delegate {
+            let s = try CStruct(delegate, "handoff_application_delegate")
+            c.will_continue = s.field(\.will_continue) ?? nil
+            c.continue_activity = s.field(\.continue_activity) ?? nil
+            c.did_fail_to_continue = s.field(\.did_fail_to_continue) ?? nil
+            c.did_update = s.field(\.did_update) ?? nil
+            c.activity_available = s.field(\.activity_available) ?? nil
+            c.activity_updated = s.field(\.activity_updated) ?? nil
+            c.activity_withdrawn = s.field(\.activity_withdrawn) ?? nil
+            c.open_webpage = s.field(\.open_webpage) ?? nil
         }
-        let s = try CStruct(delegate, "handoff_application_delegate")
-        willContinue = s.field(0, as: WillContinue?.self)
-        continueActivity = s.field(1, as: Continue?.self)
-        didFail = s.field(2, as: DidFail?.self)
-        didUpdate = s.field(3, as: DidUpdate?.self)
+        callbacks = c
     }
 
     func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
-        guard let willContinue else { return false }
-        return activityType.withCString { willContinue(Handle.unretained(application), $0, userData.pointer) } != 0
+        guard let f = callbacks.will_continue else { return false }
+        return activityType.withCString { f(Handle.unretained(application), $0, userData.pointer) } != 0
     }
 
     func application(_ application: Application, continue userActivity: UserActivity,
                      restorationHandler: RestorationHandler) -> Bool {
-        guard let continueActivity else { return false }
+        guard let f = callbacks.continue_activity else { return false }
         let box = ActivityBox.handle(for: userActivity)
         return withExtendedLifetime(box) {
             // The handler is the callee's: +1, released by handoff_restoration_handler_free.
-            continueActivity(Handle.unretained(application), Handle.unretained(box),
-                             Handle.retained(restorationHandler), userData.pointer) != 0
+            f(Handle.unretained(application), Handle.unretained(box), Handle.retained(restorationHandler), userData.pointer) != 0
         }
     }
 
     func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
                      error: HandoffError) {
-        guard let didFail else { return }
+        guard let f = callbacks.did_fail_to_continue else { return }
         activityType.withCString { type in
             error.message.withCString { message in
-                didFail(Handle.unretained(application), type, error.code.rawValue, message, userData.pointer)
+                f(Handle.unretained(application), type, error.code.rawValue, message, userData.pointer)
             }
         }
     }
 
     func application(_ application: Application, didUpdate userActivity: UserActivity) {
-        guard let didUpdate else { return }
+        guard let f = callbacks.did_update else { return }
         let box = ActivityBox.handle(for: userActivity)
-        withExtendedLifetime(box) {
-            didUpdate(Handle.unretained(application), Handle.unretained(box), userData.pointer)
+        withExtendedLifetime(box) { f(Handle.unretained(application), Handle.unretained(box), userData.pointer) }
+    }
+
+    func application(_ application: Application, remoteActivityBecameAvailable remote: RemoteActivity) {
+        lend(remote, to: callbacks.activity_available, application)
+    }
+
+    func application(_ application: Application, remoteActivityWasUpdated remote: RemoteActivity) {
+        lend(remote, to: callbacks.activity_updated, application)
+    }
+
+    func application(_ application: Application, remoteActivityWasWithdrawn remote: RemoteActivity) {
+        lend(remote, to: callbacks.activity_withdrawn, application)
+    }
+
+    func application(_ application: Application, openWebpage url: URL, for remote: RemoteActivity) {
+        guard let f = callbacks.open_webpage else {
+            WebFallback.open(url)
+            return
         }
+        let box = RemoteActivityBox(remote)
+        withExtendedLifetime(box) {
+            url.absoluteString.withCString { f(Handle.unretained(application), $0, Handle.unretained(box), userData.pointer) }
+        }
+    }
+
+    private typealias RemoteCallback = @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void
+
+    private func lend(_ remote: RemoteActivity, to f: RemoteCallback?, _ application: Application) {
+        guard let f else { return }
+        let box = RemoteActivityBox(remote)
+        withExtendedLifetime(box) { f(Handle.unretained(application), Handle.unretained(box), userData.pointer) }
     }
 }
 
-/// A UserActivityDelegate made of a host's `handoff_activity_delegate`.
+/// An UserActivityDelegate made of a host's `handoff_activity_delegate`.
 final class CActivityDelegate: UserActivityDelegate, @unchecked Sendable {
     // @unchecked: immutable after init; called on the main thread only.
-    typealias Callback = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void
-
-    private let willSave: Callback?
-    private let wasContinued: Callback?
+    private let callbacks: handoff_activity_delegate
     private let userData: UserData
 
-    init(_ delegate: UnsafeRawPointer, _ userData: UserData) throws(HandoffError) {
+    init(_ delegate: UnsafePointer<handoff_activity_delegate>, _ userData: UserData) throws(HandoffError) {
         let s = try CStruct(delegate, "handoff_activity_delegate")
-        willSave = s.field(0, as: Callback?.self)
-        wasContinued = s.field(1, as: Callback?.self)
+        var c = handoff_activity_delegate()
+        c.will_save = s.field(\.will_save) ?? nil
+        c.was_continued = s.field(\.was_continued) ?? nil
+        callbacks = c
         self.userData = userData
     }
 
-    func userActivityWillSave(_ activity: UserActivity) { call(willSave, activity) }
-    func userActivityWasContinued(_ activity: UserActivity) { call(wasContinued, activity) }
+    func userActivityWillSave(_ activity: UserActivity) { call(callbacks.will_save, activity) }
+    func userActivityWasContinued(_ activity: UserActivity) { call(callbacks.was_continued, activity) }
 
-    private func call(_ callback: Callback?, _ activity: UserActivity) {
+    private func call(_ callback: (@convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void)?, _ activity: UserActivity) {
         guard let callback else { return }
         let box = ActivityBox.handle(for: activity)
         withExtendedLifetime(box) { callback(Handle.unretained(box), userData.pointer) }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import CHandoffHeader
 import HandoffModel
 
 // handoff_value_*: see include/handoff.h, "Values".
@@ -17,23 +18,23 @@ private func mismatch(_ value: UserInfoValue, _ expected: UserInfoValue.Kind) ->
 
 // MARK: Constructors
 
-@c public func handoff_value_new_null() -> OpaquePointer? { newValue(.null) }
-@c public func handoff_value_new_boolean(_ v: Int32) -> OpaquePointer? { newValue(.boolean(v != 0)) }
-@c public func handoff_value_new_integer(_ v: Int64) -> OpaquePointer? { newValue(.integer(v)) }
-@c public func handoff_value_new_real(_ v: Double) -> OpaquePointer? { newValue(.real(v)) }
-@c public func handoff_value_new_array() -> OpaquePointer? { newValue(.array([])) }
-@c public func handoff_value_new_dictionary() -> OpaquePointer? { newValue(.dictionary([:])) }
-@c public func handoff_value_new_set() -> OpaquePointer? { newValue(.set([])) }
+@c @implementation public func handoff_value_new_null() -> OpaquePointer? { newValue(.null) }
+@c @implementation public func handoff_value_new_boolean(_ v: Int32) -> OpaquePointer? { newValue(.boolean(v != 0)) }
+@c @implementation public func handoff_value_new_integer(_ v: Int64) -> OpaquePointer? { newValue(.integer(v)) }
+@c @implementation public func handoff_value_new_real(_ v: Double) -> OpaquePointer? { newValue(.real(v)) }
+@c @implementation public func handoff_value_new_array() -> OpaquePointer? { newValue(.array([])) }
+@c @implementation public func handoff_value_new_dictionary() -> OpaquePointer? { newValue(.dictionary([:])) }
+@c @implementation public func handoff_value_new_set() -> OpaquePointer? { newValue(.set([])) }
 
-@c public func handoff_value_new_string(_ utf8: UnsafePointer<CChar>?) -> OpaquePointer? {
+@c @implementation public func handoff_value_new_string(_ utf8: UnsafePointer<CChar>?) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in newValue(.string(try CArgument.string(utf8, "utf8"))) }
 }
 
-@c public func handoff_value_new_data(_ bytes: UnsafeRawPointer?, _ length: Int) -> OpaquePointer? {
+@c @implementation public func handoff_value_new_data(_ bytes: UnsafeRawPointer?, _ length: Int) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in newValue(.data(Data(try CArgument.bytes(bytes, length, "bytes")))) }
 }
 
-@c public func handoff_value_new_date(_ unixSeconds: Double) -> OpaquePointer? {
+@c @implementation public func handoff_value_new_date(_ unixSeconds: Double) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
         guard unixSeconds.isFinite else {
             throw HandoffError(.invalidValue, "a date must be a finite number of seconds since 1970-01-01T00:00:00Z")
@@ -42,7 +43,7 @@ private func mismatch(_ value: UserInfoValue, _ expected: UserInfoValue.Kind) ->
     }
 }
 
-@c public func handoff_value_new_url(_ url: UnsafePointer<CChar>?) -> OpaquePointer? {
+@c @implementation public func handoff_value_new_url(_ url: UnsafePointer<CChar>?) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
         let s = try CArgument.string(url, "url")
         guard let u = URL(string: s), u.scheme != nil else {
@@ -52,22 +53,22 @@ private func mismatch(_ value: UserInfoValue, _ expected: UserInfoValue.Kind) ->
     }
 }
 
-@c public func handoff_value_copy(_ value: OpaquePointer?) -> OpaquePointer? {
+@c @implementation public func handoff_value_copy(_ value: OpaquePointer?) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in newValue(try box(value).value) }
 }
 
-@c public func handoff_value_free(_ value: OpaquePointer?) {
+@c @implementation public func handoff_value_free(_ value: OpaquePointer?) {
     Handle.release(value, as: ValueBox.self)
 }
 
 // MARK: Reading
 
-@c public func handoff_value_get_kind(_ value: OpaquePointer?) -> Int32 {
-    guard let value else { return UserInfoValue.Kind.null.rawValue }
-    return Handle.object(value, as: ValueBox.self).value.kind.rawValue
+@c @implementation public func handoff_value_get_kind(_ value: OpaquePointer?) -> handoff_value_kind {
+    let kind = value.map { Handle.object($0, as: ValueBox.self).value.kind } ?? .null
+    return handoff_value_kind(rawValue: UInt32(kind.rawValue))
 }
 
-@c public func handoff_value_equal(_ a: OpaquePointer?, _ b: OpaquePointer?) -> Int32 {
+@c @implementation public func handoff_value_equal(_ a: OpaquePointer?, _ b: OpaquePointer?) -> Int32 {
     guard let a, let b else { return 0 }
     return Handle.object(a, as: ValueBox.self).value == Handle.object(b, as: ValueBox.self).value ? 1 : 0
 }
@@ -83,23 +84,23 @@ private func read<T>(_ value: OpaquePointer?, _ out: UnsafeMutablePointer<T>?, _
     }
 }
 
-@c public func handoff_value_get_boolean(_ value: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+@c @implementation public func handoff_value_get_boolean(_ value: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     read(value, out, .boolean) { if case .boolean(let b) = $0 { b ? 1 : 0 } else { nil } }
 }
 
-@c public func handoff_value_get_integer(_ value: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+@c @implementation public func handoff_value_get_integer(_ value: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
     read(value, out, .integer) { if case .integer(let i) = $0 { i } else { nil } }
 }
 
-@c public func handoff_value_get_real(_ value: OpaquePointer?, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+@c @implementation public func handoff_value_get_real(_ value: OpaquePointer?, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
     read(value, out, .real) { if case .real(let d) = $0 { d } else { nil } }
 }
 
-@c public func handoff_value_get_date(_ value: OpaquePointer?, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+@c @implementation public func handoff_value_get_date(_ value: OpaquePointer?, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
     read(value, out, .date) { if case .date(let d) = $0 { d.timeIntervalSince1970 } else { nil } }
 }
 
-@c public func handoff_value_get_string(_ value: OpaquePointer?, _ length: UnsafeMutablePointer<Int>?) -> UnsafePointer<CChar>? {
+@c @implementation public func handoff_value_get_string(_ value: OpaquePointer?, _ length: UnsafeMutablePointer<Int>?) -> UnsafePointer<CChar>? {
     Thunk.value { () throws(HandoffError) in
         let b = try box(value)
         let v = b.value
@@ -111,7 +112,7 @@ private func read<T>(_ value: OpaquePointer?, _ out: UnsafeMutablePointer<T>?, _
     }
 }
 
-@c public func handoff_value_get_url(_ value: OpaquePointer?) -> UnsafePointer<CChar>? {
+@c @implementation public func handoff_value_get_url(_ value: OpaquePointer?) -> UnsafePointer<CChar>? {
     Thunk.value { () throws(HandoffError) in
         let b = try box(value)
         let v = b.value
@@ -120,7 +121,7 @@ private func read<T>(_ value: OpaquePointer?, _ out: UnsafeMutablePointer<T>?, _
     }
 }
 
-@c public func handoff_value_get_data(_ value: OpaquePointer?, _ length: UnsafeMutablePointer<Int>?) -> UnsafeRawPointer? {
+@c @implementation public func handoff_value_get_data(_ value: OpaquePointer?, _ length: UnsafeMutablePointer<Int>?) -> UnsafeRawPointer? {
     length?.pointee = 0
     return Thunk.value { () throws(HandoffError) in
         let b = try box(value)
@@ -133,7 +134,7 @@ private func read<T>(_ value: OpaquePointer?, _ out: UnsafeMutablePointer<T>?, _
     }
 }
 
-@c public func handoff_value_count(_ value: OpaquePointer?) -> Int {
+@c @implementation public func handoff_value_count(_ value: OpaquePointer?) -> Int {
     guard let value else { return 0 }
     switch Handle.object(value, as: ValueBox.self).value {
     case .array(let a): return a.count
@@ -145,7 +146,7 @@ private func read<T>(_ value: OpaquePointer?, _ out: UnsafeMutablePointer<T>?, _
 
 // MARK: Containers
 
-@c public func handoff_value_array_append(_ array: OpaquePointer?, _ item: OpaquePointer?) -> Int32 {
+@c @implementation public func handoff_value_array_append(_ array: OpaquePointer?, _ item: OpaquePointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         let container = try box(array, "array")
         let v = try box(item, "item").value  // read first: the item may be the array itself
@@ -157,7 +158,7 @@ private func read<T>(_ value: OpaquePointer?, _ out: UnsafeMutablePointer<T>?, _
     }
 }
 
-@c public func handoff_value_set_add(_ set: OpaquePointer?, _ member: OpaquePointer?) -> Int32 {
+@c @implementation public func handoff_value_set_add(_ set: OpaquePointer?, _ member: OpaquePointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         let container = try box(set, "set")
         let v = try box(member, "member").value
@@ -169,7 +170,7 @@ private func read<T>(_ value: OpaquePointer?, _ out: UnsafeMutablePointer<T>?, _
     }
 }
 
-@c public func handoff_value_dictionary_set(_ dictionary: OpaquePointer?, _ key: UnsafePointer<CChar>?,
+@c @implementation public func handoff_value_dictionary_set(_ dictionary: OpaquePointer?, _ key: UnsafePointer<CChar>?,
                                             _ item: OpaquePointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         let container = try box(dictionary, "dictionary")
@@ -186,7 +187,7 @@ private func read<T>(_ value: OpaquePointer?, _ out: UnsafeMutablePointer<T>?, _
     }
 }
 
-@c public func handoff_value_dictionary_remove(_ dictionary: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> Int32 {
+@c @implementation public func handoff_value_dictionary_remove(_ dictionary: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         let container = try box(dictionary, "dictionary")
         let k = try CArgument.string(key, "key")
@@ -215,19 +216,19 @@ private func child(_ container: OpaquePointer?, _ index: Int, _ kind: UserInfoVa
     }
 }
 
-@c public func handoff_value_array_get(_ array: OpaquePointer?, _ index: Int) -> OpaquePointer? {
+@c @implementation public func handoff_value_array_get(_ array: OpaquePointer?, _ index: Int) -> OpaquePointer? {
     child(array, index, .array)
 }
 
-@c public func handoff_value_dictionary_value_at(_ dictionary: OpaquePointer?, _ index: Int) -> OpaquePointer? {
+@c @implementation public func handoff_value_dictionary_value_at(_ dictionary: OpaquePointer?, _ index: Int) -> OpaquePointer? {
     child(dictionary, index, .dictionary)
 }
 
-@c public func handoff_value_set_member_at(_ set: OpaquePointer?, _ index: Int) -> OpaquePointer? {
+@c @implementation public func handoff_value_set_member_at(_ set: OpaquePointer?, _ index: Int) -> OpaquePointer? {
     child(set, index, .set)
 }
 
-@c public func handoff_value_dictionary_key_at(_ dictionary: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
+@c @implementation public func handoff_value_dictionary_key_at(_ dictionary: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
     Thunk.value { () throws(HandoffError) in
         let b = try box(dictionary, "dictionary")
         let v = b.value
@@ -241,7 +242,7 @@ private func child(_ container: OpaquePointer?, _ index: Int, _ kind: UserInfoVa
     }
 }
 
-@c public func handoff_value_dictionary_get(_ dictionary: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> OpaquePointer? {
+@c @implementation public func handoff_value_dictionary_get(_ dictionary: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
         let b = try box(dictionary, "dictionary")
         let k = try CArgument.string(key, "key")
@@ -258,7 +259,7 @@ private func child(_ container: OpaquePointer?, _ index: Int, _ kind: UserInfoVa
 
 // MARK: Encoding
 
-@c public func handoff_value_encode(_ value: OpaquePointer?, _ bytes: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+@c @implementation public func handoff_value_encode(_ value: OpaquePointer?, _ bytes: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
                                     _ length: UnsafeMutablePointer<Int>?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         let v = try box(value).value
@@ -269,7 +270,7 @@ private func child(_ container: OpaquePointer?, _ index: Int, _ kind: UserInfoVa
     }
 }
 
-@c public func handoff_value_decode(_ bytes: UnsafeRawPointer?, _ length: Int) -> OpaquePointer? {
+@c @implementation public func handoff_value_decode(_ bytes: UnsafeRawPointer?, _ length: Int) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
         guard bytes != nil else { throw HandoffError(.invalidArgument, "bytes is NULL") }
         let input = try CArgument.bytes(bytes, length, "bytes")

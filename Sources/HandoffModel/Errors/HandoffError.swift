@@ -45,6 +45,9 @@ public struct HandoffError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let wrongThread = Code(rawValue: 9)
         /// A wait ran out of time.
         public static let timedOut = Code(rawValue: 10)
+        /// A file's permissions are unsafe (a key readable by others) or
+        /// forbid the access.
+        public static let permission = Code(rawValue: 11)
 
         // Apple's user-activity domain.
         public static let handoffFailed = Code(rawValue: 4608)
@@ -67,6 +70,7 @@ public struct HandoffError: Error, Sendable, Equatable, CustomStringConvertible 
             case .invalidState: "HANDOFF_E_INVALID_STATE"
             case .wrongThread: "HANDOFF_E_WRONG_THREAD"
             case .timedOut: "HANDOFF_E_TIMED_OUT"
+            case .permission: "HANDOFF_E_PERMISSION"
             case .handoffFailed: "HANDOFF_E_HANDOFF_FAILED"
             case .connectionUnavailable: "HANDOFF_E_CONNECTION_UNAVAILABLE"
             case .remoteApplicationTimedOut: "HANDOFF_E_REMOTE_APPLICATION_TIMED_OUT"
@@ -89,6 +93,7 @@ public struct HandoffError: Error, Sendable, Equatable, CustomStringConvertible 
             case .invalidState: "invalid state for this call"
             case .wrongThread: "called on the wrong thread"
             case .timedOut: "timed out"
+            case .permission: "unsafe or forbidden file permissions"
             case .handoffFailed: "handoff failed"
             case .connectionUnavailable: "connection unavailable"
             case .remoteApplicationTimedOut: "remote application timed out"

@@ -1,0 +1,36 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Starts a detached pthread running `body`: the library's I/O threads
+/// (Foundation's Thread is not in FoundationEssentials). Returns false when
+/// the system refuses a thread.
+@discardableResult
+func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+    final class Body { let run: @Sendable () -> Void; init(_ r: @escaping @Sendable () -> Void) { run = r } }
+    let context = Unmanaged.passRetained(Body(body)).toOpaque()
+    var thread = pthread_t()
+    guard pthread_create(&thread, nil, { raw in
+        Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
+        return nil
+    }, context) == 0 else {
+        Unmanaged<Body>.fromOpaque(context).release()
+        return false
+    }
+    pthread_detach(thread)
+    return true
+}
+
+/// Milliseconds since the Unix epoch (wall clock: beacons carry it).
+func wallMilliseconds() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return UInt64(ts.tv_sec) * 1000 + UInt64(ts.tv_nsec) / 1_000_000
+}
+
+/// Seconds on CLOCK_MONOTONIC, for schedules.
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
