@@ -23,32 +23,21 @@ public enum Crypto {
         return digest
     }
 
-    /// HKDF-SHA256 (RFC 5869), extract then expand, through EVP_KDF.
+    /// HKDF-SHA256 (RFC 5869), extract then expand. Through EVP_PKEY's
+    /// HKDF setters, which copy their inputs: the OSSL_PARAM route keeps
+    /// pointers to its parameter names, which Swift strings do not outlive.
     public static func hkdfSHA256(key: [UInt8], salt: [UInt8], info: [UInt8], length: Int) -> [UInt8] {
-        guard let kdf = EVP_KDF_fetch(nil, "HKDF", nil) else { fatalError("libhandoff: OpenSSL has no HKDF") }
-        defer { EVP_KDF_free(kdf) }
-        guard let ctx = EVP_KDF_CTX_new(kdf) else { fatalError("libhandoff: out of memory") }
-        defer { EVP_KDF_CTX_free(ctx) }
+        guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nil) else { fatalError("libhandoff: OpenSSL has no HKDF") }
+        defer { EVP_PKEY_CTX_free(ctx) }
         var out = [UInt8](repeating: 0, count: length)
-        var key = key, salt = salt, info = info
-        var digest = Array("SHA256".utf8CString)
-        let ok = key.withUnsafeMutableBytes { k in
-            salt.withUnsafeMutableBytes { s in
-                info.withUnsafeMutableBytes { i in
-                    digest.withUnsafeMutableBufferPointer { d in
-                        var params = [
-                            OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, d.baseAddress, 0),
-                            OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, k.baseAddress, k.count),
-                            OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, s.baseAddress, s.count),
-                            OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, i.baseAddress, i.count),
-                            OSSL_PARAM_construct_end(),
-                        ]
-                        return EVP_KDF_derive(ctx, &out, out.count, &params)
-                    }
-                }
-            }
-        }
-        precondition(ok == 1, "libhandoff: OpenSSL HKDF failed")
+        var outLength = length
+        let ok = EVP_PKEY_derive_init(ctx) == 1
+            && EVP_PKEY_CTX_set_hkdf_md(ctx, EVP_sha256()) == 1
+            && EVP_PKEY_CTX_set1_hkdf_salt(ctx, salt, Int32(salt.count)) == 1
+            && EVP_PKEY_CTX_set1_hkdf_key(ctx, key, Int32(key.count)) == 1
+            && EVP_PKEY_CTX_add1_hkdf_info(ctx, info, Int32(info.count)) == 1
+            && EVP_PKEY_derive(ctx, &out, &outLength) == 1
+        precondition(ok && outLength == length, "libhandoff: OpenSSL HKDF failed")
         return out
     }
 }
