@@ -1,2 +1,11 @@
-/* Headers only; SwiftPM needs one source file in a C target. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <unistd.h>
 #include "clinux.h"
+
+int clinux_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
+
+int clinux_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags)
+{
+    return accept4(fd, address, length, flags);
+}

@@ -3,7 +3,14 @@
 #define HANDOFF_CLINUX_H
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <poll.h>
 #include <pthread.h>
+
+/* pipe2 and accept4 need _GNU_SOURCE, which the Glibc module is not built
+ * with: thin wrappers, so descriptors are close-on-exec from birth (no
+ * window in which a host's fork+exec could inherit them). */
+int clinux_pipe2(int fds[2], int flags);
+int clinux_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 #endif

@@ -1,0 +1,130 @@
+import CHandoffHeader
+import HandoffContinuity
+import HandoffModel
+import HandoffRuntime
+
+// handoff_account_* and handoff_application_start_continuity: see
+// include/handoff.h, "Accounts and continuity between devices".
+
+/// The object behind a `handoff_account *`.
+final class AccountBox {
+    let key: AccountKey
+    let id: CStringSlot
+    init(_ key: AccountKey) {
+        self.key = key
+        id = CStringSlot()
+        _ = id.pointer(for: key.derived.accountID)
+    }
+}
+
+private func account(_ p: OpaquePointer?) throws(HandoffError) -> AccountBox {
+    Handle.object(try CArgument.handle(p, "account"))
+}
+
+private func store(_ directory: UnsafePointer<CChar>?) throws(HandoffError) -> AccountStore {
+    if let directory = try CArgument.optionalString(directory, "directory") { return AccountStore(directory: directory) }
+    return AccountStore(directory: try AccountStore.defaultDirectory())
+}
+
+@c @implementation public func handoff_account_new() -> OpaquePointer? {
+    Handle.retained(AccountBox(AccountKey.generate()))
+}
+
+@c @implementation public func handoff_account_from_pairing_code(_ code: UnsafePointer<CChar>?) -> OpaquePointer? {
+    Thunk.value { () throws(HandoffError) in
+        Handle.retained(AccountBox(try AccountKey(pairingCode: try CArgument.string(code, "code"))))
+    }
+}
+
+@c @implementation public func handoff_account_from_key(_ key: UnsafeRawPointer?, _ length: Int) -> OpaquePointer? {
+    Thunk.value { () throws(HandoffError) in
+        guard key != nil, length == AccountKey.size else {
+            throw HandoffError(.invalidArgument, "an account key is \(AccountKey.size) bytes; got \(key == nil ? "NULL" : "\(length)")")
+        }
+        return Handle.retained(AccountBox(try AccountKey(bytes: try CArgument.bytes(key, length, "key"))))
+    }
+}
+
+@c @implementation public func handoff_account_load(_ directory: UnsafePointer<CChar>?) -> OpaquePointer? {
+    Thunk.value { () throws(HandoffError) in Handle.retained(AccountBox(try store(directory).loadAccount())) }
+}
+
+@c @implementation public func handoff_account_save(_ a: OpaquePointer?, _ directory: UnsafePointer<CChar>?) -> Int32 {
+    Thunk.status { () throws(HandoffError) in try store(directory).saveAccount(try account(a).key) }
+}
+
+@c @implementation public func handoff_account_copy_pairing_code(_ a: OpaquePointer?) -> UnsafeMutablePointer<CChar>? {
+    Thunk.value { () throws(HandoffError) in CMemory.string(try account(a).key.pairingCode) }
+}
+
+@c @implementation public func handoff_account_get_id(_ a: OpaquePointer?) -> UnsafePointer<CChar>? {
+    Thunk.value { () throws(HandoffError) in
+        let box = try account(a)
+        return box.id.pointer(for: box.key.derived.accountID)
+    }
+}
+
+@c @implementation public func handoff_account_free(_ a: OpaquePointer?) {
+    Handle.release(a, as: AccountBox.self)
+}
+
+// MARK: Starting continuity
+
+@c @implementation public func handoff_application_start_continuity(_ a: OpaquePointer?,
+                                                                     _ options: UnsafePointer<handoff_continuity_options>?) -> Int32 {
+    Thunk.status { () throws(HandoffError) in
+        let application: Application = Handle.object(try CArgument.handle(a, "app"))
+        guard let options else { throw HandoffError(.invalidArgument, "options is NULL; start from HANDOFF_CONTINUITY_OPTIONS_INIT") }
+        let config = try ContinuityOptions.configuration(from: CStruct(options, "handoff_continuity_options"))
+        try application.start(try ContinuityEngine(configuration: config))
+    }
+}
+
+/// Turns the host's options into a configuration, checking each field.
+enum ContinuityOptions {
+    static func configuration(from o: CStruct<handoff_continuity_options>) throws(HandoffError) -> ContinuityConfiguration {
+        guard let accountPointer = o.field(\.account) ?? nil else {
+            throw HandoffError(.invalidArgument, "options.account is NULL: load, create or join an account first")
+        }
+        let key = Handle.object(accountPointer, as: AccountBox.self).key
+        let name = try CArgument.optionalString(o.field(\.device_name) ?? nil, "options.device_name") ?? currentHostName()
+        let role: DeviceRole
+        switch o.field(\.role) ?? HANDOFF_DEVICE_ROLE_FULL {
+        case HANDOFF_DEVICE_ROLE_FULL: role = .full
+        case HANDOFF_DEVICE_ROLE_SEND_ONLY: role = .sendOnly
+        case let other: throw HandoffError(.invalidArgument, "options.role \(other.rawValue) is not a handoff_device_role")
+        }
+        let device: DeviceIdentity
+        if let id = try CArgument.optionalString(o.field(\.device_id) ?? nil, "options.device_id") {
+            device = try DeviceIdentity(id: id, name: name, role: role)
+        } else {
+            device = try DeviceIdentity.generate(name: name, role: role)
+        }
+        let port = Int(o.field(\.beacon_port) ?? 0)
+        guard (0...65535).contains(port) else { throw HandoffError(.invalidArgument, "options.beacon_port \(port) is not a port") }
+        let peerCount = o.field(\.peer_count) ?? 0
+        var peers: [UDPAddress] = []
+        for text in try CArgument.strings(o.field(\.peers) ?? nil, peerCount, "options.peers") {
+            guard let peer = UDPAddress(text) else {
+                throw HandoffError(.invalidArgument, "peer \"\(text)\" is not a numeric host:port such as 127.0.0.1:52371 or [::1]:52371")
+            }
+            peers.append(peer)
+        }
+        let beacons = BeaconTransportConfig(port: port == 0 ? 52370 : UInt16(port),
+                                            multicast: (o.field(\.disable_multicast) ?? 0) == 0,
+                                            peers: peers, interfaces: nil)
+        var config = ContinuityConfiguration(account: key, device: device, beacons: beacons)
+        if let address = try CArgument.optionalString(o.field(\.channel_address) ?? nil, "options.channel_address") {
+            config.channelAddress = try SocketAddress(parsing: address)
+        }
+        let fetch = Int(o.field(\.fetch_timeout_ms) ?? 0)
+        let connect = Int(o.field(\.connect_timeout_ms) ?? 0)
+        guard fetch >= 0, connect >= 0 else { throw HandoffError(.invalidArgument, "timeouts cannot be negative") }
+        if fetch > 0 { config.fetchTimeout = Double(fetch) / 1000 }
+        if connect > 0 {
+            config.channelLimits.connectTimeout = Double(connect) / 1000
+            config.channelLimits.handshakeTimeout = Double(connect) / 1000
+        }
+        return config
+    }
+}

@@ -1,0 +1,349 @@
+import COpenSSL
+import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A point on CLOCK_MONOTONIC after which a wait gives up.
+struct Deadline {
+    let end: Double
+
+    init(after seconds: Double) {
+        end = seconds.isInfinite ? .infinity : monotonicSeconds() + max(0, seconds)
+    }
+
+    /// Checks a caller's timeout (finite or infinite, not negative, not NaN).
+    init(validating seconds: Double, _ what: String) throws(HandoffError) {
+        guard seconds >= 0 else {
+            throw HandoffError(.invalidArgument, "the timeout for \(what) is \(seconds): use a number of seconds >= 0")
+        }
+        self.init(after: seconds)
+    }
+
+    /// Milliseconds for poll(), rounded up; -1 for no deadline; nil once passed.
+    var pollTimeout: Int32? {
+        if end == .infinity { return -1 }
+        let left = end - monotonicSeconds()
+        if left <= 0 { return nil }
+        return Int32(min(Double(Int32.max), (left * 1000).rounded(.up)))
+    }
+}
+
+/// Formats seconds for messages: "3 s", "0.25 s".
+func secondsText(_ seconds: Double) -> String {
+    seconds == seconds.rounded() && seconds < 1e9 ? "\(Int(seconds)) s" : "\(seconds) s"
+}
+
+func errnoText(_ code: Int32) -> String {
+    String(cString: strerror(code))
+}
+
+/// A non-blocking TCP socket with its OpenSSL `SSL`, the blocking,
+/// deadline-bounded operations on it, and its lifetime.
+///
+/// Threads: one handshake, one sender and one receiver may use it at once
+/// (each OpenSSL call is made under `sslLock`, never while waiting in
+/// poll); `close()` may come from any thread at any time. Closing while
+/// another thread is inside an operation only marks the socket closed and
+/// shuts it down, which wakes that thread's poll(); the SSL and the file
+/// descriptor are freed by the last thread to leave, so a descriptor
+/// number is never reused under a thread still polling it.
+final class TLSSocket: @unchecked Sendable {
+    // @unchecked: `ssl` and `bio` are only used under `sslLock`; lifetime
+    // fields under `state`; the rest is immutable.
+
+    enum Use: Hashable {
+        case handshake, send, receive
+
+        var doing: String {
+            switch self {
+            case .handshake: "handshaking"
+            case .send: "sending"
+            case .receive: "receiving"
+            }
+        }
+    }
+
+    let fd: Int32
+    let peer: SocketAddress
+    /// Keeps the SSL_CTX (and the object its callbacks reach) alive as long as the SSL.
+    let context: TLSContext
+    private let ssl: OpaquePointer
+    private let bio: UnsafeMutablePointer<ChannelBIOState>
+
+    private struct SSLState {
+        /// SSL_ERROR_SSL or SSL_ERROR_SYSCALL happened: no SSL_shutdown.
+        var fatal = false
+    }
+    private let sslLock = Locked(SSLState())
+
+    private struct LifeState {
+        var closed = false
+        var released = false
+        var users = 0
+        var busy: Set<Use> = []
+    }
+    private let state = Locked(LifeState())
+
+    /// Takes ownership of `fd` (closed here if this fails).
+    init(fd: Int32, peer: SocketAddress, context: TLSContext) throws(HandoffError) {
+        let bio = UnsafeMutablePointer<ChannelBIOState>.allocate(capacity: 1)
+        bio.initialize(to: ChannelBIOState(fd: fd))
+        let ssl: OpaquePointer
+        do {
+            ssl = try context.makeSSL(bio: bio)
+        } catch {
+            bio.deallocate()
+            Glibc.close(fd)
+            throw error
+        }
+        self.fd = fd
+        self.peer = peer
+        self.context = context
+        self.ssl = ssl
+        self.bio = bio
+    }
+
+    deinit {
+        let release = state.withLock { s in
+            defer { s.released = true }
+            return !s.released
+        }
+        if release { releaseResources(graceful: false) }
+        bio.deallocate()
+    }
+
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    // MARK: Lifetime
+
+    /// Runs `body` as a user of the socket: refused once closed, and only one
+    /// thread per kind of use at a time.
+    func withUse<R>(_ use: Use, _ body: () throws(HandoffError) -> R) throws(HandoffError) -> R {
+        let refusal: HandoffError? = state.withLock { s in
+            if s.closed {
+                return HandoffError(.connectionUnavailable, "the connection with \(peer) is closed: connect again")
+            }
+            if s.busy.contains(use) {
+                return HandoffError(.invalidState, "another thread is already \(use.doing) on the connection with \(peer): use one thread for each direction")
+            }
+            s.busy.insert(use)
+            s.users += 1
+            return nil
+        }
+        if let refusal { throw refusal }
+        defer {
+            let release = state.withLock { s in
+                s.busy.remove(use)
+                s.users -= 1
+                guard s.closed, s.users == 0, !s.released else { return false }
+                s.released = true
+                return true
+            }
+            if release { releaseResources(graceful: true) }
+        }
+        return try body()
+    }
+
+    /// Closes the connection; idempotent, from any thread. A thread blocked
+    /// in an operation on it wakes promptly and fails.
+    func close() {
+        enum Action { case nothing, release, wake }
+        let action: Action = state.withLock { s in
+            if s.closed { return .nothing }
+            s.closed = true
+            if s.users == 0 {
+                s.released = true
+                return .release
+            }
+            return .wake
+        }
+        switch action {
+        case .nothing: break
+        case .release: releaseResources(graceful: true)
+        case .wake: _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+        }
+    }
+
+    /// Closes with a TCP reset (SO_LINGER 0) instead of an orderly close:
+    /// what a crashed peer looks like. For tests.
+    func abort() {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        state.withLock { s in
+            if !s.released {
+                _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+                sslLock.withLock { $0.fatal = true }  // no close_notify
+            }
+        }
+        close()
+    }
+
+    private func releaseResources(graceful: Bool) {
+        sslLock.withLock { s in
+            ERR_clear_error()
+            if graceful, !s.fatal, SSL_is_init_finished(ssl) == 1 {
+                // One non-blocking close_notify, best effort: the peer then
+                // sees an orderly end rather than a truncation.
+                _ = SSL_shutdown(ssl)
+            }
+            SSL_free(ssl)  // frees the BIO too
+            _ = drainOpenSSLErrors()
+        }
+        Glibc.close(fd)
+    }
+
+    // MARK: OpenSSL calls
+
+    private struct Outcome {
+        var value: Int32
+        var error: Int32 = SSL_ERROR_NONE
+        var reason: String?
+        var sawEOF = false
+        var socketError: Int32 = 0
+    }
+
+    /// One OpenSSL call under the lock, with the thread's error queue
+    /// cleared before and drained after, so SSL_get_error sees only this
+    /// call's errors and nothing leaks to the next connection on this thread.
+    private func call(_ body: (OpaquePointer) -> Int32) -> Outcome {
+        sslLock.withLock { s in
+            ERR_clear_error()
+            bio.pointee.socketErrorReset()
+            let value = body(ssl)
+            guard value <= 0 else { return Outcome(value: value) }
+            let error = SSL_get_error(ssl, value)
+            let reason = drainOpenSSLErrors()
+            if error == SSL_ERROR_SSL || error == SSL_ERROR_SYSCALL { s.fatal = true }
+            return Outcome(value: value, error: error, reason: reason, sawEOF: bio.pointee.sawEOF, socketError: bio.pointee.error)
+        }
+    }
+
+    private enum Wait { case ready, timedOut }
+
+    /// Waits in poll() until the socket is ready for what OpenSSL asked
+    /// (WANT_READ / WANT_WRITE), it is shut down, or the deadline passes.
+    private func wait(for sslError: Int32, until deadline: Deadline) -> Wait {
+        let events = Int16(sslError == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN)
+        while true {
+            guard let milliseconds = deadline.pollTimeout else { return .timedOut }
+            var entry = pollfd(fd: fd, events: events, revents: 0)
+            let ready = poll(&entry, 1, milliseconds)
+            if ready > 0 { return .ready }
+            if ready < 0 && errno != EINTR { return .ready }  // let the next call report it
+        }
+    }
+
+    /// The error for a failed call that is not the peer's TLS at fault.
+    private func transportError(_ outcome: Outcome, while doing: String) -> HandoffError {
+        if isClosed {
+            return HandoffError(.connectionUnavailable, "the connection with \(peer) was closed on this device while \(doing)")
+        }
+        if outcome.error == SSL_ERROR_ZERO_RETURN || (outcome.sawEOF && outcome.socketError == 0) {
+            return HandoffError(.connectionUnavailable, "\(peer) closed the connection while \(doing): connect again")
+        }
+        if outcome.socketError != 0 {
+            return HandoffError(.connectionUnavailable, "the connection with \(peer) failed while \(doing) (\(errnoText(outcome.socketError))): connect again")
+        }
+        return HandoffError(.connectionUnavailable, "the connection with \(peer) failed while \(doing) (\(outcome.reason ?? "TLS error")): connect again")
+    }
+
+    // MARK: Operations
+
+    /// Runs the TLS 1.3 handshake within `timeout` seconds and checks that
+    /// it authenticated with the PSK and used (EC)DHE. Returns the key
+    /// exchange group's name (e.g. "x25519").
+    func handshake(timeout: Double) throws(HandoffError) -> String {
+        let deadline = Deadline(after: timeout)
+        return try withUse(.handshake) { () throws(HandoffError) -> String in
+            while true {
+                if isClosed {
+                    throw HandoffError(.connectionUnavailable, "the connection with \(peer) was closed on this device during the handshake")
+                }
+                let outcome = call { SSL_do_handshake($0) }
+                if outcome.value == 1 { break }
+                switch outcome.error {
+                case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
+                    if wait(for: outcome.error, until: deadline) == .timedOut {
+                        throw HandoffError(.connectionUnavailable, "\(peer) did not complete the secure handshake within \(secondsText(timeout)): check that Handoff runs on the other device")
+                    }
+                case SSL_ERROR_SSL where !outcome.sawEOF && outcome.socketError == 0 && !isClosed:
+                    throw HandoffError(.handoffFailed, "the secure channel with \(peer) could not be established (\(outcome.reason ?? "TLS handshake failure")): the other device is not signed in to this account")
+                default:
+                    throw transportError(outcome, while: "handshaking")
+                }
+            }
+            let (authenticated, group) = sslLock.withLock { _ -> (Bool, String?) in
+                // SSL_get_negotiated_group is a macro over SSL_ctrl.
+                let nid = SSL_ctrl(ssl, SSL_CTRL_GET_NEGOTIATED_GROUP, 0, nil)
+                let name = nid > 0 ? SSL_group_to_name(ssl, Int32(truncatingIfNeeded: nid)).map { String(cString: $0) } : nil
+                return (SSL_session_reused(ssl) == 1, name)
+            }
+            guard authenticated else {
+                throw HandoffError(.handoffFailed, "\(peer) did not authenticate with the account key: the other device is not signed in to this account")
+            }
+            guard let group else {
+                throw HandoffError(.handoffFailed, "\(peer) completed a handshake without an (EC)DHE key exchange, which the channel requires")
+            }
+            return group
+        }
+    }
+
+    /// One SSL_read of at most `capacity` bytes; waits until something
+    /// arrives or the deadline passes (`.timedOut`, the socket stays open).
+    /// Call inside `withUse(.receive)`.
+    func read(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int, until deadline: Deadline,
+              timeoutMessage: @autoclosure () -> String) throws(HandoffError) -> Int {
+        while true {
+            if isClosed {
+                throw HandoffError(.connectionUnavailable, "the connection with \(peer) was closed on this device while receiving")
+            }
+            let outcome = call { SSL_read($0, buffer, Int32(clamping: capacity)) }
+            if outcome.value > 0 { return Int(outcome.value) }
+            switch outcome.error {
+            case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
+                if wait(for: outcome.error, until: deadline) == .timedOut {
+                    throw HandoffError(.timedOut, timeoutMessage())
+                }
+            default:
+                let error = transportError(outcome, while: "receiving")
+                close()
+                throw error
+            }
+        }
+    }
+
+    /// Writes all of `bytes`, waiting while the peer's window is full. Any
+    /// failure, including the deadline, closes the socket: part of the
+    /// bytes may be on their way and the stream cannot be resynchronised.
+    /// Call inside `withUse(.send)`.
+    func write(_ bytes: [UInt8], until deadline: Deadline, timeoutMessage: @autoclosure () -> String) throws(HandoffError) {
+        var offset = 0
+        while offset < bytes.count {
+            if isClosed {
+                throw HandoffError(.connectionUnavailable, "the connection with \(peer) was closed on this device while sending")
+            }
+            let outcome = bytes.withUnsafeBufferPointer { buffer in
+                call { SSL_write($0, buffer.baseAddress! + offset, Int32(clamping: buffer.count - offset)) }
+            }
+            if outcome.value > 0 {
+                offset += Int(outcome.value)
+                continue
+            }
+            switch outcome.error {
+            case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
+                if wait(for: outcome.error, until: deadline) == .timedOut {
+                    close()
+                    throw HandoffError(.timedOut, timeoutMessage())
+                }
+            default:
+                let error = transportError(outcome, while: "sending")
+                close()
+                throw error
+            }
+        }
+    }
+}
+
+extension ChannelBIOState {
+    mutating func socketErrorReset() { error = 0 }
+}

@@ -1,0 +1,31 @@
+import HandoffModel
+
+/// Everything a continuity engine needs: who (account and device), where
+/// (beacon port, multicast, unicast peers, channel address) and how long
+/// (timeouts). Defaults suit a LAN; tests and the demo shrink them.
+public struct ContinuityConfiguration: Sendable {
+    public var account: AccountKey
+    public var device: DeviceIdentity
+    /// UDP discovery: port (default 52370), multicast on/off, unicast peers.
+    public var beacons: BeaconTransportConfig
+    /// Where the TLS channel listens; port 0 picks a free one (announced in beacons).
+    public var channelAddress = SocketAddress(host: "0.0.0.0", port: 0)
+    public var channelLimits = ChannelLimits()
+    /// How long the sending app's main thread has to hand over an activity
+    /// before the receiver hears RemoteApplicationTimedOut (4610).
+    public var fetchTimeout: Double = 5
+    /// Beacons while an activity stays the same, after the first burst.
+    public var keepaliveInterval: Double = 4
+    /// Delays, after a change, of the burst of beacons that announce it.
+    public var burst: [Double] = [0, 0.25, 0.75, 1.75]
+    /// A remote activity not heard of for this long is withdrawn.
+    public var remoteLifetime: Double = 12
+    /// How long an unused warm connection to a peer is kept.
+    public var idleConnectionLifetime: Double = 30
+
+    public init(account: AccountKey, device: DeviceIdentity, beacons: BeaconTransportConfig) {
+        self.account = account
+        self.device = device
+        self.beacons = beacons
+    }
+}

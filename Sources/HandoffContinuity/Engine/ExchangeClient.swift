@@ -1,0 +1,122 @@
+import FoundationEssentials
+import HandoffModel
+
+/// The receiving side of the exchange: FETCH an activity from the device
+/// that offers it, later CONFIRM it was continued. Keeps one warm
+/// connection per peer so a second handoff skips the handshake.
+final class ExchangeClient: Sendable {
+    private let psk: [UInt8]
+    private let limits: ChannelLimits
+    private let fetchTimeout: Double
+    private let idleLifetime: Double
+    private let pool = Locked<[SocketAddress: (ChannelConnection, Double)]>([:])
+
+    init(psk: [UInt8], limits: ChannelLimits, fetchTimeout: Double, idleLifetime: Double) {
+        self.psk = psk
+        self.limits = limits
+        self.fetchTimeout = fetchTimeout
+        self.idleLifetime = idleLifetime
+    }
+
+    /// Fetches the payload of `activityID` from `peer`. Blocking; call it
+    /// off the host's thread. Errors are user-activity errors (4608-4611).
+    func fetch(_ activityID: UUID, from peer: SocketAddress) -> Result<[UInt8], HandoffError> {
+        // The sender waits fetchTimeout for its app, then answers 4610
+        // itself; the margin covers the network.
+        let replyTimeout = fetchTimeout + limits.handshakeTimeout + 2
+        do throws(HandoffError) {
+            let reply = try exchange(.fetch(activityID), with: peer, replyTimeout: replyTimeout)
+            switch reply {
+            case .payload(let bytes):
+                return .success(bytes)
+            case .error(let code, let message):
+                let error = HandoffError(HandoffError.Code(rawValue: code), "the other device: \(message)")
+                return .failure(error.asUserActivityErrorForWire)
+            default:
+                return .failure(HandoffError(.handoffFailed, "the other device answered a fetch with an unexpected frame"))
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Tells `peer` its activity was continued. Best effort.
+    func confirm(_ activityID: UUID, to peer: SocketAddress) {
+        guard let connection = try? connection(to: peer) else { return }
+        do {
+            try connection.send(ExchangeMessage.confirm(activityID).frame, timeout: limits.handshakeTimeout)
+            release(connection, to: peer)
+        } catch {
+            connection.close()
+        }
+    }
+
+    /// Sends a request and reads its reply, retrying once on a fresh
+    /// connection when a warm one turns out to be dead.
+    private func exchange(_ request: ExchangeMessage, with peer: SocketAddress,
+                          replyTimeout: Double) throws(HandoffError) -> ExchangeMessage {
+        var attempts = 0
+        while true {
+            attempts += 1
+            let (connection, warm) = try connectionAndWarmth(to: peer)
+            do throws(HandoffError) {
+                try connection.send(request.frame, timeout: limits.handshakeTimeout)
+                let frame = try connection.receive(timeout: replyTimeout)
+                let reply: ExchangeMessage
+                do throws(HandoffError) { reply = try ExchangeMessage(frame) } catch {
+                    connection.close()
+                    throw HandoffError(.handoffFailed, "the other device sent a malformed reply: \(error.message)")
+                }
+                release(connection, to: peer)
+                return reply
+            } catch {
+                connection.close()
+                if warm && attempts == 1 && error.code == .connectionUnavailable { continue }
+                switch error.code {
+                case .timedOut:
+                    throw HandoffError(.remoteApplicationTimedOut, "the other device did not hand over the activity in time")
+                case .malformedData:
+                    throw HandoffError(.handoffFailed, "the other device sent a malformed reply: \(error.message)")
+                default:
+                    throw error.asUserActivityErrorForWire
+                }
+            }
+        }
+    }
+
+    private func connection(to peer: SocketAddress) throws(HandoffError) -> ChannelConnection {
+        try connectionAndWarmth(to: peer).0
+    }
+
+    /// A pooled connection (warm) or a new one.
+    private func connectionAndWarmth(to peer: SocketAddress) throws(HandoffError) -> (ChannelConnection, Bool) {
+        let now = monotonicSeconds()
+        let pooled: ChannelConnection? = pool.withLock { p in
+            guard let (c, lastUsed) = p.removeValue(forKey: peer) else { return nil }
+            if now - lastUsed > idleLifetime { c.close(); return nil }
+            return c
+        }
+        if let pooled { return (pooled, true) }
+        return (try ChannelConnection.connect(to: peer, psk: psk, limits: limits), false)
+    }
+
+    private func release(_ connection: ChannelConnection, to peer: SocketAddress) {
+        let old = pool.withLock { p in p.updateValue((connection, monotonicSeconds()), forKey: peer)?.0 }
+        if let old, old !== connection { old.close() }
+    }
+
+    func closeAll() {
+        let all = pool.withLock { p in defer { p.removeAll() }; return p.values.map(\.0) }
+        all.forEach { $0.close() }
+    }
+}
+
+extension HandoffError {
+    /// As the wire reports it: user-activity errors kept, timeouts 4610,
+    /// the rest HandoffFailed (4608).
+    var asUserActivityErrorForWire: HandoffError {
+        if isUserActivityError { return self }
+        if code == .timedOut { return HandoffError(.remoteApplicationTimedOut, message) }
+        return HandoffError(.handoffFailed, message)
+    }
+}

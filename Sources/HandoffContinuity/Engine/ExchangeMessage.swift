@@ -1,0 +1,62 @@
+import FoundationEssentials
+import HandoffModel
+
+/// The frames of the fetch exchange (docs/PROTOCOL.md, "Exchange").
+enum ExchangeMessage: Equatable {
+    /// Receiver → sender: hand over this activity.
+    case fetch(UUID)
+    /// Sender → receiver: the activity payload (a binary property list).
+    case payload([UInt8])
+    /// Either way: the request failed with a user-activity error.
+    case error(code: Int32, message: String)
+    /// Receiver → sender: the activity was continued.
+    case confirm(UUID)
+
+    enum Kind: UInt8 { case fetch = 1, payload = 2, error = 3, confirm = 4 }
+
+    /// Longest error message carried, in UTF-8 bytes.
+    static let maxMessage = 1024
+
+    var frame: Frame {
+        switch self {
+        case .fetch(let id): Frame(type: Kind.fetch.rawValue, payload: id.bytes)
+        case .payload(let bytes): Frame(type: Kind.payload.rawValue, payload: bytes)
+        case .confirm(let id): Frame(type: Kind.confirm.rawValue, payload: id.bytes)
+        case .error(let code, let message):
+            Frame(type: Kind.error.rawValue, payload: withUnsafeBytes(of: UInt32(bitPattern: code).bigEndian, Array.init)
+                  + Array(Array(message.utf8).prefix(Self.maxMessage)))
+        }
+    }
+
+    /// Reads a frame; throws `.malformedData` for anything unknown or broken.
+    init(_ frame: Frame) throws(HandoffError) {
+        switch Kind(rawValue: frame.type) {
+        case .fetch?, .confirm?:
+            guard frame.payload.count == 16 else { throw HandoffError(.malformedData, "an activity id is 16 bytes") }
+            let id = UUID(bytes: frame.payload)
+            self = frame.type == Kind.fetch.rawValue ? .fetch(id) : .confirm(id)
+        case .payload?:
+            self = .payload(frame.payload)
+        case .error?:
+            guard frame.payload.count >= 4, frame.payload.count <= 4 + Self.maxMessage,
+                  let message = String(validating: frame.payload[4...], as: UTF8.self) else {
+                throw HandoffError(.malformedData, "malformed error frame")
+            }
+            let code = frame.payload[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            self = .error(code: Int32(bitPattern: code), message: message)
+        case nil:
+            throw HandoffError(.malformedData, "unknown frame type \(frame.type)")
+        }
+    }
+}
+
+extension UUID {
+    /// The 16 bytes of the UUID, in order.
+    var bytes: [UInt8] { withUnsafeBytes(of: uuid, Array.init) }
+
+    init(bytes: [UInt8]) {
+        precondition(bytes.count == 16)
+        self.init(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                         bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+}

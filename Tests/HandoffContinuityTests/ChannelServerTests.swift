@@ -1,0 +1,179 @@
+import HandoffModel
+@testable import HandoffContinuity
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The server before and after authentication: hostile input, limits, stop.
+@Suite struct ChannelServerTests {
+    @Test func garbageAndHTTPDoNotHurtTheServer() throws {
+        let handled = ChannelRecorder<Bool>()
+        let server = try ChannelServer(listeningOn: ChannelTest.anyPort, psk: ChannelTest.key) { connection in
+            handled.append(true)
+            ChannelTest.echo(connection)
+        }
+        defer { server.stop() }
+        let inputs: [[UInt8]] = [
+            (0..<2000).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) },
+            Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8),
+            [0x16, 0x03, 0x01, 0xFF, 0xFF] + Array(repeating: 0x01, count: 100),  // a TLS record header claiming 64 KiB
+            [0x16, 0x03, 0x03, 0x00, 0x04, 0x01, 0x00, 0x00, 0x00],  // an empty ClientHello
+        ]
+        for input in inputs {
+            let fd = ChannelTest.rawConnect(server.port)
+            ChannelTest.rawSend(fd, input)
+            #expect(ChannelTest.peerCloses(fd, within: 5), "the server drops a peer that does not speak TLS")
+            close(fd)
+        }
+        #expect(handled.count == 0)
+        let client = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key)
+        defer { client.close() }
+        try client.send(Frame(type: 1, payload: [1, 2, 3]), timeout: 5)
+        #expect(try client.receive(timeout: 5) == Frame(type: 1, payload: [1, 2, 3]))
+        #expect(handled.count == 1)
+    }
+
+    @Test func aSilentClientIsDroppedAfterTheHandshakeTimeout() throws {
+        let server = try ChannelServer(listeningOn: ChannelTest.anyPort, psk: ChannelTest.key,
+                                       limits: ChannelTest.limits(handshakeTimeout: 0.3)) { _ in }
+        defer { server.stop() }
+        let fd = ChannelTest.rawConnect(server.port)
+        defer { close(fd) }
+        #expect(ChannelTest.eventually { server.counts.pending == 1 })
+        #expect(ChannelTest.peerCloses(fd, within: 5))
+        #expect(ChannelTest.eventually { server.counts.pending == 0 })
+    }
+
+    @Test func silentConnectionsBeyondThePendingLimitAreShedAndARealClientIsServed() throws {
+        let server = try ChannelServer(listeningOn: ChannelTest.anyPort, psk: ChannelTest.key,
+                                       limits: ChannelTest.limits(handshakeTimeout: 0.5, maxPending: 8), onConnection: ChannelTest.echo)
+        defer { server.stop() }
+        let silent = (0..<20).map { _ in ChannelTest.rawConnect(server.port) }
+        defer { silent.forEach { close($0) } }
+        #expect(server.counts.pending <= 8)
+        // Every silent connection ends: shed at once or timed out.
+        for fd in silent { #expect(ChannelTest.peerCloses(fd, within: 5)) }
+        #expect(server.counts.pending <= 8)
+        // A real client gets through (retrying while the slots are full).
+        var client: ChannelConnection?
+        let end = monotonicSeconds() + 10
+        while client == nil && monotonicSeconds() < end {
+            do throws(HandoffError) {
+                client = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key)
+            } catch {
+                #expect(error.code == .connectionUnavailable)
+                usleep(50_000)
+            }
+        }
+        let connected = try #require(client)
+        defer { connected.close() }
+        try connected.send(Frame(type: 2, payload: [9]), timeout: 5)
+        #expect(try connected.receive(timeout: 5) == Frame(type: 2, payload: [9]))
+    }
+
+    @Test func whilePendingSlotsAreFullNewConnectionsAreClosedAtOnce() throws {
+        let server = try ChannelServer(listeningOn: ChannelTest.anyPort, psk: ChannelTest.key,
+                                       limits: ChannelTest.limits(handshakeTimeout: 60, maxPending: 8), onConnection: ChannelTest.echo)
+        defer { server.stop() }
+        let holders = (0..<8).map { _ in ChannelTest.rawConnect(server.port) }
+        #expect(ChannelTest.eventually { server.counts.pending == 8 })
+        // Each of these is closed without waiting for its handshake timeout (60 s).
+        for _ in 0..<12 {
+            let fd = ChannelTest.rawConnect(server.port)
+            #expect(ChannelTest.peerCloses(fd, within: 10))
+            close(fd)
+        }
+        #expect(ChannelTest.failure { () throws(HandoffError) in
+            try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key)
+        }?.code == .connectionUnavailable)
+        #expect(server.counts.pending == 8)
+        // The holders go; their slots free up and a real client is served.
+        holders.forEach { close($0) }
+        #expect(ChannelTest.eventually { server.counts.pending == 0 })
+        let client = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key)
+        defer { client.close() }
+        try client.send(Frame(type: 3, payload: [3]), timeout: 5)
+        #expect(try client.receive(timeout: 5) == Frame(type: 3, payload: [3]))
+    }
+
+    @Test func connectionsBeyondTheLimitAreClosed() throws {
+        let server = try ChannelServer(listeningOn: ChannelTest.anyPort, psk: ChannelTest.key,
+                                       limits: ChannelTest.limits(maxConnections: 1), onConnection: ChannelTest.echo)
+        defer { server.stop() }
+        let first = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key)
+        #expect(ChannelTest.eventually { server.counts.active == 1 })
+        #expect(ChannelTest.failure { () throws(HandoffError) in
+            try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key)
+        }?.code == .connectionUnavailable)
+        first.close()
+        #expect(ChannelTest.eventually { server.counts.active == 0 })
+        let second = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key)
+        second.close()
+    }
+
+    @Test func stopAbortsHandshakesAndConnectionsAndIsIdempotent() throws {
+        let handlerSaw = OneShot<HandoffError.Code?>()
+        let server = try ChannelServer(listeningOn: ChannelTest.anyPort, psk: ChannelTest.key,
+                                       limits: ChannelTest.limits(handshakeTimeout: 30)) { connection in
+            handlerSaw.fulfil(Result { () throws(HandoffError) in try connection.receive(timeout: 30) }.channelErrorCode)
+        }
+        let address = ChannelTest.address(server)
+        let client = try ChannelConnection.connect(to: address, psk: ChannelTest.key)
+        let silent = ChannelTest.rawConnect(server.port)
+        defer { close(silent) }
+        #expect(ChannelTest.eventually { server.counts == (pending: 1, active: 1) })
+        let start = monotonicSeconds()
+        server.stop()
+        #expect(handlerSaw.wait(seconds: 5) == .some(.connectionUnavailable))
+        #expect(ChannelTest.peerCloses(silent, within: 5), "the pending handshake was aborted")
+        #expect(ChannelTest.failure { () throws(HandoffError) in try client.receive(timeout: 5) }?.code == .connectionUnavailable)
+        #expect(ChannelTest.since(start) < 5)
+        server.stop()
+        #expect(ChannelTest.failure { () throws(HandoffError) in try ChannelConnection.connect(to: address, psk: ChannelTest.key) }?.code == .connectionUnavailable)
+    }
+
+    @Test func stopFromInsideTheHandlerDoesNotDeadlock() throws {
+        let box = Locked<ChannelServer?>(nil)
+        let stopped = OneShot<Bool>()
+        let server = try ChannelServer(listeningOn: ChannelTest.anyPort, psk: ChannelTest.key) { _ in
+            box.withLock { $0 }?.stop()
+            stopped.fulfil(true)
+        }
+        box.withLock { $0 = server }
+        let client = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key)
+        defer { client.close() }
+        #expect(stopped.wait(seconds: 5) == true)
+        box.withLock { $0 = nil }
+    }
+
+    @Test func droppingTheServerStopsIt() throws {
+        var server: ChannelServer? = try ChannelServer(listeningOn: ChannelTest.anyPort, psk: ChannelTest.key) { _ in }
+        let address = ChannelTest.address(server!)
+        server = nil
+        #expect(server == nil)
+        #expect(ChannelTest.failure { () throws(HandoffError) in try ChannelConnection.connect(to: address, psk: ChannelTest.key) }?.code == .connectionUnavailable)
+    }
+
+    @Test func aBusyPortIsAnIOError() throws {
+        let server = try ChannelServer(listeningOn: ChannelTest.anyPort, psk: ChannelTest.key) { _ in }
+        defer { server.stop() }
+        #expect(ChannelTest.failure { () throws(HandoffError) in
+            try ChannelServer(listeningOn: ChannelTest.address(server), psk: ChannelTest.key) { _ in }
+        }?.code == .io)
+    }
+
+    @Test func ipv6LoopbackWorksWhenPresent() throws {
+        let server: ChannelServer
+        do {
+            server = try ChannelServer(listeningOn: SocketAddress(host: "::1", port: 0), psk: ChannelTest.key, onConnection: ChannelTest.echo)
+        } catch {
+            return  // no IPv6 on this host
+        }
+        defer { server.stop() }
+        let client = try ChannelConnection.connect(to: try SocketAddress(parsing: "[::1]:\(server.port)"), psk: ChannelTest.key)
+        defer { client.close() }
+        try client.send(Frame(type: 6, payload: [6]), timeout: 5)
+        #expect(try client.receive(timeout: 5) == Frame(type: 6, payload: [6]))
+    }
+}
