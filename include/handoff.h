@@ -762,10 +762,14 @@ typedef struct handoff_continuity_options {
     int fetch_timeout_ms;
     /* Time to connect to and authenticate a device; 0: 3000 ms. */
     int connect_timeout_ms;
+    /* How long an idle authenticated connection to a device is kept for the
+     * next handoff (which then skips the handshake); 0: 30000 ms; negative:
+     * never kept, every handoff connects afresh. */
+    int connection_reuse_ms;
 } handoff_continuity_options;
 
 #define HANDOFF_CONTINUITY_OPTIONS_INIT \
-    {sizeof(handoff_continuity_options), NULL, NULL, NULL, HANDOFF_DEVICE_ROLE_FULL, 0, 0, NULL, 0, NULL, 0, 0}
+    {sizeof(handoff_continuity_options), NULL, NULL, NULL, HANDOFF_DEVICE_ROLE_FULL, 0, 0, NULL, 0, NULL, 0, 0, 0}
 
 /* Starts Handoff between devices for `app`: beacons announce its current
  * activity to the account's other devices, a TLS 1.3 channel answers their

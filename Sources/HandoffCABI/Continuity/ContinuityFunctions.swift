@@ -125,6 +125,8 @@ enum ContinuityOptions {
             config.channelLimits.connectTimeout = Double(connect) / 1000
             config.channelLimits.handshakeTimeout = Double(connect) / 1000
         }
+        let reuse = Int(o.field(\.connection_reuse_ms) ?? 0)
+        if reuse != 0 { config.idleConnectionLifetime = reuse < 0 ? 0 : Double(reuse) / 1000 }
         return config
     }
 }

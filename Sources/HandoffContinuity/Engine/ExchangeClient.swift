@@ -101,6 +101,10 @@ final class ExchangeClient: Sendable {
     }
 
     private func release(_ connection: ChannelConnection, to peer: SocketAddress) {
+        guard idleLifetime > 0 else {
+            connection.close()
+            return
+        }
         let old = pool.withLock { p in p.updateValue((connection, monotonicSeconds()), forKey: peer)?.0 }
         if let old, old !== connection { old.close() }
     }
