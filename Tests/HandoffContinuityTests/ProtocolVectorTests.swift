@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HandoffModel
+@testable import HandoffContinuity
+import Testing
+
+/// docs/PROTOCOL.md's test vectors, read from the document itself and
+/// recomputed, so the specification and the code cannot drift apart.
+@Suite struct ProtocolVectorTests {
+    /// The protocol document, found from this file's path.
+    static let document: String = {
+        let here = String(#filePath)
+        let root = here.components(separatedBy: "/Tests/").dropLast().joined(separator: "/Tests/")
+        guard let file = fopen(root + "/docs/PROTOCOL.md", "r") else { return "" }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = fread(&buffer, 1, buffer.count, file)
+            if n <= 0 { break }
+            bytes += buffer[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }()
+
+    /// The text of section `number` ("## 4. ...") up to the next section.
+    func section(_ number: Int) throws -> String {
+        let parts = Self.document.components(separatedBy: "\n## ")
+        return try #require(parts.first { $0.hasPrefix("\(number). ") }, "PROTOCOL.md has no section \(number)")
+    }
+
+    /// The backquoted value in the table row whose first cell is `name`.
+    func row(_ name: String, in text: String) throws -> String {
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("| \(name) |") }, "no row \(name)")
+        let cells = line.split(separator: "`")
+        return String(try #require(cells.count >= 2 ? cells[1] : nil))
+    }
+
+    /// The hex of the indented block that follows the line starting with `marker`.
+    func hexBlock(after marker: String, in text: String) throws -> [UInt8] {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(lines.firstIndex { $0.hasPrefix(marker) }, "no block after \(marker)")
+        var hex = ""
+        for line in lines[(start + 1)...] {
+            if line.isEmpty && hex.isEmpty { continue }
+            guard line.hasPrefix("    ") else { break }
+            hex += line.filter { $0 != " " }
+        }
+        return try #require(decodeHex(hex), "block after \(marker) is not hex")
+    }
+
+    func decodeHex(_ s: String) -> [UInt8]? {
+        let chars = Array(s.utf8)
+        guard chars.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        for i in stride(from: 0, to: chars.count, by: 2) {
+            guard let byte = UInt8(String(decoding: chars[i..<i + 2], as: UTF8.self), radix: 16) else { return nil }
+            out.append(byte)
+        }
+        return out
+    }
+
+    @Test func documentIsFound() {
+        #expect(Self.document.contains("# libhandoff wire protocol"))
+    }
+
+    @Test func accountDerivationVectors() throws {
+        let text = try #require(try section(4).components(separatedBy: "### Test vector").last)
+        let key = try AccountKey(bytes: Array(0...31))
+        #expect(try decodeHex(row("beacon key", in: text)) == key.derived.beaconKey)
+        #expect(try decodeHex(row("channel PSK", in: text)) == key.derived.channelPSK)
+        #expect(try row("account ID", in: text) == key.derived.accountID)
+        #expect(try row("checksum", in: text) == hexString(Array(Crypto.sha256(key.bytes).prefix(4))))
+        #expect(try row("pairing code", in: text) == key.pairingCode)
+        #expect(try AccountKey(pairingCode: row("pairing code", in: text)) == key)
+    }
+
+    @Test func sealedBeaconVector() throws {
+        let text = try section(5)
+        let expected = try hexBlock(after: "Packet (", in: text)
+        let beacon = Beacon(kind: .advert, timestamp: 1_700_000_000_000, sequence: 1, deviceID: Array(0xA0...0xAF),
+                            deviceName: "Test Device", role: .full, channelPort: 52371,
+                            activity: BeaconActivity(activityID: Array(0xB0...0xBF), activityType: "com.example.mapoff.view-region",
+                                                     title: "Cupertino", teamIdentifier: "A1B2C3D4E5",
+                                                     bundleIdentifier: "com.example.mapoff", webpageURL: nil,
+                                                     expiration: nil, supportsContinuationStreams: false))
+        let key: [UInt8] = Array(0...31)
+        #expect(try BeaconCodec.seal(beacon, key: key, nonce: Array(0...11)) == expected)
+        #expect(BeaconCodec.open(expected, key: key) == beacon)
+        let plaintext = try hexBlock(after: "Plaintext (", in: text)
+        #expect(AESGCM(key: key).open(expected, aad: Array("libhandoff beacon v1".utf8)) == plaintext)
+    }
+
+    @Test func frameVector() throws {
+        let text = try section(6)
+        let expected = try hexBlock(after: "Frame test vector", in: text)
+        #expect(Frame(type: 0x01, payload: Array(0...15)).encoded() == expected)
+    }
+
+    func hexString(_ bytes: [UInt8]) -> String {
+        bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
+}
