@@ -1,0 +1,96 @@
+import FoundationEssentials
+import HandoffModel
+@testable import HandoffContinuity
+@testable import HandoffRuntime
+import Testing
+
+/// The gate: what a receiving app is offered from an authenticated beacon.
+@Suite struct RemoteTableTests {
+    func advert(team: String = "TEAM1", type: String = "com.example.app.edit", title: String? = "T",
+                url: String? = nil, expiration: UInt64? = nil, id: [UInt8] = Array(0..<16), device: UInt8 = 1) -> Beacon {
+        Beacon(kind: .advert, timestamp: 1, sequence: 1, deviceID: Array(repeating: device, count: 16), deviceName: "d",
+               role: .full, channelPort: 9,
+               activity: BeaconActivity(activityID: id, activityType: type, title: title, teamIdentifier: team,
+                                        bundleIdentifier: "com.example.app", webpageURL: url, expiration: expiration,
+                                        supportsContinuationStreams: false))
+    }
+
+    func apply(_ b: Beacon, _ table: inout RemoteTable, role: DeviceRole = .full) throws -> [RemoteActivityChange] {
+        table.apply(b, from: "127.0.0.1", manifest: try manifest(), ownRole: role, now: 0)
+    }
+
+    @Test func sameTeamAndDeclaredTypeIsOffered() throws {
+        var t = RemoteTable()
+        let changes = try apply(advert(), &t)
+        guard case .available(let r)? = changes.first else { Issue.record("\(changes)"); return }
+        #expect(!r.isWebOnly && changes.count == 1)
+        #expect(t.channel(offering: r.activityID) == SocketAddress(host: "127.0.0.1", port: 9))
+    }
+
+    @Test func otherTeamOrUndeclaredTypeIsNotOffered() throws {
+        var t = RemoteTable()
+        #expect(try apply(advert(team: "OTHER"), &t).isEmpty)
+        #expect(try apply(advert(type: "com.example.app.other", device: 2), &t).isEmpty)
+    }
+
+    @Test func withAWebPageItIsOfferedWebOnly() throws {
+        var t = RemoteTable()
+        let changes = try apply(advert(team: "OTHER", url: "https://example.com/"), &t)
+        guard case .available(let r)? = changes.first else { Issue.record("\(changes)"); return }
+        #expect(r.isWebOnly)
+        #expect(try apply(advert(team: "OTHER", url: "ftp://example.com/", device: 3), &t).isEmpty)
+    }
+
+    @Test func sendOnlyDevicesAreNeverOffered() throws {
+        var t = RemoteTable()
+        #expect(try apply(advert(), &t, role: .sendOnly).isEmpty)
+    }
+
+    @Test func expiredIsNotOfferedAndExpiryWithdraws() throws {
+        var t = RemoteTable()
+        #expect(try apply(advert(expiration: 1), &t).isEmpty)
+        let soon = wallMilliseconds() + 60_000
+        #expect(try apply(advert(expiration: soon, device: 2), &t).count == 1)
+        let changes = t.sweep(now: 0, lifetime: 100, wallMilliseconds: soon + 1)
+        guard case .withdrawn? = changes.first else { Issue.record("\(changes)"); return }
+    }
+
+    @Test func changesAreAvailableUpdatedWithdrawn() throws {
+        var t = RemoteTable()
+        _ = try apply(advert(title: "a"), &t)
+        #expect(try apply(advert(title: "a"), &t).isEmpty, "the same advert again changes nothing")
+        guard case .updated(let r)? = try apply(advert(title: "b"), &t).first else { Issue.record("no update"); return }
+        #expect(r.title == "b")
+        let switched = try apply(advert(id: Array(16..<32)), &t)
+        #expect(switched.count == 2)
+        var withdraw = advert()
+        withdraw.kind = .withdraw
+        guard case .withdrawn? = try apply(withdraw, &t).first else { Issue.record("no withdrawal"); return }
+    }
+
+    @Test func silentDevicesAreWithdrawn() throws {
+        var t = RemoteTable()
+        _ = try apply(advert(), &t)
+        #expect(t.sweep(now: 5, lifetime: 12, wallMilliseconds: wallMilliseconds()).isEmpty)
+        #expect(t.sweep(now: 13, lifetime: 12, wallMilliseconds: wallMilliseconds()).count == 1)
+        #expect(t.entries.isEmpty)
+    }
+}
+
+@Suite struct ExchangeMessageTests {
+    @Test func roundTrips() throws {
+        let id = UUID()
+        for m in [ExchangeMessage.fetch(id), .confirm(id), .payload([1, 2, 3]), .payload([]),
+                  .error(code: 4610, message: "late ⏰")] {
+            #expect(try ExchangeMessage(m.frame) == m)
+        }
+    }
+
+    @Test func malformedFramesAreRefused() {
+        let bad = [Frame(type: 1, payload: [1, 2]), Frame(type: 4, payload: []), Frame(type: 3, payload: [0, 0]),
+                   Frame(type: 3, payload: [0, 0, 0x12, 0x00, 0xFF]), Frame(type: 9, payload: [])]
+        for f in bad {
+            #expect(throws: HandoffError.self) { try ExchangeMessage(f) }
+        }
+    }
+}
