@@ -67,12 +67,13 @@ $(BINDIR)/header_cxx: Tests/c/header_cxx.cpp $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)
 	$(CXX) $(CXXFLAGS_STRICT) -I$(INCDIR) -o $@ $< $(LINK_HANDOFF)
 
-C_TESTS := $(BINDIR)/test_model $(BINDIR)/test_runtime
+C_TESTS := $(BINDIR)/test_model $(BINDIR)/test_runtime $(BINDIR)/test_restoration
 
 test-c: $(C_TESTS) $(BINDIR)/header_cxx
 	$(BINDIR)/header_cxx
 	$(BINDIR)/test_model
 	$(BINDIR)/test_runtime
+	$(BINDIR)/test_restoration
 
 # The C tests again under valgrind, in one process: no invalid access and
 # no definite leak through the C ABI. (The Swift runtime's one-time caches
