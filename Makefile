@@ -58,7 +58,7 @@ test-tsan:
 test-abi: lib
 	sh Tests/abi/check_abi.sh $(LIB) include/handoff.h
 
-$(BINDIR)/test_%: Tests/c/test_%.c Tests/c/check.h $(LIB) $(INCDIR)/handoff.h
+$(BINDIR)/test_%: Tests/c/test_%.c Tests/c/check.h Tests/c/check_handoff.h $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS_STRICT) -D_POSIX_C_SOURCE=200809L -I$(INCDIR) -o $@ $< $(LINK_HANDOFF) -lm -lpthread
 

@@ -1,11 +1,12 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include "clinux.h"
 
 int clinux_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
 
-int clinux_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags)
+int clinux_accept4(int fd, struct sockaddr *address, unsigned int *length, int flags)
 {
     return accept4(fd, address, length, flags);
 }

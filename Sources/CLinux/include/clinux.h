@@ -3,7 +3,6 @@
 #define HANDOFF_CLINUX_H
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <poll.h>
 #include <pthread.h>
@@ -12,5 +11,8 @@
  * with: thin wrappers, so descriptors are close-on-exec from birth (no
  * window in which a host's fork+exec could inherit them). */
 int clinux_pipe2(int fds[2], int flags);
-int clinux_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+struct sockaddr;
+/* `length` is a socklen_t (unsigned int on Linux); sys/socket.h is not
+ * included here so its declarations stay with the Glibc module. */
+int clinux_accept4(int fd, struct sockaddr *address, unsigned int *length, int flags);
 #endif

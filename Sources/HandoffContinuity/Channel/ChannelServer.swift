@@ -46,7 +46,7 @@ public final class ChannelServer: Sendable {
         port = bound.port
         core = ChannelServerCore(listener: listener, wake: wake, context: context, limits: limits, onConnection: onConnection)
         let core = self.core
-        guard let thread = startJoinableChannelThread({ core.acceptLoop() }) else {
+        guard let thread = startJoinableThread({ core.acceptLoop() }) else {
             core.closeDescriptors()
             throw HandoffError(.io, "the system refused a thread for the channel's listener: too many threads?")
         }
@@ -254,17 +254,3 @@ private func openListener(_ resolved: ResolvedSocketAddress, address: SocketAddr
     return fd
 }
 
-/// Starts a joinable pthread running `body`, or nil when the system refuses.
-private func startJoinableChannelThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
-    final class Body { let run: @Sendable () -> Void; init(_ r: @escaping @Sendable () -> Void) { run = r } }
-    let context = Unmanaged.passRetained(Body(body)).toOpaque()
-    var thread = pthread_t()
-    guard pthread_create(&thread, nil, { raw in
-        Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
-        return nil
-    }, context) == 0 else {
-        Unmanaged<Body>.fromOpaque(context).release()
-        return nil
-    }
-    return thread
-}

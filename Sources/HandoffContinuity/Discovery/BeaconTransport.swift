@@ -96,7 +96,7 @@ public final class BeaconTransport: Sendable {
         receive: @escaping @Sendable (_ packet: [UInt8], _ from: UDPAddress) -> Void
     ) throws(HandoffError) {
         let core = try BeaconTransportCore(config: config, receive: receive)
-        guard let thread = BeaconSocket.startJoinableThread({ core.receiveLoop() }) else {
+        guard let thread = startJoinableThread({ core.receiveLoop() }) else {
             core.closeAll()
             throw HandoffError(.io, "cannot start the beacon receive thread: the system refused a new thread")
         }
@@ -581,22 +581,5 @@ private enum BeaconSocket {
             guard index != 0 else { return nil }
             return Interface(name: name, index: index, hasIPv4: withIPv4.contains(name))
         }
-    }
-
-    // MARK: - Threads
-
-    /// Starts a joinable pthread running `body`; nil when the system refuses.
-    static func startJoinableThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
-        final class Body { let run: @Sendable () -> Void; init(_ r: @escaping @Sendable () -> Void) { run = r } }
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
-        var thread = pthread_t()
-        guard pthread_create(&thread, nil, { raw in
-            Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
-            return nil
-        }, context) == 0 else {
-            Unmanaged<Body>.fromOpaque(context).release()
-            return nil
-        }
-        return thread
     }
 }

@@ -2,11 +2,10 @@
 import Glibc
 #endif
 
-/// Starts a detached pthread running `body`: the library's I/O threads
-/// (Foundation's Thread is not in FoundationEssentials). Returns false when
-/// the system refuses a thread.
-@discardableResult
-func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+/// Starts a joinable pthread running `body`: the library's I/O threads
+/// (Foundation's Thread is not in FoundationEssentials). Nil when the
+/// system refuses a thread.
+func startJoinableThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
     final class Body { let run: @Sendable () -> Void; init(_ r: @escaping @Sendable () -> Void) { run = r } }
     let context = Unmanaged.passRetained(Body(body)).toOpaque()
     var thread = pthread_t()
@@ -15,8 +14,15 @@ func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
         return nil
     }, context) == 0 else {
         Unmanaged<Body>.fromOpaque(context).release()
-        return false
+        return nil
     }
+    return thread
+}
+
+/// Starts a detached pthread running `body`; false when the system refuses.
+@discardableResult
+func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+    guard let thread = startJoinableThread(body) else { return false }
     pthread_detach(thread)
     return true
 }
