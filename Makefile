@@ -25,7 +25,7 @@ LINK_HANDOFF    := -L$(LIBDIR) -lhandoff -Wl,-rpath,$(abspath $(LIBDIR))
 
 SWIFT_SOURCES := $(shell find Sources -type f) Package.swift
 
-.PHONY: all lib test test-swift test-tsan test-c test-abi test-valgrind test-python demo clean
+.PHONY: all lib test test-swift test-tsan test-c test-abi test-valgrind test-python test-integration demo clean
 
 all: lib
 
@@ -46,7 +46,7 @@ $(INCDIR)/handoff.h: include/handoff.h
 
 # ---------------------------------------------------------------- tests
 
-test: lib test-abi test-c test-valgrind test-python test-swift test-tsan
+test: lib test-abi test-c test-valgrind test-python test-integration test-swift test-tsan
 
 test-swift:
 	$(SWIFT) test
@@ -88,6 +88,15 @@ test-valgrind: $(C_TESTS)
 
 test-python: lib
 	HANDOFF_LIBRARY=$(abspath $(LIB)) $(PYTHON) -m pytest -q -p no:cacheprovider Tests/python
+
+# Real processes over real sockets: loopback, and three hosts in network
+# namespaces that the tests create and always remove (needs root, as CI is).
+$(BINDIR)/peer: Tests/integration/peer.c $(LIB) $(INCDIR)/handoff.h
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS_STRICT) -D_POSIX_C_SOURCE=200809L -I$(INCDIR) -o $@ $< $(LINK_HANDOFF)
+
+test-integration: $(BINDIR)/peer
+	$(PYTHON) -m pytest -q -p no:cacheprovider Tests/integration
 
 # ---------------------------------------------------------------- demo
 

@@ -15,8 +15,45 @@ import Testing
                                         supportsContinuationStreams: false))
     }
 
+    /// Applies a beacon from a device whose channel verifies.
     func apply(_ b: Beacon, _ table: inout RemoteTable, role: DeviceRole = .full) throws -> [RemoteActivityChange] {
-        table.apply(b, from: "127.0.0.1", manifest: try manifest(), ownRole: role, now: 0)
+        let (changes, verify) = table.apply(b, from: "127.0.0.1", manifest: try manifest(), ownRole: role, now: 0)
+        guard let verify else { return changes }
+        return changes + table.verified(hex(b.deviceID), at: verify, true)
+    }
+
+    @Test func nothingIsReportedUntilTheDeviceIsVerified() throws {
+        var t = RemoteTable()
+        let (changes, verify) = t.apply(advert(), from: "127.0.0.1", manifest: try manifest(), ownRole: .full, now: 0)
+        #expect(changes.isEmpty)
+        let channel = try #require(verify)
+        #expect(channel == SocketAddress(host: "127.0.0.1", port: 9))
+        // A second beacon while verifying asks for nothing more.
+        #expect(t.apply(advert(), from: "127.0.0.1", manifest: try manifest(), ownRole: .full, now: 0.1).verify == nil)
+        // A failed verification reports nothing, and retries only later.
+        #expect(t.verified(hex(advert().deviceID), at: channel, false).isEmpty)
+        #expect(t.apply(advert(), from: "127.0.0.1", manifest: try manifest(), ownRole: .full, now: 0.5).verify == nil)
+        #expect(t.apply(advert(), from: "127.0.0.1", manifest: try manifest(), ownRole: .full, now: 2.5).verify != nil)
+        let reported = t.verified(hex(advert().deviceID), at: channel, true)
+        guard case .available? = reported.first else { Issue.record("\(reported)"); return }
+    }
+
+    @Test func anotherChannelMeansVerifyingAgain() throws {
+        var t = RemoteTable()
+        _ = try apply(advert(), &t)
+        let moved = t.apply(advert(), from: "127.0.0.2", manifest: try manifest(), ownRole: .full, now: 1)
+        #expect(moved.verify == SocketAddress(host: "127.0.0.2", port: 9))
+        #expect(moved.changes.isEmpty)
+    }
+
+    @Test func aLateWithdrawalOfAReplacedActivityChangesNothing() throws {
+        var t = RemoteTable()
+        _ = try apply(advert(id: Array(0..<16)), &t)
+        _ = try apply(advert(id: Array(16..<32)), &t)
+        var late = advert(id: Array(0..<16))
+        late.kind = .withdraw
+        #expect(try apply(late, &t).isEmpty)
+        #expect(t.channel(offering: UUID(bytes: Array(16..<32))) != nil)
     }
 
     @Test func sameTeamAndDeclaredTypeIsOffered() throws {
@@ -63,7 +100,7 @@ import Testing
         #expect(r.title == "b")
         let switched = try apply(advert(id: Array(16..<32)), &t)
         #expect(switched.count == 2)
-        var withdraw = advert()
+        var withdraw = advert(id: Array(16..<32))
         withdraw.kind = .withdraw
         guard case .withdrawn? = try apply(withdraw, &t).first else { Issue.record("no withdrawal"); return }
     }

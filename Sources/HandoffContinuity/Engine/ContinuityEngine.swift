@@ -204,11 +204,26 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
               replay.accept(beacon, nowMilliseconds: wallMilliseconds()) else { return }
         guard let endpoint = endpoint else { return }
         let manifest = endpoint.manifest
-        let changes = state.withLock { s in
+        let (changes, verify) = state.withLock { s in
             s.remotes.apply(beacon, from: from.host, manifest: manifest, ownRole: configuration.device.role,
                             now: monotonicSeconds())
         }
         changes.forEach(endpoint.remoteActivityChanged)
+        if let channel = verify { startVerifying(hex(beacon.deviceID), at: channel) }
+    }
+
+    /// Proves a newly seen device is there now (its channel authenticates
+    /// with the account's PSK) before reporting what it offers; the
+    /// connection is kept warm for the first fetch.
+    private func startVerifying(_ deviceID: String, at channel: SocketAddress) {
+        let client = self.client
+        let started = startDetachedThread { [weak self] in
+            let ok = client.verify(channel)
+            guard let self else { return }
+            let (changes, endpoint) = self.state.withLock { s in (s.remotes.verified(deviceID, at: channel, ok), s.endpoint) }
+            if let endpoint { changes.forEach(endpoint.remoteActivityChanged) }
+        }
+        if !started { _ = state.withLock { $0.remotes.verified(deviceID, at: channel, false) } }
     }
 
     private func sweep() {

@@ -40,6 +40,14 @@ final class ExchangeClient: Sendable {
         }
     }
 
+    /// Whether `peer` completes a handshake with the account's PSK now; the
+    /// connection stays in the pool (when reuse is on) for the next fetch.
+    func verify(_ peer: SocketAddress) -> Bool {
+        guard let connection = try? connection(to: peer) else { return false }
+        release(connection, to: peer)
+        return true
+    }
+
     /// Tells `peer` its activity was continued. Best effort.
     func confirm(_ activityID: UUID, to peer: SocketAddress) {
         guard let connection = try? connection(to: peer) else { return }

@@ -1,0 +1,749 @@
+"""Process-level integration tests of libhandoff.
+
+Each test starts real peers (build/bin/peer, Tests/integration/peer.c), one
+app per process, and reads the events they print. Only loopback and the
+addresses of the tests' own network namespaces are ever used.
+
+Build first:  make lib build/bin/peer
+Run:          python3 -m pytest -q -p no:cacheprovider Tests/integration
+
+Every process a test starts is killed when the test ends (fixture
+finalizers, and an atexit backstop), and every network namespace the
+multicast test creates is deleted.
+"""
+
+import atexit
+import hashlib
+import hmac
+import os
+import queue
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PEER = ROOT / "build" / "bin" / "peer"
+
+# The peer's default account key (docs/PROTOCOL.md §4 test key) and another.
+ACCOUNT_KEY = bytes(range(32))
+OTHER_KEY = bytes(0xA0 + i for i in range(32))
+
+TYPE = "com.example.peer.activity"  # the peer's default activity type
+OTHER_TYPE = "com.example.peer.other"
+
+
+# --------------------------------------------------------------- helpers
+
+def hkdf_sha256(ikm, salt, info, length):
+    """RFC 5869: extract then expand."""
+    prk = hmac.new(salt, ikm, hashlib.sha256).digest()
+    out, block, counter = b"", b"", 1
+    while len(out) < length:
+        block = hmac.new(prk, block + info + bytes([counter]), hashlib.sha256).digest()
+        out += block
+        counter += 1
+    return out[:length]
+
+
+def derive(key, label, length=32):
+    return hkdf_sha256(key, b"libhandoff v1", label, length)
+
+
+def blob(n):
+    """The userInfo "blob" a peer sends (see peer.c)."""
+    return bytes((31 * i + 7) & 0xFF for i in range(n))
+
+
+def fnv1a(data):
+    h = 2166136261
+    for b in data:
+        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+    return "%08x" % h
+
+
+_port_counter = iter(range(1_000_000))
+
+
+def free_port():
+    """A port in 40000-60000 derived from the pid and a counter, free for
+    UDP and TCP on this host right now."""
+    start = (os.getpid() * 211) % 20000
+    for _ in range(2000):
+        port = 40000 + (start + next(_port_counter)) % 20000
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u, \
+                    socket.socket(socket.AF_INET, socket.SOCK_STREAM) as t:
+                u.bind(("0.0.0.0", port))
+                t.bind(("127.0.0.1", port))
+            return port
+        except OSError:
+            continue
+    raise RuntimeError("no free port in 40000-60000")
+
+
+def unescape(value):
+    return urllib.parse.unquote(value, errors="strict")
+
+
+def parse_line(line):
+    """'available id=X web=0' -> ('available', {'id': 'X', 'web': '0'})"""
+    words = line.split(" ")
+    fields = {}
+    for word in words[1:]:
+        key, _, value = word.partition("=")
+        fields[key] = unescape(value)
+    return words[0], fields
+
+
+# ----------------------------------------------------------------- peers
+
+_LIVE = set()  # every Popen not yet reaped, for the atexit backstop
+
+
+def _kill(proc):
+    if proc.poll() is None:
+        try:
+            proc.kill()
+        except ProcessLookupError:
+            pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+    _LIVE.discard(proc)
+
+
+@atexit.register
+def _kill_leftovers():
+    for proc in list(_LIVE):
+        _kill(proc)
+
+
+def _terminated(signum, frame):
+    raise KeyboardInterrupt("SIGTERM")
+
+
+# A CI job killed with SIGTERM still runs the finalizers (pytest treats
+# KeyboardInterrupt as an interruption and tears fixtures down). A peer
+# orphaned anyway (SIGKILL) ends by itself after its --timeout (30 s).
+if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+    signal.signal(signal.SIGTERM, _terminated)
+
+
+class Event(dict):
+    """One printed event: its fields, plus .name and .at (arrival time)."""
+
+    def __init__(self, name, fields, at, line):
+        super().__init__(fields)
+        self.name, self.at, self.line = name, at, line
+
+
+class Peer:
+    """One running peer: its events as they arrive, with bounded waits."""
+
+    def __init__(self, name, args, netns=None):
+        self.name = name
+        cmd = [str(PEER)] + [str(a) for a in args]
+        if netns:
+            cmd = ["ip", "netns", "exec", netns] + cmd
+        self.cmd = cmd
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        _LIVE.add(self.proc)
+        self.events = []           # Event, in order of arrival
+        self.stderr = []
+        self.exited = False
+        self._queue = queue.Queue()
+        self._threads = [
+            threading.Thread(target=self._read_stdout, daemon=True),
+            threading.Thread(target=self._read_stderr, daemon=True),
+        ]
+        for t in self._threads:
+            t.start()
+
+    def _read_stdout(self):
+        for line in self.proc.stdout:
+            self._queue.put((time.monotonic(), line.rstrip("\n")))
+        self._queue.put(None)
+
+    def _read_stderr(self):
+        for line in self.proc.stderr:
+            self.stderr.append(line.rstrip("\n"))
+
+    def _pump(self, timeout):
+        """Moves what arrived into self.events; waits up to `timeout` for
+        the first item. False once the peer's stdout has ended."""
+        try:
+            item = self._queue.get(timeout=max(0.0, timeout))
+        except queue.Empty:
+            return not self.exited
+        while True:
+            if item is None:
+                self.exited = True
+            else:
+                at, line = item
+                name, fields = parse_line(line)
+                self.events.append(Event(name, fields, at, line))
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return not self.exited
+
+    def matches(self, name, **fields):
+        self._pump(0)
+        return [e for e in self.events
+                if e.name == name and all(e.get(k) == str(v) for k, v in fields.items())]
+
+    def wait_for(self, name, timeout=5.0, nth=1, **fields):
+        """The nth event `name` with these field values, waiting at most
+        `timeout` seconds; fails with the transcript otherwise."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = self.matches(name, **fields)
+            if len(found) >= nth:
+                return found[nth - 1]
+            left = deadline - time.monotonic()
+            if left <= 0 or self.exited:
+                why = "exited" if self.exited else "timed out after %.1f s" % timeout
+                pytest.fail("%s: no %r %s #%d (%s)\n%s" % (
+                    self.name, name, fields, nth, why, self.transcript()))
+            self._pump(min(left, 0.1))
+
+    def settle(self, seconds):
+        """Collects events for `seconds`."""
+        deadline = time.monotonic() + seconds
+        self._pump(0)
+        while time.monotonic() < deadline:
+            self._pump(min(0.05, deadline - time.monotonic()))
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def stop(self, timeout=5.0):
+        """SIGTERM, then the exit status (SIGKILL after `timeout`)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            code = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill(self.proc)
+            code = "hung, killed"
+        self.finish()
+        return code
+
+    def kill(self):
+        _kill(self.proc)
+        self.finish()
+
+    def finish(self):
+        _kill(self.proc)
+        for t in self._threads:
+            t.join(timeout=2)
+        self._pump(0)
+
+    def transcript(self):
+        self._pump(0)
+        out = ["--- %s: %s (exit %s)" % (self.name, " ".join(self.cmd), self.proc.poll())]
+        out += ["  " + e.line for e in self.events]
+        out += ["  stderr: " + line for line in self.stderr]
+        return "\n".join(out)
+
+
+@pytest.fixture
+def spawn():
+    """spawn(name, *args, netns=None) starts a peer and waits for `ready`.
+    Every peer is killed when the test ends, whatever happened."""
+    if not PEER.exists():
+        pytest.skip("%s is missing: build it first (make lib build/bin/peer)" % PEER)
+    started = []
+
+    def start(name, *args, netns=None):
+        peer = Peer(name, args, netns)
+        started.append(peer)
+        peer.wait_for("ready", timeout=5)
+        return peer
+
+    yield start
+    for peer in started:
+        peer.kill()
+    for peer in started:  # shown by pytest only when the test failed
+        print(peer.transcript())
+
+
+@pytest.fixture
+def ports():
+    return lambda n: [free_port() for _ in range(n)]
+
+
+def loopback(port):
+    return "127.0.0.1:%d" % port
+
+
+def peer_flags(*ports_):
+    flags = []
+    for p in ports_:
+        flags += ["--peer", loopback(p)]
+    return flags
+
+
+def assert_alive(*peers):
+    for p in peers:
+        assert p.alive(), "%s died\n%s" % (p.name, p.transcript())
+
+
+# ---------------------------------------------------------------- tests
+
+def test_hkdf_matches_protocol_vector():
+    """docs/PROTOCOL.md §4 test vector: the derivation used below is right."""
+    key = bytes(range(32))
+    assert derive(key, b"beacon key").hex() == \
+        "077d7477a99849fe6604ecdaaa4aba891b7fdc9e483ad2a58e5a2602b3689b3c"
+    assert derive(key, b"channel psk").hex() == \
+        "9386ddc336c8eab1b9dab96302f4403c48cfefbe081bd43e1c5f975290092ac4"
+    assert derive(key, b"account id", 8).hex() == "f95a8593f326c9d2"
+
+
+# 1 ----------------------------------------------------------------------
+
+def test_two_processes_on_loopback(spawn, ports):
+    rport, sport = ports(2)
+    receiver = spawn("receiver", "--receive", "--port", rport, *peer_flags(sport),
+                     "--auto-continue", "--device-name", "Receiver")
+    sender = spawn("sender", "--send", "--port", sport, *peer_flags(rport),
+                   "--title", "Loop back", "--userinfo-bytes", 1000,
+                   "--device-name", "Sender one")
+    offered = sender.wait_for("offering")
+
+    available = receiver.wait_for("available", timeout=5)
+    assert dict(available) == {"id": offered["id"], "type": TYPE, "title": "Loop back",
+                               "web": "0", "device": "Sender one", "url": ""}
+    receiver.wait_for("will-continue", type=TYPE)
+    continued = receiver.wait_for("continued", timeout=5)
+    assert dict(continued) == {"type": TYPE, "id": offered["id"], "title": "Loop back",
+                               "info-bytes": "1000", "info-sum": fnv1a(blob(1000)),
+                               "count": "1000"}
+    receiver.wait_for("restored", **{"info-bytes": 1000})
+    sender.wait_for("was-continued", timeout=5, id=offered["id"])
+
+    assert receiver.matches("failed") == []
+    assert len(receiver.matches("available")) == 1
+    assert sender.stop() == 0  # freeing the app withdraws its activity
+    receiver.wait_for("withdrawn", timeout=2, id=offered["id"])
+    assert receiver.stop() == 0
+
+
+# 2 ----------------------------------------------------------------------
+
+NETNS_PREFIX = "hoff-"
+
+
+def _ip(*args, check=True):
+    return subprocess.run(["ip", *args], stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=10, check=check)
+
+
+def _delete_namespace(ns):
+    """Kills what runs in one of our namespaces, then deletes it (its veth
+    ends go with it, and so do their peers)."""
+    pids = _ip("netns", "pids", ns, check=False).stdout.split()
+    for pid in pids:
+        try:
+            os.kill(int(pid), signal.SIGKILL)
+        except (ProcessLookupError, ValueError):
+            pass
+    for _ in range(50):
+        if _ip("netns", "del", ns, check=False).returncode == 0 or ns not in _namespaces():
+            return
+        time.sleep(0.1)
+
+
+def _namespaces():
+    out = _ip("netns", "list", check=False).stdout
+    return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
+def _preclean():
+    """Deletes leftovers of earlier runs: hoff-<pid>-* of a pid now gone."""
+    for ns in _namespaces():
+        m = re.fullmatch(re.escape(NETNS_PREFIX) + r"(\d+)-(a|b|c|br)", ns)
+        if not m:
+            continue
+        pid = int(m.group(1))
+        if pid != os.getpid():
+            try:
+                os.kill(pid, 0)
+                continue  # that run is still going: not ours to touch
+            except ProcessLookupError:
+                pass
+            except PermissionError:
+                continue
+        _delete_namespace(ns)
+
+
+@pytest.fixture
+def three_hosts():
+    """Namespaces a, b, c (one host each, eth0 = 10.213.N.1/2/3) joined by a
+    Linux bridge in namespace br. Yields {'a': ns, 'b': ns, 'c': ns}."""
+    if os.geteuid() != 0:
+        pytest.skip("network namespaces need root")
+    if shutil.which("ip") is None:
+        pytest.skip("the ip tool (iproute2) is not installed")
+    _preclean()
+    prefix = "%s%d" % (NETNS_PREFIX, os.getpid())
+    hosts = {x: "%s-%s" % (prefix, x) for x in "abc"}
+    bridge = prefix + "-br"
+    created = []
+
+    def cleanup():
+        for ns in created:
+            _delete_namespace(ns)
+        created.clear()
+
+    atexit.register(cleanup)
+    try:
+        subnet = "10.213.%d" % (os.getpid() % 254 + 1)
+        for ns in [bridge, *hosts.values()]:
+            _ip("netns", "add", ns)
+            created.append(ns)
+            _ip("-n", ns, "link", "set", "lo", "up")
+        _ip("-n", bridge, "link", "add", "br0", "type", "bridge")
+        # No IGMP snooping: the bridge floods the group like a plain switch.
+        _ip("-n", bridge, "link", "set", "br0", "type", "bridge", "mcast_snooping", "0")
+        for number, (x, ns) in enumerate(sorted(hosts.items()), start=1):
+            _ip("-n", ns, "link", "add", "eth0", "type", "veth", "peer", "name", "v" + x,
+                "netns", bridge)
+            _ip("-n", ns, "addr", "add", "%s.%d/24" % (subnet, number), "dev", "eth0")
+            _ip("-n", ns, "link", "set", "eth0", "up")
+            _ip("-n", bridge, "link", "set", "v" + x, "master", "br0")
+            _ip("-n", bridge, "link", "set", "v" + x, "up")
+        _ip("-n", bridge, "link", "set", "br0", "up")
+        deadline = time.monotonic() + 5
+        for ns in hosts.values():
+            while "LOWER_UP" not in _ip("-n", ns, "link", "show", "eth0").stdout:
+                assert time.monotonic() < deadline, "veth of %s never came up" % ns
+                time.sleep(0.05)
+        yield hosts
+    finally:
+        cleanup()
+        atexit.unregister(cleanup)
+        assert not [ns for ns in _namespaces() if ns.startswith(prefix + "-")]
+
+
+def test_three_hosts_multicast_in_namespaces(three_hosts, spawn):
+    b = spawn("host-b", "--receive", "--multicast", "--auto-continue", "--device-name", "host-b",
+              netns=three_hosts["b"])
+    c = spawn("host-c", "--receive", "--multicast", "--device-name", "host-c",
+              netns=three_hosts["c"])
+    a = spawn("host-a", "--send", "--multicast", "--device-name", "host-a",
+              "--userinfo-bytes", 300, netns=three_hosts["a"])
+    offered = a.wait_for("offering")
+
+    for receiver in (b, c):
+        seen = receiver.wait_for("available", timeout=5)
+        assert dict(seen) == {"id": offered["id"], "type": TYPE, "title": "peer-title",
+                              "web": "0", "device": "host-a", "url": ""}
+    b.wait_for("will-continue", type=TYPE)
+    continued = b.wait_for("continued", timeout=5)
+    assert continued["id"] == offered["id"]
+    assert continued["info-bytes"] == "300" and continued["info-sum"] == fnv1a(blob(300))
+    a.wait_for("was-continued", timeout=5, id=offered["id"])
+
+    c.settle(0.5)
+    assert c.matches("will-continue") == [] and c.matches("failed") == []
+    # IPv4 and IPv6 copies of a beacon, or repeats, make one event.
+    assert len(b.matches("available")) == 1 and len(c.matches("available")) == 1
+    for p in (a, b, c):
+        assert p.stop() == 0
+
+
+# 3 ----------------------------------------------------------------------
+
+def s_client(psk_hex, port, timeout=2.5):
+    """openssl s_client with an external PSK; its output and exit status
+    (None when it was still connected at the timeout)."""
+    proc = subprocess.Popen(
+        ["openssl", "s_client", "-tls1_3", "-psk", psk_hex, "-psk_identity", "handoff1.x",
+         "-connect", loopback(port), "-ign_eof"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    _LIVE.add(proc)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        code = proc.returncode
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+        code = None
+    _LIVE.discard(proc)
+    return out, code
+
+
+def test_wrong_account_sees_nothing_and_cannot_fetch(spawn, ports):
+    right_port, wrong_port, sport, channel = ports(4)
+    right = spawn("right-account", "--receive", "--port", right_port)
+    wrong = spawn("wrong-account", "--receive", "--port", wrong_port,
+                  "--account-key", OTHER_KEY.hex())
+    sender = spawn("sender", "--send", "--port", sport, *peer_flags(right_port, wrong_port),
+                   "--channel-address", loopback(channel))
+    started = time.monotonic()
+    offered = sender.wait_for("offering")
+    right.wait_for("available", timeout=5, id=offered["id"])
+
+    # The channel, with stock OpenSSL: only the account's PSK gets in.
+    have_openssl = shutil.which("openssl") is not None
+    if have_openssl:
+        wrong_out, wrong_code = s_client(derive(OTHER_KEY, b"channel psk").hex(), channel)
+        right_out, _ = s_client(derive(ACCOUNT_KEY, b"channel psk").hex(), channel)
+        assert "alert" in wrong_out.lower() and wrong_code not in (0, None), wrong_out
+        assert "New, (NONE), Cipher is (NONE)" in wrong_out, wrong_out
+        assert "TLSv1.3" in right_out and "alert" not in right_out.lower(), right_out
+        assert "Cipher is TLS_AES_128_GCM_SHA256" in right_out, right_out
+
+    wrong.settle(max(0.0, 3.0 - (time.monotonic() - started)))
+    assert wrong.matches("available") == [], wrong.transcript()
+    assert wrong.matches("updated") == [], wrong.transcript()
+    assert_alive(sender, right, wrong)
+    if not have_openssl:
+        pytest.skip("openssl is not installed: the channel half of this test did not run")
+
+
+# 4 ----------------------------------------------------------------------
+
+def capture_socket(port):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind(("127.0.0.1", port))
+    return sock
+
+
+def collect(sock, seconds):
+    """The datagrams that arrive on `sock` within `seconds`."""
+    packets = []
+    deadline = time.monotonic() + seconds
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return packets
+        sock.settimeout(left)
+        try:
+            packets.append(sock.recv(2048))
+        except socket.timeout:
+            return packets
+
+
+def test_replayed_beacons_of_a_stopped_sender_are_ignored(spawn, ports):
+    """Beacons captured from a sender, replayed after it stopped to a
+    receiver that never heard it, must not make a phantom activity."""
+    rport, sport, cport = ports(3)
+    with capture_socket(cport) as cap:
+        sender = spawn("sender", "--send", "--port", sport, *peer_flags(cport))
+        sender.wait_for("offering")
+        captured = collect(cap, 2.0)  # the announcement burst
+        assert len(captured) >= 3, "captured %d beacons" % len(captured)
+        assert sender.stop() == 0
+        collect(cap, 0.3)  # its withdrawals: not replayed
+
+        receiver = spawn("receiver", "--receive", "--port", rport)
+        for packet in captured:
+            cap.sendto(packet, ("127.0.0.1", rport))
+        receiver.settle(3.0)
+    assert receiver.matches("available") == [], (
+        "a replay of a stopped device's beacons was offered as an activity\n"
+        + receiver.transcript())
+    assert_alive(receiver)
+
+
+def test_replayed_beacon_while_sender_runs_is_ignored(spawn, ports):
+    """The sender moved on to a new activity; replaying beacons of its
+    first one changes nothing on a receiver that heard it."""
+    rport, sport, cport = ports(3)
+    with capture_socket(cport) as cap:
+        receiver = spawn("receiver", "--receive", "--port", rport)
+        sender = spawn("sender", "--send", "--port", sport, *peer_flags(rport, cport))
+        first = sender.wait_for("offering")
+        receiver.wait_for("available", id=first["id"])
+        captured = collect(cap, 1.0)  # beacons of the first activity
+        assert captured
+
+        sender.signal(signal.SIGUSR1)  # a new activity replaces it
+        second = sender.wait_for("offering", nth=2)
+        receiver.wait_for("available", id=second["id"])
+        collect(cap, 2.0)  # the new activity's burst is over
+        receiver.settle(0)
+        before = len(receiver.events)
+
+        # Accepted, these would bring the first activity back.
+        for packet in captured:
+            cap.sendto(packet, ("127.0.0.1", rport))
+        receiver.settle(2.0)
+    assert receiver.events[before:] == [], receiver.transcript()
+    assert_alive(sender, receiver)
+
+
+def test_replaced_activity_is_withdrawn_once_without_flicker(spawn, ports):
+    """A sender switches to a new activity: the receiver hears the old one
+    withdrawn and the new one available, once each."""
+    rport, sport = ports(2)
+    receiver = spawn("receiver", "--receive", "--port", rport)
+    sender = spawn("sender", "--send", "--port", sport, *peer_flags(rport))
+    first = sender.wait_for("offering")
+    receiver.wait_for("available", id=first["id"])
+    receiver.settle(2.0)  # the first burst is over
+
+    sender.signal(signal.SIGUSR1)
+    second = sender.wait_for("offering", nth=2)
+    receiver.settle(2.5)  # the second burst and the old one's withdrawals
+    events = [(e.name, e.get("id")) for e in receiver.events if e.name != "ready"]
+    assert events == [("available", first["id"]), ("withdrawn", first["id"]),
+                      ("available", second["id"])], receiver.transcript()
+    assert_alive(sender, receiver)
+
+
+# 5 ----------------------------------------------------------------------
+
+def test_never_offered(spawn, ports):
+    control_port, team_port, type_port, watch_port, sport = ports(5)
+    control = spawn("control", "--receive", "--port", control_port)
+    other_team = spawn("other-team", "--receive", "--port", team_port, "--team", "OTHERTEAM")
+    undeclared = spawn("undeclared", "--receive", "--port", type_port, "--declare", OTHER_TYPE)
+    send_only = spawn("send-only", "--receive", "--port", watch_port,
+                      "--device-role", "send-only")
+    sender = spawn("sender", "--send", "--port", sport,
+                   *peer_flags(control_port, team_port, type_port, watch_port))
+    started = time.monotonic()
+    offered = sender.wait_for("offering")
+    control.wait_for("available", timeout=3, id=offered["id"])
+
+    left = 3.0 - (time.monotonic() - started)
+    for peer in (other_team, undeclared, send_only):
+        peer.settle(max(0.0, left))
+        left = 0
+        assert peer.matches("available") == [], peer.transcript()
+        assert peer.matches("updated") == [], peer.transcript()
+    assert_alive(control, other_team, undeclared, send_only, sender)
+
+
+# 6 ----------------------------------------------------------------------
+
+def test_web_fallback(spawn, ports):
+    rport, sport = ports(2)
+    receiver = spawn("receiver", "--receive", "--port", rport, "--declare", OTHER_TYPE,
+                     "--auto-continue")
+    sender = spawn("sender", "--send", "--port", sport, *peer_flags(rport),
+                   "--url", "https://example.com/x")
+    offered = sender.wait_for("offering")
+    available = receiver.wait_for("available", timeout=5)
+    assert dict(available) == {"id": offered["id"], "type": TYPE, "title": "peer-title",
+                               "web": "1", "device": available["device"],
+                               "url": "https://example.com/x"}
+    receiver.wait_for("webpage", url="https://example.com/x")
+    receiver.settle(1.5)
+    assert receiver.matches("will-continue") == [], receiver.transcript()
+    assert receiver.matches("continued") == [] and receiver.matches("failed") == []
+    assert len(receiver.matches("webpage")) == 1
+    assert_alive(sender, receiver)
+
+
+# 7 ----------------------------------------------------------------------
+
+def test_error_4611_userinfo_too_large(spawn, ports):
+    rport, sport = ports(2)
+    receiver = spawn("receiver", "--receive", "--port", rport, "--auto-continue")
+    sender = spawn("sender", "--send", "--port", sport, *peer_flags(rport),
+                   "--userinfo-bytes", 5000)
+    receiver.wait_for("will-continue", timeout=5)
+    failed = receiver.wait_for("failed", timeout=5)
+    assert failed["code"] == "4611" and failed["type"] == TYPE, failed.line
+    receiver.settle(0.5)
+    assert receiver.matches("continued") == [] and len(receiver.matches("failed")) == 1
+    assert sender.matches("was-continued") == []
+    assert_alive(sender, receiver)
+
+
+def test_error_4610_remote_application_timed_out(spawn, ports):
+    rport, sport = ports(2)
+    receiver = spawn("receiver", "--receive", "--port", rport, "--auto-continue")
+    sender = spawn("sender", "--send", "--port", sport, *peer_flags(rport),
+                   "--never-dispatch", "--fetch-timeout-ms", 800)
+    will = receiver.wait_for("will-continue", timeout=5)
+    failed = receiver.wait_for("failed", timeout=8)
+    assert failed["code"] == "4610" and failed["type"] == TYPE, failed.line
+    # The sender's 800 ms ran out, not the receiver's own (>= 5 s) limit.
+    assert 0.7 <= failed.at - will.at <= 3.0, failed.at - will.at
+    assert receiver.matches("continued") == []
+    assert_alive(sender, receiver)
+
+
+def test_error_4609_connection_unavailable(spawn, ports):
+    rport, sport = ports(2)
+    receiver = spawn("receiver", "--receive", "--port", rport, "--auto-continue")
+    sender = spawn("sender", "--send", "--port", sport, *peer_flags(rport), "--never-dispatch")
+    will = receiver.wait_for("will-continue", timeout=5)
+    sender.proc.send_signal(signal.SIGKILL)
+    failed = receiver.wait_for("failed", timeout=8)
+    assert failed["code"] == "4609" and failed["type"] == TYPE, failed.line
+    assert failed.at - will.at < 4.5, "reported only after the fetch timeout"
+    assert receiver.matches("continued") == []
+    assert_alive(receiver)
+
+
+# 8 ----------------------------------------------------------------------
+
+def test_garbage_then_real_handoff(spawn, ports):
+    rport, sport, channel = ports(3)
+    receiver = spawn("receiver", "--receive", "--port", rport, "--auto-continue")
+    # Listening, but offering nothing until SIGUSR1.
+    sender = spawn("sender", "--send", "--port", sport, *peer_flags(rport),
+                   "--channel-address", loopback(channel), "--offer-on-usr1",
+                   "--userinfo-bytes", 200)
+    rng = random.Random(os.getpid())
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        for i in range(500):
+            # A third of them of a size a beacon can have (28 + 64k), so
+            # they reach the decryption.
+            size = 28 + 64 * rng.randint(1, 18) if i % 3 == 0 else rng.randint(0, 1500)
+            payload = rng.randbytes(size)
+            udp.sendto(payload, ("127.0.0.1", rport))
+            if i % 5 == 0:
+                udp.sendto(payload, ("127.0.0.1", sport))
+            if i % 50 == 0:
+                time.sleep(0.005)  # keep the kernel's receive queue from overflowing
+
+    for i in range(50):
+        size = rng.randint(0, 4096)
+        payload = rng.randbytes(size)
+        if i % 2 == 0 and size >= 5:
+            # Looks like a TLS handshake record, so it gets parsed further.
+            payload = b"\x16\x03\x01" + rng.randint(0, 0xFFFF).to_bytes(2, "big") + payload[5:]
+        with socket.create_connection(("127.0.0.1", channel), timeout=2) as tcp:
+            try:
+                tcp.sendall(payload)
+            except OSError:
+                pass  # the server may close first
+
+    receiver.settle(0.5)
+    assert_alive(sender, receiver)
+    assert receiver.matches("available") == []
+
+    sender.signal(signal.SIGUSR1)
+    offered = sender.wait_for("offering")
+    receiver.wait_for("available", timeout=5, id=offered["id"])
+    continued = receiver.wait_for("continued", timeout=5)
+    assert continued["id"] == offered["id"]
+    assert continued["info-bytes"] == "200" and continued["info-sum"] == fnv1a(blob(200))
+    sender.wait_for("was-continued", timeout=5, id=offered["id"])
+    assert receiver.matches("failed") == []
+    assert_alive(sender, receiver)
+    assert sender.stop() == 0
+    assert receiver.stop() == 0
