@@ -3,6 +3,7 @@
 #   make          build build/lib/libhandoff.so and build/include/handoff.h
 #   make test     build, then run every test suite (Swift, C, C++, ABI, Python)
 #   make demo     build, then run the demo
+#   make bench    build, then print latency figures next to a raw baseline
 #   make clean    remove build output
 
 SWIFT        ?= swift
@@ -25,7 +26,7 @@ LINK_HANDOFF    := -L$(LIBDIR) -lhandoff -Wl,-rpath,$(abspath $(LIBDIR))
 
 SWIFT_SOURCES := $(shell find Sources -type f) Package.swift
 
-.PHONY: all lib test test-swift test-tsan test-c test-abi test-valgrind test-python test-integration demo clean
+.PHONY: all lib test test-swift test-tsan test-c test-abi test-valgrind test-python test-integration demo bench clean
 
 all: lib
 
@@ -111,6 +112,16 @@ $(BINDIR)/mapoff: examples/c/mapoff.c $(LIB) $(INCDIR)/handoff.h
 # A real handoff between two processes on this machine (loopback).
 demo: $(BINDIR)/mapoff $(BINDIR)/roundtrip
 	sh examples/c/run-demo.sh $(BINDIR)/mapoff
+
+# ---------------------------------------------------------------- bench
+
+$(BINDIR)/bench: bench/bench.c $(LIB) $(INCDIR)/handoff.h
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS_STRICT) -O2 -D_POSIX_C_SOURCE=200809L -I$(INCDIR) -o $@ $< $(LINK_HANDOFF) -lpthread -lm
+
+# Figures next to a raw baseline measured in the same run: compare ratios.
+bench: $(BINDIR)/bench
+	$(BINDIR)/bench
 
 clean:
 	rm -rf $(BUILD) .build .build-tsan
