@@ -26,6 +26,12 @@ LINK_HANDOFF    := -L$(LIBDIR) -lhandoff -Wl,-rpath,$(abspath $(LIBDIR))
 
 SWIFT_SOURCES := $(shell find Sources -type f) Package.swift
 
+# Each binding and tool brings its own rules; each adds its suites to
+# EXTRA_TESTS, which `make test` runs after the core suites.
+.DEFAULT_GOAL := all
+EXTRA_TESTS :=
+include $(sort $(wildcard mk/*.mk))
+
 .PHONY: all lib test test-swift test-tsan test-c test-abi test-valgrind test-python test-integration demo bench clean
 
 all: lib
@@ -47,7 +53,7 @@ $(INCDIR)/handoff.h: include/handoff.h
 
 # ---------------------------------------------------------------- tests
 
-test: lib test-abi test-c test-valgrind test-python test-integration test-swift test-tsan
+test: lib test-abi test-c test-valgrind test-python test-integration test-swift test-tsan $(EXTRA_TESTS)
 
 test-swift:
 	$(SWIFT) test
