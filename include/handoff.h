@@ -444,14 +444,21 @@ HANDOFF_API int handoff_activity_is_invalidated(const handoff_activity *activity
  * `activity` is lent for the call (handoff_activity_ref to keep it).
  *  - will_save: the activity is being saved, after the responders'
  *    update_user_activity_state: last chance to add state;
- *  - was_continued: another device continued it. */
+ *  - was_continued: another device continued it;
+ *  - did_receive_stream: the device that continued it opened a
+ *    continuation stream (handoff_activity_get_continuation_streams
+ *    there; Apple: didReceiveInputStream:outputStream:). `fd` is a
+ *    connected, bidirectional socket, now the callee's to close; see
+ *    "Continuation streams" below. NULL: this app refuses streams, and the
+ *    other device's request fails with HANDOFF_E_HANDOFF_FAILED. */
 typedef struct handoff_activity_delegate {
     size_t size; /* sizeof(handoff_activity_delegate): use the _INIT macro */
     void (*will_save)(handoff_activity *activity, void *user_data);
     void (*was_continued)(handoff_activity *activity, void *user_data);
+    void (*did_receive_stream)(handoff_activity *activity, int fd, void *user_data);
 } handoff_activity_delegate;
 
-#define HANDOFF_ACTIVITY_DELEGATE_INIT {sizeof(handoff_activity_delegate), NULL, NULL}
+#define HANDOFF_ACTIVITY_DELEGATE_INIT {sizeof(handoff_activity_delegate), NULL, NULL, NULL}
 
 /* Sets the activity's delegate (the struct is copied; NULL removes it).
  * `destroy`, if not NULL, is called with `user_data` when the delegate is
@@ -461,6 +468,56 @@ typedef struct handoff_activity_delegate {
 HANDOFF_API int handoff_activity_set_delegate(handoff_activity *activity,
                                               const handoff_activity_delegate *delegate,
                                               void *user_data, void (*destroy)(void *user_data));
+
+/* ------------------------------------------------------------------------ */
+/* Continuation streams: more than userInfo can carry                       */
+/* ------------------------------------------------------------------------ */
+
+/* A continuation stream connects the app that continued an activity with
+ * the app it came from, for data beyond the 3 KB userInfo budget (a
+ * document, a draft's attachments). The library carries its bytes over the
+ * account's authenticated, encrypted channel; each app sees one end as a
+ * connected, bidirectional, pollable stream socket (AF_UNIX), so read(),
+ * write(), poll(), shutdown() and close() work as on any socket:
+ *  - shutdown(fd, SHUT_WR) ends this side's writing: the other side reads
+ *    EOF once it has everything, and may go on writing (a half-close);
+ *  - close(fd) ends both directions;
+ *  - when the other device or its app vanishes, the socket is shut down
+ *    both ways: reads see EOF, writes fail with EPIPE (use MSG_NOSIGNAL or
+ *    ignore SIGPIPE). Data in flight may be lost then, so an app that must
+ *    tell a complete transfer from a cut one sends a length or an end
+ *    marker of its own. A peer that vanishes without a word (power, cable)
+ *    is noticed within about 30 seconds.
+ *  - A writer that outpaces its reader blocks (or gets EAGAIN on a
+ *    non-blocking socket): the library holds at most 16 KiB per direction
+ *    of a stream; the rest waits in the kernel's socket buffers.
+ * The sending app sets HANDOFF_ACTIVITY_SUPPORTS_CONTINUATION_STREAMS on the
+ * activity before it is continued (the flag travels with it) and gives the
+ * activity a delegate with did_receive_stream. */
+
+/* Receives a continuation stream or why there is none: `fd` >= 0 with
+ * `error` 0 and `message` NULL, or `fd` -1 with `error` one of
+ * 4608..4611 (HANDOFF_E_CONNECTION_UNAVAILABLE when the other device
+ * cannot be reached, HANDOFF_E_HANDOFF_FAILED when it refuses,
+ * HANDOFF_E_REMOTE_APPLICATION_TIMED_OUT when its app does not answer) and
+ * `message` saying why. The fd is the callee's to close. `activity` and
+ * `message` are lent for the call. */
+typedef void (*handoff_stream_callback)(handoff_activity *activity, int fd, int error,
+                                        const char *message, void *user_data);
+
+/* Opens a continuation stream to the device `activity` was continued from
+ * (Apple: getContinuationStreams); call it on an activity received in
+ * continue_activity, then or later. Each call opens another stream.
+ * `callback` runs exactly once, inside handoff_application_dispatch on the
+ * main thread of the application that continued the activity, unless that
+ * application is freed first. Returns HANDOFF_OK when the request is on its
+ * way; HANDOFF_E_INVALID_ARGUMENT for NULL activity or callback;
+ * HANDOFF_E_INVALID_STATE (callback not called) when the activity does not
+ * support continuation streams, was invalidated, or was not continued from
+ * another device by an application with continuity started. Any thread. */
+HANDOFF_API int handoff_activity_get_continuation_streams(handoff_activity *activity,
+                                                          handoff_stream_callback callback,
+                                                          void *user_data);
 
 /* ------------------------------------------------------------------------ */
 /* Manifests: what an app declares                                          */

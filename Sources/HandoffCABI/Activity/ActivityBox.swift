@@ -22,6 +22,11 @@ final class ActivityBox: @unchecked Sendable {
         activity.bindingHandle { ActivityBox(activity) }
     }
 
+    /// The box behind a host's `handoff_activity *` argument.
+    static func argument(_ p: OpaquePointer?) throws(HandoffError) -> ActivityBox {
+        Handle.object(try CArgument.handle(p, "activity"))
+    }
+
     private init(_ activity: UserActivity) {
         self.activity = activity
         type = CStringSlot()

@@ -5,7 +5,7 @@ import HandoffModel
 // handoff_activity_*: see include/handoff.h, "User activities".
 
 private func box(_ p: OpaquePointer?) throws(HandoffError) -> ActivityBox {
-    Handle.object(try CArgument.handle(p, "activity"))
+    try ActivityBox.argument(p)
 }
 
 /// Reads an optional string property as a borrowed pointer (NULL and

@@ -10,7 +10,7 @@ private func app(_ p: OpaquePointer?) throws(HandoffError) -> Application {
 }
 
 private func activity(_ p: OpaquePointer?) throws(HandoffError) -> UserActivity {
-    Handle.object(try CArgument.handle(p, "activity"), as: ActivityBox.self).activity
+    try ActivityBox.argument(p).activity
 }
 
 @c @implementation public func handoff_application_new(_ manifest: OpaquePointer?, _ delegate: UnsafePointer<handoff_application_delegate>?,

@@ -102,12 +102,21 @@ final class CActivityDelegate: UserActivityDelegate, @unchecked Sendable {
         var c = handoff_activity_delegate()
         c.will_save = s.field(\.will_save) ?? nil
         c.was_continued = s.field(\.was_continued) ?? nil
+        c.did_receive_stream = s.field(\.did_receive_stream) ?? nil
         callbacks = c
         self.userData = userData
     }
 
     func userActivityWillSave(_ activity: UserActivity) { call(callbacks.will_save, activity) }
     func userActivityWasContinued(_ activity: UserActivity) { call(callbacks.was_continued, activity) }
+
+    var takesContinuationStreams: Bool { callbacks.did_receive_stream != nil }
+
+    func userActivity(_ activity: UserActivity, didReceive stream: ContinuationStream) {
+        guard let callback = callbacks.did_receive_stream else { return }  // the stream closes
+        let box = ActivityBox.handle(for: activity)
+        withExtendedLifetime(box) { callback(Handle.unretained(box), stream.takeFileDescriptor(), userData.pointer) }
+    }
 
     private func call(_ callback: (@convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void)?, _ activity: UserActivity) {
         guard let callback else { return }

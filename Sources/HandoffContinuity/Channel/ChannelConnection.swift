@@ -119,6 +119,48 @@ public final class ChannelConnection: Sendable {
     func abort() {
         socket.abort()
     }
+
+    // MARK: Raw bytes, after the frames (continuation streams)
+
+    /// The bytes received after the last frame `receive` returned, handed
+    /// over (and forgotten here) when a caller switches to `readRaw`.
+    func takeBufferedBytes() throws(HandoffError) -> [UInt8] {
+        try socket.withUse(.receive) { inbox.takeRemaining() }
+    }
+
+    /// One read of what has arrived, at most `capacity` bytes, waiting at
+    /// most `timeout` seconds. Errors as `receive`.
+    func readRaw(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int, timeout: Double) throws(HandoffError) -> Int {
+        let deadline = try Deadline(validating: timeout, "ChannelConnection.readRaw")
+        return try socket.withUse(.receive) { () throws(HandoffError) -> Int in
+            try socket.read(into: buffer, capacity: capacity, until: deadline, timeoutMessage:
+                "nothing arrived from \(peer) within \(secondsText(timeout))")
+        }
+    }
+
+    /// Writes `count` bytes as they are, within `timeout` seconds. Errors
+    /// as `send`.
+    func writeRaw(_ bytes: UnsafeRawPointer, count: Int, timeout: Double) throws(HandoffError) {
+        let deadline = try Deadline(validating: timeout, "ChannelConnection.writeRaw")
+        try socket.withUse(.send) { () throws(HandoffError) in
+            try socket.write(bytes, count: count, until: deadline, timeoutMessage:
+                "\(peer) did not take the data within \(secondsText(timeout)) (it is not reading): the connection was closed")
+        }
+    }
+
+    /// A long-lived connection notices a vanished peer: TCP keep-alive
+    /// probes after `idle` seconds of silence, and sent data left
+    /// unacknowledged for `unacknowledged` seconds ends it.
+    func detectVanishedPeer(idle: Int32, unacknowledged: Int32) {
+        var on: Int32 = 1, idle = idle, interval: Int32 = max(1, idle / 3), count: Int32 = 3
+        var timeout = UInt32(unacknowledged) * 1000
+        let size = socklen_t(MemoryLayout<Int32>.size)
+        _ = setsockopt(socket.fd, SOL_SOCKET, SO_KEEPALIVE, &on, size)
+        _ = setsockopt(socket.fd, Int32(IPPROTO_TCP), TCP_KEEPIDLE, &idle, size)
+        _ = setsockopt(socket.fd, Int32(IPPROTO_TCP), TCP_KEEPINTVL, &interval, size)
+        _ = setsockopt(socket.fd, Int32(IPPROTO_TCP), TCP_KEEPCNT, &count, size)
+        _ = setsockopt(socket.fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &timeout, size)
+    }
 }
 
 /// Bytes received and not yet returned as frames. Only the thread inside
@@ -142,6 +184,12 @@ private final class FrameInbox: @unchecked Sendable {
     private var expected: Int?
 
     deinit { scratch.deallocate() }
+
+    /// Everything after the last returned frame (none is half-read then).
+    func takeRemaining() -> [UInt8] {
+        defer { bytes.removeAll(); start = 0; expected = nil }
+        return Array(bytes[start...])
+    }
 
     func append(count: Int) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: scratch, count: count))

@@ -317,14 +317,27 @@ final class TLSSocket: @unchecked Sendable {
     /// bytes may be on their way and the stream cannot be resynchronised.
     /// Call inside `withUse(.send)`.
     func write(_ bytes: [UInt8], until deadline: Deadline, timeoutMessage: @autoclosure () -> String) throws(HandoffError) {
+        guard !bytes.isEmpty else { return }
+        var failure: HandoffError?
+        bytes.withUnsafeBytes { buffer in
+            do throws(HandoffError) {
+                try write(buffer.baseAddress!, count: buffer.count, until: deadline, timeoutMessage: timeoutMessage())
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// `write` from memory the caller holds: the streams' copy-free path.
+    func write(_ bytes: UnsafeRawPointer, count: Int, until deadline: Deadline,
+               timeoutMessage: @autoclosure () -> String) throws(HandoffError) {
         var offset = 0
-        while offset < bytes.count {
+        while offset < count {
             if isClosed {
                 throw HandoffError(.connectionUnavailable, "the connection with \(peer) was closed on this device while sending")
             }
-            let outcome = bytes.withUnsafeBufferPointer { buffer in
-                call { SSL_write($0, buffer.baseAddress! + offset, Int32(clamping: buffer.count - offset)) }
-            }
+            let outcome = call { SSL_write($0, bytes + offset, Int32(clamping: count - offset)) }
             if outcome.value > 0 {
                 offset += Int(outcome.value)
                 continue

@@ -104,6 +104,36 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the fetch"))) }
     }
 
+    public func openStream(_ remote: RemoteActivity,
+                           completion: @escaping @Sendable (Result<ContinuationStream, HandoffError>) -> Void) {
+        guard let peer = state.withLock({ $0.remotes.channel(offering: remote.activityID) }) else {
+            completion(.failure(HandoffError(.connectionUnavailable, "the device the activity came from is no longer reachable")))
+            return
+        }
+        let client = self.client
+        let started = startDetachedThread {
+            let opened = client.openStream(remote.activityID, to: peer)
+            let pair: LocalSocketPair
+            switch opened {
+            case .failure(let error):
+                completion(.failure(error))
+                return
+            case .success(let (connection, buffered)):
+                do throws(HandoffError) {
+                    pair = try LocalSocketPair()
+                } catch {
+                    connection.close()
+                    completion(.failure(HandoffError(.handoffFailed, error.message)))
+                    return
+                }
+                completion(.success(pair.host))
+                // This thread now carries the stream until it ends.
+                StreamPump.run(connection: connection, local: pair.library, buffered: buffered)
+            }
+        }
+        if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the stream"))) }
+    }
+
     public func confirmContinued(_ remote: RemoteActivity) {
         guard let peer = state.withLock({ $0.remotes.channel(offering: remote.activityID) }) else { return }
         let client = self.client

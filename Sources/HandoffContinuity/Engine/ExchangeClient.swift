@@ -10,6 +10,8 @@ final class ExchangeClient: Sendable {
     private let fetchTimeout: Double
     private let idleLifetime: Double
     private let pool = Locked<[SocketAddress: (ChannelConnection, Double)]>([:])
+    /// Handshakes in progress at once from this device (a server takes 8).
+    private let handshakes = CountingGate(limit: 4)
 
     init(psk: [UInt8], limits: ChannelLimits, fetchTimeout: Double, idleLifetime: Double) {
         self.psk = psk
@@ -59,10 +61,44 @@ final class ExchangeClient: Sendable {
         }
     }
 
-    /// Sends a request and reads its reply, retrying once on a fresh
-    /// connection when a warm one turns out to be dead.
+    /// Opens a continuation stream for `activityID` to `peer`: on a
+    /// connection of its own (a warm one if there is one), which from then
+    /// on carries only the stream. Returns the connection and the bytes
+    /// that already arrived after the acceptance. Blocking; errors are
+    /// user-activity errors (4608-4611).
+    func openStream(_ activityID: UUID, to peer: SocketAddress) -> Result<(ChannelConnection, [UInt8]), HandoffError> {
+        let replyTimeout = fetchTimeout + limits.handshakeTimeout + 2
+        do throws(HandoffError) {
+            let (reply, connection) = try request(.streamOpen(activityID), with: peer, replyTimeout: replyTimeout)
+            switch reply {
+            case .streamAccepted:
+                return .success((connection, try connection.takeBufferedBytes()))
+            case .error(let code, let message):
+                release(connection, to: peer)  // a refusal leaves it usable
+                return .failure(HandoffError(HandoffError.Code(rawValue: code), "the other device: \(message)").asUserActivityErrorForWire)
+            default:
+                connection.close()
+                return .failure(HandoffError(.handoffFailed, "the other device answered a stream request with an unexpected frame"))
+            }
+        } catch {
+            return .failure(error.asUserActivityErrorForWire)
+        }
+    }
+
+    /// Sends a request and reads its reply on a connection that goes back
+    /// to the pool.
     private func exchange(_ request: ExchangeMessage, with peer: SocketAddress,
                           replyTimeout: Double) throws(HandoffError) -> ExchangeMessage {
+        let (reply, connection) = try self.request(request, with: peer, replyTimeout: replyTimeout)
+        release(connection, to: peer)
+        return reply
+    }
+
+    /// Sends a request and reads its reply, retrying once on a fresh
+    /// connection when a warm one turns out to be dead. The caller gets
+    /// the connection.
+    private func request(_ request: ExchangeMessage, with peer: SocketAddress,
+                         replyTimeout: Double) throws(HandoffError) -> (ExchangeMessage, ChannelConnection) {
         var attempts = 0
         while true {
             attempts += 1
@@ -75,8 +111,7 @@ final class ExchangeClient: Sendable {
                     connection.close()
                     throw HandoffError(.handoffFailed, "the other device sent a malformed reply: \(error.message)")
                 }
-                release(connection, to: peer)
-                return reply
+                return (reply, connection)
             } catch {
                 connection.close()
                 if warm && attempts == 1 && error.code == .connectionUnavailable { continue }
@@ -105,6 +140,10 @@ final class ExchangeClient: Sendable {
             return c
         }
         if let pooled { return (pooled, true) }
+        // A device's channel takes a few handshakes at once and closes the
+        // rest: many streams opened together queue here instead.
+        handshakes.enter()
+        defer { handshakes.leave() }
         return (try ChannelConnection.connect(to: peer, psk: psk, limits: limits), false)
     }
 

@@ -11,8 +11,14 @@ enum ExchangeMessage: Equatable {
     case error(code: Int32, message: String)
     /// Receiver → sender: the activity was continued.
     case confirm(UUID)
+    /// Receiver → sender: open a continuation stream for this activity on
+    /// this connection. Answered by `streamAccepted` or `error`.
+    case streamOpen(UUID)
+    /// Sender → receiver: from the next byte on, the connection carries
+    /// the stream (docs/PROTOCOL.md, "Continuation streams").
+    case streamAccepted
 
-    enum Kind: UInt8 { case fetch = 1, payload = 2, error = 3, confirm = 4 }
+    enum Kind: UInt8 { case fetch = 1, payload = 2, error = 3, confirm = 4, streamOpen = 5, streamAccepted = 6 }
 
     /// Longest error message carried, in UTF-8 bytes.
     static let maxMessage = 1024
@@ -22,6 +28,8 @@ enum ExchangeMessage: Equatable {
         case .fetch(let id): Frame(type: Kind.fetch.rawValue, payload: id.bytes)
         case .payload(let bytes): Frame(type: Kind.payload.rawValue, payload: bytes)
         case .confirm(let id): Frame(type: Kind.confirm.rawValue, payload: id.bytes)
+        case .streamOpen(let id): Frame(type: Kind.streamOpen.rawValue, payload: id.bytes)
+        case .streamAccepted: Frame(type: Kind.streamAccepted.rawValue, payload: [])
         case .error(let code, let message):
             Frame(type: Kind.error.rawValue, payload: withUnsafeBytes(of: UInt32(bitPattern: code).bigEndian, Array.init)
                   + Array(Array(message.utf8).prefix(Self.maxMessage)))
@@ -31,10 +39,17 @@ enum ExchangeMessage: Equatable {
     /// Reads a frame; throws `.malformedData` for anything unknown or broken.
     init(_ frame: Frame) throws(HandoffError) {
         switch Kind(rawValue: frame.type) {
-        case .fetch?, .confirm?:
+        case .fetch?, .confirm?, .streamOpen?:
             guard frame.payload.count == 16 else { throw HandoffError(.malformedData, "an activity id is 16 bytes") }
             let id = UUID(bytes: frame.payload)
-            self = frame.type == Kind.fetch.rawValue ? .fetch(id) : .confirm(id)
+            switch Kind(rawValue: frame.type) {
+            case .fetch?: self = .fetch(id)
+            case .confirm?: self = .confirm(id)
+            default: self = .streamOpen(id)
+            }
+        case .streamAccepted?:
+            guard frame.payload.isEmpty else { throw HandoffError(.malformedData, "a stream acceptance carries nothing") }
+            self = .streamAccepted
         case .payload?:
             self = .payload(frame.payload)
         case .error?:

@@ -1,6 +1,9 @@
 import FoundationEssentials
 import HandoffModel
 import HandoffRuntime
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The sending side of the exchange, run on a channel connection's thread
 /// after the handshake: answer FETCH through the app's main thread within
@@ -30,10 +33,55 @@ struct ExchangeServer: Sendable {
                 do { try connection.send(reply.frame, timeout: fetchTimeout) } catch { return }
             case .confirm(let id):
                 endpoint()?.activityWasContinued(id)
-            case .payload, .error:
+            case .streamOpen(let id):
+                // Accepted, the connection carries the stream until it ends.
+                guard serveStream(id, on: connection) else { return }
+            case .payload, .error, .streamAccepted:
                 return  // not something a receiver sends
             }
         }
+    }
+
+    /// Offers the app a continuation stream for activity `id`. Returns
+    /// whether the connection can serve more requests: true after a
+    /// refusal; false after the stream (which ends the connection).
+    private func serveStream(_ id: UUID, on connection: ChannelConnection) -> Bool {
+        func refuse(_ code: HandoffError.Code, _ message: String) -> Bool {
+            (try? connection.send(ExchangeMessage.error(code: code.rawValue, message: message).frame, timeout: fetchTimeout)) != nil
+        }
+        guard let endpoint = endpoint() else { return refuse(.handoffFailed, "the application has stopped") }
+        let pair: LocalSocketPair
+        do { pair = try LocalSocketPair() } catch { return refuse(.handoffFailed, error.message) }
+        let answer = OneShot<Result<Void, HandoffError>>()
+        // Whether this thread still waits: the app hands the stream to its
+        // delegate only if so, never after the timeout below.
+        let waiting = Locked(true)
+        endpoint.acceptStream(id, pair.host) { result in
+            let taken = waiting.withLock { w in defer { w = false }; return w }
+            if taken { answer.fulfil(result) }
+            return taken
+        }
+        _ = answer.wait(seconds: fetchTimeout)
+        let timedOut = waiting.withLock { w in defer { w = false }; return w }
+        guard !timedOut, let result = answer.wait(seconds: 0), case .success = result else {
+            close(pair.library)
+            if timedOut {
+                return refuse(.remoteApplicationTimedOut, "the application did not take the stream within \(fetchTimeout) s (is its main loop dispatching?)")
+            }
+            if case .failure(let error)? = answer.wait(seconds: 0) {
+                let e = error.asUserActivityError
+                return refuse(e.code, e.message)
+            }
+            return refuse(.handoffFailed, "the stream was refused")
+        }
+        do {
+            try connection.send(ExchangeMessage.streamAccepted.frame, timeout: fetchTimeout)
+            let buffered = try connection.takeBufferedBytes()
+            StreamPump.run(connection: connection, local: pair.library, buffered: buffered)
+        } catch {
+            close(pair.library)  // the host's end then reads EOF
+        }
+        return false
     }
 
     /// The payload from the app's main thread, or the reason there is none.

@@ -35,8 +35,14 @@ final class OneShot<Value: Sendable>: @unchecked Sendable {
         pthread_mutex_unlock(&mutex)
     }
 
-    /// The value, or nil when `seconds` pass first.
+    /// The value, or nil when `seconds` pass first (`.infinity`: no limit).
     func wait(seconds: Double) -> Value? {
+        if seconds.isInfinite {
+            pthread_mutex_lock(&mutex)
+            defer { pthread_mutex_unlock(&mutex) }
+            while value == nil { pthread_cond_wait(&condition, &mutex) }
+            return value
+        }
         var deadline = timespec()
         clock_gettime(CLOCK_MONOTONIC, &deadline)
         let ns = Int(max(0, seconds) * 1e9) + deadline.tv_nsec

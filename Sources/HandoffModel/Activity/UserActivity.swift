@@ -225,6 +225,31 @@ public final class UserActivity: Sendable {
 
     public var isInvalidated: Bool { links.withLock { $0.isInvalidated } }
 
+    // MARK: Continuation streams
+
+    /// Opens a continuation stream to the device this activity was
+    /// continued from (Apple: `getContinuationStreams`): for data beyond
+    /// the 3 KB userInfo budget. `completion` runs once, on the
+    /// application's dispatch thread, with the stream or a user-activity
+    /// error (4609 when the device cannot be reached, 4608 when it refuses).
+    /// Each call opens another stream. Any thread.
+    /// - Throws: `.invalidState` when the activity does not support
+    ///   continuation streams, or was not continued from another device.
+    public func getContinuationStreams(
+        completion: @escaping (Result<ContinuationStream, HandoffError>) -> Void
+    ) throws(HandoffError) {
+        guard supportsContinuationStreams else {
+            throw HandoffError(.invalidState, "activity \(Identifier.quoted(activityType)) does not support continuation streams: the sending app sets supportsContinuationStreams before the activity is continued")
+        }
+        guard !isInvalidated else {
+            throw HandoffError(.invalidState, "the activity was invalidated: it has no continuation streams any more")
+        }
+        guard let owner else {
+            throw HandoffError(.invalidState, "continuation streams exist only for an activity continued from another device (this one was not)")
+        }
+        try owner.activity(self, openContinuationStream: completion)
+    }
+
     // MARK: Handoff readiness
 
     /// The required userInfo keys the userInfo lacks, sorted.

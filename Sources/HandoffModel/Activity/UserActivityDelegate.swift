@@ -6,11 +6,20 @@ public protocol UserActivityDelegate: AnyObject {
     func userActivityWillSave(_ activity: UserActivity)
     /// Another device continued the activity.
     func userActivityWasContinued(_ activity: UserActivity)
+    /// The device that continued the activity opened a continuation stream
+    /// to this one (Apple: `userActivity(_:didReceive:outputStream:)`).
+    /// The delegate owns `stream`: keep it, or let it go to close it.
+    func userActivity(_ activity: UserActivity, didReceive stream: ContinuationStream)
+    /// Whether `userActivity(_:didReceive:)` takes streams; when false,
+    /// the other device's requests are refused. Default true.
+    var takesContinuationStreams: Bool { get }
 }
 
 extension UserActivityDelegate {
     public func userActivityWillSave(_ activity: UserActivity) {}
     public func userActivityWasContinued(_ activity: UserActivity) {}
+    public func userActivity(_ activity: UserActivity, didReceive stream: ContinuationStream) {}
+    public var takesContinuationStreams: Bool { true }
 }
 
 /// Who holds an activity and acts on its requests: the application. The
@@ -20,4 +29,10 @@ public protocol UserActivityOwner: AnyObject, Sendable {
     func activityNeedsSave(_ activity: UserActivity)
     /// The activity was invalidated: stop offering it.
     func activityWasInvalidated(_ activity: UserActivity)
+    /// Opens a continuation stream to the device this activity was
+    /// continued from; `completion` runs once, on the dispatch thread.
+    /// - Throws: `.invalidState` when the activity was not continued from
+    ///   another device through this owner.
+    func activity(_ activity: UserActivity,
+                  openContinuationStream completion: @escaping (Result<ContinuationStream, HandoffError>) -> Void) throws(HandoffError)
 }

@@ -64,6 +64,7 @@ extension Application {
             failContinuing(remote, HandoffError(.handoffFailed, "the other device sent a different activity than the one offered"))
             return
         }
+        remember(activity, continuedFrom: remote)
         let handler = RestorationHandler(activity: activity, queue: queue)
         if delegate.application(self, continue: activity, restorationHandler: handler) {
             continuity?.confirmContinued(remote)

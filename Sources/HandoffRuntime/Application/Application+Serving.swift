@@ -20,8 +20,9 @@ extension Application: ContinuityEndpoint {
         do {
             let payload = try ActivityCoding.encode(activity)
             state.withLock { s in
-                s.served.removeAll { $0.0 == activityID }
-                s.served.append((activityID, activity))
+                if !s.served.contains(where: { $0.id == activityID }) {
+                    s.served.append(ServedActivity(activity: activity))
+                }
                 if s.served.count > Self.servedLimit { s.served.removeFirst() }
             }
             return .success(payload)
@@ -50,9 +51,11 @@ extension Application: ContinuityEndpoint {
     public func activityWasContinued(_ activityID: UUID) {
         queue.post { [weak self] in
             guard let self else { return }
+            // Told once; the activity stays remembered for its streams.
             let activity = self.state.withLock { s -> UserActivity? in
-                guard let i = s.served.firstIndex(where: { $0.0 == activityID }) else { return nil }
-                return s.served.remove(at: i).1
+                guard let i = s.served.firstIndex(where: { $0.id == activityID }), !s.served[i].confirmed else { return nil }
+                s.served[i].confirmed = true
+                return s.served[i].activity
             }
             if let activity { activity.delegate?.userActivityWasContinued(activity) }
         }

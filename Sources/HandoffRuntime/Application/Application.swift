@@ -26,15 +26,27 @@ public final class Application: @unchecked Sendable {
         var pendingSaves: Set<ObjectIdentifier> = []
         /// Activities recently sent, by id, to tell their delegate when
         /// the other device confirms. Oldest first, bounded.
-        var served: [(UUID, UserActivity)] = []
+        var served: [ServedActivity] = []
+        /// Activities continued here, by id, with the device they came
+        /// from: where their continuation streams connect. Bounded.
+        var continued: [(activity: UserActivity, remote: RemoteActivity)] = []
+    }
+
+    struct ServedActivity {
+        let activity: UserActivity
+        /// The other device confirmed it: its delegate was told, once.
+        var confirmed = false
+        var id: UUID { activity.activityID }
     }
 
     struct WeakResponder {
         weak var object: Responder?
     }
 
-    /// How many sent activities are remembered for their confirmation.
+    /// How many sent activities are remembered for their confirmation and
+    /// streams, and how many continued ones for their streams.
     static let servedLimit = 16
+    static let continuedLimit = 16
 
     /// Creates the application on the calling thread, which becomes its
     /// main thread. The delegate is kept (strongly) until the application

@@ -15,6 +15,11 @@ public protocol ContinuityService: AnyObject, Sendable {
     func fetch(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void)
     /// Tells the sender that its activity was continued here.
     func confirmContinued(_ remote: RemoteActivity)
+    /// Opens a continuation stream to the device `remote` came from.
+    /// `completion` runs exactly once, on any thread, with this side's end
+    /// of the stream or a user-activity error (4608-4611).
+    func openStream(_ remote: RemoteActivity,
+                    completion: @escaping @Sendable (Result<ContinuationStream, HandoffError>) -> Void)
     /// Stops: withdraws what is advertised, lets go of the endpoint.
     func detach()
 }
@@ -33,6 +38,27 @@ public protocol ContinuityEndpoint: AnyObject, Sendable {
     func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void)
     /// The device that fetched `activityID` continued it.
     func activityWasContinued(_ activityID: UUID)
+    /// The device that fetched `activityID` opens a continuation stream.
+    /// The application checks, on its main thread, that the activity was
+    /// sent and supports streams, then calls `reply` exactly once: with
+    /// success, `reply` returns whether the service still waits, and only
+    /// then does the activity's delegate get `stream` (else it is closed).
+    func acceptStream(_ activityID: UUID, _ stream: ContinuationStream,
+                      reply: @escaping @Sendable (Result<Void, HandoffError>) -> Bool)
+}
+
+extension ContinuityEndpoint {
+    public func acceptStream(_ activityID: UUID, _ stream: ContinuationStream,
+                             reply: @escaping @Sendable (Result<Void, HandoffError>) -> Bool) {
+        _ = reply(.failure(HandoffError(.handoffFailed, "this endpoint takes no continuation streams")))
+    }
+}
+
+extension ContinuityService {
+    public func openStream(_ remote: RemoteActivity,
+                           completion: @escaping @Sendable (Result<ContinuationStream, HandoffError>) -> Void) {
+        completion(.failure(HandoffError(.handoffFailed, "this continuity service does not carry continuation streams")))
+    }
 }
 
 /// What this application offers: the current activity, as the continuity
