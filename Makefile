@@ -102,7 +102,11 @@ $(BINDIR)/peer: Tests/integration/peer.c $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS_STRICT) -D_POSIX_C_SOURCE=200809L -I$(INCDIR) -o $@ $< $(LINK_HANDOFF)
 
-test-integration: $(BINDIR)/peer
+$(BINDIR)/streamer: Tests/integration/streamer.c $(LIB) $(INCDIR)/handoff.h
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS_STRICT) -O2 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I$(INCDIR) -o $@ $< $(LINK_HANDOFF)
+
+test-integration: $(BINDIR)/peer $(BINDIR)/streamer
 	$(PYTHON) -m pytest -q -p no:cacheprovider Tests/integration
 
 # ---------------------------------------------------------------- demo

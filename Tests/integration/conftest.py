@@ -1,0 +1,48 @@
+"""Fixtures of the process-level tests (see harness.py)."""
+
+import pytest
+
+from harness import PEER, STREAMER, Peer, free_port
+
+
+def _spawner(program, build_hint):
+    if not program.exists():
+        pytest.skip("%s is missing: build it first (%s)" % (program, build_hint))
+    started = []
+
+    def start(name, *args, netns=None):
+        peer = Peer(name, args, netns, program=program)
+        started.append(peer)
+        peer.wait_for("ready", timeout=5)
+        return peer
+
+    return started, start
+
+
+def _stop_all(started):
+    for peer in started:
+        peer.kill()
+    for peer in started:  # shown by pytest only when the test failed
+        print(peer.transcript())
+
+
+@pytest.fixture
+def spawn():
+    """spawn(name, *args, netns=None) starts a peer and waits for `ready`.
+    Every peer is killed when the test ends, whatever happened."""
+    started, start = _spawner(PEER, "make lib build/bin/peer")
+    yield start
+    _stop_all(started)
+
+
+@pytest.fixture
+def spawn_streamer():
+    """As `spawn`, for build/bin/streamer (Tests/integration/streamer.c)."""
+    started, start = _spawner(STREAMER, "make lib build/bin/streamer")
+    yield start
+    _stop_all(started)
+
+
+@pytest.fixture
+def ports():
+    return lambda n: [free_port() for _ in range(n)]
