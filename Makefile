@@ -129,9 +129,14 @@ $(BINDIR)/bench: bench/bench.c $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS_STRICT) -O2 -D_POSIX_C_SOURCE=200809L -I$(INCDIR) -o $@ $< $(LINK_HANDOFF) -lpthread -lm
 
+$(BINDIR)/bench_streams: bench/bench_streams.c
+	@mkdir -p $(BINDIR)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -o $@ $<
+
 # Figures next to a raw baseline measured in the same run: compare ratios.
-bench: $(BINDIR)/bench
+bench: $(BINDIR)/bench $(BINDIR)/bench_streams $(BINDIR)/streamer
 	$(BINDIR)/bench
+	$(BINDIR)/bench_streams $(BINDIR)/streamer
 
 clean:
 	rm -rf $(BUILD) .build .build-tsan

@@ -658,9 +658,12 @@ HANDOFF_API handoff_application *handoff_application_new(const handoff_manifest 
                                                          void *user_data,
                                                          void (*destroy)(void *user_data));
 
-/* Releases the application: it withdraws what it advertised and drops
- * queued callbacks. NULL is ignored. Call it on the main thread, not from
- * inside one of its callbacks. */
+/* Releases the application: it withdraws what it advertised, drops queued
+ * callbacks and ends its continuation streams, after they have sent what
+ * their hosts wrote before this call (it waits up to 3 seconds for a slow
+ * reader on the other device). NULL is ignored. Call it on the main
+ * thread, not from inside one of its callbacks. A process that exits
+ * without it may lose stream data the library has not sent yet. */
 HANDOFF_API void handoff_application_free(handoff_application *app);
 
 /* The pollable file descriptor: readable exactly while callbacks are queued

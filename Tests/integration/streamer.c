@@ -20,7 +20,8 @@
  * request order, so with concurrent streams compare sums, not numbers.
  * --slow-read-ms MS: read at most 64 KiB per MS milliseconds (a slow
  * reader). --no-support: the activity does not support streams.
- * --refuse: the sender's delegate takes no streams.
+ * --refuse: the sender's delegate takes no streams. --bench: send zeros
+ * and hash nothing (sums stay at the FNV offset), for `make bench`.
  *
  * Exit 0 on all-done, timeout or signal; 1 when a call fails; 2 on usage.
  */
@@ -54,7 +55,7 @@ struct stream {
 };
 
 struct options {
-    int sending, streams, slow_read_ms, no_support, refuse;
+    int sending, streams, slow_read_ms, no_support, refuse, bench;
     long long bytes;
     int port;
     const char *peers[MAX_PEERS];
@@ -178,7 +179,8 @@ static void stream_write(struct stream *s)
         ssize_t n;
         if (pending_off[i] >= pending_len[i]) {
             size_t len = s->to_send < CHUNK ? (size_t)s->to_send : CHUNK;
-            generate(&s->generator, pending[i], len);
+            if (!o.bench)
+                generate(&s->generator, pending[i], len);
             pending_len[i] = len;
             pending_off[i] = 0;
             s->to_send -= len;
@@ -193,7 +195,8 @@ static void stream_write(struct stream *s)
             s->write_closed = 1;
             return;
         }
-        s->sent_sum = fnv(s->sent_sum, pending[i] + pending_off[i], (size_t)n);
+        if (!o.bench)
+            s->sent_sum = fnv(s->sent_sum, pending[i] + pending_off[i], (size_t)n);
         s->sent += (uint64_t)n;
         pending_off[i] += (size_t)n;
     }
@@ -224,7 +227,8 @@ static void stream_read(struct stream *s)
             s->read_closed = 1;
             return;
         }
-        s->received_sum = fnv(s->received_sum, buffer, (size_t)n);
+        if (!o.bench)
+            s->received_sum = fnv(s->received_sum, buffer, (size_t)n);
         s->received += (uint64_t)n;
         if (o.slow_read_ms > 0)
             return;
@@ -298,7 +302,7 @@ static void on_available(handoff_application *a, const handoff_remote_activity *
 static void usage(const char *why)
 {
     fprintf(stderr, "streamer: %s\nusage: streamer --send|--receive --port P [--peer HOST:PORT]... [--streams K]\n"
-                    "  [--bytes N] [--slow-read-ms MS] [--no-support] [--refuse] [--timeout S]\n", why);
+                    "  [--bytes N] [--slow-read-ms MS] [--no-support] [--refuse] [--bench] [--timeout S]\n", why);
     exit(2);
 }
 
@@ -315,6 +319,7 @@ static void parse(int argc, char **argv)
         else if (strcmp(a, "--receive") == 0) o.sending = 0;
         else if (strcmp(a, "--no-support") == 0) o.no_support = 1;
         else if (strcmp(a, "--refuse") == 0) o.refuse = 1;
+        else if (strcmp(a, "--bench") == 0) o.bench = 1;
         else if (VALUE("--port")) o.port = atoi(v);
         else if (VALUE("--streams")) o.streams = atoi(v);
         else if (VALUE("--bytes")) o.bytes = atoll(v);

@@ -30,6 +30,10 @@ private func activity(_ p: OpaquePointer?) throws(HandoffError) -> UserActivity 
 }
 
 @c @implementation public func handoff_application_free(_ app: OpaquePointer?) {
+    guard let app else { return }
+    // Now, not whenever the last reference goes: the host expects what it
+    // advertised withdrawn and its streams flushed when this returns.
+    Handle.object(app, as: Application.self).stopContinuity()
     Handle.release(app, as: Application.self)
 }
 

@@ -115,6 +115,13 @@ public final class ChannelConnection: Sendable {
         socket.close()
     }
 
+    /// Closes after sending everything queued, reading and dropping what
+    /// the peer still sends until it closes too (at most `timeout`): see
+    /// `TLSSocket.closeLingering`. Only when no other thread uses it.
+    func closeLingering(timeout: Double) {
+        socket.closeLingering(timeout: timeout)
+    }
+
     /// Ends the connection with a TCP reset, as a crashed peer would: for tests.
     func abort() {
         socket.abort()
@@ -128,12 +135,13 @@ public final class ChannelConnection: Sendable {
         try socket.withUse(.receive) { inbox.takeRemaining() }
     }
 
-    /// One read of what has arrived, at most `capacity` bytes, waiting at
-    /// most `timeout` seconds. Errors as `receive`.
+    /// What has arrived, at most `capacity` bytes, waiting at most
+    /// `timeout` seconds for the first; as much as is there without waiting
+    /// after that. Errors as `receive`.
     func readRaw(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int, timeout: Double) throws(HandoffError) -> Int {
         let deadline = try Deadline(validating: timeout, "ChannelConnection.readRaw")
         return try socket.withUse(.receive) { () throws(HandoffError) -> Int in
-            try socket.read(into: buffer, capacity: capacity, until: deadline, timeoutMessage:
+            try socket.readBatch(into: buffer, capacity: capacity, until: deadline, timeoutMessage:
                 "nothing arrived from \(peer) within \(secondsText(timeout))")
         }
     }
@@ -161,6 +169,7 @@ public final class ChannelConnection: Sendable {
         _ = setsockopt(socket.fd, Int32(IPPROTO_TCP), TCP_KEEPCNT, &count, size)
         _ = setsockopt(socket.fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &timeout, size)
     }
+
 }
 
 /// Bytes received and not yet returned as frames. Only the thread inside

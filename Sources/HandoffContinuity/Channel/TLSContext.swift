@@ -105,6 +105,10 @@ final class TLSContext: @unchecked Sendable {
         // record; the moving-buffer mode lets a retried SSL_write come from a
         // Swift array whose address is not promised to be stable.
         _ = SSL_CTX_ctrl(ctx, SSL_CTRL_MODE, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER), nil)
+        // Read ahead into a large buffer: bulk data (continuation streams)
+        // then costs one recv per many records, not two per record.
+        _ = SSL_CTX_ctrl(ctx, SSL_CTRL_SET_READ_AHEAD, 1, nil)
+        SSL_CTX_set_default_read_buffer_len(ctx, 64 * 1024)
         guard SSL_CTX_set_max_early_data(ctx, 0) == 1 else { throw fail("disable early data") }
         switch role {
         case .client:

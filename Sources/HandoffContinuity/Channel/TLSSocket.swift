@@ -165,6 +165,36 @@ final class TLSSocket: @unchecked Sendable {
         }
     }
 
+    /// An orderly close that loses nothing already sent: close_notify, the
+    /// TCP FIN, then whatever the peer still sends is read and dropped until
+    /// it closes too (at most `timeout` seconds). Closing with unread bytes
+    /// in the receive queue would make the kernel answer with a reset, which
+    /// destroys our own last bytes still in flight. Call it when no other
+    /// thread uses the socket.
+    func closeLingering(timeout: Double) {
+        let open = state.withLock { s in !s.closed && s.users == 0 }
+        guard open else { return close() }
+        sslLock.withLock { s in
+            ERR_clear_error()
+            if !s.fatal, SSL_is_init_finished(ssl) == 1 { _ = SSL_shutdown(ssl) }
+            s.fatal = true  // close() below sends nothing more
+            _ = drainOpenSSLErrors()
+        }
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+        let deadline = Deadline(after: timeout)
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while let milliseconds = deadline.pollTimeout {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            if ready <= 0 { break }
+            let n = recv(fd, &scratch, scratch.count, 0)
+            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            if n <= 0 { break }
+        }
+        close()
+    }
+
     /// Closes with a TCP reset (SO_LINGER 0) instead of an orderly close:
     /// what a crashed peer looks like. For tests.
     func abort() {
@@ -311,6 +341,23 @@ final class TLSSocket: @unchecked Sendable {
             }
         }
     }
+
+    /// `read`, then more SSL_reads for as long as they complete at once and
+    /// a whole record still fits: bulk data in fewer, larger pieces. An
+    /// error after the first piece is left for the next call to report.
+    func readBatch(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int, until deadline: Deadline,
+                   timeoutMessage: @autoclosure () -> String) throws(HandoffError) -> Int {
+        var total = try read(into: buffer, capacity: capacity, until: deadline, timeoutMessage: timeoutMessage())
+        while capacity - total >= Self.maxRecord && !isClosed {
+            let outcome = call { SSL_read($0, buffer + total, Int32(clamping: capacity - total)) }
+            guard outcome.value > 0 else { break }
+            total += Int(outcome.value)
+        }
+        return total
+    }
+
+    /// A TLS record's largest plaintext.
+    static let maxRecord = 16_384
 
     /// Writes all of `bytes`, waiting while the peer's window is full. Any
     /// failure, including the deadline, closes the socket: part of the

@@ -17,6 +17,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     private let state = Locked(State())
     private let replay = ReplayGuard()
     private let client: ExchangeClient
+    private let streams = StreamRegistry()
     private var transport: BeaconTransport!
     private var server: ChannelServer!
     private let wake: (read: Int32, write: Int32)
@@ -48,7 +49,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         }
         wake = (fds[0], fds[1])
         let exchange = ExchangeServer(endpoint: { [weak self] in self?.endpoint },
-                                      fetchTimeout: configuration.fetchTimeout, idleTimeout: 60)
+                                      fetchTimeout: configuration.fetchTimeout, idleTimeout: 60,
+                                      streams: streams)
         do {
             server = try ChannelServer(listeningOn: configuration.channelAddress, psk: keys.channelPSK,
                                        limits: configuration.channelLimits) { exchange.serve($0) }
@@ -70,6 +72,9 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     }
 
     private var endpoint: (any ContinuityEndpoint)? { state.withLock { $0.endpoint } }
+
+    /// Seconds `detach` waits for streams to send what their hosts wrote.
+    static let streamDrainLimit = 3.0
 
     /// The TCP port the channel listens on (announced in beacons).
     public var channelPort: UInt16 { server.port }
@@ -110,7 +115,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             completion(.failure(HandoffError(.connectionUnavailable, "the device the activity came from is no longer reachable")))
             return
         }
-        let client = self.client
+        let (client, streams) = (self.client, self.streams)
         let started = startDetachedThread {
             let opened = client.openStream(remote.activityID, to: peer)
             let pair: LocalSocketPair
@@ -128,7 +133,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
                 }
                 completion(.success(pair.host))
                 // This thread now carries the stream until it ends.
-                StreamPump.run(connection: connection, local: pair.library, buffered: buffered)
+                StreamPump.run(connection: connection, local: pair.library, buffered: buffered, registry: streams)
             }
         }
         if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the stream"))) }
@@ -151,6 +156,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         }
         if let last { send(withdrawal: last.activityID) }
         poke()
+        // What hosts wrote to their streams before this still goes out.
+        streams.drainAndEnd(within: Self.streamDrainLimit)
         transport.stop()
         server.stop()
         client.closeAll()

@@ -13,6 +13,8 @@ struct ExchangeServer: Sendable {
     let fetchTimeout: Double
     /// An authenticated but silent connection is closed after this long.
     let idleTimeout: Double
+    /// Where the streams this side accepts are registered.
+    let streams: StreamRegistry
 
     func serve(_ connection: ChannelConnection) {
         defer { connection.close() }
@@ -77,7 +79,7 @@ struct ExchangeServer: Sendable {
         do {
             try connection.send(ExchangeMessage.streamAccepted.frame, timeout: fetchTimeout)
             let buffered = try connection.takeBufferedBytes()
-            StreamPump.run(connection: connection, local: pair.library, buffered: buffered)
+            StreamPump.run(connection: connection, local: pair.library, buffered: buffered, registry: streams)
         } catch {
             close(pair.library)  // the host's end then reads EOF
         }

@@ -18,6 +18,11 @@ struct LocalSocketPair {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
             throw HandoffError(.io, "cannot create a socket pair for a continuation stream (\(errnoText(errno)))")
         }
+        // Room for a few of the pump's batches, so each wake-up moves a lot.
+        var size: Int32 = 512 * 1024
+        for fd in fds {
+            _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         host = ContinuationStream(owning: fds[0])
         library = fds[1]
     }

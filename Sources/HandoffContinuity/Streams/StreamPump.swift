@@ -9,7 +9,7 @@ import Glibc
 /// inbound, DATA frames are written to the host and END becomes a
 /// half-close. Each direction is one thread doing blocking I/O, so a slow
 /// reader stops the writer through the kernel's buffers and TCP's window:
-/// the pump itself holds one 16 KiB buffer per direction.
+/// the pump itself holds one 256 KiB buffer per direction.
 ///
 /// A connection that ends without END, or a host that stops reading,
 /// fails the stream: both sides' host sockets are shut down (reads see
@@ -22,9 +22,13 @@ final class StreamPump: @unchecked Sendable {
     private let local: Int32
     private let state = Locked(State())
 
+    private let outboundDone = OneShot<Bool>()
+
     private struct State {
         var running = 2
         var failed = false
+        /// `local` is closed: its number may belong to someone else now.
+        var closed = false
     }
 
     /// How a vanished peer is noticed on an otherwise silent or blocked
@@ -42,40 +46,77 @@ final class StreamPump: @unchecked Sendable {
     /// `buffered` holds bytes that arrived with the frame that switched the
     /// connection to stream mode. Takes ownership of `local` and of the
     /// connection.
-    static func run(connection: ChannelConnection, local: Int32, buffered: [UInt8]) {
+    static func run(connection: ChannelConnection, local: Int32, buffered: [UInt8], registry: StreamRegistry) {
         connection.detectVanishedPeer(idle: keepAliveIdle, unacknowledged: unacknowledgedLimit)
         let pump = StreamPump(connection: connection, local: local)
-        let outboundDone = OneShot<Bool>()
-        if !startDetachedThread({ pump.outbound(); outboundDone.fulfil(true) }) {
+        registry.add(pump)
+        defer { registry.remove(pump) }
+        if !startDetachedThread({ pump.outbound(); pump.outboundDone.fulfil(true) }) {
             pump.fail()
             pump.finished()  // the outbound direction that never ran
-            outboundDone.fulfil(true)
+            pump.outboundDone.fulfil(true)
         }
         pump.inbound(buffered)
-        _ = outboundDone.wait(seconds: .infinity)
+        _ = pump.outboundDone.wait(seconds: .infinity)
+    }
+
+    // MARK: Stopping (the engine's detach)
+
+    /// The host may write no more: what it wrote is still sent, then END.
+    func endHostInput() {
+        state.withLock { s in
+            if !s.closed { _ = shutdown(local, Int32(SHUT_RD)) }
+        }
+    }
+
+    /// Waits until the outbound direction is done, at most `seconds`.
+    func waitOutbound(seconds: Double) {
+        _ = outboundDone.wait(seconds: seconds)
+    }
+
+    /// Ends the stream now, both ways.
+    func end() {
+        fail()
     }
 
     // MARK: Outbound: host → channel
 
+    /// Frames sent per batch: one recv from the host fills this many DATA
+    /// frames, which go out in one write (fewer wake-ups for bulk data).
+    static let framesPerBatch = 16
+    /// What the pump holds per direction.
+    static let batchBytes = framesPerBatch * (StreamFrame.headerSize + StreamFrame.maxDataPerFrame)
+
     private func outbound() {
-        let header = StreamFrame.headerSize
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: header + StreamFrame.maxDataPerFrame, alignment: 8)
+        let header = StreamFrame.headerSize, slot = header + StreamFrame.maxDataPerFrame
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.batchBytes, alignment: 8)
+        // The host's bytes land straight in each frame's payload slot.
+        var slots = (0..<Self.framesPerBatch).map { i in
+            iovec(iov_base: buffer + i * slot + header, iov_len: StreamFrame.maxDataPerFrame)
+        }
         defer {
             buffer.deallocate()
             finished()
         }
         while true {
-            let n = recv(local, buffer + header, StreamFrame.maxDataPerFrame, 0)
+            let n = readv(local, &slots, Int32(slots.count))
             if n < 0 && errno == EINTR { continue }
             if isFailed { return }
             if n < 0 {
                 fail()  // e.g. ECONNRESET: the host's socket went abruptly
                 return
             }
-            // n == 0: the host half-closed (or closed) its socket: END.
-            StreamFrame.writeHeader(n > 0 ? StreamFrame.data : StreamFrame.end, payloadCount: n, to: buffer)
+            // Full slots, then a partial one; n == 0: the host half-closed
+            // (or closed) its socket, which becomes END.
+            var length = 0, left = n
+            repeat {
+                let chunk = min(left, StreamFrame.maxDataPerFrame)
+                StreamFrame.writeHeader(chunk > 0 ? StreamFrame.data : StreamFrame.end, payloadCount: chunk, to: buffer + length)
+                length += header + chunk
+                left -= chunk
+            } while left > 0
             do {
-                try connection.writeRaw(buffer, count: header + n, timeout: .infinity)
+                try connection.writeRaw(buffer, count: length, timeout: .infinity)
             } catch {
                 fail()
                 return
@@ -89,54 +130,76 @@ final class StreamPump: @unchecked Sendable {
     private func inbound(_ buffered: [UInt8]) {
         defer { finished() }
         var parser = StreamFrameParser(maxFrameSize: connection.limits.maxFrameSize)
-        let ended: Bool = buffered.withUnsafeBufferPointer { feed(&parser, $0) }
-        if ended || isFailed { return }
-        let capacity = 16_384
+        let capacity = max(Self.batchBytes, buffered.count)
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
         defer { scratch.deallocate() }
+        var count = buffered.count
+        buffered.withUnsafeBufferPointer { b in
+            if let base = b.baseAddress { scratch.update(from: base, count: b.count) }
+        }
         while true {
-            let count: Int
+            if count > 0, forward(&parser, scratch, count) || isFailed { return }
             do {
                 count = try connection.readRaw(into: scratch, capacity: capacity, timeout: .infinity)
             } catch {
                 fail()  // the connection ended without END: the peer vanished
                 return
             }
-            if feed(&parser, UnsafeBufferPointer(start: scratch, count: count)) || isFailed { return }
         }
     }
 
-    /// Passes received bytes on; true once the stream's END arrived (or it
-    /// failed).
-    private func feed(_ parser: inout StreamFrameParser, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var outcome = false
-        parser.parse(bytes) { event in
+    /// Passes the payload of the frames in `bytes` to the host in one
+    /// gathered write (no copy beyond the kernel's). True once the stream's
+    /// END arrived (or it failed).
+    private func forward(_ parser: inout StreamFrameParser, _ bytes: UnsafeMutablePointer<UInt8>, _ count: Int) -> Bool {
+        var chunks: [iovec] = []
+        chunks.reserveCapacity(count / StreamFrame.maxDataPerFrame + 2)
+        var ended = false
+        parser.parse(UnsafeBufferPointer(start: bytes, count: count)) { event in
             switch event {
             case .data(let chunk):
-                guard sendAll(chunk) else {
-                    fail()  // the host closed its socket: it reads no more
-                    outcome = true
-                    return false
-                }
+                chunks.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: chunk.baseAddress!), iov_len: chunk.count))
                 return true
             case .end:
-                _ = shutdown(local, Int32(SHUT_WR))
-                outcome = true
+                ended = true
                 return false
             case .malformed:
                 fail()
-                outcome = true
                 return false
             }
         }
-        return outcome
+        guard sendAll(&chunks) else {
+            fail()  // the host closed its socket: it reads no more
+            return true
+        }
+        if ended { _ = shutdown(local, Int32(SHUT_WR)) }
+        return ended || isFailed
     }
 
-    private func sendAll(_ chunk: UnsafeBufferPointer<UInt8>) -> Bool {
-        var offset = 0
-        while offset < chunk.count {
-            let n = send(local, chunk.baseAddress! + offset, chunk.count - offset, Int32(MSG_NOSIGNAL))
-            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return false }
+    /// Writes every chunk to the host's socket, blocking while it is full.
+    private func sendAll(_ chunks: inout [iovec]) -> Bool {
+        var first = 0
+        while first < chunks.count {
+            var message = msghdr()
+            let n = chunks.withUnsafeMutableBufferPointer { all -> Int in
+                message.msg_iov = all.baseAddress! + first
+                message.msg_iovlen = min(all.count - first, 1024)  // IOV_MAX on Linux
+                return sendmsg(local, &message, Int32(MSG_NOSIGNAL))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            // Skip what went out; a partly sent chunk keeps its rest.
+            var sent = n
+            while first < chunks.count && sent >= chunks[first].iov_len {
+                sent -= chunks[first].iov_len
+                first += 1
+            }
+            if sent > 0 {
+                chunks[first].iov_base += sent
+                chunks[first].iov_len -= sent
+            }
         }
         return true
     }
@@ -154,18 +217,24 @@ final class StreamPump: @unchecked Sendable {
         }
         guard first else { return }
         connection.close()
-        _ = shutdown(local, Int32(SHUT_RDWR))
+        state.withLock { s in
+            if !s.closed { _ = shutdown(local, Int32(SHUT_RDWR)) }
+        }
     }
 
     /// One direction is done; the last one closes everything.
     private func finished() {
         let last = state.withLock { s in
             s.running -= 1
-            return s.running == 0
+            guard s.running == 0 else { return false }
+            s.closed = true
+            _ = close(local)
+            return true
         }
         guard last else { return }
-        connection.close()
-        _ = close(local)
+        // Both ENDs crossed: nothing more is due, but our last bytes may
+        // still be in flight, and a plain close could reset them away.
+        connection.closeLingering(timeout: isFailed ? 0 : 2)
     }
 }
 

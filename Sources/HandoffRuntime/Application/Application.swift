@@ -60,7 +60,19 @@ public final class Application: @unchecked Sendable {
     }
 
     deinit {
-        continuity?.detach()
+        stopContinuity()
+    }
+
+    /// Stops talking to other devices: withdraws what is advertised and,
+    /// once the continuation streams have sent what their hosts wrote (a
+    /// few seconds at most), closes every connection. Idempotent; the
+    /// application's deinit does it too. Any thread but a callback's.
+    public func stopContinuity() {
+        let service = state.withLock { s in
+            defer { s.continuity = nil }
+            return s.continuity
+        }
+        service?.detach()
     }
 
     /// The continuity service, once started.
