@@ -17,6 +17,8 @@ from demo_network import arguments, handoff, start  # first: it finds the packag
 import handoff.aio  # noqa: E402
 from shapes import CREATE_SHAPE, Canvas, manifest
 
+LINGER = 2.0  # seconds to wait for the sender to withdraw, at most
+
 
 class Receiver(handoff.ApplicationDelegate):
     """Continues the first shape offered; resolves `outcome` with it."""
@@ -24,6 +26,8 @@ class Receiver(handoff.ApplicationDelegate):
     def __init__(self, outcome: "asyncio.Future[str]") -> None:
         self.outcome = outcome
         self.canvas: Canvas | None = None
+        self.continued_id: str | None = None
+        self.withdrawn = asyncio.Event()
 
     def activity_available(self, app: handoff.Application, remote: handoff.RemoteActivity) -> None:
         if remote.activity_type == CREATE_SHAPE and not self.outcome.done():
@@ -38,7 +42,12 @@ class Receiver(handoff.ApplicationDelegate):
             self.outcome.set_exception(RuntimeError(self.canvas.problem))
             return False
         self.outcome.set_result(self.canvas.shapes[-1])
+        self.continued_id = activity.activity_id
         return True
+
+    def activity_withdrawn(self, app: handoff.Application, remote: handoff.RemoteActivity) -> None:
+        if remote.id == self.continued_id:
+            self.withdrawn.set()  # the sender heard us and stopped offering it
 
     def did_fail_to_continue_user_activity(self, app: handoff.Application, activity_type: str,
                                            error: handoff.HandoffError) -> None:
@@ -65,6 +74,13 @@ async def main() -> int:
         try:
             with handoff.aio.attached(app):  # the loop dispatches app's callbacks
                 shape = await asyncio.wait_for(outcome, options.timeout)
+                # The library tells the sender "continued" from its own
+                # thread; stay until the sender stops offering the shape, so
+                # closing the app does not cut that message off.
+                try:
+                    await asyncio.wait_for(receiver.withdrawn.wait(), LINGER)
+                except asyncio.TimeoutError:
+                    pass
         except (asyncio.TimeoutError, RuntimeError, handoff.HandoffError) as error:
             print(f"receiver: no shape: {error or 'timed out'}", file=sys.stderr)
             return 1

@@ -14,6 +14,8 @@ import sys
 from demo_network import arguments, handoff, start
 from shapes import CREATE_SHAPE, Canvas, manifest
 
+LINGER = 2.0  # seconds to wait for the sender to withdraw, at most
+
 
 class Receiver(handoff.ApplicationDelegate):
     """Continues the first shape offered, and restores it."""
@@ -21,6 +23,7 @@ class Receiver(handoff.ApplicationDelegate):
     def __init__(self) -> None:
         self.canvas: Canvas | None = None
         self.done = False
+        self.continued_id: str | None = None
 
     def activity_available(self, app: handoff.Application, remote: handoff.RemoteActivity) -> None:
         if remote.activity_type == CREATE_SHAPE and not self.done:
@@ -42,7 +45,12 @@ class Receiver(handoff.ApplicationDelegate):
             return False
         print(f"receiver: restored a {self.canvas.shapes[-1]} "
               f"(activity-version {activity.user_info['activity-version']})", flush=True)
+        self.continued_id = activity.activity_id
         return True
+
+    def activity_withdrawn(self, app: handoff.Application, remote: handoff.RemoteActivity) -> None:
+        if remote.id == self.continued_id:
+            app.stop()  # the sender heard us and stopped offering it
 
     def did_fail_to_continue_user_activity(self, app: handoff.Application, activity_type: str,
                                            error: handoff.HandoffError) -> None:
@@ -60,6 +68,11 @@ def main() -> int:
         print("receiver: waiting for a shape", flush=True)
         if not app.run(timeout=options.timeout):
             print(f"receiver: nothing came within {options.timeout:g} s", file=sys.stderr)
+        if receiver.continued_id:
+            # The library tells the sender "continued" from its own thread;
+            # stay a moment, until the sender stops offering the shape, so
+            # closing the app does not cut that message off.
+            app.run(timeout=LINGER)
         return 0 if receiver.canvas.shapes else 1
 
 

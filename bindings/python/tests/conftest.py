@@ -51,14 +51,16 @@ def ports():
     return lambda n: [free_port() for _ in range(n)]
 
 
-def pump(apps, until, timeout=8.0):
+def pump(apps, until, timeout=8.0, children=()):
     """Dispatches `apps` (all created on this thread) until `until()` is
-    true; fails after `timeout` seconds."""
+    true; fails after `timeout` seconds, with the transcripts of
+    `children` (processes.Child)."""
     deadline = time.monotonic() + timeout
     while not until():
         left = deadline - time.monotonic()
         if left <= 0:
-            pytest.fail(f"condition not reached within {timeout} s")
+            pytest.fail(f"condition not reached within {timeout} s\n"
+                        + "\n".join(child.transcript() for child in children))
         select.select(apps, [], [], min(left, 0.1))
         for app in apps:
             app.dispatch()
