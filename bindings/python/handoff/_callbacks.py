@@ -63,17 +63,24 @@ def report(exc: BaseException, err_msg: str, obj: Any = None) -> None:
 class _ThreadState(threading.local):
     def __init__(self) -> None:
         self.pending: BaseException | None = None
-        self.running: list[Any] = []  # Application objects dispatching here
+        # (application, inside run()) for each C call running callbacks here
+        self.running: list[tuple[Any, bool]] = []
 
 
 _state = _ThreadState()
 
 
 def _stop_running_loop() -> None:
+    # Only a run() needs stopping; a stop outside run() would end the next.
     if _state.running:
-        app = _state.running[-1]
-        if app._handle:
+        app, in_run = _state.running[-1]
+        if in_run and app._handle:
             _ffi.lib.handoff_application_stop(app._handle)
+
+
+def is_running(app: Any) -> bool:
+    """Whether `app` is dispatching callbacks on this thread right now."""
+    return any(entry[0] is app for entry in _state.running)
 
 
 def invoke(method: Callable[..., Any], *args: Any, default: Any = None) -> Any:
@@ -111,10 +118,10 @@ def raise_pending() -> None:
 
 
 @contextmanager
-def running(app: Any) -> Iterator[None]:
+def running(app: Any, in_run: bool = False) -> Iterator[None]:
     """Marks `app` as dispatching on this thread for the duration of a C
     call that runs callbacks; raises what they left pending afterwards."""
-    _state.running.append(app)
+    _state.running.append((app, in_run))
     try:
         yield
     finally:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ctypes
 import datetime
-import math
 from typing import Any, Iterable, Mapping
 
 from . import _callbacks, _ffi, values

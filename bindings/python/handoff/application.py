@@ -101,21 +101,28 @@ class Application(OwnedHandle):
                 setattr(struct, field, trampoline)
         self._adopt(lib.handoff_application_new(manifest._live(), ctypes.byref(struct), None,
                                                 _ffi.NO_DESTROY), lib.handoff_application_free)
-        self.manifest = manifest
-        self.delegate = delegate
+        self.manifest = manifest  # the library holds its own copy
+        self._bundle_identifier = manifest.bundle_identifier
+        self._delegate = delegate
         self._responders: list[Responder] = []
         self._remote: dict[str, RemoteActivity] = {}
         _callbacks.applications[_ffi.address(self._handle)] = self
 
+    @property
+    def delegate(self) -> Any:
+        """The delegate given at creation (None: no callbacks but the
+        availability events that keep :attr:`remote_activities`)."""
+        return self._delegate
+
     def __repr__(self) -> str:
         if self.closed:
             return "<Application (closed)>"
-        return f"<Application {self.manifest.bundle_identifier} fd={self.fileno()}>"
+        return f"<Application {self._bundle_identifier} fd={self.fileno()}>"
 
     def close(self) -> None:
         """Withdraws what the app advertised, closes its responders and
         releases it. Main thread, not from inside one of its callbacks."""
-        if self in _callbacks._state.running:
+        if _callbacks.is_running(self):
             raise HandoffError(Status.INVALID_STATE,
                                "an application cannot close inside its own callbacks or "
                                "run(); close it after dispatch() or run() returns")
@@ -183,7 +190,7 @@ class Application(OwnedHandle):
         `timeout` seconds pass (False; None: no limit)."""
         handle = self._live()
         deadline = None if timeout is None else time.monotonic() + timeout
-        with _callbacks.running(self):
+        with _callbacks.running(self, in_run=True):
             while True:
                 slice_ms = _RUN_SLICE_MS
                 if deadline is not None:
@@ -262,9 +269,9 @@ def _app(pointer: Any) -> Application | None:
 
 
 def _call_delegate(app: Application | None, name: str, *args: Any, default: Any = None) -> Any:
-    if app is None or app.delegate is None:
+    if app is None or app._delegate is None:
         return default
-    method = getattr(app.delegate, name, None)
+    method = getattr(app._delegate, name, None)
     if method is None:
         return default
     return _callbacks.invoke(method, app, *args, default=default)

@@ -99,6 +99,7 @@ def test_system_exit_is_raised_by_dispatch_after_the_callbacks(recorder, unraisa
     assert unraisable == []
     app.dispatch()  # nothing left pending
     assert len(recorder.events) == 3
+    assert app.run(timeout=0.05) is False  # and no stop left behind for the next run
 
 
 def test_keyboard_interrupt_in_a_callback_ends_run(recorder, unraisable):

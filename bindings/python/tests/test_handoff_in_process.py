@@ -154,6 +154,23 @@ def test_the_restoration_handler_can_be_kept_and_called_later(make_pair):
     pump([sender, receiver], lambda: sent.continued)
 
 
+def test_system_exit_in_a_later_restoration_is_raised_by_the_handler(make_pair):
+    receiving = Receiving(keep_handler=True)
+    sender, receiver, activity, _, _ = make_pair(receiving)
+    sender.become_current(activity)
+    pump([sender, receiver], lambda: receiving.handler is not None)
+
+    class Quitting(Responder):
+        def restore_user_activity_state(self, activity):
+            raise SystemExit("quit while restoring")
+
+    quitting = Quitting(receiver)
+    with pytest.raises(SystemExit, match="quit while restoring"):
+        receiving.handler([quitting, receiving.canvas])
+    assert len(receiving.canvas.restored) == 1  # the responders after it still ran
+    receiver.dispatch()  # nothing left pending
+
+
 def test_user_info_over_budget_fails_with_4611(make_pair):
     receiving = Receiving()
     sender, receiver, activity, _, sent = make_pair(receiving, {"blob": b"x" * 5000})

@@ -4,15 +4,17 @@ the fd, run/stop, the current activity, and argument checks."""
 
 import select
 import socket
+import sys
 import threading
 
 import pytest
 
-from conftest import free_port
+from conftest import BINDING, free_port
 from handoff import (Account, Application, ApplicationDelegate, DeviceRole, HandoffError,
                      Manifest, RemoteActivity, Responder, RestorationHandler, Status, UserActivity,
                      UserActivityDelegate)
 from handoff.application import _provides
+from processes import spawn  # noqa: F401  (fixture)
 
 TYPE = "com.example.myapp.create-shape"
 
@@ -303,3 +305,15 @@ def test_remote_activity_is_a_plain_snapshot():
     remote = RemoteActivity("ID", TYPE, "t", None, "dev", "d", 0.5, False, False)
     with pytest.raises(Exception):
         remote.title = "changed"  # frozen
+
+
+def test_ctrl_c_interrupts_run(spawn):
+    # The child interrupts itself (as Ctrl-C would) a moment after entering run().
+    script = ("import os, signal, sys, threading; sys.path.insert(0, sys.argv[1]); import handoff\n"
+              "app = handoff.Application(handoff.Manifest('com.example.myapp', 'TEAM1'))\n"
+              "threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()\n"
+              "try:\n    app.run(timeout=60)\n    print('returned', flush=True)\n"
+              "except KeyboardInterrupt:\n    print('interrupted', flush=True)\n")
+    child = spawn("runner", [sys.executable, "-c", script, BINDING])
+    assert child.finish() == 0, child.transcript()
+    assert child.lines == ["interrupted"]
