@@ -275,8 +275,8 @@ _NO_DESTROY = _ffi.NO_DESTROY
 
 def _delegate_method(pointer: Any, name: str) -> Any:
     activity = _callbacks.activities.get(_ffi.address(pointer))
-    if activity is None or activity._delegate is None:
-        return None, None  # its Python object is gone: nobody to tell
+    if activity is None or activity.closed or activity._delegate is None:
+        return None, None  # its Python object is gone or closed: nobody to tell
     return activity, getattr(activity._delegate, name, None)
 
 
