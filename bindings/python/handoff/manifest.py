@@ -1,0 +1,91 @@
+"""Manifests: who the app is and which activity types it continues."""
+
+from __future__ import annotations
+
+import os
+from typing import Iterable, Union
+
+from . import _ffi
+from ._handle import OwnedHandle
+
+__all__ = ["Manifest"]
+
+lib = _ffi.lib
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class Manifest(OwnedHandle):
+    """An app's bundle identifier, team identifier (only apps of one team
+    continue each other's activities) and the activity types it can continue
+    (Apple: NSUserActivityTypes).
+
+    ``Manifest("com.example.app", "TEAM1", ["com.example.app.edit"])``, or
+    from the app's Info.plist with :meth:`from_info_plist`.
+    """
+
+    def __init__(self, bundle_identifier: str, team_identifier: str,
+                 activity_types: Iterable[str] = ()) -> None:
+        self._adopt(lib.handoff_manifest_new(
+            _ffi.text_in(bundle_identifier, "bundle_identifier"),
+            _ffi.text_in(team_identifier, "team_identifier")), lib.handoff_manifest_free)
+        if isinstance(activity_types, str):
+            raise TypeError("activity_types takes a collection of str, not a single str")
+        for activity_type in activity_types:
+            self.declare(activity_type)
+
+    @classmethod
+    def _of(cls, handle: object) -> "Manifest":
+        manifest = cls.__new__(cls)
+        manifest._adopt(handle, lib.handoff_manifest_free)
+        return manifest
+
+    @classmethod
+    def from_info_plist(cls, path: PathLike) -> "Manifest":
+        """Loads an Info.plist (XML or binary): CFBundleIdentifier,
+        NSUserActivityTypes, and the team from HandoffTeamIdentifier (else
+        AppIdentifierPrefix). HandoffError IO or MALFORMED_DATA."""
+        fspath = os.fspath(path)
+        encoded = fspath if isinstance(fspath, bytes) else _ffi.text_in(fspath, "path")
+        return cls._of(lib.handoff_manifest_load(encoded))
+
+    @classmethod
+    def from_info_plist_bytes(cls, data: bytes) -> "Manifest":
+        """As from_info_plist, from the file's bytes."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"from_info_plist_bytes takes bytes, not {type(data).__name__}")
+        data = bytes(data)
+        return cls._of(lib.handoff_manifest_load_data(data, len(data)))
+
+    def declare(self, activity_type: str) -> None:
+        """Declares a type the app can continue; twice is harmless."""
+        lib.handoff_manifest_declare_activity_type(self._live(),
+                                                   _ffi.text_in(activity_type, "activity_type"))
+
+    def declares(self, activity_type: str) -> bool:
+        return bool(lib.handoff_manifest_declares(self._live(),
+                                                  _ffi.text_in(activity_type, "activity_type")))
+
+    def __contains__(self, activity_type: object) -> bool:
+        return isinstance(activity_type, str) and self.declares(activity_type)
+
+    @property
+    def bundle_identifier(self) -> str:
+        return lib.handoff_manifest_get_bundle_identifier(self._live()).decode("utf-8")
+
+    @property
+    def team_identifier(self) -> str:
+        return lib.handoff_manifest_get_team_identifier(self._live()).decode("utf-8")
+
+    @property
+    def activity_types(self) -> tuple[str, ...]:
+        """The declared types, in declaration order."""
+        handle = self._live()
+        return tuple(lib.handoff_manifest_activity_type_at(handle, i).decode("utf-8")
+                     for i in range(lib.handoff_manifest_activity_type_count(handle)))
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return "<Manifest (closed)>"
+        return (f"<Manifest {self.bundle_identifier} team={self.team_identifier} "
+                f"types={list(self.activity_types)}>")

@@ -1,0 +1,145 @@
+"""Shared set-up of the binding's tests: the package from this source tree,
+the repository's paths, free loopback ports, and a loop that drives
+several applications of this process at once."""
+
+from __future__ import annotations
+
+import gc
+import os
+import select
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+BINDING = Path(__file__).resolve().parents[1]
+REPO = BINDING.parents[1]
+sys.path.insert(0, str(BINDING))
+
+import handoff  # noqa: E402  (the package of this source tree)
+
+BINDIR = REPO / "build" / "bin"
+EXAMPLES = REPO / "examples" / "python"
+TEST_KEY = bytes(range(32))  # docs/PROTOCOL.md's test account (peer.c's default)
+
+_port_counter = iter(range(1_000_000))
+
+
+def free_port() -> int:
+    """A port in 20000-40000, free for UDP and TCP on this host right now
+    (pid-derived, so parallel suites rarely collide)."""
+    start = (os.getpid() * 197) % 20000
+    for _ in range(2000):
+        port = 20000 + (start + next(_port_counter)) % 20000
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u, \
+                    socket.socket(socket.AF_INET, socket.SOCK_STREAM) as t:
+                u.bind(("0.0.0.0", port))
+                t.bind(("127.0.0.1", port))
+            return port
+        except OSError:
+            continue
+    raise RuntimeError("no free port in 20000-40000")
+
+
+@pytest.fixture
+def ports():
+    return lambda n: [free_port() for _ in range(n)]
+
+
+def pump(apps, until, timeout=8.0, children=()):
+    """Dispatches `apps` (all created on this thread) until `until()` is
+    true; fails after `timeout` seconds, with the transcripts of
+    `children` (processes.Child)."""
+    deadline = time.monotonic() + timeout
+    while not until():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            pytest.fail(f"condition not reached within {timeout} s\n"
+                        + "\n".join(child.transcript() for child in children))
+        select.select(apps, [], [], min(left, 0.1))
+        for app in apps:
+            app.dispatch()
+
+
+def settle(apps, seconds):
+    """Dispatches `apps` for `seconds` (to see that something does NOT happen)."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        select.select(apps, [], [], min(left, 0.05))
+        for app in apps:
+            app.dispatch()
+
+
+def connect(apps_and_ports, key=TEST_KEY, **options):
+    """Starts continuity for each (app, port, name), every app the others'
+    unicast peer on loopback."""
+    for app, port, name in apps_and_ports:
+        peers = [f"127.0.0.1:{p}" for _, p, _ in apps_and_ports if p != port]
+        account = handoff.Account.from_key(key)
+        app.start_continuity(account, beacon_port=port, multicast=False, peers=peers,
+                             device_name=name, channel_address="127.0.0.1:0", **options)
+        account.close()
+
+
+def c_compiler():
+    """The C compiler, or a skip when there is none."""
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("no C compiler (set CC)")
+    return cc
+
+
+def compile_c(source: Path, output: Path, *flags: str) -> Path:
+    subprocess.run([c_compiler(), "-std=c11", "-Wall", "-Wextra", "-Werror", *flags,
+                    "-o", str(output), str(source)], check=True)
+    return output
+
+
+class Recorder:
+    """Collects what callbacks saw, in order."""
+
+    def __init__(self):
+        self.events = []
+
+    def __call__(self, *event):
+        self.events.append(event)
+
+    def names(self):
+        return [e[0] for e in self.events]
+
+    def find(self, name):
+        return [e for e in self.events if e[0] == name]
+
+
+@pytest.fixture(autouse=True)
+def _collect_leftovers():
+    """Releases what a test left (applications stop their threads)."""
+    yield
+    gc.collect()
+
+
+@pytest.fixture
+def closing():
+    """closing(x) closes x when the test ends, whatever happens."""
+    things = []
+    yield lambda thing: things.append(thing) or thing
+    for thing in reversed(things):
+        thing.close()
+
+
+@pytest.fixture
+def recorder():
+    return Recorder()
+
+
+@pytest.fixture
+def unraisable(monkeypatch):
+    """What reached sys.unraisablehook during the test."""
+    seen = []
+    monkeypatch.setattr(sys, "unraisablehook", seen.append)
+    return seen

@@ -1,0 +1,68 @@
+"""Manifests: built in code, or loaded from an Info.plist (XML or binary)."""
+
+import plistlib
+
+import pytest
+
+from conftest import EXAMPLES
+from handoff import HandoffError, Manifest, Status
+
+TYPE = "com.example.myapp.create-shape"
+
+
+def test_built_in_code():
+    m = Manifest("com.example.myapp", "TEAM1", [TYPE, "com.example.myapp.edit", TYPE])
+    assert m.bundle_identifier == "com.example.myapp" and m.team_identifier == "TEAM1"
+    assert m.activity_types == (TYPE, "com.example.myapp.edit")  # declaration order, once
+    assert m.declares(TYPE) and TYPE in m
+    assert "com.example.other.type" not in m and 42 not in m
+    m.declare("com.example.myapp.view")
+    assert m.activity_types[-1] == "com.example.myapp.view"
+    assert "TEAM1" in repr(m)
+
+
+def test_bad_identifiers():
+    for bundle, team in (("myapp", "TEAM1"), ("com.example.myapp", "TEAM-1"),
+                         ("com.example.myapp", ""), ("com.example.myapp", "T" * 33)):
+        with pytest.raises(HandoffError) as caught:
+            Manifest(bundle, team)
+        assert caught.value.code == Status.INVALID_VALUE, (bundle, team)
+    m = Manifest("com.example.myapp", "TEAM1")
+    with pytest.raises(HandoffError):
+        m.declare("not-a-type")
+    with pytest.raises(TypeError):
+        Manifest("com.example.myapp", "TEAM1", TYPE)  # one str, not a list
+
+
+def test_the_example_info_plist():
+    m = Manifest.from_info_plist(EXAMPLES / "Info.plist")
+    assert (m.bundle_identifier, m.team_identifier, m.activity_types) == (
+        "com.example.myapp", "SHAPESDEMO", (TYPE,))
+
+
+@pytest.mark.parametrize("fmt", [plistlib.FMT_XML, plistlib.FMT_BINARY], ids=["xml", "binary"])
+def test_info_plist_files(tmp_path, fmt):
+    path = tmp_path / "Info.plist"
+    path.write_bytes(plistlib.dumps({"CFBundleIdentifier": "com.example.myapp",
+                                     "AppIdentifierPrefix": "ABCDE12345.",
+                                     "NSUserActivityTypes": [TYPE],
+                                     "CFBundleName": "Shapes"}, fmt=fmt))
+    m = Manifest.from_info_plist(path)  # a pathlib.Path
+    assert m.team_identifier == "ABCDE12345" and m.declares(TYPE)
+    same = Manifest.from_info_plist_bytes(path.read_bytes())
+    assert same.activity_types == m.activity_types
+    assert Manifest.from_info_plist(str(path)).bundle_identifier == "com.example.myapp"
+
+
+def test_broken_info_plists(tmp_path):
+    with pytest.raises(HandoffError) as caught:
+        Manifest.from_info_plist(tmp_path / "missing.plist")
+    assert caught.value.code == Status.IO
+    for data in (b"not a plist", plistlib.dumps({"NSUserActivityTypes": [TYPE]}),
+                 plistlib.dumps({"CFBundleIdentifier": 7, "HandoffTeamIdentifier": "T"})):
+        with pytest.raises(HandoffError) as caught:
+            Manifest.from_info_plist_bytes(data)
+        assert caught.value.code == Status.MALFORMED_DATA, data
+        assert caught.value.message
+    with pytest.raises(TypeError):
+        Manifest.from_info_plist_bytes("text")
