@@ -1801,6 +1801,46 @@ static void test_init_macros(void) {
     check_callback_hygiene();
 }
 
+/* Asking for continuation streams: refused at once, with the callback never
+ * called, for bad arguments and for activities that cannot have them (the
+ * network side is Tests/integration/test_streams.py). */
+static int stream_callbacks;
+
+static void count_stream(handoff_activity *activity, int fd, int error, const char *message, void *user_data) {
+    (void)activity; (void)error; (void)message; (void)user_data;
+    if (fd >= 0) close(fd);
+    stream_callbacks++;
+}
+
+static void test_continuation_stream_refusals(void) {
+    handoff_application *app;
+    handoff_activity *a;
+    reset_state();
+    stream_callbacks = 0;
+    app = make_app(NULL);
+    if (app == NULL) return;
+    a = handoff_activity_new("com.example.test.edit");
+    CHECK_STATUS(handoff_activity_get_continuation_streams(NULL, count_stream, NULL), HANDOFF_E_INVALID_ARGUMENT);
+    CHECK_STATUS(handoff_activity_get_continuation_streams(a, NULL, NULL), HANDOFF_E_INVALID_ARGUMENT);
+    /* No support for streams. */
+    CHECK_STATUS(handoff_activity_get_continuation_streams(a, count_stream, NULL), HANDOFF_E_INVALID_STATE);
+    CHECK(strstr(handoff_last_error_message(), "does not support continuation streams") != NULL);
+    /* Support, but the activity was made here, not continued from a device. */
+    CHECK_STATUS(handoff_activity_set_flag(a, HANDOFF_ACTIVITY_SUPPORTS_CONTINUATION_STREAMS, 1), HANDOFF_OK);
+    CHECK_STATUS(handoff_activity_get_continuation_streams(a, count_stream, NULL), HANDOFF_E_INVALID_STATE);
+    CHECK_STATUS(handoff_application_become_current(app, a), HANDOFF_OK);
+    CHECK_STATUS(handoff_activity_get_continuation_streams(a, count_stream, NULL), HANDOFF_E_INVALID_STATE);
+    CHECK(strstr(handoff_last_error_message(), "continued") != NULL);
+    /* Invalidated. */
+    CHECK_STATUS(handoff_activity_invalidate(a), HANDOFF_OK);
+    CHECK_STATUS(handoff_activity_get_continuation_streams(a, count_stream, NULL), HANDOFF_E_INVALID_STATE);
+    CHECK_STATUS(handoff_application_dispatch(app), HANDOFF_OK);
+    CHECK_EQ_INT(stream_callbacks, 0);
+    handoff_activity_free(a);
+    handoff_application_free(app);
+    check_callback_hygiene();
+}
+
 /* ------------------------------------------------------------------------ */
 
 int main(int argc, char **argv) {
@@ -1833,5 +1873,6 @@ int main(int argc, char **argv) {
     CHECK_RUN(test_bad_struct_sizes);
     CHECK_RUN(test_older_struct_sizes);
     CHECK_RUN(test_init_macros);
+    CHECK_RUN(test_continuation_stream_refusals);
     return check_finish();
 }
