@@ -124,7 +124,6 @@ class ApplicationDelegate(Structure):
         ("activity_updated", RemoteActivityFn),
         ("activity_withdrawn", RemoteActivityFn),
         ("open_webpage", OpenWebpageFn),
-        # Continuation streams will add their callbacks here.
     ]
 
 
