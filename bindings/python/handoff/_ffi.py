@@ -77,6 +77,8 @@ DestroyFn = CFUNCTYPE(None, c_void_p)
 NO_DESTROY = DestroyFn()
 
 ActivityCallbackFn = CFUNCTYPE(None, ActivityPtr, c_void_p)
+DidReceiveStreamFn = CFUNCTYPE(None, ActivityPtr, c_int, c_void_p)
+StreamCallbackFn = CFUNCTYPE(None, ActivityPtr, c_int, c_int, c_char_p, c_void_p)
 ResponderCallbackFn = CFUNCTYPE(None, ResponderPtr, ActivityPtr, c_void_p)
 
 WillContinueFn = CFUNCTYPE(c_int, ApplicationPtr, c_char_p, c_void_p)
@@ -97,6 +99,7 @@ class ActivityDelegate(Structure):
         ("size", c_size_t),
         ("will_save", ActivityCallbackFn),
         ("was_continued", ActivityCallbackFn),
+        ("did_receive_stream", DidReceiveStreamFn),
     ]
 
 
@@ -121,7 +124,6 @@ class ApplicationDelegate(Structure):
         ("activity_updated", RemoteActivityFn),
         ("activity_withdrawn", RemoteActivityFn),
         ("open_webpage", OpenWebpageFn),
-        # Continuation streams will add their callbacks here.
     ]
 
 
@@ -288,6 +290,10 @@ _declare("handoff_activity_invalidate", c_int, [ActivityPtr], STATUS)
 _declare("handoff_activity_is_invalidated", c_int, [ActivityPtr])
 _declare("handoff_activity_set_delegate", c_int,
          [ActivityPtr, POINTER(ActivityDelegate), c_void_p, DestroyFn], STATUS)
+
+# Continuation streams (user_data: a request number, see activity.py)
+_declare("handoff_activity_get_continuation_streams", c_int,
+         [ActivityPtr, StreamCallbackFn, c_void_p], STATUS)
 
 # Manifests
 _declare("handoff_manifest_new", ManifestPtr, [c_char_p, c_char_p], NOT_NULL)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import ctypes
 import datetime
-from typing import Any, Iterable, Mapping
+import itertools
+import os
+import socket
+from typing import Any, Callable, Iterable, Mapping
 
 from . import _callbacks, _ffi, values
 from ._handle import OwnedHandle
@@ -29,7 +32,24 @@ class UserActivityDelegate:
     def user_activity_was_continued(self, activity: "UserActivity") -> None:
         """Another device continued the activity."""
 
-    # Continuation streams will add their callback here.
+    def user_activity_did_receive_stream(self, activity: "UserActivity",
+                                         stream: socket.socket) -> None:
+        """The device that continued the activity opened a continuation
+        stream (Apple: didReceiveInputStream:outputStream:): a connected
+        AF_UNIX stream socket, now yours to close. Only a delegate that
+        provides this method takes streams; without it the other device's
+        request fails with HANDOFF_FAILED (4608). Should it raise, the
+        binding closes the socket."""
+        stream.close()
+
+
+def _takes_streams(delegate: Any) -> bool:
+    """Whether `delegate` has its own user_activity_did_receive_stream."""
+    method = getattr(delegate, "user_activity_did_receive_stream", None)
+    if not callable(method):
+        return False
+    return getattr(method, "__func__", None) is not \
+        UserActivityDelegate.user_activity_did_receive_stream
 
 
 def _string_property(name: str, doc: str) -> property:
@@ -251,6 +271,35 @@ class UserActivity(OwnedHandle):
     def is_invalidated(self) -> bool:
         return bool(lib.handoff_activity_is_invalidated(self._live()))
 
+    # ---- continuation streams
+
+    def get_continuation_streams(
+            self, callback: Callable[["UserActivity", "socket.socket | None",
+                                      "HandoffError | None"], Any]) -> None:
+        """Opens a continuation stream to the device this activity was
+        continued from (Apple: getContinuationStreams); call it on an
+        activity received in ``continue_user_activity``, then or later.
+        Each call opens another stream.
+
+        ``callback(activity, stream, error)`` runs once, inside the
+        continuing application's ``dispatch()``: ``stream`` a connected
+        AF_UNIX stream socket (yours to close; closed by the binding if the
+        callback raises) and ``error`` None, or ``stream`` None and
+        ``error`` a HandoffError (4608 refused, 4609 unreachable, 4610 the
+        other app did not answer). HandoffError INVALID_STATE at once when
+        the activity does not support streams, was invalidated, or was not
+        continued here from another device."""
+        if not callable(callback):
+            raise TypeError(f"callback must be callable, not {type(callback).__name__}")
+        handle = self._live()
+        number = next(_stream_request_numbers)
+        _stream_requests[number] = callback
+        try:
+            lib.handoff_activity_get_continuation_streams(handle, _stream_arrived, number)
+        except BaseException:
+            del _stream_requests[number]
+            raise
+
     @property
     def delegate(self) -> Any:
         """The activity's delegate (a UserActivityDelegate or any object
@@ -264,7 +313,8 @@ class UserActivity(OwnedHandle):
         if delegate is None:
             lib.handoff_activity_set_delegate(handle, None, None, _NO_DESTROY)
         else:
-            lib.handoff_activity_set_delegate(handle, ctypes.byref(_DELEGATE), None, _NO_DESTROY)
+            struct = _DELEGATE_WITH_STREAMS if _takes_streams(delegate) else _DELEGATE
+            lib.handoff_activity_set_delegate(handle, ctypes.byref(struct), None, _NO_DESTROY)
         self._delegate = delegate
 
 
@@ -294,6 +344,67 @@ def _was_continued(pointer: Any, user_data: Any) -> None:
         _callbacks.invoke(method, activity)
 
 
+_HANDED_OVER_NOT = object()
+
+
+def _hand_over_stream(fd: int, method: Callable[..., Any], activity: "UserActivity",
+                      *after: Any) -> None:
+    """Calls ``method(activity, stream, *after)`` with `fd` as a
+    socket.socket that then owns it; closes it unless `method` returned
+    normally, so the fd never leaks."""
+    stream = None
+    handed = False
+    try:
+        stream = socket.socket(fileno=fd)
+        result = _callbacks.invoke(method, activity, stream, *after, default=_HANDED_OVER_NOT)
+        handed = result is not _HANDED_OVER_NOT
+    finally:
+        if not handed:
+            if stream is not None:
+                stream.close()
+            else:
+                os.close(fd)
+
+
+@_callbacks.trampoline(_ffi.DidReceiveStreamFn)
+def _did_receive_stream(pointer: Any, fd: int, user_data: Any) -> None:
+    activity, method = _delegate_method(pointer, "user_activity_did_receive_stream")
+    if method is None:
+        os.close(fd)  # nobody left to take it: the other side sees it end
+        return
+    _hand_over_stream(fd, method, activity)
+
+
+# get_continuation_streams requests waiting for their answer, by number (the
+# user_data of the C call: a number, never a Python object; 0 is NULL)
+_stream_requests: dict[int, Callable[..., Any]] = {}
+_stream_request_numbers = itertools.count(1)
+
+
+@_callbacks.trampoline(_ffi.StreamCallbackFn)
+def _stream_arrived(pointer: Any, fd: int, code: int, message: bytes | None,
+                    user_data: int | None) -> None:
+    callback = _stream_requests.pop(user_data or 0, None)
+    if callback is None:
+        if fd >= 0:
+            os.close(fd)
+        return
+    if fd < 0:
+        error = HandoffError(code, (message or b"").decode("utf-8", "replace"))
+        _callbacks.invoke(callback, UserActivity._lent(pointer), None, error)
+        return
+    try:
+        activity = UserActivity._lent(pointer)
+    except BaseException:
+        os.close(fd)
+        raise
+    _hand_over_stream(fd, callback, activity, None)
+
+
 _DELEGATE = _ffi.sized(_ffi.ActivityDelegate)
 _DELEGATE.will_save = _will_save
 _DELEGATE.was_continued = _was_continued
+_DELEGATE_WITH_STREAMS = _ffi.sized(_ffi.ActivityDelegate)
+_DELEGATE_WITH_STREAMS.will_save = _will_save
+_DELEGATE_WITH_STREAMS.was_continued = _was_continued
+_DELEGATE_WITH_STREAMS.did_receive_stream = _did_receive_stream

@@ -70,8 +70,6 @@ class ApplicationDelegate:
         """The person continued a web-only activity. Not provided: the
         library runs ``xdg-open URL``."""
 
-    # Continuation streams will add their callbacks here.
-
 
 def _provides(delegate: Any, name: str) -> bool:
     """Whether `delegate` has its own `name` (not ApplicationDelegate's)."""

@@ -16,6 +16,7 @@ int main(void)
     FIELD(handoff_activity_delegate, size);
     FIELD(handoff_activity_delegate, will_save);
     FIELD(handoff_activity_delegate, was_continued);
+    FIELD(handoff_activity_delegate, did_receive_stream);
 
     SIZE(handoff_responder_callbacks);
     FIELD(handoff_responder_callbacks, size);
