@@ -24,8 +24,9 @@ tool: $(TOOL)
 # After the library and in the same SwiftPM build folder: the modules they
 # share are compiled once; this step compiles the tool's own files and links.
 # (The SwiftPM product is handoff-cli: the library owns the name "handoff".)
+# No $ORIGIN rpath: the tool loads only system libraries (Swift is static).
 $(TOOL): $(LIB) $(SWIFT_SOURCES)
-	$(SWIFT) build -c release --product handoff-cli
+	$(SWIFT) build -c release --product handoff-cli --disable-local-rpath
 	@mkdir -p $(BINDIR)
 	strip -o $@ $(TOOL_OUT)
 
