@@ -40,6 +40,7 @@ enum ContinueCommand: Command {
         let team = ToolIdentity.team(arguments)
         _ = try ToolIdentity.manifest(team: team, types: [], arguments)  // checks --team early
         let timeout = try arguments.seconds("--timeout") ?? 15
+        let settings = try NetworkOptions.settings(arguments)
         let deadline = monotonicSeconds() + timeout
         let profile = try Profile.open()
         let account = try profile.account()
@@ -48,7 +49,7 @@ enum ContinueCommand: Command {
             throw HandoffError(.invalidState,
                 "this device is send-only: it offers activities but is never offered any; `handoff device --role full` changes that")
         }
-        let config = try NetworkOptions.configuration(arguments, account: account, device: device)
+        let config = settings.configuration(account: account, device: device)
 
         var type = arguments.value("--type")
         if type == nil {

@@ -19,24 +19,32 @@ enum DeviceCommand: Command {
     ]
 
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
-        let profile = try Profile.open()
-        var device = try profile.device()
-        var changed = false
-        if let name = arguments.value("--name") {
+        // Options first: a wrong command line changes nothing on disk.
+        let name = arguments.value("--name")
+        if let name {
             do {
                 try DeviceIdentity.validateName(name)
             } catch {
                 throw arguments.usage(error.message)
             }
-            changed = changed || device.name != name
-            device.name = name
         }
+        var role: DeviceRole?
         if let roleName = arguments.value("--role") {
-            guard let role = DeviceRole(name: roleName) else {
+            guard let parsed = DeviceRole(name: roleName) else {
                 throw arguments.usage("--role \"\(roleName)\" is not a role: use full or send-only")
             }
-            changed = changed || device.role != role
+            role = parsed
+        }
+        let profile = try Profile.open()
+        var device = try profile.device()
+        var changed = false
+        if let name, name != device.name {
+            device.name = name
+            changed = true
+        }
+        if let role, role != device.role {
             device.role = role
+            changed = true
         }
         if changed { try profile.store.saveDevice(device) }
         output.emit(["device": AccountCommand.deviceJSON(device), "path": .string(profile.store.devicePath),

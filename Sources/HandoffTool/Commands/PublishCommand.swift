@@ -44,10 +44,11 @@ enum PublishCommand: Command {
         let activity = try makeActivity(type, arguments)
         let timeout = try arguments.seconds("--timeout")
         let once = arguments.has("--once")
+        let settings = try NetworkOptions.settings(arguments)
         let profile = try Profile.open()
         let account = try profile.account()
         let device = try profile.device()
-        let config = try NetworkOptions.configuration(arguments, account: account, device: device)
+        let config = settings.configuration(account: account, device: device)
 
         let size = activity.encodedUserInfoSize
         if size > HandoffBudget.userInfoBytes {

@@ -46,27 +46,45 @@ enum NetworkOptions {
                                      interfaces: interfaces.isEmpty ? nil : interfaces)
     }
 
-    /// The engine's configuration: account, device, beacons, channel, timeouts.
-    static func configuration(_ arguments: ParsedArguments, account: AccountKey,
-                              device: DeviceIdentity) throws(UsageError) -> ContinuityConfiguration {
-        var config = ContinuityConfiguration(account: account, device: device, beacons: try beaconConfig(arguments))
+    /// The network part of the engine's configuration, read and checked
+    /// before anything touches the disk or the network.
+    struct Settings {
+        var beacons: BeaconTransportConfig
+        var channelAddress: SocketAddress?
+        var connectTimeout: Double?
+        var fetchTimeout: Double?
+
+        /// The engine's configuration for this account and device.
+        func configuration(account: AccountKey, device: DeviceIdentity) -> ContinuityConfiguration {
+            var config = ContinuityConfiguration(account: account, device: device, beacons: beacons)
+            if let channelAddress { config.channelAddress = channelAddress }
+            if let connectTimeout {
+                config.channelLimits.connectTimeout = connectTimeout
+                config.channelLimits.handshakeTimeout = connectTimeout
+            }
+            if let fetchTimeout { config.fetchTimeout = fetchTimeout }
+            return config
+        }
+    }
+
+    static func settings(_ arguments: ParsedArguments) throws(UsageError) -> Settings {
+        var settings = Settings(beacons: try beaconConfig(arguments))
         if let text = arguments.value("--channel") {
             do {
-                config.channelAddress = try SocketAddress(parsing: text)
+                settings.channelAddress = try SocketAddress(parsing: text)
             } catch {
                 throw arguments.usage("--channel: \(error.message)")
             }
         }
         if let connect = try arguments.seconds("--connect-timeout") {
             guard connect > 0 else { throw arguments.usage("--connect-timeout must be more than 0 seconds") }
-            config.channelLimits.connectTimeout = connect
-            config.channelLimits.handshakeTimeout = connect
+            settings.connectTimeout = connect
         }
         if let fetch = try arguments.seconds("--fetch-timeout") {
             guard fetch > 0 else { throw arguments.usage("--fetch-timeout must be more than 0 seconds") }
-            config.fetchTimeout = fetch
+            settings.fetchTimeout = fetch
         }
-        return config
+        return settings
     }
 
     /// How the beacons are set up, for a note to the person.
