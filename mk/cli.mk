@@ -70,9 +70,10 @@ uninstall:
 # ---------------------------------------------------------------- tests
 
 # Real `handoff` processes over loopback (each test's own account
-# directories and ports; every child killed), and `make install` into a
-# temporary prefix that a C build then uses through pkg-config.
-test-cli: $(TOOL) $(LIB) $(INCDIR)/handoff.h
+# directories and ports; every child killed), handoffs with the C MapOff
+# pair, and `make install` into a temporary prefix that a C build then uses
+# through pkg-config.
+test-cli: $(TOOL) $(LIB) $(INCDIR)/handoff.h examples
 	HANDOFF_TOOL=$(abspath $(TOOL)) $(PYTHON) -m pytest -q -p no:cacheprovider Tests/cli
 
 EXTRA_TESTS += test-cli
