@@ -98,8 +98,11 @@ class Result:
 class Device:
     """One device of a person: its own account directory (XDG_CONFIG_HOME)."""
 
-    def __init__(self, root, name, procs):
+    def __init__(self, root, name, procs, netns=None):
         self.name = name
+        # Runs its processes in this network namespace (`ip netns exec`
+        # execs the tool: the pid is the tool's, so killing it kills it).
+        self.prefix = ["ip", "netns", "exec", netns] if netns else []
         self.config = Path(root) / name
         self.config.mkdir(parents=True, exist_ok=True)
         self.env = dict(os.environ, XDG_CONFIG_HOME=str(self.config), LC_ALL="C")
@@ -114,12 +117,13 @@ class Device:
         return self.directory / "account"
 
     def run(self, *args, input=None, env=None, timeout=WAIT * 2):
-        completed = subprocess.run([str(TOOL)] + [str(a) for a in args], input=input, capture_output=True, text=True,
+        completed = subprocess.run(self.prefix + [str(TOOL)] + [str(a) for a in args], input=input,
+                                   capture_output=True, text=True,
                                    env=env or self.env, timeout=timeout)
         return Result(completed)
 
     def spawn(self, *args, env=None):
-        proc = Process([str(TOOL)] + [str(a) for a in args], env or self.env)
+        proc = Process(self.prefix + [str(TOOL)] + [str(a) for a in args], env or self.env)
         self.procs.append(proc)
         return proc
 
@@ -199,10 +203,10 @@ class Process:
         _kill(self.proc)
 
 
-def pair_of_devices(root, procs):
+def pair_of_devices(root, procs, netns=(None, None)):
     """Two devices on one account: A creates it, B joins with A's code."""
-    a = Device(root, "a", procs)
-    b = Device(root, "b", procs)
+    a = Device(root, "a", procs, netns[0])
+    b = Device(root, "b", procs, netns[1])
     created = a.run("account", "create")
     assert created.code == 0, created
     code = a.run("account", "code").out.strip()
