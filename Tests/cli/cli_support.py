@@ -186,6 +186,20 @@ class Process:
         return self.expect(lambda e: e.get("event") == name and all(e.get(k) == v for k, v in fields.items()),
                            timeout)
 
+    def expect_line(self, text, timeout=WAIT):
+        """Waits until a line of stdout contains `text` (human output)."""
+        deadline = time.monotonic() + timeout
+        while not any(text in line for line in self.lines):
+            assert not self._ended and self._next(deadline), f"{self.cmd[1:]}: never printed {text!r}; {self.lines}"
+
+    def expect_stderr(self, text, timeout=WAIT):
+        """Waits until a line of stderr contains `text`."""
+        deadline = time.monotonic() + timeout
+        while not any(text in line for line in self.stderr):
+            assert time.monotonic() < deadline and self.proc.poll() is None, \
+                f"{self.cmd[1:]}: never said {text!r}; stderr {self.stderr}"
+            time.sleep(0.02)
+
     def signal(self, number):
         self.proc.send_signal(number)
 

@@ -4,6 +4,7 @@ Only loopback: multicast is off in every run (joining a group would send
 membership reports onto the host's network)."""
 
 import os
+import signal
 import socket
 import stat
 import threading
@@ -241,3 +242,13 @@ def test_an_open_firewall(pair, ports, tmp_path):
     env = dict(b.env, PATH=fake_tools(tmp_path, nft=(0, "table inet filter {\n}"), iptables=(0, "-P INPUT ACCEPT")))
     _, _, by_check = doctor(b, "--beacon-port", ports[1], "--listen", "0", env=env)
     assert statuses(by_check, "firewall") == ["ok"]
+
+
+def test_an_interrupted_doctor_reports_what_it_has_and_fails(pair, ports):
+    _, b = pair
+    running = b.spawn("doctor", "--no-multicast", "--beacon-port", ports[1], "--listen", "60")
+    running.expect_line("channel.local")  # the last check before the listen window
+    running.signal(signal.SIGTERM)
+    assert running.wait() == 1
+    assert any("interrupted while listening" in line for line in running.lines)
+    assert not any("firewall" in line for line in running.lines)  # the rest was skipped

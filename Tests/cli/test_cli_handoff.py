@@ -147,3 +147,14 @@ def test_a_send_only_device_is_never_offered_anything(pair, ports):
     result = b.run("--json", "continue", "6F9619FF-8B86-D011-B42D-00C04FC964FF", *loopback(ports[1], ports[0]))
     assert result.code == 1, result
     assert "send-only" in result.json()["error"]["message"]
+
+
+def test_interrupting_a_waiting_continue_fails_cleanly(pair, ports):
+    _, b = pair
+    for waiting_for, extra in (("Looking for activity", []), ("Waiting for activity", ["--type", TYPE])):
+        waiting = b.spawn("continue", "6F9619FF-8B86-D011-B42D-00C04FC964FF", "--timeout", "60", *extra,
+                          *loopback(ports[1], ports[0]))
+        waiting.expect_stderr(waiting_for)
+        waiting.signal(signal.SIGINT)
+        assert waiting.wait() == 1
+        assert "Interrupted." in waiting.stderr

@@ -30,7 +30,10 @@ enum Help {
 
     static func command(_ command: any Command.Type) -> String {
         var text = "Usage:\n"
-        for line in command.synopsis { text += "  handoff \(line)\n" }
+        for line in command.synopsis {
+            // A line starting with a space continues the one above it.
+            text += line.hasPrefix(" ") ? "          \(line.drop { $0 == " " })\n" : "  handoff \(line)\n"
+        }
         text += "\n" + command.details + "\n\nOptions:\n"
         let options = command.allOptions
         let width = min(28, options.map(\.signature.count).max() ?? 0)

@@ -15,8 +15,10 @@ enum ActivityFinder {
         var loop: MainLoop?
     }
 
+    /// The activity once its beacon arrives; nil when interrupted.
+    /// - Throws: 4609 when it is not offered in time.
     static func find(_ id: UUID, config: BeaconTransportConfig, account: AccountKey, device: DeviceIdentity,
-                     until deadline: Double, output: Output) throws -> NearbyActivity {
+                     until deadline: Double, output: Output) throws -> NearbyActivity? {
         let queue = try HostQueue()
         let loop = MainLoop([queue])
         let search = Search()
@@ -35,9 +37,7 @@ enum ActivityFinder {
         let end = loop.run(timeout: max(0, deadline - monotonicSeconds()))
         search.loop = nil
         if let found = search.found { return found }
-        if case .interrupted = end {
-            throw HandoffError(.connectionUnavailable, "interrupted before activity \(wanted) was offered")
-        }
+        if case .interrupted = end { return nil }
         throw HandoffError(.connectionUnavailable,
             "no device of account \(account.id) offered activity \(wanted) in time: `handoff nearby` lists what is offered, "
                 + "`handoff doctor` checks the network")

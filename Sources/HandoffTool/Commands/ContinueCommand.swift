@@ -33,6 +33,7 @@ enum ContinueCommand: Command {
     static let positionals = 1...1
 
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
+        Signals.install()
         let idText = arguments.positionals[0]
         guard let id = UUID(uuidString: idText) else {
             throw arguments.usage("\"\(idText)\" is not an activity id (a UUID such as 6F9619FF-8B86-D011-B42D-00C04FC964FF)")
@@ -53,8 +54,11 @@ enum ContinueCommand: Command {
 
         var type = arguments.value("--type")
         if type == nil {
-            let found = try ActivityFinder.find(id, config: config.beacons, account: account, device: device,
-                                                until: deadline, output: output)
+            guard let found = try ActivityFinder.find(id, config: config.beacons, account: account, device: device,
+                                                      until: deadline, output: output) else {
+                output.note("Interrupted.")
+                return ExitCode.failure
+            }
             if found.team != team && found.webpageURL == nil {
                 throw HandoffError(.handoffFailed,
                     "activity \(id.uuidString) is offered by team \(found.team)'s app (\(found.bundle)); Handoff gives it only "
@@ -88,7 +92,10 @@ enum ContinueCommand: Command {
         case .failed(let error)?:
             throw error
         case nil:
-            if case .interrupted = end { return ExitCode.failure }
+            if case .interrupted = end {
+                output.note("Interrupted.")
+                return ExitCode.failure
+            }
             throw HandoffError(.connectionUnavailable,
                 "no device of the account offered activity \(id.uuidString) to team \(manifest.teamIdentifier) in time: "
                     + "`handoff nearby` lists what is offered (and its team), `handoff doctor` checks the network")

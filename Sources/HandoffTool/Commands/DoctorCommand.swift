@@ -36,11 +36,12 @@ enum DoctorCommand: Command {
     ]
 
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
+        Signals.install()
         let context = try makeContext(arguments)
         output.note("handoff doctor: beacons on UDP port \(context.beaconConfig.port), "
                     + "listening \(ListenCheck.format(context.listenSeconds)) s for other devices")
         var findings: [Finding] = []
-        for check in checks {
+        for check in checks where !context.interrupted {
             for finding in check.run(context) {
                 findings.append(finding)
                 if !output.json { output.write(text(finding)) }
@@ -53,7 +54,8 @@ enum DoctorCommand: Command {
                      "failures": .int(Int64(failures)), "warnings": .int(Int64(warnings)),
                      "findings": .array(findings.map(\.json))],
                     human: "\n\(findings.count - failures - warnings) ok, \(warnings) warning(s), \(failures) failure(s).")
-        return failures == 0 ? ExitCode.ok : ExitCode.failure
+        // Interrupted, the report is incomplete: not a clean bill of health.
+        return failures == 0 && !context.interrupted ? ExitCode.ok : ExitCode.failure
     }
 
     private static func makeContext(_ arguments: ParsedArguments) throws -> DoctorContext {

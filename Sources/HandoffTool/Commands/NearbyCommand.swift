@@ -28,6 +28,7 @@ enum NearbyCommand: Command {
     ]
 
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
+        Signals.install()
         let config = try NetworkOptions.beaconConfig(arguments)
         let timeout = try arguments.seconds("--timeout")
         var limits = ChannelLimits()

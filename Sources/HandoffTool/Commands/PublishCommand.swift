@@ -38,6 +38,7 @@ enum PublishCommand: Command {
     ] + NetworkOptions.beacons + NetworkOptions.channel
 
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
+        Signals.install()
         guard let type = arguments.value("--type") else { throw arguments.usage("--type TYPE is required") }
         let team = ToolIdentity.team(arguments)
         let manifest = try ToolIdentity.manifest(team: team, types: [type], arguments)

@@ -23,6 +23,8 @@ final class DoctorContext {
     var heard: [String: HeardDevice] = [:]
     /// Other sockets on the beacon port before doctor opened its own.
     var otherSocketsOnPort = 0
+    /// SIGINT or SIGTERM arrived: the remaining checks are skipped.
+    var interrupted = false
 
     struct HeardDevice {
         var name: String

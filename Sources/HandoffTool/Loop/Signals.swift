@@ -14,11 +14,15 @@ enum Signals {
     /// The descriptor that turns readable on SIGINT or SIGTERM; installs
     /// the handlers on first use. -1 if no pipe could be made.
     static var fd: Int32 {
-        if readEnd < 0 { install() }
+        install()
         return readEnd
     }
 
-    private static func install() {
+    /// From now on SIGINT and SIGTERM only mark the pipe: commands that run
+    /// a main loop call this first, so a signal never cuts them off midway
+    /// (an advertised activity would not be withdrawn). Idempotent.
+    static func install() {
+        guard readEnd < 0 else { return }
         var fds: [Int32] = [-1, -1]
         guard clinux_pipe2(&fds, O_CLOEXEC | O_NONBLOCK) == 0 else { return }
         readEnd = fds[0]

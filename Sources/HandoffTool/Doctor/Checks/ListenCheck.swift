@@ -11,6 +11,7 @@ enum ListenCheck: DoctorCheck {
         }
         let end = MainLoop([context.queue]).run(timeout: seconds)
         if case .interrupted = end {
+            context.interrupted = true
             return [.warn("beacons", "interrupted while listening for beacons", todo: "run doctor again and let it listen")]
         }
         let counts = scanner.counts
