@@ -31,6 +31,9 @@ let package = Package(
     products: [
         .library(name: "handoff", type: .dynamic, targets: ["HandoffCABI"]),
         .library(name: "HandoffRuntime", targets: ["HandoffRuntime"]),
+        // The `handoff` command (the library already owns the product name
+        // "handoff"; the Makefile installs this one as `handoff`).
+        .executable(name: "handoff-cli", targets: ["HandoffTool"]),
     ],
     dependencies: [],
     targets: [
@@ -54,6 +57,13 @@ let package = Package(
                 .unsafeFlags(["-static-stdlib"]),
             ],
             linkerSettings: [.unsafeFlags(sharedLibraryLinkerFlags)]
+        ),
+        .executableTarget(
+            name: "HandoffTool",
+            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux"],
+            // Self-contained like the library: runs where no Swift toolchain is.
+            swiftSettings: [.unsafeFlags(["-static-stdlib"])],
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"])]
         ),
         .testTarget(name: "HandoffModelTests", dependencies: ["HandoffModel"]),
         .testTarget(name: "HandoffRuntimeTests", dependencies: ["HandoffRuntime"]),

@@ -5,6 +5,9 @@
  *   mapoff receive --port 52381 --peer 127.0.0.1:52380
  *   mapoff send    --port 52380 --peer 127.0.0.1:52381
  *
+ * Built with -DMAPOFF_MODE='"send"' or '"receive"' (`make examples`:
+ * mapoff-sender, mapoff-receiver) the mode is fixed and not given.
+ *
  * The sender shows Cupertino and makes its viewport the current activity;
  * the receiver sees it offered, continues it, and its map view restores the
  * center and span. Both drive libhandoff from their own poll() loop, the
@@ -165,9 +168,15 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+#ifdef MAPOFF_MODE
+#define MODE_USAGE ""
+#else
+#define MODE_USAGE " send|receive"
+#endif
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: mapoff send|receive [--port UDP-PORT] [--peer HOST:PORT]... "
+    fprintf(stderr, "usage: mapoff" MODE_USAGE " [--port UDP-PORT] [--peer HOST:PORT]... "
                     "[--multicast] [--timeout SECONDS]\n");
     exit(2);
 }
@@ -180,10 +189,17 @@ int main(int argc, char **argv)
     int port = 0, multicast = 0, i;
     double timeout = 20;
 
-    if (argc < 2 || (strcmp(argv[1], "send") != 0 && strcmp(argv[1], "receive") != 0))
+#ifdef MAPOFF_MODE
+    const char *mode = MAPOFF_MODE;
+    int first = 1;
+#else
+    const char *mode = argc < 2 ? "" : argv[1];
+    int first = 2;
+#endif
+    if (strcmp(mode, "send") != 0 && strcmp(mode, "receive") != 0)
         usage();
-    s.receiving = strcmp(argv[1], "receive") == 0;
-    for (i = 2; i < argc; i++) {
+    s.receiving = strcmp(mode, "receive") == 0;
+    for (i = first; i < argc; i++) {
         if (strcmp(argv[i], "--port") == 0 && i + 1 < argc)
             port = atoi(argv[++i]);
         else if (strcmp(argv[i], "--peer") == 0 && i + 1 < argc && peer_count < 16)

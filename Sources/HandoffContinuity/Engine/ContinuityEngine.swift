@@ -18,6 +18,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     private let replay = ReplayGuard()
     private let client: ExchangeClient
     private let streams = StreamRegistry()
+    /// Confirmations being sent: `detach` lets them finish, so a host that
+    /// frees its application right after continuing does not cut off the
+    /// sender's `wasContinued`.
+    private let confirms = InFlight()
     private var transport: BeaconTransport!
     private var server: ChannelServer!
     private let wake: (read: Int32, write: Int32)
@@ -142,11 +146,18 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     public func confirmContinued(_ remote: RemoteActivity) {
         guard let peer = state.withLock({ $0.remotes.channel(offering: remote.activityID) }) else { return }
         let client = self.client
-        startDetachedThread { client.confirm(remote.activityID, to: peer) }
+        let confirms = self.confirms
+        confirms.begin()
+        let started = startDetachedThread {
+            client.confirm(remote.activityID, to: peer)
+            confirms.end()
+        }
+        if !started { confirms.end() }
     }
 
-    /// Withdraws what is advertised (one last beacon), then stops every
-    /// thread and socket. Idempotent.
+    /// Withdraws what is advertised (one last beacon), lets confirmations
+    /// in flight finish (each is bounded by the channel's timeouts), then
+    /// stops every thread and socket. Idempotent.
     public func detach() {
         let last: Advertisement? = state.withLock { s in
             guard !s.stopped else { return nil }
@@ -160,6 +171,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         streams.drainAndEnd(within: Self.streamDrainLimit)
         transport.stop()
         server.stop()
+        let limits = configuration.channelLimits
+        confirms.waitUntilIdle(seconds: limits.connectTimeout + 2 * limits.handshakeTimeout + 1)
         client.closeAll()
     }
 

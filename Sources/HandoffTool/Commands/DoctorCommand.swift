@@ -1,0 +1,103 @@
+import HandoffContinuity
+import HandoffModel
+
+/// `handoff doctor`: checks what Handoff needs on this device and network,
+/// and says for each finding what to do.
+enum DoctorCommand: Command {
+    static let name = "doctor"
+    static let summary = "check this device and its network for Handoff, and say what to fix"
+    static let synopsis = ["doctor [--listen SECONDS] [--peer HOST:PORT]... [--beacon-port PORT] [--no-multicast] [--channel HOST:PORT]"]
+    static let details = """
+        Checks, in order: the account file (there, mode 0600, yours), this device's
+        identity, the network interfaces and addresses, the beacon UDP port (can it
+        be bound, who else listens), multicast group membership (/proc/net/igmp,
+        /proc/net/igmp6), this device's own TLS channel, whether beacons of the
+        account arrive during a listen window, the channel of every device heard
+        and of every --peer, and hints from the firewall rules (nft, iptables; read
+        only, nothing is changed).
+
+        Each finding is ok, warn or fail, with what was found and what to do.
+        doctor exits 1 when any check fails. Here --peer names another device's
+        channel (TCP) address, as `handoff publish` and `handoff nearby` print it.
+        """
+    static let options: [OptionSpec] = [
+        .value("--listen", "SECONDS", "how long to listen for beacons of other devices (default 5; 0 skips)"),
+        .repeated("--peer", "HOST:PORT", "test another device's channel at this TCP address"),
+        .value("--beacon-port", "PORT", "the beacon UDP port to check (default \(BeaconTransportConfig.defaultPort))"),
+        .flag("--no-multicast", "do not join the multicast groups (check unicast set-ups)"),
+        .repeated("--interface", "NAME", "check multicast on this interface only"),
+        .value("--channel", "HOST:PORT", "the channel address to test listening on (default 0.0.0.0:0)"),
+        .value("--connect-timeout", "SECONDS", "time to connect to and authenticate a channel (default 3)"),
+    ]
+
+    nonisolated(unsafe) static let checks: [any DoctorCheck.Type] = [
+        AccountFileCheck.self, DeviceCheck.self, InterfacesCheck.self, BeaconPortCheck.self, MulticastCheck.self,
+        LocalChannelCheck.self, ListenCheck.self, ChannelCheck.self, FirewallCheck.self,
+    ]
+
+    static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
+        Signals.install()
+        let context = try makeContext(arguments)
+        output.note("handoff doctor: beacons on UDP port \(context.beaconConfig.port), "
+                    + "listening \(ListenCheck.format(context.listenSeconds)) s for other devices")
+        var findings: [Finding] = []
+        for check in checks where !context.interrupted {
+            for finding in check.run(context) {
+                findings.append(finding)
+                if !output.json { output.write(text(finding)) }
+            }
+        }
+        context.scanner?.stop()
+        let failures = findings.filter { $0.status == .fail }.count
+        let warnings = findings.filter { $0.status == .warn }.count
+        output.emit(["ok": .bool(failures == 0), "account": .string(context.account?.id),
+                     "failures": .int(Int64(failures)), "warnings": .int(Int64(warnings)),
+                     "findings": .array(findings.map(\.json))],
+                    human: "\n\(findings.count - failures - warnings) ok, \(warnings) warning(s), \(failures) failure(s).")
+        // Interrupted, the report is incomplete: not a clean bill of health.
+        return failures == 0 && !context.interrupted ? ExitCode.ok : ExitCode.failure
+    }
+
+    private static func makeContext(_ arguments: ParsedArguments) throws -> DoctorContext {
+        var peers: [SocketAddress] = []
+        for text in arguments.values("--peer") {
+            do {
+                peers.append(try SocketAddress(parsing: text))
+            } catch {
+                throw arguments.usage("--peer: \(error.message)")
+            }
+        }
+        var channel = SocketAddress(host: "0.0.0.0", port: 0)
+        if let text = arguments.value("--channel") {
+            do {
+                channel = try SocketAddress(parsing: text)
+            } catch {
+                throw arguments.usage("--channel: \(error.message)")
+            }
+        }
+        var limits = ChannelLimits()
+        if let connect = try arguments.seconds("--connect-timeout"), connect > 0 {
+            limits.connectTimeout = connect
+            limits.handshakeTimeout = connect
+        }
+        let multicast = !arguments.has("--no-multicast")
+        let port = try arguments.port("--beacon-port", allowZero: false) ?? BeaconTransportConfig.defaultPort
+        let interfaces = arguments.values("--interface")
+        let config = BeaconTransportConfig(port: port, multicast: multicast, peers: [],
+                                           interfaces: interfaces.isEmpty ? nil : interfaces)
+        return try DoctorContext(beaconConfig: config, peers: peers, listenSeconds: try arguments.seconds("--listen") ?? 5,
+                                 channelAddress: channel, limits: limits)
+    }
+
+    /// ` ok    check   what` and, when there is something to do, `fix: ...`.
+    static func text(_ finding: Finding) -> String {
+        let status = switch finding.status {
+        case .ok: "ok  "
+        case .warn: "WARN"
+        case .fail: "FAIL"
+        }
+        var text = "[\(status)] \(finding.check): \(finding.what)\n"
+        if let todo = finding.todo { text += "       fix: \(todo)\n" }
+        return text
+    }
+}

@@ -1,0 +1,134 @@
+import FoundationEssentials
+import HandoffContinuity
+import HandoffModel
+import HandoffRuntime
+
+/// `handoff publish`: makes an activity current and offers it to the
+/// account's other devices until interrupted.
+enum PublishCommand: Command {
+    static let name = "publish"
+    static let summary = "offer an activity to your other devices until interrupted"
+    static let synopsis = [
+        "publish --type TYPE [--title TITLE] [--info KEY=VALUE]... [--url URL] [--team TEAM]",
+        "        [--required-key KEY]... [--once] [--timeout SECONDS] [network options]",
+    ]
+    static let details = """
+        Makes a new activity of TYPE current, as an app does, and advertises it with
+        encrypted beacons; another device fetches it over the TLS channel when it
+        continues it. Prints a "publishing" event with the activity id, then a
+        "continued" event each time a device continues it. Ctrl-C withdraws it.
+
+        --info values are strings; KEY:int=3, KEY:real=0.5, KEY:bool=true,
+        KEY:url=https://..., KEY:null= give other types. The encoded userInfo must
+        stay under 3072 bytes, or the other device gets error 4611.
+
+        The tool acts as the app org.libhandoff.handoff of team HANDOFFCLI (or
+        --team) and declares TYPE. Only apps of the same team continue it; other
+        devices see it as a web page when --url is given.
+        """
+    static let options: [OptionSpec] = [
+        .value("--type", "TYPE", "the activity type, reverse-DNS (required)"),
+        .value("--title", "TITLE", "the title other devices show"),
+        .repeated("--info", "KEY=VALUE", "a userInfo entry"),
+        .value("--url", "URL", "web page (http or https) to open where no app can continue it"),
+        ToolIdentity.teamOption,
+        .repeated("--required-key", "KEY", "a userInfo key the activity needs to be handed off"),
+        .flag("--once", "exit after the first device continued it (status 1 if none did before --timeout)"),
+        .value("--timeout", "SECONDS", "stop after this long (default: run until interrupted)"),
+    ] + NetworkOptions.beacons + NetworkOptions.channel
+
+    static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
+        Signals.install()
+        guard let type = arguments.value("--type") else { throw arguments.usage("--type TYPE is required") }
+        let team = ToolIdentity.team(arguments)
+        let manifest = try ToolIdentity.manifest(team: team, types: [type], arguments)
+        let activity = try makeActivity(type, arguments)
+        let timeout = try arguments.seconds("--timeout")
+        let once = arguments.has("--once")
+        let settings = try NetworkOptions.settings(arguments)
+        let profile = try Profile.open()
+        let account = try profile.account()
+        let device = try profile.device()
+        let config = settings.configuration(account: account, device: device)
+
+        let size = activity.encodedUserInfoSize
+        if size > HandoffBudget.userInfoBytes {
+            output.warning("the userInfo is \(size) bytes encoded, over the \(HandoffBudget.userInfoBytes)-byte budget: "
+                + "a device that continues it gets error 4611")
+        }
+        if !activity.missingRequiredKeys.isEmpty {
+            output.warning("the userInfo lacks the required key(s) \(activity.missingRequiredKeys.joined(separator: ", ")): "
+                + "a device that continues it gets error 4608")
+        }
+
+        let engine = try ContinuityEngine(configuration: config)
+        let app = try Application(manifest: manifest, delegate: QuietDelegate(), continuity: engine)
+        defer { engine.detach() }
+        let loop = MainLoop([app.queue])
+        var continued = 0
+        let listener = ContinuedListener { continuedActivity in
+            continued += 1
+            output.emit(["event": "continued", "id": .string(continuedActivity.activityID.uuidString)],
+                        human: "Continued on another device (\(continued)).")
+            if once { loop.stop() }
+        }
+        activity.retainDelegate(listener)
+        try app.becomeCurrent(activity)
+
+        output.emit(["event": "publishing", "id": .string(activity.activityID.uuidString), "type": .string(type),
+                     "title": .string(activity.title), "team": .string(team), "bundle": .string(manifest.bundleIdentifier),
+                     "account": .string(account.id), "device": AccountCommand.deviceJSON(device),
+                     "beacon_port": .int(Int64(engine.beaconPort)), "channel_port": .int(Int64(engine.channelPort)),
+                     "user_info_bytes": .int(Int64(size))],
+                    human: "Publishing \(type)\(activity.title.map { " \"\($0)\"" } ?? "") as \(device.name)\n"
+                        + "    id \(activity.activityID.uuidString), team \(team), channel port \(engine.channelPort)")
+        output.note("Offering it (\(NetworkOptions.describe(config.beacons, port: engine.beaconPort))); Ctrl-C withdraws it.")
+
+        let end = loop.run(timeout: timeout)
+        app.resignCurrent(activity)
+        if once && continued == 0 && end == .timedOut {
+            throw HandoffError(.timedOut, "no device continued the activity within \(timeout ?? 0) s")
+        }
+        return ExitCode.ok
+    }
+
+    private static func makeActivity(_ type: String, _ arguments: ParsedArguments) throws(UsageError) -> UserActivity {
+        do {
+            let activity = try UserActivity(activityType: type)
+            activity.title = arguments.value("--title")
+            var info: UserInfo = [:]
+            for text in arguments.values("--info") {
+                let (key, value) = try InfoArgument.parse(text, arguments)
+                info[key] = value
+            }
+            try activity.setUserInfo(info)
+            if let text = arguments.value("--url") {
+                guard let url = URL(string: text) else { throw arguments.usage("--url \"\(text)\" is not a URL") }
+                try activity.setWebpageURL(url)
+            }
+            activity.requiredUserInfoKeys = Set(arguments.values("--required-key"))
+            return activity
+        } catch let error as UsageError {
+            throw error
+        } catch let error as HandoffError {
+            throw arguments.usage(error.message)
+        } catch {
+            throw arguments.usage("\(error)")
+        }
+    }
+}
+
+/// The userInfo budget (DESIGN §3): beyond it a continue fails with 4611.
+enum HandoffBudget {
+    static let userInfoBytes = 3072
+}
+
+/// Tells publish when another device continued its activity.
+final class ContinuedListener: UserActivityDelegate {
+    private let handler: (UserActivity) -> Void
+    init(_ handler: @escaping (UserActivity) -> Void) { self.handler = handler }
+    func userActivityWasContinued(_ activity: UserActivity) { handler(activity) }
+}
+
+/// An application delegate with no callbacks: what publish needs.
+final class QuietDelegate: ApplicationDelegate {}

@@ -1,0 +1,71 @@
+import HandoffContinuity
+import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The account directory and key file: there, private, ours, readable.
+/// The library's AccountStore refuses a key that others may read; this
+/// check says so before an app fails on it, and how to fix it.
+enum AccountFileCheck: DoctorCheck {
+    static func run(_ context: DoctorContext) -> [Finding] {
+        let profile: Profile
+        do {
+            profile = try Profile.open()
+        } catch {
+            return [.fail("account.file", error.message, todo: "set HOME, or XDG_CONFIG_HOME to an absolute path")]
+        }
+        context.profile = profile
+        var findings: [Finding] = []
+        let directory = profile.directory
+        var info = stat()
+        if lstat(directory, &info) == 0 {
+            let mode = info.st_mode & 0o777
+            if info.st_uid != geteuid() {
+                findings.append(.fail("account.directory", "\(directory) belongs to user \(info.st_uid), not to you (\(geteuid()))",
+                                      todo: "run as its owner, or `chown -R $(id -u) \(directory)`"))
+            } else if mode & 0o077 != 0 {
+                findings.append(.warn("account.directory",
+                                      "\(directory) is open to other users (mode \(octal(mode)))",
+                                      todo: "chmod 700 \(directory)"))
+            }
+        }
+
+        let path = profile.store.accountPath
+        if lstat(path, &info) == 0 {
+            if info.st_mode & S_IFMT == S_IFLNK {
+                return findings + [.fail("account.file", "\(path) is a symbolic link; libhandoff reads only a regular file",
+                                         todo: "replace the link by the file itself (cp --remove-destination \"$(readlink -f \(path))\" \(path))")]
+            }
+            if info.st_uid != geteuid() {
+                return findings + [.fail("account.file", "\(path) belongs to user \(info.st_uid), not to you (\(geteuid()))",
+                                         todo: "run as its owner, or `chown $(id -u) \(path)`")]
+            }
+        }
+        do {
+            let account = try profile.account()
+            context.account = account
+            findings.append(.ok("account.file",
+                                "\(path) is private (mode 0600, yours) and holds account \(account.id)"))
+        } catch {
+            switch error.code {
+            case .notFound:
+                findings.append(.fail("account.file", "no account on this device (\(path) does not exist)",
+                                      todo: "`handoff account create` on your first device, `handoff account join CODE` on the others"))
+            case .permission:
+                findings.append(.fail("account.file", error.message,
+                                      todo: "chmod 600 \(path) (others may have read the key: if so, create a new account "
+                                          + "and join it on every device)"))
+            default:
+                findings.append(.fail("account.file", error.message,
+                                      todo: "remove \(path) and join again with `handoff account join CODE`"))
+            }
+        }
+        return findings
+    }
+
+    static func octal(_ mode: mode_t) -> String {
+        let digits = String(mode, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+}

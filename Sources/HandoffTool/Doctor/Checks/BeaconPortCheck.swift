@@ -1,0 +1,55 @@
+import HandoffContinuity
+import HandoffModel
+
+/// Whether the beacon port can be bound, and who else listens on it. The
+/// socket stays open for the multicast and listen checks.
+enum BeaconPortCheck: DoctorCheck {
+    static func run(_ context: DoctorContext) -> [Finding] {
+        let config = context.beaconConfig
+        let port = config.port
+        context.otherSocketsOnPort = ProcNet.udpSockets(onPort: port)
+        let queue = context.queue
+        let relay = Relay(context)
+        do {
+            let ownID = context.device?.idBytes ?? []
+            context.scanner = try BeaconScanner(config: config, account: context.beaconAccount, ownDeviceID: ownID) { beacon, from in
+                queue.post { relay.heard(beacon, from: from) }
+            }
+        } catch {
+            return [.fail("beacon.port", "cannot receive beacons on UDP port \(port): \(error.message)",
+                          todo: "`ss -ulpn 'sport = :\(port)'` shows which program holds it; stop it, or give every device "
+                              + "another --beacon-port")]
+        }
+        var findings = [Finding.ok("beacon.port", "UDP port \(port) is open for beacons")]
+        let others = context.otherSocketsOnPort
+        if others > 0 {
+            let what = "\(others) other socket(s) on this machine already listen on UDP port \(port) (Handoff apps, or another handoff)"
+            if config.multicast && config.peers.isEmpty {
+                findings.append(.ok("beacon.port.shared", what + "; multicast beacons reach each of them"))
+            } else {
+                findings.append(.warn("beacon.port.shared", what + ": a unicast beacon reaches only one of the processes sharing a port",
+                                      todo: "give each process on this machine its own --beacon-port and list it in the other devices' --peer"))
+            }
+        }
+        return findings
+    }
+
+    /// Carries beacons from the receive thread's jobs to the context.
+    private final class Relay: @unchecked Sendable {
+        // @unchecked: `context` is used only on the main thread, where the
+        // queue's jobs run.
+        weak var context: DoctorContext?
+        init(_ context: DoctorContext) { self.context = context }
+
+        func heard(_ beacon: Beacon, from: UDPAddress) {
+            guard let context else { return }
+            let id = hexString(beacon.deviceID)
+            var device = context.heard[id]
+                ?? DoctorContext.HeardDevice(name: beacon.deviceName, channel: SocketAddress(host: from.host, port: beacon.channelPort))
+            device.name = beacon.deviceName
+            device.channel = SocketAddress(host: from.host, port: beacon.channelPort)
+            if let activity = NearbyActivity(beacon, from: from.host) { device.activities.insert(activity.id) }
+            context.heard[id] = device
+        }
+    }
+}

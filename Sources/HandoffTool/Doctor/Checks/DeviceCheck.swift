@@ -1,0 +1,23 @@
+import HandoffContinuity
+import HandoffModel
+
+/// This device's identity: readable, and a role that receives.
+enum DeviceCheck: DoctorCheck {
+    static func run(_ context: DoctorContext) -> [Finding] {
+        guard let profile = context.profile else { return [] }
+        do {
+            let device = try profile.store.loadDevice()
+            context.device = device
+            if device.role == .sendOnly {
+                return [.warn("device", "this device, \(device.name), is send-only: it offers activities but is never offered any",
+                              todo: "`handoff device --role full` if it should continue activities too")]
+            }
+            return [.ok("device", "this device is \(device.name) (\(device.role.name), id \(device.id))")]
+        } catch {
+            if error.code == .notFound {
+                return [.ok("device", "no device identity yet: one is made, named after the host, on first use (`handoff device`)")]
+            }
+            return [.fail("device", error.message, todo: "remove \(profile.store.devicePath); a new identity is made on next use")]
+        }
+    }
+}

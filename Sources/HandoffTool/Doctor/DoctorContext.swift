@@ -1,0 +1,54 @@
+import HandoffContinuity
+import HandoffModel
+import HandoffRuntime
+
+/// What the checks of one `doctor` run share: the options, and what earlier
+/// checks learned (the account, the open beacon socket, the devices heard).
+/// Main thread only.
+final class DoctorContext {
+    let beaconConfig: BeaconTransportConfig
+    /// Channel addresses to test (`--peer`).
+    let peers: [SocketAddress]
+    let listenSeconds: Double
+    let channelAddress: SocketAddress
+    let limits: ChannelLimits
+
+    var profile: Profile?
+    var account: AccountKey?
+    var device: DeviceIdentity?
+    /// The beacon socket, once the port check opened it.
+    var scanner: BeaconScanner?
+    let queue: HostQueue
+    /// Other devices of the account whose beacons arrived, by device id.
+    var heard: [String: HeardDevice] = [:]
+    /// Other sockets on the beacon port before doctor opened its own.
+    var otherSocketsOnPort = 0
+    /// SIGINT or SIGTERM arrived: the remaining checks are skipped.
+    var interrupted = false
+
+    struct HeardDevice {
+        var name: String
+        var channel: SocketAddress
+        var activities: Set<String> = []
+    }
+
+    init(beaconConfig: BeaconTransportConfig, peers: [SocketAddress], listenSeconds: Double,
+         channelAddress: SocketAddress, limits: ChannelLimits) throws(HandoffError) {
+        self.beaconConfig = beaconConfig
+        self.peers = peers
+        self.listenSeconds = listenSeconds
+        self.channelAddress = channelAddress
+        self.limits = limits
+        queue = try HostQueue()
+    }
+
+    /// The key beacons are opened with: the account's, or (without an
+    /// account) a random one, so arriving packets are still counted.
+    var beaconAccount: AccountKey { account ?? AccountKey.generate() }
+}
+
+/// One check of `doctor`: runs in order with the others, may use what
+/// earlier ones put in the context.
+protocol DoctorCheck {
+    static func run(_ context: DoctorContext) -> [Finding]
+}

@@ -1,0 +1,58 @@
+import HandoffRuntime
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The tool's main loop, on the main thread: polls the host queues (the
+/// application's and the tool's own) and the signal pipe, and dispatches
+/// their callbacks, until a callback calls `stop`, a signal arrives or the
+/// time runs out. This is the poll() loop any host of libhandoff runs.
+final class MainLoop {
+    enum End: Equatable {
+        case stopped
+        case interrupted(Int32)
+        case timedOut
+    }
+
+    private var queues: [HostQueue]
+    private var stopRequested = false
+
+    init(_ queues: [HostQueue] = []) {
+        self.queues = queues
+    }
+
+    func add(_ queue: HostQueue) { queues.append(queue) }
+
+    /// Ends `run` after the callback now running (main thread only).
+    func stop() { stopRequested = true }
+
+    /// Runs until stopped, interrupted or `timeout` seconds pass (nil: no limit).
+    func run(timeout: Double?) -> End {
+        let deadline = timeout.map { monotonicSeconds() + $0 }
+        stopRequested = false
+        while true {
+            for queue in queues { _ = try? queue.dispatch() }
+            if stopRequested { return .stopped }
+            if let deadline, monotonicSeconds() >= deadline { return .timedOut }
+            var fds = queues.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            let signalFD = Signals.fd
+            fds.append(pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0))
+            _ = poll(&fds, nfds_t(fds.count), waitMilliseconds(deadline))
+            if let number = Signals.take() { return .interrupted(number) }
+        }
+    }
+
+    /// The poll timeout: the nearest queue timer or the deadline; -1 for none.
+    private func waitMilliseconds(_ deadline: Double?) -> Int32 {
+        var wait: Int32 = -1
+        for queue in queues {
+            let next = queue.nextTimeoutMilliseconds
+            if next >= 0 && (wait < 0 || next < wait) { wait = next }
+        }
+        if let deadline {
+            let left = Int32(min(max(0, (deadline - monotonicSeconds()) * 1000), 86_400_000).rounded(.up))
+            if wait < 0 || left < wait { wait = left }
+        }
+        return wait
+    }
+}

@@ -1,0 +1,99 @@
+import HandoffContinuity
+import HandoffModel
+
+/// The options that say how to reach the account's other devices, shared
+/// by nearby, publish and continue. Two processes on one machine hand off
+/// over loopback with a beacon port each, no multicast, and each other as
+/// unicast peer:
+///
+///     handoff publish  --beacon-port 52380 --no-multicast --peer 127.0.0.1:52381 ...
+///     handoff continue --beacon-port 52381 --no-multicast --peer 127.0.0.1:52380 ID
+enum NetworkOptions {
+    static let beacons: [OptionSpec] = [
+        .value("--beacon-port", "PORT",
+               "UDP port of the discovery beacons (default \(BeaconTransportConfig.defaultPort)); each process on one machine needs its own"),
+        .repeated("--peer", "HOST:PORT", "also send beacons to this address (numeric IPv4, or [IPv6]), for networks without multicast"),
+        .flag("--no-multicast", "no multicast: only the --peer addresses"),
+        .repeated("--interface", "NAME", "multicast on this interface only (default: every interface that is up)"),
+    ]
+
+    static let channel: [OptionSpec] = [
+        .value("--channel", "HOST:PORT", "address the TLS channel listens on (default 0.0.0.0:0, a free port, announced in beacons)"),
+        .value("--connect-timeout", "SECONDS", "time to connect to and authenticate a device (default 3)"),
+        .value("--fetch-timeout", "SECONDS", "time a sender's app has to hand over an activity (default 5)"),
+    ]
+
+    /// Where beacons go and come from.
+    static func beaconConfig(_ arguments: ParsedArguments) throws(UsageError) -> BeaconTransportConfig {
+        var peers: [UDPAddress] = []
+        for text in arguments.values("--peer") {
+            guard let peer = UDPAddress(text) else {
+                throw arguments.usage(
+                    "--peer \"\(text)\" is not a numeric HOST:PORT such as 192.168.1.20:52370 or [fe80::1%eth0]:52370")
+            }
+            peers.append(peer)
+        }
+        let multicast = !arguments.has("--no-multicast")
+        let port = try arguments.port("--beacon-port") ?? BeaconTransportConfig.defaultPort
+        if port == 0 && multicast {
+            throw arguments.usage("--beacon-port 0 (a free port) works only with --no-multicast: multicast needs the same port on every device")
+        }
+        if !multicast && peers.isEmpty {
+            throw arguments.usage("--no-multicast needs at least one --peer HOST:PORT, or no device can be reached")
+        }
+        let interfaces = arguments.values("--interface")
+        return BeaconTransportConfig(port: port, multicast: multicast, peers: peers,
+                                     interfaces: interfaces.isEmpty ? nil : interfaces)
+    }
+
+    /// The network part of the engine's configuration, read and checked
+    /// before anything touches the disk or the network.
+    struct Settings {
+        var beacons: BeaconTransportConfig
+        var channelAddress: SocketAddress?
+        var connectTimeout: Double?
+        var fetchTimeout: Double?
+
+        /// The engine's configuration for this account and device.
+        func configuration(account: AccountKey, device: DeviceIdentity) -> ContinuityConfiguration {
+            var config = ContinuityConfiguration(account: account, device: device, beacons: beacons)
+            if let channelAddress { config.channelAddress = channelAddress }
+            if let connectTimeout {
+                config.channelLimits.connectTimeout = connectTimeout
+                config.channelLimits.handshakeTimeout = connectTimeout
+            }
+            if let fetchTimeout { config.fetchTimeout = fetchTimeout }
+            return config
+        }
+    }
+
+    static func settings(_ arguments: ParsedArguments) throws(UsageError) -> Settings {
+        var settings = Settings(beacons: try beaconConfig(arguments))
+        if let text = arguments.value("--channel") {
+            do {
+                settings.channelAddress = try SocketAddress(parsing: text)
+            } catch {
+                throw arguments.usage("--channel: \(error.message)")
+            }
+        }
+        if let connect = try arguments.seconds("--connect-timeout") {
+            guard connect > 0 else { throw arguments.usage("--connect-timeout must be more than 0 seconds") }
+            settings.connectTimeout = connect
+        }
+        if let fetch = try arguments.seconds("--fetch-timeout") {
+            guard fetch > 0 else { throw arguments.usage("--fetch-timeout must be more than 0 seconds") }
+            settings.fetchTimeout = fetch
+        }
+        return settings
+    }
+
+    /// How the beacons are set up, for a note to the person.
+    static func describe(_ config: BeaconTransportConfig, port: UInt16) -> String {
+        var parts = ["UDP port \(port)"]
+        parts.append(config.multicast ? "multicast on" : "no multicast")
+        if !config.peers.isEmpty {
+            parts.append("peers " + config.peers.map(\.description).joined(separator: ", "))
+        }
+        return parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,7 @@
+// The `handoff` command: accounts, this device, nearby activities, publish,
+// continue, doctor. See docs/cli.md and `handoff --help`.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+exit(Tool.main(Array(CommandLine.arguments.dropFirst())))

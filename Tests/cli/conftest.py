@@ -1,0 +1,36 @@
+"""Fixtures of the `handoff` command tests (see cli_support.py)."""
+
+import pytest
+
+from cli_support import TOOL, Device, free_port, pair_of_devices
+
+
+def pytest_collection_modifyitems(config, items):
+    if not TOOL.exists():
+        raise pytest.UsageError(f"{TOOL} is not built: run `make tool` (or `make test-cli`) first")
+
+
+@pytest.fixture
+def procs():
+    """Processes a test starts; all killed when it ends, however it ends."""
+    started = []
+    yield started
+    for proc in started:
+        proc.kill()
+
+
+@pytest.fixture
+def pair(tmp_path, procs):
+    return pair_of_devices(tmp_path, procs)
+
+
+@pytest.fixture
+def device(tmp_path, procs):
+    """One device with no account yet."""
+    return Device(tmp_path, "solo", procs)
+
+
+@pytest.fixture
+def ports():
+    """A fresh pair of UDP ports: (A's beacon port, B's beacon port)."""
+    return free_port(), free_port()

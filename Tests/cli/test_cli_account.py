@@ -1,0 +1,127 @@
+"""`handoff account` and `handoff device`: the account file, the pairing
+code, joining, and what is (never) printed."""
+
+import json
+import os
+import stat
+
+
+def test_create_stores_a_private_account(device):
+    result = device.run("--json", "account", "create")
+    assert result.code == 0, result
+    created = result.json()
+    assert len(created["account"]) == 16
+    assert created["path"] == str(device.account_file)
+    assert stat.S_IMODE(os.stat(device.account_file).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(device.directory).st_mode) == 0o700
+    # A second create refuses to replace it ...
+    again = device.run("account", "create")
+    assert again.code == 1 and created["account"] in again.err and "--force" in again.err
+    # ... unless forced, which makes another account.
+    forced = device.run("--json", "account", "create", "--force")
+    assert forced.code == 0 and forced.json()["account"] != created["account"]
+
+
+def test_show_never_prints_the_key(device):
+    assert device.run("account", "create").code == 0
+    code = device.run("account", "code").out.strip()
+    key_file = device.account_file.read_text()
+    for args in (["account", "show"], ["--json", "account", "show"]):
+        result = device.run(*args)
+        assert result.code == 0, result
+        for secret in (code, code.replace("-", ""), key_file.strip()):
+            assert secret not in result.out and secret not in result.err
+    shown = device.run("--json", "account", "show").json()
+    assert shown["device"]["role"] == "full" and len(shown["device"]["id"]) == 32
+
+
+def test_code_warns_that_it_is_the_secret(device):
+    assert device.run("account", "create").code == 0
+    result = device.run("account", "code")
+    assert result.code == 0
+    assert len(result.out.strip().replace("-", "")) == 58
+    assert "secret" in result.err
+
+
+def test_join_puts_a_second_device_on_the_same_account(pair):
+    a, b = pair
+    assert a.run("--json", "account", "show").json()["account"] == b.run("--json", "account", "show").json()["account"]
+    ids = {a.run("--json", "device").json()["device"]["id"], b.run("--json", "device").json()["device"]["id"]}
+    assert len(ids) == 2  # two devices, one account
+
+
+def test_join_forgives_how_people_type_codes(device, tmp_path, procs):
+    from cli_support import Device
+    other = Device(tmp_path, "other", procs)
+    assert other.run("account", "create").code == 0
+    code = other.run("account", "code").out.strip()
+    typed = code.lower().replace("-", " ").replace("0", "o").replace("1", "l")
+    result = device.run("--json", "account", "join", *typed.split(" "))
+    assert result.code == 0, result
+    assert result.json()["account"] == other.run("--json", "account", "show").json()["account"]
+    # Joining the same account again changes nothing.
+    again = device.run("--json", "account", "join", code)
+    assert again.code == 0 and again.json()["joined"] is False
+
+
+def test_join_reads_the_code_from_standard_input(device, tmp_path, procs):
+    from cli_support import Device
+    other = Device(tmp_path, "other", procs)
+    assert other.run("account", "create").code == 0
+    code = other.run("account", "code").out.strip()
+    result = device.run("--json", "account", "join", "-", input=code + "\n")
+    assert result.code == 0, result
+
+
+def test_join_refuses_a_mistyped_code(device, tmp_path, procs):
+    from cli_support import Device
+    other = Device(tmp_path, "other", procs)
+    assert other.run("account", "create").code == 0
+    code = other.run("account", "code").out.strip()
+    flipped = ("1" if code[0] != "1" else "2") + code[1:]
+    result = device.run("account", "join", flipped)
+    assert result.code == 2
+    assert "typo" in result.err
+    assert not device.account_file.exists()
+
+
+def test_join_keeps_another_account_unless_forced(pair, tmp_path, procs):
+    from cli_support import Device
+    a, _ = pair
+    other = Device(tmp_path, "other", procs)
+    assert other.run("account", "create").code == 0
+    code = other.run("account", "code").out.strip()
+    before = a.account_file.read_text()
+    refused = a.run("account", "join", code)
+    assert refused.code == 1 and "--force" in refused.err
+    assert a.account_file.read_text() == before
+    assert a.run("account", "join", code, "--force").code == 0
+    assert a.account_file.read_text() != before
+
+
+def test_without_an_account_commands_say_how_to_get_one(device):
+    for args in (["account", "show"], ["account", "code"], ["nearby", "--timeout", "1"]):
+        result = device.run(*args)
+        assert result.code == 1, result
+        assert "handoff account create" in result.err
+
+
+def test_a_world_readable_key_is_refused(device):
+    assert device.run("account", "create").code == 0
+    os.chmod(device.account_file, 0o644)
+    result = device.run("--json", "account", "show")
+    assert result.code == 1
+    assert result.json()["error"]["code"] == 11
+    assert f"chmod 600 {device.account_file}" in result.json()["error"]["message"]
+
+
+def test_device_name_and_role(device):
+    assert device.run("account", "create").code == 0
+    renamed = device.run("--json", "device", "--name", "Kitchen laptop", "--role", "send-only")
+    assert renamed.code == 0, renamed
+    assert renamed.json()["device"] == {**renamed.json()["device"], "name": "Kitchen laptop", "role": "send-only"}
+    assert renamed.json()["changed"] is True
+    shown = device.run("--json", "device").json()
+    assert shown["changed"] is False and shown["device"]["name"] == "Kitchen laptop"
+    assert "role=send-only" in (device.directory / "device").read_text()
+    assert stat.S_IMODE(os.stat(device.directory / "device").st_mode) == 0o600

@@ -1,0 +1,254 @@
+"""`handoff doctor` on a healthy set-up and on broken ones: each finding's
+status, what it says to do, and the exit status (1 when a check fails).
+Only loopback: multicast is off in every run (joining a group would send
+membership reports onto the host's network)."""
+
+import os
+import signal
+import socket
+import stat
+import threading
+
+import pytest
+
+from cli_support import Device, free_port, publish
+
+
+def doctor(device, *args, env=None):
+    result = device.run("--json", "doctor", "--no-multicast", *args, env=env)
+    report = result.json()
+    by_check = {}
+    for finding in report["findings"]:
+        by_check.setdefault(finding["check"], []).append(finding)
+    return result, report, by_check
+
+
+def statuses(by_check, check):
+    return [f["status"] for f in by_check.get(check, [])]
+
+
+def test_healthy_set_up(pair, ports):
+    a, b = pair
+    _, published = publish(a, ports[0], ports[1], "--type", "com.example.cli.edit")
+    channel = f"127.0.0.1:{published['channel_port']}"
+    result, report, by_check = doctor(b, "--beacon-port", ports[1], "--listen", "10", "--peer", channel)
+    assert result.code == 0, result
+    assert report["ok"] is True and report["failures"] == 0
+    assert statuses(by_check, "account.file") == ["ok"]
+    assert report["account"] == a.run("--json", "account", "show").json()["account"]
+    assert statuses(by_check, "device") == ["ok"]
+    assert statuses(by_check, "beacon.port") == ["ok"]
+    assert statuses(by_check, "multicast") == ["ok"]
+    assert statuses(by_check, "channel.local") == ["ok"]
+    # A's beacons arrived, and A's channel (given, and heard) authenticates.
+    assert statuses(by_check, "beacons") == ["ok"]
+    assert "Device A (127.0.0.1)" in by_check["beacons"][0]["what"]
+    assert statuses(by_check, "channel.peer") == ["ok"]
+    assert channel in by_check["channel.peer"][0]["what"]
+    assert all(f["todo"] is None for f in report["findings"] if f["status"] == "ok")
+
+
+def test_human_report(pair, ports):
+    _, b = pair
+    result = b.run("doctor", "--no-multicast", "--beacon-port", ports[1], "--listen", "0")
+    assert result.code == 0, result
+    assert "[ok  ] account.file:" in result.out
+    assert "0 failure(s)." in result.out
+
+
+def test_a_world_readable_key_fails(pair, ports):
+    _, b = pair
+    os.chmod(b.account_file, 0o644)
+    result, report, by_check = doctor(b, "--beacon-port", ports[1], "--listen", "0")
+    assert result.code == 1, result
+    assert report["ok"] is False
+    (finding,) = by_check["account.file"]
+    assert finding["status"] == "fail"
+    assert "readable by others" in finding["what"]
+    assert finding["todo"].startswith(f"chmod 600 {b.account_file}")
+    # The other checks still ran.
+    assert statuses(by_check, "beacon.port") == ["ok"]
+
+
+def test_an_open_account_directory_warns(pair, ports):
+    _, b = pair
+    os.chmod(b.directory, 0o755)
+    result, _, by_check = doctor(b, "--beacon-port", ports[1], "--listen", "0")
+    assert result.code == 0, result
+    assert statuses(by_check, "account.directory") == ["warn"]
+    assert by_check["account.directory"][0]["todo"] == f"chmod 700 {b.directory}"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_a_key_file_of_another_user_fails(pair, ports):
+    _, b = pair
+    os.chown(b.account_file, 4242, -1)
+    result, _, by_check = doctor(b, "--beacon-port", ports[1], "--listen", "0")
+    assert result.code == 1, result
+    assert statuses(by_check, "account.file") == ["fail"]
+    assert "belongs to user 4242" in by_check["account.file"][0]["what"]
+
+
+def test_no_account_fails_and_says_how_to_make_one(device):
+    result, _, by_check = doctor(device, "--beacon-port", free_port(), "--listen", "0")
+    assert result.code == 1, result
+    assert statuses(by_check, "account.file") == ["fail"]
+    assert "handoff account create" in by_check["account.file"][0]["todo"]
+    assert not device.directory.exists()  # doctor changes nothing
+
+
+def test_a_beacon_port_held_by_another_program_fails(pair):
+    _, b = pair
+    port = free_port()
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as holder:
+        holder.bind(("0.0.0.0", port))  # no SO_REUSEADDR/SO_REUSEPORT: not shared
+        result, _, by_check = doctor(b, "--beacon-port", port, "--listen", "0")
+    assert result.code == 1, result
+    assert statuses(by_check, "beacon.port") == ["fail"]
+    assert f"sport = :{port}" in by_check["beacon.port"][0]["todo"]
+
+
+def test_an_unreachable_peer_channel_fails(pair, ports):
+    _, b = pair
+    closed = free_port()  # nothing listens there
+    result, _, by_check = doctor(b, "--beacon-port", ports[1], "--listen", "0", "--peer", f"127.0.0.1:{closed}")
+    assert result.code == 1, result
+    (finding,) = by_check["channel.peer"]
+    assert finding["status"] == "fail"
+    assert "connection refused" in finding["what"]
+    assert "firewall" in finding["todo"]
+
+
+def test_a_peer_on_another_account_fails_its_handshake(pair, ports, tmp_path, procs):
+    _, b = pair
+    stranger = Device(tmp_path, "stranger", procs)
+    assert stranger.run("account", "create").code == 0
+    _, published = publish(stranger, ports[0], ports[1], "--type", "com.example.cli.edit")
+    result, _, by_check = doctor(b, "--beacon-port", free_port(), "--listen", "0",
+                                 "--peer", f"127.0.0.1:{published['channel_port']}")
+    assert result.code == 1, result
+    (finding,) = by_check["channel.peer"]
+    assert finding["status"] == "fail" and "TLS handshake fails" in finding["what"]
+    assert "another account" in finding["todo"]
+
+
+def test_beacons_of_another_account_are_told_apart_from_silence(pair, ports, tmp_path, procs):
+    _, b = pair
+    stranger = Device(tmp_path, "stranger", procs)
+    assert stranger.run("account", "create").code == 0
+    publish(stranger, ports[0], ports[1], "--type", "com.example.cli.edit")
+    result, _, by_check = doctor(b, "--beacon-port", ports[1], "--listen", "10")
+    assert result.code == 0, result  # a warning, not a failure
+    assert statuses(by_check, "beacons.foreign") == ["warn"]
+    assert "127.0.0.1" in by_check["beacons.foreign"][0]["what"]
+    assert "handoff account join" in by_check["beacons.foreign"][0]["todo"]
+    assert "beacons" not in by_check  # not reported as "nothing arrived"
+
+
+def test_garbage_on_the_beacon_port_is_counted_not_trusted(pair, ports):
+    """Hostile input: datagrams of a beacon's size that are not beacons."""
+    _, b = pair
+    stop = threading.Event()
+
+    def spray():
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            while not stop.is_set():
+                s.sendto(os.urandom(64 * 2 + 28), ("127.0.0.1", ports[1]))
+                s.sendto(b"\x00" * 1500, ("127.0.0.1", ports[1]))  # oversize: dropped before opening
+                stop.wait(0.05)
+
+    thread = threading.Thread(target=spray, daemon=True)
+    thread.start()
+    try:
+        result, _, by_check = doctor(b, "--beacon-port", ports[1], "--listen", "3")
+    finally:
+        stop.set()
+        thread.join()
+    assert result.code == 0, result
+    assert statuses(by_check, "beacons.foreign") == ["warn"]
+
+
+def test_silence_says_what_usually_blocks_beacons(pair, ports):
+    _, b = pair
+    result, _, by_check = doctor(b, "--beacon-port", ports[1], "--listen", "1")
+    assert result.code == 0, result
+    (finding,) = by_check["beacons"]
+    assert finding["status"] == "warn" and "no beacon arrived" in finding["what"]
+    for hint in ("subnet", "isolation", "--peer", "firewall"):
+        assert hint in finding["todo"]
+
+
+# ---------------------------------------------------------------- firewall
+
+def fake_tools(tmp_path, nft=None, iptables=None):
+    """A PATH whose nft/iptables print the given rules (exit status, text)."""
+    folder = tmp_path / "fakebin"
+    folder.mkdir()
+    for name, spec in (("nft", nft), ("iptables", iptables)):
+        status, text = spec if spec else (0, "")
+        script = folder / name
+        script.write_text("#!/bin/sh\ncat <<'RULES'\n" + text + "\nRULES\nexit " + str(status) + "\n")
+        script.chmod(0o755)
+    return str(folder) + os.pathsep + os.environ.get("PATH", "")
+
+
+NFT_DROP = """table inet filter {
+	chain input {
+		type filter hook input priority filter; policy drop;
+		ct state established,related accept
+		tcp dport 22 accept
+	}
+}"""
+
+
+def test_a_firewall_that_drops_input_gets_the_rule_to_add(pair, ports, tmp_path):
+    _, b = pair
+    env = dict(b.env, PATH=fake_tools(tmp_path, nft=(0, NFT_DROP), iptables=(0, "-P INPUT ACCEPT")))
+    result, _, by_check = doctor(b, "--beacon-port", ports[1], "--listen", "0", env=env)
+    assert result.code == 0, result
+    (finding,) = by_check["firewall"]
+    assert finding["status"] == "warn" and "drops incoming traffic by default" in finding["what"]
+    assert f"udp dport {ports[1]} accept" in finding["todo"]
+
+
+def test_a_firewall_that_accepts_the_beacon_port(pair, ports, tmp_path):
+    _, b = pair
+    rules = NFT_DROP.replace("tcp dport 22 accept", f"udp dport {{ 5353, {ports[1]} }} accept")
+    env = dict(b.env, PATH=fake_tools(tmp_path, nft=(0, rules), iptables=(0, "-P INPUT ACCEPT")))
+    _, _, by_check = doctor(b, "--beacon-port", ports[1], "--listen", "0", env=env)
+    assert "firewall" not in by_check
+    assert statuses(by_check, "firewall.channel") == ["warn"]  # the TCP channel still needs a rule
+
+
+def test_an_iptables_rule_dropping_the_port(pair, ports, tmp_path):
+    _, b = pair
+    rules = f"-P INPUT ACCEPT\n-A INPUT -p udp -m udp --dport {ports[1] - 5}:{ports[1] + 5} -j DROP"
+    env = dict(b.env, PATH=fake_tools(tmp_path, nft=(0, ""), iptables=(0, rules)))
+    _, _, by_check = doctor(b, "--beacon-port", ports[1], "--listen", "0", env=env)
+    (finding,) = by_check["firewall"]
+    assert finding["status"] == "warn" and "drops the beacon port" in finding["what"]
+
+
+def test_unreadable_firewall_rules_are_said_so(pair, ports, tmp_path):
+    _, b = pair
+    env = dict(b.env, PATH=fake_tools(tmp_path, nft=(1, "Operation not permitted"), iptables=(4, "Permission denied")))
+    _, _, by_check = doctor(b, "--beacon-port", ports[1], "--listen", "0", env=env)
+    (finding,) = by_check["firewall"]
+    assert finding["status"] == "warn" and "sudo handoff doctor" in finding["todo"]
+
+
+def test_an_open_firewall(pair, ports, tmp_path):
+    _, b = pair
+    env = dict(b.env, PATH=fake_tools(tmp_path, nft=(0, "table inet filter {\n}"), iptables=(0, "-P INPUT ACCEPT")))
+    _, _, by_check = doctor(b, "--beacon-port", ports[1], "--listen", "0", env=env)
+    assert statuses(by_check, "firewall") == ["ok"]
+
+
+def test_an_interrupted_doctor_reports_what_it_has_and_fails(pair, ports):
+    _, b = pair
+    running = b.spawn("doctor", "--no-multicast", "--beacon-port", ports[1], "--listen", "60")
+    running.expect_line("channel.local")  # the last check before the listen window
+    running.signal(signal.SIGTERM)
+    assert running.wait() == 1
+    assert any("interrupted while listening" in line for line in running.lines)
+    assert not any("firewall" in line for line in running.lines)  # the rest was skipped

@@ -1,0 +1,86 @@
+"""The tool and a C app hand off to each other: the MapOff pair
+(examples/c/mapoff.c, through libhandoff.so) on its embedded demo account,
+which the tool joins with that account's pairing code."""
+
+import hashlib
+import signal
+import subprocess
+
+import pytest
+
+from cli_support import ROOT, WAIT, Device, loopback
+
+SENDER = ROOT / "build" / "bin" / "mapoff-sender"
+RECEIVER = ROOT / "build" / "bin" / "mapoff-receiver"
+MAPOFF_TYPE = "com.example.mapoff.view-region"
+
+# mapoff.c's published demo key.
+DEMO_KEY = bytes([0x6c, 0x69, 0x62, 0x68, 0x61, 0x6e, 0x64, 0x6f, 0x66, 0x66, 0x20, 0x64, 0x65, 0x6d, 0x6f, 0x20,
+                  0x61, 0x63, 0x63, 0x6f, 0x75, 0x6e, 0x74, 0x20, 0x6b, 0x65, 0x79, 0x20, 0x76, 0x31, 0x00, 0x01])
+
+
+def pairing_code(key):
+    """docs/PROTOCOL.md: key || SHA-256(key)[:4] in Crockford base32, two
+    zero bits of padding, groups of five joined by dashes."""
+    alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    bits = int.from_bytes(key + hashlib.sha256(key).digest()[:4], "big") << 2
+    symbols = "".join(alphabet[(bits >> (5 * (57 - i))) & 31] for i in range(58))
+    return "-".join(symbols[i:i + 5] for i in range(0, 58, 5))
+
+
+@pytest.fixture
+def demo_device(tmp_path, procs):
+    if not (SENDER.exists() and RECEIVER.exists()):
+        pytest.fail("build the MapOff pair first: make examples")
+    device = Device(tmp_path, "demo", procs)
+    joined = device.run("account", "join", pairing_code(DEMO_KEY))
+    assert joined.code == 0, joined
+    return device
+
+
+class CProcess:
+    def __init__(self, cmd):
+        self.proc = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def finish(self):
+        try:
+            return self.proc.communicate(timeout=WAIT + 10)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def test_the_tool_continues_a_c_apps_activity(demo_device, ports):
+    sender = CProcess([SENDER, "--port", ports[0], "--peer", f"127.0.0.1:{ports[1]}", "--timeout", WAIT])
+    try:
+        seen = demo_device.run("--json", "nearby", "--once", "--timeout", WAIT, *loopback(ports[1], ports[0])[:5])
+        assert seen.code == 0, seen
+        offered = seen.json()
+        assert offered["type"] == MAPOFF_TYPE and offered["team"] == "MAPOFFDEMO" and offered["title"] == "Cupertino"
+
+        result = demo_device.run("--json", "continue", offered["id"], "--team", "MAPOFFDEMO",
+                                 *loopback(ports[1], ports[0]))
+        assert result.code == 0, result
+        assert result.json()["user_info"] == {"latitude": 37.3349, "longitude": -122.009,
+                                              "latitudeDelta": 0.05, "longitudeDelta": 0.05}
+    finally:
+        out, err = sender.finish()
+    assert sender.proc.returncode == 0, err
+    assert '"Cupertino" was continued on the other device' in out
+
+
+def test_a_c_app_continues_the_tools_activity(demo_device, ports):
+    receiver = CProcess([RECEIVER, "--port", ports[1], "--peer", f"127.0.0.1:{ports[0]}", "--timeout", WAIT])
+    try:
+        publisher = demo_device.spawn("--json", "publish", *loopback(ports[0], ports[1]), "--type", MAPOFF_TYPE,
+                                      "--team", "MAPOFFDEMO", "--title", "Paris", "--once",
+                                      "--info", "latitude:real=48.8566", "--info", "longitude:real=2.3522",
+                                      "--info", "latitudeDelta:real=0.1", "--info", "longitudeDelta:real=0.2")
+        published = publisher.event("publishing")
+        publisher.event("continued", id=published["id"])
+        assert publisher.wait() == 0
+    finally:
+        out, err = receiver.finish()
+    assert receiver.proc.returncode == 0, err
+    assert "restored map center 48.8566, 2.3522 span 0.100 x 0.200" in out
