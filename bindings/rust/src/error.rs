@@ -175,7 +175,7 @@ fn last_error_message() -> String {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({} {})", self.message, self.code.raw(), self.code.description())
+        write!(f, "{} (error {}: {})", self.message, self.code.raw(), self.code.description())
     }
 }
 
