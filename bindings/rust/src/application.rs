@@ -118,7 +118,7 @@ pub enum RunOutcome {
 /// Methods that do not drive the loop are on [`ApplicationRef`], which it
 /// dereferences to and which callbacks receive.
 ///
-/// ```compile_fail
+/// ```compile_fail,E0277
 /// // An Application stays on its main thread.
 /// let app = handoff::Application::new(&handoff::Manifest::new("com.example.a", "TEAM").unwrap(), ()).unwrap();
 /// std::thread::spawn(move || app.dispatch());

@@ -41,6 +41,15 @@ pub trait UserActivityResponder: 'static {
 /// application's main thread. Dropping it unregisters it; dropped inside
 /// one of its own callbacks, it is never called again and the library's
 /// side is released when that dispatch returns.
+///
+/// ```compile_fail,E0277
+/// // A responder stays on its application's main thread.
+/// # let app = handoff::Application::new(&handoff::Manifest::new("com.example.a", "TEAM").unwrap(), ()).unwrap();
+/// struct View;
+/// impl handoff::UserActivityResponder for View {}
+/// let view = handoff::Responder::new(&app, View).unwrap();
+/// std::thread::spawn(move || drop(view));
+/// ```
 pub struct Responder<T: UserActivityResponder> {
     raw: NonNull<sys::handoff_responder>,
     shared: Rc<Shared<T>>,
