@@ -126,11 +126,18 @@ impl<T: UserActivityResponder> Drop for Responder<T> {
         self.shared.closed.set(true);
         // SAFETY: the count `new` gave the library, taken back here.
         let library_count: Rc<Shared<T>> = unsafe { Rc::from_raw(Rc::as_ptr(&self.shared)) };
-        let library_count: Rc<dyn Running> = library_count;
-        DEFERRED.with(|d| d.borrow_mut().push(Deferred { raw: self.raw.as_ptr(), library_count }));
-        // Freed now unless one of its callbacks is on the stack (the header
-        // forbids freeing a responder from inside its own callback).
-        drain_deferred_frees();
+        let entry = Deferred { raw: self.raw.as_ptr(), library_count };
+        if !entry.library_count.running() {
+            entry.free();
+            return;
+        }
+        // One of its callbacks is on the stack, and the header forbids
+        // freeing a responder from inside its own callback: free it once
+        // that callback returned. (During thread teardown, when the queue
+        // is gone, it is leaked rather than freed too early.)
+        let mut entry = Some(entry);
+        let _ = DEFERRED.try_with(|d| d.borrow_mut().extend(entry.take()));
+        std::mem::forget(entry);
     }
 }
 
@@ -154,11 +161,21 @@ impl<T> Running for Shared<T> {
     }
 }
 
-/// A responder whose Rust side is gone but whose library side waits to
-/// be freed.
+/// A responder whose Rust side is gone and whose library side is to be
+/// freed.
 struct Deferred {
     raw: *mut sys::handoff_responder,
     library_count: Rc<dyn Running>,
+}
+
+impl Deferred {
+    fn free(self) {
+        // SAFETY: the responder was not freed yet and none of its callbacks
+        // runs; after the call the library never calls it again, so its
+        // count can go.
+        unsafe { sys::handoff_responder_free(self.raw) };
+        drop(self.library_count);
+    }
 }
 
 thread_local! {
@@ -170,26 +187,22 @@ thread_local! {
 /// Frees the deferred responders none of whose callbacks is running.
 /// Runs when a responder is dropped and after dispatch, run and restore.
 pub(crate) fn drain_deferred_frees() {
-    let ready: Vec<Deferred> = DEFERRED.with(|d| {
-        let mut d = d.borrow_mut();
-        let (ready, waiting) = d.drain(..).partition(|entry| !entry.library_count.running());
-        *d = waiting;
-        ready
-    });
-    for entry in ready {
-        // SAFETY: the responder was not freed yet and none of its callbacks
-        // runs; after the call the library never calls it again, so its
-        // count can go.
-        unsafe { sys::handoff_responder_free(entry.raw) };
-        drop(entry.library_count);
-    }
+    let ready: Vec<Deferred> = DEFERRED
+        .try_with(|d| {
+            let mut d = d.borrow_mut();
+            let (ready, waiting) = d.drain(..).partition(|entry| !entry.library_count.running());
+            *d = waiting;
+            ready
+        })
+        .unwrap_or_default();
+    ready.into_iter().for_each(Deferred::free);
 }
 
 /// Runs a responder callback unless the responder is closed, counting it
 /// as running meanwhile (also while a panic unwinds).
 fn with_state<T: UserActivityResponder>(user_data: *mut c_void, f: impl FnOnce(&mut T)) {
-    struct Running<'a>(&'a Cell<usize>);
-    impl Drop for Running<'_> {
+    struct CallCount<'a>(&'a Cell<usize>);
+    impl Drop for CallCount<'_> {
         fn drop(&mut self) {
             self.0.set(self.0.get() - 1);
         }
@@ -202,7 +215,7 @@ fn with_state<T: UserActivityResponder>(user_data: *mut c_void, f: impl FnOnce(&
         return;
     }
     shared.running.set(shared.running.get() + 1);
-    let _running = Running(&shared.running);
+    let _running = CallCount(&shared.running);
     f(&mut shared.state.borrow_mut());
 }
 

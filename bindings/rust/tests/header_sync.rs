@@ -43,7 +43,7 @@ fn the_header_reading_is_not_vacuous() {
         "null".into(),
         "null".into(),
     ]));
-    assert_eq!(h.structs.len(), 4, "structs: {:?}", h.structs.keys());
+    assert!(h.structs.len() >= 4, "structs: {:?}", h.structs.keys());
     assert_eq!(
         h.structs["handoff_application_delegate"][1],
         ("will_continue".to_owned(), "fn(*m handoff_application, *c char, *m void) -> int".to_owned())

@@ -128,9 +128,12 @@ fn compile_and_run_probe() -> Vec<Vec<String>> {
     let source = dir.join(format!("layout_probe_{}.c", std::process::id()));
     let binary = dir.join(format!("layout_probe_{}", std::process::id()));
     std::fs::write(&source, probe_source(&h)).expect("write the probe");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    // $CC may carry words of its own ("ccache cc").
+    let cc = std::env::var("CC").ok().filter(|c| !c.trim().is_empty()).unwrap_or_else(|| "cc".into());
+    let mut words = cc.split_whitespace();
     let include = decls::header_path().parent().unwrap().to_path_buf();
-    let compiled = Command::new(&cc)
+    let compiled = Command::new(words.next().unwrap())
+        .args(words)
         .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-I"])
         .arg(&include)
         .arg("-o")
