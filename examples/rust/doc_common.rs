@@ -14,7 +14,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use handoff::{Account, ActivityRef, ApplicationRef, ContinuityOptions, Manifest, UserActivityResponder, UserInfo, Value};
+use handoff::{
+    Account, ActivityRef, ApplicationRef, ContinuityOptions, Manifest, UserActivityResponder,
+    UserInfo, Value,
+};
 
 pub const BUNDLE: &str = "com.example.docedit";
 pub const TEAM: &str = "DOCEDITDEMO";
@@ -63,7 +66,9 @@ pub fn parse_args(program: &str) -> Args {
             "--port" => args.port = value().parse().unwrap_or_else(|_| usage()),
             "--peer" => args.peers.push(value()),
             "--multicast" => args.multicast = true,
-            "--timeout" => args.timeout = Duration::from_secs_f64(value().parse().unwrap_or_else(|_| usage())),
+            "--timeout" => {
+                args.timeout = Duration::from_secs_f64(value().parse().unwrap_or_else(|_| usage()))
+            }
             "--library" => args.library = PathBuf::from(value()),
             _ => usage(),
         }
@@ -72,7 +77,11 @@ pub fn parse_args(program: &str) -> Args {
 }
 
 /// Reaches the other devices of the (demo) account.
-pub fn start_continuity(app: &ApplicationRef, args: &Args, device_name: &str) -> handoff::Result<()> {
+pub fn start_continuity(
+    app: &ApplicationRef,
+    args: &Args,
+    device_name: &str,
+) -> handoff::Result<()> {
     let account = Account::from_key(&DEMO_ACCOUNT_KEY)?;
     let mut options = ContinuityOptions::new(&account)
         .device_name(device_name)
@@ -103,12 +112,22 @@ pub struct Editor {
 
 impl Editor {
     pub fn new(library: &Path) -> Editor {
-        Editor { library: library.to_owned(), document_id: None, text: String::new(), cursor: 0, restore_error: None }
+        Editor {
+            library: library.to_owned(),
+            document_id: None,
+            text: String::new(),
+            cursor: 0,
+            restore_error: None,
+        }
     }
 
     /// Types `s` at the cursor and saves the document to the library.
     pub fn type_text(&mut self, s: &str) -> std::io::Result<()> {
-        let at = self.text.char_indices().nth(self.cursor).map_or(self.text.len(), |(i, _)| i);
+        let at = self
+            .text
+            .char_indices()
+            .nth(self.cursor)
+            .map_or(self.text.len(), |(i, _)| i);
         self.text.insert_str(at, s);
         self.cursor += s.chars().count();
         let id = self.document_id.as_deref().expect("a document is open");
@@ -120,8 +139,22 @@ impl Editor {
         let before: String = self.text.chars().take(self.cursor).collect();
         let line = before.matches('\n').count() + 1;
         let column = before.chars().rev().take_while(|c| *c != '\n').count() + 1;
-        let left: String = before.chars().rev().take_while(|c| *c != '\n').take(40).collect::<Vec<_>>().into_iter().rev().collect();
-        let right: String = self.text.chars().skip(self.cursor).take_while(|c| *c != '\n').take(40).collect();
+        let left: String = before
+            .chars()
+            .rev()
+            .take_while(|c| *c != '\n')
+            .take(40)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let right: String = self
+            .text
+            .chars()
+            .skip(self.cursor)
+            .take_while(|c| *c != '\n')
+            .take(40)
+            .collect();
         format!("line {line}, column {column}: …{left}|{right}…")
     }
 }
@@ -146,17 +179,28 @@ impl UserActivityResponder for Editor {
             Ok(info) => info,
             Err(e) => return self.restore_error = Some(e.to_string()),
         };
-        let (Some(id), Some(cursor)) = (info.get(DOCUMENT_ID).and_then(Value::as_str), info.get(CURSOR).and_then(Value::as_i64))
-        else {
-            return self.restore_error = Some(format!("the userInfo lacks {DOCUMENT_ID} or {CURSOR}: {info:?}"));
+        let (Some(id), Some(cursor)) = (
+            info.get(DOCUMENT_ID).and_then(Value::as_str),
+            info.get(CURSOR).and_then(Value::as_i64),
+        ) else {
+            return self.restore_error = Some(format!(
+                "the userInfo lacks {DOCUMENT_ID} or {CURSOR}: {info:?}"
+            ));
         };
         match fs::read_to_string(document_path(&self.library, id)) {
             Ok(text) => {
-                self.cursor = usize::try_from(cursor).unwrap_or(0).min(text.chars().count());
+                self.cursor = usize::try_from(cursor)
+                    .unwrap_or(0)
+                    .min(text.chars().count());
                 self.text = text;
                 self.document_id = Some(id.to_owned());
             }
-            Err(e) => self.restore_error = Some(format!("document {id} is not in {}: {e}", self.library.display())),
+            Err(e) => {
+                self.restore_error = Some(format!(
+                    "document {id} is not in {}: {e}",
+                    self.library.display()
+                ))
+            }
         }
     }
 }

@@ -15,8 +15,8 @@ use std::process::ExitCode;
 
 use doc_common::{Editor, ACTIVITY_TYPE};
 use handoff::{
-    ActivityRef, Application, ApplicationDelegate, ApplicationRef, Error, RemoteActivity, Responder,
-    RestorationHandler, RunOutcome,
+    ActivityRef, Application, ApplicationDelegate, ApplicationRef, Error, RemoteActivity,
+    Responder, RestorationHandler, RunOutcome,
 };
 
 /// The receiving app's delegate: it owns the editor view, so it can hand
@@ -47,8 +47,16 @@ impl ApplicationDelegate for Receiver {
         true
     }
 
-    fn continue_user_activity(&mut self, app: &ApplicationRef, _: &ActivityRef, handler: RestorationHandler) -> bool {
-        let editor = self.editor.as_ref().expect("the editor is set up before continuity starts");
+    fn continue_user_activity(
+        &mut self,
+        app: &ApplicationRef,
+        _: &ActivityRef,
+        handler: RestorationHandler,
+    ) -> bool {
+        let editor = self
+            .editor
+            .as_ref()
+            .expect("the editor is set up before continuity starts");
         // Hand the activity to the responders that restore it.
         if let Err(e) = handler.restore(&[editor]) {
             self.finish(app, Err(format!("cannot restore: {e}")));
@@ -71,7 +79,10 @@ impl ApplicationDelegate for Receiver {
     }
 
     fn did_fail_to_continue(&mut self, app: &ApplicationRef, activity_type: &str, error: Error) {
-        self.finish(app, Err(format!("could not continue {activity_type}: {error}")));
+        self.finish(
+            app,
+            Err(format!("could not continue {activity_type}: {error}")),
+        );
     }
 }
 
@@ -101,7 +112,13 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &doc_common::Args) -> handoff::Result<Result<String, String>> {
-    let app = Application::new(&doc_common::manifest()?, Receiver { editor: None, outcome: None })?;
+    let app = Application::new(
+        &doc_common::manifest()?,
+        Receiver {
+            editor: None,
+            outcome: None,
+        },
+    )?;
     let editor = Responder::new(&app, Editor::new(&args.library))?;
     app.delegate_mut().editor = Some(editor);
     doc_common::start_continuity(&app, args, "DocEdit receiver")?;
@@ -111,7 +128,9 @@ fn run(args: &doc_common::Args) -> handoff::Result<Result<String, String>> {
     let result = app.delegate_mut().outcome.take();
     Ok(match (outcome, result) {
         (_, Some(result)) => result,
-        (RunOutcome::TimedOut, None) => Err(format!("nothing was offered within {:?}", args.timeout)),
+        (RunOutcome::TimedOut, None) => {
+            Err(format!("nothing was offered within {:?}", args.timeout))
+        }
         (RunOutcome::Stopped, None) => Err("stopped before any handoff".to_owned()),
     })
 }

@@ -20,7 +20,9 @@ use std::fs;
 use std::process::ExitCode;
 
 use doc_common::{document_path, Editor, ACTIVITY_TYPE, CURSOR, DOCUMENT_ID};
-use handoff::{Activity, ActivityDelegate, ActivityRef, Application, Responder, RunOutcome, Stopper};
+use handoff::{
+    Activity, ActivityDelegate, ActivityRef, Application, Responder, RunOutcome, Stopper,
+};
 
 const DOCUMENT_ID_VALUE: &str = "meeting-notes-7f3a";
 const DOCUMENT: &str = "Meeting notes\n\
@@ -35,7 +37,10 @@ struct Continued {
 
 impl ActivityDelegate for Continued {
     fn was_continued(&mut self, activity: &ActivityRef) {
-        println!("sender: \"{}\" was continued on the other device", activity.title().unwrap_or_default());
+        println!(
+            "sender: \"{}\" was continued on the other device",
+            activity.title().unwrap_or_default()
+        );
         self.stopper.stop();
     }
 }
@@ -45,7 +50,10 @@ fn main() -> ExitCode {
     match run(&args) {
         Ok(RunOutcome::Stopped) => ExitCode::SUCCESS,
         Ok(RunOutcome::TimedOut) => {
-            eprintln!("sender: nobody continued the activity within {:?}", args.timeout);
+            eprintln!(
+                "sender: nobody continued the activity within {:?}",
+                args.timeout
+            );
             ExitCode::FAILURE
         }
         Err(e) => {
@@ -67,24 +75,34 @@ fn run(args: &doc_common::Args) -> Result<RunOutcome, Box<dyn std::error::Error>
     let mut editor = Editor::new(&args.library);
     editor.document_id = Some(DOCUMENT_ID_VALUE.to_owned());
     editor.text = DOCUMENT.to_owned();
-    editor.cursor = DOCUMENT.find("Friday").map_or(0, |i| DOCUMENT[..i + "Friday".len()].chars().count());
+    editor.cursor = DOCUMENT
+        .find("Friday")
+        .map_or(0, |i| DOCUMENT[..i + "Friday".len()].chars().count());
     let editor = Responder::new(&app, editor)?;
 
     // What the person is doing, as the current activity.
     let activity = Activity::new(ACTIVITY_TYPE)?;
     activity.set_title(Some("Editing “Meeting notes”"))?;
     activity.set_required_user_info_keys(&[DOCUMENT_ID, CURSOR])?;
-    activity.set_delegate(Continued { stopper: app.stopper() })?;
+    activity.set_delegate(Continued {
+        stopper: app.stopper(),
+    })?;
     editor.set_user_activity(Some(&activity))?;
     activity.set_needs_save(true)?;
     app.become_current(&activity)?;
-    println!("sender: editing \"Meeting notes\" at {}; offering it", editor.state().describe_cursor());
+    println!(
+        "sender: editing \"Meeting notes\" at {}; offering it",
+        editor.state().describe_cursor()
+    );
 
     // The person keeps typing; the document is saved to the library, and
     // the activity will be saved (lazily) before it is sent.
     editor.state_mut().type_text(" (tentative)")?;
     activity.set_needs_save(true)?;
-    println!("sender: typed; the cursor is now at {}", editor.state().describe_cursor());
+    println!(
+        "sender: typed; the cursor is now at {}",
+        editor.state().describe_cursor()
+    );
 
     Ok(app.run(Some(args.timeout))?)
 }

@@ -45,7 +45,9 @@ impl Account {
     /// themselves.
     pub fn from_key(key: &[u8; 32]) -> Result<Account> {
         // SAFETY: 32 bytes valid for the call; we own the result.
-        Account::from_owned(unsafe { sys::handoff_account_from_key(key.as_ptr().cast::<c_void>(), key.len()) })
+        Account::from_owned(unsafe {
+            sys::handoff_account_from_key(key.as_ptr().cast::<c_void>(), key.len())
+        })
     }
 
     /// Loads the account stored in `directory` (`None`:
@@ -87,7 +89,9 @@ impl Account {
     }
 
     fn from_owned(p: *mut sys::handoff_account) -> Result<Account> {
-        NonNull::new(p).map(|raw| Account { raw }).ok_or_else(Error::last)
+        NonNull::new(p)
+            .map(|raw| Account { raw })
+            .ok_or_else(Error::last)
     }
 
     /// The raw handle, for the `sys` functions. Still owned by Rust.
@@ -106,6 +110,8 @@ impl Drop for Account {
 impl fmt::Debug for Account {
     /// The public id only, never the key or the pairing code.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Account").field("id", &self.id()).finish_non_exhaustive()
+        f.debug_struct("Account")
+            .field("id", &self.id())
+            .finish_non_exhaustive()
     }
 }

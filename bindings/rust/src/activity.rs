@@ -68,10 +68,14 @@ impl ActivityFlag {
         match self {
             ActivityFlag::EligibleForHandoff => sys::HANDOFF_ACTIVITY_ELIGIBLE_FOR_HANDOFF,
             ActivityFlag::EligibleForSearch => sys::HANDOFF_ACTIVITY_ELIGIBLE_FOR_SEARCH,
-            ActivityFlag::EligibleForPublicIndexing => sys::HANDOFF_ACTIVITY_ELIGIBLE_FOR_PUBLIC_INDEXING,
+            ActivityFlag::EligibleForPublicIndexing => {
+                sys::HANDOFF_ACTIVITY_ELIGIBLE_FOR_PUBLIC_INDEXING
+            }
             ActivityFlag::EligibleForPrediction => sys::HANDOFF_ACTIVITY_ELIGIBLE_FOR_PREDICTION,
             ActivityFlag::NeedsSave => sys::HANDOFF_ACTIVITY_NEEDS_SAVE,
-            ActivityFlag::SupportsContinuationStreams => sys::HANDOFF_ACTIVITY_SUPPORTS_CONTINUATION_STREAMS,
+            ActivityFlag::SupportsContinuationStreams => {
+                sys::HANDOFF_ACTIVITY_SUPPORTS_CONTINUATION_STREAMS
+            }
         }
     }
 }
@@ -91,7 +95,12 @@ impl Activity {
     /// that are not one; hostile input is safe to pass.
     pub fn decode(bytes: &[u8]) -> Result<Activity> {
         // SAFETY: `bytes` is valid for its length; we own the result.
-        unsafe { Activity::from_owned(sys::handoff_activity_decode(bytes.as_ptr().cast::<c_void>(), bytes.len())) }
+        unsafe {
+            Activity::from_owned(sys::handoff_activity_decode(
+                bytes.as_ptr().cast::<c_void>(),
+                bytes.len(),
+            ))
+        }
     }
 
     /// Takes ownership of one reference; NULL is the thread's last error.
@@ -99,7 +108,9 @@ impl Activity {
     /// # Safety
     /// `p` is NULL or an activity reference the caller owns.
     pub unsafe fn from_owned(p: *mut sys::handoff_activity) -> Result<Activity> {
-        NonNull::new(p.cast::<ActivityRef>()).map(|raw| Activity { raw }).ok_or_else(Error::last)
+        NonNull::new(p.cast::<ActivityRef>())
+            .map(|raw| Activity { raw })
+            .ok_or_else(Error::last)
     }
 
     /// Gives up ownership of the reference without releasing it.
@@ -129,7 +140,10 @@ impl ToOwned for ActivityRef {
     fn to_owned(&self) -> Activity {
         // SAFETY: a live activity; `ref` returns it with one more reference.
         let p = unsafe { sys::handoff_activity_ref(self.as_ptr()) };
-        Activity { raw: NonNull::new(p.cast::<ActivityRef>()).expect("handoff_activity_ref of a live activity") }
+        Activity {
+            raw: NonNull::new(p.cast::<ActivityRef>())
+                .expect("handoff_activity_ref of a live activity"),
+        }
     }
 }
 
@@ -183,7 +197,8 @@ impl fmt::Debug for Activity {
 type Getter = unsafe extern "C" fn(*const sys::handoff_activity) -> *const c_char;
 type Setter = unsafe extern "C" fn(*mut sys::handoff_activity, *const c_char) -> c_int;
 type ListGetter = unsafe extern "C" fn(*const sys::handoff_activity, usize) -> *const c_char;
-type ListSetter = unsafe extern "C" fn(*mut sys::handoff_activity, *const *const c_char, usize) -> c_int;
+type ListSetter =
+    unsafe extern "C" fn(*mut sys::handoff_activity, *const *const c_char, usize) -> c_int;
 
 impl ActivityRef {
     /// Borrows an activity a callback lends.
@@ -242,7 +257,11 @@ impl ActivityRef {
     /// Sets the web page URL, http or https ([`crate::ErrorCode::InvalidValue`]
     /// otherwise); `None` clears it.
     pub fn set_webpage_url(&self, url: Option<&str>) -> Result<()> {
-        self.set(sys::handoff_activity_set_webpage_url, url, "the web page URL")
+        self.set(
+            sys::handoff_activity_set_webpage_url,
+            url,
+            "the web page URL",
+        )
     }
 
     /// The referring web page.
@@ -252,7 +271,11 @@ impl ActivityRef {
 
     /// Sets the referring web page, http or https; `None` clears it.
     pub fn set_referrer_url(&self, url: Option<&str>) -> Result<()> {
-        self.set(sys::handoff_activity_set_referrer_url, url, "the referrer URL")
+        self.set(
+            sys::handoff_activity_set_referrer_url,
+            url,
+            "the referrer URL",
+        )
     }
 
     /// A free-form identifier of the content.
@@ -262,7 +285,11 @@ impl ActivityRef {
 
     /// Sets the target content identifier; `None` clears it.
     pub fn set_target_content_identifier(&self, identifier: Option<&str>) -> Result<()> {
-        self.set(sys::handoff_activity_set_target_content_identifier, identifier, "the identifier")
+        self.set(
+            sys::handoff_activity_set_target_content_identifier,
+            identifier,
+            "the identifier",
+        )
     }
 
     /// A free-form persistent identifier.
@@ -272,14 +299,19 @@ impl ActivityRef {
 
     /// Sets the persistent identifier; `None` clears it.
     pub fn set_persistent_identifier(&self, identifier: Option<&str>) -> Result<()> {
-        self.set(sys::handoff_activity_set_persistent_identifier, identifier, "the identifier")
+        self.set(
+            sys::handoff_activity_set_persistent_identifier,
+            identifier,
+            "the identifier",
+        )
     }
 
     /// When the activity stops being offered, if ever.
     pub fn expiration_date(&self) -> Option<Date> {
         let mut seconds = 0f64;
         // SAFETY: a live activity and an out-parameter.
-        let status = unsafe { sys::handoff_activity_get_expiration_date(self.as_ptr(), &mut seconds) };
+        let status =
+            unsafe { sys::handoff_activity_get_expiration_date(self.as_ptr(), &mut seconds) };
         (status == sys::HANDOFF_OK as c_int).then(|| Date::from_unix_seconds(seconds))
     }
 
@@ -289,7 +321,9 @@ impl ActivityRef {
         // SAFETY: a live activity.
         check(unsafe {
             match date {
-                Some(d) => sys::handoff_activity_set_expiration_date(self.as_ptr(), d.unix_seconds()),
+                Some(d) => {
+                    sys::handoff_activity_set_expiration_date(self.as_ptr(), d.unix_seconds())
+                }
                 None => sys::handoff_activity_clear_expiration_date(self.as_ptr()),
             }
         })
@@ -299,7 +333,8 @@ impl ActivityRef {
     pub fn flag(&self, flag: ActivityFlag) -> bool {
         let mut value: c_int = 0;
         // SAFETY: a live activity, a known flag and an out-parameter.
-        let status = unsafe { sys::handoff_activity_get_flag(self.as_ptr(), flag.raw(), &mut value) };
+        let status =
+            unsafe { sys::handoff_activity_get_flag(self.as_ptr(), flag.raw(), &mut value) };
         status == sys::HANDOFF_OK as c_int && value != 0
     }
 
@@ -326,7 +361,11 @@ impl ActivityRef {
         self.set_flag(ActivityFlag::EligibleForHandoff, on)
     }
 
-    fn list(&self, count: unsafe extern "C" fn(*const sys::handoff_activity) -> usize, at: ListGetter) -> Vec<String> {
+    fn list(
+        &self,
+        count: unsafe extern "C" fn(*const sys::handoff_activity) -> usize,
+        at: ListGetter,
+    ) -> Vec<String> {
         let _lock = borrow_lock();
         // SAFETY: a live activity; each string is copied under the lock.
         // Another thread may replace the list meanwhile: then `at` returns
@@ -338,7 +377,10 @@ impl ActivityRef {
     }
 
     fn set_list<S: AsRef<str>>(&self, setter: ListSetter, items: &[S], what: &str) -> Result<()> {
-        let owned: Vec<CString> = items.iter().map(|s| c_string(s.as_ref(), what)).collect::<Result<_>>()?;
+        let owned: Vec<CString> = items
+            .iter()
+            .map(|s| c_string(s.as_ref(), what))
+            .collect::<Result<_>>()?;
         let pointers: Vec<*const c_char> = owned.iter().map(|s| s.as_ptr()).collect();
         // SAFETY: `pointers` holds `len` strings valid for the call.
         check(unsafe { setter(self.as_ptr(), pointers.as_ptr(), pointers.len()) })
@@ -346,7 +388,10 @@ impl ActivityRef {
 
     /// The keywords, in byte order of their UTF-8.
     pub fn keywords(&self) -> Vec<String> {
-        self.list(sys::handoff_activity_keyword_count, sys::handoff_activity_keyword_at)
+        self.list(
+            sys::handoff_activity_keyword_count,
+            sys::handoff_activity_keyword_at,
+        )
     }
 
     /// Replaces the keywords (duplicates collapse).
@@ -366,16 +411,24 @@ impl ActivityRef {
     /// Replaces the required userInfo keys: the minimal set that makes the
     /// activity restorable; missing one, it is not handed off.
     pub fn set_required_user_info_keys<S: AsRef<str>>(&self, keys: &[S]) -> Result<()> {
-        self.set_list(sys::handoff_activity_set_required_user_info_keys, keys, "a required key")
+        self.set_list(
+            sys::handoff_activity_set_required_user_info_keys,
+            keys,
+            "a required key",
+        )
     }
 
     /// A copy of the userInfo (empty when none was set).
     pub fn user_info(&self) -> Result<UserInfo> {
         // SAFETY: a live activity; we own the copy.
-        let raw = RawValue::from_owned(unsafe { sys::handoff_activity_copy_user_info(self.as_ptr()) })?;
+        let raw =
+            RawValue::from_owned(unsafe { sys::handoff_activity_copy_user_info(self.as_ptr()) })?;
         match raw.to_value()? {
             crate::Value::Dictionary(entries) => Ok(entries),
-            _ => Err(Error::new(crate::ErrorCode::TypeMismatch, "the library returned a userInfo that is not a dictionary")),
+            _ => Err(Error::new(
+                crate::ErrorCode::TypeMismatch,
+                "the library returned a userInfo that is not a dictionary",
+            )),
         }
     }
 
@@ -437,12 +490,19 @@ impl ActivityRef {
             was_continued: Some(was_continued::<D>),
             ..sys::HANDOFF_ACTIVITY_DELEGATE_INIT
         };
-        let state = Arc::into_raw(Arc::new(Mutex::new(delegate))).cast_mut().cast::<c_void>();
+        let state = Arc::into_raw(Arc::new(Mutex::new(delegate)))
+            .cast_mut()
+            .cast::<c_void>();
         // SAFETY: a live activity; the struct is copied; `state` is released
         // by `release_delegate::<D>`, which the library calls exactly once,
         // unless this call fails.
         let status = unsafe {
-            sys::handoff_activity_set_delegate(self.as_ptr(), &callbacks, state, Some(release_delegate::<D>))
+            sys::handoff_activity_set_delegate(
+                self.as_ptr(),
+                &callbacks,
+                state,
+                Some(release_delegate::<D>),
+            )
         };
         if status != sys::HANDOFF_OK as c_int {
             // A failed call never calls destroy: take the state back.
@@ -455,7 +515,9 @@ impl ActivityRef {
     /// Removes the delegate (dropping it).
     pub fn clear_delegate(&self) -> Result<()> {
         // SAFETY: a live activity; NULL removes the delegate.
-        check(unsafe { sys::handoff_activity_set_delegate(self.as_ptr(), ptr::null(), ptr::null_mut(), None) })
+        check(unsafe {
+            sys::handoff_activity_set_delegate(self.as_ptr(), ptr::null(), ptr::null_mut(), None)
+        })
     }
 }
 
@@ -492,12 +554,17 @@ fn with_delegate<D: ActivityDelegate>(user_data: *mut c_void, f: impl FnOnce(&mu
     let mut delegate = match state.try_lock() {
         Ok(guard) => guard,
         Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-        Err(TryLockError::WouldBlock) => panic!("the activity delegate is already running (a reentrant or concurrent call)"),
+        Err(TryLockError::WouldBlock) => {
+            panic!("the activity delegate is already running (a reentrant or concurrent call)")
+        }
     };
     f(&mut delegate);
 }
 
-unsafe extern "C" fn will_save<D: ActivityDelegate>(activity: *mut sys::handoff_activity, user_data: *mut c_void) {
+unsafe extern "C" fn will_save<D: ActivityDelegate>(
+    activity: *mut sys::handoff_activity,
+    user_data: *mut c_void,
+) {
     guard("ActivityDelegate::will_save", "ignored", (), || {
         // SAFETY: the library lends a live activity for the call.
         let activity = unsafe { ActivityRef::from_ptr(activity) };
@@ -505,7 +572,10 @@ unsafe extern "C" fn will_save<D: ActivityDelegate>(activity: *mut sys::handoff_
     })
 }
 
-unsafe extern "C" fn was_continued<D: ActivityDelegate>(activity: *mut sys::handoff_activity, user_data: *mut c_void) {
+unsafe extern "C" fn was_continued<D: ActivityDelegate>(
+    activity: *mut sys::handoff_activity,
+    user_data: *mut c_void,
+) {
     guard("ActivityDelegate::was_continued", "ignored", (), || {
         // SAFETY: as in `will_save`.
         let activity = unsafe { ActivityRef::from_ptr(activity) };

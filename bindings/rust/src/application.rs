@@ -52,7 +52,12 @@ pub trait ApplicationDelegate: 'static {
     /// (keep the handler; it restores at most once, on the main thread).
     /// Return `true` if the app handled the activity: the sender then hears
     /// it was continued. Default: `false` (the handler is dropped).
-    fn continue_user_activity(&mut self, app: &ApplicationRef, activity: &ActivityRef, handler: RestorationHandler) -> bool {
+    fn continue_user_activity(
+        &mut self,
+        app: &ApplicationRef,
+        activity: &ActivityRef,
+        handler: RestorationHandler,
+    ) -> bool {
         let _ = (app, activity, handler);
         false
     }
@@ -153,7 +158,11 @@ impl<D: ApplicationDelegate> Application<D> {
             activity_available: Some(activity_available::<D>),
             activity_updated: Some(activity_updated::<D>),
             activity_withdrawn: Some(activity_withdrawn::<D>),
-            open_webpage: if D::OPENS_WEBPAGES { Some(open_webpage::<D>) } else { None },
+            open_webpage: if D::OPENS_WEBPAGES {
+                Some(open_webpage::<D>)
+            } else {
+                None
+            },
             ..sys::HANDOFF_APPLICATION_DELEGATE_INIT
         };
         let delegate = NonNull::from(Box::leak(Box::new(RefCell::new(delegate))));
@@ -164,7 +173,8 @@ impl<D: ApplicationDelegate> Application<D> {
         // no callback can run any more.
         // SAFETY: a live manifest; the struct is copied; `user_data` lives
         // as long as the application (see `Drop`).
-        let raw = unsafe { sys::handoff_application_new(manifest.as_ptr(), &callbacks, user_data, None) };
+        let raw =
+            unsafe { sys::handoff_application_new(manifest.as_ptr(), &callbacks, user_data, None) };
         let Some(raw) = NonNull::new(raw.cast::<ApplicationRef>()) else {
             let error = Error::last();
             // SAFETY: leaked above, never given to the library (it failed).
@@ -172,7 +182,12 @@ impl<D: ApplicationDelegate> Application<D> {
             return Err(error);
         };
         let stop_target = Arc::new(Mutex::new(StopTarget(raw.as_ptr().cast())));
-        Ok(Application { raw, delegate, _owns_delegate: PhantomData, stop_target })
+        Ok(Application {
+            raw,
+            delegate,
+            _owns_delegate: PhantomData,
+            stop_target,
+        })
     }
 
     /// Runs the queued callbacks and due timers, in order, on this thread
@@ -219,7 +234,9 @@ impl<D: ApplicationDelegate> Application<D> {
     /// A handle that ends [`run`](Self::run) from any thread, and outlives
     /// the application harmlessly.
     pub fn stopper(&self) -> Stopper {
-        Stopper { target: Arc::clone(&self.stop_target) }
+        Stopper {
+            target: Arc::clone(&self.stop_target),
+        }
     }
 }
 
@@ -323,7 +340,12 @@ impl ApplicationRef {
     /// The current activity, if any.
     pub fn current_activity(&self) -> Option<Activity> {
         // SAFETY: a live application; we own the reference returned.
-        unsafe { Activity::from_owned(sys::handoff_application_copy_current_activity(self.as_ptr())) }.ok()
+        unsafe {
+            Activity::from_owned(sys::handoff_application_copy_current_activity(
+                self.as_ptr(),
+            ))
+        }
+        .ok()
     }
 
     /// Continues the activity another device offers, by its
@@ -351,7 +373,9 @@ impl AsRawFd for ApplicationRef {
 
 impl fmt::Debug for ApplicationRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Application").field("fd", &self.fd().as_raw_fd()).finish_non_exhaustive()
+        f.debug_struct("Application")
+            .field("fd", &self.fd().as_raw_fd())
+            .finish_non_exhaustive()
     }
 }
 
@@ -374,7 +398,9 @@ struct StopTarget(*mut sys::handoff_application);
 unsafe impl Send for StopTarget {}
 
 fn lock(target: &Mutex<StopTarget>) -> std::sync::MutexGuard<'_, StopTarget> {
-    target.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    target
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Stopper {
@@ -392,7 +418,9 @@ impl Stopper {
 
 impl fmt::Debug for Stopper {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Stopper").field("application_alive", &!lock(&self.target).0.is_null()).finish()
+        f.debug_struct("Stopper")
+            .field("application_alive", &!lock(&self.target).0.is_null())
+            .finish()
     }
 }
 
@@ -403,8 +431,14 @@ impl fmt::Debug for Stopper {
 /// # Safety
 /// Called from a delegate trampoline: `user_data` is the `RefCell<D>` of a
 /// live `Application<D>` and `app` that application.
-unsafe fn parts<'a, D>(app: *mut sys::handoff_application, user_data: *mut c_void) -> (&'a ApplicationRef, &'a RefCell<D>) {
-    (ApplicationRef::from_ptr(app), &*user_data.cast_const().cast::<RefCell<D>>())
+unsafe fn parts<'a, D>(
+    app: *mut sys::handoff_application,
+    user_data: *mut c_void,
+) -> (&'a ApplicationRef, &'a RefCell<D>) {
+    (
+        ApplicationRef::from_ptr(app),
+        &*user_data.cast_const().cast::<RefCell<D>>(),
+    )
 }
 
 unsafe extern "C" fn will_continue<D: ApplicationDelegate>(
@@ -412,12 +446,17 @@ unsafe extern "C" fn will_continue<D: ApplicationDelegate>(
     activity_type: *const c_char,
     user_data: *mut c_void,
 ) -> c_int {
-    guard("ApplicationDelegate::will_continue", "returned false", 0, || {
-        // SAFETY: the library calls with our user_data and live arguments.
-        let (app, delegate) = unsafe { parts::<D>(app, user_data) };
-        let activity_type = unsafe { borrowed(activity_type) }.unwrap_or("");
-        c_int::from(delegate.borrow_mut().will_continue(app, activity_type))
-    })
+    guard(
+        "ApplicationDelegate::will_continue",
+        "returned false",
+        0,
+        || {
+            // SAFETY: the library calls with our user_data and live arguments.
+            let (app, delegate) = unsafe { parts::<D>(app, user_data) };
+            let activity_type = unsafe { borrowed(activity_type) }.unwrap_or("");
+            c_int::from(delegate.borrow_mut().will_continue(app, activity_type))
+        },
+    )
 }
 
 unsafe extern "C" fn continue_activity<D: ApplicationDelegate>(
@@ -426,18 +465,25 @@ unsafe extern "C" fn continue_activity<D: ApplicationDelegate>(
     handler: *mut sys::handoff_restoration_handler,
     user_data: *mut c_void,
 ) -> c_int {
-    guard("ApplicationDelegate::continue_user_activity", "returned false, released the handler", 0, || {
-        // SAFETY: the handler is the callee's (+1); wrapping it first means
-        // a panic below still releases it, as the trait promises.
-        let handler = unsafe { RestorationHandler::from_owned(handler) };
-        let (app, delegate) = unsafe { parts::<D>(app, user_data) };
-        let activity = unsafe { ActivityRef::from_ptr(activity) };
-        let mut delegate = delegate.borrow_mut();
-        match handler {
-            Some(handler) => c_int::from(delegate.continue_user_activity(app, activity, handler)),
-            None => 0,
-        }
-    })
+    guard(
+        "ApplicationDelegate::continue_user_activity",
+        "returned false, released the handler",
+        0,
+        || {
+            // SAFETY: the handler is the callee's (+1); wrapping it first means
+            // a panic below still releases it, as the trait promises.
+            let handler = unsafe { RestorationHandler::from_owned(handler) };
+            let (app, delegate) = unsafe { parts::<D>(app, user_data) };
+            let activity = unsafe { ActivityRef::from_ptr(activity) };
+            let mut delegate = delegate.borrow_mut();
+            match handler {
+                Some(handler) => {
+                    c_int::from(delegate.continue_user_activity(app, activity, handler))
+                }
+                None => 0,
+            }
+        },
+    )
 }
 
 unsafe extern "C" fn did_fail_to_continue<D: ApplicationDelegate>(
@@ -447,14 +493,23 @@ unsafe extern "C" fn did_fail_to_continue<D: ApplicationDelegate>(
     message: *const c_char,
     user_data: *mut c_void,
 ) {
-    guard("ApplicationDelegate::did_fail_to_continue", "ignored", (), || {
-        // SAFETY: as in `will_continue`.
-        let (app, delegate) = unsafe { parts::<D>(app, user_data) };
-        let activity_type = unsafe { borrowed(activity_type) }.unwrap_or("");
-        let message = unsafe { borrowed(message) }.unwrap_or("");
-        let code = ErrorCode::from_raw(error).unwrap_or(ErrorCode::Other(error));
-        delegate.borrow_mut().did_fail_to_continue(app, activity_type, Error::new(code, message));
-    })
+    guard(
+        "ApplicationDelegate::did_fail_to_continue",
+        "ignored",
+        (),
+        || {
+            // SAFETY: as in `will_continue`.
+            let (app, delegate) = unsafe { parts::<D>(app, user_data) };
+            let activity_type = unsafe { borrowed(activity_type) }.unwrap_or("");
+            let message = unsafe { borrowed(message) }.unwrap_or("");
+            let code = ErrorCode::from_raw(error).unwrap_or(ErrorCode::Other(error));
+            delegate.borrow_mut().did_fail_to_continue(
+                app,
+                activity_type,
+                Error::new(code, message),
+            );
+        },
+    )
 }
 
 unsafe extern "C" fn did_update<D: ApplicationDelegate>(
@@ -489,9 +544,21 @@ macro_rules! remote_trampoline {
     };
 }
 
-remote_trampoline!(activity_available, activity_available, "ApplicationDelegate::activity_available");
-remote_trampoline!(activity_updated, activity_updated, "ApplicationDelegate::activity_updated");
-remote_trampoline!(activity_withdrawn, activity_withdrawn, "ApplicationDelegate::activity_withdrawn");
+remote_trampoline!(
+    activity_available,
+    activity_available,
+    "ApplicationDelegate::activity_available"
+);
+remote_trampoline!(
+    activity_updated,
+    activity_updated,
+    "ApplicationDelegate::activity_updated"
+);
+remote_trampoline!(
+    activity_withdrawn,
+    activity_withdrawn,
+    "ApplicationDelegate::activity_withdrawn"
+);
 
 unsafe extern "C" fn open_webpage<D: ApplicationDelegate>(
     app: *mut sys::handoff_application,

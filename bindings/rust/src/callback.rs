@@ -49,7 +49,12 @@ fn lock_hook() -> std::sync::MutexGuard<'static, Option<Hook>> {
 
 /// Runs `body`; if it panics, reports the panic and returns `fallback`.
 /// Never unwinds.
-pub(crate) fn guard<T>(callback: &'static str, outcome: &'static str, fallback: T, body: impl FnOnce() -> T) -> T {
+pub(crate) fn guard<T>(
+    callback: &'static str,
+    outcome: &'static str,
+    fallback: T,
+    body: impl FnOnce() -> T,
+) -> T {
     match panic::catch_unwind(AssertUnwindSafe(body)) {
         Ok(value) => value,
         Err(payload) => {
@@ -69,7 +74,12 @@ fn report(callback: &'static str, outcome: &'static str, payload: Box<dyn Any + 
     };
     // A payload whose destructor panics must not unwind either.
     let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(payload)));
-    let event = CallbackPanic { callback, outcome, message, thread: thread::current().id() };
+    let event = CallbackPanic {
+        callback,
+        outcome,
+        message,
+        thread: thread::current().id(),
+    };
     let hook = lock_hook().clone();
     let _ = panic::catch_unwind(AssertUnwindSafe(|| match hook {
         Some(hook) => hook(&event),

@@ -156,7 +156,11 @@ impl ApplicationRef {
         let device_id = c_string_opt(options.device_id.as_deref(), "the device id")?;
         let device_name = c_string_opt(options.device_name.as_deref(), "the device name")?;
         let channel = c_string_opt(options.channel_address.as_deref(), "the channel address")?;
-        let peers: Vec<CString> = options.peers.iter().map(|p| c_string(p, "a peer")).collect::<Result<_>>()?;
+        let peers: Vec<CString> = options
+            .peers
+            .iter()
+            .map(|p| c_string(p, "a peer"))
+            .collect::<Result<_>>()?;
         let peer_pointers: Vec<*const c_char> = peers.iter().map(|p| p.as_ptr()).collect();
         let raw = sys::handoff_continuity_options {
             size: size_of::<sys::handoff_continuity_options>(),
@@ -169,7 +173,11 @@ impl ApplicationRef {
             },
             beacon_port: c_int::from(options.beacon_port),
             disable_multicast: c_int::from(!options.multicast),
-            peers: if peer_pointers.is_empty() { std::ptr::null() } else { peer_pointers.as_ptr() },
+            peers: if peer_pointers.is_empty() {
+                std::ptr::null()
+            } else {
+                peer_pointers.as_ptr()
+            },
             peer_count: peer_pointers.len(),
             channel_address: ptr_or_null(&channel),
             fetch_timeout_ms: options.fetch_timeout.map_or(0, millis),

@@ -106,7 +106,8 @@ impl ErrorCode {
     /// Whether this is one of Apple's user-activity errors (4608–4863): a
     /// Handoff failure the app should present, not a programming error.
     pub fn is_user_activity_error(self) -> bool {
-        (sys::HANDOFF_USER_ACTIVITY_ERROR_MINIMUM..=sys::HANDOFF_USER_ACTIVITY_ERROR_MAXIMUM).contains(&self.raw())
+        (sys::HANDOFF_USER_ACTIVITY_ERROR_MINIMUM..=sys::HANDOFF_USER_ACTIVITY_ERROR_MAXIMUM)
+            .contains(&self.raw())
     }
 
     /// The library's short static description, e.g. "userInfo too large".
@@ -128,7 +129,10 @@ impl Error {
     /// An error with this code and message (for callbacks and tests; the
     /// crate makes its own from the library's last error).
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Error {
-        Error { code, message: message.into() }
+        Error {
+            code,
+            message: message.into(),
+        }
     }
 
     /// The status code.
@@ -155,7 +159,10 @@ impl Error {
     /// thread: that code with the thread's last error message.
     pub(crate) fn from_status(status: c_int) -> Error {
         let code = ErrorCode::from_raw(status).unwrap_or(ErrorCode::Other(status));
-        Error { code, message: last_error_message() }
+        Error {
+            code,
+            message: last_error_message(),
+        }
     }
 
     /// The error of a constructor that just returned NULL on this thread.
@@ -163,19 +170,30 @@ impl Error {
         // SAFETY: no arguments; per-thread state.
         let status = unsafe { sys::handoff_last_error_code() };
         let code = ErrorCode::from_raw(status).unwrap_or(ErrorCode::InvalidArgument);
-        Error { code, message: last_error_message() }
+        Error {
+            code,
+            message: last_error_message(),
+        }
     }
 }
 
 fn last_error_message() -> String {
     // SAFETY: never NULL; valid until the next failing call on this thread,
     // and it is copied at once.
-    unsafe { CStr::from_ptr(sys::handoff_last_error_message()) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(sys::handoff_last_error_message()) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (error {}: {})", self.message, self.code.raw(), self.code.description())
+        write!(
+            f,
+            "{} (error {}: {})",
+            self.message,
+            self.code.raw(),
+            self.code.description()
+        )
     }
 }
 

@@ -115,7 +115,9 @@ pub const HEADER_VERSION: &str = match sys::HANDOFF_VERSION_STRING.to_str() {
 /// compare with [`HEADER_VERSION`] to detect a mismatch.
 pub fn library_version() -> &'static str {
     // SAFETY: static storage, never NULL.
-    unsafe { CStr::from_ptr(sys::handoff_version_string()) }.to_str().unwrap_or("")
+    unsafe { CStr::from_ptr(sys::handoff_version_string()) }
+        .to_str()
+        .unwrap_or("")
 }
 
 /// The loaded library's version as MAJOR * 10000 + MINOR * 100 + PATCH.

@@ -47,11 +47,15 @@ impl Manifest {
     /// As [`Manifest::load`], from the bytes of an Info.plist.
     pub fn load_data(bytes: &[u8]) -> Result<Manifest> {
         // SAFETY: `bytes` is valid for its length; we own the result.
-        Manifest::from_owned(unsafe { sys::handoff_manifest_load_data(bytes.as_ptr().cast::<c_void>(), bytes.len()) })
+        Manifest::from_owned(unsafe {
+            sys::handoff_manifest_load_data(bytes.as_ptr().cast::<c_void>(), bytes.len())
+        })
     }
 
     fn from_owned(p: *mut sys::handoff_manifest) -> Result<Manifest> {
-        NonNull::new(p).map(|raw| Manifest { raw }).ok_or_else(Error::last)
+        NonNull::new(p)
+            .map(|raw| Manifest { raw })
+            .ok_or_else(Error::last)
     }
 
     /// The raw handle, for the `sys` functions. Still owned by Rust.
@@ -74,7 +78,9 @@ impl Manifest {
 
     /// Whether the manifest declares the type.
     pub fn declares(&self, activity_type: &str) -> bool {
-        let Ok(t) = c_string(activity_type, "the activity type") else { return false };
+        let Ok(t) = c_string(activity_type, "the activity type") else {
+            return false;
+        };
         // SAFETY: a live manifest and a string valid for the call.
         unsafe { sys::handoff_manifest_declares(self.as_ptr(), t.as_ptr()) != 0 }
     }
@@ -82,7 +88,8 @@ impl Manifest {
     /// The bundle identifier.
     pub fn bundle_identifier(&self) -> &str {
         // SAFETY: borrowed until the manifest is freed; `&self` keeps it.
-        unsafe { borrowed(sys::handoff_manifest_get_bundle_identifier(self.as_ptr())) }.unwrap_or("")
+        unsafe { borrowed(sys::handoff_manifest_get_bundle_identifier(self.as_ptr())) }
+            .unwrap_or("")
     }
 
     /// The team identifier.
@@ -97,7 +104,9 @@ impl Manifest {
         // SAFETY: a live manifest; the strings are copied at once.
         unsafe {
             let n = sys::handoff_manifest_activity_type_count(self.as_ptr());
-            (0..n).map_while(|i| owned(sys::handoff_manifest_activity_type_at(self.as_ptr(), i))).collect()
+            (0..n)
+                .map_while(|i| owned(sys::handoff_manifest_activity_type_at(self.as_ptr(), i)))
+                .collect()
         }
     }
 }

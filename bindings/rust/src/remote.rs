@@ -57,7 +57,12 @@ impl RemoteActivity {
         (self as *const RemoteActivity).cast()
     }
 
-    fn text(&self, getter: unsafe extern "C" fn(*const sys::handoff_remote_activity) -> *const std::ffi::c_char) -> Option<&str> {
+    fn text(
+        &self,
+        getter: unsafe extern "C" fn(
+            *const sys::handoff_remote_activity,
+        ) -> *const std::ffi::c_char,
+    ) -> Option<&str> {
         // SAFETY: strings are borrowed for the callback, which `&self` spans.
         unsafe { borrowed(getter(self.as_ptr())) }
     }
@@ -69,7 +74,8 @@ impl RemoteActivity {
 
     /// The activity type.
     pub fn activity_type(&self) -> &str {
-        self.text(sys::handoff_remote_activity_get_type).unwrap_or("")
+        self.text(sys::handoff_remote_activity_get_type)
+            .unwrap_or("")
     }
 
     /// The title, if the sender set one.
@@ -84,12 +90,14 @@ impl RemoteActivity {
 
     /// The offering device's name.
     pub fn device_name(&self) -> &str {
-        self.text(sys::handoff_remote_activity_get_device_name).unwrap_or("")
+        self.text(sys::handoff_remote_activity_get_device_name)
+            .unwrap_or("")
     }
 
     /// The offering device's id (32 hex digits).
     pub fn device_id(&self) -> &str {
-        self.text(sys::handoff_remote_activity_get_device_id).unwrap_or("")
+        self.text(sys::handoff_remote_activity_get_device_id)
+            .unwrap_or("")
     }
 
     /// How long ago this device first saw it offered.

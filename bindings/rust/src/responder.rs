@@ -68,7 +68,11 @@ struct Shared<T> {
 impl<T: UserActivityResponder> Responder<T> {
     /// Registers a responder owning `state` with `app`.
     pub fn new(app: &ApplicationRef, state: T) -> Result<Responder<T>> {
-        let shared = Rc::new(Shared { state: RefCell::new(state), running: Cell::new(0), closed: Cell::new(false) });
+        let shared = Rc::new(Shared {
+            state: RefCell::new(state),
+            running: Cell::new(0),
+            closed: Cell::new(false),
+        });
         let callbacks = sys::handoff_responder_callbacks {
             update_user_activity_state: Some(update::<T>),
             restore_user_activity_state: Some(restore::<T>),
@@ -101,7 +105,10 @@ impl<T: UserActivityResponder> Responder<T> {
     /// The responder's activity, if any.
     pub fn user_activity(&self) -> Option<Activity> {
         // SAFETY: a live responder; we own the reference returned.
-        unsafe { Activity::from_owned(sys::handoff_responder_copy_user_activity(self.raw.as_ptr())) }.ok()
+        unsafe {
+            Activity::from_owned(sys::handoff_responder_copy_user_activity(self.raw.as_ptr()))
+        }
+        .ok()
     }
 
     /// The state, borrowed. Do not hold it across dispatch: a callback
@@ -126,7 +133,10 @@ impl<T: UserActivityResponder> Drop for Responder<T> {
         self.shared.closed.set(true);
         // SAFETY: the count `new` gave the library, taken back here.
         let library_count: Rc<Shared<T>> = unsafe { Rc::from_raw(Rc::as_ptr(&self.shared)) };
-        let entry = Deferred { raw: self.raw.as_ptr(), library_count };
+        let entry = Deferred {
+            raw: self.raw.as_ptr(),
+            library_count,
+        };
         if !entry.library_count.running() {
             entry.free();
             return;
@@ -145,7 +155,10 @@ impl<T: UserActivityResponder + fmt::Debug> fmt::Debug for Responder<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.shared.state.try_borrow() {
             Ok(state) => f.debug_struct("Responder").field("state", &*state).finish(),
-            Err(_) => f.debug_struct("Responder").field("state", &"<borrowed>").finish(),
+            Err(_) => f
+                .debug_struct("Responder")
+                .field("state", &"<borrowed>")
+                .finish(),
         }
     }
 }
@@ -190,7 +203,9 @@ pub(crate) fn drain_deferred_frees() {
     let ready: Vec<Deferred> = DEFERRED
         .try_with(|d| {
             let mut d = d.borrow_mut();
-            let (ready, waiting) = d.drain(..).partition(|entry| !entry.library_count.running());
+            let (ready, waiting) = d
+                .drain(..)
+                .partition(|entry| !entry.library_count.running());
             *d = waiting;
             ready
         })
@@ -224,11 +239,18 @@ unsafe extern "C" fn update<T: UserActivityResponder>(
     activity: *mut sys::handoff_activity,
     user_data: *mut c_void,
 ) {
-    guard("UserActivityResponder::update_user_activity_state", "ignored", (), || {
-        // SAFETY: the library lends a live activity for the call.
-        let activity = unsafe { ActivityRef::from_ptr(activity) };
-        with_state::<T>(user_data, |state| state.update_user_activity_state(activity));
-    })
+    guard(
+        "UserActivityResponder::update_user_activity_state",
+        "ignored",
+        (),
+        || {
+            // SAFETY: the library lends a live activity for the call.
+            let activity = unsafe { ActivityRef::from_ptr(activity) };
+            with_state::<T>(user_data, |state| {
+                state.update_user_activity_state(activity)
+            });
+        },
+    )
 }
 
 unsafe extern "C" fn restore<T: UserActivityResponder>(
@@ -236,11 +258,18 @@ unsafe extern "C" fn restore<T: UserActivityResponder>(
     activity: *mut sys::handoff_activity,
     user_data: *mut c_void,
 ) {
-    guard("UserActivityResponder::restore_user_activity_state", "ignored", (), || {
-        // SAFETY: as in `update`.
-        let activity = unsafe { ActivityRef::from_ptr(activity) };
-        with_state::<T>(user_data, |state| state.restore_user_activity_state(activity));
-    })
+    guard(
+        "UserActivityResponder::restore_user_activity_state",
+        "ignored",
+        (),
+        || {
+            // SAFETY: as in `update`.
+            let activity = unsafe { ActivityRef::from_ptr(activity) };
+            with_state::<T>(user_data, |state| {
+                state.restore_user_activity_state(activity)
+            });
+        },
+    )
 }
 
 // -------------------------------------------------- Restoration handler
@@ -278,17 +307,25 @@ impl RestorationHandler {
     ///
     /// # Safety
     /// `p` is NULL or a handler the caller owns.
-    pub unsafe fn from_owned(p: *mut sys::handoff_restoration_handler) -> Option<RestorationHandler> {
-        NonNull::new(p).map(|raw| RestorationHandler { raw, _main_thread: PhantomData })
+    pub unsafe fn from_owned(
+        p: *mut sys::handoff_restoration_handler,
+    ) -> Option<RestorationHandler> {
+        NonNull::new(p).map(|raw| RestorationHandler {
+            raw,
+            _main_thread: PhantomData,
+        })
     }
 
     /// Calls `restore_user_activity_state` on each responder, in order,
     /// with the continued activity. [`crate::ErrorCode::WrongThread`] off
     /// the application's main thread.
     pub fn restore(self, responders: &[&dyn AsResponder]) -> Result<()> {
-        let raw: Vec<*mut sys::handoff_responder> = responders.iter().map(|r| r.as_responder_ptr()).collect();
+        let raw: Vec<*mut sys::handoff_responder> =
+            responders.iter().map(|r| r.as_responder_ptr()).collect();
         // SAFETY: a live handler and live responders (borrowed for the call).
-        let status = unsafe { sys::handoff_restoration_handler_restore(self.raw.as_ptr(), raw.as_ptr(), raw.len()) };
+        let status = unsafe {
+            sys::handoff_restoration_handler_restore(self.raw.as_ptr(), raw.as_ptr(), raw.len())
+        };
         drain_deferred_frees();
         check(status)
     }

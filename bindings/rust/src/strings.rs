@@ -14,7 +14,10 @@ pub(crate) fn c_string(s: &str, what: &str) -> Result<CString> {
     CString::new(s).map_err(|e| {
         Error::new(
             ErrorCode::InvalidValue,
-            format!("{what} holds a NUL byte at {}; C strings cannot carry one", e.nul_position()),
+            format!(
+                "{what} holds a NUL byte at {}; C strings cannot carry one",
+                e.nul_position()
+            ),
         )
     })
 }
@@ -27,7 +30,10 @@ pub(crate) fn c_string_opt(s: Option<&str>, what: &str) -> Result<Option<CString
 /// A C copy of a path's bytes (the library refuses non-UTF-8 ones itself).
 pub(crate) fn c_path(path: &Path, what: &str) -> Result<CString> {
     CString::new(path.as_os_str().as_bytes()).map_err(|_| {
-        Error::new(ErrorCode::InvalidValue, format!("{what} holds a NUL byte; C strings cannot carry one"))
+        Error::new(
+            ErrorCode::InvalidValue,
+            format!("{what} holds a NUL byte; C strings cannot carry one"),
+        )
     })
 }
 

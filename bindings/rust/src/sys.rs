@@ -121,33 +121,56 @@ extern "C" {
     pub fn handoff_value_get_integer(value: *const handoff_value, out: *mut i64) -> c_int;
     pub fn handoff_value_get_real(value: *const handoff_value, out: *mut f64) -> c_int;
     pub fn handoff_value_get_date(value: *const handoff_value, out: *mut f64) -> c_int;
-    pub fn handoff_value_get_string(value: *const handoff_value, length: *mut usize) -> *const c_char;
-    pub fn handoff_value_get_data(value: *const handoff_value, length: *mut usize) -> *const c_void;
+    pub fn handoff_value_get_string(
+        value: *const handoff_value,
+        length: *mut usize,
+    ) -> *const c_char;
+    pub fn handoff_value_get_data(value: *const handoff_value, length: *mut usize)
+        -> *const c_void;
     pub fn handoff_value_get_url(value: *const handoff_value) -> *const c_char;
     pub fn handoff_value_count(value: *const handoff_value) -> usize;
 
-    pub fn handoff_value_array_append(array: *mut handoff_value, item: *const handoff_value) -> c_int;
+    pub fn handoff_value_array_append(
+        array: *mut handoff_value,
+        item: *const handoff_value,
+    ) -> c_int;
     pub fn handoff_value_dictionary_set(
         dictionary: *mut handoff_value,
         key: *const c_char,
         item: *const handoff_value,
     ) -> c_int;
     pub fn handoff_value_set_add(set: *mut handoff_value, member: *const handoff_value) -> c_int;
-    pub fn handoff_value_dictionary_remove(dictionary: *mut handoff_value, key: *const c_char) -> c_int;
+    pub fn handoff_value_dictionary_remove(
+        dictionary: *mut handoff_value,
+        key: *const c_char,
+    ) -> c_int;
 
-    pub fn handoff_value_array_get(array: *const handoff_value, index: usize) -> *const handoff_value;
+    pub fn handoff_value_array_get(
+        array: *const handoff_value,
+        index: usize,
+    ) -> *const handoff_value;
     pub fn handoff_value_dictionary_get(
         dictionary: *const handoff_value,
         key: *const c_char,
     ) -> *const handoff_value;
-    pub fn handoff_value_dictionary_key_at(dictionary: *const handoff_value, index: usize) -> *const c_char;
+    pub fn handoff_value_dictionary_key_at(
+        dictionary: *const handoff_value,
+        index: usize,
+    ) -> *const c_char;
     pub fn handoff_value_dictionary_value_at(
         dictionary: *const handoff_value,
         index: usize,
     ) -> *const handoff_value;
-    pub fn handoff_value_set_member_at(set: *const handoff_value, index: usize) -> *const handoff_value;
+    pub fn handoff_value_set_member_at(
+        set: *const handoff_value,
+        index: usize,
+    ) -> *const handoff_value;
 
-    pub fn handoff_value_encode(value: *const handoff_value, bytes: *mut *mut u8, length: *mut usize) -> c_int;
+    pub fn handoff_value_encode(
+        value: *const handoff_value,
+        bytes: *mut *mut u8,
+        length: *mut usize,
+    ) -> c_int;
     pub fn handoff_value_decode(bytes: *const c_void, length: usize) -> *mut handoff_value;
 }
 
@@ -162,26 +185,45 @@ extern "C" {
     pub fn handoff_activity_get_type(activity: *const handoff_activity) -> *const c_char;
     pub fn handoff_activity_get_id(activity: *const handoff_activity) -> *const c_char;
 
-    pub fn handoff_activity_set_title(activity: *mut handoff_activity, title: *const c_char) -> c_int;
+    pub fn handoff_activity_set_title(
+        activity: *mut handoff_activity,
+        title: *const c_char,
+    ) -> c_int;
     pub fn handoff_activity_get_title(activity: *const handoff_activity) -> *const c_char;
-    pub fn handoff_activity_set_webpage_url(activity: *mut handoff_activity, url: *const c_char) -> c_int;
+    pub fn handoff_activity_set_webpage_url(
+        activity: *mut handoff_activity,
+        url: *const c_char,
+    ) -> c_int;
     pub fn handoff_activity_get_webpage_url(activity: *const handoff_activity) -> *const c_char;
-    pub fn handoff_activity_set_referrer_url(activity: *mut handoff_activity, url: *const c_char) -> c_int;
+    pub fn handoff_activity_set_referrer_url(
+        activity: *mut handoff_activity,
+        url: *const c_char,
+    ) -> c_int;
     pub fn handoff_activity_get_referrer_url(activity: *const handoff_activity) -> *const c_char;
     pub fn handoff_activity_set_target_content_identifier(
         activity: *mut handoff_activity,
         identifier: *const c_char,
     ) -> c_int;
-    pub fn handoff_activity_get_target_content_identifier(activity: *const handoff_activity) -> *const c_char;
+    pub fn handoff_activity_get_target_content_identifier(
+        activity: *const handoff_activity,
+    ) -> *const c_char;
     pub fn handoff_activity_set_persistent_identifier(
         activity: *mut handoff_activity,
         identifier: *const c_char,
     ) -> c_int;
-    pub fn handoff_activity_get_persistent_identifier(activity: *const handoff_activity) -> *const c_char;
+    pub fn handoff_activity_get_persistent_identifier(
+        activity: *const handoff_activity,
+    ) -> *const c_char;
 
-    pub fn handoff_activity_set_expiration_date(activity: *mut handoff_activity, unix_seconds: f64) -> c_int;
+    pub fn handoff_activity_set_expiration_date(
+        activity: *mut handoff_activity,
+        unix_seconds: f64,
+    ) -> c_int;
     pub fn handoff_activity_clear_expiration_date(activity: *mut handoff_activity) -> c_int;
-    pub fn handoff_activity_get_expiration_date(activity: *const handoff_activity, unix_seconds: *mut f64) -> c_int;
+    pub fn handoff_activity_get_expiration_date(
+        activity: *const handoff_activity,
+        unix_seconds: *mut f64,
+    ) -> c_int;
 }
 
 pub type handoff_activity_flag = c_uint;
@@ -210,27 +252,40 @@ extern "C" {
         count: usize,
     ) -> c_int;
     pub fn handoff_activity_keyword_count(activity: *const handoff_activity) -> usize;
-    pub fn handoff_activity_keyword_at(activity: *const handoff_activity, index: usize) -> *const c_char;
+    pub fn handoff_activity_keyword_at(
+        activity: *const handoff_activity,
+        index: usize,
+    ) -> *const c_char;
     pub fn handoff_activity_set_required_user_info_keys(
         activity: *mut handoff_activity,
         keys: *const *const c_char,
         count: usize,
     ) -> c_int;
-    pub fn handoff_activity_required_user_info_key_count(activity: *const handoff_activity) -> usize;
+    pub fn handoff_activity_required_user_info_key_count(
+        activity: *const handoff_activity,
+    ) -> usize;
     pub fn handoff_activity_required_user_info_key_at(
         activity: *const handoff_activity,
         index: usize,
     ) -> *const c_char;
 
-    pub fn handoff_activity_copy_user_info(activity: *const handoff_activity) -> *mut handoff_value;
-    pub fn handoff_activity_set_user_info(activity: *mut handoff_activity, dictionary: *const handoff_value) -> c_int;
+    pub fn handoff_activity_copy_user_info(activity: *const handoff_activity)
+        -> *mut handoff_value;
+    pub fn handoff_activity_set_user_info(
+        activity: *mut handoff_activity,
+        dictionary: *const handoff_value,
+    ) -> c_int;
     pub fn handoff_activity_add_user_info_entries(
         activity: *mut handoff_activity,
         dictionary: *const handoff_value,
     ) -> c_int;
     pub fn handoff_activity_user_info_size(activity: *const handoff_activity) -> usize;
 
-    pub fn handoff_activity_encode(activity: *const handoff_activity, bytes: *mut *mut u8, length: *mut usize) -> c_int;
+    pub fn handoff_activity_encode(
+        activity: *const handoff_activity,
+        bytes: *mut *mut u8,
+        length: *mut usize,
+    ) -> c_int;
     pub fn handoff_activity_decode(bytes: *const c_void, length: usize) -> *mut handoff_activity;
 
     pub fn handoff_activity_invalidate(activity: *mut handoff_activity) -> c_int;
@@ -241,8 +296,10 @@ extern "C" {
 #[derive(Clone, Copy, Debug)]
 pub struct handoff_activity_delegate {
     pub size: usize,
-    pub will_save: Option<unsafe extern "C" fn(activity: *mut handoff_activity, user_data: *mut c_void)>,
-    pub was_continued: Option<unsafe extern "C" fn(activity: *mut handoff_activity, user_data: *mut c_void)>,
+    pub will_save:
+        Option<unsafe extern "C" fn(activity: *mut handoff_activity, user_data: *mut c_void)>,
+    pub was_continued:
+        Option<unsafe extern "C" fn(activity: *mut handoff_activity, user_data: *mut c_void)>,
 }
 
 pub const HANDOFF_ACTIVITY_DELEGATE_INIT: handoff_activity_delegate = handoff_activity_delegate {
@@ -265,16 +322,32 @@ extern "C" {
 opaque!(handoff_manifest);
 
 extern "C" {
-    pub fn handoff_manifest_new(bundle_identifier: *const c_char, team_identifier: *const c_char) -> *mut handoff_manifest;
+    pub fn handoff_manifest_new(
+        bundle_identifier: *const c_char,
+        team_identifier: *const c_char,
+    ) -> *mut handoff_manifest;
     pub fn handoff_manifest_load(path: *const c_char) -> *mut handoff_manifest;
-    pub fn handoff_manifest_load_data(bytes: *const c_void, length: usize) -> *mut handoff_manifest;
+    pub fn handoff_manifest_load_data(bytes: *const c_void, length: usize)
+        -> *mut handoff_manifest;
     pub fn handoff_manifest_free(manifest: *mut handoff_manifest);
-    pub fn handoff_manifest_declare_activity_type(manifest: *mut handoff_manifest, activity_type: *const c_char) -> c_int;
-    pub fn handoff_manifest_declares(manifest: *const handoff_manifest, activity_type: *const c_char) -> c_int;
-    pub fn handoff_manifest_get_bundle_identifier(manifest: *const handoff_manifest) -> *const c_char;
-    pub fn handoff_manifest_get_team_identifier(manifest: *const handoff_manifest) -> *const c_char;
+    pub fn handoff_manifest_declare_activity_type(
+        manifest: *mut handoff_manifest,
+        activity_type: *const c_char,
+    ) -> c_int;
+    pub fn handoff_manifest_declares(
+        manifest: *const handoff_manifest,
+        activity_type: *const c_char,
+    ) -> c_int;
+    pub fn handoff_manifest_get_bundle_identifier(
+        manifest: *const handoff_manifest,
+    ) -> *const c_char;
+    pub fn handoff_manifest_get_team_identifier(manifest: *const handoff_manifest)
+        -> *const c_char;
     pub fn handoff_manifest_activity_type_count(manifest: *const handoff_manifest) -> usize;
-    pub fn handoff_manifest_activity_type_at(manifest: *const handoff_manifest, index: usize) -> *const c_char;
+    pub fn handoff_manifest_activity_type_at(
+        manifest: *const handoff_manifest,
+        index: usize,
+    ) -> *const c_char;
 }
 
 // ----------------------------------------------------------- Applications
@@ -291,7 +364,11 @@ opaque!(
 pub struct handoff_application_delegate {
     pub size: usize,
     pub will_continue: Option<
-        unsafe extern "C" fn(app: *mut handoff_application, activity_type: *const c_char, user_data: *mut c_void) -> c_int,
+        unsafe extern "C" fn(
+            app: *mut handoff_application,
+            activity_type: *const c_char,
+            user_data: *mut c_void,
+        ) -> c_int,
     >,
     pub continue_activity: Option<
         unsafe extern "C" fn(
@@ -311,7 +388,11 @@ pub struct handoff_application_delegate {
         ),
     >,
     pub did_update: Option<
-        unsafe extern "C" fn(app: *mut handoff_application, activity: *mut handoff_activity, user_data: *mut c_void),
+        unsafe extern "C" fn(
+            app: *mut handoff_application,
+            activity: *mut handoff_activity,
+            user_data: *mut c_void,
+        ),
     >,
     pub activity_available: Option<
         unsafe extern "C" fn(
@@ -344,17 +425,18 @@ pub struct handoff_application_delegate {
     >,
 }
 
-pub const HANDOFF_APPLICATION_DELEGATE_INIT: handoff_application_delegate = handoff_application_delegate {
-    size: size_of::<handoff_application_delegate>(),
-    will_continue: None,
-    continue_activity: None,
-    did_fail_to_continue: None,
-    did_update: None,
-    activity_available: None,
-    activity_updated: None,
-    activity_withdrawn: None,
-    open_webpage: None,
-};
+pub const HANDOFF_APPLICATION_DELEGATE_INIT: handoff_application_delegate =
+    handoff_application_delegate {
+        size: size_of::<handoff_application_delegate>(),
+        will_continue: None,
+        continue_activity: None,
+        did_fail_to_continue: None,
+        did_update: None,
+        activity_available: None,
+        activity_updated: None,
+        activity_withdrawn: None,
+        open_webpage: None,
+    };
 
 extern "C" {
     pub fn handoff_application_new(
@@ -369,24 +451,47 @@ extern "C" {
     pub fn handoff_application_dispatch(app: *mut handoff_application) -> c_int;
     pub fn handoff_application_run(app: *mut handoff_application, timeout_ms: c_int) -> c_int;
     pub fn handoff_application_stop(app: *mut handoff_application) -> c_int;
-    pub fn handoff_application_become_current(app: *mut handoff_application, activity: *mut handoff_activity) -> c_int;
-    pub fn handoff_application_resign_current(app: *mut handoff_application, activity: *mut handoff_activity) -> c_int;
-    pub fn handoff_application_copy_current_activity(app: *const handoff_application) -> *mut handoff_activity;
-    pub fn handoff_application_continue(app: *mut handoff_application, activity_id: *const c_char) -> c_int;
+    pub fn handoff_application_become_current(
+        app: *mut handoff_application,
+        activity: *mut handoff_activity,
+    ) -> c_int;
+    pub fn handoff_application_resign_current(
+        app: *mut handoff_application,
+        activity: *mut handoff_activity,
+    ) -> c_int;
+    pub fn handoff_application_copy_current_activity(
+        app: *const handoff_application,
+    ) -> *mut handoff_activity;
+    pub fn handoff_application_continue(
+        app: *mut handoff_application,
+        activity_id: *const c_char,
+    ) -> c_int;
 }
 
 // ------------------------------------------------------ Remote activities
 
 extern "C" {
     pub fn handoff_remote_activity_get_id(remote: *const handoff_remote_activity) -> *const c_char;
-    pub fn handoff_remote_activity_get_type(remote: *const handoff_remote_activity) -> *const c_char;
-    pub fn handoff_remote_activity_get_title(remote: *const handoff_remote_activity) -> *const c_char;
-    pub fn handoff_remote_activity_get_webpage_url(remote: *const handoff_remote_activity) -> *const c_char;
-    pub fn handoff_remote_activity_get_device_name(remote: *const handoff_remote_activity) -> *const c_char;
-    pub fn handoff_remote_activity_get_device_id(remote: *const handoff_remote_activity) -> *const c_char;
+    pub fn handoff_remote_activity_get_type(
+        remote: *const handoff_remote_activity,
+    ) -> *const c_char;
+    pub fn handoff_remote_activity_get_title(
+        remote: *const handoff_remote_activity,
+    ) -> *const c_char;
+    pub fn handoff_remote_activity_get_webpage_url(
+        remote: *const handoff_remote_activity,
+    ) -> *const c_char;
+    pub fn handoff_remote_activity_get_device_name(
+        remote: *const handoff_remote_activity,
+    ) -> *const c_char;
+    pub fn handoff_remote_activity_get_device_id(
+        remote: *const handoff_remote_activity,
+    ) -> *const c_char;
     pub fn handoff_remote_activity_get_age(remote: *const handoff_remote_activity) -> f64;
     pub fn handoff_remote_activity_is_web_only(remote: *const handoff_remote_activity) -> c_int;
-    pub fn handoff_remote_activity_supports_continuation_streams(remote: *const handoff_remote_activity) -> c_int;
+    pub fn handoff_remote_activity_supports_continuation_streams(
+        remote: *const handoff_remote_activity,
+    ) -> c_int;
 }
 
 // ----------------------------------------- Accounts and continuity
@@ -398,7 +503,8 @@ extern "C" {
     pub fn handoff_account_from_pairing_code(code: *const c_char) -> *mut handoff_account;
     pub fn handoff_account_from_key(key: *const c_void, length: usize) -> *mut handoff_account;
     pub fn handoff_account_load(directory: *const c_char) -> *mut handoff_account;
-    pub fn handoff_account_save(account: *const handoff_account, directory: *const c_char) -> c_int;
+    pub fn handoff_account_save(account: *const handoff_account, directory: *const c_char)
+        -> c_int;
     pub fn handoff_account_copy_pairing_code(account: *const handoff_account) -> *mut c_char;
     pub fn handoff_account_get_id(account: *const handoff_account) -> *const c_char;
     pub fn handoff_account_free(account: *mut handoff_account);
@@ -426,21 +532,22 @@ pub struct handoff_continuity_options {
     pub connection_reuse_ms: c_int,
 }
 
-pub const HANDOFF_CONTINUITY_OPTIONS_INIT: handoff_continuity_options = handoff_continuity_options {
-    size: size_of::<handoff_continuity_options>(),
-    account: ptr::null(),
-    device_id: ptr::null(),
-    device_name: ptr::null(),
-    role: HANDOFF_DEVICE_ROLE_FULL,
-    beacon_port: 0,
-    disable_multicast: 0,
-    peers: ptr::null(),
-    peer_count: 0,
-    channel_address: ptr::null(),
-    fetch_timeout_ms: 0,
-    connect_timeout_ms: 0,
-    connection_reuse_ms: 0,
-};
+pub const HANDOFF_CONTINUITY_OPTIONS_INIT: handoff_continuity_options =
+    handoff_continuity_options {
+        size: size_of::<handoff_continuity_options>(),
+        account: ptr::null(),
+        device_id: ptr::null(),
+        device_name: ptr::null(),
+        role: HANDOFF_DEVICE_ROLE_FULL,
+        beacon_port: 0,
+        disable_multicast: 0,
+        peers: ptr::null(),
+        peer_count: 0,
+        channel_address: ptr::null(),
+        fetch_timeout_ms: 0,
+        connect_timeout_ms: 0,
+        connection_reuse_ms: 0,
+    };
 
 extern "C" {
     pub fn handoff_application_start_continuity(
@@ -456,18 +563,27 @@ extern "C" {
 pub struct handoff_responder_callbacks {
     pub size: usize,
     pub update_user_activity_state: Option<
-        unsafe extern "C" fn(responder: *mut handoff_responder, activity: *mut handoff_activity, user_data: *mut c_void),
+        unsafe extern "C" fn(
+            responder: *mut handoff_responder,
+            activity: *mut handoff_activity,
+            user_data: *mut c_void,
+        ),
     >,
     pub restore_user_activity_state: Option<
-        unsafe extern "C" fn(responder: *mut handoff_responder, activity: *mut handoff_activity, user_data: *mut c_void),
+        unsafe extern "C" fn(
+            responder: *mut handoff_responder,
+            activity: *mut handoff_activity,
+            user_data: *mut c_void,
+        ),
     >,
 }
 
-pub const HANDOFF_RESPONDER_CALLBACKS_INIT: handoff_responder_callbacks = handoff_responder_callbacks {
-    size: size_of::<handoff_responder_callbacks>(),
-    update_user_activity_state: None,
-    restore_user_activity_state: None,
-};
+pub const HANDOFF_RESPONDER_CALLBACKS_INIT: handoff_responder_callbacks =
+    handoff_responder_callbacks {
+        size: size_of::<handoff_responder_callbacks>(),
+        update_user_activity_state: None,
+        restore_user_activity_state: None,
+    };
 
 extern "C" {
     pub fn handoff_responder_new(
@@ -481,7 +597,9 @@ extern "C" {
         responder: *mut handoff_responder,
         activity: *mut handoff_activity,
     ) -> c_int;
-    pub fn handoff_responder_copy_user_activity(responder: *const handoff_responder) -> *mut handoff_activity;
+    pub fn handoff_responder_copy_user_activity(
+        responder: *const handoff_responder,
+    ) -> *mut handoff_activity;
     pub fn handoff_restoration_handler_restore(
         handler: *mut handoff_restoration_handler,
         responders: *const *mut handoff_responder,

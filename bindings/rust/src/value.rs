@@ -91,7 +91,9 @@ pub struct Date {
 impl Date {
     /// The date `seconds` after the Unix epoch (before it when negative).
     pub fn from_unix_seconds(seconds: f64) -> Date {
-        Date { unix_seconds: seconds }
+        Date {
+            unix_seconds: seconds,
+        }
     }
 
     /// Seconds since the Unix epoch.
@@ -219,7 +221,8 @@ impl Value {
     /// input is safe to pass.
     pub fn decode(bytes: &[u8]) -> Result<Value> {
         // SAFETY: `bytes` is valid for its length (never NULL, even empty).
-        let raw = unsafe { sys::handoff_value_decode(bytes.as_ptr().cast::<c_void>(), bytes.len()) };
+        let raw =
+            unsafe { sys::handoff_value_decode(bytes.as_ptr().cast::<c_void>(), bytes.len()) };
         let raw = RawValue::from_owned(raw)?;
         raw.to_value()
     }
@@ -353,7 +356,9 @@ fn build(value: &Value, depth: usize) -> Result<RawValue> {
             let s = c_string(s, "a string value")?;
             unsafe { sys::handoff_value_new_string(s.as_ptr()) }
         }
-        Value::Data(d) => unsafe { sys::handoff_value_new_data(d.as_ptr().cast::<c_void>(), d.len()) },
+        Value::Data(d) => unsafe {
+            sys::handoff_value_new_data(d.as_ptr().cast::<c_void>(), d.len())
+        },
         Value::Date(d) => unsafe { sys::handoff_value_new_date(d.unix_seconds()) },
         Value::Url(u) => {
             let u = c_string(u, "a URL value")?;
@@ -386,7 +391,9 @@ fn build_dictionary(entries: &UserInfo, depth: usize) -> Result<RawValue> {
     for (key, item) in entries {
         let c_key = c_string(key, "a dictionary key")?;
         let item = build(item, depth + 1)?;
-        check(unsafe { sys::handoff_value_dictionary_set(dictionary.0.as_ptr(), c_key.as_ptr(), item.as_ptr()) })?;
+        check(unsafe {
+            sys::handoff_value_dictionary_set(dictionary.0.as_ptr(), c_key.as_ptr(), item.as_ptr())
+        })?;
     }
     Ok(dictionary)
 }
@@ -454,7 +461,8 @@ unsafe fn read(p: *const sys::handoff_value, depth: usize) -> Result<Value> {
         sys::HANDOFF_VALUE_DICTIONARY => {
             let mut entries = UserInfo::new();
             for i in 0..sys::handoff_value_count(p) {
-                let key = crate::strings::owned(sys::handoff_value_dictionary_key_at(p, i)).ok_or_else(Error::last)?;
+                let key = crate::strings::owned(sys::handoff_value_dictionary_key_at(p, i))
+                    .ok_or_else(Error::last)?;
                 let item = read_child(sys::handoff_value_dictionary_value_at(p, i), depth)?;
                 entries.insert(key, item);
             }

@@ -13,9 +13,9 @@ use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use handoff::{
-    Account, Activity, ActivityDelegate, ActivityRef, Application, ApplicationDelegate, ApplicationRef,
-    CallbackPanic, ContinuityOptions, Error, ErrorCode, Manifest, RemoteActivity, Responder, RestorationHandler,
-    RunOutcome, Stopper, UserActivityResponder, UserInfo, Value,
+    Account, Activity, ActivityDelegate, ActivityRef, Application, ApplicationDelegate,
+    ApplicationRef, CallbackPanic, ContinuityOptions, Error, ErrorCode, Manifest, RemoteActivity,
+    Responder, RestorationHandler, RunOutcome, Stopper, UserActivityResponder, UserInfo, Value,
 };
 
 const TYPE: &str = "com.example.loopback.edit";
@@ -23,7 +23,10 @@ const TYPE: &str = "com.example.loopback.edit";
 const PATIENCE: Duration = Duration::from_secs(20);
 
 fn manifest() -> Manifest {
-    Manifest::new("com.example.loopback", "LOOPTEAM").unwrap().declaring(TYPE).unwrap()
+    Manifest::new("com.example.loopback", "LOOPTEAM")
+        .unwrap()
+        .declaring(TYPE)
+        .unwrap()
 }
 
 /// Each test its own account, so concurrent tests never see each other.
@@ -33,7 +36,11 @@ fn account_key(test: u8) -> [u8; 32] {
 
 /// A UDP port free right now (the kernel's choice).
 fn free_port() -> u16 {
-    UdpSocket::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 fn options<'a>(account: &'a Account, port: u16, peer: u16, name: &str) -> ContinuityOptions<'a> {
@@ -72,7 +79,9 @@ struct Announcer {
 
 impl ActivityDelegate for Announcer {
     fn was_continued(&mut self, activity: &ActivityRef) {
-        let _ = self.events.send(SenderEvent::WasContinued(activity.id().to_owned()));
+        let _ = self
+            .events
+            .send(SenderEvent::WasContinued(activity.id().to_owned()));
         self.stopper.stop();
     }
 }
@@ -86,26 +95,46 @@ struct SenderThread {
 }
 
 impl SenderThread {
-    fn start(key: [u8; 32], port: u16, peer: u16, title: &'static str, info: UserInfo) -> SenderThread {
+    fn start(
+        key: [u8; 32],
+        port: u16,
+        peer: u16,
+        title: &'static str,
+        info: UserInfo,
+    ) -> SenderThread {
         let (events_tx, events) = mpsc::channel();
         let (stopper_tx, stopper_rx) = mpsc::channel();
         let thread = thread::spawn(move || {
             let app = Application::new(&manifest(), ()).unwrap();
             stopper_tx.send(app.stopper()).unwrap();
             let account = Account::from_key(&key).unwrap();
-            app.start_continuity(&options(&account, port, peer, "Loopback sender")).unwrap();
+            app.start_continuity(&options(&account, port, peer, "Loopback sender"))
+                .unwrap();
             let editor = Responder::new(&app, Editor { info }).unwrap();
             let activity = Activity::new(TYPE).unwrap();
             activity.set_title(Some(title)).unwrap();
-            activity.set_delegate(Announcer { events: events_tx.clone(), stopper: app.stopper() }).unwrap();
+            activity
+                .set_delegate(Announcer {
+                    events: events_tx.clone(),
+                    stopper: app.stopper(),
+                })
+                .unwrap();
             editor.set_user_activity(Some(&activity)).unwrap();
             activity.set_needs_save(true).unwrap();
             app.become_current(&activity).unwrap();
-            events_tx.send(SenderEvent::Offering(activity.id().to_owned())).unwrap();
+            events_tx
+                .send(SenderEvent::Offering(activity.id().to_owned()))
+                .unwrap();
             app.run(Some(PATIENCE)).unwrap();
         });
-        let stopper = stopper_rx.recv_timeout(PATIENCE).expect("the sender starts");
-        SenderThread { stopper, events, thread: Some(thread) }
+        let stopper = stopper_rx
+            .recv_timeout(PATIENCE)
+            .expect("the sender starts");
+        SenderThread {
+            stopper,
+            events,
+            thread: Some(thread),
+        }
     }
 
     fn next_event(&self) -> SenderEvent {
@@ -155,7 +184,11 @@ impl ApplicationDelegate for Receiving {
     fn activity_available(&mut self, app: &ApplicationRef, remote: &RemoteActivity) {
         let info = remote.info();
         assert!(!info.web_only);
-        self.log.push(format!("available {} {}", info.title.as_deref().unwrap_or(""), info.device_name));
+        self.log.push(format!(
+            "available {} {}",
+            info.title.as_deref().unwrap_or(""),
+            info.device_name
+        ));
         app.continue_activity(remote.id()).unwrap();
     }
 
@@ -167,8 +200,14 @@ impl ApplicationDelegate for Receiving {
         true
     }
 
-    fn continue_user_activity(&mut self, app: &ApplicationRef, activity: &ActivityRef, handler: RestorationHandler) -> bool {
-        self.log.push(format!("continue {}", activity.title().unwrap_or_default()));
+    fn continue_user_activity(
+        &mut self,
+        app: &ApplicationRef,
+        activity: &ActivityRef,
+        handler: RestorationHandler,
+    ) -> bool {
+        self.log
+            .push(format!("continue {}", activity.title().unwrap_or_default()));
         app.stop().unwrap();
         if self.panic_in == Some("continue_user_activity") {
             panic!("continue exploded");
@@ -183,7 +222,8 @@ impl ApplicationDelegate for Receiving {
     }
 
     fn did_fail_to_continue(&mut self, app: &ApplicationRef, activity_type: &str, error: Error) {
-        self.log.push(format!("failed {activity_type} {}", error.raw_code()));
+        self.log
+            .push(format!("failed {activity_type} {}", error.raw_code()));
         self.failure = Some(error);
         app.stop().unwrap();
     }
@@ -196,12 +236,17 @@ fn receive(key: [u8; 32], port: u16, peer: u16, delegate: Receiving) -> Applicat
     let view = Rc::new(Responder::new(&app, DocumentView::default()).unwrap());
     app.delegate_mut().view = Some(view);
     let account = Account::from_key(&key).unwrap();
-    app.start_continuity(&options(&account, port, peer, "Loopback receiver")).unwrap();
+    app.start_continuity(&options(&account, port, peer, "Loopback receiver"))
+        .unwrap();
     app
 }
 
 fn run_until_stopped<D: ApplicationDelegate>(app: &Application<D>) {
-    assert_eq!(app.run(Some(PATIENCE)).unwrap(), RunOutcome::Stopped, "nothing happened within {PATIENCE:?}");
+    assert_eq!(
+        app.run(Some(PATIENCE)).unwrap(),
+        RunOutcome::Stopped,
+        "nothing happened within {PATIENCE:?}"
+    );
 }
 
 fn doc_info(cursor: i64) -> UserInfo {
@@ -214,7 +259,13 @@ fn doc_info(cursor: i64) -> UserInfo {
 static PANICS: Mutex<Vec<CallbackPanic>> = Mutex::new(Vec::new());
 
 fn panics_on_this_thread() -> Vec<CallbackPanic> {
-    PANICS.lock().unwrap().iter().filter(|p| p.thread == thread::current().id()).cloned().collect()
+    PANICS
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|p| p.thread == thread::current().id())
+        .cloned()
+        .collect()
 }
 
 // ------------------------------------------------------------------ tests
@@ -224,31 +275,55 @@ fn a_handoff_between_two_applications_restores_the_state() {
     let (key, rport, sport) = (account_key(1), free_port(), free_port());
     let app = receive(key, rport, sport, Receiving::default());
     let sender = SenderThread::start(key, sport, rport, "Chapter 3", doc_info(42));
-    let SenderEvent::Offering(id) = sender.next_event() else { panic!("no offer") };
+    let SenderEvent::Offering(id) = sender.next_event() else {
+        panic!("no offer")
+    };
 
     run_until_stopped(&app);
     let delegate = app.delegate();
     assert_eq!(
         delegate.log,
-        ["available Chapter 3 Loopback sender", &format!("will_continue {TYPE}"), "continue Chapter 3"]
+        [
+            "available Chapter 3 Loopback sender",
+            &format!("will_continue {TYPE}"),
+            "continue Chapter 3"
+        ]
     );
     let view = delegate.view.as_ref().unwrap().state();
     assert_eq!(view.restored.as_ref(), Some(&doc_info(42)));
-    assert_eq!(view.activity_id.as_deref(), Some(id.as_str()), "the sender's activity id travels");
+    assert_eq!(
+        view.activity_id.as_deref(),
+        Some(id.as_str()),
+        "the sender's activity id travels"
+    );
     assert_eq!(sender.next_event(), SenderEvent::WasContinued(id));
 }
 
 #[test]
 fn a_kept_restoration_handler_restores_later_outside_dispatch() {
     let (key, rport, sport) = (account_key(2), free_port(), free_port());
-    let app = receive(key, rport, sport, Receiving { keep_handler: true, ..Receiving::default() });
+    let app = receive(
+        key,
+        rport,
+        sport,
+        Receiving {
+            keep_handler: true,
+            ..Receiving::default()
+        },
+    );
     let sender = SenderThread::start(key, sport, rport, "Kept", doc_info(7));
     run_until_stopped(&app);
     let (handler, view) = {
         let mut d = app.delegate_mut();
-        (d.kept.take().expect("the handler was kept"), d.view.clone().unwrap())
+        (
+            d.kept.take().expect("the handler was kept"),
+            d.view.clone().unwrap(),
+        )
     };
-    assert!(view.state().restored.is_none(), "nothing restored before the handler is used");
+    assert!(
+        view.state().restored.is_none(),
+        "nothing restored before the handler is used"
+    );
     handler.restore(&[&*view]).unwrap();
     assert_eq!(view.state().restored.as_ref(), Some(&doc_info(7)));
     assert!(matches!(sender.next_event(), SenderEvent::Offering(_)));
@@ -259,7 +334,15 @@ fn a_kept_restoration_handler_restores_later_outside_dispatch() {
 fn a_panic_in_will_continue_is_reported_and_the_handoff_goes_on() {
     handoff::set_callback_panic_hook(|p| PANICS.lock().unwrap().push(p.clone()));
     let (key, rport, sport) = (account_key(3), free_port(), free_port());
-    let app = receive(key, rport, sport, Receiving { panic_in: Some("will_continue"), ..Receiving::default() });
+    let app = receive(
+        key,
+        rport,
+        sport,
+        Receiving {
+            panic_in: Some("will_continue"),
+            ..Receiving::default()
+        },
+    );
     let _sender = SenderThread::start(key, sport, rport, "Panicky", doc_info(1));
     run_until_stopped(&app);
     let panics = panics_on_this_thread();
@@ -268,21 +351,42 @@ fn a_panic_in_will_continue_is_reported_and_the_handoff_goes_on() {
     assert_eq!(panics[0].outcome, "returned false");
     let d = app.delegate();
     assert_eq!(d.log.last().map(String::as_str), Some("continue Panicky"));
-    assert_eq!(d.view.as_ref().unwrap().state().restored.as_ref(), Some(&doc_info(1)));
+    assert_eq!(
+        d.view.as_ref().unwrap().state().restored.as_ref(),
+        Some(&doc_info(1))
+    );
 }
 
 #[test]
 fn a_panic_in_continue_releases_the_handler_and_is_reported() {
     handoff::set_callback_panic_hook(|p| PANICS.lock().unwrap().push(p.clone()));
     let (key, rport, sport) = (account_key(4), free_port(), free_port());
-    let app = receive(key, rport, sport, Receiving { panic_in: Some("continue_user_activity"), ..Receiving::default() });
+    let app = receive(
+        key,
+        rport,
+        sport,
+        Receiving {
+            panic_in: Some("continue_user_activity"),
+            ..Receiving::default()
+        },
+    );
     let _sender = SenderThread::start(key, sport, rport, "Dropped", doc_info(1));
     run_until_stopped(&app);
     let panics = panics_on_this_thread();
     assert_eq!(panics.len(), 1, "{panics:?}");
-    assert_eq!(panics[0].callback, "ApplicationDelegate::continue_user_activity");
+    assert_eq!(
+        panics[0].callback,
+        "ApplicationDelegate::continue_user_activity"
+    );
     assert_eq!(panics[0].message, "continue exploded");
-    assert!(app.delegate().view.as_ref().unwrap().state().restored.is_none());
+    assert!(app
+        .delegate()
+        .view
+        .as_ref()
+        .unwrap()
+        .state()
+        .restored
+        .is_none());
     // The application still works: the queue is drained.
     app.dispatch().unwrap();
 }
@@ -292,7 +396,10 @@ fn a_user_info_over_budget_fails_with_apples_code() {
     let (key, rport, sport) = (account_key(5), free_port(), free_port());
     let app = receive(key, rport, sport, Receiving::default());
     let mut big = doc_info(0);
-    big.insert("blob".into(), Value::Data(vec![1; handoff::USER_INFO_BUDGET + 100]));
+    big.insert(
+        "blob".into(),
+        Value::Data(vec![1; handoff::USER_INFO_BUDGET + 100]),
+    );
     let _sender = SenderThread::start(key, sport, rport, "Too big", big);
     run_until_stopped(&app);
     let d = app.delegate();
@@ -300,7 +407,10 @@ fn a_user_info_over_budget_fails_with_apples_code() {
     assert_eq!(failure.code(), ErrorCode::UserInfoTooLarge, "{failure}");
     assert!(failure.is_user_activity_error());
     assert!(!failure.message().is_empty());
-    assert_eq!(d.log.last().map(String::as_str), Some(format!("failed {TYPE} 4611").as_str()));
+    assert_eq!(
+        d.log.last().map(String::as_str),
+        Some(format!("failed {TYPE} 4611").as_str())
+    );
 }
 
 #[test]
@@ -318,11 +428,17 @@ fn remote_activity_details_reach_the_delegate() {
     let seen = Rc::new(RefCell::new(None));
     let app = Application::new(&manifest(), Watching { seen: seen.clone() }).unwrap();
     let account = Account::from_key(&key).unwrap();
-    app.start_continuity(&options(&account, rport, sport, "Watcher")).unwrap();
+    app.start_continuity(&options(&account, rport, sport, "Watcher"))
+        .unwrap();
     let sender = SenderThread::start(key, sport, rport, "Visible", doc_info(3));
-    let SenderEvent::Offering(id) = sender.next_event() else { panic!("no offer") };
+    let SenderEvent::Offering(id) = sender.next_event() else {
+        panic!("no offer")
+    };
     run_until_stopped(&app);
-    let info = seen.borrow().clone().expect("activity_available was called");
+    let info = seen
+        .borrow()
+        .clone()
+        .expect("activity_available was called");
     assert_eq!(info.id, id);
     assert_eq!(info.activity_type, TYPE);
     assert_eq!(info.title.as_deref(), Some("Visible"));

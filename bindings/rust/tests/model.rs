@@ -10,13 +10,17 @@ use std::sync::Arc;
 use std::thread;
 
 use handoff::{
-    Account, Activity, ActivityDelegate, ActivityFlag, ActivityRef, Date, ErrorCode, Manifest, UserInfo, Value,
+    Account, Activity, ActivityDelegate, ActivityFlag, ActivityRef, Date, ErrorCode, Manifest,
+    UserInfo, Value,
 };
 
 const TYPE: &str = "com.example.model.edit";
 
 fn info(entries: &[(&str, Value)]) -> UserInfo {
-    entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+    entries
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect()
 }
 
 // ------------------------------------------------------------- activity
@@ -54,12 +58,16 @@ fn a_type_that_is_not_reverse_dns_is_refused_with_the_librarys_message() {
 fn string_properties_set_read_and_clear() {
     let a = Activity::new(TYPE).unwrap();
     a.set_title(Some("Notes — draft")).unwrap();
-    a.set_webpage_url(Some("https://example.com/notes/1")).unwrap();
+    a.set_webpage_url(Some("https://example.com/notes/1"))
+        .unwrap();
     a.set_referrer_url(Some("http://example.com/")).unwrap();
     a.set_target_content_identifier(Some("note-1")).unwrap();
     a.set_persistent_identifier(Some("p-1")).unwrap();
     assert_eq!(a.title().as_deref(), Some("Notes — draft"));
-    assert_eq!(a.webpage_url().as_deref(), Some("https://example.com/notes/1"));
+    assert_eq!(
+        a.webpage_url().as_deref(),
+        Some("https://example.com/notes/1")
+    );
     assert_eq!(a.referrer_url().as_deref(), Some("http://example.com/"));
     assert_eq!(a.target_content_identifier().as_deref(), Some("note-1"));
     assert_eq!(a.persistent_identifier().as_deref(), Some("p-1"));
@@ -81,20 +89,31 @@ fn a_web_page_url_must_be_http_and_a_refusal_changes_nothing() {
 #[test]
 fn expiration_date_flags_keywords_and_required_keys() {
     let a = Activity::new(TYPE).unwrap();
-    a.set_expiration_date(Some(Date::from_unix_seconds(4_000_000_000.5))).unwrap();
-    assert_eq!(a.expiration_date(), Some(Date::from_unix_seconds(4_000_000_000.5)));
-    assert_eq!(a.set_expiration_date(Some(Date::from_unix_seconds(f64::NAN))).unwrap_err().code(), ErrorCode::InvalidValue);
+    a.set_expiration_date(Some(Date::from_unix_seconds(4_000_000_000.5)))
+        .unwrap();
+    assert_eq!(
+        a.expiration_date(),
+        Some(Date::from_unix_seconds(4_000_000_000.5))
+    );
+    assert_eq!(
+        a.set_expiration_date(Some(Date::from_unix_seconds(f64::NAN)))
+            .unwrap_err()
+            .code(),
+        ErrorCode::InvalidValue
+    );
     a.set_expiration_date(None).unwrap();
     assert_eq!(a.expiration_date(), None);
 
     a.set_eligible_for_handoff(false).unwrap();
-    a.set_flag(ActivityFlag::SupportsContinuationStreams, true).unwrap();
+    a.set_flag(ActivityFlag::SupportsContinuationStreams, true)
+        .unwrap();
     assert!(!a.is_eligible_for_handoff());
     assert!(a.flag(ActivityFlag::SupportsContinuationStreams));
 
     a.set_keywords(&["pear", "apple", "pear"]).unwrap();
     assert_eq!(a.keywords(), ["apple", "pear"]);
-    a.set_required_user_info_keys(&["id".to_owned(), "cursor".to_owned()]).unwrap();
+    a.set_required_user_info_keys(&["id".to_owned(), "cursor".to_owned()])
+        .unwrap();
     assert_eq!(a.required_user_info_keys(), ["cursor", "id"]);
     a.set_keywords::<&str>(&[]).unwrap();
     assert!(a.keywords().is_empty());
@@ -103,9 +122,18 @@ fn expiration_date_flags_keywords_and_required_keys() {
 #[test]
 fn user_info_replaces_and_merges() {
     let a = Activity::new(TYPE).unwrap();
-    a.set_user_info(&info(&[("a", Value::from(1)), ("b", Value::from(2))])).unwrap();
-    a.add_user_info_entries(&info(&[("b", Value::from("two")), ("c", Value::Null)])).unwrap();
-    assert_eq!(a.user_info().unwrap(), info(&[("a", Value::from(1)), ("b", Value::from("two")), ("c", Value::Null)]));
+    a.set_user_info(&info(&[("a", Value::from(1)), ("b", Value::from(2))]))
+        .unwrap();
+    a.add_user_info_entries(&info(&[("b", Value::from("two")), ("c", Value::Null)]))
+        .unwrap();
+    assert_eq!(
+        a.user_info().unwrap(),
+        info(&[
+            ("a", Value::from(1)),
+            ("b", Value::from("two")),
+            ("c", Value::Null)
+        ])
+    );
     assert!(a.user_info_size() > 0);
     a.set_user_info(&UserInfo::new()).unwrap();
     assert!(a.user_info().unwrap().is_empty());
@@ -114,8 +142,11 @@ fn user_info_replaces_and_merges() {
 #[test]
 fn a_refused_user_info_changes_nothing() {
     let a = Activity::new(TYPE).unwrap();
-    a.set_user_info(&info(&[("kept", Value::from(true))])).unwrap();
-    let e = a.set_user_info(&info(&[("$class", Value::Null)])).unwrap_err();
+    a.set_user_info(&info(&[("kept", Value::from(true))]))
+        .unwrap();
+    let e = a
+        .set_user_info(&info(&[("$class", Value::Null)]))
+        .unwrap_err();
     assert_eq!(e.code(), ErrorCode::InvalidValue);
     assert_eq!(a.user_info().unwrap(), info(&[("kept", Value::from(true))]));
 }
@@ -123,7 +154,11 @@ fn a_refused_user_info_changes_nothing() {
 #[test]
 fn encoding_enforces_the_budget_with_apples_code() {
     let a = Activity::new(TYPE).unwrap();
-    a.set_user_info(&info(&[("blob", Value::Data(vec![7; handoff::USER_INFO_BUDGET + 1]))])).unwrap();
+    a.set_user_info(&info(&[(
+        "blob",
+        Value::Data(vec![7; handoff::USER_INFO_BUDGET + 1]),
+    )]))
+    .unwrap();
     assert!(a.user_info_size() > handoff::USER_INFO_BUDGET);
     let e = a.encode().unwrap_err();
     assert_eq!(e.code(), ErrorCode::UserInfoTooLarge);
@@ -135,7 +170,10 @@ fn encoding_enforces_the_budget_with_apples_code() {
 fn encoding_requires_the_required_keys() {
     let a = Activity::new(TYPE).unwrap();
     a.set_required_user_info_keys(&["id"]).unwrap();
-    assert_eq!(a.encode().unwrap_err().code(), ErrorCode::MissingRequiredKey);
+    assert_eq!(
+        a.encode().unwrap_err().code(),
+        ErrorCode::MissingRequiredKey
+    );
     a.set_user_info(&info(&[("id", Value::from("x"))])).unwrap();
     assert!(a.encode().is_ok());
 }
@@ -145,7 +183,11 @@ fn an_encoded_activity_decodes_with_its_id_and_state() {
     let a = Activity::new(TYPE).unwrap();
     a.set_title(Some("Round trip")).unwrap();
     a.set_webpage_url(Some("https://example.com/x")).unwrap();
-    a.set_user_info(&info(&[("cursor", Value::from(42)), ("doc", Value::from("D-1"))])).unwrap();
+    a.set_user_info(&info(&[
+        ("cursor", Value::from(42)),
+        ("doc", Value::from("D-1")),
+    ]))
+    .unwrap();
     let b = Activity::decode(&a.encode().unwrap()).unwrap();
     assert_ne!(a, b, "a decoded activity is another object");
     assert_eq!(b.id(), a.id());
@@ -163,11 +205,18 @@ fn hostile_payloads_are_malformed() {
         a.encode().unwrap()
     };
     for n in 0..good.len() {
-        assert_eq!(Activity::decode(&good[..n]).unwrap_err().code(), ErrorCode::MalformedData, "prefix {n}");
+        assert_eq!(
+            Activity::decode(&good[..n]).unwrap_err().code(),
+            ErrorCode::MalformedData,
+            "prefix {n}"
+        );
     }
     // A valid plist that is not an activity payload.
     let not_activity = Value::from("hello").encode().unwrap();
-    assert_eq!(Activity::decode(&not_activity).unwrap_err().code(), ErrorCode::MalformedData);
+    assert_eq!(
+        Activity::decode(&not_activity).unwrap_err().code(),
+        ErrorCode::MalformedData
+    );
 }
 
 #[test]
@@ -206,7 +255,12 @@ fn activities_are_shared_between_threads() {
                     assert!(read.starts_with("title "), "{read:?}");
                     a.set_keywords(&[t.as_str(), "common"]).unwrap();
                     let keywords = a.keywords();
-                    assert!(keywords.len() <= 2 && keywords.iter().all(|k| k == "common" || k.starts_with("title ")));
+                    assert!(
+                        keywords.len() <= 2
+                            && keywords
+                                .iter()
+                                .all(|k| k == "common" || k.starts_with("title "))
+                    );
                 }
             });
         }
@@ -237,7 +291,13 @@ impl ActivityDelegate for Counting {
 
 fn counting() -> (Counting, Arc<AtomicBool>) {
     let dropped = Arc::new(AtomicBool::new(false));
-    (Counting { _flag: DropFlag(dropped.clone()), calls: Arc::default() }, dropped)
+    (
+        Counting {
+            _flag: DropFlag(dropped.clone()),
+            calls: Arc::default(),
+        },
+        dropped,
+    )
 }
 
 #[test]
@@ -247,9 +307,15 @@ fn a_delegate_lives_as_long_as_the_activity() {
     a.set_delegate(delegate).unwrap();
     let other_reference = a.clone();
     drop(a);
-    assert!(!dropped.load(Ordering::SeqCst), "dropped while a reference remains");
+    assert!(
+        !dropped.load(Ordering::SeqCst),
+        "dropped while a reference remains"
+    );
     drop(other_reference);
-    assert!(dropped.load(Ordering::SeqCst), "not dropped with the last reference");
+    assert!(
+        dropped.load(Ordering::SeqCst),
+        "not dropped with the last reference"
+    );
 }
 
 #[test]
@@ -269,22 +335,46 @@ fn replacing_or_clearing_a_delegate_drops_the_old_one() {
 
 #[test]
 fn a_manifest_declares_types_in_order() {
-    let mut m = Manifest::new("com.example.model", "TEAM42").unwrap().declaring("com.example.model.b").unwrap();
+    let mut m = Manifest::new("com.example.model", "TEAM42")
+        .unwrap()
+        .declaring("com.example.model.b")
+        .unwrap();
     m.declare_activity_type("com.example.model.a").unwrap();
     m.declare_activity_type("com.example.model.b").unwrap();
     assert_eq!(m.bundle_identifier(), "com.example.model");
     assert_eq!(m.team_identifier(), "TEAM42");
-    assert_eq!(m.activity_types(), ["com.example.model.b", "com.example.model.a"]);
+    assert_eq!(
+        m.activity_types(),
+        ["com.example.model.b", "com.example.model.a"]
+    );
     assert!(m.declares("com.example.model.a"));
     assert!(!m.declares("com.example.model.c"));
-    assert_eq!(m.declare_activity_type("not reverse dns").unwrap_err().code(), ErrorCode::InvalidValue);
+    assert_eq!(
+        m.declare_activity_type("not reverse dns")
+            .unwrap_err()
+            .code(),
+        ErrorCode::InvalidValue
+    );
 }
 
 #[test]
 fn bad_identifiers_are_refused() {
-    assert_eq!(Manifest::new("nodots", "TEAM").unwrap_err().code(), ErrorCode::InvalidValue);
-    assert_eq!(Manifest::new("com.example.x", "team with space").unwrap_err().code(), ErrorCode::InvalidValue);
-    assert_eq!(Manifest::new("com.example.x", &"T".repeat(33)).unwrap_err().code(), ErrorCode::InvalidValue);
+    assert_eq!(
+        Manifest::new("nodots", "TEAM").unwrap_err().code(),
+        ErrorCode::InvalidValue
+    );
+    assert_eq!(
+        Manifest::new("com.example.x", "team with space")
+            .unwrap_err()
+            .code(),
+        ErrorCode::InvalidValue
+    );
+    assert_eq!(
+        Manifest::new("com.example.x", &"T".repeat(33))
+            .unwrap_err()
+            .code(),
+        ErrorCode::InvalidValue
+    );
 }
 
 const INFO_PLIST: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
@@ -304,14 +394,28 @@ fn a_manifest_loads_from_an_info_plist() {
     let m = Manifest::load_data(INFO_PLIST.as_bytes()).unwrap();
     assert_eq!(m.bundle_identifier(), "com.example.plist");
     assert_eq!(m.team_identifier(), "PLISTTEAM");
-    assert_eq!(m.activity_types(), ["com.example.plist.view", "com.example.plist.edit"]);
+    assert_eq!(
+        m.activity_types(),
+        ["com.example.plist.view", "com.example.plist.edit"]
+    );
 
     let dir = scratch_dir("manifest");
     let path = dir.join("Info.plist");
     fs::write(&path, INFO_PLIST).unwrap();
-    assert_eq!(Manifest::load(&path).unwrap().team_identifier(), "PLISTTEAM");
-    assert_eq!(Manifest::load(dir.join("missing.plist")).unwrap_err().code(), ErrorCode::Io);
-    assert_eq!(Manifest::load_data(b"garbage").unwrap_err().code(), ErrorCode::MalformedData);
+    assert_eq!(
+        Manifest::load(&path).unwrap().team_identifier(),
+        "PLISTTEAM"
+    );
+    assert_eq!(
+        Manifest::load(dir.join("missing.plist"))
+            .unwrap_err()
+            .code(),
+        ErrorCode::Io
+    );
+    assert_eq!(
+        Manifest::load_data(b"garbage").unwrap_err().code(),
+        ErrorCode::MalformedData
+    );
     fs::remove_dir_all(dir).unwrap();
 }
 
@@ -319,7 +423,8 @@ fn a_manifest_loads_from_an_info_plist() {
 
 /// A fresh folder under cargo's scratch space for integration tests.
 fn scratch_dir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("model-{name}-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("model-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     dir
@@ -334,8 +439,16 @@ fn a_pairing_code_carries_the_account() {
     assert_ne!(a.id(), b.id());
     let code = a.pairing_code();
     assert_eq!(Account::from_pairing_code(&code).unwrap().id(), a.id());
-    assert_eq!(Account::from_pairing_code(&code.to_lowercase()).unwrap().id(), a.id());
-    assert!(!format!("{a:?}").contains(&code), "Debug must not show the secret");
+    assert_eq!(
+        Account::from_pairing_code(&code.to_lowercase())
+            .unwrap()
+            .id(),
+        a.id()
+    );
+    assert!(
+        !format!("{a:?}").contains(&code),
+        "Debug must not show the secret"
+    );
 }
 
 #[test]
@@ -355,7 +468,10 @@ fn a_mistyped_pairing_code_is_refused_with_a_reason() {
 #[test]
 fn an_account_from_a_key_is_deterministic() {
     let key: [u8; 32] = std::array::from_fn(|i| i as u8);
-    assert_eq!(Account::from_key(&key).unwrap().id(), Account::from_key(&key).unwrap().id());
+    assert_eq!(
+        Account::from_key(&key).unwrap().id(),
+        Account::from_key(&key).unwrap().id()
+    );
     // docs/PROTOCOL.md §4: the account id of the test key 00..1f.
     assert_eq!(Account::from_key(&key).unwrap().id(), "f95a8593f326c9d2");
 }
@@ -363,19 +479,34 @@ fn an_account_from_a_key_is_deterministic() {
 #[test]
 fn an_account_is_saved_private_and_loaded_back() {
     let dir = scratch_dir("account");
-    assert_eq!(Account::load(Some(&dir)).unwrap_err().code(), ErrorCode::NotFound);
+    assert_eq!(
+        Account::load(Some(&dir)).unwrap_err().code(),
+        ErrorCode::NotFound
+    );
     let a = Account::new().unwrap();
     a.save(Some(&dir)).unwrap();
-    let files: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let files: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     assert_eq!(files.len(), 1, "{files:?}");
-    assert_eq!(fs::metadata(&files[0]).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(
+        fs::metadata(&files[0]).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
     assert_eq!(Account::load(Some(&dir)).unwrap().id(), a.id());
 
     fs::set_permissions(&files[0], fs::Permissions::from_mode(0o644)).unwrap();
-    assert_eq!(Account::load(Some(&dir)).unwrap_err().code(), ErrorCode::Permission);
+    assert_eq!(
+        Account::load(Some(&dir)).unwrap_err().code(),
+        ErrorCode::Permission
+    );
     fs::set_permissions(&files[0], fs::Permissions::from_mode(0o600)).unwrap();
     fs::write(&files[0], b"not an account").unwrap();
-    assert_eq!(Account::load(Some(&dir)).unwrap_err().code(), ErrorCode::MalformedData);
+    assert_eq!(
+        Account::load(Some(&dir)).unwrap_err().code(),
+        ErrorCode::MalformedData
+    );
     fs::remove_dir_all(dir).unwrap();
 }
 
@@ -390,7 +521,9 @@ fn accounts_and_manifests_cross_threads() {
         })
         .map(|t| t.join().unwrap())
         .collect();
-    assert!(ids.iter().all(|i| *i == format!("{} com.example.threads", account.id())));
+    assert!(ids
+        .iter()
+        .all(|i| *i == format!("{} com.example.threads", account.id())));
 }
 
 // ------------------------------------------------------ errors, versions
@@ -424,7 +557,10 @@ fn error_codes_keep_the_librarys_numbers() {
     assert_eq!(ErrorCode::from_raw(4700), Some(ErrorCode::Other(4700)));
     assert!(ErrorCode::Other(4700).is_user_activity_error());
     assert_eq!(ErrorCode::Other(77).description(), "unknown status");
-    assert_eq!(ErrorCode::UserInfoTooLarge.description(), "userInfo too large");
+    assert_eq!(
+        ErrorCode::UserInfoTooLarge.description(),
+        "userInfo too large"
+    );
 }
 
 #[test]
@@ -438,5 +574,8 @@ fn an_error_shows_its_message_and_code() {
 #[test]
 fn the_loaded_library_is_the_headers_version() {
     assert_eq!(handoff::library_version(), handoff::HEADER_VERSION);
-    assert_eq!(handoff::library_version_number(), handoff::sys::HANDOFF_VERSION_NUMBER as u32);
+    assert_eq!(
+        handoff::library_version_number(),
+        handoff::sys::HANDOFF_VERSION_NUMBER as u32
+    );
 }

@@ -13,14 +13,18 @@ use std::thread;
 use std::time::Duration;
 
 use handoff::{
-    Activity, ActivityDelegate, ActivityRef, Application, ApplicationDelegate, ApplicationRef, CallbackPanic,
-    ContinuityOptions, ErrorCode, Manifest, Responder, RunOutcome, UserActivityResponder, UserInfo, Value,
+    Activity, ActivityDelegate, ActivityRef, Application, ApplicationDelegate, ApplicationRef,
+    CallbackPanic, ContinuityOptions, ErrorCode, Manifest, Responder, RunOutcome,
+    UserActivityResponder, UserInfo, Value,
 };
 
 const TYPE: &str = "com.example.runtime.edit";
 
 fn manifest() -> Manifest {
-    Manifest::new("com.example.runtime", "RUNTIMETEAM").unwrap().declaring(TYPE).unwrap()
+    Manifest::new("com.example.runtime", "RUNTIMETEAM")
+        .unwrap()
+        .declaring(TYPE)
+        .unwrap()
 }
 
 // ------------------------------------------------------------ poll(2)
@@ -38,7 +42,11 @@ extern "C" {
 
 /// Whether the descriptor is readable now (poll with no wait).
 fn readable(fd: BorrowedFd<'_>) -> bool {
-    let mut p = PollFd { fd: fd.as_raw_fd(), events: 1 /* POLLIN */, revents: 0 };
+    let mut p = PollFd {
+        fd: fd.as_raw_fd(),
+        events: 1, /* POLLIN */
+        revents: 0,
+    };
     // SAFETY: one valid pollfd.
     let n = unsafe { poll(&mut p, 1, 0) };
     assert!(n >= 0, "poll failed");
@@ -57,7 +65,10 @@ impl UserActivityResponder for Recorder {
     fn update_user_activity_state(&mut self, activity: &ActivityRef) {
         self.log.borrow_mut().push(format!("update:{}", self.name));
         let mut entry = UserInfo::new();
-        entry.insert(self.name.to_owned(), Value::from(self.log.borrow().len() as i64));
+        entry.insert(
+            self.name.to_owned(),
+            Value::from(self.log.borrow().len() as i64),
+        );
         activity.add_user_info_entries(&entry).unwrap();
     }
 
@@ -71,7 +82,10 @@ struct SaveLog(Arc<Mutex<Vec<String>>>);
 
 impl ActivityDelegate for SaveLog {
     fn will_save(&mut self, activity: &ActivityRef) {
-        self.0.lock().unwrap().push(format!("will_save:{}", activity.title().unwrap_or_default()));
+        self.0.lock().unwrap().push(format!(
+            "will_save:{}",
+            activity.title().unwrap_or_default()
+        ));
     }
 }
 
@@ -79,7 +93,14 @@ impl ActivityDelegate for SaveLog {
 fn callbacks_run_only_inside_dispatch() {
     let app = Application::new(&manifest(), ()).unwrap();
     let log = Rc::new(RefCell::new(Vec::new()));
-    let editor = Responder::new(&app, Recorder { name: "editor", log: log.clone() }).unwrap();
+    let editor = Responder::new(
+        &app,
+        Recorder {
+            name: "editor",
+            log: log.clone(),
+        },
+    )
+    .unwrap();
     let saves = Arc::new(Mutex::new(Vec::new()));
     let activity = Activity::new(TYPE).unwrap();
     activity.set_title(Some("doc")).unwrap();
@@ -90,13 +111,20 @@ fn callbacks_run_only_inside_dispatch() {
     assert!(!readable(app.fd()));
     activity.set_needs_save(true).unwrap();
     app.become_current(&activity).unwrap();
-    assert!(readable(app.as_fd()), "a save is queued: the descriptor is readable");
+    assert!(
+        readable(app.as_fd()),
+        "a save is queued: the descriptor is readable"
+    );
     assert_eq!(app.next_timeout(), Some(Duration::ZERO));
     assert!(log.borrow().is_empty(), "nothing runs before dispatch");
 
     app.dispatch().unwrap();
     assert_eq!(*log.borrow(), ["update:editor"]);
-    assert_eq!(*saves.lock().unwrap(), ["will_save:doc"], "the delegate hears it after the responders");
+    assert_eq!(
+        *saves.lock().unwrap(),
+        ["will_save:doc"],
+        "the delegate hears it after the responders"
+    );
     assert!(activity.user_info().unwrap().contains_key("editor"));
     assert!(!readable(app.fd()), "nothing queued after dispatch");
     assert_eq!(app.next_timeout(), None);
@@ -106,9 +134,30 @@ fn callbacks_run_only_inside_dispatch() {
 fn saves_coalesce_and_responders_update_in_creation_order() {
     let app = Application::new(&manifest(), ()).unwrap();
     let log = Rc::new(RefCell::new(Vec::new()));
-    let first = Responder::new(&app, Recorder { name: "first", log: log.clone() }).unwrap();
-    let second = Responder::new(&app, Recorder { name: "second", log: log.clone() }).unwrap();
-    let elsewhere = Responder::new(&app, Recorder { name: "elsewhere", log: log.clone() }).unwrap();
+    let first = Responder::new(
+        &app,
+        Recorder {
+            name: "first",
+            log: log.clone(),
+        },
+    )
+    .unwrap();
+    let second = Responder::new(
+        &app,
+        Recorder {
+            name: "second",
+            log: log.clone(),
+        },
+    )
+    .unwrap();
+    let elsewhere = Responder::new(
+        &app,
+        Recorder {
+            name: "elsewhere",
+            log: log.clone(),
+        },
+    )
+    .unwrap();
     let activity = Activity::new(TYPE).unwrap();
     let other = Activity::new(TYPE).unwrap();
     second.set_user_activity(Some(&activity)).unwrap();
@@ -137,7 +186,14 @@ fn the_lent_activity_is_the_hosts_own() {
     let app = Application::new(&manifest(), ()).unwrap();
     let activity = Activity::new(TYPE).unwrap();
     let seen = Rc::new(Cell::new(false));
-    let r = Responder::new(&app, Same { expected: activity.as_ptr(), seen: seen.clone() }).unwrap();
+    let r = Responder::new(
+        &app,
+        Same {
+            expected: activity.as_ptr(),
+            seen: seen.clone(),
+        },
+    )
+    .unwrap();
     r.set_user_activity(Some(&activity)).unwrap();
     activity.set_needs_save(true).unwrap();
     app.become_current(&activity).unwrap();
@@ -155,38 +211,71 @@ fn the_current_activity_follows_become_and_resign() {
     app.resign_current(&activity).unwrap();
     assert!(app.current_activity().is_none());
     activity.invalidate().unwrap();
-    assert_eq!(app.become_current(&activity).unwrap_err().code(), ErrorCode::InvalidState);
+    assert_eq!(
+        app.become_current(&activity).unwrap_err().code(),
+        ErrorCode::InvalidState
+    );
 }
 
 #[test]
 fn continuing_needs_a_known_well_formed_id() {
     let app = Application::new(&manifest(), ()).unwrap();
-    assert_eq!(app.continue_activity("not-an-id").unwrap_err().code(), ErrorCode::InvalidValue);
-    let unknown = app.continue_activity("00000000-0000-0000-0000-000000000000").unwrap_err();
+    assert_eq!(
+        app.continue_activity("not-an-id").unwrap_err().code(),
+        ErrorCode::InvalidValue
+    );
+    let unknown = app
+        .continue_activity("00000000-0000-0000-0000-000000000000")
+        .unwrap_err();
     assert_eq!(unknown.code(), ErrorCode::NotFound, "{unknown}");
-    assert!(unknown.message().contains("00000000-0000-0000-0000-000000000000"), "{unknown}");
+    assert!(
+        unknown
+            .message()
+            .contains("00000000-0000-0000-0000-000000000000"),
+        "{unknown}"
+    );
 }
 
 #[test]
 fn continuity_starts_once_and_refuses_malformed_options() {
     let app = Application::new(&manifest(), ()).unwrap();
     let account = handoff::Account::new().unwrap();
-    let bad = ContinuityOptions::new(&account).multicast(false).peer("not an address");
-    assert_eq!(app.start_continuity(&bad).unwrap_err().code(), ErrorCode::InvalidArgument);
-    let bad_id = ContinuityOptions::new(&account).multicast(false).device_id("xyz");
+    let bad = ContinuityOptions::new(&account)
+        .multicast(false)
+        .peer("not an address");
+    assert_eq!(
+        app.start_continuity(&bad).unwrap_err().code(),
+        ErrorCode::InvalidArgument
+    );
+    let bad_id = ContinuityOptions::new(&account)
+        .multicast(false)
+        .device_id("xyz");
     // handoff.h says INVALID_ARGUMENT for a malformed device id; the
     // library answers INVALID_VALUE (reported). Either is a refusal.
     let e = app.start_continuity(&bad_id).unwrap_err();
-    assert!(matches!(e.code(), ErrorCode::InvalidArgument | ErrorCode::InvalidValue), "{e}");
+    assert!(
+        matches!(
+            e.code(),
+            ErrorCode::InvalidArgument | ErrorCode::InvalidValue
+        ),
+        "{e}"
+    );
     // Port 0 would be the default (52370): ask for a free one by hand.
-    let port = std::net::UdpSocket::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let good = ContinuityOptions::new(&account)
         .multicast(false)
         .beacon_port(port)
         .channel_address("127.0.0.1:0")
         .device_name("runtime test");
     app.start_continuity(&good).unwrap();
-    assert_eq!(app.start_continuity(&good).unwrap_err().code(), ErrorCode::InvalidState);
+    assert_eq!(
+        app.start_continuity(&good).unwrap_err().code(),
+        ErrorCode::InvalidState
+    );
 }
 
 // -------------------------------------------------------- run and stop
@@ -194,9 +283,16 @@ fn continuity_starts_once_and_refuses_malformed_options() {
 #[test]
 fn run_times_out_or_stops() {
     let app = Application::new(&manifest(), ()).unwrap();
-    assert_eq!(app.run(Some(Duration::from_millis(20))).unwrap(), RunOutcome::TimedOut);
+    assert_eq!(
+        app.run(Some(Duration::from_millis(20))).unwrap(),
+        RunOutcome::TimedOut
+    );
     app.stop().unwrap();
-    assert_eq!(app.run(None).unwrap(), RunOutcome::Stopped, "a stop asked before run ends it at once");
+    assert_eq!(
+        app.run(None).unwrap(),
+        RunOutcome::Stopped,
+        "a stop asked before run ends it at once"
+    );
 }
 
 #[test]
@@ -213,10 +309,16 @@ fn a_stopper_ends_run_from_another_thread_and_outlives_the_app() {
     };
     ready.send(()).unwrap();
     // A bound so that a broken stop fails the test instead of hanging it.
-    assert_eq!(app.run(Some(Duration::from_secs(60))).unwrap(), RunOutcome::Stopped);
+    assert_eq!(
+        app.run(Some(Duration::from_secs(60))).unwrap(),
+        RunOutcome::Stopped
+    );
     assert!(worker.join().unwrap());
     drop(app);
-    assert!(!stopper.stop(), "stopping a dropped application does nothing");
+    assert!(
+        !stopper.stop(),
+        "stopping a dropped application does nothing"
+    );
 }
 
 #[test]
@@ -257,7 +359,13 @@ fn install_panic_hook() {
 }
 
 fn panics_on_this_thread() -> Vec<CallbackPanic> {
-    PANICS.lock().unwrap().iter().filter(|p| p.thread == thread::current().id()).cloned().collect()
+    PANICS
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|p| p.thread == thread::current().id())
+        .cloned()
+        .collect()
 }
 
 struct Exploding {
@@ -278,7 +386,13 @@ fn a_panicking_responder_is_caught_reported_and_called_again_later() {
     install_panic_hook();
     let app = Application::new(&manifest(), ()).unwrap();
     let updates = Rc::new(Cell::new(0));
-    let r = Responder::new(&app, Exploding { updates: updates.clone() }).unwrap();
+    let r = Responder::new(
+        &app,
+        Exploding {
+            updates: updates.clone(),
+        },
+    )
+    .unwrap();
     let activity = Activity::new(TYPE).unwrap();
     r.set_user_activity(Some(&activity)).unwrap();
     app.become_current(&activity).unwrap();
@@ -286,7 +400,10 @@ fn a_panicking_responder_is_caught_reported_and_called_again_later() {
     app.dispatch().unwrap();
     let reported = panics_on_this_thread();
     assert_eq!(reported.len(), 1, "{reported:?}");
-    assert_eq!(reported[0].callback, "UserActivityResponder::update_user_activity_state");
+    assert_eq!(
+        reported[0].callback,
+        "UserActivityResponder::update_user_activity_state"
+    );
     assert_eq!(reported[0].message, "responder exploded");
     activity.set_needs_save(true).unwrap();
     app.dispatch().unwrap();
@@ -314,7 +431,11 @@ fn a_panicking_activity_delegate_is_caught_and_keeps_working() {
     let app = Application::new(&manifest(), ()).unwrap();
     let activity = Activity::new(TYPE).unwrap();
     let saves = Arc::new(Mutex::new(0));
-    activity.set_delegate(ExplodingDelegate { saves: saves.clone() }).unwrap();
+    activity
+        .set_delegate(ExplodingDelegate {
+            saves: saves.clone(),
+        })
+        .unwrap();
     app.become_current(&activity).unwrap();
     activity.set_needs_save(true).unwrap();
     app.dispatch().unwrap();
@@ -331,7 +452,14 @@ fn a_state_borrowed_across_dispatch_is_reported_not_a_crash() {
     install_panic_hook();
     let app = Application::new(&manifest(), ()).unwrap();
     let log = Rc::new(RefCell::new(Vec::new()));
-    let r = Responder::new(&app, Recorder { name: "held", log: log.clone() }).unwrap();
+    let r = Responder::new(
+        &app,
+        Recorder {
+            name: "held",
+            log: log.clone(),
+        },
+    )
+    .unwrap();
     let activity = Activity::new(TYPE).unwrap();
     r.set_user_activity(Some(&activity)).unwrap();
     app.become_current(&activity).unwrap();
@@ -377,7 +505,11 @@ fn a_responder_dropped_inside_its_own_callback_is_released_after_dispatch() {
     let slot: Slot = Rc::new(RefCell::new(None));
     let calls = Rc::new(Cell::new(0));
     let dropped = Rc::new(Cell::new(false));
-    let state = SelfDropping { slot: slot.clone(), calls: calls.clone(), dropped: dropped.clone() };
+    let state = SelfDropping {
+        slot: slot.clone(),
+        calls: calls.clone(),
+        dropped: dropped.clone(),
+    };
     let activity = Activity::new(TYPE).unwrap();
     let responder = Responder::new(&app, state).unwrap();
     responder.set_user_activity(Some(&activity)).unwrap();
@@ -412,7 +544,14 @@ fn the_delegate_is_reachable_between_dispatches() {
     assert_eq!(app.delegate().calls, 5);
     // Dropping the application drops the delegate; a Rust-owned responder
     // may outlive it.
-    let r = Responder::new(&app, Recorder { name: "late", log: Rc::default() }).unwrap();
+    let r = Responder::new(
+        &app,
+        Recorder {
+            name: "late",
+            log: Rc::default(),
+        },
+    )
+    .unwrap();
     drop(app);
     drop(r);
 }

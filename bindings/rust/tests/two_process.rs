@@ -29,8 +29,14 @@ fn main() {
     let tests: [(&str, fn()); 4] = [
         ("rust_sender_to_c_receiver", rust_sender_to_c_receiver),
         ("c_sender_to_rust_receiver", c_sender_to_rust_receiver),
-        ("a_hung_c_sender_gives_the_rust_receiver_4610", a_hung_c_sender_gives_the_rust_receiver_4610),
-        ("an_oversize_c_user_info_gives_the_rust_receiver_4611", an_oversize_c_user_info_gives_the_rust_receiver_4611),
+        (
+            "a_hung_c_sender_gives_the_rust_receiver_4610",
+            a_hung_c_sender_gives_the_rust_receiver_4610,
+        ),
+        (
+            "an_oversize_c_user_info_gives_the_rust_receiver_4611",
+            an_oversize_c_user_info_gives_the_rust_receiver_4611,
+        ),
     ];
     process::exit(run_tests(&tests));
 }
@@ -46,7 +52,10 @@ fn run_tests(tests: &[(&str, fn())]) -> i32 {
         return 0;
     }
     let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-    let chosen: Vec<_> = tests.iter().filter(|(n, _)| filters.is_empty() || filters.iter().any(|f| n.contains(f.as_str()))).collect();
+    let chosen: Vec<_> = tests
+        .iter()
+        .filter(|(n, _)| filters.is_empty() || filters.iter().any(|f| n.contains(f.as_str())))
+        .collect();
     println!("\nrunning {} tests", chosen.len());
     let mut failed = Vec::new();
     for (name, test) in &chosen {
@@ -61,7 +70,11 @@ fn run_tests(tests: &[(&str, fn())]) -> i32 {
         println!("\ntest result: ok. {passed} passed; 0 failed\n");
         0
     } else {
-        println!("\nfailures:\n    {}\n\ntest result: FAILED. {passed} passed; {} failed\n", failed.join("\n    "), failed.len());
+        println!(
+            "\nfailures:\n    {}\n\ntest result: FAILED. {passed} passed; {} failed\n",
+            failed.join("\n    "),
+            failed.len()
+        );
         101
     }
 }
@@ -97,7 +110,12 @@ fn rust_peer(name: &str, args: &[String]) -> Peer {
 
 /// A UDP port free right now (the kernel's choice), for a peer's beacons.
 fn free_port() -> String {
-    UdpSocket::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port().to_string()
+    UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string()
 }
 
 fn args(list: &[&str]) -> Vec<String> {
@@ -114,16 +132,37 @@ fn rust_sender_to_c_receiver() {
     let (rport, sport) = (free_port(), free_port());
     let mut receiver = c_peer(
         "C receiver",
-        &args(&["--receive", "--port", &rport, "--peer", &loopback(&sport), "--auto-continue", "--device-name", "C receiver"]),
+        &args(&[
+            "--receive",
+            "--port",
+            &rport,
+            "--peer",
+            &loopback(&sport),
+            "--auto-continue",
+            "--device-name",
+            "C receiver",
+        ]),
     );
     let mut sender = rust_peer(
         "Rust sender",
         &args(&[
-            "--send", "--port", &sport, "--peer", &loopback(&rport), "--title", "From Rust", "--userinfo-bytes", "1000",
-            "--device-name", "Rust sender",
+            "--send",
+            "--port",
+            &sport,
+            "--peer",
+            &loopback(&rport),
+            "--title",
+            "From Rust",
+            "--userinfo-bytes",
+            "1000",
+            "--device-name",
+            "Rust sender",
         ]),
     );
-    let id = sender.wait_for("offering", &[("type", TYPE)]).get("id").to_owned();
+    let id = sender
+        .wait_for("offering", &[("type", TYPE)])
+        .get("id")
+        .to_owned();
 
     let available = receiver.wait_for("available", &[("id", &id)]);
     assert_eq!(available.get("type"), TYPE);
@@ -135,11 +174,22 @@ fn rust_sender_to_c_receiver() {
     let sum = fnv1a(&blob(1000));
     let continued = receiver.wait_for("continued", &[("id", &id)]);
     assert_eq!(continued.get("title"), "From Rust");
-    assert_eq!((continued.get("info-bytes"), continued.get("info-sum"), continued.get("count")), ("1000", sum.as_str(), "1000"));
+    assert_eq!(
+        (
+            continued.get("info-bytes"),
+            continued.get("info-sum"),
+            continued.get("count")
+        ),
+        ("1000", sum.as_str(), "1000")
+    );
     receiver.wait_for("restored", &[("info-bytes", "1000")]);
     sender.wait_for("saving", &[("bytes", "1000")]);
     sender.wait_for("was-continued", &[("id", &id)]);
-    assert!(receiver.matches("failed", &[]).is_empty(), "{}", receiver.transcript());
+    assert!(
+        receiver.matches("failed", &[]).is_empty(),
+        "{}",
+        receiver.transcript()
+    );
 
     // Invalidated (from the Rust peer's stdin thread), it is withdrawn.
     sender.send_line("invalidate");
@@ -154,36 +204,73 @@ fn c_sender_to_rust_receiver() {
     let (rport, sport) = (free_port(), free_port());
     let mut receiver = rust_peer(
         "Rust receiver",
-        &args(&["--receive", "--port", &rport, "--peer", &loopback(&sport), "--auto-continue", "--device-name", "Rust receiver"]),
+        &args(&[
+            "--receive",
+            "--port",
+            &rport,
+            "--peer",
+            &loopback(&sport),
+            "--auto-continue",
+            "--device-name",
+            "Rust receiver",
+        ]),
     );
     let mut sender = c_peer(
         "C sender",
         &args(&[
-            "--send", "--port", &sport, "--peer", &loopback(&rport), "--title", "From C", "--userinfo-bytes", "2000",
-            "--device-name", "C sender",
+            "--send",
+            "--port",
+            &sport,
+            "--peer",
+            &loopback(&rport),
+            "--title",
+            "From C",
+            "--userinfo-bytes",
+            "2000",
+            "--device-name",
+            "C sender",
         ]),
     );
     let id = sender.wait_for("offering", &[]).get("id").to_owned();
 
     let available = receiver.wait_for("available", &[("id", &id)]);
     assert_eq!(
-        (available.get("type"), available.get("title"), available.get("web"), available.get("device")),
+        (
+            available.get("type"),
+            available.get("title"),
+            available.get("web"),
+            available.get("device")
+        ),
         (TYPE, "From C", "0", "C sender")
     );
     receiver.wait_for("will-continue", &[("type", TYPE)]);
     let sum = fnv1a(&blob(2000));
     let continued = receiver.wait_for("continued", &[("id", &id)]);
-    assert_eq!((continued.get("info-bytes"), continued.get("info-sum"), continued.get("count")), ("2000", sum.as_str(), "2000"));
+    assert_eq!(
+        (
+            continued.get("info-bytes"),
+            continued.get("info-sum"),
+            continued.get("count")
+        ),
+        ("2000", sum.as_str(), "2000")
+    );
     assert_eq!(continued.get("title"), "From C");
     receiver.wait_for("restored", &[("info-bytes", "2000")]);
     sender.wait_for("was-continued", &[("id", &id)]);
 
     // A fresh activity made current withdraws the old one.
     sender.signal(SIGUSR1);
-    let fresh = sender.wait_for_where("offering", "with a new id", |e| e.get("id") != id).get("id").to_owned();
+    let fresh = sender
+        .wait_for_where("offering", "with a new id", |e| e.get("id") != id)
+        .get("id")
+        .to_owned();
     receiver.wait_for("withdrawn", &[("id", &id)]);
     receiver.wait_for("available", &[("id", &fresh)]);
-    assert!(receiver.matches("failed", &[]).is_empty(), "{}", receiver.transcript());
+    assert!(
+        receiver.matches("failed", &[]).is_empty(),
+        "{}",
+        receiver.transcript()
+    );
     sender.signal(SIGTERM);
     assert_eq!(sender.exit_code(), Some(0), "{}", sender.transcript());
     receiver.close_stdin();
@@ -192,10 +279,29 @@ fn c_sender_to_rust_receiver() {
 
 fn a_hung_c_sender_gives_the_rust_receiver_4610() {
     let (rport, sport) = (free_port(), free_port());
-    let mut receiver = rust_peer("Rust receiver", &args(&["--receive", "--port", &rport, "--peer", &loopback(&sport), "--auto-continue"]));
+    let mut receiver = rust_peer(
+        "Rust receiver",
+        &args(&[
+            "--receive",
+            "--port",
+            &rport,
+            "--peer",
+            &loopback(&sport),
+            "--auto-continue",
+        ]),
+    );
     let mut sender = c_peer(
         "hung C sender",
-        &args(&["--send", "--port", &sport, "--peer", &loopback(&rport), "--never-dispatch", "--fetch-timeout-ms", "300"]),
+        &args(&[
+            "--send",
+            "--port",
+            &sport,
+            "--peer",
+            &loopback(&rport),
+            "--never-dispatch",
+            "--fetch-timeout-ms",
+            "300",
+        ]),
     );
     let id = sender.wait_for("offering", &[]).get("id").to_owned();
     receiver.wait_for("available", &[("id", &id)]);
@@ -207,10 +313,28 @@ fn a_hung_c_sender_gives_the_rust_receiver_4610() {
 
 fn an_oversize_c_user_info_gives_the_rust_receiver_4611() {
     let (rport, sport) = (free_port(), free_port());
-    let mut receiver = rust_peer("Rust receiver", &args(&["--receive", "--port", &rport, "--peer", &loopback(&sport), "--auto-continue"]));
+    let mut receiver = rust_peer(
+        "Rust receiver",
+        &args(&[
+            "--receive",
+            "--port",
+            &rport,
+            "--peer",
+            &loopback(&sport),
+            "--auto-continue",
+        ]),
+    );
     let mut sender = c_peer(
         "oversize C sender",
-        &args(&["--send", "--port", &sport, "--peer", &loopback(&rport), "--userinfo-bytes", "4000"]),
+        &args(&[
+            "--send",
+            "--port",
+            &sport,
+            "--peer",
+            &loopback(&rport),
+            "--userinfo-bytes",
+            "4000",
+        ]),
     );
     let id = sender.wait_for("offering", &[]).get("id").to_owned();
     receiver.wait_for("available", &[("id", &id)]);

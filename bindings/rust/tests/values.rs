@@ -6,7 +6,10 @@ use std::time::{Duration, UNIX_EPOCH};
 use handoff::{Activity, Date, ErrorCode, UserInfo, Value, ValueKind};
 
 fn dict(entries: &[(&str, Value)]) -> UserInfo {
-    entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+    entries
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect()
 }
 
 /// One value of every kind, nested.
@@ -22,12 +25,27 @@ fn every_kind() -> Value {
         ("empty text", Value::from("")),
         ("data", Value::Data((0..=255).collect())),
         ("empty data", Value::Data(Vec::new())),
-        ("date", Value::Date(Date::from_unix_seconds(1_700_000_000.25))),
+        (
+            "date",
+            Value::Date(Date::from_unix_seconds(1_700_000_000.25)),
+        ),
         ("old date", Value::Date(Date::from_unix_seconds(-86_400.5))),
         ("url", Value::Url("https://example.com/a?b=c#d".into())),
-        ("array", Value::Array(vec![Value::Integer(1), Value::Real(1.0), Value::from("1")])),
-        ("set", Value::Set(vec![Value::from("b"), Value::from("a"), Value::Integer(3)])),
-        ("nested", Value::Dictionary(dict(&[("inner", Value::Array(vec![Value::Dictionary(UserInfo::new())]))]))),
+        (
+            "array",
+            Value::Array(vec![Value::Integer(1), Value::Real(1.0), Value::from("1")]),
+        ),
+        (
+            "set",
+            Value::Set(vec![Value::from("b"), Value::from("a"), Value::Integer(3)]),
+        ),
+        (
+            "nested",
+            Value::Dictionary(dict(&[(
+                "inner",
+                Value::Array(vec![Value::Dictionary(UserInfo::new())]),
+            )])),
+        ),
     ]))
 }
 
@@ -35,13 +53,19 @@ fn every_kind() -> Value {
 fn every_kind_round_trips_through_the_binary_property_list() {
     let value = every_kind();
     let bytes = value.encode().expect("encode");
-    assert!(bytes.starts_with(b"bplist00"), "not a binary plist: {:?}", &bytes[..8.min(bytes.len())]);
+    assert!(
+        bytes.starts_with(b"bplist00"),
+        "not a binary plist: {:?}",
+        &bytes[..8.min(bytes.len())]
+    );
     assert_eq!(Value::decode(&bytes).expect("decode"), value);
 }
 
 #[test]
 fn every_kind_round_trips_through_an_activity_user_info() {
-    let Value::Dictionary(info) = every_kind() else { unreachable!() };
+    let Value::Dictionary(info) = every_kind() else {
+        unreachable!()
+    };
     let activity = Activity::new("com.example.values.test").unwrap();
     activity.set_user_info(&info).unwrap();
     assert_eq!(activity.user_info().unwrap(), info);
@@ -78,8 +102,16 @@ fn sets_compare_as_sets_and_collapse_duplicates() {
 #[test]
 fn integers_and_reals_differ() {
     assert_ne!(Value::Integer(1), Value::Real(1.0));
-    let back = Value::decode(&Value::Array(vec![Value::Integer(1), Value::Real(1.0)]).encode().unwrap()).unwrap();
-    assert_eq!(back, Value::Array(vec![Value::Integer(1), Value::Real(1.0)]));
+    let back = Value::decode(
+        &Value::Array(vec![Value::Integer(1), Value::Real(1.0)])
+            .encode()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        back,
+        Value::Array(vec![Value::Integer(1), Value::Real(1.0)])
+    );
 }
 
 #[test]

@@ -47,7 +47,9 @@ pub fn parse(header: &str) -> Result<Decls, String> {
                 i = parse_struct(&tokens, i, &mut decls)?;
             }
             "HANDOFF_API" => {
-                let end = (i..tokens.len()).find(|&j| tokens[j] == ";").ok_or("prototype without ;")?;
+                let end = (i..tokens.len())
+                    .find(|&j| tokens[j] == ";")
+                    .ok_or("prototype without ;")?;
                 let (name, function) = parse_function(&tokens[i + 1..end])?;
                 if decls.functions.insert(name.clone(), function).is_some() {
                     return Err(format!("{name} is declared twice"));
@@ -75,7 +77,9 @@ fn strip_comments(src: &str) -> String {
         match (block, line) {
             (Some(b), l) if l.map_or(true, |l| b < l) => {
                 out.push_str(&rest[..b]);
-                let end = rest[b + 2..].find("*/").map_or(rest.len(), |e| b + 2 + e + 2);
+                let end = rest[b + 2..]
+                    .find("*/")
+                    .map_or(rest.len(), |e| b + 2 + e + 2);
                 // Keep line structure for the preprocessor pass.
                 out.extend(rest[b..end].chars().filter(|&c| c == '\n'));
                 rest = &rest[end..];
@@ -127,7 +131,9 @@ fn init_element(e: &[String], decls: &Decls) -> Result<String, String> {
 
 /// `typedef enum NAME { A = 1, B, ... } NAME;`
 fn parse_enum(t: &[String], start: usize, decls: &mut Decls) -> Result<usize, String> {
-    let open = (start..t.len()).find(|&j| t[j] == "{").ok_or("enum without {")?;
+    let open = (start..t.len())
+        .find(|&j| t[j] == "{")
+        .ok_or("enum without {")?;
     let close = closing(t, open);
     let name = t[close + 1].clone();
     let mut next = 0i64;
@@ -136,7 +142,9 @@ fn parse_enum(t: &[String], start: usize, decls: &mut Decls) -> Result<usize, St
             Some(eq) => eval(&item[eq + 1..], &int_of(decls))?,
             None => next,
         };
-        decls.constants.insert(item[0].clone(), Constant::Int(value));
+        decls
+            .constants
+            .insert(item[0].clone(), Constant::Int(value));
         next = value + 1;
     }
     decls.enums.push(name);
@@ -171,7 +179,10 @@ fn parse_struct(t: &[String], start: usize, decls: &mut Decls) -> Result<usize, 
 
 /// `RET NAME(PARAMS)` of a prototype.
 fn parse_function(t: &[String]) -> Result<(String, Function), String> {
-    let open = t.iter().position(|x| x == "(").ok_or("prototype without (")?;
+    let open = t
+        .iter()
+        .position(|x| x == "(")
+        .ok_or("prototype without (")?;
     let name = t[open - 1].clone();
     let ret = canonical(&t[..open - 1])?;
     let params = parameters(&t[open + 1..closing(t, open)])?;
@@ -183,7 +194,10 @@ fn parameters(t: &[String]) -> Result<Vec<String>, String> {
     if t.len() == 1 && t[0] == "void" {
         return Ok(Vec::new());
     }
-    split_top_level(t).iter().map(|p| parse_declaration(p).map(|(_, ty)| ty)).collect()
+    split_top_level(t)
+        .iter()
+        .map(|p| parse_declaration(p).map(|(_, ty)| ty))
+        .collect()
 }
 
 /// One declaration, `TYPE NAME` or `RET (*NAME)(PARAMS)`: its name and
@@ -209,7 +223,11 @@ fn parse_declaration(t: &[String]) -> Result<(String, String), String> {
 /// `*c *m handoff_responder`.
 pub fn canonical(t: &[String]) -> Result<String, String> {
     let first_star = t.iter().position(|x| x == "*").unwrap_or(t.len());
-    let base_words: Vec<&str> = t[..first_star].iter().map(String::as_str).filter(|w| *w != "const").collect();
+    let base_words: Vec<&str> = t[..first_star]
+        .iter()
+        .map(String::as_str)
+        .filter(|w| *w != "const")
+        .collect();
     let mut is_const = t[..first_star].iter().any(|w| w == "const");
     let mut ty = scalar(&base_words.join(" "))?;
     let mut i = first_star;
@@ -238,7 +256,11 @@ fn scalar(c: &str) -> Result<String, String> {
         "uint8_t" => "u8",
         "double" => "f64",
         _ if c.starts_with("handoff_") && !c.contains(' ') => c,
-        _ => return Err(format!("no canonical form for C type {c:?}: teach tests/decls/c.rs")),
+        _ => {
+            return Err(format!(
+                "no canonical form for C type {c:?}: teach tests/decls/c.rs"
+            ))
+        }
     }
     .to_owned())
 }

@@ -41,7 +41,9 @@ pub fn differences(h: &Decls, r: &Decls) -> Vec<String> {
 
     for (name, f) in &h.functions {
         match r.functions.get(name) {
-            None => out.push(format!("function {name} is in the header but not in src/sys.rs")),
+            None => out.push(format!(
+                "function {name} is in the header but not in src/sys.rs"
+            )),
             Some(g) if g.params.len() != f.params.len() => out.push(format!(
                 "function {name}: {} parameters in the header, {} in src/sys.rs",
                 f.params.len(),
@@ -58,37 +60,59 @@ pub fn differences(h: &Decls, r: &Decls) -> Vec<String> {
         }
     }
     for name in r.functions.keys().filter(|n| !h.functions.contains_key(*n)) {
-        out.push(format!("function {name} is in src/sys.rs but not in the header"));
+        out.push(format!(
+            "function {name} is in src/sys.rs but not in the header"
+        ));
     }
 
     for (name, v) in &h.constants {
         match r.constants.get(name) {
-            None => out.push(format!("constant {name} is in the header but not in src/sys.rs")),
-            Some(w) if w != v => out.push(format!("constant {name}: header {v:?}, src/sys.rs {w:?}")),
+            None => out.push(format!(
+                "constant {name} is in the header but not in src/sys.rs"
+            )),
+            Some(w) if w != v => {
+                out.push(format!("constant {name}: header {v:?}, src/sys.rs {w:?}"))
+            }
             Some(_) => {}
         }
     }
     for name in r.constants.keys().filter(|n| !h.constants.contains_key(*n)) {
-        out.push(format!("constant {name} is in src/sys.rs but not in the header"));
+        out.push(format!(
+            "constant {name} is in src/sys.rs but not in the header"
+        ));
     }
 
     for (name, fields) in &h.structs {
         match r.structs.get(name) {
-            None => out.push(format!("struct {name} is in the header but not in src/sys.rs")),
-            Some(g) if g != fields => out.push(format!("struct {name}: header fields {fields:?}, src/sys.rs {g:?}")),
+            None => out.push(format!(
+                "struct {name} is in the header but not in src/sys.rs"
+            )),
+            Some(g) if g != fields => out.push(format!(
+                "struct {name}: header fields {fields:?}, src/sys.rs {g:?}"
+            )),
             Some(_) => {}
         }
     }
     for name in r.structs.keys().filter(|n| !h.structs.contains_key(*n)) {
-        out.push(format!("struct {name} is in src/sys.rs but not in the header"));
+        out.push(format!(
+            "struct {name} is in src/sys.rs but not in the header"
+        ));
     }
 
     let set = |v: &Vec<String>| v.iter().cloned().collect::<BTreeSet<_>>();
     if set(&h.opaque) != set(&r.opaque) {
-        out.push(format!("opaque types: header {:?}, src/sys.rs {:?}", set(&h.opaque), set(&r.opaque)));
+        out.push(format!(
+            "opaque types: header {:?}, src/sys.rs {:?}",
+            set(&h.opaque),
+            set(&r.opaque)
+        ));
     }
     if set(&h.enums) != set(&r.enums) {
-        out.push(format!("enum types: header {:?}, src/sys.rs {:?}", set(&h.enums), set(&r.enums)));
+        out.push(format!(
+            "enum types: header {:?}, src/sys.rs {:?}",
+            set(&h.enums),
+            set(&r.enums)
+        ));
     }
 
     // Each _INIT initializer fills its struct's fields, in order.

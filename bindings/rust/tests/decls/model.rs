@@ -64,7 +64,9 @@ pub fn tokenize(src: &str) -> Vec<String> {
             let (lit, next) = string_literal(&chars, i);
             tokens.push(lit);
             i = next;
-        } else if (c == '-' && chars.get(i + 1) == Some(&'>')) || (c == ':' && chars.get(i + 1) == Some(&':')) {
+        } else if (c == '-' && chars.get(i + 1) == Some(&'>'))
+            || (c == ':' && chars.get(i + 1) == Some(&':'))
+        {
             tokens.push(chars[i..i + 2].iter().collect());
             i += 2;
         } else if c == '.' && chars.get(i + 1) == Some(&'.') {
@@ -140,7 +142,11 @@ pub fn eval(tokens: &[String], known: &dyn Fn(&str) -> Option<i64>) -> Result<i6
     let mut pos = 0;
     let v = sum(tokens, &mut pos, known)?;
     if pos != tokens.len() {
-        return Err(format!("unexpected {:?} in {}", tokens[pos], tokens.join(" ")));
+        return Err(format!(
+            "unexpected {:?} in {}",
+            tokens[pos],
+            tokens.join(" ")
+        ));
     }
     Ok(v)
 }
@@ -156,7 +162,11 @@ fn sum(t: &[String], pos: &mut usize, known: &dyn Fn(&str) -> Option<i64>) -> Re
     Ok(v)
 }
 
-fn product(t: &[String], pos: &mut usize, known: &dyn Fn(&str) -> Option<i64>) -> Result<i64, String> {
+fn product(
+    t: &[String],
+    pos: &mut usize,
+    known: &dyn Fn(&str) -> Option<i64>,
+) -> Result<i64, String> {
     let mut v = atom(t, pos, known)?;
     while *pos < t.len() && (t[*pos] == "*" || t[*pos] == "/") {
         let times = t[*pos] == "*";

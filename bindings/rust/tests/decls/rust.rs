@@ -5,7 +5,11 @@
 use super::model::{closing, eval, split_top_level, tokenize, Constant, Decls, Function};
 
 pub fn parse(source: &str) -> Result<Decls, String> {
-    let code: String = source.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
+    let code: String = source
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
     let t = tokenize(&code);
     let mut decls = Decls::default();
     let mut consts: Vec<(String, Vec<String>)> = Vec::new();
@@ -34,12 +38,16 @@ pub fn parse(source: &str) -> Result<Decls, String> {
             }
             ("pub", Some("struct")) => {
                 let name = t[i + 2].clone();
-                let open = (i..t.len()).find(|&j| t[j] == "{").ok_or("struct without {")?;
+                let open = (i..t.len())
+                    .find(|&j| t[j] == "{")
+                    .ok_or("struct without {")?;
                 let close = closing(&t, open);
                 // The opaque! macro's template (`pub struct $name`) is not
                 // a struct of the interface.
                 if name != "$" {
-                    decls.structs.insert(name, parse_fields(&t[open + 1..close])?);
+                    decls
+                        .structs
+                        .insert(name, parse_fields(&t[open + 1..close])?);
                 }
                 i = close + 1;
             }
@@ -91,7 +99,11 @@ fn const_value(t: &[String], decls: &Decls) -> Result<Constant, String> {
         let elements = split_top_level(&t[2..close])
             .iter()
             .map(|field| {
-                let value = &field[field.iter().position(|x| x == ":").ok_or("field without :")? + 1..];
+                let value = &field[field
+                    .iter()
+                    .position(|x| x == ":")
+                    .ok_or("field without :")?
+                    + 1..];
                 init_element(value, decls)
             })
             .collect::<Result<Vec<_>, String>>()?;
@@ -106,9 +118,12 @@ fn init_element(v: &[String], decls: &Decls) -> Result<String, String> {
     let joined = v.join("");
     match joined.as_str() {
         "None" | "ptr::null()" | "ptr::null_mut()" => Ok("null".into()),
-        _ if joined.starts_with("size_of::<") => {
-            Ok(format!("sizeof({})", joined.trim_start_matches("size_of::<").trim_end_matches(">()")))
-        }
+        _ if joined.starts_with("size_of::<") => Ok(format!(
+            "sizeof({})",
+            joined
+                .trim_start_matches("size_of::<")
+                .trim_end_matches(">()")
+        )),
         _ => eval(v, &int_of(decls)).map(|x| x.to_string()),
     }
 }
@@ -131,7 +146,10 @@ fn parameters(t: &[String]) -> Result<Vec<String>, String> {
     split_top_level(t)
         .iter()
         .map(|p| {
-            let colon = p.iter().position(|x| x == ":").ok_or_else(|| format!("parameter without type: {}", p.join(" ")))?;
+            let colon = p
+                .iter()
+                .position(|x| x == ":")
+                .ok_or_else(|| format!("parameter without type: {}", p.join(" ")))?;
             canonical(&p[colon + 1..])
         })
         .collect()
@@ -142,7 +160,10 @@ fn parse_fields(t: &[String]) -> Result<Vec<(String, String)>, String> {
     split_top_level(t)
         .iter()
         .map(|f| {
-            let colon = f.iter().position(|x| x == ":").ok_or("field without type")?;
+            let colon = f
+                .iter()
+                .position(|x| x == ":")
+                .ok_or("field without type")?;
             let name = f[colon - 1].clone();
             Ok((name, canonical(&f[colon + 1..])?))
         })
@@ -170,9 +191,15 @@ pub fn canonical(t: &[String]) -> Result<String, String> {
             if inner.last().map(String::as_str) == Some(",") {
                 inner = &inner[..inner.len() - 1];
             }
-            let open = inner.iter().position(|x| x == "(").ok_or("Option without fn")?;
+            let open = inner
+                .iter()
+                .position(|x| x == "(")
+                .ok_or("Option without fn")?;
             if inner[..open].join(" ") != "unsafe extern \"C\" fn" {
-                return Err(format!("nullable function pointers are Option<unsafe extern \"C\" fn>: {}", t.join(" ")));
+                return Err(format!(
+                    "nullable function pointers are Option<unsafe extern \"C\" fn>: {}",
+                    t.join(" ")
+                ));
             }
             let close = closing(inner, open);
             let params = parameters(&inner[open + 1..close])?;
@@ -198,7 +225,11 @@ fn scalar(name: &str) -> Result<String, String> {
         "u8" => "u8",
         "f64" => "f64",
         _ if name.starts_with("handoff_") => name,
-        _ => return Err(format!("no canonical form for Rust type {name:?}: teach tests/decls/rust.rs")),
+        _ => {
+            return Err(format!(
+                "no canonical form for Rust type {name:?}: teach tests/decls/rust.rs"
+            ))
+        }
     }
     .to_owned())
 }

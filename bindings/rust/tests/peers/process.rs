@@ -37,7 +37,11 @@ impl Event {
             .filter_map(|w| w.split_once('='))
             .map(|(k, v)| (k.to_owned(), unescape(v)))
             .collect();
-        Event { name, fields, line: line.to_owned() }
+        Event {
+            name,
+            fields,
+            line: line.to_owned(),
+        }
     }
 
     pub fn get(&self, key: &str) -> &str {
@@ -49,7 +53,13 @@ impl Event {
 pub fn escape(value: &str) -> String {
     value
         .bytes()
-        .map(|b| if (0x21..=0x7e).contains(&b) && b != b'%' { (b as char).to_string() } else { format!("%{b:02X}") })
+        .map(|b| {
+            if (0x21..=0x7e).contains(&b) && b != b'%' {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
         .collect()
 }
 
@@ -89,11 +99,17 @@ impl Peer {
     /// Starts `program args` with `env`, reading its output.
     pub fn spawn(name: &str, program: &Path, args: &[String], env: &[(&str, &str)]) -> Peer {
         let mut command = Command::new(program);
-        command.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        command
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         for (k, v) in env {
             command.env(k, v);
         }
-        let mut child = command.spawn().unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
         let stdout = child.stdout.take().unwrap();
         let mut stderr_pipe = child.stderr.take().unwrap();
         let (tx, lines) = mpsc::channel();
@@ -148,7 +164,12 @@ impl Peer {
         self.pump(Duration::ZERO);
         self.events
             .iter()
-            .filter(|e| e.name == name && fields.iter().all(|(k, v)| e.fields.get(*k).map(String::as_str) == Some(*v)))
+            .filter(|e| {
+                e.name == name
+                    && fields
+                        .iter()
+                        .all(|(k, v)| e.fields.get(*k).map(String::as_str) == Some(*v))
+            })
             .cloned()
             .collect()
     }
@@ -157,13 +178,20 @@ impl Peer {
     /// panics with the transcript otherwise.
     pub fn wait_for(&mut self, name: &str, fields: &[(&str, &str)]) -> Event {
         self.wait_for_where(name, &format!("{fields:?}"), |e| {
-            fields.iter().all(|(k, v)| e.fields.get(*k).map(String::as_str) == Some(*v))
+            fields
+                .iter()
+                .all(|(k, v)| e.fields.get(*k).map(String::as_str) == Some(*v))
         })
     }
 
     /// The first event `name` that `accept`s, waiting at most `WAIT`;
     /// panics with `what` and the transcript otherwise.
-    pub fn wait_for_where(&mut self, name: &str, what: &str, accept: impl Fn(&Event) -> bool) -> Event {
+    pub fn wait_for_where(
+        &mut self,
+        name: &str,
+        what: &str,
+        accept: impl Fn(&Event) -> bool,
+    ) -> Event {
         let deadline = Instant::now() + WAIT;
         loop {
             self.pump(Duration::ZERO);
@@ -172,7 +200,11 @@ impl Peer {
             }
             let now = Instant::now();
             if now >= deadline || self.stdout_closed {
-                let why = if self.stdout_closed { "it exited" } else { "timed out" };
+                let why = if self.stdout_closed {
+                    "it exited"
+                } else {
+                    "timed out"
+                };
                 let transcript = self.transcript();
                 panic!("{}: no {name} {what} ({why})\n{transcript}", self.name);
             }
@@ -183,7 +215,9 @@ impl Peer {
     /// Writes a command line to the peer's standard input.
     pub fn send_line(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("standard input is open");
-        writeln!(stdin, "{line}").and_then(|()| stdin.flush()).expect("write to the peer");
+        writeln!(stdin, "{line}")
+            .and_then(|()| stdin.flush())
+            .expect("write to the peer");
     }
 
     /// Closes the peer's standard input: the Rust peer's signal to end

@@ -18,9 +18,9 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use handoff::{
-    Account, Activity, ActivityDelegate, ActivityRef, Application, ApplicationDelegate, ApplicationRef,
-    ContinuityOptions, Error, Manifest, RemoteActivity, Responder, RestorationHandler, RunOutcome,
-    UserActivityResponder, UserInfo, Value,
+    Account, Activity, ActivityDelegate, ActivityRef, Application, ApplicationDelegate,
+    ApplicationRef, ContinuityOptions, Error, Manifest, RemoteActivity, Responder,
+    RestorationHandler, RunOutcome, UserActivityResponder, UserInfo, Value,
 };
 
 use super::process::escape;
@@ -36,7 +36,9 @@ pub fn blob(n: usize) -> Vec<u8> {
 
 /// FNV-1a 32 of the bytes, as 8 hex digits.
 pub fn fnv1a(bytes: &[u8]) -> String {
-    let h = bytes.iter().fold(2_166_136_261u32, |h, b| (h ^ u32::from(*b)).wrapping_mul(16_777_619));
+    let h = bytes.iter().fold(2_166_136_261u32, |h, b| {
+        (h ^ u32::from(*b)).wrapping_mul(16_777_619)
+    });
     format!("{h:08x}")
 }
 
@@ -74,8 +76,12 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--peer" => o.peers.push(value()?),
             "--title" => o.title = value()?,
             "--device-name" => o.device_name = Some(value()?),
-            "--userinfo-bytes" => o.userinfo_bytes = value()?.parse().map_err(|_| "bad --userinfo-bytes")?,
-            "--timeout" => o.timeout = Duration::from_secs_f64(value()?.parse().map_err(|_| "bad --timeout")?),
+            "--userinfo-bytes" => {
+                o.userinfo_bytes = value()?.parse().map_err(|_| "bad --userinfo-bytes")?
+            }
+            "--timeout" => {
+                o.timeout = Duration::from_secs_f64(value()?.parse().map_err(|_| "bad --timeout")?)
+            }
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -105,13 +111,18 @@ impl UserActivityResponder for BlobView {
         let mut info = UserInfo::new();
         info.insert("blob".into(), Value::Data(blob(self.bytes)));
         info.insert("count".into(), Value::Integer(self.bytes as i64));
-        activity.add_user_info_entries(&info).expect("adding the userInfo");
+        activity
+            .add_user_info_entries(&info)
+            .expect("adding the userInfo");
         event("saving", &[("bytes", &self.bytes.to_string())]);
     }
 
     fn restore_user_activity_state(&mut self, activity: &ActivityRef) {
         let info = activity.user_info().expect("reading the userInfo");
-        let n = info.get("blob").and_then(Value::as_bytes).map_or(-1, |b| b.len() as i64);
+        let n = info
+            .get("blob")
+            .and_then(Value::as_bytes)
+            .map_or(-1, |b| b.len() as i64);
         event("restored", &[("info-bytes", &n.to_string())]);
     }
 }
@@ -145,7 +156,13 @@ impl ApplicationDelegate for PeerDelegate {
         if self.auto_continue && !self.continued_once {
             self.continued_once = true;
             if let Err(e) = app.continue_activity(remote.id()) {
-                event("continue-error", &[("code", &e.raw_code().to_string()), ("message", e.message())]);
+                event(
+                    "continue-error",
+                    &[
+                        ("code", &e.raw_code().to_string()),
+                        ("message", e.message()),
+                    ],
+                );
             }
         }
     }
@@ -155,7 +172,10 @@ impl ApplicationDelegate for PeerDelegate {
     }
 
     fn activity_withdrawn(&mut self, _: &ApplicationRef, remote: &RemoteActivity) {
-        event("withdrawn", &[("id", remote.id()), ("type", remote.activity_type())]);
+        event(
+            "withdrawn",
+            &[("id", remote.id()), ("type", remote.activity_type())],
+        );
     }
 
     fn will_continue(&mut self, _: &ApplicationRef, activity_type: &str) -> bool {
@@ -163,7 +183,12 @@ impl ApplicationDelegate for PeerDelegate {
         false
     }
 
-    fn continue_user_activity(&mut self, _: &ApplicationRef, activity: &ActivityRef, handler: RestorationHandler) -> bool {
+    fn continue_user_activity(
+        &mut self,
+        _: &ApplicationRef,
+        activity: &ActivityRef,
+        handler: RestorationHandler,
+    ) -> bool {
         let info = activity.user_info().expect("reading the userInfo");
         let blob = info.get("blob").and_then(Value::as_bytes);
         let count = info.get("count").and_then(Value::as_i64).unwrap_or(-1);
@@ -173,7 +198,10 @@ impl ApplicationDelegate for PeerDelegate {
                 ("type", activity.activity_type()),
                 ("id", activity.id()),
                 ("title", &activity.title().unwrap_or_default()),
-                ("info-bytes", &blob.map_or(-1, |b| b.len() as i64).to_string()),
+                (
+                    "info-bytes",
+                    &blob.map_or(-1, |b| b.len() as i64).to_string(),
+                ),
                 ("info-sum", &fnv1a(blob.unwrap_or(&[]))),
                 ("count", &count.to_string()),
             ],
@@ -186,7 +214,11 @@ impl ApplicationDelegate for PeerDelegate {
     fn did_fail_to_continue(&mut self, _: &ApplicationRef, activity_type: &str, error: Error) {
         event(
             "failed",
-            &[("type", activity_type), ("code", &error.raw_code().to_string()), ("message", error.message())],
+            &[
+                ("type", activity_type),
+                ("code", &error.raw_code().to_string()),
+                ("message", error.message()),
+            ],
         );
     }
 
@@ -223,14 +255,25 @@ pub fn main(args: &[String]) -> i32 {
 
 fn run(o: &Options) -> handoff::Result<()> {
     let manifest = Manifest::new(BUNDLE, TEAM)?.declaring(TYPE)?;
-    let delegate = PeerDelegate { auto_continue: o.auto_continue, continued_once: false, view: None };
+    let delegate = PeerDelegate {
+        auto_continue: o.auto_continue,
+        continued_once: false,
+        view: None,
+    };
     let app = Application::new(&manifest, delegate)?;
-    let view = Rc::new(Responder::new(&app, BlobView { bytes: o.userinfo_bytes })?);
+    let view = Rc::new(Responder::new(
+        &app,
+        BlobView {
+            bytes: o.userinfo_bytes,
+        },
+    )?);
     app.delegate_mut().view = Some(view.clone());
 
     let key: [u8; 32] = std::array::from_fn(|i| i as u8); // docs/PROTOCOL.md's test key
     let account = Account::from_key(&key)?;
-    let mut options = ContinuityOptions::new(&account).beacon_port(o.port).multicast(false);
+    let mut options = ContinuityOptions::new(&account)
+        .beacon_port(o.port)
+        .multicast(false);
     if let Some(name) = &o.device_name {
         options = options.device_name(name.clone());
     }
@@ -238,7 +281,13 @@ fn run(o: &Options) -> handoff::Result<()> {
         options = options.peer(peer.clone());
     }
     app.start_continuity(&options)?;
-    event("ready", &[("role", if o.sending { "send" } else { "receive" }), ("device", o.device_name.as_deref().unwrap_or(""))]);
+    event(
+        "ready",
+        &[
+            ("role", if o.sending { "send" } else { "receive" }),
+            ("device", o.device_name.as_deref().unwrap_or("")),
+        ],
+    );
 
     let activity = if o.sending {
         let activity = Activity::new(TYPE)?;
