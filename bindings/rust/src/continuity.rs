@@ -1,0 +1,195 @@
+//! Continuity: how an application reaches the account's other devices.
+
+use std::ffi::{c_char, c_int, CString};
+use std::mem::size_of;
+use std::time::Duration;
+
+use crate::account::Account;
+use crate::application::ApplicationRef;
+use crate::error::{check, Result};
+use crate::strings::{c_string, c_string_opt, ptr_or_null};
+use crate::sys;
+
+/// A device's role (`handoff_device_role`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DeviceRole {
+    /// Sends and receives.
+    #[default]
+    Full,
+    /// Offers its activities but is never offered any (Apple: watchOS).
+    SendOnly,
+}
+
+/// How an application reaches the account's other devices
+/// (`handoff_continuity_options`). Start from [`ContinuityOptions::new`];
+/// what is not set takes the library's default.
+///
+/// ```no_run
+/// # fn main() -> handoff::Result<()> {
+/// let account = handoff::Account::load(None)?;
+/// let options = handoff::ContinuityOptions::new(&account)
+///     .device_name("Laptop")
+///     .beacon_port(52380)
+///     .peer("192.0.2.7:52380");
+/// # let _ = options; Ok(()) }
+/// ```
+#[derive(Clone, Debug)]
+pub struct ContinuityOptions<'a> {
+    account: &'a Account,
+    device_id: Option<String>,
+    device_name: Option<String>,
+    role: DeviceRole,
+    beacon_port: u16,
+    multicast: bool,
+    peers: Vec<String>,
+    channel_address: Option<String>,
+    fetch_timeout: Option<Duration>,
+    connect_timeout: Option<Duration>,
+    connection_reuse: Option<Option<Duration>>,
+}
+
+impl<'a> ContinuityOptions<'a> {
+    /// Options for `account` (copied when continuity starts), with every
+    /// other setting at its default: random device id, host name, full
+    /// role, beacon port 52370, multicast on, no unicast peers.
+    pub fn new(account: &'a Account) -> ContinuityOptions<'a> {
+        ContinuityOptions {
+            account,
+            device_id: None,
+            device_name: None,
+            role: DeviceRole::Full,
+            beacon_port: 0,
+            multicast: true,
+            peers: Vec::new(),
+            channel_address: None,
+            fetch_timeout: None,
+            connect_timeout: None,
+            connection_reuse: None,
+        }
+    }
+
+    /// This device's id: 32 hex digits (default: a new random id).
+    pub fn device_id(mut self, id: impl Into<String>) -> Self {
+        self.device_id = Some(id.into());
+        self
+    }
+
+    /// The name the other devices show (default: the host name).
+    pub fn device_name(mut self, name: impl Into<String>) -> Self {
+        self.device_name = Some(name.into());
+        self
+    }
+
+    /// The device's role (default: [`DeviceRole::Full`]).
+    pub fn role(mut self, role: DeviceRole) -> Self {
+        self.role = role;
+        self
+    }
+
+    /// The UDP port of the discovery beacons (default 52370). Each process
+    /// on one host needs its own port to receive unicast beacons.
+    pub fn beacon_port(mut self, port: u16) -> Self {
+        self.beacon_port = port;
+        self
+    }
+
+    /// Whether beacons also go to the link's multicast group (default
+    /// `true`); `false` uses only the unicast peers.
+    pub fn multicast(mut self, on: bool) -> Self {
+        self.multicast = on;
+        self
+    }
+
+    /// Adds a unicast peer that also gets every beacon: `"host:port"`,
+    /// IPv4 (`"127.0.0.1:52371"`) or IPv6 (`"[::1]:52371"`).
+    pub fn peer(mut self, address: impl Into<String>) -> Self {
+        self.peers.push(address.into());
+        self
+    }
+
+    /// The address the TLS channel listens on, `"host:port"` (default:
+    /// all IPv4 addresses, a free port).
+    pub fn channel_address(mut self, address: impl Into<String>) -> Self {
+        self.channel_address = Some(address.into());
+        self
+    }
+
+    /// Time the main thread has to hand over an activity before the
+    /// receiver gets [`crate::ErrorCode::RemoteApplicationTimedOut`]
+    /// (default 5 s; at least 1 ms).
+    pub fn fetch_timeout(mut self, timeout: Duration) -> Self {
+        self.fetch_timeout = Some(timeout);
+        self
+    }
+
+    /// Time to connect to and authenticate a device (default 3 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = Some(timeout);
+        self
+    }
+
+    /// How long an idle authenticated connection is kept for the next
+    /// handoff (default 30 s); `None`: never kept, every handoff connects
+    /// afresh.
+    pub fn connection_reuse(mut self, keep: Option<Duration>) -> Self {
+        self.connection_reuse = Some(keep);
+        self
+    }
+}
+
+/// Milliseconds for the C struct, where 0 means "default": a set duration
+/// is at least 1 ms and at most `c_int::MAX`.
+fn millis(d: Duration) -> c_int {
+    c_int::try_from(d.as_millis()).unwrap_or(c_int::MAX).max(1)
+}
+
+impl ApplicationRef {
+    /// Starts Handoff between devices: beacons announce the current
+    /// activity to the account's other devices, a TLS 1.3 channel answers
+    /// their fetches, and what they offer arrives as
+    /// [`crate::ApplicationDelegate::activity_available`]. Once per
+    /// application. [`crate::ErrorCode::InvalidArgument`] for a malformed
+    /// peer, address or device id, [`crate::ErrorCode::Io`] when a socket
+    /// cannot be opened (e.g. the beacon port is taken),
+    /// [`crate::ErrorCode::InvalidState`] when already started.
+    pub fn start_continuity(&self, options: &ContinuityOptions<'_>) -> Result<()> {
+        let device_id = c_string_opt(options.device_id.as_deref(), "the device id")?;
+        let device_name = c_string_opt(options.device_name.as_deref(), "the device name")?;
+        let channel = c_string_opt(options.channel_address.as_deref(), "the channel address")?;
+        let peers: Vec<CString> = options
+            .peers
+            .iter()
+            .map(|p| c_string(p, "a peer"))
+            .collect::<Result<_>>()?;
+        let peer_pointers: Vec<*const c_char> = peers.iter().map(|p| p.as_ptr()).collect();
+        let raw = sys::handoff_continuity_options {
+            size: size_of::<sys::handoff_continuity_options>(),
+            account: options.account.as_ptr(),
+            device_id: ptr_or_null(&device_id),
+            device_name: ptr_or_null(&device_name),
+            role: match options.role {
+                DeviceRole::Full => sys::HANDOFF_DEVICE_ROLE_FULL,
+                DeviceRole::SendOnly => sys::HANDOFF_DEVICE_ROLE_SEND_ONLY,
+            },
+            beacon_port: c_int::from(options.beacon_port),
+            disable_multicast: c_int::from(!options.multicast),
+            peers: if peer_pointers.is_empty() {
+                std::ptr::null()
+            } else {
+                peer_pointers.as_ptr()
+            },
+            peer_count: peer_pointers.len(),
+            channel_address: ptr_or_null(&channel),
+            fetch_timeout_ms: options.fetch_timeout.map_or(0, millis),
+            connect_timeout_ms: options.connect_timeout.map_or(0, millis),
+            connection_reuse_ms: match options.connection_reuse {
+                None => 0,
+                Some(None) => -1,
+                Some(Some(keep)) => millis(keep),
+            },
+        };
+        // SAFETY: a live application; every pointer in `raw` is valid for
+        // the call (the library copies what it keeps).
+        check(unsafe { sys::handoff_application_start_continuity(self.as_ptr(), &raw) })
+    }
+}

@@ -1,0 +1,127 @@
+//! Handoff for Linux apps: the Rust binding of libhandoff.
+//!
+//! A person starts something in an app on one device and continues it in
+//! the same app on another of their devices. The app describes what the
+//! person is doing as a *user activity* ([`Activity`]): a reverse-DNS type,
+//! a title and a small userInfo dictionary ([`UserInfo`] of [`Value`]s, at
+//! most [`USER_INFO_BUDGET`] bytes encoded). The person's other devices,
+//! signed in to the same [`Account`], see it offered nearby and continue
+//! it; the receiving app's responders restore the state.
+//!
+//! Two layers, as `libsqlite3-sys` and `rusqlite`:
+//!
+//! - [`sys`]: the C interface of `include/handoff.h`, written out by hand,
+//!   item for item (a test keeps the two in sync);
+//! - the safe API here: owned handles released on drop, [`Result`]s
+//!   carrying Apple's error codes and the library's message ([`Error`]),
+//!   delegates and responders as traits called through trampolines that
+//!   catch panics ([`set_callback_panic_hook`]).
+//!
+//! # Threads
+//!
+//! An [`Application`] belongs to the thread that created it, its *main
+//! thread*: every callback runs there, inside [`Application::dispatch`] or
+//! [`Application::run`]. It is therefore neither `Send` nor `Sync`, and
+//! neither are [`Responder`]s and [`RestorationHandler`]s, whose callbacks
+//! and calls are main-thread ones; delegates and responder states need not
+//! be `Send`. A [`Stopper`] ends `run` from any thread. [`Activity`],
+//! [`Manifest`] and [`Account`] are `Send + Sync` (the library lets any
+//! thread use them); an activity's delegate is dropped by whichever thread
+//! releases the activity last, so [`ActivityDelegate`] requires `Send`.
+//!
+//! # Main loop
+//!
+//! The library's own threads queue callbacks; [`ApplicationRef::fd`] is
+//! readable while some wait. Add it to the app's loop (poll, epoll, GLib,
+//! an async reactor) and call [`Application::dispatch`] when it is
+//! readable or [`ApplicationRef::next_timeout`] passes; simple programs
+//! call [`Application::run`].
+//!
+//! # Example: offer what the person is doing
+//!
+//! ```no_run
+//! use handoff::{Account, Activity, Application, ContinuityOptions, Manifest, UserInfo, Value};
+//!
+//! # fn main() -> handoff::Result<()> {
+//! let manifest = Manifest::new("com.example.notes", "EXAMPLETEAM")?
+//!     .declaring("com.example.notes.edit")?;
+//! let app = Application::new(&manifest, ())?;
+//! let account = Account::load(None)?; // the person's account, ~/.config/handoff
+//! app.start_continuity(&ContinuityOptions::new(&account))?;
+//!
+//! let activity = Activity::new("com.example.notes.edit")?;
+//! activity.set_title(Some("Shopping list"))?;
+//! let mut info = UserInfo::new();
+//! info.insert("noteID".into(), Value::from("7E1F"));
+//! activity.set_user_info(&info)?;
+//! app.become_current(&activity)?;
+//! app.run(None)?;
+//! # Ok(()) }
+//! ```
+//!
+//! `examples/rust` in the repository holds a whole sender and receiver.
+//!
+//! # Continuation streams
+//!
+//! Not in the header yet. When they land they will be wrapped here as
+//! owned file descriptors in std types (`UnixStream`), with their
+//! delegate callback on [`ApplicationDelegate`]; nothing else changes.
+//!
+//! # Linking
+//!
+//! `build.rs` links `libhandoff.so` from `HANDOFF_LIB_DIR`, else from the
+//! repository's `build/lib` (`make lib`), and sets an rpath to it.
+
+#![warn(missing_docs)]
+
+pub mod sys;
+
+mod account;
+mod activity;
+mod application;
+mod callback;
+mod continuity;
+mod error;
+mod manifest;
+mod remote;
+mod responder;
+mod strings;
+mod value;
+
+pub use account::Account;
+pub use activity::{Activity, ActivityDelegate, ActivityFlag, ActivityRef};
+pub use application::{Application, ApplicationDelegate, ApplicationRef, RunOutcome, Stopper};
+pub use callback::{reset_callback_panic_hook, set_callback_panic_hook, CallbackPanic};
+pub use continuity::{ContinuityOptions, DeviceRole};
+pub use error::{Error, ErrorCode, Result};
+pub use manifest::Manifest;
+pub use remote::{RemoteActivity, RemoteActivityInfo};
+pub use responder::{AsResponder, Responder, RestorationHandler, UserActivityResponder};
+pub use value::{Date, UserInfo, Value, ValueKind};
+
+use std::ffi::CStr;
+
+/// Encoded userInfo must stay within this many bytes; beyond it a handoff
+/// fails with [`ErrorCode::UserInfoTooLarge`] (4611).
+pub const USER_INFO_BUDGET: usize = sys::HANDOFF_USER_INFO_BUDGET as usize;
+
+/// The version of the header this crate was written from, "MAJOR.MINOR.PATCH".
+pub const HEADER_VERSION: &str = match sys::HANDOFF_VERSION_STRING.to_str() {
+    Ok(v) => v,
+    Err(_) => panic!("the header's version is ASCII"),
+};
+
+/// The version of the library actually loaded, "MAJOR.MINOR.PATCH";
+/// compare with [`HEADER_VERSION`] to detect a mismatch.
+pub fn library_version() -> &'static str {
+    // SAFETY: static storage, never NULL.
+    unsafe { CStr::from_ptr(sys::handoff_version_string()) }
+        .to_str()
+        .unwrap_or("")
+}
+
+/// The loaded library's version as MAJOR * 10000 + MINOR * 100 + PATCH.
+pub fn library_version_number() -> u32 {
+    // SAFETY: no arguments.
+    unsafe { sys::handoff_version_number() }
+}

@@ -1,0 +1,40 @@
+# Rust binding (bindings/rust): its cargo tests, and the DocEdit example
+# pair (examples/rust). Cargo runs offline (the crate has no dependencies)
+# and builds under build/rust; build.rs links $(LIB) through HANDOFF_LIB_DIR.
+#
+#   make test-rust   cargo test: header sync, values, runtime rules, in-process
+#                    and two-process handoffs (against build/bin/peer), then
+#                    the example pair
+#   make demo-rust   the DocEdit example pair hands off between two processes
+#   make test-rust-valgrind
+#                    the in-process suites again under valgrind
+
+CARGO        ?= cargo
+RUST_DIR     := bindings/rust
+RUST_TARGET  := $(abspath $(BUILD)/rust)
+RUST_CARGO   := CARGO_NET_OFFLINE=true CARGO_TARGET_DIR=$(RUST_TARGET) \
+                HANDOFF_LIB_DIR=$(abspath $(LIBDIR)) $(CARGO)
+RUST_FLAGS   := --offline --manifest-path $(RUST_DIR)/Cargo.toml
+
+.PHONY: test-rust test-rust-valgrind demo-rust
+
+test-rust: lib $(BINDIR)/peer
+	HANDOFF_C_PEER=$(abspath $(BINDIR)/peer) CC='$(CC)' $(RUST_CARGO) test $(RUST_FLAGS)
+	$(MAKE) --no-print-directory demo-rust
+
+demo-rust: lib
+	$(RUST_CARGO) build $(RUST_FLAGS) --examples
+	sh examples/rust/run-demo.sh $(RUST_TARGET)/debug/examples
+
+# No invalid access through the binding (e.g. a borrowed string read after
+# the library freed it). The two-process and C-probe suites spawn programs
+# of their own and are left out.
+RUST_VALGRIND := target.'cfg(unix)'.runner=['valgrind','-q','--error-exitcode=1']
+
+test-rust-valgrind: lib
+	@if command -v valgrind >/dev/null; then \
+	  $(RUST_CARGO) test $(RUST_FLAGS) --config "$(RUST_VALGRIND)" \
+	    --test runtime --test model --test values --test loopback -- --test-threads=1; \
+	else echo "valgrind not installed: skipping test-rust-valgrind"; fi
+
+EXTRA_TESTS += test-rust test-rust-valgrind
