@@ -495,29 +495,28 @@ HANDOFF_API int handoff_activity_set_delegate(handoff_activity *activity,
  * activity before it is continued (the flag travels with it) and gives the
  * activity a delegate with did_receive_stream. */
 
-/* Receives a continuation stream or why there is none: `fd` >= 0 with
- * `error` 0 and `message` NULL, or `fd` -1 with `error` one of
- * 4608..4611 (HANDOFF_E_CONNECTION_UNAVAILABLE when the other device
- * cannot be reached, HANDOFF_E_HANDOFF_FAILED when it refuses,
- * HANDOFF_E_REMOTE_APPLICATION_TIMED_OUT when its app does not answer) and
- * `message` saying why. The fd is the callee's to close. `activity` and
- * `message` are lent for the call. */
-typedef void (*handoff_stream_callback)(handoff_activity *activity, int fd, int error,
-                                        const char *message, void *user_data);
-
 /* Opens a continuation stream to the device `activity` was continued from
  * (Apple: getContinuationStreams); call it on an activity received in
  * continue_activity, then or later. Each call opens another stream.
- * `callback` runs exactly once, inside handoff_application_dispatch on the
+ * `callback` receives the stream or why there is none: `fd` >= 0 with
+ * `error` 0 and `message` NULL, or `fd` -1 with `error` one of 4608..4611
+ * (HANDOFF_E_CONNECTION_UNAVAILABLE when the other device cannot be
+ * reached, HANDOFF_E_HANDOFF_FAILED when it refuses,
+ * HANDOFF_E_REMOTE_APPLICATION_TIMED_OUT when its app does not answer) and
+ * `message` saying why; the fd is the callee's to close, `activity` and
+ * `message` are lent for the call. It runs exactly once, inside
+ * handoff_application_dispatch on the
  * main thread of the application that continued the activity, unless that
  * application is freed first. Returns HANDOFF_OK when the request is on its
  * way; HANDOFF_E_INVALID_ARGUMENT for NULL activity or callback;
  * HANDOFF_E_INVALID_STATE (callback not called) when the activity does not
  * support continuation streams, was invalidated, or was not continued from
  * another device by an application with continuity started. Any thread. */
-HANDOFF_API int handoff_activity_get_continuation_streams(handoff_activity *activity,
-                                                          handoff_stream_callback callback,
-                                                          void *user_data);
+HANDOFF_API int handoff_activity_get_continuation_streams(
+    handoff_activity *activity,
+    void (*callback)(handoff_activity *activity, int fd, int error, const char *message,
+                     void *user_data),
+    void *user_data);
 
 /* ------------------------------------------------------------------------ */
 /* Manifests: what an app declares                                          */

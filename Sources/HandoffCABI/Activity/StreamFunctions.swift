@@ -4,7 +4,7 @@ import HandoffModel
 // Continuation streams, receiving side (the sending side is the activity
 // delegate's did_receive_stream).
 
-@c @implementation public func handoff_activity_get_continuation_streams(_ act: OpaquePointer?, _ callback: handoff_stream_callback?,
+@c @implementation public func handoff_activity_get_continuation_streams(_ act: OpaquePointer?, _ callback: (@convention(c) (OpaquePointer?, Int32, Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void)?,
                                                                          _ userData: UnsafeMutableRawPointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         let a = try ActivityBox.argument(act).activity

@@ -300,13 +300,35 @@ pub struct handoff_activity_delegate {
         Option<unsafe extern "C" fn(activity: *mut handoff_activity, user_data: *mut c_void)>,
     pub was_continued:
         Option<unsafe extern "C" fn(activity: *mut handoff_activity, user_data: *mut c_void)>,
+    pub did_receive_stream: Option<
+        unsafe extern "C" fn(activity: *mut handoff_activity, fd: c_int, user_data: *mut c_void),
+    >,
 }
 
 pub const HANDOFF_ACTIVITY_DELEGATE_INIT: handoff_activity_delegate = handoff_activity_delegate {
     size: size_of::<handoff_activity_delegate>(),
     will_save: None,
     was_continued: None,
+    did_receive_stream: None,
 };
+
+// -------------------------------------------------- Continuation streams
+
+extern "C" {
+    pub fn handoff_activity_get_continuation_streams(
+        activity: *mut handoff_activity,
+        callback: Option<
+            unsafe extern "C" fn(
+                activity: *mut handoff_activity,
+                fd: c_int,
+                error: c_int,
+                message: *const c_char,
+                user_data: *mut c_void,
+            ),
+        >,
+        user_data: *mut c_void,
+    ) -> c_int;
+}
 
 extern "C" {
     pub fn handoff_activity_set_delegate(
