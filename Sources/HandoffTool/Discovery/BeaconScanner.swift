@@ -67,8 +67,5 @@ final class BeaconScanner: Sendable {
     var port: UInt16 { transport.port }
     var transportStats: BeaconTransportStats { transport.stats }
 
-    /// Sends a packet as the transport sends beacons (multicast and peers).
-    func send(_ packet: [UInt8]) { transport.send(packet) }
-
     func stop() { transport.stop() }
 }

@@ -52,9 +52,6 @@ struct NearbyBoard {
         self.lifetime = lifetime
     }
 
-    /// What is offered now (verified devices only).
-    var activities: [NearbyActivity] { devices.values.compactMap(\.reported) }
-
     /// Applies a fresh, authenticated beacon. Returns the events, and a
     /// channel to verify (the caller reports the outcome to `verified`).
     mutating func apply(_ beacon: Beacon, from host: String, now: Double) -> (events: [NearbyEvent], verify: SocketAddress?) {

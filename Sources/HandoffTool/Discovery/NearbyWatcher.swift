@@ -11,8 +11,6 @@ import HandoffRuntime
 final class NearbyWatcher {
     var onEvent: (NearbyEvent) -> Void = { _ in }
     var onUnreachable: (_ deviceName: String, _ channel: SocketAddress, _ error: HandoffError) -> Void = { _, _, _ in }
-    /// Every accepted beacon, before the board (for `continue` and `doctor`).
-    var onBeacon: (Beacon, UDPAddress) -> Void = { _, _ in }
 
     let scanner: BeaconScanner
     private var board = NearbyBoard()
@@ -49,9 +47,6 @@ final class NearbyWatcher {
         stop()
     }
 
-    /// What is offered now.
-    var activities: [NearbyActivity] { board.activities }
-
     func stop() {
         scanner.stop()
         if let sweepTimer { queue.cancel(sweepTimer) }
@@ -59,7 +54,6 @@ final class NearbyWatcher {
     }
 
     private func heard(_ beacon: Beacon, from: UDPAddress) {
-        onBeacon(beacon, from)
         let (events, verify) = board.apply(beacon, from: from.host, now: monotonicSeconds())
         events.forEach(onEvent)
         if let verify { startVerifying(hexString(beacon.deviceID), beacon.deviceName, at: verify) }

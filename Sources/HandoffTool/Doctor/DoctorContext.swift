@@ -21,15 +21,12 @@ final class DoctorContext {
     let queue: HostQueue
     /// Other devices of the account whose beacons arrived, by device id.
     var heard: [String: HeardDevice] = [:]
-    /// Other sockets on the beacon port before doctor opened its own.
-    var otherSocketsOnPort = 0
     /// SIGINT or SIGTERM arrived: the remaining checks are skipped.
     var interrupted = false
 
     struct HeardDevice {
         var name: String
         var channel: SocketAddress
-        var activities: Set<String> = []
     }
 
     init(beaconConfig: BeaconTransportConfig, peers: [SocketAddress], listenSeconds: Double,

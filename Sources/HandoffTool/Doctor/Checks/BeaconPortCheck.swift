@@ -7,7 +7,8 @@ enum BeaconPortCheck: DoctorCheck {
     static func run(_ context: DoctorContext) -> [Finding] {
         let config = context.beaconConfig
         let port = config.port
-        context.otherSocketsOnPort = ProcNet.udpSockets(onPort: port)
+        // Counted before doctor's own sockets join them.
+        let others = ProcNet.udpSockets(onPort: port)
         let queue = context.queue
         let relay = Relay(context)
         do {
@@ -21,7 +22,6 @@ enum BeaconPortCheck: DoctorCheck {
                               + "another --beacon-port")]
         }
         var findings = [Finding.ok("beacon.port", "UDP port \(port) is open for beacons")]
-        let others = context.otherSocketsOnPort
         if others > 0 {
             let what = "\(others) other socket(s) on this machine already listen on UDP port \(port) (Handoff apps, or another handoff)"
             if config.multicast && config.peers.isEmpty {
@@ -43,13 +43,9 @@ enum BeaconPortCheck: DoctorCheck {
 
         func heard(_ beacon: Beacon, from: UDPAddress) {
             guard let context else { return }
-            let id = hexString(beacon.deviceID)
-            var device = context.heard[id]
-                ?? DoctorContext.HeardDevice(name: beacon.deviceName, channel: SocketAddress(host: from.host, port: beacon.channelPort))
-            device.name = beacon.deviceName
-            device.channel = SocketAddress(host: from.host, port: beacon.channelPort)
-            if let activity = NearbyActivity(beacon, from: from.host) { device.activities.insert(activity.id) }
-            context.heard[id] = device
+            // The latest beacon says where the device's channel is now.
+            context.heard[hexString(beacon.deviceID)] = DoctorContext.HeardDevice(
+                name: beacon.deviceName, channel: SocketAddress(host: from.host, port: beacon.channelPort))
         }
     }
 }
