@@ -20,8 +20,9 @@ func startJoinableThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
 }
 
 /// Starts a detached pthread running `body`; false when the system refuses.
+/// Public for the `handoff` tool, whose blocking probes run the same way.
 @discardableResult
-func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+public func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
     guard let thread = startJoinableThread(body) else { return false }
     pthread_detach(thread)
     return true

@@ -61,7 +61,7 @@ final class NearbyWatcher {
 
     private func startVerifying(_ deviceID: String, _ deviceName: String, at channel: SocketAddress) {
         let (relay, queue, account, limits) = (self.relay, self.queue, self.account, self.limits)
-        let started = Background.run {
+        let started = startDetachedThread {
             let error = ChannelProbe.handshake(channel, account: account, limits: limits)
             queue.post { relay.watcher?.finishedVerifying(deviceID, deviceName, at: channel, error) }
         }

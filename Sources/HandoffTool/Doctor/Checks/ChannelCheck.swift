@@ -18,11 +18,11 @@ enum ChannelCheck: DoctorCheck {
         }
         // In parallel: each may take the whole connect timeout.
         let results = Locked<[Int: HandoffError?]>([:])
-        let done = InFlightCounter()
+        let done = InFlight()
         for (index, target) in targets.enumerated() {
             done.begin()
             let (address, limits) = (target.1, context.limits)
-            let started = Background.run {
+            let started = startDetachedThread {
                 let error = ChannelProbe.handshake(address, account: account, limits: limits)
                 results.withLock { $0[index] = .some(error) }
                 done.end()
@@ -32,7 +32,7 @@ enum ChannelCheck: DoctorCheck {
                 done.end()
             }
         }
-        done.wait()
+        done.waitUntilIdle(seconds: .infinity)
         let outcome = results.withLock { $0 }
         return targets.enumerated().map { index, target in
             finding(target.0, target.1, outcome[index] ?? nil)
