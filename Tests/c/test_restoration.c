@@ -256,13 +256,26 @@ out:
 
 static void test_failure_contract_after_resign(void)
 {
+    int status;
     set_up();
     if (!CHECK(pump(have_available))) goto out;
     handoff_application_resign_current(sender.app, activity);
-    CHECK_EQ_INT(handoff_application_continue(receiver.app, receiver.available_id), HANDOFF_OK);
+    /* Either the withdrawal arrived first, and the activity is not offered
+     * any more (on loopback it may land before the next line), or the
+     * fetch fails: never a continue. */
+    status = handoff_application_continue(receiver.app, receiver.available_id);
+    if (status == HANDOFF_E_NOT_FOUND) {
+        int i;
+        for (i = 0; i < 100; i++) { /* nothing may come: nothing was promised */
+            handoff_application_dispatch(sender.app);
+            handoff_application_dispatch(receiver.app);
+            sleep_ms(2);
+        }
+        CHECK_EQ_STR(receiver.log, "");
+        goto out;
+    }
+    CHECK_EQ_INT(status, HANDOFF_OK);
     if (!CHECK(pump(have_outcome))) goto out;
-    /* Either the withdrawal arrived first (not offered any more) or the
-     * fetch failed: never a continue. */
     CHECK(strstr(receiver.log, "continue") == NULL);
     CHECK_EQ_STR(receiver.log, "will fail");
     CHECK_EQ_INT(receiver.failures, 1);
