@@ -5,11 +5,13 @@ use std::borrow::Borrow;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::fmt;
 use std::ops::Deref;
+use std::os::unix::net::UnixStream;
 use std::ptr::{self, NonNull};
 use std::sync::{Arc, Mutex, TryLockError};
 
 use crate::callback::guard;
 use crate::error::{check, Error, Result};
+use crate::streams::did_receive_stream;
 use crate::strings::{borrow_lock, borrowed, c_string, c_string_opt, owned, ptr_or_null};
 use crate::sys;
 use crate::value::{take_buffer, Date, RawValue, UserInfo};
@@ -488,6 +490,12 @@ impl ActivityRef {
         let callbacks = sys::handoff_activity_delegate {
             will_save: Some(will_save::<D>),
             was_continued: Some(was_continued::<D>),
+            // NULL tells the library this app refuses streams (4608 there).
+            did_receive_stream: if D::ACCEPTS_CONTINUATION_STREAMS {
+                Some(did_receive_stream::<D>)
+            } else {
+                None
+            },
             ..sys::HANDOFF_ACTIVITY_DELEGATE_INIT
         };
         let state = Arc::into_raw(Arc::new(Mutex::new(delegate)))
@@ -527,6 +535,13 @@ impl ActivityRef {
 /// ([`crate::set_callback_panic_hook`]) and the library goes on as if the
 /// method had returned.
 pub trait ActivityDelegate: Send + 'static {
+    /// Set to `true` when you implement
+    /// [`did_receive_stream`](Self::did_receive_stream). When `false` (the
+    /// default) this app refuses continuation streams: the other device's
+    /// [`ActivityRef::get_continuation_streams`] fails with
+    /// [`crate::ErrorCode::HandoffFailed`] (4608).
+    const ACCEPTS_CONTINUATION_STREAMS: bool = false;
+
     /// The activity is being saved, after the responders updated it: the
     /// last chance to add state.
     fn will_save(&mut self, activity: &ActivityRef) {
@@ -537,13 +552,25 @@ pub trait ActivityDelegate: Send + 'static {
     fn was_continued(&mut self, activity: &ActivityRef) {
         let _ = activity;
     }
+
+    /// The device that continued the activity opened a continuation
+    /// stream (Apple: `didReceiveInputStream:outputStream:`); it is yours,
+    /// closed when dropped. Set the activity's
+    /// [`ActivityFlag::SupportsContinuationStreams`] before it is continued
+    /// and [`ACCEPTS_CONTINUATION_STREAMS`](Self::ACCEPTS_CONTINUATION_STREAMS)
+    /// to `true`; otherwise this is never called. Move the stream to a
+    /// thread of its own, or make it non-blocking and poll it with the
+    /// application's descriptor: blocking here blocks the main thread.
+    fn did_receive_stream(&mut self, activity: &ActivityRef, stream: UnixStream) {
+        let _ = (activity, stream);
+    }
 }
 
 /// Runs a delegate method under its mutex. The mutex makes the `Send`
 /// delegate safe to call from whichever thread dispatches, and it is never
 /// held twice: a second entry on the same thread while the first runs is
 /// reported as a panic rather than deadlocking.
-fn with_delegate<D: ActivityDelegate>(user_data: *mut c_void, f: impl FnOnce(&mut D)) {
+pub(crate) fn with_delegate<D: ActivityDelegate>(user_data: *mut c_void, f: impl FnOnce(&mut D)) {
     // SAFETY: `user_data` is our `Arc<Mutex<D>>`, alive while the library
     // may call; the clone keeps it alive for this call even if the delegate
     // is replaced from inside it.

@@ -501,13 +501,10 @@ unsafe extern "C" fn did_fail_to_continue<D: ApplicationDelegate>(
             // SAFETY: as in `will_continue`.
             let (app, delegate) = unsafe { parts::<D>(app, user_data) };
             let activity_type = unsafe { borrowed(activity_type) }.unwrap_or("");
-            let message = unsafe { borrowed(message) }.unwrap_or("");
-            let code = ErrorCode::from_raw(error).unwrap_or(ErrorCode::Other(error));
-            delegate.borrow_mut().did_fail_to_continue(
-                app,
-                activity_type,
-                Error::new(code, message),
-            );
+            let error = unsafe { Error::reported(error, message) };
+            delegate
+                .borrow_mut()
+                .did_fail_to_continue(app, activity_type, error);
         },
     )
 }

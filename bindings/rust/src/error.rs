@@ -1,9 +1,10 @@
 //! Errors: the library's status code (Apple's numbers for Handoff
 //! failures) and its message saying what went wrong and what to do.
 
-use std::ffi::{c_int, CStr};
+use std::ffi::{c_char, c_int, CStr};
 use std::fmt;
 
+use crate::strings::borrowed;
 use crate::sys;
 
 /// What `Result` means throughout this crate.
@@ -153,6 +154,18 @@ impl Error {
     /// Whether this is one of Apple's user-activity errors (4608–4863).
     pub fn is_user_activity_error(&self) -> bool {
         self.code.is_user_activity_error()
+    }
+
+    /// The error a callback reports: its status and the message the
+    /// library lends for the call (copied; NULL reads as empty).
+    ///
+    /// # Safety
+    /// `message` is NULL or a valid C string for the call.
+    pub(crate) unsafe fn reported(status: c_int, message: *const c_char) -> Error {
+        Error {
+            code: ErrorCode::from_raw(status).unwrap_or(ErrorCode::Other(status)),
+            message: borrowed(message).unwrap_or("").to_owned(),
+        }
     }
 
     /// The error of the failed call that just returned `status` on this

@@ -63,9 +63,12 @@
 //!
 //! # Continuation streams
 //!
-//! Not in the header yet. When they land they will be wrapped here as
-//! owned file descriptors in std types (`UnixStream`), with their
-//! delegate callback on [`ApplicationDelegate`]; nothing else changes.
+//! For data beyond the userInfo budget (a document, attachments), the
+//! receiver calls [`ActivityRef::get_continuation_streams`] on the activity
+//! it continued; the sender's [`ActivityDelegate::did_receive_stream`]
+//! gets the other end. Each end is a [`std::os::unix::net::UnixStream`]
+//! the app owns; the library carries its bytes over the account's
+//! encrypted channel.
 //!
 //! # Linking
 //!
@@ -85,6 +88,7 @@ mod error;
 mod manifest;
 mod remote;
 mod responder;
+mod streams;
 mod strings;
 mod value;
 

@@ -4,53 +4,23 @@
 //! delegates, responders and restoration handler end to end; the
 //! two-process test does the same against the C peer.
 
+mod apps;
+
 use std::cell::RefCell;
-use std::net::UdpSocket;
 use std::rc::Rc;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Mutex;
-use std::thread::{self, JoinHandle};
-use std::time::Duration;
+use std::thread;
+
+use apps::{
+    account_key, free_port, manifest, options, run_until_stopped, AppThread, PATIENCE, TYPE,
+};
 
 use handoff::{
     Account, Activity, ActivityDelegate, ActivityRef, Application, ApplicationDelegate,
-    ApplicationRef, CallbackPanic, ContinuityOptions, Error, ErrorCode, Manifest, RemoteActivity,
-    Responder, RestorationHandler, RunOutcome, Stopper, UserActivityResponder, UserInfo, Value,
+    ApplicationRef, CallbackPanic, Error, ErrorCode, RemoteActivity, Responder, RestorationHandler,
+    Stopper, UserActivityResponder, UserInfo, Value,
 };
-
-const TYPE: &str = "com.example.loopback.edit";
-/// Bounds every wait, so a broken handoff fails instead of hanging.
-const PATIENCE: Duration = Duration::from_secs(20);
-
-fn manifest() -> Manifest {
-    Manifest::new("com.example.loopback", "LOOPTEAM")
-        .unwrap()
-        .declaring(TYPE)
-        .unwrap()
-}
-
-/// Each test its own account, so concurrent tests never see each other.
-fn account_key(test: u8) -> [u8; 32] {
-    std::array::from_fn(|i| (i as u8).wrapping_mul(7) ^ test ^ 0x5a)
-}
-
-/// A UDP port free right now (the kernel's choice).
-fn free_port() -> u16 {
-    UdpSocket::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn options<'a>(account: &'a Account, port: u16, peer: u16, name: &str) -> ContinuityOptions<'a> {
-    ContinuityOptions::new(account)
-        .device_name(name)
-        .beacon_port(port)
-        .multicast(false)
-        .peer(format!("127.0.0.1:{peer}"))
-        .channel_address("127.0.0.1:0")
-}
 
 // ---------------------------------------------------------------- sender
 
@@ -86,12 +56,11 @@ impl ActivityDelegate for Announcer {
     }
 }
 
-/// A sender application on a thread of its own; stopped and joined on
-/// drop, whatever the test did.
+/// A sender application on a thread of its own, offering one activity
+/// whose saves write `info`; stopped and joined on drop.
 struct SenderThread {
-    stopper: Stopper,
+    _app: AppThread,
     events: Receiver<SenderEvent>,
-    thread: Option<JoinHandle<()>>,
 }
 
 impl SenderThread {
@@ -103,14 +72,8 @@ impl SenderThread {
         info: UserInfo,
     ) -> SenderThread {
         let (events_tx, events) = mpsc::channel();
-        let (stopper_tx, stopper_rx) = mpsc::channel();
-        let thread = thread::spawn(move || {
-            let app = Application::new(&manifest(), ()).unwrap();
-            stopper_tx.send(app.stopper()).unwrap();
-            let account = Account::from_key(&key).unwrap();
-            app.start_continuity(&options(&account, port, peer, "Loopback sender"))
-                .unwrap();
-            let editor = Responder::new(&app, Editor { info }).unwrap();
+        let app = AppThread::start(key, port, peer, "Loopback sender", move |app| {
+            let editor = Responder::new(app, Editor { info }).unwrap();
             let activity = Activity::new(TYPE).unwrap();
             activity.set_title(Some(title)).unwrap();
             activity
@@ -125,32 +88,13 @@ impl SenderThread {
             events_tx
                 .send(SenderEvent::Offering(activity.id().to_owned()))
                 .unwrap();
-            app.run(Some(PATIENCE)).unwrap();
+            (editor, activity)
         });
-        let stopper = stopper_rx
-            .recv_timeout(PATIENCE)
-            .expect("the sender starts");
-        SenderThread {
-            stopper,
-            events,
-            thread: Some(thread),
-        }
+        SenderThread { _app: app, events }
     }
 
     fn next_event(&self) -> SenderEvent {
         self.events.recv_timeout(PATIENCE).expect("a sender event")
-    }
-}
-
-impl Drop for SenderThread {
-    fn drop(&mut self) {
-        self.stopper.stop();
-        if let Some(t) = self.thread.take() {
-            let outcome = t.join();
-            if !thread::panicking() {
-                outcome.expect("the sender thread failed");
-            }
-        }
     }
 }
 
@@ -239,14 +183,6 @@ fn receive(key: [u8; 32], port: u16, peer: u16, delegate: Receiving) -> Applicat
     app.start_continuity(&options(&account, port, peer, "Loopback receiver"))
         .unwrap();
     app
-}
-
-fn run_until_stopped<D: ApplicationDelegate>(app: &Application<D>) {
-    assert_eq!(
-        app.run(Some(PATIENCE)).unwrap(),
-        RunOutcome::Stopped,
-        "nothing happened within {PATIENCE:?}"
-    );
 }
 
 fn doc_info(cursor: i64) -> UserInfo {
