@@ -3,7 +3,8 @@
 # and builds under build/rust; build.rs links $(LIB) through HANDOFF_LIB_DIR.
 #
 #   make test-rust   cargo test: header sync, values, runtime rules, in-process
-#                    and two-process handoffs (against build/bin/peer), then
+#                    and two-process handoffs (against build/bin/peer) and
+#                    continuation streams (against build/bin/streamer), then
 #                    the example pair
 #   make demo-rust   the DocEdit example pair hands off between two processes
 #   make test-rust-valgrind
@@ -18,8 +19,9 @@ RUST_FLAGS   := --offline --manifest-path $(RUST_DIR)/Cargo.toml
 
 .PHONY: test-rust test-rust-valgrind demo-rust
 
-test-rust: lib $(BINDIR)/peer
-	HANDOFF_C_PEER=$(abspath $(BINDIR)/peer) CC='$(CC)' $(RUST_CARGO) test $(RUST_FLAGS)
+test-rust: lib $(BINDIR)/peer $(BINDIR)/streamer
+	HANDOFF_C_PEER=$(abspath $(BINDIR)/peer) HANDOFF_C_STREAMER=$(abspath $(BINDIR)/streamer) \
+	  CC='$(CC)' $(RUST_CARGO) test $(RUST_FLAGS)
 	$(MAKE) --no-print-directory demo-rust
 
 demo-rust: lib
@@ -34,7 +36,7 @@ RUST_VALGRIND := target.'cfg(unix)'.runner=['valgrind','-q','--error-exitcode=1'
 test-rust-valgrind: lib
 	@if command -v valgrind >/dev/null; then \
 	  $(RUST_CARGO) test $(RUST_FLAGS) --config "$(RUST_VALGRIND)" \
-	    --test runtime --test model --test values --test loopback -- --test-threads=1; \
+	    --test runtime --test model --test values --test loopback --test streams -- --test-threads=1; \
 	else echo "valgrind not installed: skipping test-rust-valgrind"; fi
 
 EXTRA_TESTS += test-rust test-rust-valgrind

@@ -7,21 +7,18 @@
 
 mod apps;
 
-use std::io::{self, Read, Write};
+use std::io::Write;
 use std::net::Shutdown;
-use std::os::unix::net::UnixStream;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use apps::{
-    account_key, free_port, manifest, options, run_until_stopped, AppThread, PATIENCE, TYPE,
+use apps::streams::{
+    fnv1a64, next, pattern, read_to_end, taker, NoStreams, OnStream, Opener, FNV_OFFSET,
 };
+use apps::{account_key, free_port, manifest, options, run_until_stopped, AppThread, TYPE};
 use handoff::{
-    Account, Activity, ActivityDelegate, ActivityFlag, ActivityRef, Application,
-    ApplicationDelegate, ApplicationRef, CallbackPanic, Error, ErrorCode, RemoteActivity,
-    RestorationHandler, Result, Stopper,
+    Account, Activity, ActivityDelegate, ActivityFlag, Application, CallbackPanic, ErrorCode,
 };
 
 // Keys distinct from the loopback suite's (1..=6).
@@ -31,85 +28,6 @@ const KEY_REFUSED: u8 = 23;
 const KEY_SENDER_PANIC: u8 = 24;
 const KEY_RECEIVER_PANIC: u8 = 25;
 const KEY_SEVERAL: u8 = 26;
-
-fn fnv1a64(h: u64, bytes: &[u8]) -> u64 {
-    bytes
-        .iter()
-        .fold(h, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3))
-}
-
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-
-/// `n` bytes of a sequence seeded by `seed` (xorshift64), so each stream
-/// carries something of its own.
-fn pattern(seed: u64, n: usize) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
-}
-
-// ---------------------------------------------------------------- sender
-
-/// What the sender's stream delegate does with each stream.
-#[derive(Clone, Copy)]
-enum OnStream {
-    /// Echo every byte back until EOF, then half-close (on a thread).
-    Echo,
-    /// Hand the stream to the test.
-    Give,
-    /// Panic (the stream must be closed by the binding).
-    Panic,
-}
-
-struct StreamTaker {
-    mode: OnStream,
-    given: Sender<UnixStream>,
-    received: Arc<AtomicUsize>,
-}
-
-impl ActivityDelegate for StreamTaker {
-    const ACCEPTS_CONTINUATION_STREAMS: bool = true;
-
-    fn did_receive_stream(&mut self, activity: &ActivityRef, stream: UnixStream) {
-        assert_eq!(activity.activity_type(), TYPE);
-        self.received.fetch_add(1, Ordering::SeqCst);
-        match self.mode {
-            OnStream::Echo => {
-                thread::spawn(move || echo(stream));
-            }
-            OnStream::Give => {
-                let _ = self.given.send(stream);
-            }
-            OnStream::Panic => panic!("did_receive_stream exploded"),
-        }
-    }
-}
-
-/// Takes no streams: ACCEPTS_CONTINUATION_STREAMS stays false.
-struct NoStreams;
-
-impl ActivityDelegate for NoStreams {}
-
-fn echo(mut stream: UnixStream) {
-    let mut buffer = [0u8; 65536];
-    loop {
-        match stream.read(&mut buffer) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                if stream.write_all(&buffer[..n]).is_err() {
-                    return;
-                }
-            }
-        }
-    }
-    let _ = stream.shutdown(Shutdown::Write);
-}
 
 /// A sender on its own thread offering one activity (streams supported
 /// when `supports`), with `delegate`.
@@ -132,98 +50,6 @@ fn sender<D: ActivityDelegate>(
     })
 }
 
-fn taker(mode: OnStream) -> (StreamTaker, Receiver<UnixStream>, Arc<AtomicUsize>) {
-    let (given, streams) = mpsc::channel();
-    let received = Arc::new(AtomicUsize::new(0));
-    let taker = StreamTaker {
-        mode,
-        given,
-        received: received.clone(),
-    };
-    (taker, streams, received)
-}
-
-// -------------------------------------------------------------- receiver
-
-/// Continues the first activity offered and asks for `streams` streams on
-/// it; each result goes to `results`, and the run stops once all arrived.
-struct Opener {
-    streams: usize,
-    results: Sender<Result<UnixStream>>,
-    stopper: Option<Stopper>,
-    panic_in_callback: bool,
-    /// What the first request returned at once.
-    immediate: Option<Result<()>>,
-    /// A probe moved into the first callback: its count tells whether
-    /// the callback was dropped.
-    probe: Arc<()>,
-    remote_supports_streams: Option<bool>,
-}
-
-impl Opener {
-    fn new(streams: usize) -> (Opener, Receiver<Result<UnixStream>>) {
-        let (results, rx) = mpsc::channel();
-        let opener = Opener {
-            streams,
-            results,
-            stopper: None,
-            panic_in_callback: false,
-            immediate: None,
-            probe: Arc::new(()),
-            remote_supports_streams: None,
-        };
-        (opener, rx)
-    }
-}
-
-impl ApplicationDelegate for Opener {
-    fn activity_available(&mut self, app: &ApplicationRef, remote: &RemoteActivity) {
-        self.remote_supports_streams = Some(remote.supports_continuation_streams());
-        app.continue_activity(remote.id()).unwrap();
-    }
-
-    fn continue_user_activity(
-        &mut self,
-        app: &ApplicationRef,
-        activity: &ActivityRef,
-        handler: RestorationHandler,
-    ) -> bool {
-        drop(handler);
-        let remaining = Arc::new(AtomicUsize::new(self.streams));
-        for i in 0..self.streams {
-            let results = self.results.clone();
-            let stopper = self.stopper.clone().expect("the stopper is set");
-            let remaining = remaining.clone();
-            let panics = self.panic_in_callback;
-            let probe = self.probe.clone();
-            let outcome = activity.get_continuation_streams(move |activity, stream| {
-                let _probe = probe;
-                assert_eq!(activity.activity_type(), TYPE);
-                if remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
-                    stopper.stop();
-                }
-                if panics {
-                    let _held = stream;
-                    panic!("the stream callback exploded");
-                }
-                let _ = results.send(stream);
-            });
-            if i == 0 {
-                self.immediate = Some(outcome.clone());
-            }
-            if outcome.is_err() {
-                app.stop().unwrap();
-                break;
-            }
-        }
-        true
-    }
-
-    fn did_fail_to_continue(&mut self, _: &ApplicationRef, _: &str, error: Error) {
-        panic!("the handoff failed: {error}");
-    }
-}
-
 /// A receiving application on this thread, continuity started.
 fn receiver(key: u8, ports: (u16, u16), opener: Opener) -> Application<Opener> {
     let (port, peer) = ports;
@@ -238,18 +64,6 @@ fn receiver(key: u8, ports: (u16, u16), opener: Opener) -> Application<Opener> {
 fn ports() -> ((u16, u16), (u16, u16)) {
     let (r, s) = (free_port(), free_port());
     ((r, s), (s, r))
-}
-
-fn next<T>(rx: &Receiver<T>) -> T {
-    rx.recv_timeout(PATIENCE).expect("within PATIENCE")
-}
-
-/// Reads until EOF (bounded by PATIENCE).
-fn read_to_end(stream: &mut UnixStream) -> io::Result<Vec<u8>> {
-    stream.set_read_timeout(Some(PATIENCE))?;
-    let mut all = Vec::new();
-    stream.read_to_end(&mut all)?;
-    Ok(all)
 }
 
 static PANICS: Mutex<Vec<CallbackPanic>> = Mutex::new(Vec::new());

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)] // each suite uses its own part
 
+pub mod streams;
+
 use std::net::UdpSocket;
 use std::sync::mpsc;
 use std::thread::{self, JoinHandle};
@@ -70,7 +72,19 @@ pub struct AppThread {
 }
 
 impl AppThread {
+    /// With this suite's [`manifest`].
     pub fn start<T>(
+        key: [u8; 32],
+        port: u16,
+        peer: u16,
+        name: &'static str,
+        setup: impl FnOnce(&Application) -> T + Send + 'static,
+    ) -> AppThread {
+        AppThread::start_with(manifest(), key, port, peer, name, setup)
+    }
+
+    pub fn start_with<T>(
+        manifest: Manifest,
         key: [u8; 32],
         port: u16,
         peer: u16,
@@ -79,7 +93,7 @@ impl AppThread {
     ) -> AppThread {
         let (stopper_tx, stopper_rx) = mpsc::channel();
         let thread = thread::spawn(move || {
-            let app = Application::new(&manifest(), ()).unwrap();
+            let app = Application::new(&manifest, ()).unwrap();
             stopper_tx.send(app.stopper()).unwrap();
             let account = Account::from_key(&key).unwrap();
             app.start_continuity(&options(&account, port, peer, name))
