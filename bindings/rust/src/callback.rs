@@ -74,6 +74,12 @@ fn report(callback: &'static str, outcome: &'static str, payload: Box<dyn Any + 
     };
     // A payload whose destructor panics must not unwind either.
     let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(payload)));
+    report_misuse(callback, outcome, message);
+}
+
+/// Reports, as a caught panic would be, a callback the binding could not
+/// run because the host broke a rule (`message` says which).
+pub(crate) fn report_misuse(callback: &'static str, outcome: &'static str, message: String) {
     let event = CallbackPanic {
         callback,
         outcome,
@@ -84,7 +90,7 @@ fn report(callback: &'static str, outcome: &'static str, payload: Box<dyn Any + 
     let _ = panic::catch_unwind(AssertUnwindSafe(|| match hook {
         Some(hook) => hook(&event),
         None => eprintln!(
-            "handoff: caught a panic in {} ({}; the panic did not reach the library): {}",
+            "handoff: {} failed ({}; nothing reached the library): {}",
             event.callback, event.outcome, event.message
         ),
     }));

@@ -16,9 +16,10 @@
 use std::ffi::{c_char, c_int, c_void};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
+use std::thread::{self, ThreadId};
 
 use crate::activity::{with_delegate, ActivityDelegate, ActivityRef};
-use crate::callback::guard;
+use crate::callback::{guard, report_misuse};
 use crate::error::{check, Error, Result};
 use crate::sys;
 
@@ -26,22 +27,26 @@ impl ActivityRef {
     /// Opens a continuation stream to the device this activity was
     /// continued from (Apple: `getContinuationStreams`). Call it on an
     /// activity your [`crate::ApplicationDelegate::continue_user_activity`]
-    /// received, then or later; each call opens another stream.
+    /// received, then or later, **on that application's main thread**;
+    /// each call opens another stream.
     ///
-    /// `callback` runs exactly once, on the main thread of the application
-    /// that continued the activity, inside its `dispatch`/`run`, with the
-    /// stream (yours; closed when dropped) or why there is none: one of
-    /// Apple's codes, [`ErrorCode::ConnectionUnavailable`] (the other
-    /// device cannot be reached), [`ErrorCode::HandoffFailed`] (it
-    /// refuses: its activity's delegate takes no streams) or
-    /// [`ErrorCode::RemoteApplicationTimedOut`]. If that application is
-    /// dropped first, `callback` is never called and is leaked, not
-    /// dropped, since no thread is then known to be the right one.
+    /// `callback` runs exactly once, on that main thread, inside its
+    /// `dispatch`/`run`, with the stream (yours; closed when dropped) or
+    /// why there is none: one of Apple's codes,
+    /// [`ErrorCode::ConnectionUnavailable`] (the other device cannot be
+    /// reached), [`ErrorCode::HandoffFailed`] (it refuses: its activity's
+    /// delegate takes no streams) or
+    /// [`ErrorCode::RemoteApplicationTimedOut`]. Since it runs on the
+    /// thread that asked, it need not be `Send`: it may hold the
+    /// [`crate::RestorationHandler`] and the responders, and restore once
+    /// the data has arrived.
     ///
-    /// The callback must be `Send`: this method may be called from any
-    /// thread. A panic in it is caught and reported
-    /// ([`crate::set_callback_panic_hook`]); the stream it was given is
-    /// closed.
+    /// Asked from another thread, the callback cannot run where the
+    /// library delivers the stream: it is then reported (as a caught panic
+    /// is, [`crate::set_callback_panic_hook`]), never called and leaked,
+    /// and the stream is closed. It is leaked too, never called, if the
+    /// application is dropped first. A panic in it is caught and reported;
+    /// the stream it was given is closed.
     ///
     /// Fails at once, without calling `callback` (it is dropped here), with
     /// [`ErrorCode::InvalidState`] when the activity does not support
@@ -55,9 +60,13 @@ impl ActivityRef {
     #[doc(alias = "getContinuationStreams")]
     pub fn get_continuation_streams<F>(&self, callback: F) -> Result<()>
     where
-        F: FnOnce(&ActivityRef, Result<UnixStream>) + Send + 'static,
+        F: FnOnce(&ActivityRef, Result<UnixStream>) + 'static,
     {
-        let state = Box::into_raw(Box::new(callback)).cast::<c_void>();
+        let request = Box::new(StreamRequest {
+            thread: thread::current().id(),
+            callback,
+        });
+        let state = Box::into_raw(request).cast::<c_void>();
         // SAFETY: a live activity; `state` is reclaimed by `stream_arrived`,
         // which the library calls at most once, and only if this succeeds.
         let status = unsafe {
@@ -68,12 +77,19 @@ impl ActivityRef {
             )
         };
         if status != sys::HANDOFF_OK as c_int {
-            // Refused: the callback is never called, so take it back.
+            // Refused: the callback is never called, so take it back (on
+            // the thread that made it).
             // SAFETY: made by `Box::into_raw` above and not given away.
-            drop(unsafe { Box::from_raw(state.cast::<F>()) });
+            drop(unsafe { Box::from_raw(state.cast::<StreamRequest<F>>()) });
         }
         check(status)
     }
+}
+
+/// A stream request's callback and the thread that may run or drop it.
+struct StreamRequest<F> {
+    thread: ThreadId,
+    callback: F,
 }
 
 /// The stream descriptor the library gives away, owned from here on.
@@ -84,6 +100,8 @@ unsafe fn take_stream(fd: c_int) -> UnixStream {
     UnixStream::from(OwnedFd::from_raw_fd(fd))
 }
 
+const REQUEST_CALLBACK: &str = "ActivityRef::get_continuation_streams callback";
+
 unsafe extern "C" fn stream_arrived<F>(
     activity: *mut sys::handoff_activity,
     fd: c_int,
@@ -91,26 +109,39 @@ unsafe extern "C" fn stream_arrived<F>(
     message: *const c_char,
     user_data: *mut c_void,
 ) where
-    F: FnOnce(&ActivityRef, Result<UnixStream>) + Send + 'static,
+    F: FnOnce(&ActivityRef, Result<UnixStream>) + 'static,
 {
-    // Own the closure and the stream before anything can panic, so both
-    // are released whatever happens.
-    // SAFETY: `user_data` is the Box made by `get_continuation_streams`,
-    // passed to this single call; a non-negative `fd` is the callee's.
-    let callback = unsafe { Box::from_raw(user_data.cast::<F>()) };
+    // Own the stream before anything can panic, so it is closed whatever
+    // happens. A non-negative `fd` is the callee's.
     let stream = if fd >= 0 {
         Ok(unsafe { take_stream(fd) })
     } else {
         Err(unsafe { Error::reported(error, message) })
     };
+    let request = user_data.cast::<StreamRequest<F>>();
+    // SAFETY: `user_data` is the live Box made by `get_continuation_streams`
+    // for this single call; its thread id is plain data, readable anywhere.
+    if unsafe { (*request).thread } != thread::current().id() {
+        // `F` need not be `Send`: neither run nor drop it here.
+        report_misuse(
+            REQUEST_CALLBACK,
+            "not called, leaked, the stream closed",
+            "get_continuation_streams was called on another thread than the main thread of the \
+             application that continued the activity"
+                .to_owned(),
+        );
+        return;
+    }
+    // SAFETY: as above; taken once, on the thread that made it.
+    let request = unsafe { Box::from_raw(request) };
     guard(
-        "ActivityRef::get_continuation_streams callback",
+        REQUEST_CALLBACK,
         "ignored, the stream closed",
         (),
         move || {
             // SAFETY: the library lends a live activity for the call.
             let activity = unsafe { ActivityRef::from_ptr(activity) };
-            callback(activity, stream);
+            (request.callback)(activity, stream);
         },
     )
 }

@@ -12,6 +12,7 @@ use std::net::Shutdown;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::thread;
+use std::time::Duration;
 
 use apps::streams::{
     fnv1a64, next, pattern, read_to_end, taker, NoStreams, OnStream, Opener, FNV_OFFSET,
@@ -28,6 +29,7 @@ const KEY_REFUSED: u8 = 23;
 const KEY_SENDER_PANIC: u8 = 24;
 const KEY_RECEIVER_PANIC: u8 = 25;
 const KEY_SEVERAL: u8 = 26;
+const KEY_WRONG_THREAD: u8 = 27;
 
 /// A sender on its own thread offering one activity (streams supported
 /// when `supports`), with `delegate`.
@@ -72,14 +74,28 @@ fn record_panics() {
     handoff::set_callback_panic_hook(|p| PANICS.lock().unwrap().push(p.clone()));
 }
 
-fn panics_in(callback: &str) -> Vec<CallbackPanic> {
+/// The reports of `callback` with `outcome` so far.
+fn reports(callback: &str, outcome: &str) -> Vec<CallbackPanic> {
     PANICS
         .lock()
         .unwrap()
         .iter()
-        .filter(|p| p.callback == callback)
+        .filter(|p| p.callback == callback && p.outcome == outcome)
         .cloned()
         .collect()
+}
+
+/// As `reports`, waiting (up to PATIENCE) for a first one: a panic's
+/// unwinding closes the stream before the binding reports it.
+fn await_reports(callback: &str, outcome: &str) -> Vec<CallbackPanic> {
+    for _ in 0..2000 {
+        let found = reports(callback, outcome);
+        if !found.is_empty() {
+            return found;
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+    Vec::new()
 }
 
 // ------------------------------------------------------------------ tests
@@ -94,6 +110,7 @@ fn a_stream_carries_bytes_both_ways_and_half_closes() {
     run_until_stopped(&app);
     assert_eq!(app.delegate().remote_supports_streams, Some(true));
     assert!(matches!(app.delegate().immediate, Some(Ok(()))));
+    assert_eq!(app.delegate().arrived.get(), 1);
 
     let mut stream = next(&results).expect("a stream");
     let data = pattern(0xD0C, 4 << 20);
@@ -216,7 +233,10 @@ fn a_panic_in_did_receive_stream_closes_the_stream() {
         "the sender's end was closed"
     );
     assert_eq!(received.load(Ordering::SeqCst), 1);
-    let panics = panics_in("ActivityDelegate::did_receive_stream");
+    let panics = await_reports(
+        "ActivityDelegate::did_receive_stream",
+        "ignored, the stream closed",
+    );
     assert_eq!(panics.len(), 1, "{panics:?}");
     assert_eq!(panics[0].message, "did_receive_stream exploded");
 }
@@ -237,8 +257,51 @@ fn a_panic_in_the_stream_callback_closes_the_stream() {
         read_to_end(&mut other_end).expect("EOF, not a timeout"),
         b""
     );
-    let panics = panics_in("ActivityRef::get_continuation_streams callback");
+    let panics = await_reports(
+        "ActivityRef::get_continuation_streams callback",
+        "ignored, the stream closed",
+    );
     assert_eq!(panics.len(), 1, "{panics:?}");
-    assert_eq!(panics[0].outcome, "ignored, the stream closed");
+    assert_eq!(panics[0].message, "the stream callback exploded");
     assert!(results.try_recv().is_err());
+}
+
+#[test]
+fn a_request_from_another_thread_is_reported_and_its_stream_closed() {
+    record_panics();
+    let (rports, sports) = ports();
+    let (delegate, given, _) = taker(OnStream::Give);
+    let _sender = sender(KEY_WRONG_THREAD, sports, true, delegate);
+    let (mut opener, _results) = Opener::new(1);
+    opener.from_another_thread = true;
+    let app = receiver(KEY_WRONG_THREAD, rports, opener);
+    run_until_stopped(&app);
+    assert!(matches!(app.delegate().immediate, Some(Ok(()))));
+
+    // The stream arrives on this (the main) thread, not the asking one.
+    let mut other_end = next(&given);
+    let reported = || {
+        reports(
+            "ActivityRef::get_continuation_streams callback",
+            "not called, leaked, the stream closed",
+        )
+        .pop()
+    };
+    for _ in 0..400 {
+        if reported().is_some() {
+            break;
+        }
+        app.run(Some(Duration::from_millis(50))).unwrap();
+    }
+    let report = reported().expect("the misuse was reported");
+    assert!(report.message.contains("another thread"), "{report:?}");
+    assert_eq!(
+        read_to_end(&mut other_end).expect("EOF, not a timeout"),
+        b""
+    );
+    assert_eq!(
+        Arc::strong_count(&app.delegate().probe),
+        2,
+        "the callback was neither called nor dropped off its thread"
+    );
 }

@@ -2,9 +2,11 @@
 //! that takes streams, a receiver delegate that asks for them, and the
 //! bytes they carry.
 
+use std::cell::Cell;
 use std::io::{self, Read, Write};
 use std::net::Shutdown;
 use std::os::unix::net::UnixStream;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
@@ -122,6 +124,11 @@ pub struct Opener {
     /// the callback was dropped.
     pub probe: Arc<()>,
     pub remote_supports_streams: Option<bool>,
+    /// Callbacks run so far: an `Rc`, so the callbacks are not `Send`
+    /// (they need not be: they run on this thread).
+    pub arrived: Rc<Cell<usize>>,
+    /// Ask from a thread of its own (wrongly) and stop the run at once.
+    pub from_another_thread: bool,
 }
 
 impl Opener {
@@ -135,6 +142,8 @@ impl Opener {
             immediate: None,
             probe: Arc::new(()),
             remote_supports_streams: None,
+            arrived: Rc::new(Cell::new(0)),
+            from_another_thread: false,
         };
         (opener, rx)
     }
@@ -153,6 +162,16 @@ impl ApplicationDelegate for Opener {
         handler: RestorationHandler,
     ) -> bool {
         drop(handler);
+        if self.from_another_thread {
+            let (activity, probe) = (activity.to_owned(), self.probe.clone());
+            let outcome =
+                thread::spawn(move || activity.get_continuation_streams(move |_, _| drop(probe)))
+                    .join()
+                    .unwrap();
+            self.immediate = Some(outcome);
+            app.stop().unwrap();
+            return true;
+        }
         let remaining = Arc::new(AtomicUsize::new(self.streams));
         for i in 0..self.streams {
             let results = self.results.clone();
@@ -160,8 +179,10 @@ impl ApplicationDelegate for Opener {
             let remaining = remaining.clone();
             let panics = self.panic_in_callback;
             let probe = self.probe.clone();
+            let arrived = self.arrived.clone();
             let outcome = activity.get_continuation_streams(move |activity, stream| {
                 let _probe = probe;
+                arrived.set(arrived.get() + 1);
                 assert!(activity.flag(ActivityFlag::SupportsContinuationStreams));
                 if remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
                     stopper.stop();
