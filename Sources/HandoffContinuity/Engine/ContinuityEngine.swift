@@ -135,6 +135,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
                     completion(.failure(HandoffError(.handoffFailed, error.message)))
                     return
                 }
+                streams.willStart()  // before the host can write to it
                 completion(.success(pair.host))
                 // This thread now carries the stream until it ends.
                 StreamPump.run(connection: connection, local: pair.library, buffered: buffered, registry: streams)

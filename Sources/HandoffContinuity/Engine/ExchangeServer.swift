@@ -58,9 +58,14 @@ struct ExchangeServer: Sendable {
         // Whether this thread still waits: the app hands the stream to its
         // delegate only if so, never after the timeout below.
         let waiting = Locked(true)
+        let streams = self.streams
         endpoint.acceptStream(id, pair.host) { result in
             let taken = waiting.withLock { w in defer { w = false }; return w }
-            if taken { answer.fulfil(result) }
+            if taken {
+                // Accepted: the host holds its end from now on.
+                if case .success = result { streams.willStart() }
+                answer.fulfil(result)
+            }
             return taken
         }
         _ = answer.wait(seconds: fetchTimeout)
@@ -81,6 +86,7 @@ struct ExchangeServer: Sendable {
             let buffered = try connection.takeBufferedBytes()
             StreamPump.run(connection: connection, local: pair.library, buffered: buffered, registry: streams)
         } catch {
+            streams.abandon()
             close(pair.library)  // the host's end then reads EOF
         }
         return false

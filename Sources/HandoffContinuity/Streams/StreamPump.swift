@@ -45,7 +45,7 @@ final class StreamPump: @unchecked Sendable {
     /// (inbound) and one new thread (outbound), and returns then.
     /// `buffered` holds bytes that arrived with the frame that switched the
     /// connection to stream mode. Takes ownership of `local` and of the
-    /// connection.
+    /// connection; balances the caller's `registry.willStart()`.
     static func run(connection: ChannelConnection, local: Int32, buffered: [UInt8], registry: StreamRegistry) {
         connection.detectVanishedPeer(idle: keepAliveIdle, unacknowledged: unacknowledgedLimit)
         let pump = StreamPump(connection: connection, local: local)

@@ -6,15 +6,31 @@ import HandoffModel
 /// before it closes every connection.
 final class StreamRegistry: Sendable {
     private let pumps = Locked<[ObjectIdentifier: StreamPump]>([:])
+    /// Streams whose host may already hold its end while their pump is not
+    /// registered yet. Stopping waits for them too: a host that writes and
+    /// then frees its application at once must not lose what it wrote.
+    private let starting = InFlight()
 
-    func add(_ pump: StreamPump) { pumps.withLock { $0[ObjectIdentifier(pump)] = pump } }
+    /// The host may hold its end of a stream from now on. Exactly one
+    /// `add` (`StreamPump.run`) or `abandon` follows.
+    func willStart() { starting.begin() }
+
+    /// The stream announced by `willStart` will have no pump.
+    func abandon() { starting.end() }
+
+    func add(_ pump: StreamPump) {
+        pumps.withLock { $0[ObjectIdentifier(pump)] = pump }
+        starting.end()
+    }
+
     func remove(_ pump: StreamPump) { _ = pumps.withLock { $0.removeValue(forKey: ObjectIdentifier(pump)) } }
 
     /// Sends what every host wrote, waiting at most `seconds` in all, then
     /// ends every stream.
     func drainAndEnd(within seconds: Double) {
-        let all = pumps.withLock { Array($0.values) }
         let deadline = monotonicSeconds() + seconds
+        starting.waitUntilIdle(seconds: seconds)
+        let all = pumps.withLock { Array($0.values) }
         all.forEach { $0.endHostInput() }
         for pump in all { pump.waitOutbound(seconds: max(0, deadline - monotonicSeconds())) }
         all.forEach { $0.end() }
