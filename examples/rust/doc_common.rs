@@ -6,7 +6,9 @@
 //! reach. Here a *document library* folder stands in for the person's
 //! synced documents; the userInfo carries only the document's identifier
 //! and the cursor position, and the receiver opens the document from its
-//! own library.
+//! own library. When the document is not there (not synced yet), the
+//! receiver fetches it from the sender over a continuation stream, the
+//! channel Apple offers for data beyond userInfo's budget.
 
 #![allow(dead_code)] // each example uses part of it
 
@@ -97,6 +99,10 @@ pub fn start_continuity(
 pub fn document_path(library: &Path, id: &str) -> PathBuf {
     library.join(format!("{id}.txt"))
 }
+
+/// The largest document the receiver takes over a continuation stream:
+/// the other device is trusted (same account), but not without bound.
+pub const MAX_DOCUMENT_BYTES: u64 = 16 << 20;
 
 /// The editor view: the open document and the cursor (a character
 /// offset). As a responder it writes its state into the activity when the

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use apps::streams::{
     fnv1a64, next, pattern, read_to_end, taker, NoStreams, OnStream, Opener, FNV_OFFSET,
+    STOP_WRITES,
 };
 use apps::{account_key, free_port, manifest, options, run_until_stopped, AppThread, TYPE};
 use handoff::{
@@ -30,6 +31,7 @@ const KEY_SENDER_PANIC: u8 = 24;
 const KEY_RECEIVER_PANIC: u8 = 25;
 const KEY_SEVERAL: u8 = 26;
 const KEY_WRONG_THREAD: u8 = 27;
+const KEY_WRITE_AND_STOP: u8 = 28;
 
 /// A sender on its own thread offering one activity (streams supported
 /// when `supports`), with `delegate`.
@@ -304,4 +306,36 @@ fn a_request_from_another_thread_is_reported_and_its_stream_closed() {
         2,
         "the callback was neither called nor dropped off its thread"
     );
+}
+
+#[test]
+fn what_a_sender_writes_right_before_its_application_ends_arrives() {
+    let (rports, sports) = ports();
+    let (mut delegate, _, received) = taker(OnStream::WriteAndStop);
+    let (port, peer) = sports;
+    // The sender's application ends as soon as its callback returns.
+    let _sender = AppThread::start(
+        account_key(KEY_WRITE_AND_STOP),
+        port,
+        peer,
+        "Stream sender",
+        move |app| {
+            delegate.stopper = Some(app.stopper());
+            let activity = Activity::new(TYPE).unwrap();
+            activity
+                .set_flag(ActivityFlag::SupportsContinuationStreams, true)
+                .unwrap();
+            activity.set_delegate(delegate).unwrap();
+            app.become_current(&activity).unwrap();
+            activity
+        },
+    );
+    let (opener, results) = Opener::new(1);
+    let app = receiver(KEY_WRITE_AND_STOP, rports, opener);
+    run_until_stopped(&app);
+    let mut stream = next(&results).expect("a stream");
+    let data = read_to_end(&mut stream).expect("EOF, not a timeout");
+    assert_eq!(received.load(Ordering::SeqCst), 1);
+    assert_eq!(data.len(), STOP_WRITES, "nothing written was lost");
+    assert_eq!(data, pattern(7, STOP_WRITES));
 }

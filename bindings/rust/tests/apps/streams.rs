@@ -52,10 +52,19 @@ pub enum OnStream {
     Give,
     /// Panic (the stream must be closed by the binding).
     Panic,
+    /// Write `STOP_WRITES` bytes, half-close and stop the application at
+    /// once, still inside the callback: what was written must arrive.
+    WriteAndStop,
 }
+
+/// What `OnStream::WriteAndStop` writes: fits the socket buffers, so the
+/// write never blocks the main thread.
+pub const STOP_WRITES: usize = 200 * 1024;
 
 pub struct StreamTaker {
     pub mode: OnStream,
+    /// Stops the sender's application (`OnStream::WriteAndStop`).
+    pub stopper: Option<Stopper>,
     pub given: Sender<UnixStream>,
     pub received: Arc<AtomicUsize>,
 }
@@ -74,6 +83,13 @@ impl ActivityDelegate for StreamTaker {
                 let _ = self.given.send(stream);
             }
             OnStream::Panic => panic!("did_receive_stream exploded"),
+            OnStream::WriteAndStop => {
+                let mut stream = stream;
+                stream.write_all(&pattern(7, STOP_WRITES)).unwrap();
+                stream.shutdown(Shutdown::Write).unwrap();
+                drop(stream);
+                self.stopper.as_ref().expect("a stopper").stop();
+            }
         }
     }
 }
@@ -103,6 +119,7 @@ pub fn taker(mode: OnStream) -> (StreamTaker, Receiver<UnixStream>, Arc<AtomicUs
     let received = Arc::new(AtomicUsize::new(0));
     let taker = StreamTaker {
         mode,
+        stopper: None,
         given,
         received: received.clone(),
     };
