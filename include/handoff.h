@@ -489,7 +489,7 @@ HANDOFF_API int handoff_activity_set_delegate(handoff_activity *activity,
  *    marker of its own. A peer that vanishes without a word (power, cable)
  *    is noticed within about 30 seconds.
  *  - A writer that outpaces its reader blocks (or gets EAGAIN on a
- *    non-blocking socket): the library holds at most 16 KiB per direction
+ *    non-blocking socket): the library holds at most 256 KiB per direction
  *    of a stream; the rest waits in the kernel's socket buffers.
  * The sending app sets HANDOFF_ACTIVITY_SUPPORTS_CONTINUATION_STREAMS on the
  * activity before it is continued (the flag travels with it) and gives the
