@@ -22,6 +22,12 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// frees its application right after continuing does not cut off the
     /// sender's `wasContinued`.
     private let confirms = InFlight()
+    /// The scheduler thread and the verification handshakes: `detach` waits
+    /// for them too, so that none is still inside OpenSSL when the host,
+    /// having freed its application, exits and OpenSSL's exit handler frees
+    /// what they use (a handshake started just before
+    /// `handoff_application_free` crashed test_restoration in exit()).
+    private let background = InFlight()
     private var transport: BeaconTransport!
     private var server: ChannelServer!
     private let wake: (read: Int32, write: Int32)
@@ -37,6 +43,9 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         var lastSequence: UInt64 = 0
         var remotes = RemoteTable()
         var stopped = false
+        /// The scheduler thread, which `detach` must not wait for when it
+        /// runs there (the application's last release can happen on it).
+        var scheduler: pthread_t?
     }
 
     /// Starts the channel server, the beacon transport and the scheduler.
@@ -67,7 +76,12 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             close(wake.write)
             throw error
         }
-        startDetachedThread { [self] in self.scheduleLoop() }
+        let background = self.background
+        background.begin()
+        if !startDetachedThread({ [self] in
+            self.scheduleLoop()
+            background.end()
+        }) { background.end() }
     }
 
     deinit {
@@ -172,8 +186,12 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         streams.drainAndEnd(within: Self.streamDrainLimit)
         transport.stop()
         server.stop()
+        // Each job is bounded by the channel's timeouts.
         let limits = configuration.channelLimits
-        confirms.waitUntilIdle(seconds: limits.connectTimeout + 2 * limits.handshakeTimeout + 1)
+        let deadline = monotonicSeconds() + limits.connectTimeout + 2 * limits.handshakeTimeout + 1
+        confirms.waitUntilIdle(seconds: deadline - monotonicSeconds())
+        let onScheduler = state.withLock { s in s.scheduler.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        if !onScheduler { background.waitUntilIdle(seconds: deadline - monotonicSeconds()) }
         client.closeAll()
     }
 
@@ -182,6 +200,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// The scheduler thread: beacons in bursts then keep-alives, withdrawal
     /// beacons, and the sweep of silent or expired remote activities.
     private func scheduleLoop() {
+        state.withLock { $0.scheduler = pthread_self() }
         while true {
             let now = monotonicSeconds()
             let (advert, withdrawal, stopped, next): (Advertisement?, UUID?, Bool, Double) = state.withLock { s in
@@ -267,14 +286,21 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// with the account's PSK) before reporting what it offers; the
     /// connection is kept warm for the first fetch.
     private func startVerifying(_ deviceID: String, at channel: SocketAddress) {
-        let client = self.client
+        let (client, background) = (self.client, self.background)
+        background.begin()
         let started = startDetachedThread { [weak self] in
             let ok = client.verify(channel)
+            // Out of OpenSSL; before anything here can hold the application
+            // (whose last release would run `detach` on this thread).
+            background.end()
             guard let self else { return }
             let (changes, endpoint) = self.state.withLock { s in (s.remotes.verified(deviceID, at: channel, ok), s.endpoint) }
             if let endpoint { changes.forEach(endpoint.remoteActivityChanged) }
         }
-        if !started { _ = state.withLock { $0.remotes.verified(deviceID, at: channel, false) } }
+        if !started {
+            background.end()
+            _ = state.withLock { $0.remotes.verified(deviceID, at: channel, false) }
+        }
     }
 
     private func sweep() {
