@@ -15,7 +15,7 @@ use std::thread;
 use std::time::Duration;
 
 use apps::streams::{
-    fnv1a64, next, pattern, read_to_end, taker, NoStreams, OnStream, Opener, FNV_OFFSET,
+    fnv1a64, next, offer, pattern, read_to_end, taker, NoStreams, OnStream, Opener, FNV_OFFSET,
     STOP_WRITES,
 };
 use apps::{account_key, free_port, manifest, options, run_until_stopped, AppThread, TYPE};
@@ -43,14 +43,7 @@ fn sender<D: ActivityDelegate>(
 ) -> AppThread {
     let (port, peer) = ports;
     AppThread::start(account_key(key), port, peer, "Stream sender", move |app| {
-        let activity = Activity::new(TYPE).unwrap();
-        activity.set_title(Some("Big document")).unwrap();
-        activity
-            .set_flag(ActivityFlag::SupportsContinuationStreams, supports)
-            .unwrap();
-        activity.set_delegate(delegate).unwrap();
-        app.become_current(&activity).unwrap();
-        activity
+        offer(app, TYPE, supports, delegate)
     })
 }
 
@@ -321,13 +314,7 @@ fn what_a_sender_writes_right_before_its_application_ends_arrives() {
         "Stream sender",
         move |app| {
             delegate.stopper = Some(app.stopper());
-            let activity = Activity::new(TYPE).unwrap();
-            activity
-                .set_flag(ActivityFlag::SupportsContinuationStreams, true)
-                .unwrap();
-            activity.set_delegate(delegate).unwrap();
-            app.become_current(&activity).unwrap();
-            activity
+            offer(app, TYPE, true, delegate)
         },
     );
     let (opener, results) = Opener::new(1);

@@ -21,9 +21,11 @@ use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::thread;
 
-use apps::streams::{fnv1a64, next, pattern, read_to_end, taker, OnStream, Opener, FNV_OFFSET};
+use apps::streams::{
+    fnv1a64, next, offer, pattern, read_to_end, taker, OnStream, Opener, FNV_OFFSET,
+};
 use apps::{free_port, options, run_until_stopped, AppThread};
-use handoff::{Account, Activity, ActivityFlag, Application, Manifest};
+use handoff::{Account, Application, Manifest};
 use process::Peer;
 
 // The streamer's app, activity type and account (docs/PROTOCOL.md's test key).
@@ -135,13 +137,7 @@ fn a_c_receiver_streams_with_a_rust_sender() {
     let mut receiver = streamer("C receiver", "--receive", rport, sport, BYTES);
     let (delegate, streams, received_count) = taker(OnStream::Give);
     let _sender = AppThread::start_with(manifest(), key(), sport, rport, "Rust sender", |app| {
-        let activity = Activity::new(TYPE).unwrap();
-        activity
-            .set_flag(ActivityFlag::SupportsContinuationStreams, true)
-            .unwrap();
-        activity.set_delegate(delegate).unwrap();
-        app.become_current(&activity).unwrap();
-        activity
+        offer(app, TYPE, true, delegate)
     });
     receiver.wait_for("continued", &[]);
     let stream = next(&streams);

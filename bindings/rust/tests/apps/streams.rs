@@ -13,8 +13,8 @@ use std::sync::Arc;
 use std::thread;
 
 use handoff::{
-    ActivityDelegate, ActivityFlag, ActivityRef, ApplicationDelegate, ApplicationRef, Error,
-    RemoteActivity, RestorationHandler, Result, Stopper,
+    Activity, ActivityDelegate, ActivityFlag, ActivityRef, Application, ApplicationDelegate,
+    ApplicationRef, Error, RemoteActivity, RestorationHandler, Result, Stopper,
 };
 
 use super::PATIENCE;
@@ -124,6 +124,23 @@ pub fn taker(mode: OnStream) -> (StreamTaker, Receiver<UnixStream>, Arc<AtomicUs
         received: received.clone(),
     };
     (taker, streams, received)
+}
+
+/// Makes `app` offer an activity of `activity_type` (streams supported
+/// when `supports`) with `delegate`; keep what it returns.
+pub fn offer<D: ActivityDelegate>(
+    app: &Application,
+    activity_type: &str,
+    supports: bool,
+    delegate: D,
+) -> Activity {
+    let activity = Activity::new(activity_type).unwrap();
+    activity
+        .set_flag(ActivityFlag::SupportsContinuationStreams, supports)
+        .unwrap();
+    activity.set_delegate(delegate).unwrap();
+    app.become_current(&activity).unwrap();
+    activity
 }
 
 // -------------------------------------------------------------- receiver
