@@ -835,9 +835,9 @@ typedef struct handoff_continuity_options {
  * fetches, and what they offer arrives as activity_available callbacks.
  * Once per application; the library's threads run until the application is
  * freed. Errors: HANDOFF_E_INVALID_ARGUMENT (no account, bad size, a
- * malformed peer, address or device id), HANDOFF_E_IO (a socket could not
- * be opened, e.g. the beacon port is taken), HANDOFF_E_INVALID_STATE
- * (already started). Any thread. */
+ * malformed peer or address), HANDOFF_E_INVALID_VALUE (a device id that is
+ * not 32 lowercase hex digits), HANDOFF_E_IO (a socket could not be
+ * opened), HANDOFF_E_INVALID_STATE (already started). Any thread. */
 HANDOFF_API int handoff_application_start_continuity(handoff_application *app,
                                                      const handoff_continuity_options *options);
 
