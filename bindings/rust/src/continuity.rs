@@ -149,9 +149,10 @@ impl ApplicationRef {
     /// their fetches, and what they offer arrives as
     /// [`crate::ApplicationDelegate::activity_available`]. Once per
     /// application. [`crate::ErrorCode::InvalidArgument`] for a malformed
-    /// peer, address or device id, [`crate::ErrorCode::Io`] when a socket
-    /// cannot be opened (e.g. the beacon port is taken),
-    /// [`crate::ErrorCode::InvalidState`] when already started.
+    /// peer or address, [`crate::ErrorCode::InvalidValue`] for a device id
+    /// that is not 32 lowercase hex digits, [`crate::ErrorCode::Io`] when a
+    /// socket cannot be opened, [`crate::ErrorCode::InvalidState`] when
+    /// already started.
     pub fn start_continuity(&self, options: &ContinuityOptions<'_>) -> Result<()> {
         let device_id = c_string_opt(options.device_id.as_deref(), "the device id")?;
         let device_name = c_string_opt(options.device_name.as_deref(), "the device name")?;
