@@ -351,7 +351,11 @@ fn a_stream_whose_sender_stops_before_half_closing_reads_as_a_reset() {
         .read_to_end(&mut got)
         .expect_err("a cut stream must not read as a clean EOF");
     assert_eq!(error.kind(), ErrorKind::ConnectionReset, "{error}");
-    assert_eq!(got.len(), data.len(), "what was written before the stop arrives");
+    assert_eq!(
+        got.len(),
+        data.len(),
+        "what was written before the stop arrives"
+    );
     assert_eq!(got, data);
     drop(sender_end);
 }
