@@ -662,8 +662,8 @@ HANDOFF_API handoff_application *handoff_application_new(const handoff_manifest 
  * their hosts wrote before this call (it waits up to 3 seconds for a slow
  * reader on the other device). Half-close (shutdown(fd, SHUT_WR)) or close
  * a stream first to end it cleanly: a stream still open for writing is
- * lost, and the other side's reads fail with ECONNRESET. NULL is ignored. Call it on the main
- * thread, not from inside one of its callbacks. A process that exits
+ * lost, and the other side's reads fail with ECONNRESET. NULL is ignored.
+ * Call it on the main thread, not from inside one of its callbacks. A process that exits
  * without it may lose stream data the library has not sent yet. */
 HANDOFF_API void handoff_application_free(handoff_application *app);
 
