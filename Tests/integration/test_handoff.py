@@ -108,6 +108,24 @@ def test_two_processes_on_loopback(spawn, ports):
 
     assert receiver.matches("failed") == []
     assert len(receiver.matches("available")) == 1
+
+
+def test_an_activity_continued_again_is_heard_each_time(spawn, ports):
+    """The sender's activity stays current; the receiver continues it five
+    times; the sender's was_continued runs five times, once per CONFIRM."""
+    rport, sport = ports(2)
+    times = 5
+    receiver = spawn("receiver", "--receive", "--port", rport, *peer_flags(sport),
+                     "--auto-continue", "--continue-times", times)
+    sender = spawn("sender", "--send", "--port", sport, *peer_flags(rport), "--userinfo-bytes", 100)
+    offered = sender.wait_for("offering")
+    for n in range(1, times + 1):
+        receiver.wait_for("restored", nth=n, timeout=10)
+        sender.wait_for("was-continued", nth=n, timeout=10, id=offered["id"])
+    assert len(receiver.matches("continued")) == times
+    assert all(c["id"] == offered["id"] for c in receiver.matches("continued"))
+    assert receiver.matches("failed") == [] and receiver.matches("continue-error") == []
+    assert len(sender.matches("was-continued")) == times
     assert sender.stop() == 0  # freeing the app withdraws its activity
     receiver.wait_for("withdrawn", timeout=2, id=offered["id"])
     assert receiver.stop() == 0
