@@ -444,21 +444,40 @@ HANDOFF_API int handoff_activity_is_invalidated(const handoff_activity *activity
  * `activity` is lent for the call (handoff_activity_ref to keep it).
  *  - will_save: the activity is being saved, after the responders'
  *    update_user_activity_state: last chance to add state;
- *  - was_continued: another device continued it;
+ *  - was_continued: another device continued it: once per continuation
+ *    (an activity that stays current and is continued again hears it
+ *    again; a duplicate confirmation of one fetch is ignored);
  *  - did_receive_stream: the device that continued it opened a
  *    continuation stream (handoff_activity_get_continuation_streams
  *    there; Apple: didReceiveInputStream:outputStream:). `fd` is a
  *    connected, bidirectional socket, now the callee's to close; see
  *    "Continuation streams" below. NULL: this app refuses streams, and the
- *    other device's request fails with HANDOFF_E_HANDOFF_FAILED. */
+ *    other device's request fails with HANDOFF_E_HANDOFF_FAILED.
+ *  - did_fail_to_hand_off: another device fetched the activity and the
+ *    fetch failed on this side, so it could not continue it (no Apple
+ *    counterpart: there only the receiving side hears of it). `error` is
+ *    HANDOFF_E_USER_INFO_TOO_LARGE (the encoded userInfo is over
+ *    HANDOFF_USER_INFO_BUDGET bytes), HANDOFF_E_MISSING_REQUIRED_KEY (a
+ *    required userInfo key is absent; HANDOFF_E_HANDOFF_FAILED on the other
+ *    device) or HANDOFF_E_REMOTE_APPLICATION_TIMED_OUT (this app's main
+ *    thread did not dispatch in time: fetch_timeout_ms of the continuity
+ *    options). `message` says why, as the library's error messages do;
+ *    `activity` and `message` are lent for the call. Called once per
+ *    failed fetch. Because it runs on the main thread, a timed-out fetch
+ *    is reported only when the main thread next dispatches (late, by
+ *    nature); a main thread that never dispatches again never hears it.
+ *    A fetch that fails in transit, or for an activity no longer current,
+ *    is not reported. Informational: nothing to return or release. */
 typedef struct handoff_activity_delegate {
     size_t size; /* sizeof(handoff_activity_delegate): use the _INIT macro */
     void (*will_save)(handoff_activity *activity, void *user_data);
     void (*was_continued)(handoff_activity *activity, void *user_data);
     void (*did_receive_stream)(handoff_activity *activity, int fd, void *user_data);
+    void (*did_fail_to_hand_off)(handoff_activity *activity, int error, const char *message,
+                                 void *user_data);
 } handoff_activity_delegate;
 
-#define HANDOFF_ACTIVITY_DELEGATE_INIT {sizeof(handoff_activity_delegate), NULL, NULL, NULL}
+#define HANDOFF_ACTIVITY_DELEGATE_INIT {sizeof(handoff_activity_delegate), NULL, NULL, NULL, NULL}
 
 /* Sets the activity's delegate (the struct is copied; NULL removes it).
  * `destroy`, if not NULL, is called with `user_data` when the delegate is

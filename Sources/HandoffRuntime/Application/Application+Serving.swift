@@ -14,7 +14,8 @@ extension Application: ContinuityEndpoint {
     }
 
     /// Main thread: the pending save, then the payload. A payload the
-    /// other device received is remembered, to be confirmed.
+    /// service still waited for is remembered, to be confirmed; a failure
+    /// of this side's own making is told to the activity's delegate.
     private func serve(_ activityID: UUID, reply: (Result<[UInt8], HandoffError>) -> Bool) {
         guard let activity = currentActivity, activity.activityID == activityID,
               advertisement(for: activity) != nil else {
@@ -22,14 +23,24 @@ extension Application: ContinuityEndpoint {
             return
         }
         if activity.takeNeedsSave() { performSave(activity) }
-        let result: Result<[UInt8], HandoffError>
+        let payload: [UInt8]
         do {
-            result = .success(try ActivityCoding.encode(activity))
+            payload = try ActivityCoding.encode(activity)
         } catch {
-            result = .failure(error.asUserActivityError)
+            _ = reply(.failure(error.asUserActivityError))
+            // The cause as made here (too large, a missing required key),
+            // not the code the other device reads.
+            activity.delegate?.userActivity(activity, didFailToHandOffWith: error)
+            return
         }
-        let received = reply(result)
-        if case .success = result, received { rememberServed(activity) }
+        if reply(.success(payload)) {
+            rememberServed(activity)
+        } else {
+            activity.delegate?.userActivity(activity, didFailToHandOffWith: HandoffError(
+                .remoteApplicationTimedOut,
+                "another device asked for activity \"\(activity.activityType)\", but this app's main thread "
+                    + "answered only after that device stopped waiting (it got 4610): dispatch more often"))
+        }
     }
 
     /// Counts one more fetch of `activity` awaiting its CONFIRM; the most
