@@ -1677,6 +1677,9 @@ static int side_setup(struct side *sd)
     handoff_continuity_options o = HANDOFF_CONTINUITY_OPTIONS_INIT;
     o.account = account;
     o.device_name = sd->is_sender ? "bench sender" : "bench receiver";
+    /* Two devices in one process: each its own id (else both would be the
+     * person's device from the device file, and ignore each other). */
+    o.device_id = sd->is_sender ? "0000000000000000000000000000be01" : "0000000000000000000000000000be02";
     o.beacon_port = sd->beacon_port;
     o.disable_multicast = 1;
     o.peers = sd->peers;

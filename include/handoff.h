@@ -818,10 +818,23 @@ typedef struct handoff_continuity_options {
     size_t size; /* sizeof(handoff_continuity_options): use the _INIT macro */
     /* Required. Copied: the caller may free it afterwards. */
     const handoff_account *account;
-    /* 32 hex digits identifying this device; NULL: a new random id. */
+    /* 32 hex digits identifying this device. NULL (the usual choice): the
+     * person's device identity, the one `handoff device` shows and names:
+     * the file "device" (lines id=, name=, role=; mode 0600) in the account
+     * directory ($XDG_CONFIG_HOME/handoff, else ~/.config/handoff), created
+     * with a random id and the host name on first use (when processes race
+     * to create it, the first one's file wins and all use it). Every app of
+     * the person on this host is then one device: apps of one device do not
+     * hand off to each other, so two processes that must see each other on
+     * one host (tests, demos) each need their own device_id, or their own
+     * XDG_CONFIG_HOME. */
     const char *device_id;
-    /* Shown on the other devices; NULL: the host name. */
+    /* Shown on the other devices; NULL: the device file's name when
+     * device_id is NULL, else the host name. */
     const char *device_name;
+    /* HANDOFF_DEVICE_ROLE_FULL (0, the default): the device file's role when
+     * device_id is NULL, else full. HANDOFF_DEVICE_ROLE_SEND_ONLY: send-only
+     * whatever the file says. */
     handoff_device_role role;
     /* UDP port of the discovery beacons; 0: 52370. Each process on one host
      * needs its own port to receive unicast beacons. */
@@ -855,8 +868,13 @@ typedef struct handoff_continuity_options {
  * Once per application; the library's threads run until the application is
  * freed. Errors: HANDOFF_E_INVALID_ARGUMENT (no account, bad size, a
  * malformed peer or address), HANDOFF_E_INVALID_VALUE (a device id that is
- * not 32 lowercase hex digits), HANDOFF_E_IO (a socket could not be
- * opened), HANDOFF_E_INVALID_STATE (already started). Any thread. */
+ * not 32 lowercase hex digits, an invalid device name), HANDOFF_E_IO (a
+ * socket could not be opened), HANDOFF_E_INVALID_STATE (already started).
+ * Without a device_id, the device file's errors too: HANDOFF_E_PERMISSION
+ * (the file or the account directory is a symbolic link, another user's,
+ * or open to others), HANDOFF_E_MALFORMED_DATA (not a device file),
+ * HANDOFF_E_IO, and HANDOFF_E_INVALID_STATE when neither XDG_CONFIG_HOME
+ * nor HOME is set; each message says what to do. Any thread. */
 HANDOFF_API int handoff_application_start_continuity(handoff_application *app,
                                                      const handoff_continuity_options *options);
 

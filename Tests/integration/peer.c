@@ -6,7 +6,7 @@
  *   offering id=ID type=TYPE                  (sender: became current)
  *   saving bytes=N                            (sender: responder saved)
  *   was-continued id=ID                       (sender)
- *   available id=ID type=TYPE title=T web=0|1 device=NAME url=URL
+ *   available id=ID type=TYPE title=T web=0|1 device=NAME device-id=HEX url=URL
  *   updated   (same fields)    withdrawn id=ID type=TYPE
  *   continue-error code=N message=M           (handoff_application_continue)
  *   will-continue type=TYPE
@@ -209,6 +209,7 @@ static void print_remote(const char *event, const handoff_remote_activity *remot
     put_value("title", handoff_remote_activity_get_title(remote));
     put_long("web", handoff_remote_activity_is_web_only(remote));
     put_value("device", handoff_remote_activity_get_device_name(remote));
+    put_value("device-id", handoff_remote_activity_get_device_id(remote));
     put_value("url", handoff_remote_activity_get_webpage_url(remote));
     end_line();
 }
