@@ -785,12 +785,16 @@ HANDOFF_API handoff_account *handoff_account_from_key(const void *key, size_t le
 
 /* Loads the account stored in `directory` (NULL: $XDG_CONFIG_HOME/handoff,
  * else ~/.config/handoff). NULL with HANDOFF_E_NOT_FOUND (no account yet),
- * HANDOFF_E_PERMISSION (the file is readable by others: chmod 600 it),
+ * HANDOFF_E_PERMISSION (the file is readable by others: chmod 600 it; or
+ * the file or its directory is a symbolic link or another user's, or the
+ * directory is writable by others: the message says what to do),
  * HANDOFF_E_MALFORMED_DATA or HANDOFF_E_IO. */
 HANDOFF_API handoff_account *handoff_account_load(const char *directory);
 
 /* Stores the account in `directory` (NULL: as handoff_account_load), in a
- * file of mode 0600 inside a directory of mode 0700, atomically. */
+ * file of mode 0600 inside a directory of mode 0700, atomically. An
+ * existing directory must pass handoff_account_load's checks
+ * (HANDOFF_E_PERMISSION otherwise): nothing is written through a link. */
 HANDOFF_API int handoff_account_save(const handoff_account *account, const char *directory);
 
 /* The pairing code, to type or paste on another device: an owned string,
