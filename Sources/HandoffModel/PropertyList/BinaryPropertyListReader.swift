@@ -40,9 +40,12 @@ extension BinaryPropertyList {
     /// cyclic, too deep or too large for `limits` throws.
     ///
     /// Safe on hostile input: no traps, no recursion, every length and
-    /// offset is checked before use, work and memory are bounded by the
-    /// input's size and `limits.maxObjects` (each object is decoded once and
-    /// shared by every reference to it).
+    /// offset is checked before use. Each object is decoded once and shared
+    /// by every reference to it, and what a reference adds is counted in
+    /// O(1), so work and memory are proportional to the input's size (plus
+    /// at most `limits.maxBytes` of dictionary keys hashed); a value that
+    /// stands for more than `limits` once expanded is refused while reading
+    /// (`PropertyListError.Kind.overLimit`).
     public static func decode(
         _ bytes: [UInt8], limits: DecodingLimits = .default
     ) throws(PropertyListError) -> PropertyListValue {
