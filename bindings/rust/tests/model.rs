@@ -566,7 +566,7 @@ fn error_codes_keep_the_librarys_numbers() {
 
 #[test]
 fn an_error_shows_its_message_and_code() {
-    let e = Activity::new("x").unwrap_err();
+    let e = Activity::new("").unwrap_err();
     let shown = e.to_string();
     assert!(shown.contains(e.message()), "{shown}");
     assert!(shown.ends_with("(error 2: value refused)"), "{shown}");
