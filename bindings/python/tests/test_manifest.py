@@ -29,7 +29,11 @@ def test_bad_identifiers():
         assert caught.value.code == Status.INVALID_VALUE, (bundle, team)
     m = Manifest("com.example.myapp", "TEAM1")
     with pytest.raises(HandoffError):
-        m.declare("not-a-type")
+        m.declare("")
+    with pytest.raises(HandoffError):
+        m.declare("line\nbreak")
+    m.declare("INSendMessageIntent")
+    assert m.declares("INSendMessageIntent") and not m.declares("insendmessageintent")
     with pytest.raises(TypeError):
         Manifest("com.example.myapp", "TEAM1", TYPE)  # one str, not a list
 
