@@ -442,12 +442,17 @@ fn entries_that_cannot_be_types_are_skipped_with_warnings() {
     let mut m = Manifest::load_data(WARNED_PLIST.as_bytes()).unwrap();
     assert_eq!(
         m.activity_types(),
-        ["com.example.warned.edit", "INSendMessageIntent", "ReadArticle"]
+        [
+            "com.example.warned.edit",
+            "INSendMessageIntent",
+            "ReadArticle"
+        ]
     );
     let warnings = m.warnings();
     assert_eq!(warnings.len(), 2, "{warnings:?}");
     assert!(
-        warnings[0].starts_with("Info.plist: NSUserActivityTypes[1]") && warnings[0].contains("empty"),
+        warnings[0].starts_with("Info.plist: NSUserActivityTypes[1]")
+            && warnings[0].contains("empty"),
         "{warnings:?}"
     );
     assert!(
@@ -463,7 +468,10 @@ fn entries_that_cannot_be_types_are_skipped_with_warnings() {
     fs::write(&path, WARNED_PLIST).unwrap();
     let from_file = Manifest::load(&path).unwrap().warnings();
     assert_eq!(from_file.len(), 2);
-    assert!(from_file[0].contains(path.to_str().unwrap()), "{from_file:?}");
+    assert!(
+        from_file[0].contains(path.to_str().unwrap()),
+        "{from_file:?}"
+    );
     fs::remove_dir_all(dir).unwrap();
 
     assert!(Manifest::load_data(INFO_PLIST.as_bytes())
