@@ -606,6 +606,21 @@ HANDOFF_API size_t handoff_manifest_activity_type_count(const handoff_manifest *
 HANDOFF_API const char *handoff_manifest_activity_type_at(const handoff_manifest *manifest,
                                                           size_t index);
 
+/* What loading the Info.plist skipped and why, in file order: one warning
+ * per NSUserActivityTypes entry that cannot be a type (not a string, empty,
+ * over 255 bytes, control characters), naming the file, the entry and what
+ * was found, e.g. "Info.plist: NSUserActivityTypes[1] is an integer (7),
+ * not a string: skipped". None for a manifest made with handoff_manifest_new;
+ * declaring types never adds any. The count (0 for NULL), and the warning at
+ * an index, borrowed until the manifest is freed (its warnings never
+ * change): NULL with HANDOFF_E_INVALID_ARGUMENT for a NULL manifest, and
+ * NULL for an index out of range (no error recorded, as for
+ * handoff_manifest_activity_type_at).
+ * Any thread. */
+HANDOFF_API size_t handoff_manifest_warning_count(const handoff_manifest *manifest);
+HANDOFF_API const char *handoff_manifest_warning_at(const handoff_manifest *manifest,
+                                                    size_t index);
+
 /* ------------------------------------------------------------------------ */
 /* Applications: the app's side of Handoff, and its main loop               */
 /* ------------------------------------------------------------------------ */

@@ -2628,6 +2628,93 @@ static void test_manifest_load_errors(void) {
     CHECK_NULL_ERR(handoff_manifest_load_data("", 0), HANDOFF_E_MALFORMED_DATA);
 }
 
+/* NSUserActivityTypes entries that cannot be types (an empty string, an
+ * integer) are skipped: the Info.plist loads, the valid entries (reverse-DNS,
+ * intent class name, short name) are declared, and each skipped entry is one
+ * warning naming it and what it was. */
+static void test_manifest_load_warnings(void) {
+    char path[512];
+    handoff_manifest *m;
+    const char *w0, *w1;
+
+    m = load_text(PLIST_HEAD "<key>CFBundleIdentifier</key><string>com.example.warned</string>\n"
+                             "<key>HandoffTeamIdentifier</key><string>A1B2C3D4E5</string>\n"
+                             "<key>NSUserActivityTypes</key><array>"
+                             "<string>com.example.warned.edit</string>"
+                             "<string></string>"
+                             "<string>INSendMessageIntent</string>"
+                             "<integer>42</integer>"
+                             "<string>ReadArticle</string></array>\n"
+                  PLIST_TAIL, path, sizeof path);
+    if (!CHECK(m != NULL)) {
+        CHECK_FAIL("load: %s", handoff_last_error_message());
+        return;
+    }
+    CHECK_EQ_INT(handoff_manifest_activity_type_count(m), 3);
+    CHECK_EQ_STR(handoff_manifest_activity_type_at(m, 0), "com.example.warned.edit");
+    CHECK_EQ_STR(handoff_manifest_activity_type_at(m, 1), "INSendMessageIntent");
+    CHECK_EQ_STR(handoff_manifest_activity_type_at(m, 2), "ReadArticle");
+    CHECK_EQ_INT(handoff_manifest_declares(m, "ReadArticle"), 1);
+    CHECK_EQ_INT(handoff_manifest_declares(m, ""), 0);
+
+    CHECK_EQ_INT(handoff_manifest_warning_count(m), 2);
+    w0 = handoff_manifest_warning_at(m, 0);
+    w1 = handoff_manifest_warning_at(m, 1);
+    if (CHECK(w0 != NULL)) {
+        CHECK(strstr(w0, "NSUserActivityTypes[1]") != NULL);
+        CHECK(strstr(w0, "empty") != NULL);
+    }
+    if (CHECK(w1 != NULL)) {
+        CHECK(strstr(w1, "NSUserActivityTypes[3]") != NULL);
+        CHECK(strstr(w1, "integer (42)") != NULL);
+    }
+    /* Borrowed until the manifest is freed: declaring adds no warning and
+     * leaves the pointers as they were. */
+    CHECK_OK(handoff_manifest_declare_activity_type(m, "com.example.warned.share"));
+    CHECK_EQ_INT(handoff_manifest_warning_count(m), 2);
+    CHECK(handoff_manifest_warning_at(m, 0) == w0);
+    if (w1) CHECK(strstr(w1, "NSUserActivityTypes[3]") != NULL);
+
+    /* Out of range: NULL, no error recorded (as for the type accessors). */
+    prime_error(HANDOFF_E_INVALID_ARGUMENT);
+    CHECK(handoff_manifest_warning_at(m, 2) == NULL);
+    CHECK(handoff_manifest_warning_at(m, (size_t)-1) == NULL);
+    CHECK(handoff_last_error_code() != HANDOFF_E_INVALID_ARGUMENT);
+    handoff_manifest_free(m);
+
+    /* From memory: the warnings name the Info.plist the same way. */
+    {
+        static const char text[] = PLIST_HEAD
+            "<key>CFBundleIdentifier</key><string>com.example.warned</string>\n"
+            "<key>HandoffTeamIdentifier</key><string>A1B2C3D4E5</string>\n"
+            "<key>NSUserActivityTypes</key><array><true/><string>ReadArticle</string></array>\n"
+            PLIST_TAIL;
+        m = handoff_manifest_load_data(text, sizeof text - 1);
+        if (CHECK(m != NULL)) {
+            CHECK_EQ_INT(handoff_manifest_activity_type_count(m), 1);
+            CHECK_EQ_INT(handoff_manifest_warning_count(m), 1);
+            if (CHECK(handoff_manifest_warning_at(m, 0) != NULL))
+                CHECK(strstr(handoff_manifest_warning_at(m, 0), "Info.plist: NSUserActivityTypes[0]") != NULL);
+        }
+        handoff_manifest_free(m);
+    }
+
+    /* A clean Info.plist and a built manifest have none. */
+    m = handoff_manifest_load_data(xml_info_plist, strlen(xml_info_plist));
+    if (CHECK(m != NULL)) CHECK_EQ_INT(handoff_manifest_warning_count(m), 0);
+    handoff_manifest_free(m);
+    m = handoff_manifest_new("com.example.app", "A1B2C3D4E5");
+    if (CHECK(m != NULL)) {
+        CHECK_EQ_INT(handoff_manifest_warning_count(m), 0);
+        CHECK(handoff_manifest_warning_at(m, 0) == NULL);
+    }
+    handoff_manifest_free(m);
+
+    /* NULL manifest. */
+    CHECK_EQ_INT(handoff_manifest_warning_count(NULL), 0);
+    CHECK_NULL_ERR(handoff_manifest_warning_at(NULL, 0), HANDOFF_E_INVALID_ARGUMENT);
+}
+
 /* ------------------------------------------------------------------------ */
 /* NULL safety                                                              */
 /* ------------------------------------------------------------------------ */
@@ -2684,6 +2771,8 @@ static void test_null_safety(void) {
     CHECK(handoff_manifest_get_team_identifier(NULL) == NULL);
     CHECK_EQ_INT(handoff_manifest_activity_type_count(NULL), 0);
     CHECK(handoff_manifest_activity_type_at(NULL, 0) == NULL);
+    CHECK_EQ_INT(handoff_manifest_warning_count(NULL), 0);
+    CHECK(handoff_manifest_warning_at(NULL, 0) == NULL);
     CHECK_EQ_INT(handoff_manifest_declares(NULL, NULL), 0);
     CHECK(handoff_manifest_load_data(NULL, 0) == NULL);
 }
@@ -2735,6 +2824,7 @@ int main(int argc, char **argv) {
     CHECK_RUN(test_manifest_load_xml);
     CHECK_RUN(test_manifest_load_binary);
     CHECK_RUN(test_manifest_load_errors);
+    CHECK_RUN(test_manifest_load_warnings);
     CHECK_RUN(test_null_safety);
     return check_finish();
 }

@@ -8,7 +8,8 @@
 public struct BeaconActivity: Sendable, Equatable {
     /// 16 bytes: the activity's UUID.
     public var activityID: [UInt8]
-    /// Reverse-DNS activity type; required (1...255 UTF-8 bytes) in adverts.
+    /// The activity type, any form apps declare; required (1...255 UTF-8
+    /// bytes) in adverts.
     public var activityType: String
     /// Optional, at most 256 UTF-8 bytes.
     public var title: String?

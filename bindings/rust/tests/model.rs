@@ -420,6 +420,70 @@ fn a_manifest_loads_from_an_info_plist() {
     fs::remove_dir_all(dir).unwrap();
 }
 
+const WARNED_PLIST: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<plist version="1.0">
+<dict>
+  <key>CFBundleIdentifier</key><string>com.example.warned</string>
+  <key>HandoffTeamIdentifier</key><string>WARNTEAM</string>
+  <key>NSUserActivityTypes</key>
+  <array>
+    <string>com.example.warned.edit</string>
+    <string></string>
+    <string>INSendMessageIntent</string>
+    <integer>42</integer>
+    <string>ReadArticle</string>
+  </array>
+</dict>
+</plist>
+"#;
+
+#[test]
+fn entries_that_cannot_be_types_are_skipped_with_warnings() {
+    let mut m = Manifest::load_data(WARNED_PLIST.as_bytes()).unwrap();
+    assert_eq!(
+        m.activity_types(),
+        [
+            "com.example.warned.edit",
+            "INSendMessageIntent",
+            "ReadArticle"
+        ]
+    );
+    let warnings = m.warnings();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("Info.plist: NSUserActivityTypes[1]")
+            && warnings[0].contains("empty"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[1].starts_with("Info.plist: NSUserActivityTypes[3]")
+            && warnings[1].contains("integer (42)"),
+        "{warnings:?}"
+    );
+    m.declare_activity_type("com.example.warned.share").unwrap();
+    assert_eq!(m.warnings(), warnings, "declaring adds no warning");
+
+    let dir = scratch_dir("warnings");
+    let path = dir.join("Info.plist");
+    fs::write(&path, WARNED_PLIST).unwrap();
+    let from_file = Manifest::load(&path).unwrap().warnings();
+    assert_eq!(from_file.len(), 2);
+    assert!(
+        from_file[0].contains(path.to_str().unwrap()),
+        "{from_file:?}"
+    );
+    fs::remove_dir_all(dir).unwrap();
+
+    assert!(Manifest::load_data(INFO_PLIST.as_bytes())
+        .unwrap()
+        .warnings()
+        .is_empty());
+    assert!(Manifest::new("com.example.warned", "WARNTEAM")
+        .unwrap()
+        .warnings()
+        .is_empty());
+}
+
 // ---------------------------------------------------------------- account
 
 /// A fresh folder under cargo's scratch space for integration tests.
