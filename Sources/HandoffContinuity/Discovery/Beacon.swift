@@ -58,10 +58,14 @@ public struct BeaconActivity: Sendable, Equatable {
 ///   the activity it withdraws (`activity` is `BeaconActivity.withdrawal(of:)`;
 ///   other fields given to `seal` are not sent) or no activity at all,
 ///   meaning "everything this device offered" (e.g. when it shuts down).
+/// - A **solicitation** (`kind == .solicit`) carries no activity: a receiver
+///   that starts (or whose network changed) asks the devices nearby to
+///   announce what they offer now instead of at their next keep-alive.
 public struct Beacon: Sendable, Equatable {
     public enum Kind: UInt8, Sendable {
         case advert = 1
         case withdraw = 2
+        case solicit = 3
     }
 
     public var kind: Kind

@@ -70,6 +70,8 @@ struct NearbyBoard {
             // A withdrawal names the activity it ends, or none: all of them.
             let named = beacon.activity.flatMap { $0.activityID.count == 16 ? uuidString($0.activityID) : nil }
             if named == nil || named == device.offered?.id { device.offered = nil }
+        case .solicit:
+            break  // asks for adverts; offers nothing
         }
         var verify: SocketAddress?
         if !device.verified, device.offered != nil, !device.verifying, now - device.lastAttempt >= Self.retryInterval {
