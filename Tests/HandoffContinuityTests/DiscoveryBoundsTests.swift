@@ -307,3 +307,32 @@ import Testing
         client.closeAll()
     }
 }
+
+extension DiscoveryBoundsTests {
+    /// A channel reachable over one family only: the other family is tried
+    /// at once, and a round counts as one failure only when every family failed.
+    @Test func aFailedFamilyIsFollowedByTheOtherAtOnce() throws {
+        var t = RemoteTable()
+        let m = try manifest()
+        let id = Self.device(9)
+        let r = t.apply(Self.advert(device: id, sequence: 1), from: "fe80::1%1", manifest: m, ownRole: .full, now: 0)
+        t.heardCopy(of: Self.advert(device: id, sequence: 1), from: "10.0.0.1")
+        let v6 = try #require(r.verify)
+        _ = t.verified(hex(id), at: v6, false)
+        #expect(t.entries[hex(id)]?.failures == 0)
+        let untried = t.untriedChannel(hex(id), now: 0)
+        let v4 = try #require(untried)
+        #expect(v4 == SocketAddress(host: "10.0.0.1", port: 9))
+        #expect(t.verified(hex(id), at: v4, true).count == 1)
+        #expect(t.channel(offering: UUID(bytes: Array(0..<16))) == v4)
+        // Both failing is one failed round.
+        var u = RemoteTable()
+        let r2 = u.apply(Self.advert(device: id, sequence: 1), from: "fe80::1%1", manifest: m, ownRole: .full, now: 0)
+        u.heardCopy(of: Self.advert(device: id, sequence: 1), from: "10.0.0.1")
+        _ = u.verified(hex(id), at: try #require(r2.verify), false)
+        let second = u.untriedChannel(hex(id), now: 0)
+        _ = u.verified(hex(id), at: try #require(second), false)
+        let none = u.untriedChannel(hex(id), now: 0)
+        #expect(u.entries[hex(id)]?.failures == 1 && none == nil)
+    }
+}

@@ -401,11 +401,13 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         let submitted = verifier.submit { [weak self] in
             let ok = client.verify(channel)
             guard let self else { return }
-            let (changes, endpoint) = self.state.withLock { s in
+            let (changes, endpoint, retry) = self.state.withLock { s in
                 s.counters.verifications += 1
-                return (s.remotes.verified(deviceID, at: channel, ok), s.endpoint)
+                let changes = s.remotes.verified(deviceID, at: channel, ok)
+                return (changes, s.endpoint, ok ? nil : s.remotes.untriedChannel(deviceID, now: monotonicSeconds()))
             }
             if let endpoint { changes.forEach(endpoint.remoteActivityChanged) }
+            if let retry { self.startVerifying(deviceID, at: retry) }
         }
         if !submitted {
             state.withLock { s in

@@ -32,8 +32,11 @@ struct RemoteTable {
         /// The channel being verified now.
         var verifying: SocketAddress?
         var lastAttempt = -Double.infinity
-        /// Failed verifications in a row: each doubles the wait before the next.
+        /// Failed verification rounds in a row (each tries every family
+        /// known): each doubles the wait before the next.
         var failures = 0
+        /// Families whose channel failed in the current round.
+        var failedFamilies: Set<Family> = []
         var lastHeard: Double
 
         var verified: Bool { verifiedChannel != nil }
@@ -117,9 +120,13 @@ struct RemoteTable {
         var verify: SocketAddress?
         if !entry.verified, entry.offered != nil, entry.verifying == nil,
            now - entry.lastAttempt >= Self.retryDelay(failures: entry.failures) {
-            entry.verifying = channel
+            // The family it was heard over, unless that one already failed
+            // this round and the other is known.
+            let target = entry.failedFamilies.contains(family)
+                ? entry.channels.first { !entry.failedFamilies.contains($0.key) }?.value ?? channel : channel
+            entry.verifying = target
             entry.lastAttempt = now
-            verify = channel
+            verify = target
         }
         if entry.verified { changes += Self.report(&entry) }
         entries[deviceID] = entry
@@ -147,12 +154,29 @@ struct RemoteTable {
         if ok {
             entry.verifiedChannel = channel
             entry.failures = 0
+            entry.failedFamilies = []
             changes = Self.report(&entry)
         } else {
-            entry.failures += 1
+            entry.failedFamilies.insert(Self.family(of: channel.host))
+            if entry.channels.keys.allSatisfy(entry.failedFamilies.contains) {
+                entry.failures += 1
+                entry.failedFamilies = []
+            }
         }
         entries[deviceID] = entry
         return changes
+    }
+
+    /// After a failed attempt: the device's channel over a family not yet
+    /// tried this round, to verify at once (a channel may listen on one
+    /// family only, or a path may carry only one); nil when none is left.
+    mutating func untriedChannel(_ deviceID: String, now: Double) -> SocketAddress? {
+        guard var entry = entries[deviceID], !entry.verified, entry.verifying == nil, !entry.failedFamilies.isEmpty,
+              let next = entry.channels.first(where: { !entry.failedFamilies.contains($0.key) })?.value else { return nil }
+        entry.verifying = next
+        entry.lastAttempt = now
+        entries[deviceID] = entry
+        return next
     }
 
     /// A verification that was not tried (rate limit, full queue): the next
