@@ -50,7 +50,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
                                               perSourceBurst: ContinuityEngine.verifyPerSource.burst,
                                               overall: ContinuityEngine.verifyOverall.rate,
                                               overallBurst: ContinuityEngine.verifyOverall.burst, now: monotonicSeconds())
-        /// Answers to solicitations, per source address and in all.
+        /// Answers to solicitations, per source (address and port: receivers
+        /// on one host each have their own) and in all.
         var answerLimit = RateLimiter<String>(perSource: ContinuityEngine.answerPerSource.rate,
                                               perSourceBurst: ContinuityEngine.answerPerSource.burst,
                                               overall: ContinuityEngine.answerOverall.rate,
@@ -75,7 +76,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// Verification attempts a second (and saved-up burst) per source address and overall.
     static let verifyPerSource = (rate: 2.0, burst: 8.0)
     static let verifyOverall = (rate: 10.0, burst: 20.0)
-    /// Answers to solicitations a second (and burst) per source address and overall.
+    /// Answers to solicitations a second (and burst) per source address and port, and overall.
     static let answerPerSource = (rate: 1.0, burst: 3.0)
     static let answerOverall = (rate: 4.0, burst: 8.0)
     /// A solicitation burst's delays; bursts start at most once a second.
@@ -372,7 +373,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     private func answer(_ solicitor: UDPAddress) {
         let advert: Advertisement? = state.withLock { s in
             guard !s.stopped, let a = s.advertisement else { return nil }
-            guard s.answerLimit.admit(solicitor.host, now: monotonicSeconds()) else {
+            guard s.answerLimit.admit(solicitor.description, now: monotonicSeconds()) else {
                 s.counters.answersRefused += 1
                 return nil
             }
