@@ -92,7 +92,12 @@ after = sample(victim.pid)
 close_wait = subprocess.run(["ss", "-tanp", "state", "close-wait"], capture_output=True, text=True).stdout
 close_wait_count = sum(1 for line in close_wait.splitlines() if "pid=%d," % victim.pid in line)
 victim.terminate()
-victim.wait(timeout=10)
+try:
+    exit_note = "exited %s on SIGTERM" % victim.wait(timeout=10)
+except subprocess.TimeoutExpired:
+    victim.kill()
+    victim.wait()
+    exit_note = "did not exit within 10 s of SIGTERM (killed)"
 stop.set()
 print("build %s: %d device ids in %.1f s" % (build, devices, flood_seconds))
 print("  threads  before %d  peak %d  6 s after %d" % (before[0], peak[0], after[0]))
@@ -100,3 +105,4 @@ print("  fds      before %d  peak %d  6 s after %d" % (before[1], peak[1], after
 print("  RSS MB   before %d  peak %d  6 s after %d" % (before[2], peak[2], after[2]))
 print("  connections to the attacker's port: %d; victim sockets in CLOSE-WAIT after: %d"
       % (accepted[0], close_wait_count))
+print("  the receiver " + exit_note)

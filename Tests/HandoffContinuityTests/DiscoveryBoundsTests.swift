@@ -336,3 +336,17 @@ extension DiscoveryBoundsTests {
         #expect(u.entries[hex(id)]?.failures == 1 && none == nil)
     }
 }
+
+extension DiscoveryBoundsTests {
+    /// A job that stops its own pool (its end released the pool's owner,
+    /// whose teardown stops the pool) does not wait for itself.
+    @Test func stoppingThePoolFromItsOwnJobDoesNotWaitForThatJob() {
+        let pool = WorkerPool(threads: 2, queueLimit: 4)
+        let returned = Awaitable(false)
+        #expect(pool.submit {
+            pool.stop(waiting: .infinity)   // waiting for itself would never return
+            returned.update { $0 = true }
+        })
+        #expect(returned.wait(until: { $0 }, seconds: 60) { _, ok in ok })
+    }
+}

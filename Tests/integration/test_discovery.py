@@ -73,7 +73,7 @@ def _preclean():
 
 def _two_hosts(mode):
     """Namespaces a and b joined by a bridge (namespace br). mode:
-    'v4-filtered' (both families configured, IPv4 dropped by nft),
+    'dual' (both families), 'v4-filtered' (both configured, IPv4 dropped by nft),
     'v6-only' (no IPv4 address) or 'v4-only' (IPv6 disabled)."""
     if os.geteuid() != 0:
         pytest.skip("network namespaces need root")
@@ -187,6 +187,12 @@ def test_dual_stack_with_ipv4_filtered_uses_ipv6(two_hosts, spawn):
                 netns=hosts["b"]) if shutil.which("ping") else None
     assert ping is None or ping.returncode != 0
     _handoff_between(hosts, spawn)
+
+
+def test_dual_stack_both_families_work(two_hosts, spawn):
+    """Every beacon arrives twice (IPv4 and IPv6): still one event, no
+    re-verification flip-flop, and the continue succeeds."""
+    _handoff_between(two_hosts("dual"), spawn)
 
 
 def test_ipv6_only(two_hosts, spawn):

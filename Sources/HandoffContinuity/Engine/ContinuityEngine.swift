@@ -22,8 +22,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// frees its application right after continuing does not cut off the
     /// sender's `wasContinued`.
     private let confirms = InFlight()
-    /// The scheduler thread and the verification handshakes: `detach` waits
-    /// for them too, so that none is still inside OpenSSL when the host,
+    /// The scheduler thread: `detach` waits for it (and for the verifier
+    /// pool's handshakes), so that none is still inside OpenSSL when the host,
     /// having freed its application, exits and OpenSSL's exit handler frees
     /// what they use (a handshake started just before
     /// `handoff_application_free` crashed test_restoration in exit()).

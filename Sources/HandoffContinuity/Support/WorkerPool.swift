@@ -1,4 +1,7 @@
 import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A fixed number of threads taking jobs from a queue of bounded length:
 /// work that strangers can cause (verifying a device heard in a beacon)
@@ -14,6 +17,9 @@ final class WorkerPool: Sendable {
         var stopped = false
         /// Every thread ever started, for tests and diagnostics.
         var threadsStarted = 0
+        /// The pool's threads now: `stop` called from one of them (a job
+        /// whose end released the pool's owner) does not wait for itself.
+        var workers: Set<pthread_t> = []
     }
 
     let threads: Int
@@ -52,10 +58,13 @@ final class WorkerPool: Sendable {
     }
 
     private func work() {
+        let me = pthread_self()
+        state.update { _ = $0.workers.insert(me) }
         while let job = nextJob() {
             job()
             state.update { $0.running -= 1 }
         }
+        state.update { _ = $0.workers.remove(me) }
     }
 
     /// Waits for a job; nil when the pool stopped (the thread ends).
@@ -82,15 +91,17 @@ final class WorkerPool: Sendable {
 
     /// Drops the queued jobs (returns how many), lets the running ones
     /// finish and ends the threads; waits at most `seconds` for the running
-    /// jobs and the threads to end.
+    /// jobs and the threads to end. Called from one of the pool's own jobs,
+    /// it waits for the others only.
     @discardableResult
     func stop(waiting seconds: Double) -> Int {
-        let dropped = state.update { s in
+        let me = pthread_self()
+        let (dropped, own) = state.update { s in
             s.stopped = true
             defer { s.queue.removeAll() }
-            return s.queue.count
+            return (s.queue.count, s.workers.contains(me) ? 1 : 0)
         }
-        state.wait(until: { $0.running == 0 && $0.started == 0 }, seconds: seconds) { _, _ in }
+        state.wait(until: { $0.running <= own && $0.started <= own }, seconds: seconds) { _, _ in }
         return dropped
     }
 }
