@@ -104,3 +104,14 @@ public struct Beacon: Sendable, Equatable {
         self.activity = activity
     }
 }
+
+extension Beacon {
+    /// A solicitation from a device, stamped now (timestamp and sequence
+    /// from the wall clock in ms): what a listener that is not an engine
+    /// (the `handoff` tool's finder) sends so devices nearby answer at once.
+    public static func solicitation(deviceID: [UInt8], deviceName: String, role: DeviceRole) -> Beacon {
+        let now = wallMilliseconds()
+        return Beacon(kind: .solicit, timestamp: now, sequence: now, deviceID: deviceID,
+                      deviceName: deviceName, role: role, channelPort: 0, activity: nil)
+    }
+}

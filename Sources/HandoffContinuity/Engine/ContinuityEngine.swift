@@ -77,7 +77,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     static let verifyPerSource = (rate: 2.0, burst: 8.0)
     static let verifyOverall = (rate: 10.0, burst: 20.0)
     /// Answers to solicitations a second (and burst) per source address and port, and overall.
-    static let answerPerSource = (rate: 1.0, burst: 3.0)
+    static let answerPerSource = (rate: 2.0, burst: 4.0)
     static let answerOverall = (rate: 4.0, burst: 8.0)
     /// A solicitation burst's delays; bursts start at most once a second.
     static let solicitBurst = [0.0, 0.3, 1.0]
