@@ -27,7 +27,7 @@ struct TokenBucket {
 /// `overallBurst`). Remembers at most `maxSources` sources, forgetting the
 /// least recently seen first; a forgotten source starts with a full bucket,
 /// which the overall bucket still caps. Not thread-safe: callers lock.
-struct RateLimiter<Source: Hashable> {
+public struct RateLimiter<Source: Hashable> {
     let perSource: Double
     let perSourceBurst: Double
     let maxSources: Int
@@ -37,7 +37,7 @@ struct RateLimiter<Source: Hashable> {
     /// Actions refused so far.
     private(set) var refused: UInt64 = 0
 
-    init(perSource: Double, perSourceBurst: Double, overall: Double, overallBurst: Double,
+    public init(perSource: Double, perSourceBurst: Double, overall: Double, overallBurst: Double,
          maxSources: Int = 256, now: Double) {
         self.perSource = perSource
         self.perSourceBurst = perSourceBurst
@@ -46,7 +46,7 @@ struct RateLimiter<Source: Hashable> {
     }
 
     /// True when `source` may act now (and a token of each bucket is spent).
-    mutating func admit(_ source: Source, now: Double) -> Bool {
+    public mutating func admit(_ source: Source, now: Double) -> Bool {
         clock += 1
         var entry = sources[source] ?? {
             if sources.count >= maxSources, let oldest = sources.min(by: { $0.value.seen < $1.value.seen })?.key {

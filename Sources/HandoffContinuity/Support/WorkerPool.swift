@@ -8,7 +8,7 @@ import Glibc
 /// costs at most `threads` threads and `queueLimit` waiting jobs, however
 /// many ask. Threads start on demand, up to `threads`, and stay until
 /// `stop`.
-final class WorkerPool: Sendable {
+public final class WorkerPool: Sendable {
     private struct State {
         var queue: [@Sendable () -> Void] = []
         var started = 0
@@ -26,7 +26,7 @@ final class WorkerPool: Sendable {
     let queueLimit: Int
     private let state = Awaitable(State())
 
-    init(threads: Int, queueLimit: Int) {
+    public init(threads: Int, queueLimit: Int) {
         precondition(threads >= 1 && queueLimit >= 1)
         self.threads = threads
         self.queueLimit = queueLimit
@@ -35,7 +35,7 @@ final class WorkerPool: Sendable {
     /// Queues `job`; false (and `job` is not run) when the queue is full,
     /// the pool stopped, or no thread could be started for it.
     @discardableResult
-    func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+    public func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
         let startThread: Bool? = state.update { s in
             guard !s.stopped, s.queue.count < queueLimit else { return nil }
             s.queue.append(job)
@@ -94,7 +94,7 @@ final class WorkerPool: Sendable {
     /// jobs and the threads to end. Called from one of the pool's own jobs,
     /// it waits for the others only.
     @discardableResult
-    func stop(waiting seconds: Double) -> Int {
+    public func stop(waiting seconds: Double) -> Int {
         let me = pthread_self()
         let (dropped, own) = state.update { s in
             s.stopped = true
