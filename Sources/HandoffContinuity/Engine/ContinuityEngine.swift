@@ -149,8 +149,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         if first { solicit() }
     }
 
-    /// Schedules a burst of solicitations (at most one burst a second).
+    /// Schedules a burst of solicitations (at most one burst a second; none
+    /// on a send-only device, which is never offered anything).
     func solicit() {
+        guard configuration.device.role != .sendOnly else { return }
         let scheduled = state.withLock { s in
             let now = monotonicSeconds()
             guard !s.stopped, now - s.lastSolicitBurst >= Self.solicitSpacing else { return false }
