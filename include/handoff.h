@@ -895,8 +895,9 @@ typedef struct handoff_continuity_options {
     /* Time to connect to and authenticate a device; 0: 3000 ms. */
     int connect_timeout_ms;
     /* How long an idle authenticated connection to a device is kept for the
-     * next handoff (which then skips the handshake); 0: 30000 ms; negative:
-     * never kept, every handoff connects afresh. */
+     * next handoff (which then skips the handshake); 0: 10000 ms; negative:
+     * never kept, every handoff connects afresh. A connection the device
+     * closed is dropped at once whatever this says. */
     int connection_reuse_ms;
 } handoff_continuity_options;
 
