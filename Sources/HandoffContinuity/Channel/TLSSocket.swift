@@ -74,6 +74,8 @@ final class TLSSocket: @unchecked Sendable {
     private struct SSLState {
         /// SSL_ERROR_SSL or SSL_ERROR_SYSCALL happened: no SSL_shutdown.
         var fatal = false
+        /// The peer's close_notify arrived (SSL_ERROR_ZERO_RETURN).
+        var closeNotifyReceived = false
     }
     private let sslLock = Locked(SSLState())
 
@@ -260,6 +262,7 @@ final class TLSSocket: @unchecked Sendable {
             let error = SSL_get_error(ssl, value)
             let reason = drainOpenSSLErrors()
             if error == SSL_ERROR_SSL || error == SSL_ERROR_SYSCALL { s.fatal = true }
+            if error == SSL_ERROR_ZERO_RETURN { s.closeNotifyReceived = true }
             return Outcome(value: value, error: error, reason: reason, sawEOF: bio.pointee.sawEOF, socketError: bio.pointee.error)
         }
     }
@@ -325,6 +328,11 @@ final class TLSSocket: @unchecked Sendable {
     /// `handshake`.
     func handshakeStep() throws(HandoffError) -> HandshakeStep {
         try withUse(.handshake) { () throws(HandoffError) -> HandshakeStep in try handshakeStepInUse() }
+    }
+
+    /// Whether the peer's close_notify has arrived: for tests.
+    var receivedCloseNotify: Bool {
+        sslLock.withLock { $0.closeNotifyReceived }
     }
 
     /// Bytes received and sent so far, e.g. how far a handshake has got.
