@@ -4,7 +4,8 @@
 /// Before authentication nobody has proven anything, so the server keeps
 /// the connections most likely to be genuine: a connection whose ClientHello
 /// carried a valid PSK binder (`.proven`) is never shed (it ends by
-/// finishing or by the handshake deadline); among the others the most
+/// finishing or by the handshake deadline), nor one younger than the grace
+/// time; among the others the most
 /// represented source gives way first, then the least progress, then the
 /// oldest. A newcomer is never the one shed. After authentication only
 /// idle connections (no exchange outstanding) are ever shed.
@@ -38,22 +39,30 @@ enum AdmissionPolicy {
         var idleSince: Double?
     }
 
+    /// Whether `p` may be shed at `now`: it has not proven the key, and it
+    /// has had `grace` seconds to send its ClientHello (a genuine client
+    /// sends it at once, but an attacker reconnecting faster than that
+    /// must not be able to push it out before it arrives).
+    static func isSheddable(_ p: Pending, now: Double, grace: Double) -> Bool {
+        p.progress < .proven && now - p.since >= grace
+    }
+
     /// The pending connection to shed so one waiting in the backlog can be
-    /// accepted, when all `limit` slots are taken; nil when every holder has
-    /// proven the key (the newcomer then waits in the backlog).
-    static func pendingVictimForBacklog(_ pending: [Pending], limit: Int) -> Int? {
+    /// accepted, when all `limit` slots are taken; nil when no holder may
+    /// be shed (the newcomer then waits in the backlog).
+    static func pendingVictimForBacklog(_ pending: [Pending], limit: Int, now: Double, grace: Double) -> Int? {
         guard pending.count >= limit else { return nil }
-        return leastDeserving(pending.filter { $0.progress < .proven }, countedAmong: pending)
+        return leastDeserving(pending.filter { isSheddable($0, now: now, grace: grace) }, countedAmong: pending)
     }
 
     /// The pending connection to shed because `newcomer`'s source now holds
     /// more than `share` slots: that source's own least deserving
     /// connection other than the newcomer, or nil when the source is within
-    /// its share or all its others have proven the key.
-    static func pendingVictimForShare(_ pending: [Pending], newcomer: Pending, share: Int) -> Int? {
+    /// its share or none of its others may be shed.
+    static func pendingVictimForShare(_ pending: [Pending], newcomer: Pending, share: Int, now: Double, grace: Double) -> Int? {
         let same = pending.filter { $0.source == newcomer.source && $0.id != newcomer.id }
         guard same.count + 1 > share else { return nil }
-        return leastDeserving(same.filter { $0.progress < .proven }, countedAmong: pending)
+        return leastDeserving(same.filter { isSheddable($0, now: now, grace: grace) }, countedAmong: pending)
     }
 
     private static func leastDeserving(_ candidates: [Pending], countedAmong all: [Pending]) -> Int? {

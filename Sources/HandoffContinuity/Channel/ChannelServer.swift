@@ -216,13 +216,24 @@ private final class ChannelServerCore: @unchecked Sendable {
         }
         guard roomAfter else { return (false, true) }
         if pending.count < limits.maxPendingHandshakes { return (true, false) }
-        return (AdmissionPolicy.pendingVictimForBacklog(pending.map { $0.candidate() }, limit: limits.maxPendingHandshakes) != nil, false)
+        return (backlogVictim() != nil, false)
+    }
+
+    private func backlogVictim() -> Int? {
+        AdmissionPolicy.pendingVictimForBacklog(pending.map { $0.candidate() }, limit: limits.maxPendingHandshakes,
+                                                now: monotonicSeconds(), grace: limits.pendingGrace)
     }
 
     private func pollTimeout(recheck: Bool) -> Int32 {
         let now = monotonicSeconds()
         var next = recheck ? now + 0.2 : Double.infinity
-        for p in pending { next = min(next, deadline(of: p)) }
+        for p in pending {
+            next = min(next, deadline(of: p))
+            // Full: look again when a holder's grace ends and it may be shed.
+            if pending.count >= limits.maxPendingHandshakes, p.since + limits.pendingGrace > now {
+                next = min(next, p.since + limits.pendingGrace)
+            }
+        }
         if next == .infinity { return -1 }
         return Int32(min(60_000, max(1, ((next - now) * 1000).rounded(.up))))
     }
@@ -274,8 +285,7 @@ private final class ChannelServerCore: @unchecked Sendable {
     /// ClientHello has usually arrived while it waited).
     private func acceptWaiting() {
         if pending.count >= limits.maxPendingHandshakes {
-            guard let victim = AdmissionPolicy.pendingVictimForBacklog(pending.map { $0.candidate() },
-                                                                       limit: limits.maxPendingHandshakes) else { return }
+            guard let victim = backlogVictim() else { return }
             drop(id: victim)
         }
         var storage = sockaddr_storage()
@@ -312,7 +322,8 @@ private final class ChannelServerCore: @unchecked Sendable {
         pending.append(newcomer)
         state.withLock { $0.pendingCount = pending.count }
         let candidates = pending.map { $0.candidate() }
-        if let victim = AdmissionPolicy.pendingVictimForShare(candidates, newcomer: candidates.last!, share: limits.pendingPerSource) {
+        if let victim = AdmissionPolicy.pendingVictimForShare(candidates, newcomer: candidates.last!, share: limits.pendingPerSource,
+                                                              now: monotonicSeconds(), grace: limits.pendingGrace) {
             drop(id: victim)
         }
         step(at: pending.count - 1)

@@ -46,6 +46,9 @@ public struct ChannelLimits: Sendable {
     /// Server: a source address holding this many pending handshakes has
     /// its own least advanced one shed when it opens another.
     public var pendingPerSource: Int = 8
+    /// Server: seconds after accept during which a pending connection is
+    /// never shed for another (time for its ClientHello to arrive).
+    public var pendingGrace: Double = 0.2
     /// Server: seconds a new connection has to send its first bytes.
     public var firstBytesTimeout: Double = 1
     /// Server: connections the kernel may hold complete but not yet accepted.
@@ -75,8 +78,8 @@ public struct ChannelLimits: Sendable {
             throw HandoffError(.invalidArgument, "ChannelLimits counts (maxPendingHandshakes, pendingPerSource, maxConnections, connectionsPerSource, acceptBacklog) must be at least 1")
         }
         let timeouts = [handshakeTimeout, connectTimeout, firstBytesTimeout, idleTimeout]
-        guard timeouts.allSatisfy({ $0 > 0 && $0.isFinite }) else {
-            throw HandoffError(.invalidArgument, "ChannelLimits timeouts must be finite and above 0 seconds")
+        guard timeouts.allSatisfy({ $0 > 0 && $0.isFinite }), pendingGrace >= 0, pendingGrace.isFinite else {
+            throw HandoffError(.invalidArgument, "ChannelLimits timeouts must be finite and above 0 seconds (pendingGrace at least 0)")
         }
         return self
     }
