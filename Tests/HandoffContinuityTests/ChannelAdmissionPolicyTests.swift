@@ -32,7 +32,7 @@ import Testing
     @Test func aConnectionThatProvedTheKeyIsNeverShed() {
         let pending = [Self.p(1, "a", .proven, since: 0), Self.p(2, "a", .proven, since: 1), Self.p(3, "b", since: 9)]
         #expect(AdmissionPolicy.pendingVictimForBacklog(pending, limit: 3, now: 100, grace: 0.2) == 3)
-        #expect(AdmissionPolicy.pendingVictimForBacklog(Array(pending.prefix(2)), limit: 2) == nil, "the newcomer waits instead")
+        #expect(AdmissionPolicy.pendingVictimForBacklog(Array(pending.prefix(2)), limit: 2, now: 100, grace: 0.2) == nil, "the newcomer waits instead")
     }
 
     @Test func aSourceOverItsShareShedsItsOwnButNeverTheNewcomer() {
