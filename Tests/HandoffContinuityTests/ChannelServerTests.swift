@@ -36,12 +36,12 @@ import Glibc
 
     @Test func aSilentClientIsDroppedAfterTheHandshakeTimeout() throws {
         let server = try ChannelServer(listeningOn: ChannelTest.anyPort, psk: ChannelTest.key,
-                                       limits: ChannelTest.limits(handshakeTimeout: 0.3)) { _ in }
+                                       limits: ChannelTest.limits(handshakeTimeout: 2)) { _ in }
         defer { server.stop() }
         let fd = ChannelTest.rawConnect(server.port)
         defer { close(fd) }
         #expect(ChannelTest.eventually { server.counts.pending == 1 })
-        #expect(ChannelTest.peerCloses(fd, within: 5))
+        #expect(ChannelTest.peerCloses(fd, within: 20))
         #expect(ChannelTest.eventually { server.counts.pending == 0 })
     }
 
@@ -124,17 +124,19 @@ import Glibc
     @Test func anIdleAuthenticatedConnectionMakesRoomAndGetsACloseNotify() throws {
         var limits = ChannelTest.limits(maxConnections: 2)
         limits.idleTimeout = 60
+        let idle = ChannelRecorder<Bool>()
         let server = try ChannelServer(listeningOn: ChannelTest.anyPort, psk: ChannelTest.key, limits: limits) { connection in
             connection.markIdle()
+            idle.append(true)
             ChannelTest.echo(connection)
         }
         defer { server.stop() }
         let first = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key)
         defer { first.close() }
-        #expect(ChannelTest.eventually { server.counts.active == 1 })
+        #expect(ChannelTest.eventually { idle.count == 1 })  // idle before the second
         let second = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key)
         defer { second.close() }
-        #expect(ChannelTest.eventually { server.counts.active == 2 })
+        #expect(ChannelTest.eventually { idle.count == 2 })
         let third = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key)
         defer { third.close() }
         try third.send(Frame(type: 4, payload: [4]), timeout: 5)

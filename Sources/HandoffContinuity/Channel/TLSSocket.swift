@@ -158,6 +158,10 @@ final class TLSSocket: @unchecked Sendable {
                 s.released = true
                 return .release
             }
+            // This thread counts as a user until it is done with the SSL
+            // and the descriptor, so neither is freed (nor the number
+            // reused) under it when the other thread leaves meanwhile.
+            s.users += 1
             // No close_notify in the middle of another thread's record.
             return .wake(notify: !s.busy.contains(.send) && !s.busy.contains(.handshake))
         }
@@ -169,6 +173,13 @@ final class TLSSocket: @unchecked Sendable {
             // on the socket then wakes and fails.
             if notify { sendCloseNotify() }
             _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+            let release = state.withLock { s in
+                s.users -= 1
+                guard s.users == 0, !s.released else { return false }
+                s.released = true
+                return true
+            }
+            if release { releaseResources(graceful: true) }
         }
     }
 
