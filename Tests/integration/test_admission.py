@@ -19,6 +19,7 @@ import hmac
 import os
 import random
 import selectors
+import shutil
 import signal
 import socket
 import subprocess
@@ -437,3 +438,66 @@ def test_the_channel_answers_on_ipv4_and_ipv6_on_one_port(victim):
     args[args.index("-connect") + 1] = "[::1]:%d" % channel
     done = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
     assert "Ciphersuite: TLS_AES_128_GCM_SHA256" in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+# ------------------------------------------------- link-local in namespaces
+
+def _ip(*args, check=True):
+    return subprocess.run(["ip", *args], stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=10, check=check)
+
+
+def _delete_namespace(ns):
+    for pid in _ip("netns", "pids", ns, check=False).stdout.split():
+        try:
+            os.kill(int(pid), signal.SIGKILL)
+        except (ProcessLookupError, ValueError):
+            pass
+    for _ in range(50):
+        if _ip("netns", "del", ns, check=False).returncode == 0:
+            return
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def two_hosts():
+    """Namespaces a and b joined by one veth pair (eth0 in each) with the
+    link-local addresses fe80::a and fe80::b and 10.214.N.1/.2; deleted
+    when the test ends."""
+    if os.geteuid() != 0 or shutil.which("ip") is None:
+        pytest.skip("network namespaces need root and iproute2")
+    prefix = "hadm-%d" % os.getpid()
+    hosts = {x: "%s-%s" % (prefix, x) for x in "ab"}
+    created = []
+    try:
+        for ns in hosts.values():
+            _ip("netns", "add", ns)
+            created.append(ns)
+            _ip("-n", ns, "link", "set", "lo", "up")
+        _ip("-n", hosts["a"], "link", "add", "eth0", "type", "veth", "peer", "name", "eth0", "netns", hosts["b"])
+        subnet = "10.214.%d" % (os.getpid() % 254 + 1)
+        for number, (x, ns) in enumerate(sorted(hosts.items()), start=1):
+            _ip("-n", ns, "addr", "add", "fe80::%s/64" % x, "dev", "eth0", "nodad")
+            _ip("-n", ns, "addr", "add", "%s.%d/24" % (subnet, number), "dev", "eth0")
+            _ip("-n", ns, "link", "set", "eth0", "up")
+        deadline = time.monotonic() + 10
+        for ns in hosts.values():
+            while "LOWER_UP" not in _ip("-n", ns, "link", "show", "eth0").stdout:
+                assert time.monotonic() < deadline, "veth of %s never came up" % ns
+                time.sleep(0.05)
+        yield hosts, subnet
+    finally:
+        for ns in created:
+            _delete_namespace(ns)
+
+
+def test_link_local_ipv6_and_ipv4_reach_one_channel_port(spawn, ports, two_hosts):
+    hosts, subnet = two_hosts
+    bport, channel = ports(2)
+    spawn("sender", "--send", "--port", bport, "--channel-address", "[::]:%d" % channel, netns=hosts["a"])
+    for target in ["[fe80::a%%eth0]:%d" % channel, "%s.1:%d" % (subnet, channel)]:
+        args = s_client_args(PSK, channel, extra=["-brief"])
+        args[args.index("-connect") + 1] = target
+        done = subprocess.run(["ip", "netns", "exec", hosts["b"], *args], stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=30)
+        assert "Ciphersuite: TLS_AES_128_GCM_SHA256" in done.stdout + done.stderr, (target, done.stdout + done.stderr)
