@@ -128,8 +128,10 @@ public final class ChannelConnection: Sendable {
         }
     }
 
-    /// Closes the connection (idempotent, any thread). A thread blocked in
-    /// `send` or `receive` on it fails promptly with `.connectionUnavailable`.
+    /// Closes the connection (idempotent, any thread): a TLS close_notify,
+    /// then TCP (no close_notify while another thread is sending, nor after
+    /// the TLS connection failed). A thread blocked in `send` or `receive`
+    /// on it fails promptly with `.connectionUnavailable`.
     public func close() {
         socket.close()
     }
