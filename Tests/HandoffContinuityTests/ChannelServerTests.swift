@@ -81,7 +81,7 @@ import Glibc
         defer { holders.forEach { close($0) } }
         #expect(ChannelTest.eventually { server.counts.pending == 8 })
         // The newcomer waits in the backlog; a holder is shed for it.
-        let client = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key)
+        let client = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key, limits: ChannelTest.limits(handshakeTimeout: 20))
         defer { client.close() }
         try client.send(Frame(type: 3, payload: [3]), timeout: 5)
         #expect(try client.receive(timeout: 5) == Frame(type: 3, payload: [3]))
@@ -122,7 +122,7 @@ import Glibc
     }
 
     @Test func anIdleAuthenticatedConnectionMakesRoomAndGetsACloseNotify() throws {
-        var limits = ChannelTest.limits(maxConnections: 2)
+        var limits = ChannelTest.limits(handshakeTimeout: 20, maxConnections: 2)
         limits.idleTimeout = 60
         let idle = ChannelRecorder<Bool>()
         let server = try ChannelServer(listeningOn: ChannelTest.anyPort, psk: ChannelTest.key, limits: limits) { connection in
@@ -131,13 +131,13 @@ import Glibc
             ChannelTest.echo(connection)
         }
         defer { server.stop() }
-        let first = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key)
+        let first = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key, limits: limits)
         defer { first.close() }
         #expect(ChannelTest.eventually { idle.count == 1 })  // idle before the second
-        let second = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key)
+        let second = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key, limits: limits)
         defer { second.close() }
         #expect(ChannelTest.eventually { idle.count == 2 })
-        let third = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key)
+        let third = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key, limits: limits)
         defer { third.close() }
         try third.send(Frame(type: 4, payload: [4]), timeout: 5)
         #expect(try third.receive(timeout: 5) == Frame(type: 4, payload: [4]))
@@ -150,9 +150,10 @@ import Glibc
 
     @Test func aBusyConnectionIsNeverShedAndTheNewcomerWaitsInTheBacklog() throws {
         let server = try ChannelServer(listeningOn: ChannelTest.anyPort, psk: ChannelTest.key,
-                                       limits: ChannelTest.limits(maxConnections: 1), onConnection: ChannelTest.echo)
+                                       limits: ChannelTest.limits(handshakeTimeout: 20, maxConnections: 1), onConnection: ChannelTest.echo)
         defer { server.stop() }
-        let busy = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key)
+        let busy = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key,
+                                                 limits: ChannelTest.limits(handshakeTimeout: 20))
         defer { busy.close() }
         #expect(ChannelTest.eventually { server.counts.active == 1 })
         // The newcomer waits in the backlog while no slot can be freed.
@@ -239,7 +240,8 @@ import Glibc
 
     @Test func theWildcardListensOnBothFamiliesOnOnePortAndNamesIPv4PeersPlainly() throws {
         let peers = ChannelRecorder<String>()
-        let server = try ChannelServer(listeningOn: SocketAddress(host: "::", port: 0), psk: ChannelTest.key) { connection in
+        let server = try ChannelServer(listeningOn: SocketAddress(host: "::", port: 0), psk: ChannelTest.key,
+                                       limits: ChannelTest.limits(handshakeTimeout: 20)) { connection in
             peers.append(connection.peer.host)
             ChannelTest.echo(connection)
         }
@@ -247,7 +249,7 @@ import Glibc
         var targets = ["127.0.0.1:\(server.port)"]
         if server.address.host == "::" { targets.append("[::1]:\(server.port)") }  // else the host has no IPv6
         for target in targets {
-            let client = try ChannelConnection.connect(to: try SocketAddress(parsing: target), psk: ChannelTest.key)
+            let client = try ChannelConnection.connect(to: try SocketAddress(parsing: target), psk: ChannelTest.key, limits: ChannelTest.limits(handshakeTimeout: 20))
             try client.send(Frame(type: 7, payload: [7]), timeout: 5)
             #expect(try client.receive(timeout: 5) == Frame(type: 7, payload: [7]))
             client.close()
