@@ -79,7 +79,7 @@ import Glibc
         // Eight silent holders from 127.0.0.2, which no deadline ends before 60 s.
         let holders = (0..<8).map { _ in ChannelTest.rawConnect(server.port, from: 2) }
         defer { holders.forEach { close($0) } }
-        #expect(ChannelTest.eventually { server.counts.pending == 8 })
+        #expect(ChannelTest.eventually(20) { server.counts.pending == 8 })
         // The newcomer waits in the backlog; a holder is shed for it.
         let client = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key, limits: ChannelTest.limits(handshakeTimeout: 20))
         defer { client.close() }
@@ -97,11 +97,11 @@ import Glibc
         defer { crowd.forEach { close($0) } }
         let lone = ChannelTest.rawConnect(server.port, from: 3)
         defer { close(lone) }
-        #expect(ChannelTest.eventually { server.counts.pending == 4 })
+        #expect(ChannelTest.eventually(20) { server.counts.pending == 4 })
         // Each newcomer from 127.0.0.4 sheds one of 127.0.0.2's three.
         let newcomers = (0..<2).map { _ in ChannelTest.rawConnect(server.port, from: 4) }
         defer { newcomers.forEach { close($0) } }
-        #expect(ChannelTest.eventually { crowd.filter { ChannelTest.peerCloses($0, within: 0.05) }.count >= 2 })
+        #expect(ChannelTest.eventually(20) { crowd.filter { ChannelTest.peerCloses($0, within: 0.05) }.count >= 2 })
         #expect(server.counts.pending == 4)
         #expect(!ChannelTest.peerCloses(lone, within: 0.2))
         for fd in newcomers { #expect(!ChannelTest.peerCloses(fd, within: 0.2)) }
@@ -117,7 +117,7 @@ import Glibc
         let silent = ChannelTest.rawConnect(server.port)
         defer { close(silent) }
         #expect(ChannelTest.peerCloses(silent, within: 10))
-        #expect(ChannelTest.eventually { server.counts.pending == 1 })
+        #expect(ChannelTest.eventually(20) { server.counts.pending == 1 })
         #expect(!ChannelTest.peerCloses(started, within: 0.2))
     }
 
@@ -133,10 +133,10 @@ import Glibc
         defer { server.stop() }
         let first = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key, limits: limits)
         defer { first.close() }
-        #expect(ChannelTest.eventually { idle.count == 1 })  // idle before the second
+        #expect(ChannelTest.eventually(20) { idle.count == 1 })  // idle before the second
         let second = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key, limits: limits)
         defer { second.close() }
-        #expect(ChannelTest.eventually { idle.count == 2 })
+        #expect(ChannelTest.eventually(20) { idle.count == 2 })
         let third = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key, limits: limits)
         defer { third.close() }
         try third.send(Frame(type: 4, payload: [4]), timeout: 5)
@@ -155,7 +155,7 @@ import Glibc
         let busy = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key,
                                                  limits: ChannelTest.limits(handshakeTimeout: 20))
         defer { busy.close() }
-        #expect(ChannelTest.eventually { server.counts.active == 1 })
+        #expect(ChannelTest.eventually(20) { server.counts.active == 1 })
         // The newcomer waits in the backlog while no slot can be freed.
         let waiting = ChannelTest.onThread { () -> HandoffError.Code? in
             ChannelTest.failure { () throws(HandoffError) in
@@ -254,7 +254,7 @@ import Glibc
             #expect(try client.receive(timeout: 5) == Frame(type: 7, payload: [7]))
             client.close()
         }
-        #expect(ChannelTest.eventually { peers.count == targets.count })
+        #expect(ChannelTest.eventually(20) { peers.count == targets.count })
         #expect(peers.all.first == "127.0.0.1", "an IPv4 peer of the dual-stack socket is not ::ffff:127.0.0.1")
     }
 
