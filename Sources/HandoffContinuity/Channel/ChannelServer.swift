@@ -99,6 +99,9 @@ private final class ChannelServerCore: @unchecked Sendable {
 
     private struct State {
         var stopped = false
+        /// The listener and wake-up descriptors are closed: their numbers
+        /// may belong to anything now.
+        var descriptorsClosed = false
         var admissionThread: pthread_t?
         var pendingCount = 0
         var active: [Int: Active] = [:]
@@ -139,6 +142,7 @@ private final class ChannelServerCore: @unchecked Sendable {
     }
 
     func closeDescriptors() {
+        state.withLock { $0.descriptorsClosed = true }
         Glibc.close(listener)
         Glibc.close(wake)
     }
@@ -162,10 +166,15 @@ private final class ChannelServerCore: @unchecked Sendable {
         }
     }
 
-    /// Makes the admission thread look again (stop, or room freed).
+    /// Makes the admission thread look again (stop, or room freed). A
+    /// connection's thread may end after `stop` closed the descriptor:
+    /// writing then would write into whatever reuses its number.
     private func poke() {
-        var one: UInt64 = 1
-        _ = Glibc.write(wake, &one, 8)
+        state.withLock { s in
+            guard !s.descriptorsClosed else { return }
+            var one: UInt64 = 1
+            _ = Glibc.write(wake, &one, 8)
+        }
     }
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
