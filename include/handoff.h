@@ -886,8 +886,9 @@ typedef struct handoff_continuity_options {
      * ("127.0.0.1:52371") or IPv6 ("[::1]:52371", "[fe80::1%eth0]:52371"). */
     const char *const *peers;
     size_t peer_count;
-    /* Address the TLS channel listens on, "host:port"; NULL: "0.0.0.0:0"
-     * (all IPv4 addresses, a free port, announced in the beacons). */
+    /* Address the TLS channel listens on, "host:port"; NULL: "[::]:0"
+     * (every IPv6 and IPv4 address on one port, IPv4 alone on a host
+     * without IPv6; a free port, announced in the beacons). */
     const char *channel_address;
     /* Time the app's main thread has to hand over an activity before the
      * receiver gets HANDOFF_E_REMOTE_APPLICATION_TIMED_OUT; 0: 5000 ms. */

@@ -11,9 +11,11 @@ enum ChannelTest {
     static let otherKey: [UInt8] = Array(repeating: 0x42, count: 32)
     static let anyPort = SocketAddress(host: "127.0.0.1", port: 0)
 
-    static func limits(handshakeTimeout: Double = 3, maxPending: Int = 8, maxConnections: Int = 64) -> ChannelLimits {
+    static func limits(handshakeTimeout: Double = 3, maxPending: Int = 8, maxConnections: Int = 64,
+                       firstBytes: Double? = nil) -> ChannelLimits {
         var limits = ChannelLimits()
         limits.handshakeTimeout = handshakeTimeout
+        limits.firstBytesTimeout = firstBytes ?? handshakeTimeout
         limits.maxPendingHandshakes = maxPending
         limits.maxConnections = maxConnections
         return limits
@@ -84,10 +86,20 @@ enum ChannelTest {
         return UInt16(bigEndian: sin.sin_port)
     }
 
-    /// A plain blocking TCP connection to 127.0.0.1:port.
-    static func rawConnect(_ port: UInt16) -> Int32 {
+    /// A plain blocking TCP connection to 127.0.0.1:port, from 127.0.0.`from`
+    /// (loopback answers for all of 127/8: distinct sources on one host).
+    static func rawConnect(_ port: UInt16, from: UInt8 = 1) -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         precondition(fd >= 0)
+        if from != 1 {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = (UInt32(0x7f00_0000) | UInt32(from)).bigEndian
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            precondition(bound == 0, "bind to 127.0.0.\(from) failed: \(errno)")
+        }
         var sin = sockaddr_in()
         sin.sin_family = sa_family_t(AF_INET)
         sin.sin_port = port.bigEndian

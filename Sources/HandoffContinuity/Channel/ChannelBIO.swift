@@ -12,6 +12,9 @@ struct ChannelBIOState {
     var sawEOF = false
     /// The last hard socket error (errno), 0 if none.
     var error: Int32 = 0
+    /// Bytes received and sent so far: how far a handshake has got.
+    var received = 0
+    var sent = 0
 }
 
 /// A socket BIO that writes with `send(..., MSG_NOSIGNAL)`.
@@ -51,7 +54,10 @@ private let channelBIOWrite: @convention(c) (OpaquePointer?, UnsafePointer<CChar
     BIO_clear_flags(bio, retryFlags)
     guard let buffer, length > 0 else { return 0 }
     let sent = send(state.pointee.fd, buffer, Int(length), Int32(MSG_NOSIGNAL))
-    if sent >= 0 { return Int32(sent) }
+    if sent >= 0 {
+        state.pointee.sent += sent
+        return Int32(sent)
+    }
     let code = errno
     if code == EAGAIN || code == EWOULDBLOCK || code == EINTR {
         BIO_set_flags(bio, Int32(BIO_FLAGS_WRITE | BIO_FLAGS_SHOULD_RETRY))
@@ -66,7 +72,10 @@ private let channelBIORead: @convention(c) (OpaquePointer?, UnsafeMutablePointer
     BIO_clear_flags(bio, retryFlags)
     guard let buffer, length > 0 else { return 0 }
     let received = recv(state.pointee.fd, buffer, Int(length), 0)
-    if received > 0 { return Int32(received) }
+    if received > 0 {
+        state.pointee.received += received
+        return Int32(received)
+    }
     if received == 0 {
         state.pointee.sawEOF = true
         return 0

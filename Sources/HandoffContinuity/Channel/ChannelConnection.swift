@@ -23,10 +23,29 @@ public final class ChannelConnection: Sendable {
     /// connection (a handshake without one is refused).
     public let keyExchangeGroup: String?
 
+    /// Since when no exchange has been outstanding (nil while one is, and
+    /// until the handler first calls `markIdle`): a server closes only idle
+    /// connections to make room.
+    private let idle = Locked<Double?>(nil)
+
     init(socket: TLSSocket, limits: ChannelLimits, keyExchangeGroup: String) {
         self.socket = socket
         self.limits = limits
         self.keyExchangeGroup = keyExchangeGroup
+    }
+
+    /// Since when the connection has been idle, or nil while busy.
+    var idleSince: Double? { idle.withLock { $0 } }
+
+    /// The handler waits for the next request with nothing outstanding:
+    /// the server may close this connection for a newcomer.
+    func markIdle() {
+        idle.withLock { if $0 == nil { $0 = monotonicSeconds() } }
+    }
+
+    /// An exchange is outstanding: the server leaves this connection alone.
+    func markBusy() {
+        idle.withLock { $0 = nil }
     }
 
     deinit {
@@ -109,8 +128,10 @@ public final class ChannelConnection: Sendable {
         }
     }
 
-    /// Closes the connection (idempotent, any thread). A thread blocked in
-    /// `send` or `receive` on it fails promptly with `.connectionUnavailable`.
+    /// Closes the connection (idempotent, any thread): a TLS close_notify,
+    /// then TCP (no close_notify while another thread is sending, nor after
+    /// the TLS connection failed). A thread blocked in `send` or `receive`
+    /// on it fails promptly with `.connectionUnavailable`.
     public func close() {
         socket.close()
     }

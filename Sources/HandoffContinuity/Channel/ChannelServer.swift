@@ -6,27 +6,36 @@ import Glibc
 
 /// Accepts channel connections from the account's other devices.
 ///
-/// One accept thread takes connections; each runs its TLS handshake on its
-/// own thread, at most `limits.maxPendingHandshakes` at once and each
-/// within `limits.handshakeTimeout` (more are closed as soon as accepted).
-/// After a handshake succeeds, `onConnection` runs on that same thread and
-/// owns the connection: it loops on receive/send and returns, and the
-/// connection is closed when it returns. At most `limits.maxConnections`
-/// authenticated connections are alive at once.
+/// One admission thread accepts connections and runs every pending TLS
+/// handshake non-blocking (poll), at most `limits.maxPendingHandshakes` at
+/// once, each within `limits.firstBytesTimeout` for its first bytes and
+/// `limits.handshakeTimeout` in all. While the slots are taken newcomers
+/// wait in the kernel's accept backlog; `AdmissionPolicy` chooses who gives
+/// way. After a handshake succeeds, `onConnection` runs on a thread of the
+/// connection's own and owns it: it loops on receive/send and returns, and
+/// the connection is closed (with a close_notify) when it returns. At most
+/// `limits.maxConnections` authenticated connections (so threads) are alive
+/// at once, `limits.connectionsPerSource` from one source address; the
+/// server closes an idle one (see `ChannelConnection.markIdle`) to make
+/// room. docs/PROTOCOL.md §6 "Limits and lifecycle" states the rules.
 public final class ChannelServer: Sendable {
     /// The port listened on (the ephemeral one chosen when asked for 0).
     public let port: UInt16
+    /// The address listened on: `[::]` (both families) unless the host has
+    /// no IPv6 and `::` fell back to `0.0.0.0`.
+    public let address: SocketAddress
     private let core: ChannelServerCore
 
-    /// Listens on `address` (port 0: an ephemeral port, see `port`).
+    /// Listens on `address` (port 0: an ephemeral port, see `port`). `::`
+    /// listens on IPv6 and IPv4 alike (IPV6_V6ONLY off) and falls back to
+    /// `0.0.0.0` on a host without IPv6.
     /// Throws `.invalidArgument` for a bad address, key or limits, `.io`
     /// when the address cannot be bound.
     public init(listeningOn address: SocketAddress, psk: [UInt8], limits: ChannelLimits = ChannelLimits(),
                 onConnection: @escaping @Sendable (ChannelConnection) -> Void) throws(HandoffError) {
         let limits = try limits.validated()
-        let resolved = try address.resolved()
         let context = try TLSContext(role: .server, psk: psk)
-        let listener = try openListener(resolved, address: address)
+        let listener = try openListener(address, backlog: limits.acceptBacklog)
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let named = withUnsafeMutablePointer(to: &storage) {
@@ -44,13 +53,14 @@ public final class ChannelServer: Sendable {
             throw HandoffError(.io, "could not create the channel's wake-up descriptor (\(errnoText(code)))")
         }
         port = bound.port
+        self.address = bound
         core = ChannelServerCore(listener: listener, wake: wake, context: context, limits: limits, onConnection: onConnection)
         let core = self.core
-        guard let thread = startJoinableThread({ core.acceptLoop() }) else {
+        guard let thread = startJoinableThread({ core.admissionLoop() }) else {
             core.closeDescriptors()
             throw HandoffError(.io, "the system refused a thread for the channel's listener: too many threads?")
         }
-        core.setAcceptThread(thread)
+        core.setAdmissionThread(thread)
     }
 
     deinit {
@@ -58,9 +68,9 @@ public final class ChannelServer: Sendable {
     }
 
     /// Closes the listener, aborts pending handshakes and open connections
-    /// (their threads fail promptly and `onConnection` is not called for a
-    /// handshake still running), and joins the accept thread. Idempotent;
-    /// may be called from `onConnection`.
+    /// (their threads fail promptly; `onConnection` is not called for a
+    /// handshake still running), and joins the admission thread.
+    /// Idempotent; may be called from `onConnection`.
     public func stop() {
         core.stop()
     }
@@ -69,25 +79,51 @@ public final class ChannelServer: Sendable {
     var counts: (pending: Int, active: Int) { core.counts }
 }
 
-/// The server's state, shared by the accept thread and the connection threads
-/// (which keep it alive, not the ChannelServer, so dropping the server stops it).
+/// The server's state, shared by the admission thread and the connection
+/// threads (which keep it alive, not the ChannelServer, so dropping the
+/// server stops it).
 private final class ChannelServerCore: @unchecked Sendable {
-    // @unchecked: mutable state is in `state` (a Locked); the descriptors
-    // are closed only after the accept thread, their one user, is joined.
+    // @unchecked: mutable state is in `state` (a Locked); pending handshakes
+    // belong to the admission thread alone; the descriptors are closed only
+    // after that thread, their one user, is joined.
     let listener: Int32
     let wake: Int32
     let context: TLSContext
     let limits: ChannelLimits
     let onConnection: @Sendable (ChannelConnection) -> Void
 
+    private struct Active {
+        var connection: ChannelConnection
+        var source: String
+    }
+
     private struct State {
         var stopped = false
-        var acceptThread: pthread_t?
-        var nextID = 0
-        var handshaking: [Int: TLSSocket] = [:]
-        var active: [Int: ChannelConnection] = [:]
+        /// The listener and wake-up descriptors are closed: their numbers
+        /// may belong to anything now.
+        var descriptorsClosed = false
+        var admissionThread: pthread_t?
+        var pendingCount = 0
+        var active: [Int: Active] = [:]
     }
     private let state = Locked(State())
+
+    /// A handshake in progress, owned by the admission thread.
+    private struct Pending {
+        var id: Int
+        var socket: TLSSocket
+        var source: String
+        var since: Double
+        var wantsWrite = false
+
+        func candidate() -> AdmissionPolicy.Pending {
+            let traffic = socket.traffic
+            let progress: AdmissionPolicy.Progress = traffic.sent > 0 ? .proven : traffic.received > 0 ? .partial : .silent
+            return AdmissionPolicy.Pending(id: id, source: source, progress: progress, received: traffic.received, since: since)
+        }
+    }
+    private var pending: [Pending] = []
+    private var nextID = 0
 
     init(listener: Int32, wake: Int32, context: TLSContext, limits: ChannelLimits, onConnection: @escaping @Sendable (ChannelConnection) -> Void) {
         self.listener = listener
@@ -98,55 +134,169 @@ private final class ChannelServerCore: @unchecked Sendable {
     }
 
     var counts: (pending: Int, active: Int) {
-        state.withLock { ($0.handshaking.count, $0.active.count) }
+        state.withLock { ($0.pendingCount, $0.active.count) }
     }
 
-    func setAcceptThread(_ thread: pthread_t) {
-        state.withLock { $0.acceptThread = thread }
+    func setAdmissionThread(_ thread: pthread_t) {
+        state.withLock { $0.admissionThread = thread }
     }
 
     func closeDescriptors() {
+        state.withLock { $0.descriptorsClosed = true }
         Glibc.close(listener)
         Glibc.close(wake)
     }
 
     func stop() {
-        let (thread, handshaking, active) = state.withLock { s -> (pthread_t?, [TLSSocket], [ChannelConnection]) in
-            if s.stopped { return (nil, [], []) }
+        let (thread, active) = state.withLock { s -> (pthread_t?, [ChannelConnection]) in
+            if s.stopped { return (nil, []) }
             s.stopped = true
-            let thread = s.acceptThread
-            s.acceptThread = nil
-            return (thread, Array(s.handshaking.values), Array(s.active.values))
+            let thread = s.admissionThread
+            s.admissionThread = nil
+            return (thread, s.active.values.map(\.connection))
         }
         guard let thread else { return }
-        var one: UInt64 = 1
-        _ = Glibc.write(wake, &one, 8)
-        for socket in handshaking { socket.close() }
+        poke()
         for connection in active { connection.close() }
-        pthread_join(thread, nil)
-        closeDescriptors()
+        if pthread_equal(thread, pthread_self()) != 0 {
+            pthread_detach(thread)  // stopped from inside: the loop ends by itself
+        } else {
+            pthread_join(thread, nil)
+            closeDescriptors()
+        }
+    }
+
+    /// Makes the admission thread look again (stop, or room freed). A
+    /// connection's thread may end after `stop` closed the descriptor:
+    /// writing then would write into whatever reuses its number.
+    private func poke() {
+        state.withLock { s in
+            guard !s.descriptorsClosed else { return }
+            var one: UInt64 = 1
+            _ = Glibc.write(wake, &one, 8)
+        }
     }
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
-    /// The accept thread: waits on the listener and the wake-up descriptor.
-    func acceptLoop() {
-        var entries = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+    // MARK: Admission thread
+
+    /// Waits on the listener, the wake-up descriptor and every pending
+    /// handshake; steps handshakes, enforces their deadlines and accepts.
+    func admissionLoop() {
+        defer {
+            for p in pending { p.socket.close() }
+            pending.removeAll()
+            state.withLock { $0.pendingCount = 0 }
+        }
         while !isStopped {
-            entries[0].revents = 0
-            entries[1].revents = 0
-            let ready = poll(&entries, 2, -1)
+            expireDeadlines()
+            let (listening, recheck) = shouldPollListener()
+            var entries = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: listening ? listener : -1, events: Int16(POLLIN), revents: 0)]
+            for p in pending {
+                entries.append(pollfd(fd: p.socket.fd, events: Int16(p.wantsWrite ? POLLOUT : POLLIN), revents: 0))
+            }
+            let ready = poll(&entries, nfds_t(entries.count), pollTimeout(recheck: recheck))
             if ready < 0 {
-                if errno == EINTR { continue }
-                usleep(10_000)
+                if errno != EINTR { usleep(10_000) }
                 continue
             }
-            if entries[1].revents != 0 { break }  // stop()
-            if entries[0].revents != 0 { acceptOne() }
+            if entries[0].revents != 0 {
+                var count: UInt64 = 0
+                _ = Glibc.read(wake, &count, 8)
+            }
+            if isStopped { break }
+            // Step the ready handshakes, last first so removals keep indices.
+            for index in stride(from: pending.count - 1, through: 0, by: -1) where entries[index + 2].revents != 0 {
+                step(at: index)
+            }
+            if listening && entries[1].revents != 0 { acceptWaiting() }
         }
     }
 
-    private func acceptOne() {
+    /// Whether to take connections from the backlog now: there is a free
+    /// pending slot (or one the policy may shed) and room after
+    /// authentication (or an idle connection to close for it). The second
+    /// value asks to look again soon when idleness may have changed.
+    private func shouldPollListener() -> (Bool, Bool) {
+        let roomAfter = state.withLock { s in
+            s.active.count < limits.maxConnections || s.active.values.contains { $0.connection.idleSince != nil }
+        }
+        guard roomAfter else { return (false, true) }
+        if pending.count < limits.maxPendingHandshakes { return (true, false) }
+        return (backlogVictim() != nil, false)
+    }
+
+    private func backlogVictim() -> Int? {
+        AdmissionPolicy.pendingVictimForBacklog(pending.map { $0.candidate() }, limit: limits.maxPendingHandshakes,
+                                                now: monotonicSeconds(), grace: limits.pendingGrace)
+    }
+
+    private func pollTimeout(recheck: Bool) -> Int32 {
+        let now = monotonicSeconds()
+        var next = recheck ? now + 0.2 : Double.infinity
+        for p in pending {
+            next = min(next, deadline(of: p))
+            // Full: look again when a holder's grace ends and it may be shed.
+            if pending.count >= limits.maxPendingHandshakes, p.since + limits.pendingGrace > now {
+                next = min(next, p.since + limits.pendingGrace)
+            }
+        }
+        if next == .infinity { return -1 }
+        return Int32(min(60_000, max(1, ((next - now) * 1000).rounded(.up))))
+    }
+
+    /// When `p` is dropped if it has not finished: the first-bytes deadline
+    /// until something arrives, then the handshake deadline.
+    private func deadline(of p: Pending) -> Double {
+        let whole = p.since + limits.handshakeTimeout
+        return p.socket.traffic.received == 0 ? min(whole, p.since + limits.firstBytesTimeout) : whole
+    }
+
+    private func expireDeadlines() {
+        let now = monotonicSeconds()
+        let expired = pending.indices.filter { deadline(of: pending[$0]) <= now }
+        for index in expired.reversed() { drop(at: index) }
+    }
+
+    private func drop(at index: Int) {
+        let p = pending.remove(at: index)
+        p.socket.close()
+        state.withLock { $0.pendingCount = pending.count }
+    }
+
+    private func drop(id: Int) {
+        if let index = pending.firstIndex(where: { $0.id == id }) { drop(at: index) }
+    }
+
+    private func step(at index: Int) {
+        let p = pending[index]
+        let outcome: TLSSocket.HandshakeStep
+        do {
+            outcome = try p.socket.handshakeStep()
+        } catch {
+            drop(at: index)
+            return
+        }
+        switch outcome {
+        case .wantRead: pending[index].wantsWrite = false
+        case .wantWrite: pending[index].wantsWrite = true
+        case .done(let group):
+            pending.remove(at: index)
+            state.withLock { $0.pendingCount = pending.count }
+            admit(ChannelConnection(socket: p.socket, limits: limits, keyExchangeGroup: group), id: p.id, source: p.source)
+        }
+    }
+
+    /// Takes one connection from the backlog, shedding a pending one first
+    /// when all slots are taken, and starts its handshake at once (its
+    /// ClientHello has usually arrived while it waited).
+    private func acceptWaiting() {
+        if pending.count >= limits.maxPendingHandshakes {
+            guard let victim = backlogVictim() else { return }
+            drop(id: victim)
+        }
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         // Non-blocking and close-on-exec from birth (CLinux wraps accept4).
@@ -170,87 +320,54 @@ private final class ChannelServerCore: @unchecked Sendable {
             Glibc.close(fd)
             return
         }
-        // Cheap refusal first: no SSL for a connection we will not serve.
-        let full = state.withLock { s in
-            s.stopped || s.handshaking.count >= limits.maxPendingHandshakes || s.active.count >= limits.maxConnections
-        }
-        if full {
-            Glibc.close(fd)
-            return
-        }
         let socket: TLSSocket
         do {
             socket = try TLSSocket(fd: fd, peer: peer, context: context)
         } catch {
             return  // TLSSocket closed the descriptor
         }
-        let id: Int? = state.withLock { s in
-            guard !s.stopped else { return nil }
-            s.nextID += 1
-            s.handshaking[s.nextID] = socket
-            return s.nextID
+        nextID += 1
+        let newcomer = Pending(id: nextID, socket: socket, source: peer.host, since: monotonicSeconds())
+        pending.append(newcomer)
+        state.withLock { $0.pendingCount = pending.count }
+        let candidates = pending.map { $0.candidate() }
+        if let victim = AdmissionPolicy.pendingVictimForShare(candidates, newcomer: candidates.last!, share: limits.pendingPerSource,
+                                                              now: monotonicSeconds(), grace: limits.pendingGrace) {
+            drop(id: victim)
         }
-        guard let id else {
-            socket.close()
-            return
-        }
-        let started = startDetachedThread { [self] in
-            serve(socket, id: id)
-        }
-        if !started {
-            _ = state.withLock { $0.handshaking.removeValue(forKey: id) }
-            socket.close()
-        }
+        step(at: pending.count - 1)
     }
 
-    /// A connection's thread: the handshake, then the app's handler.
-    private func serve(_ socket: TLSSocket, id: Int) {
-        let group: String
-        do {
-            group = try socket.handshake(timeout: limits.handshakeTimeout)
-        } catch {
-            _ = state.withLock { $0.handshaking.removeValue(forKey: id) }
-            socket.close()
-            return
+    /// An authenticated connection joins the active ones (closing an idle
+    /// one for it when the policy says so) and gets its thread.
+    private func admit(_ connection: ChannelConnection, id: Int, source: String) {
+        let decision: AdmissionPolicy.Decision = state.withLock { s in
+            if s.stopped { return .refuse }
+            let active = s.active.map { AdmissionPolicy.Authenticated(id: $0.key, source: $0.value.source, idleSince: $0.value.connection.idleSince) }
+            let decision = AdmissionPolicy.admitAuthenticated(from: source, active: active, limit: limits.maxConnections,
+                                                             share: limits.connectionsPerSource)
+            if decision != .refuse { s.active[id] = Active(connection: connection, source: source) }
+            return decision
         }
-        let connection = ChannelConnection(socket: socket, limits: limits, keyExchangeGroup: group)
-        let admitted = state.withLock { s in
-            s.handshaking.removeValue(forKey: id)
-            guard !s.stopped, s.active.count < limits.maxConnections else { return false }
-            s.active[id] = connection
-            return true
-        }
-        guard admitted else {
+        switch decision {
+        case .refuse:
             connection.close()
             return
+        case .admitShedding(let victim):
+            // Out of the count at once; its thread, idle in receive, wakes and ends.
+            if let shed = state.withLock({ $0.active.removeValue(forKey: victim) }) { shed.connection.close() }
+        case .admit:
+            break
         }
-        onConnection(connection)
-        _ = state.withLock { $0.active.removeValue(forKey: id) }
-        connection.close()
+        let started = startDetachedThread { [self] in
+            onConnection(connection)
+            _ = state.withLock { $0.active.removeValue(forKey: id) }
+            connection.close()
+            poke()  // room for a connection waiting in the backlog
+        }
+        if !started {
+            _ = state.withLock { $0.active.removeValue(forKey: id) }
+            connection.close()
+        }
     }
 }
-
-/// A bound, listening, non-blocking socket.
-private func openListener(_ resolved: ResolvedSocketAddress, address: SocketAddress) throws(HandoffError) -> Int32 {
-    let fd = socket(resolved.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else {
-        throw HandoffError(.io, "could not create a socket to listen on \(address) (\(errnoText(errno)))")
-    }
-    var on: Int32 = 1
-    _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-    let bound = resolved.withSockaddr { bind(fd, $0, $1) }
-    guard bound == 0 else {
-        let code = errno
-        Glibc.close(fd)
-        let hint = code == EADDRINUSE ? "another program uses this port: choose another or 0"
-            : code == EADDRNOTAVAIL ? "this device has no such address" : "check the address"
-        throw HandoffError(.io, "could not listen on \(address) (\(errnoText(code))): \(hint)")
-    }
-    guard listen(fd, 64) == 0 else {
-        let code = errno
-        Glibc.close(fd)
-        throw HandoffError(.io, "could not listen on \(address) (\(errnoText(code)))")
-    }
-    return fd
-}
-

@@ -31,19 +31,39 @@ public struct Frame: Sendable, Equatable {
     }
 }
 
-/// The bounds every channel works within, most of them there for the time
-/// before a peer has authenticated (DESIGN.md §5 "Before authentication").
+/// The bounds every channel works within (docs/PROTOCOL.md §6 "Limits"
+/// states each one as enforced; DESIGN.md §5 "Before authentication").
 public struct ChannelLimits: Sendable {
     /// Largest accepted N (type byte + payload). A larger length prefix is
     /// refused before the payload is read or allocated, and the connection
     /// is closed. Sending a larger frame fails with `.invalidArgument`.
     public var maxFrameSize: Int = 65_536
-    /// Server: unauthenticated connections handshaking at once; more are
-    /// closed as soon as they are accepted.
-    public var maxPendingHandshakes: Int = 8
-    /// Server: authenticated connections alive at once; more are closed.
+    /// Server: unauthenticated connections handshaking at once. While they
+    /// are all taken, newcomers wait in the kernel's accept backlog; one
+    /// that waits there makes the server shed a pending connection that has
+    /// not proven the key (see `AdmissionPolicy`), never the newcomer.
+    public var maxPendingHandshakes: Int = 16
+    /// Server: a source address holding this many pending handshakes has
+    /// its own least advanced one shed when it opens another.
+    public var pendingPerSource: Int = 8
+    /// Server: seconds after accept during which a pending connection is
+    /// never shed for another (time for its ClientHello to arrive).
+    public var pendingGrace: Double = 0.2
+    /// Server: seconds a new connection has to send its first bytes.
+    public var firstBytesTimeout: Double = 1
+    /// Server: connections the kernel may hold complete but not yet accepted.
+    public var acceptBacklog: Int32 = 128
+    /// Server: authenticated connections alive at once; when all are taken
+    /// the oldest idle one of the most represented source is closed for a
+    /// newcomer, and a newcomer is refused only when none is idle.
     public var maxConnections: Int = 64
-    /// Seconds a TLS handshake may take, on either side.
+    /// Server: authenticated connections one source address may hold.
+    public var connectionsPerSource: Int = 32
+    /// Server: seconds an authenticated connection with no exchange
+    /// outstanding stays open.
+    public var idleTimeout: Double = 15
+    /// Seconds a TLS handshake may take, on either side (on the server from
+    /// the moment the connection is accepted).
     public var handshakeTimeout: Double = 3
     /// Seconds a client waits for the TCP connection.
     public var connectTimeout: Double = 3
@@ -54,11 +74,12 @@ public struct ChannelLimits: Sendable {
         guard maxFrameSize >= 1, maxFrameSize <= Int(UInt32.max) else {
             throw HandoffError(.invalidArgument, "ChannelLimits.maxFrameSize is \(maxFrameSize): use 1...\(UInt32.max)")
         }
-        guard maxPendingHandshakes >= 1, maxConnections >= 1 else {
-            throw HandoffError(.invalidArgument, "ChannelLimits.maxPendingHandshakes and maxConnections must be at least 1")
+        guard maxPendingHandshakes >= 1, maxConnections >= 1, pendingPerSource >= 1, connectionsPerSource >= 1, acceptBacklog >= 1 else {
+            throw HandoffError(.invalidArgument, "ChannelLimits counts (maxPendingHandshakes, pendingPerSource, maxConnections, connectionsPerSource, acceptBacklog) must be at least 1")
         }
-        guard handshakeTimeout > 0, connectTimeout > 0, handshakeTimeout.isFinite, connectTimeout.isFinite else {
-            throw HandoffError(.invalidArgument, "ChannelLimits timeouts must be finite and above 0 seconds")
+        let timeouts = [handshakeTimeout, connectTimeout, firstBytesTimeout, idleTimeout]
+        guard timeouts.allSatisfy({ $0 > 0 && $0.isFinite }), pendingGrace >= 0, pendingGrace.isFinite else {
+            throw HandoffError(.invalidArgument, "ChannelLimits timeouts must be finite and above 0 seconds (pendingGrace at least 0)")
         }
         return self
     }

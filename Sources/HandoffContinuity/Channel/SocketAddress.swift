@@ -128,6 +128,15 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         case AF_INET6:
             let sin6 = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in6.self) }
             var addr = sin6.sin6_addr
+            let b = addr.__in6_u.__u6_addr8
+            let isV4Mapped = b.0 == 0 && b.1 == 0 && b.2 == 0 && b.3 == 0 && b.4 == 0 && b.5 == 0 && b.6 == 0 && b.7 == 0
+                && b.8 == 0 && b.9 == 0 && b.10 == 0xff && b.11 == 0xff
+            if isV4Mapped {
+                // An IPv4 peer of a dual-stack socket (::ffff:a.b.c.d) is
+                // named as the IPv4 address it is.
+                self.init(host: "\(b.12).\(b.13).\(b.14).\(b.15)", port: UInt16(bigEndian: sin6.sin6_port))
+                return
+            }
             var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
             guard inet_ntop(AF_INET6, &addr, &text, socklen_t(text.count)) != nil else { return nil }
             var host = cBufferString(text)

@@ -74,6 +74,8 @@ final class TLSSocket: @unchecked Sendable {
     private struct SSLState {
         /// SSL_ERROR_SSL or SSL_ERROR_SYSCALL happened: no SSL_shutdown.
         var fatal = false
+        /// The peer's close_notify arrived (SSL_ERROR_ZERO_RETURN).
+        var closeNotifyReceived = false
     }
     private let sslLock = Locked(SSLState())
 
@@ -148,7 +150,7 @@ final class TLSSocket: @unchecked Sendable {
     /// Closes the connection; idempotent, from any thread. A thread blocked
     /// in an operation on it wakes promptly and fails.
     func close() {
-        enum Action { case nothing, release, wake }
+        enum Action { case nothing, release, wake(notify: Bool) }
         let action: Action = state.withLock { s in
             if s.closed { return .nothing }
             s.closed = true
@@ -156,12 +158,39 @@ final class TLSSocket: @unchecked Sendable {
                 s.released = true
                 return .release
             }
-            return .wake
+            // This thread counts as a user until it is done with the SSL
+            // and the descriptor, so neither is freed (nor the number
+            // reused) under it when the other thread leaves meanwhile.
+            s.users += 1
+            // No close_notify in the middle of another thread's record.
+            return .wake(notify: !s.busy.contains(.send) && !s.busy.contains(.handshake))
         }
         switch action {
         case .nothing: break
         case .release: releaseResources(graceful: true)
-        case .wake: _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+        case .wake(let notify):
+            // The close_notify goes out before the FIN; the thread waiting
+            // on the socket then wakes and fails.
+            if notify { sendCloseNotify() }
+            _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+            let release = state.withLock { s in
+                s.users -= 1
+                guard s.users == 0, !s.released else { return false }
+                s.released = true
+                return true
+            }
+            if release { releaseResources(graceful: true) }
+        }
+    }
+
+    /// One non-blocking close_notify (best effort) after a completed
+    /// handshake; nothing more is sent after it.
+    private func sendCloseNotify() {
+        sslLock.withLock { s in
+            ERR_clear_error()
+            if !s.fatal, SSL_is_init_finished(ssl) == 1 { _ = SSL_shutdown(ssl) }
+            s.fatal = true
+            _ = drainOpenSSLErrors()
         }
     }
 
@@ -244,6 +273,7 @@ final class TLSSocket: @unchecked Sendable {
             let error = SSL_get_error(ssl, value)
             let reason = drainOpenSSLErrors()
             if error == SSL_ERROR_SSL || error == SSL_ERROR_SYSCALL { s.fatal = true }
+            if error == SSL_ERROR_ZERO_RETURN { s.closeNotifyReceived = true }
             return Outcome(value: value, error: error, reason: reason, sawEOF: bio.pointee.sawEOF, socketError: bio.pointee.error)
         }
     }
@@ -286,36 +316,69 @@ final class TLSSocket: @unchecked Sendable {
         let deadline = Deadline(after: timeout)
         return try withUse(.handshake) { () throws(HandoffError) -> String in
             while true {
-                if isClosed {
-                    throw HandoffError(.connectionUnavailable, "the connection with \(peer) was closed on this device during the handshake")
-                }
-                let outcome = call { SSL_do_handshake($0) }
-                if outcome.value == 1 { break }
-                switch outcome.error {
-                case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
-                    if wait(for: outcome.error, until: deadline) == .timedOut {
+                switch try handshakeStepInUse() {
+                case .done(let group):
+                    return group
+                case let step:
+                    if wait(for: step == .wantWrite ? SSL_ERROR_WANT_WRITE : SSL_ERROR_WANT_READ, until: deadline) == .timedOut {
                         throw HandoffError(.connectionUnavailable, "\(peer) did not complete the secure handshake within \(secondsText(timeout)): check that Handoff runs on the other device")
                     }
-                case SSL_ERROR_SSL where !outcome.sawEOF && outcome.socketError == 0 && !isClosed:
-                    throw HandoffError(.handoffFailed, "the secure channel with \(peer) could not be established (\(outcome.reason ?? "TLS handshake failure")): the other device is not signed in to this account")
-                default:
-                    throw transportError(outcome, while: "handshaking")
                 }
             }
-            let (authenticated, group) = sslLock.withLock { _ -> (Bool, String?) in
-                // SSL_get_negotiated_group is a macro over SSL_ctrl.
-                let nid = SSL_ctrl(ssl, SSL_CTRL_GET_NEGOTIATED_GROUP, 0, nil)
-                let name = nid > 0 ? SSL_group_to_name(ssl, Int32(truncatingIfNeeded: nid)).map { String(cString: $0) } : nil
-                return (SSL_session_reused(ssl) == 1, name)
-            }
-            guard authenticated else {
-                throw HandoffError(.handoffFailed, "\(peer) did not authenticate with the account key: the other device is not signed in to this account")
-            }
-            guard let group else {
-                throw HandoffError(.handoffFailed, "\(peer) completed a handshake without an (EC)DHE key exchange, which the channel requires")
-            }
-            return group
         }
+    }
+
+    enum HandshakeStep: Equatable {
+        case done(group: String)
+        /// Call again once the socket is readable (or writable).
+        case wantRead, wantWrite
+    }
+
+    /// One non-blocking step of the handshake, for a caller that waits on
+    /// many sockets at once (the server's admission thread). Errors as
+    /// `handshake`.
+    func handshakeStep() throws(HandoffError) -> HandshakeStep {
+        try withUse(.handshake) { () throws(HandoffError) -> HandshakeStep in try handshakeStepInUse() }
+    }
+
+    /// Whether the peer's close_notify has arrived: for tests.
+    var receivedCloseNotify: Bool {
+        sslLock.withLock { $0.closeNotifyReceived }
+    }
+
+    /// Bytes received and sent so far, e.g. how far a handshake has got.
+    var traffic: (received: Int, sent: Int) {
+        sslLock.withLock { _ in (bio.pointee.received, bio.pointee.sent) }
+    }
+
+    private func handshakeStepInUse() throws(HandoffError) -> HandshakeStep {
+        if isClosed {
+            throw HandoffError(.connectionUnavailable, "the connection with \(peer) was closed on this device during the handshake")
+        }
+        let outcome = call { SSL_do_handshake($0) }
+        if outcome.value != 1 {
+            switch outcome.error {
+            case SSL_ERROR_WANT_READ: return .wantRead
+            case SSL_ERROR_WANT_WRITE: return .wantWrite
+            case SSL_ERROR_SSL where !outcome.sawEOF && outcome.socketError == 0 && !isClosed:
+                throw HandoffError(.handoffFailed, "the secure channel with \(peer) could not be established (\(outcome.reason ?? "TLS handshake failure")): the other device is not signed in to this account")
+            default:
+                throw transportError(outcome, while: "handshaking")
+            }
+        }
+        let (authenticated, group) = sslLock.withLock { _ -> (Bool, String?) in
+            // SSL_get_negotiated_group is a macro over SSL_ctrl.
+            let nid = SSL_ctrl(ssl, SSL_CTRL_GET_NEGOTIATED_GROUP, 0, nil)
+            let name = nid > 0 ? SSL_group_to_name(ssl, Int32(truncatingIfNeeded: nid)).map { String(cString: $0) } : nil
+            return (SSL_session_reused(ssl) == 1, name)
+        }
+        guard authenticated else {
+            throw HandoffError(.handoffFailed, "\(peer) did not authenticate with the account key: the other device is not signed in to this account")
+        }
+        guard let group else {
+            throw HandoffError(.handoffFailed, "\(peer) completed a handshake without an (EC)DHE key exchange, which the channel requires")
+        }
+        return .done(group: group)
     }
 
     /// One SSL_read of at most `capacity` bytes; waits until something

@@ -8,8 +8,10 @@ public struct ContinuityConfiguration: Sendable {
     public var device: DeviceIdentity
     /// UDP discovery: port (default 52370), multicast on/off, unicast peers.
     public var beacons: BeaconTransportConfig
-    /// Where the TLS channel listens; port 0 picks a free one (announced in beacons).
-    public var channelAddress = SocketAddress(host: "0.0.0.0", port: 0)
+    /// Where the TLS channel listens; port 0 picks a free one (announced in
+    /// beacons). `::` is both IPv6 and IPv4 on one port (IPv4 alone where
+    /// the host has no IPv6).
+    public var channelAddress = SocketAddress(host: "::", port: 0)
     public var channelLimits = ChannelLimits()
     /// How long the sending app's main thread has to hand over an activity
     /// before the receiver hears RemoteApplicationTimedOut (4610).

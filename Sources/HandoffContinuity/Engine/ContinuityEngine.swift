@@ -97,8 +97,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         }
         wake = (fds[0], fds[1])
         let exchange = ExchangeServer(endpoint: { [weak self] in self?.endpoint },
-                                      fetchTimeout: configuration.fetchTimeout, idleTimeout: 60,
-                                      streams: streams)
+                                      fetchTimeout: configuration.fetchTimeout, streams: streams)
         do {
             server = try ChannelServer(listeningOn: configuration.channelAddress, psk: keys.channelPSK,
                                        limits: configuration.channelLimits) { exchange.serve($0) }

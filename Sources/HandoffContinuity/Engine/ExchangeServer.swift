@@ -8,20 +8,32 @@ import Glibc
 /// The sending side of the exchange, run on a channel connection's thread
 /// after the handshake: answer FETCH through the app's main thread within
 /// the timeout, pass CONFIRM on.
+///
+/// Lifecycle (docs/PROTOCOL.md §6): a connection with no exchange
+/// outstanding is idle, and the server may close it for a newcomer; one
+/// idle for `ChannelLimits.idleTimeout` since the last exchange that
+/// counted is closed (close_notify, then TCP). Only a FETCH answered with
+/// a payload, or a CONFIRM of an activity this device served, counts: a
+/// request for an id never served does not extend a connection's life.
 struct ExchangeServer: Sendable {
     let endpoint: @Sendable () -> (any ContinuityEndpoint)?
     let fetchTimeout: Double
-    /// An authenticated but silent connection is closed after this long.
-    let idleTimeout: Double
     /// Where the streams this side accepts are registered.
     let streams: StreamRegistry
+    /// The activities recently served, shared by all connections: a
+    /// CONFIRM may come on another connection than its FETCH.
+    let served = ServedActivities()
 
     func serve(_ connection: ChannelConnection) {
         defer { connection.close() }
+        var idleUntil = monotonicSeconds() + connection.limits.idleTimeout
         while true {
+            connection.markIdle()
+            let left = idleUntil - monotonicSeconds()
+            guard left > 0 else { return }  // idle too long: close
             let message: ExchangeMessage
             do {
-                message = try ExchangeMessage(try connection.receive(timeout: idleTimeout))
+                message = try ExchangeMessage(try connection.receive(timeout: left))
             } catch {
                 if error.code == .malformedData {
                     try? connection.send(ExchangeMessage.error(code: HandoffError.Code.handoffFailed.rawValue,
@@ -29,11 +41,17 @@ struct ExchangeServer: Sendable {
                 }
                 return
             }
+            connection.markBusy()
             switch message {
             case .fetch(let id):
                 let reply = answer(id)
+                if case .payload = reply {
+                    served.insert(id)
+                    idleUntil = monotonicSeconds() + connection.limits.idleTimeout
+                }
                 do { try connection.send(reply.frame, timeout: fetchTimeout) } catch { return }
             case .confirm(let id):
+                if served.contains(id) { idleUntil = monotonicSeconds() + connection.limits.idleTimeout }
                 endpoint()?.activityWasContinued(id)
             case .streamOpen(let id):
                 // Accepted, the connection carries the stream until it ends.
@@ -110,4 +128,20 @@ struct ExchangeServer: Sendable {
                           message: "the application did not hand over the activity within \(fetchTimeout) s (is its main loop dispatching?)")
         }
     }
+}
+
+/// The ids of the activities served lately (a bounded, oldest-first set).
+final class ServedActivities: Sendable {
+    static let capacity = 64
+    private let ids = Locked<[UUID]>([])
+
+    func insert(_ id: UUID) {
+        ids.withLock { list in
+            list.removeAll { $0 == id }
+            list.append(id)
+            if list.count > Self.capacity { list.removeFirst(list.count - Self.capacity) }
+        }
+    }
+
+    func contains(_ id: UUID) -> Bool { ids.withLock { $0.contains(id) } }
 }
