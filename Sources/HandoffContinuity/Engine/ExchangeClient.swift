@@ -22,7 +22,8 @@ final class ExchangeClient: Sendable {
     private let fetchTimeout: Double
     private let idleLifetime: Double
     private let pool = Locked<[SocketAddress: (ChannelConnection, Double)]>([:])
-    /// Handshakes in progress at once from this device (a server takes 8).
+    /// Handshakes in progress at once from this device: a server pends at
+    /// most 8 per source address (PROTOCOL §6) and queues the rest.
     private let handshakes = CountingGate(limit: 4)
 
     init(psk: [UInt8], limits: ChannelLimits, fetchTimeout: Double, idleLifetime: Double) {

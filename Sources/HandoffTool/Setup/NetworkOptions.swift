@@ -18,7 +18,7 @@ enum NetworkOptions {
     ]
 
     static let channel: [OptionSpec] = [
-        .value("--channel", "HOST:PORT", "address the TLS channel listens on (default 0.0.0.0:0, a free port, announced in beacons)"),
+        .value("--channel", "HOST:PORT", "address the TLS channel listens on (default [::]:0: IPv6 and IPv4, a free port, announced in beacons)"),
         .value("--connect-timeout", "SECONDS", "time to connect to and authenticate a device (default 3)"),
         .value("--fetch-timeout", "SECONDS", "time a sender's app has to hand over an activity (default 5)"),
     ]
