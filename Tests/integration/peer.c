@@ -26,7 +26,8 @@
  * --declare is given. --never-dispatch: the sender never dispatches after
  * offering (a hung main thread). --offer-on-usr1: the sender offers nothing
  * until SIGUSR1. --auto-continue: the receiver continues the first
- * activity offered.
+ * activity offered. --continue-each: the receiver continues every
+ * activity offered (the hostile suite's repeated handoffs).
  *
  * SIGTERM / SIGINT: clean exit 0 (the app is freed, which withdraws).
  * SIGUSR1 (sender): makes a fresh activity current (new id).
@@ -55,7 +56,7 @@ struct options {
     int port, multicast, send_only, fetch_timeout_ms;
     const char *device_name, *channel_address;
     long userinfo_bytes;
-    int never_dispatch, auto_continue, offer_on_usr1;
+    int never_dispatch, auto_continue, offer_on_usr1, continue_each;
     double timeout;
 };
 
@@ -117,7 +118,8 @@ static void usage(const char *why)
             "  [--declare TYPE]... [--type TYPE] [--title X] [--url URL] [--userinfo-bytes N]\n"
             "  [--port UDPPORT] [--peer HOST:PORT]... [--multicast] [--device-role full|send-only]\n"
             "  [--device-name N] [--channel-address HOST:PORT] [--fetch-timeout-ms N]\n"
-            "  [--never-dispatch] [--offer-on-usr1] [--auto-continue] [--timeout SECONDS]\n",
+            "  [--never-dispatch] [--offer-on-usr1] [--auto-continue] [--continue-each]\n"
+            "  [--timeout SECONDS]\n",
             why);
     exit(2);
 }
@@ -214,7 +216,7 @@ static void on_available(handoff_application *app, const handoff_remote_activity
 {
     struct peer *s = user_data;
     print_remote("available", remote);
-    if (s->o.auto_continue && !s->continued_once) {
+    if ((s->o.auto_continue && !s->continued_once) || s->o.continue_each) {
         s->continued_once = 1;
         if (handoff_application_continue(app, handoff_remote_activity_get_id(remote)) != HANDOFF_OK) {
             printf("continue-error");
@@ -386,6 +388,8 @@ static void parse(int argc, char **argv, struct options *o)
             o->auto_continue = 1;
         else if (FLAG("--offer-on-usr1"))
             o->offer_on_usr1 = 1;
+        else if (FLAG("--continue-each"))
+            o->continue_each = 1;
         else if (VALUE("--account-key"))
             parse_key(v, o->key);
         else if (VALUE("--team"))
