@@ -4,7 +4,9 @@
  *
  * Every subcommand is bounded: it runs at most --seconds (default 10, at
  * most 120) and stops by itself, and on SIGTERM. It prints `ready ...` once
- * it is attacking and `result key=value ...` when it ends (counts only).
+ * it starts, `engaged` once its first round has reached the target (all N
+ * connections tried, every device's beacon sent once), and `result
+ * key=value ...` when it ends (counts only).
  * Only loopback and the tests' own namespace addresses are ever given.
  *
  * Channel (TCP, --target HOST:PORT, source --bind ADDR):
@@ -32,6 +34,7 @@
  *                       plist of arrays --fanout x --fanout sharing one
  *                       --leaf-byte data leaf
  *
+ * beacon-flood stops after --rounds passes over its devices when given.
  * Options: --key HEX64 (default the peers' 000102..1f), --team, --bundle,
  * --type (the advertised activity), --rate PER_SECOND (new connections or
  * datagrams, default 400).
@@ -76,11 +79,23 @@ struct options {
     int confirm_random;
     long rate;
     long fanout, leaf;
+    long rounds;
 };
 
 static struct options o;
 static volatile sig_atomic_t stop_requested;
 static double started_at;
+static int engaged;
+
+/* Says once that the first round is done: the tests wait for it. */
+static void engage(void)
+{
+    if (!engaged) {
+        engaged = 1;
+        printf("engaged\n");
+        fflush(stdout);
+    }
+}
 
 static void on_signal(int sig)
 {
@@ -335,6 +350,8 @@ static void tcp_flood(void)
 {
     static const unsigned char hello[11] = {0x16, 0x03, 0x01, 0x00, 0xc8, 0x01, 0x00, 0x00, 0xc4, 0x03, 0x03};
     struct pollfd fds[MAX_SLOTS];
+    char seen[MAX_SLOTS] = {0};
+    long resolved = 0;
     long opened = 0, failed = 0, closed_by_peer = 0, paced = 0;
     long peak_open = 0, i;
     int mode = strcmp(o.cmd, "silent") == 0 ? 0 : strcmp(o.cmd, "slowhello") == 0 ? 1 : 2;
@@ -351,9 +368,14 @@ static void tcp_flood(void)
             pace(&paced);
             fds[i].fd = tcp_connect(1);
             fds[i].events = POLLOUT;
-            if (fds[i].fd < 0)
+            if (fds[i].fd < 0) {
                 failed++;
-            else
+                if (!seen[i]) {
+                    seen[i] = 1;
+                    if (++resolved == o.n)
+                        engage();
+                }
+            } else
                 opened++;
         }
         if (poll(fds, (nfds_t)o.n, 100) < 0 && errno != EINTR)
@@ -362,6 +384,11 @@ static void tcp_flood(void)
             short r = fds[i].revents;
             if (fds[i].fd < 0 || !r)
                 continue;
+            if (!seen[i]) {
+                seen[i] = 1;
+                if (++resolved == o.n)
+                    engage();
+            }
             if (r & (POLLERR | POLLHUP)) {
                 close(fds[i].fd);
                 fds[i].fd = -1;
@@ -417,6 +444,7 @@ static void wrong_psk(void)
             authenticated++;
             tls_close(ssl);
         }
+        engage();
     }
     say("result attack=wrong-psk attempts=%ld authenticated=%ld", attempts, authenticated);
     SSL_CTX_free(ctx);
@@ -445,6 +473,7 @@ static void idle_auth(void)
             } else
                 refused++;
         }
+        engage();
         if (o.confirm_random && now() >= next_confirm) {
             next_confirm = now() + 0.5;
             for (i = 0; i < o.n; i++) {
@@ -540,6 +569,7 @@ static void malformed_frames(void)
             closed++;
         ERR_clear_error();
         tls_close(ssl);
+        engage();
     }
     say("result attack=malformed-frames sent=%ld closed_by_peer=%ld left_open=%ld refused=%ld", sent, closed,
         left_open, refused);
@@ -627,7 +657,7 @@ static void beacon_flood(void)
 {
     unsigned char (*devices)[16];
     unsigned char activity[16], packet[1200];
-    long sent = 0, paced = 0, i, connections = 0;
+    long sent = 0, paced = 0, i, connections = 0, round;
     uint64_t sequence = wall_ms();
     int lfd = tcp_listen(o.listen), ufd = udp_socket(0);
     if (o.n < 1 || o.n > 100000)
@@ -638,7 +668,7 @@ static void beacon_flood(void)
     RAND_bytes(&devices[0][0], (int)(o.n * 16));
     RAND_bytes(activity, sizeof activity);
     say("ready attack=%s n=%ld", o.cmd, o.n);
-    while (time_left()) {
+    for (round = 0; time_left() && (o.rounds == 0 || round < o.rounds); round++) {
         for (i = 0; i < o.n && time_left(); i++) {
             size_t len = seal_advert(packet, devices[i], ++sequence, listen_port(), activity);
             pace(&paced);
@@ -647,8 +677,14 @@ static void beacon_flood(void)
                 connections += drain_accepts(lfd);
         }
         connections += drain_accepts(lfd);
+        engage();
     }
-    connections += drain_accepts(lfd);
+    /* What the last beacons still bring in, for a moment (1 s at most). */
+    for (i = 0; i < 10 && !stop_requested; i++) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        connections += drain_accepts(lfd);
+    }
     say("result attack=%s devices=%ld sent=%ld connections_to_attacker=%ld", o.cmd, o.n, sent, connections);
     free(devices);
     close(lfd);
@@ -666,6 +702,7 @@ static void garbage_udp(void)
         RAND_bytes(packet, (int)(n ? n : 1));
         pace(&paced);
         sent += udp_send_all(fd, packet, n);
+        engage();
     }
     say("result attack=garbage-udp sent=%ld", sent);
     close(fd);
@@ -693,6 +730,8 @@ static void replay(void)
             pace(&paced);
             resent += udp_send_all(fd, captured[i], sizes[i]);
         }
+        if (heard)
+            engage();
     }
     say("result attack=replay heard=%ld resent=%ld", heard, resent);
     close(fd);
@@ -820,6 +859,7 @@ static void bomb_server(void)
     RAND_bytes(bomb_activity, sizeof bomb_activity);
     build_bomb();
     say("ready attack=bomb-server bytes=%zu", bomb_size);
+    engage();
     while (time_left()) {
         struct pollfd p = {lfd, POLLIN, 0};
         if (now() >= next_beacon) {
@@ -913,6 +953,8 @@ int main(int argc, char **argv)
             o.rate = atol(v);
         else if (VALUE("--fanout"))
             o.fanout = atol(v);
+        else if (VALUE("--rounds"))
+            o.rounds = atol(v);
         else if (VALUE("--leaf"))
             o.leaf = atol(v);
         else if (VALUE("--to")) {

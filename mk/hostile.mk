@@ -1,0 +1,22 @@
+# The hostile-network suite (issue 13 item 8): attacks by a real attacker
+# process (Tests/hostile/attacker.c, OpenSSL) on loopback and in network
+# namespaces, while a genuine sender and receiver keep handing off.
+#
+#   make test-hostile       the suite (needs root for the namespace tests)
+#   make hostile-figures    the suite, then a table of handoffs and peaks
+
+.PHONY: test-hostile hostile-figures
+
+$(BINDIR)/attacker: Tests/hostile/attacker.c
+	@mkdir -p $(BINDIR)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -o $@ $< -lssl -lcrypto -lpthread
+
+test-hostile: $(BINDIR)/peer $(BINDIR)/attacker
+	$(PYTHON) -m pytest -q -p no:cacheprovider Tests/hostile
+
+hostile-figures: $(BINDIR)/peer $(BINDIR)/attacker
+	rm -f $(BUILD)/hostile-figures.jsonl
+	-HOSTILE_FIGURES=$(abspath $(BUILD))/hostile-figures.jsonl $(PYTHON) -m pytest -q -p no:cacheprovider Tests/hostile
+	$(PYTHON) Tests/hostile/figures.py $(BUILD)/hostile-figures.jsonl
+
+EXTRA_TESTS += test-hostile
