@@ -37,6 +37,7 @@ def test_slow_client_hellos_do_not_starve_handshakes(pair, attack, record):
     assert_survived(out)
 
 
+@xfail_until(1)
 def test_garbage_connections(pair, attack, record):
     out = channel_attack(pair, attack, record, "garbage-tcp 16", "garbage-tcp", 16)
     assert_survived(out)
@@ -68,5 +69,6 @@ def test_random_confirms_do_not_keep_connections_alive(pair, attack, record):
 def test_malformed_frames_end_the_connection(pair, attack, record):
     out = channel_attack(pair, attack, record, "malformed-frames", "malformed-frames")
     assert int(out.result["sent"]) >= 6, out.result  # every kind at least once
+    assert out.result["left_open"] == "0", out.result
     assert int(out.result["closed_by_peer"]) > 0, out.result
     assert_survived(out)

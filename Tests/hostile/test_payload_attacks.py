@@ -28,7 +28,7 @@ def test_shared_reference_bomb_is_refused_cheaply(pair, attack, record):
                              "--type", BOMB_TYPE, "--seconds", 110),
         record, "bomb-server 1000x1000x4KB", after_engaged=bomb_continued)
     r = pair.receiver
-    assert out.result["bytes"] == "6320", out.result
+    assert int(out.result["bytes"]) < 6400, out.result  # 6.3 KB
     assert int(out.result["fetches_served"]) >= 1, out.result
     assert r.matches("continued", type=BOMB_TYPE) == [], "the bomb was accepted"
     failed = r.matches("failed", type=BOMB_TYPE)

@@ -3,6 +3,8 @@ activity current on each SIGUSR1 and a receiver that continues every
 activity offered (build/bin/peer --offer-on-usr1 / --continue-each), and
 the bounds their resources must stay under.
 
+The receiver keeps no connection for the next handoff, so each handoff
+handshakes afresh with the sender's channel: admission is on every path.
 A handoff counts as succeeded when the receiver printed `continued` for the
 activity the sender offered and the sender heard `was-continued` for it.
 """
@@ -44,6 +46,8 @@ class Pair:
         self.receiver = self.spawn(
             "receiver", "--receive", "--port", rport, "--continue-each",
             "--declare", TYPE, "--declare", BOMB_TYPE, "--device-name", "victim-receiver",
+            # No pooled connection: every handoff goes through admission.
+            "--connection-reuse-ms", -1,
             "--timeout", 170, netns=self.receiver_ns)
         peers = []
         for p in (receiver_addr, *extra_peers):
@@ -92,6 +96,7 @@ class Pair:
         succeeded = attempted = streak = 0
         for _ in range(count):
             if not self.alive():
+                attempted = count  # what was left fails with the victim
                 break
             attempted += 1
             if self.handoff():

@@ -53,7 +53,7 @@ struct options {
     size_t declared_count;
     const char *peers[MAX_LIST];
     size_t peer_count;
-    int port, multicast, send_only, fetch_timeout_ms;
+    int port, multicast, send_only, fetch_timeout_ms, connection_reuse_ms;
     const char *device_name, *channel_address;
     long userinfo_bytes;
     int never_dispatch, auto_continue, offer_on_usr1, continue_each;
@@ -118,6 +118,7 @@ static void usage(const char *why)
             "  [--declare TYPE]... [--type TYPE] [--title X] [--url URL] [--userinfo-bytes N]\n"
             "  [--port UDPPORT] [--peer HOST:PORT]... [--multicast] [--device-role full|send-only]\n"
             "  [--device-name N] [--channel-address HOST:PORT] [--fetch-timeout-ms N]\n"
+            "  [--connection-reuse-ms N (negative: every handoff connects afresh)]\n"
             "  [--never-dispatch] [--offer-on-usr1] [--auto-continue] [--continue-each]\n"
             "  [--timeout SECONDS]\n",
             why);
@@ -424,6 +425,8 @@ static void parse(int argc, char **argv, struct options *o)
             o->channel_address = v;
         else if (VALUE("--fetch-timeout-ms"))
             o->fetch_timeout_ms = atoi(v);
+        else if (VALUE("--connection-reuse-ms"))
+            o->connection_reuse_ms = atoi(v);
         else if (VALUE("--timeout"))
             o->timeout = atof(v);
         else
@@ -508,6 +511,7 @@ int main(int argc, char **argv)
     options.peer_count = s.o.peer_count;
     options.channel_address = s.o.channel_address;
     options.fetch_timeout_ms = s.o.fetch_timeout_ms;
+    options.connection_reuse_ms = s.o.connection_reuse_ms;
     if (handoff_application_start_continuity(s.app, &options) != HANDOFF_OK)
         die("handoff_application_start_continuity");
     handoff_account_free(account);
