@@ -118,7 +118,7 @@ def record(request):
                 "succeeded": succeeded, "attempted": attempted}
         for name, p in sampler.peaks.items():
             line[name] = {"threads": p.threads, "fds": p.fds, "rss_mb": round(p.rss_kb / 1024, 1),
-                          "killed_for_rss": p.killed_for_rss}
+                          "close_wait": p.close_wait, "killed_for_rss": p.killed_for_rss}
         line.update(extra)
         print("figures:", json.dumps(line))
         path = os.environ.get("HOSTILE_FIGURES")

@@ -8,12 +8,12 @@ import sys
 
 def main(path):
     rows = [json.loads(line) for line in open(path) if line.strip()]
-    print("| attack | handoffs | after | sender thr/fds/RSS MB | receiver thr/fds/RSS MB | attacker |")
+    print("| attack | handoffs | after | sender thr/fds/RSS MB/CLOSE-WAIT | receiver thr/fds/RSS MB/CLOSE-WAIT | attacker |")
     print("|---|---|---|---|---|---|")
     for r in rows:
         def peaks(name):
             p = r[name]
-            return "%d / %d / %.0f%s" % (p["threads"], p["fds"], p["rss_mb"],
+            return "%d / %d / %.0f / %d%s" % (p["threads"], p["fds"], p["rss_mb"], p.get("close_wait", 0),
                                          " (killed)" if p["killed_for_rss"] else "")
         attacker = " ".join("%s=%s" % kv for kv in r.get("attacker", {}).items() if kv[0] != "attack")
         print("| %s | %d/%d | %s | %s | %s | %s |" % (
