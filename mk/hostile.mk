@@ -9,7 +9,7 @@
 
 $(BINDIR)/attacker: Tests/hostile/attacker.c
 	@mkdir -p $(BINDIR)
-	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -o $@ $< -lssl -lcrypto -lpthread
+	$(CC) -std=c11 -Wall -Wextra -Werror -pedantic -O2 -o $@ $< -lssl -lcrypto -lpthread
 
 test-hostile: $(BINDIR)/peer $(BINDIR)/attacker
 	$(PYTHON) -m pytest -q -p no:cacheprovider Tests/hostile

@@ -116,9 +116,10 @@ def record(request):
     def write(attack_name, succeeded, attempted, sampler, **extra):
         line = {"test": request.node.name, "attack": attack_name,
                 "succeeded": succeeded, "attempted": attempted}
-        for name, p in sampler.peaks.items():
-            line[name] = {"threads": p.threads, "fds": p.fds, "rss_mb": round(p.rss_kb / 1024, 1),
-                          "close_wait": p.close_wait, "killed_for_rss": p.killed_for_rss}
+        for column, (name, p) in zip(("sender", "receiver"), sampler.peaks.items()):
+            line[column] = {"process": name, "threads": p.threads, "fds": p.fds,
+                            "rss_mb": round(p.rss_kb / 1024, 1), "close_wait": p.close_wait,
+                            "killed_for_rss": p.killed_for_rss}
         line.update(extra)
         print("figures:", json.dumps(line))
         path = os.environ.get("HOSTILE_FIGURES")
