@@ -17,7 +17,7 @@ def main(path):
                                          " (killed)" if p["killed_for_rss"] else "")
         attacker = " ".join("%s=%s" % kv for kv in r.get("attacker", {}).items() if kv[0] != "attack")
         print("| %s | %d/%d | %s | %s | %s | %s |" % (
-            r["attack"], r["succeeded"], r["attempted"], "ok" if r.get("after") else "FAIL",
+            r["attack"], r["succeeded"], r["attempted"], {True: "ok", False: "FAIL"}.get(r.get("after"), "-"),
             peaks("sender"), peaks("receiver"), attacker))
 
 
