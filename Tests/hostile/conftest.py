@@ -120,6 +120,9 @@ def record(request):
             line[column] = {"process": name, "threads": p.threads, "fds": p.fds,
                             "rss_mb": round(p.rss_kb / 1024, 1), "close_wait": p.close_wait,
                             "killed_for_rss": p.killed_for_rss}
+        if sampler.errors:
+            line["sampling_errors"] = sampler.errors[:3]
+        line["samples"] = min(p.samples for p in sampler.peaks.values())
         line.update(extra)
         print("figures:", json.dumps(line))
         path = os.environ.get("HOSTILE_FIGURES")

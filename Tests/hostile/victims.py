@@ -116,8 +116,10 @@ class Pair:
 
 def bounds_broken(sampler):
     """What broke the bounds, as text per victim (empty when within)."""
-    broken = []
+    broken = ["sampling failed: %s" % e for e in sampler.errors[:3]]
     for p in sampler.peaks.values():
+        if p.samples < 3:
+            broken.append("%s: sampled only %d times" % (p.name, p.samples))
         if p.threads > MAX_THREADS:
             broken.append("%s: %d threads > %d" % (p.name, p.threads, MAX_THREADS))
         if p.fds > MAX_FDS:
