@@ -28,6 +28,9 @@ def under_attack(pair, start, record, name, after_engaged=None, handoffs=HANDOFF
         if after_engaged:
             after_engaged(attacker)
         out.succeeded, out.attempted = pair.handoffs(handoffs)
+        # However quickly the handoffs went, the attack goes on for 20 more
+        # samples of the victims (about a second).
+        sampler.wait_samples(20)
         if attack_ends_by_itself:
             attacker.wait_for("result", timeout=120)
         attacker.stop(timeout=15)
