@@ -88,6 +88,7 @@ class Sampler:
         self.peaks = {name: Peaks(name, pid) for name, pid in processes.items()}
         self.period, self.limit = period, limit
         self._stop = threading.Event()
+        self.rounds = 0   # samplings done by the thread
         self.errors = []  # what went wrong while sampling (the test fails on it)
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -120,6 +121,7 @@ class Sampler:
                 return
             try:
                 self.sample()
+                self.rounds += 1
             except Exception as e:  # noqa: BLE001 - kept for the test to report
                 self.errors.append(repr(e))
                 if len(self.errors) > 20:
@@ -128,9 +130,9 @@ class Sampler:
     def wait_samples(self, count, limit=60):
         """Returns once `count` more samples were taken (at most `limit`
         seconds): the attack is still running while they are."""
-        target = min(p.samples for p in self.peaks.values()) + count
+        target = self.rounds + count
         for _ in range(int(limit / self.period)):
-            if min(p.samples for p in self.peaks.values()) >= target or not self._thread.is_alive():
+            if self.rounds >= target or not self._thread.is_alive():
                 return
             self._stop.wait(self.period)
 
