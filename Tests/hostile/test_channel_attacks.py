@@ -4,7 +4,7 @@ without the account key, while the genuine pair keeps handing off.
 Attackers bind to 127.0.0.2 (loopback) or sit on a host of their own
 (namespaces), so per-source admission has a source to tell apart."""
 
-from attacks import HANDOFFS, assert_survived, under_attack, xfail_until
+from attacks import assert_survived, under_attack, xfail_until
 
 ATTACKER_IP = "127.0.0.2"
 OTHER_KEY = bytes(0xA0 + i for i in range(32)).hex()

@@ -3,6 +3,7 @@ device ids of the account, garbage datagrams, beacons of another account,
 replays, while the genuine pair keeps handing off."""
 
 from attacks import assert_survived, under_attack, xfail_until
+from victims import Pair
 
 OTHER_KEY = bytes(0xA0 + i for i in range(32)).hex()
 
@@ -66,7 +67,6 @@ def test_replayed_beacons_change_nothing(spawn, attack, record, ports):
     """The sender's beacons reach a capture port too; the attacker replays
     them to the receiver all along: no activity is announced twice, and none
     comes back after it was withdrawn."""
-    from victims import Pair
     rport, sport, channel, capture = ports(4)
     pair = Pair(spawn).start("127.0.0.1:%d" % sport, "127.0.0.1:%d" % rport,
                              "127.0.0.1:%d" % channel, extra_peers=["127.0.0.1:%d" % capture])
@@ -74,8 +74,7 @@ def test_replayed_beacons_change_nothing(spawn, attack, record, ports):
     out = under_attack(pair, lambda: attack("replay", "--capture", "127.0.0.1:%d" % capture,
                                             "--to", "127.0.0.1:%d" % rport, "--rate", 2000,
                                             "--seconds", 110),
-                       record, "replay",
-                       after_engaged=lambda a: None)
+                       record, "replay")
     assert int(out.result["heard"]) > 0 and int(out.result["resent"]) > 0, out.result
     available = [e["id"] for e in pair.receiver.matches("available")]
     assert len(available) == len(set(available)), "an activity was announced twice"
@@ -85,4 +84,3 @@ def test_replayed_beacons_change_nothing(spawn, attack, record, ports):
             assert not [x for x in later if x.name in ("available", "updated") and x["id"] == e["id"]], \
                 "withdrawn activity %s came back" % e["id"]
     assert_survived(out)
-    pair.stop()
