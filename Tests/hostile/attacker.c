@@ -531,15 +531,16 @@ static int closed_by_server(SSL *ssl)
 }
 
 /* One bad thing per connection; whether the server then closed it. A
- * truncated frame is left hanging (at most 16 at once, checked at the end
- * with a 1 s wait each), so the other kinds keep coming meanwhile. */
+ * truncated frame is left hanging (at most 16, checked at the end after
+ * one second), so the other kinds keep coming meanwhile. */
 static void malformed_frames(void)
 {
     SSL_CTX *ctx = tls_context(0);
     SSL *hanging[16];
     long sent = 0, closed = 0, left_open = 0, refused = 0, paced = 0, kind = 0;
     long hung = 0, hung_closed = 0, i;
-    struct timeval second = {1, 0};
+    struct timeval millisecond = {0, 1000};
+    struct timespec second_ts = {1, 0};
     say("ready attack=malformed-frames");
     while (time_left() && sent < (o.n > 0 ? o.n : 100000)) {
         unsigned char raw[64];
@@ -585,8 +586,12 @@ static void malformed_frames(void)
         tls_close(ssl);
         engage();
     }
+    /* One second for the server to end them all; then a closed one reads
+     * EOF at once and an open one times out after 1 ms. */
+    if (hung)
+        nanosleep(&second_ts, NULL);
     for (i = 0; i < hung; i++) {
-        setsockopt(SSL_get_fd(hanging[i]), SOL_SOCKET, SO_RCVTIMEO, &second, sizeof second);
+        setsockopt(SSL_get_fd(hanging[i]), SOL_SOCKET, SO_RCVTIMEO, &millisecond, sizeof millisecond);
         hung_closed += closed_by_server(hanging[i]);
         tls_close(hanging[i]);
     }

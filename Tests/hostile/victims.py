@@ -18,11 +18,12 @@ TYPE = "com.example.peer.activity"      # what the sender offers
 BOMB_TYPE = "com.example.peer.bomb"     # what the bomb server offers
 
 # Bounds on each victim. A healthy pair handing off 20 times in a row shows
-# at most 5 threads, 16 fds and 16 MB RSS each; the bounds leave room for
-# the library's fixed pools (verification, pumps) and for the connections
-# a fair server may hold for an attacker (its share), not for growth with
-# the attack. Counts only.
-MAX_THREADS = 40
+# at most 5 threads, 16 fds and 16 MB RSS each. The bounds leave room for
+# the library's fixed pools (verification, pumps) and for what a fair
+# channel grants one attacker (docs/PROTOCOL.md §6: 8 pending slots, and 32
+# authenticated connections per source address with a thread each), not for
+# growth with the attack. Counts only.
+MAX_THREADS = 48
 MAX_FDS = 64
 MAX_RSS_MB = 64
 
