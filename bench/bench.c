@@ -36,8 +36,10 @@
  *
  * Every wait is bounded: a round that does not finish in time is recorded as
  * a miss (counted as +infinity in the percentiles) and the run moves on;
- * each phase has a time budget and a watchdog ends the whole run. The
- * program reports and always exits 0.
+ * each phase has a time budget and a watchdog ends the whole run. It never
+ * judges timings, but it exits 1, naming the row, when any row completed
+ * fewer than 95% of its rounds (or did not run): a broken path must not
+ * pass quietly as "no data". Otherwise it exits 0.
  */
 #include <handoff.h>
 
@@ -323,13 +325,44 @@ static void extra_printf(const char *fmt, ...)
     pthread_mutex_unlock(&report_lock);
 }
 
+/* Rounds each row planned (its series' capacity) and rounds that produced a
+ * sample yet did not complete (a continue whose CONFIRM never came). */
+static size_t row_planned[ROW_COUNT], row_incomplete[ROW_COUNT];
+
 static void set_result(int row, const series *s)
 {
     stats st = series_stats(s);
     pthread_mutex_lock(&report_lock);
     results[row] = st;
     have_result[row] = 1;
+    row_planned[row] = s->cap;
     pthread_mutex_unlock(&report_lock);
+}
+
+/* The completion check: prints each row that completed fewer than 95% of
+ * its planned rounds, or did not run; returns the exit status (0 or 1). */
+static int check_rounds(void)
+{
+    int status = 0;
+    pthread_mutex_lock(&report_lock);
+    for (int i = 0; i < ROW_COUNT; i++) {
+        if (!have_result[i]) {
+            printf("bench: FAILED: \"%s\" did not run%s%s\n", row_names[i], notes[i][0] ? ": " : "",
+                   notes[i]);
+            status = 1;
+            continue;
+        }
+        size_t planned = row_planned[i], n = results[i].n;
+        size_t done = n > row_incomplete[i] ? n - row_incomplete[i] : 0;
+        if (done * 100 < planned * 95) {
+            printf("bench: FAILED: \"%s\" completed %zu of %zu rounds (fewer than 95%%)%s%s\n",
+                   row_names[i], done, planned, notes[i][0] ? ": " : "", notes[i]);
+            status = 1;
+        }
+    }
+    pthread_mutex_unlock(&report_lock);
+    fflush(stdout);
+    return status;
 }
 
 static void note(int row, const char *fmt, ...)
@@ -455,7 +488,8 @@ static void print_report(const char *why)
     printf("(percentiles are nearest-rank over completed rounds plus misses, a miss counting as "
            "+infinity; mean over completed rounds)\n");
 
-    printf("\ntargets (the bench reports, it never fails the build)\n");
+    printf("\ntargets (reported, never judged: only a row that completes fewer than 95%% of its "
+           "rounds fails the run)\n");
     const stats *f = &results[ROW_FRESH], *w = &results[ROW_WARM], *e = &results[ROW_EVENT];
     target_line("continue -> restore, fresh: p50", have_result[ROW_FRESH] ? f->p50 : NAN, 2,
                 have_result[ROW_FRESH] ? f->n + f->miss : 0);
@@ -556,7 +590,8 @@ static void *watchdog_main(void *arg)
     while (!atomic_load(&all_done)) {
         if (now_ns() - start_ns > WATCHDOG_NS) {
             print_report("WATCHDOG: the run overran its time limit; rows not shown did not finish");
-            _exit(0);
+            check_rounds(); /* names what did not finish */
+            _exit(1);
         }
         sleep_ns(100 * 1000000);
     }
@@ -1169,6 +1204,7 @@ struct pair {
     series seg_confirm; /* continue_activity -> sender's was_continued */
     int save_missing;
     int confirm_missing, fail_count, stale_count, continue_errors;
+    int confirm_missing_measured; /* of measured rounds that restored */
     char last_failure[200];
 
     /* Beacon phase: sender thread drives, receiver callback stamps. */
@@ -1434,9 +1470,11 @@ static int receiver_continue_step(struct pair *pr)
     }
     case RS_CONFIRM:
         if (atomic_load(&pr->confirms) > pr->confirms_before || now >= pr->deadline) {
-            if (atomic_load(&pr->confirms) <= pr->confirms_before)
+            if (atomic_load(&pr->confirms) <= pr->confirms_before) {
                 pr->confirm_missing++;
-            else if (pr->round > pr->warmup) /* round was advanced at the restore */
+                if (pr->round > pr->warmup) /* round was advanced at the restore */
+                    pr->confirm_missing_measured++;
+            } else if (pr->round > pr->warmup) /* round was advanced at the restore */
                 series_add(&pr->seg_confirm, atomic_load(&pr->last_confirm_ns) - pr->t_cont);
             pr->rs = RS_GAP;
             pr->deadline = now + ROUND_GAP_NS;
@@ -1639,6 +1677,9 @@ static int side_setup(struct side *sd)
     handoff_continuity_options o = HANDOFF_CONTINUITY_OPTIONS_INIT;
     o.account = account;
     o.device_name = sd->is_sender ? "bench sender" : "bench receiver";
+    /* Two devices in one process: each its own id (else both would be the
+     * person's device from the device file, and ignore each other). */
+    o.device_id = sd->is_sender ? "0000000000000000000000000000be01" : "0000000000000000000000000000be02";
     o.beacon_port = sd->beacon_port;
     o.disable_multicast = 1;
     o.peers = sd->peers;
@@ -1925,6 +1966,11 @@ static void measure_continue(struct pair *pr, int row)
     run_phase(pr, PH_CONTINUE, PHASE_BUDGET_CONTINUE_NS);
     /* The receiver thread wrote the series; phase_done (seq_cst) orders it. */
     set_result(row, &pr->total);
+    /* A measured round whose restore came but whose CONFIRM did not is not
+     * complete: the sender never heard it was continued. */
+    pthread_mutex_lock(&report_lock);
+    row_incomplete[row] = (size_t)pr->confirm_missing_measured;
+    pthread_mutex_unlock(&report_lock);
     const char *kind = row == ROW_FRESH ? "fresh" : "warm";
     if (pr->fail_count || pr->stale_count || pr->continue_errors || pr->confirm_missing ||
         pr->rs != RS_DONE || pr->round < pr->rounds_total)
@@ -2142,5 +2188,5 @@ int main(void)
     atomic_store(&all_done, 1);
     print_report(NULL);
     pthread_join(watchdog, NULL);
-    return 0;
+    return check_rounds();
 }

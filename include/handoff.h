@@ -444,21 +444,40 @@ HANDOFF_API int handoff_activity_is_invalidated(const handoff_activity *activity
  * `activity` is lent for the call (handoff_activity_ref to keep it).
  *  - will_save: the activity is being saved, after the responders'
  *    update_user_activity_state: last chance to add state;
- *  - was_continued: another device continued it;
+ *  - was_continued: another device continued it: once per continuation
+ *    (an activity that stays current and is continued again hears it
+ *    again; a duplicate confirmation of one fetch is ignored);
  *  - did_receive_stream: the device that continued it opened a
  *    continuation stream (handoff_activity_get_continuation_streams
  *    there; Apple: didReceiveInputStream:outputStream:). `fd` is a
  *    connected, bidirectional socket, now the callee's to close; see
  *    "Continuation streams" below. NULL: this app refuses streams, and the
- *    other device's request fails with HANDOFF_E_HANDOFF_FAILED. */
+ *    other device's request fails with HANDOFF_E_HANDOFF_FAILED.
+ *  - did_fail_to_hand_off: another device fetched the activity and the
+ *    fetch failed on this side, so it could not continue it (no Apple
+ *    counterpart: there only the receiving side hears of it). `error` is
+ *    HANDOFF_E_USER_INFO_TOO_LARGE (the encoded userInfo is over
+ *    HANDOFF_USER_INFO_BUDGET bytes), HANDOFF_E_MISSING_REQUIRED_KEY (a
+ *    required userInfo key is absent; HANDOFF_E_HANDOFF_FAILED on the other
+ *    device) or HANDOFF_E_REMOTE_APPLICATION_TIMED_OUT (this app's main
+ *    thread did not dispatch in time: fetch_timeout_ms of the continuity
+ *    options). `message` says why, as the library's error messages do;
+ *    `activity` and `message` are lent for the call. Called once per
+ *    failed fetch. Because it runs on the main thread, a timed-out fetch
+ *    is reported only when the main thread next dispatches (late, by
+ *    nature); a main thread that never dispatches again never hears it.
+ *    A fetch that fails in transit, or for an activity no longer current,
+ *    is not reported. Informational: nothing to return or release. */
 typedef struct handoff_activity_delegate {
     size_t size; /* sizeof(handoff_activity_delegate): use the _INIT macro */
     void (*will_save)(handoff_activity *activity, void *user_data);
     void (*was_continued)(handoff_activity *activity, void *user_data);
     void (*did_receive_stream)(handoff_activity *activity, int fd, void *user_data);
+    void (*did_fail_to_hand_off)(handoff_activity *activity, int error, const char *message,
+                                 void *user_data);
 } handoff_activity_delegate;
 
-#define HANDOFF_ACTIVITY_DELEGATE_INIT {sizeof(handoff_activity_delegate), NULL, NULL, NULL}
+#define HANDOFF_ACTIVITY_DELEGATE_INIT {sizeof(handoff_activity_delegate), NULL, NULL, NULL, NULL}
 
 /* Sets the activity's delegate (the struct is copied; NULL removes it).
  * `destroy`, if not NULL, is called with `user_data` when the delegate is
@@ -768,12 +787,16 @@ HANDOFF_API handoff_account *handoff_account_from_key(const void *key, size_t le
 
 /* Loads the account stored in `directory` (NULL: $XDG_CONFIG_HOME/handoff,
  * else ~/.config/handoff). NULL with HANDOFF_E_NOT_FOUND (no account yet),
- * HANDOFF_E_PERMISSION (the file is readable by others: chmod 600 it),
+ * HANDOFF_E_PERMISSION (the file is readable by others: chmod 600 it; or
+ * the file or its directory is a symbolic link or another user's, or the
+ * directory is writable by others: the message says what to do),
  * HANDOFF_E_MALFORMED_DATA or HANDOFF_E_IO. */
 HANDOFF_API handoff_account *handoff_account_load(const char *directory);
 
 /* Stores the account in `directory` (NULL: as handoff_account_load), in a
- * file of mode 0600 inside a directory of mode 0700, atomically. */
+ * file of mode 0600 inside a directory of mode 0700, atomically. An
+ * existing directory must pass handoff_account_load's checks
+ * (HANDOFF_E_PERMISSION otherwise): nothing is written through a link. */
 HANDOFF_API int handoff_account_save(const handoff_account *account, const char *directory);
 
 /* The pairing code, to type or paste on another device: an owned string,
@@ -801,10 +824,23 @@ typedef struct handoff_continuity_options {
     size_t size; /* sizeof(handoff_continuity_options): use the _INIT macro */
     /* Required. Copied: the caller may free it afterwards. */
     const handoff_account *account;
-    /* 32 hex digits identifying this device; NULL: a new random id. */
+    /* 32 hex digits identifying this device. NULL (the usual choice): the
+     * person's device identity, the one `handoff device` shows and names:
+     * the file "device" (lines id=, name=, role=; mode 0600) in the account
+     * directory ($XDG_CONFIG_HOME/handoff, else ~/.config/handoff), created
+     * with a random id and the host name on first use (when processes race
+     * to create it, the first one's file wins and all use it). Every app of
+     * the person on this host is then one device: apps of one device do not
+     * hand off to each other, so two processes that must see each other on
+     * one host (tests, demos) each need their own device_id, or their own
+     * XDG_CONFIG_HOME. */
     const char *device_id;
-    /* Shown on the other devices; NULL: the host name. */
+    /* Shown on the other devices; NULL: the device file's name when
+     * device_id is NULL, else the host name. */
     const char *device_name;
+    /* HANDOFF_DEVICE_ROLE_FULL (0, the default): the device file's role when
+     * device_id is NULL, else full. HANDOFF_DEVICE_ROLE_SEND_ONLY: send-only
+     * whatever the file says. */
     handoff_device_role role;
     /* UDP port of the discovery beacons; 0: 52370. Each process on one host
      * needs its own port to receive unicast beacons. */
@@ -838,8 +874,13 @@ typedef struct handoff_continuity_options {
  * Once per application; the library's threads run until the application is
  * freed. Errors: HANDOFF_E_INVALID_ARGUMENT (no account, bad size, a
  * malformed peer or address), HANDOFF_E_INVALID_VALUE (a device id that is
- * not 32 lowercase hex digits), HANDOFF_E_IO (a socket could not be
- * opened), HANDOFF_E_INVALID_STATE (already started). Any thread. */
+ * not 32 lowercase hex digits, an invalid device name), HANDOFF_E_IO (a
+ * socket could not be opened), HANDOFF_E_INVALID_STATE (already started).
+ * Without a device_id, the device file's errors too: HANDOFF_E_PERMISSION
+ * (the file or the account directory is a symbolic link, another user's,
+ * or open to others), HANDOFF_E_MALFORMED_DATA (not a device file),
+ * HANDOFF_E_IO, and HANDOFF_E_INVALID_STATE when neither XDG_CONFIG_HOME
+ * nor HOME is set; each message says what to do. Any thread. */
 HANDOFF_API int handoff_application_start_continuity(handoff_application *app,
                                                      const handoff_continuity_options *options);
 

@@ -78,6 +78,7 @@ NO_DESTROY = DestroyFn()
 
 ActivityCallbackFn = CFUNCTYPE(None, ActivityPtr, c_void_p)
 DidReceiveStreamFn = CFUNCTYPE(None, ActivityPtr, c_int, c_void_p)
+DidFailToHandOffFn = CFUNCTYPE(None, ActivityPtr, c_int, c_char_p, c_void_p)
 StreamCallbackFn = CFUNCTYPE(None, ActivityPtr, c_int, c_int, c_char_p, c_void_p)
 ResponderCallbackFn = CFUNCTYPE(None, ResponderPtr, ActivityPtr, c_void_p)
 
@@ -100,6 +101,7 @@ class ActivityDelegate(Structure):
         ("will_save", ActivityCallbackFn),
         ("was_continued", ActivityCallbackFn),
         ("did_receive_stream", DidReceiveStreamFn),
+        ("did_fail_to_hand_off", DidFailToHandOffFn),
     ]
 
 

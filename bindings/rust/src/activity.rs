@@ -2,7 +2,7 @@
 //! another device can continue it.
 
 use std::borrow::Borrow;
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::fmt;
 use std::ops::Deref;
 use std::os::unix::net::UnixStream;
@@ -10,7 +10,7 @@ use std::ptr::{self, NonNull};
 use std::sync::{Arc, Mutex, TryLockError};
 
 use crate::callback::guard;
-use crate::error::{check, Error, Result};
+use crate::error::{check, Error, ErrorCode, Result};
 use crate::streams::did_receive_stream;
 use crate::strings::{borrow_lock, borrowed, c_string, c_string_opt, owned, ptr_or_null};
 use crate::sys;
@@ -490,6 +490,7 @@ impl ActivityRef {
         let callbacks = sys::handoff_activity_delegate {
             will_save: Some(will_save::<D>),
             was_continued: Some(was_continued::<D>),
+            did_fail_to_hand_off: Some(did_fail_to_hand_off::<D>),
             // NULL tells the library this app refuses streams (4608 there).
             did_receive_stream: if D::ACCEPTS_CONTINUATION_STREAMS {
                 Some(did_receive_stream::<D>)
@@ -548,9 +549,20 @@ pub trait ActivityDelegate: Send + 'static {
         let _ = activity;
     }
 
-    /// Another device continued the activity.
+    /// Another device continued the activity: once per continuation.
     fn was_continued(&mut self, activity: &ActivityRef) {
         let _ = activity;
+    }
+
+    /// Another device fetched the activity and the fetch failed on this
+    /// side (no Apple counterpart; there only the receiver hears it):
+    /// [`crate::ErrorCode::UserInfoTooLarge`] (4611),
+    /// [`crate::ErrorCode::MissingRequiredKey`], or
+    /// [`crate::ErrorCode::RemoteApplicationTimedOut`] (4610: this main
+    /// thread did not dispatch within the fetch timeout; told late, at the
+    /// next dispatch). Once per failed fetch.
+    fn did_fail_to_hand_off(&mut self, activity: &ActivityRef, error: &Error) {
+        let _ = (activity, error);
     }
 
     /// The device that continued the activity opened a continuation
@@ -607,6 +619,29 @@ unsafe extern "C" fn was_continued<D: ActivityDelegate>(
         // SAFETY: as in `will_save`.
         let activity = unsafe { ActivityRef::from_ptr(activity) };
         with_delegate::<D>(user_data, |d| d.was_continued(activity));
+    })
+}
+
+unsafe extern "C" fn did_fail_to_hand_off<D: ActivityDelegate>(
+    activity: *mut sys::handoff_activity,
+    code: c_int,
+    message: *const c_char,
+    user_data: *mut c_void,
+) {
+    guard("ActivityDelegate::did_fail_to_hand_off", "ignored", (), || {
+        // SAFETY: as in `will_save`; `message` is a NUL-terminated string
+        // lent for the call (or NULL).
+        let activity = unsafe { ActivityRef::from_ptr(activity) };
+        let text = if message.is_null() {
+            String::new()
+        } else {
+            unsafe { CStr::from_ptr(message) }.to_string_lossy().into_owned()
+        };
+        let error = Error::new(
+            ErrorCode::from_raw(code).unwrap_or(ErrorCode::Other(code)),
+            text,
+        );
+        with_delegate::<D>(user_data, |d| d.did_fail_to_hand_off(activity, &error));
     })
 }
 
