@@ -3,7 +3,7 @@
  *
  * A person starts something in an app on one device and continues it in the
  * same app on another of their devices. The app describes what the person is
- * doing as a *user activity*: a reverse-DNS activity type, a title and a
+ * doing as a *user activity*: an activity type, a title and a
  * small userInfo dictionary. This header is the whole C interface of
  * libhandoff.so; it is hand-written and is the contract.
  *
@@ -289,12 +289,13 @@ HANDOFF_API handoff_value *handoff_value_decode(const void *bytes, size_t length
  * another device can continue it. */
 typedef struct handoff_activity handoff_activity;
 
-/* A new activity of a reverse-DNS type (e.g. "com.example.app.edit"), with
- * a fresh unique id, eligible for Handoff, and everything else empty. The
- * caller owns it. NULL with HANDOFF_E_INVALID_ARGUMENT for NULL or
- * HANDOFF_E_INVALID_VALUE for a type that is not reverse-DNS (letters,
- * digits, '-' and '_' in at least two dot-separated labels, at most 255
- * bytes). */
+/* A new activity of a type as an app declares it in NSUserActivityTypes:
+ * reverse-DNS ("com.example.app.edit"), an intent class name
+ * ("INSendMessageIntent") or a short name ("ReadArticle"), with a fresh
+ * unique id, eligible for Handoff, and everything else empty. The caller
+ * owns it. NULL with HANDOFF_E_INVALID_ARGUMENT for NULL or
+ * HANDOFF_E_INVALID_VALUE for a type that is empty, longer than 255 bytes,
+ * not UTF-8 or holds a control character (docs/PROTOCOL.md section 3). */
 HANDOFF_API handoff_activity *handoff_activity_new(const char *activity_type);
 
 /* Releases the caller's reference. NULL is ignored. The activity lives on
@@ -553,25 +554,44 @@ typedef struct handoff_manifest handoff_manifest;
 HANDOFF_API handoff_manifest *handoff_manifest_new(const char *bundle_identifier,
                                                    const char *team_identifier);
 
-/* Loads a manifest from an Info.plist file, XML or binary: CFBundleIdentifier,
- * NSUserActivityTypes, and the team from HandoffTeamIdentifier (else
- * AppIdentifierPrefix without its trailing dot). The caller owns the result.
- * NULL with HANDOFF_E_IO (unreadable file) or HANDOFF_E_MALFORMED_DATA (not
- * a property list, or a required key missing or of the wrong type). */
+/* Loads a manifest from the built app's Info.plist file, XML or binary (at
+ * most 16 MiB). Keys read, every other key ignored:
+ *  - CFBundleIdentifier (required string, reverse-DNS);
+ *  - the team: HandoffTeamIdentifier (a string of 1 to 32 ASCII letters and
+ *    digits), else AppIdentifierPrefix without its trailing dot. Linux has
+ *    no code signature to take it from; an app without either key builds
+ *    its manifest with handoff_manifest_new instead;
+ *  - NSUserActivityTypes (optional array): each string is kept as written
+ *    and matched byte for byte, reverse-DNS types, intent class names
+ *    ("INSendMessageIntent") and short names ("ReadArticle") alike; an entry
+ *    that cannot be a type (not a string, empty, over 255 bytes, control
+ *    characters) is skipped, not an error.
+ * Binary plists are read by the library's own reader and XML ones with
+ * expat; no input makes either trap. The caller owns the result. NULL with
+ * HANDOFF_E_IO (unreadable file) or HANDOFF_E_MALFORMED_DATA, whose message
+ * starts with the path and names the offset (binary) or line and column
+ * (XML) of what is malformed, or the key, what was found and what to do: a
+ * value still holding a build variable such as $(PRODUCT_BUNDLE_IDENTIFIER)
+ * is reported as a source Info.plist (pass the built one, or write the
+ * values out). Any thread. */
 HANDOFF_API handoff_manifest *handoff_manifest_load(const char *path);
 
-/* As handoff_manifest_load, from the bytes of an Info.plist in memory. */
+/* As handoff_manifest_load, from `length` bytes of an Info.plist in memory
+ * (copied; the caller keeps them); messages name it "Info.plist". NULL with
+ * HANDOFF_E_INVALID_ARGUMENT for NULL bytes with a non-zero length. */
 HANDOFF_API handoff_manifest *handoff_manifest_load_data(const void *bytes, size_t length);
 
 /* Releases a manifest. NULL is ignored. */
 HANDOFF_API void handoff_manifest_free(handoff_manifest *manifest);
 
-/* Declares an activity type the app can continue; declaring one twice is
- * harmless. HANDOFF_E_INVALID_VALUE when it is not reverse-DNS. */
+/* Declares an activity type the app can continue (any type handoff_activity_new
+ * accepts); declaring one twice is harmless. HANDOFF_E_INVALID_VALUE for a
+ * type that is empty, over 255 bytes, not UTF-8 or holds a control character. */
 HANDOFF_API int handoff_manifest_declare_activity_type(handoff_manifest *manifest,
                                                        const char *activity_type);
 
-/* 1 when the manifest declares the type, else 0 (also for NULL). */
+/* 1 when the manifest declares the type (compared byte for byte), else 0
+ * (also for NULL). */
 HANDOFF_API int handoff_manifest_declares(const handoff_manifest *manifest,
                                           const char *activity_type);
 
@@ -585,6 +605,21 @@ HANDOFF_API const char *handoff_manifest_get_team_identifier(const handoff_manif
 HANDOFF_API size_t handoff_manifest_activity_type_count(const handoff_manifest *manifest);
 HANDOFF_API const char *handoff_manifest_activity_type_at(const handoff_manifest *manifest,
                                                           size_t index);
+
+/* What loading the Info.plist skipped and why, in file order: one warning
+ * per NSUserActivityTypes entry that cannot be a type (not a string, empty,
+ * over 255 bytes, control characters), naming the file, the entry and what
+ * was found, e.g. "Info.plist: NSUserActivityTypes[1] is an integer (7),
+ * not a string: skipped". None for a manifest made with handoff_manifest_new;
+ * declaring types never adds any. The count (0 for NULL), and the warning at
+ * an index, borrowed until the manifest is freed (its warnings never
+ * change): NULL with HANDOFF_E_INVALID_ARGUMENT for a NULL manifest, and
+ * NULL for an index out of range (no error recorded, as for
+ * handoff_manifest_activity_type_at).
+ * Any thread. */
+HANDOFF_API size_t handoff_manifest_warning_count(const handoff_manifest *manifest);
+HANDOFF_API const char *handoff_manifest_warning_at(const handoff_manifest *manifest,
+                                                    size_t index);
 
 /* ------------------------------------------------------------------------ */
 /* Applications: the app's side of Handoff, and its main loop               */
@@ -860,8 +895,9 @@ typedef struct handoff_continuity_options {
     /* Time to connect to and authenticate a device; 0: 3000 ms. */
     int connect_timeout_ms;
     /* How long an idle authenticated connection to a device is kept for the
-     * next handoff (which then skips the handshake); 0: 30000 ms; negative:
-     * never kept, every handoff connects afresh. */
+     * next handoff (which then skips the handshake); 0: 10000 ms; negative:
+     * never kept, every handoff connects afresh. A connection the device
+     * closed is dropped at once whatever this says. */
     int connection_reuse_ms;
 } handoff_continuity_options;
 

@@ -152,7 +152,7 @@ class UserActivity(OwnedHandle):
 
     @property
     def activity_type(self) -> str:
-        """The reverse-DNS activity type."""
+        """The activity type (reverse-DNS, an intent class name or a short name)."""
         return lib.handoff_activity_get_type(self._live()).decode("utf-8")
 
     @property

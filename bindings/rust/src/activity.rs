@@ -83,9 +83,13 @@ impl ActivityFlag {
 }
 
 impl Activity {
-    /// A new activity of a reverse-DNS type (e.g. `"com.example.app.edit"`)
-    /// with a fresh unique id, eligible for Handoff, everything else empty.
-    /// [`crate::ErrorCode::InvalidValue`] for a type that is not reverse-DNS.
+    /// A new activity of a type with a fresh unique id, eligible for
+    /// Handoff, everything else empty. A type is any 1–255-byte string
+    /// without control characters, matched byte for byte: reverse-DNS
+    /// (`"com.example.app.edit"`), an intent class name
+    /// (`"INSendMessageIntent"`) or a short name (`"ReadArticle"`).
+    /// [`crate::ErrorCode::InvalidValue`] for a type that is empty, longer
+    /// than 255 bytes or holds a control character.
     pub fn new(activity_type: &str) -> Result<Activity> {
         let t = c_string(activity_type, "the activity type")?;
         // SAFETY: a string valid for the call; we own the result.
@@ -216,7 +220,7 @@ impl ActivityRef {
         self as *const ActivityRef as *mut sys::handoff_activity
     }
 
-    /// The reverse-DNS activity type.
+    /// The activity type, as given to [`Activity::new`].
     pub fn activity_type(&self) -> &str {
         // SAFETY: valid until the activity is freed; `&self` keeps it alive
         // and the type never changes.

@@ -379,6 +379,11 @@ extern "C" {
         manifest: *const handoff_manifest,
         index: usize,
     ) -> *const c_char;
+    pub fn handoff_manifest_warning_count(manifest: *const handoff_manifest) -> usize;
+    pub fn handoff_manifest_warning_at(
+        manifest: *const handoff_manifest,
+        index: usize,
+    ) -> *const c_char;
 }
 
 // ----------------------------------------------------------- Applications
