@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from attacks import xfail_until
 from harness import free_port
 from measure import Sampler
 from victims import bounds_broken
@@ -33,7 +32,6 @@ def procs():
         p.kill()
 
 
-@xfail_until(3)
 def test_beacon_flood_against_the_command(tmp_path, procs, attack, record):
     if not TOOL.exists():
         pytest.skip("%s is missing: build it first (make tool)" % TOOL)

@@ -2,7 +2,7 @@
 device ids of the account, garbage datagrams, beacons of another account,
 replays, while the genuine pair keeps handing off."""
 
-from attacks import assert_survived, under_attack, xfail_until
+from attacks import assert_survived, under_attack
 from victims import Pair
 
 OTHER_KEY = bytes(0xA0 + i for i in range(32)).hex()
@@ -26,7 +26,6 @@ def flood(pair, attack, record, name, key, listen, bind, targets, netns=None):
                         attack_ends_by_itself=True)
 
 
-@xfail_until(3)
 def test_beacon_flood_from_many_devices(ns_pair, attack, record):
     """A device holding the key announces 5,000 device ids whose channel is
     a port the attacker chose: the victims' threads, fds and RSS stay

@@ -3,11 +3,10 @@ binary plist whose arrays share references (1000 x 1000 x one 4 KB data
 leaf). The receiver refuses it in memory proportional to its size, and
 keeps handing off with the genuine sender (issue 13 item 4)."""
 
-from attacks import assert_survived, under_attack, xfail_until
+from attacks import assert_survived, under_attack
 from victims import BOMB_TYPE
 
 
-@xfail_until(4)
 def test_shared_reference_bomb_is_refused_cheaply(pair, attack, record):
     rport = pair.ports["receiver"]
 
