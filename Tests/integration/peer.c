@@ -28,6 +28,8 @@
  * until SIGUSR1. --auto-continue: the receiver continues the first
  * activity offered; --continue-times N (with --auto-continue): it continues
  * that activity again after each continuation, N times in all.
+ * --continue-each: the receiver continues every activity offered (the
+ * hostile suite's repeated handoffs).
  *
  * SIGTERM / SIGINT: clean exit 0 (the app is freed, which withdraws).
  * SIGUSR1 (sender): makes a fresh activity current (new id).
@@ -53,10 +55,10 @@ struct options {
     size_t declared_count;
     const char *peers[MAX_LIST];
     size_t peer_count;
-    int port, multicast, send_only, fetch_timeout_ms;
+    int port, multicast, send_only, fetch_timeout_ms, connection_reuse_ms;
     const char *device_name, *channel_address;
     long userinfo_bytes;
-    int never_dispatch, auto_continue, offer_on_usr1, continue_times;
+    int never_dispatch, auto_continue, offer_on_usr1, continue_times, continue_each;
     double timeout;
 };
 
@@ -119,7 +121,9 @@ static void usage(const char *why)
             "  [--declare TYPE]... [--type TYPE] [--title X] [--url URL] [--userinfo-bytes N]\n"
             "  [--port UDPPORT] [--peer HOST:PORT]... [--multicast] [--device-role full|send-only]\n"
             "  [--device-name N] [--channel-address HOST:PORT] [--fetch-timeout-ms N]\n"
+            "  [--connection-reuse-ms N (negative: every handoff connects afresh)]\n"
             "  [--never-dispatch] [--offer-on-usr1] [--auto-continue [--continue-times N]]\n"
+            "  [--continue-each]\n"
             "  [--timeout SECONDS]\n",
             why);
     exit(2);
@@ -228,7 +232,7 @@ static void on_available(handoff_application *app, const handoff_remote_activity
 {
     struct peer *s = user_data;
     print_remote("available", remote);
-    if (s->o.auto_continue && !s->continued_once) {
+    if ((s->o.auto_continue && !s->continued_once) || s->o.continue_each) {
         s->continued_once = 1;
         continue_id(app, handoff_remote_activity_get_id(remote));
     }
@@ -396,6 +400,8 @@ static void parse(int argc, char **argv, struct options *o)
             o->auto_continue = 1;
         else if (FLAG("--offer-on-usr1"))
             o->offer_on_usr1 = 1;
+        else if (FLAG("--continue-each"))
+            o->continue_each = 1;
         else if (VALUE("--account-key"))
             parse_key(v, o->key);
         else if (VALUE("--team"))
@@ -432,6 +438,8 @@ static void parse(int argc, char **argv, struct options *o)
             o->continue_times = atoi(v);
         else if (VALUE("--fetch-timeout-ms"))
             o->fetch_timeout_ms = atoi(v);
+        else if (VALUE("--connection-reuse-ms"))
+            o->connection_reuse_ms = atoi(v);
         else if (VALUE("--timeout"))
             o->timeout = atof(v);
         else
@@ -516,6 +524,7 @@ int main(int argc, char **argv)
     options.peer_count = s.o.peer_count;
     options.channel_address = s.o.channel_address;
     options.fetch_timeout_ms = s.o.fetch_timeout_ms;
+    options.connection_reuse_ms = s.o.connection_reuse_ms;
     if (handoff_application_start_continuity(s.app, &options) != HANDOFF_OK)
         die("handoff_application_start_continuity");
     handoff_account_free(account);
