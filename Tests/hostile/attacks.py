@@ -58,7 +58,3 @@ def assert_survived(out, handoffs=HANDOFFS):
     assert out.after, "no handoff after the attack ended"
     assert not out.broken, "; ".join(out.broken)
 
-
-def xfail_until(item):
-    """Marks a test whose fix (issue 13 item `item`) has not landed yet."""
-    return pytest.mark.xfail(strict=False, reason="issue 13 item %s not merged yet" % item)

@@ -4,7 +4,7 @@ without the account key, while the genuine pair keeps handing off.
 Attackers bind to 127.0.0.2 (loopback) or sit on a host of their own
 (namespaces), so per-source admission has a source to tell apart."""
 
-from attacks import assert_survived, under_attack, xfail_until
+from attacks import assert_survived, under_attack
 
 ATTACKER_IP = "127.0.0.2"
 OTHER_KEY = bytes(0xA0 + i for i in range(32)).hex()
@@ -18,26 +18,22 @@ def channel_attack(pair, attack, record, name, *args, netns=None, bind=ATTACKER_
 
 # --------------------------------------------------- without the key (item 1)
 
-@xfail_until(1)
 def test_silent_connections_do_not_starve_handshakes(pair, attack, record):
     out = channel_attack(pair, attack, record, "silent 64 (loopback)", "silent", 64)
     assert_survived(out)
 
 
-@xfail_until(1)
 def test_silent_connections_from_another_host(ns_pair, attack, record):
     out = channel_attack(ns_pair, attack, record, "silent 64 (namespaces)", "silent", 64,
                          netns=ns_pair.hosts["attacker"], bind=None)
     assert_survived(out)
 
 
-@xfail_until(1)
 def test_slow_client_hellos_do_not_starve_handshakes(pair, attack, record):
     out = channel_attack(pair, attack, record, "slowhello 64", "slowhello", 64)
     assert_survived(out)
 
 
-@xfail_until(1)
 def test_garbage_connections(pair, attack, record):
     out = channel_attack(pair, attack, record, "garbage-tcp 16", "garbage-tcp", 16)
     assert_survived(out)
@@ -52,14 +48,12 @@ def test_wrong_psk_handshakes_never_authenticate(pair, attack, record):
 
 # ------------------------------------------------------ with the key (item 2)
 
-@xfail_until(2)
 def test_idle_authenticated_connections_do_not_lock_out(ns_pair, attack, record):
     out = channel_attack(ns_pair, attack, record, "idle-auth 64 (namespaces)", "idle-auth", 64,
                          netns=ns_pair.hosts["attacker"], bind=None)
     assert_survived(out)
 
 
-@xfail_until(2)
 def test_random_confirms_do_not_keep_connections_alive(pair, attack, record):
     out = channel_attack(pair, attack, record, "idle-auth 64 --confirm-random", "idle-auth", 64,
                          "--confirm-random")
