@@ -12,9 +12,11 @@ enum DoctorCommand: Command {
         identity, the network interfaces and addresses, the beacon UDP port (can it
         be bound, who else listens), multicast group membership (/proc/net/igmp,
         /proc/net/igmp6), this device's own TLS channel, whether beacons of the
-        account arrive during a listen window, the channel of every device heard
-        and of every --peer, and hints from the firewall rules (nft, iptables; read
-        only, nothing is changed).
+        account arrive during a listen window (copies over a second address
+        family are counted, not taken for replays; only beacons whose time is
+        off warn about clocks), the channel of every device heard, over each
+        address family it was heard on, and of every --peer, and hints from the
+        firewall rules (nft, iptables; read only, nothing is changed).
 
         Each finding is ok, warn or fail, with what was found and what to do.
         doctor exits 1 when any check fails. Here --peer names another device's

@@ -29,7 +29,7 @@ enum ListenCheck: DoctorCheck {
             findings.append(.ok("beacons.duplicate",
                                 "\(counts.duplicates) beacon(s) arrived a second time (the same beacon over IPv4 and IPv6 "
                                     + "of a dual-stack link, or both as an answer and by multicast): each counted once, "
-                                    + "and the second family's address is tested too"))
+                                    + "and an address of a second family is tested too"))
         }
         if counts.foreign > 0 {
             let sources = counts.foreignSources.joined(separator: ", ")
