@@ -4,14 +4,20 @@ Only loopback: multicast is off in every run (joining a group would send
 membership reports onto the host's network)."""
 
 import os
+import re
 import signal
 import socket
 import stat
+import sys
 import threading
+import time
 
 import pytest
 
-from cli_support import Device, free_port, publish
+from cli_support import ROOT, Device, free_port, publish
+
+sys.path.insert(0, str(ROOT / "Tests" / "integration"))
+import beaconkit  # noqa: E402  (beacons sealed from Python, as docs/PROTOCOL.md §5 defines them)
 
 
 def doctor(device, *args, env=None):
@@ -209,6 +215,127 @@ def test_silence_says_what_usually_blocks_beacons(pair, ports):
     assert finding["status"] == "warn" and "no beacon arrived" in finding["what"]
     for hint in ("subnet", "isolation", "--peer", "firewall"):
         assert hint in finding["todo"]
+
+
+# ------------------------------------------- clocks, replays and copies
+
+CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+def account_key(device):
+    """The 32-byte account key in a device's pairing code (Crockford base32
+    of key || SHA-256(key)[:4])."""
+    code = device.account_file.read_text().strip().replace("-", "")
+    number = 0
+    for c in code:
+        number = number << 5 | CROCKFORD.index(c)
+    payload = (number >> 2).to_bytes(36, "big")   # 58 * 5 = 290 bits: 2 padding bits
+    return payload[:32]
+
+
+def beacon(key, timestamp, sequence, device_id, name, channel_port):
+    """A sealed withdrawal (of everything): authentic, and offers nothing."""
+    return beaconkit.seal(key, beaconkit.plaintext(beaconkit.WITHDRAW, timestamp, sequence, device_id, name,
+                                                   channel_port))
+
+
+def doctor_while_sending(device, port, packets_per_round, listen=3):
+    """Runs doctor on `port` while a thread sends each round's packets
+    there every 50 ms (bounded by doctor's own end)."""
+    stop = threading.Event()
+    rounds = []
+
+    def send():
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            for n in range(2000):
+                if stop.is_set():
+                    return
+                for packet in packets_per_round(n):
+                    s.sendto(packet, ("127.0.0.1", port))
+                rounds.append(n)
+                stop.wait(0.05)
+
+    thread = threading.Thread(target=send, daemon=True)
+    thread.start()
+    try:
+        return doctor(device, "--beacon-port", port, "--listen", listen)
+    finally:
+        stop.set()
+        thread.join()
+
+
+def test_a_skewed_clock_is_reported_by_how_much_and_from_whom(pair, ports):
+    """A device of the account whose clock is 10 minutes behind: its
+    beacons are authentic but stale. Doctor names it and the difference."""
+    _, b = pair
+    key = beaconkit.beacon_key(account_key(b))
+    device_id = os.urandom(16)
+
+    def stale(n):
+        now = int(time.time() * 1000)
+        return [beacon(key, now - 600_000, now * 1000 + n, device_id, "Slow Laptop", 40000)]
+
+    result, report, by_check = doctor_while_sending(b, ports[1], stale)
+    assert result.code == 0, result
+    (finding,) = by_check["beacons.stale"]
+    assert finding["status"] == "warn"
+    assert re.search(r"Slow Laptop \(127\.0\.0\.1\) is 10 min \d+ s behind this device's clock", finding["what"]), finding
+    assert "timedatectl set-ntp true" in finding["todo"]
+    assert report["beacons"]["stale"] >= 1 and report["beacons"]["accepted"] == 0, report["beacons"]
+    assert "beacons.replayed" not in by_check and "channel.peer" not in by_check
+    assert "beacons" not in by_check  # not reported as "nothing arrived"
+
+
+def test_a_clock_ahead_is_said_to_be_ahead(pair, ports):
+    _, b = pair
+    key = beaconkit.beacon_key(account_key(b))
+    device_id = os.urandom(16)
+
+    def ahead(n):
+        now = int(time.time() * 1000)
+        return [beacon(key, now + 3 * 3600_000, now * 1000 + n, device_id, "Fast Phone", 40000)]
+
+    _, _, by_check = doctor_while_sending(b, ports[1], ahead)
+    (finding,) = by_check["beacons.stale"]
+    assert re.search(r"Fast Phone \(127\.0\.0\.1\) is (2 h 59 min|3 h 0 min) ahead", finding["what"]), finding
+
+
+def test_copies_are_counted_and_replays_are_not_called_clock_skew(pair, ports):
+    """Each round sends a fresh beacon twice (a copy, as dual-stack links
+    deliver) and a beacon older than the last eight accepted (a replay).
+    Doctor counts the copies as duplicates, reports the replay as a replay
+    (with where it came from), and says nothing about clocks."""
+    _, b = pair
+    key = beaconkit.beacon_key(account_key(b))
+    device_id = os.urandom(16)
+    closed = free_port()   # its channel: nothing listens there
+    base = int(time.time() * 1000) * 1000
+    first = []
+
+    def rounds(n):
+        now = int(time.time() * 1000)
+        fresh = beacon(key, now, base + 100 + n, device_id, "Replayed Device", closed)
+        if not first:
+            first.append(fresh)
+        # The first beacon again, once eight newer ones were accepted: a replay.
+        return [fresh, fresh] + (first if n >= 10 else [])
+
+    result, report, by_check = doctor_while_sending(b, ports[1], rounds)
+    counts = report["beacons"]
+    assert counts["accepted"] >= 11 and counts["duplicates"] >= 11 and counts["replays"] >= 1, counts
+    assert counts["stale"] == 0, counts
+    assert "beacons.stale" not in by_check, result
+    (replayed,) = by_check["beacons.replayed"]
+    assert replayed["status"] == "warn"
+    assert "Replayed Device from 127.0.0.1" in replayed["what"] and "re-sending captured beacons" in replayed["what"]
+    assert "clock" in replayed["what"] and "no clock is wrong" in replayed["what"]
+    assert [f["status"] for f in by_check["beacons.duplicate"]] == ["ok"]
+    assert "Replayed Device (127.0.0.1)" in by_check["beacons"][0]["what"]
+    # The device was heard over IPv4 only: its channel is tried there, and named.
+    (channel,) = by_check["channel.peer"]
+    assert f"IPv4 127.0.0.1:{closed} refused the connection" in channel["what"], channel
+    assert "IPv6" not in channel["what"]
+    assert result.code == 1, result  # the unreachable channel is a failure
 
 
 # ---------------------------------------------------------------- firewall

@@ -104,7 +104,10 @@ def test_multicast_discovery_and_continue_between_hosts(hosts, tmp_path, procs):
 
 def test_doctor_sees_membership_and_beacons_over_multicast(hosts, tmp_path, procs):
     a, b = pair_of_devices(tmp_path, procs, netns=(hosts["a"], hosts["b"]))
-    a.spawn("--json", "publish", "--type", "com.example.cli.edit").event("publishing")
+    # The veth has IPv6 link-local addresses too: doctor tries the channel
+    # over both families, so it listens on both ([::], the engine's default
+    # once the dual-stack channel is merged).
+    a.spawn("--json", "publish", "--type", "com.example.cli.edit", "--channel", "[::]:0").event("publishing")
     result = b.run("--json", "doctor", "--listen", "10")
     assert result.code == 0, result
     findings = {f["check"]: f for f in result.json()["findings"]}
@@ -124,3 +127,112 @@ def test_doctor_on_a_host_without_network(hosts, tmp_path, procs):
     assert findings["multicast.membership"]["status"] == "warn"
     assert "--peer" in findings["multicast.membership"]["todo"]
     assert result.code == 0, result  # warnings only: nothing is broken on this device itself
+
+
+# ------------------------------------------------------------ dual stack
+
+CHANNEL_PORT = 40123
+
+
+@pytest.fixture
+def dual_stack():
+    """dual_stack(drop_ipv4_in_a): namespaces a and b on one veth pair with
+    IPv4 and IPv6 (link-local, and fd00:214::N without duplicate address
+    detection, usable at once). With drop_ipv4_in_a, nft in a drops every
+    IPv4 packet arriving on its eth0 (its own IPv4 beacons still go out).
+    Named hcli-<pid>-ds<x>, always deleted."""
+    if os.geteuid() != 0:
+        pytest.skip("network namespaces need root")
+    created = []
+
+    def make(drop_ipv4_in_a):
+        for tool in ("ip",) + (("nft",) if drop_ipv4_in_a else ()):
+            if shutil.which(tool) is None:
+                pytest.skip(f"{tool} is not installed (scripts/install-deps.sh installs it)")
+        preclean()
+        names = {x: f"{PREFIX}{os.getpid()}-ds{x}" for x in ("a", "b")}
+        for ns in names.values():
+            ip("netns", "add", ns)
+            created.append(ns)
+            ip("-n", ns, "link", "set", "lo", "up")
+            subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0",
+                            "net.ipv6.conf.default.accept_dad=0"], check=True, timeout=10, capture_output=True)
+        subnet = f"10.215.{os.getpid() % 254 + 1}"
+        ip("-n", names["a"], "link", "add", "eth0", "type", "veth", "peer", "name", "eth0", "netns", names["b"])
+        for number, x in enumerate(("a", "b"), start=1):
+            ip("-n", names[x], "addr", "add", f"{subnet}.{number}/24", "dev", "eth0")
+            ip("-n", names[x], "addr", "add", f"fd00:215::{number}/64", "dev", "eth0", "nodad")
+            ip("-n", names[x], "link", "set", "eth0", "up")
+        if drop_ipv4_in_a:
+            subprocess.run(["ip", "netns", "exec", names["a"], "nft",
+                            "add table ip hcli; "
+                            "add chain ip hcli in { type filter hook input priority 0; policy accept; }; "
+                            "add rule ip hcli in iifname \"eth0\" drop"], check=True, timeout=10, capture_output=True)
+        deadline = time.monotonic() + 10
+        for x in ("a", "b"):
+            while True:
+                link = ip("-n", names[x], "link", "show", "eth0").stdout
+                addrs = ip("-n", names[x], "addr", "show", "dev", "eth0").stdout
+                if "LOWER_UP" in link and "fe80::" in addrs and "tentative" not in addrs:
+                    break
+                assert time.monotonic() < deadline, f"eth0 of {x} never came up\n{addrs}"
+                time.sleep(0.05)
+        return names, subnet
+
+    yield make
+    for ns in created:
+        delete_namespace(ns)
+    assert not [ns for ns in namespaces() if ns in created]
+
+
+def doctor_report(device):
+    """doctor in b with its defaults (multicast, port 52370), listening long
+    enough for the burst and two keep-alives of a publisher."""
+    result = device.run("--json", "doctor", "--listen", "10", "--connect-timeout", "3")
+    report = result.json()
+    by_check = {}
+    for finding in report["findings"]:
+        by_check.setdefault(finding["check"], []).append(finding)
+    return result, report, by_check
+
+
+def test_doctor_on_a_dual_stack_link_counts_copies_not_replays(dual_stack, tmp_path, procs):
+    """Every beacon arrives twice (IPv4 and IPv6): doctor counts the second
+    copies as duplicates, warns about no clock and no replay, and reaches the
+    channel over both families, naming each."""
+    names, subnet = dual_stack(False)
+    a, b = pair_of_devices(tmp_path, procs, netns=(names["a"], names["b"]))
+    a.spawn("--json", "publish", "--type", "com.example.cli.edit", "--channel", f"[::]:{CHANNEL_PORT}").event("publishing")
+    result, report, by_check = doctor_report(b)
+    assert result.code == 0, result
+    counts = report["beacons"]
+    assert counts["accepted"] >= 1 and counts["duplicates"] >= 1, counts
+    assert counts["replays"] == 0 and counts["stale"] == 0, counts
+    assert "beacons.stale" not in by_check and "beacons.replayed" not in by_check, result
+    assert [f["status"] for f in by_check["beacons.duplicate"]] == ["ok"]
+    (heard,) = by_check["beacons"]
+    assert heard["status"] == "ok" and f"{subnet}.1" in heard["what"] and "fe80::" in heard["what"]
+    (channel,) = by_check["channel.peer"]
+    assert channel["status"] == "ok", channel
+    assert f"reached over IPv4 {subnet}.1:{CHANNEL_PORT}" in channel["what"]
+    assert "reached over IPv6 [fe80::" in channel["what"] and f"%eth0]:{CHANNEL_PORT}" in channel["what"]
+
+
+def test_doctor_names_the_family_a_firewall_drops(dual_stack, tmp_path, procs):
+    """a's firewall drops IPv4 coming in: its beacons still reach b over
+    both families, its channel only over IPv6. Doctor says so: IPv6
+    reached, IPv4 timed out, both addresses named; a warning, not a
+    failure (Handoff works over IPv6); no clock warning."""
+    names, subnet = dual_stack(True)
+    a, b = pair_of_devices(tmp_path, procs, netns=(names["a"], names["b"]))
+    a.spawn("--json", "publish", "--type", "com.example.cli.edit", "--channel", f"[::]:{CHANNEL_PORT}").event("publishing")
+    result, report, by_check = doctor_report(b)
+    assert result.code == 0, result
+    assert report["beacons"]["duplicates"] >= 1 and report["beacons"]["stale"] == 0, report["beacons"]
+    assert "beacons.stale" not in by_check and "beacons.replayed" not in by_check, result
+    (channel,) = by_check["channel.peer"]
+    assert channel["status"] == "warn", channel
+    assert "reached over IPv6 [fe80::" in channel["what"], channel
+    assert f"IPv4 {subnet}.1:{CHANNEL_PORT} timed out" in channel["what"], channel
+    assert "a firewall drops IPv4?" in channel["what"], channel
+    assert "Handoff works over IPv6" in channel["todo"] and "IPv4" in channel["todo"], channel

@@ -12,9 +12,11 @@ enum DoctorCommand: Command {
         identity, the network interfaces and addresses, the beacon UDP port (can it
         be bound, who else listens), multicast group membership (/proc/net/igmp,
         /proc/net/igmp6), this device's own TLS channel, whether beacons of the
-        account arrive during a listen window, the channel of every device heard
-        and of every --peer, and hints from the firewall rules (nft, iptables; read
-        only, nothing is changed).
+        account arrive during a listen window (copies over a second address
+        family are counted, not taken for replays; only beacons whose time is
+        off warn about clocks), the channel of every device heard, over each
+        address family it was heard on, and of every --peer, and hints from the
+        firewall rules (nft, iptables; read only, nothing is changed).
 
         Each finding is ok, warn or fail, with what was found and what to do.
         doctor exits 1 when any check fails. Here --peer names another device's
@@ -50,9 +52,11 @@ enum DoctorCommand: Command {
         context.scanner?.stop()
         let failures = findings.filter { $0.status == .fail }.count
         let warnings = findings.filter { $0.status == .warn }.count
-        output.emit(["ok": .bool(failures == 0), "account": .string(context.account?.id),
-                     "failures": .int(Int64(failures)), "warnings": .int(Int64(warnings)),
-                     "findings": .array(findings.map(\.json))],
+        var report: JSONObject = ["ok": .bool(failures == 0), "account": .string(context.account?.id),
+                                   "failures": .int(Int64(failures)), "warnings": .int(Int64(warnings)),
+                                   "findings": .array(findings.map(\.json))]
+        if let counts = context.scanner?.counts, context.listenSeconds > 0 { report["beacons"] = json(counts) }
+        output.emit(.object(report),
                     human: "\n\(findings.count - failures - warnings) ok, \(warnings) warning(s), \(failures) failure(s).")
         // Interrupted, the report is incomplete: not a clean bill of health.
         return failures == 0 && !context.interrupted ? ExitCode.ok : ExitCode.failure
@@ -87,6 +91,13 @@ enum DoctorCommand: Command {
                                            interfaces: interfaces.isEmpty ? nil : interfaces)
         return try DoctorContext(beaconConfig: config, peers: peers, listenSeconds: try arguments.seconds("--listen") ?? 5,
                                  channelAddress: channel, limits: limits)
+    }
+
+    /// What the listen window heard, by kind (docs/cli.md).
+    static func json(_ counts: BeaconScanner.Counts) -> JSON {
+        ["packets": .int(Int64(counts.packets)), "accepted": .int(Int64(counts.accepted)),
+         "duplicates": .int(Int64(counts.duplicates)), "replays": .int(Int64(counts.replays)),
+         "stale": .int(Int64(counts.stale)), "foreign": .int(Int64(counts.foreign)), "own": .int(Int64(counts.own))]
     }
 
     /// ` ok    check   what` and, when there is something to do, `fix: ...`.

@@ -26,7 +26,12 @@ final class DoctorContext {
 
     struct HeardDevice {
         var name: String
-        var channel: SocketAddress
+        /// Its channel per address family it was heard over: a beacon's
+        /// source address and channel port.
+        var channels: [AddressFamily: SocketAddress]
+
+        /// The channels, IPv4 first.
+        var addresses: [SocketAddress] { AddressFamily.allCases.compactMap { channels[$0] } }
     }
 
     init(beaconConfig: BeaconTransportConfig, peers: [SocketAddress], listenSeconds: Double,
@@ -42,6 +47,14 @@ final class DoctorContext {
     /// The key beacons are opened with: the account's, or (without an
     /// account) a random one, so arriving packets are still counted.
     var beaconAccount: AccountKey { account ?? AccountKey.generate() }
+}
+
+/// IPv4 or IPv6: a device heard over both is tested over both.
+enum AddressFamily: String, CaseIterable {
+    case ipv4 = "IPv4"
+    case ipv6 = "IPv6"
+
+    init(of address: SocketAddress) { self = address.host.contains(":") ? .ipv6 : .ipv4 }
 }
 
 /// One check of `doctor`: runs in order with the others, may use what

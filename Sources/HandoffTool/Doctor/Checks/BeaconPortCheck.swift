@@ -13,9 +13,9 @@ enum BeaconPortCheck: DoctorCheck {
         let relay = Relay(context)
         do {
             let ownID = context.device?.idBytes ?? []
-            context.scanner = try BeaconScanner(config: config, account: context.beaconAccount, ownDeviceID: ownID) { beacon, from in
-                queue.post { relay.heard(beacon, from: from) }
-            }
+            context.scanner = try BeaconScanner(config: config, account: context.beaconAccount, ownDeviceID: ownID,
+                                                copy: { beacon, from in queue.post { relay.heardCopy(beacon, from: from) } },
+                                                deliver: { beacon, from in queue.post { relay.heard(beacon, from: from) } })
         } catch {
             return [.fail("beacon.port", "cannot receive beacons on UDP port \(port): \(error.message)",
                           todo: "`ss -ulpn 'sport = :\(port)'` shows which program holds it; stop it, or give every device "
@@ -41,11 +41,32 @@ enum BeaconPortCheck: DoctorCheck {
         weak var context: DoctorContext?
         init(_ context: DoctorContext) { self.context = context }
 
+        /// A fresh beacon says where the device's channel is now, over the
+        /// family it came by; another channel port means the device
+        /// restarted, and its other family's address is stale.
         func heard(_ beacon: Beacon, from: UDPAddress) {
             guard let context else { return }
-            // The latest beacon says where the device's channel is now.
-            context.heard[hexString(beacon.deviceID)] = DoctorContext.HeardDevice(
-                name: beacon.deviceName, channel: SocketAddress(host: from.host, port: beacon.channelPort))
+            let channel = SocketAddress(host: from.host, port: beacon.channelPort)
+            let id = hexString(beacon.deviceID)
+            var device = context.heard[id] ?? DoctorContext.HeardDevice(name: beacon.deviceName, channels: [:])
+            device.name = beacon.deviceName
+            if device.channels.values.contains(where: { $0.port != channel.port }) { device.channels = [:] }
+            device.channels[AddressFamily(of: channel)] = channel
+            context.heard[id] = device
+        }
+
+        /// A copy of a fresh beacon (the other family of a dual-stack link)
+        /// adds the device's address in that family when none is known; it
+        /// never replaces one, as a copy can be re-sent from anywhere (as
+        /// the engine's table does).
+        func heardCopy(_ beacon: Beacon, from: UDPAddress) {
+            guard let context else { return }
+            let channel = SocketAddress(host: from.host, port: beacon.channelPort)
+            let id = hexString(beacon.deviceID)
+            guard var device = context.heard[id], device.channels[AddressFamily(of: channel)] == nil,
+                  device.channels.values.allSatisfy({ $0.port == channel.port }) else { return }
+            device.channels[AddressFamily(of: channel)] = channel
+            context.heard[id] = device
         }
     }
 }

@@ -1,7 +1,9 @@
 /// Whether beacons from the account's other devices arrive within a short
 /// listen window, and if not, what did arrive: another account's packets,
-/// stale ones (clocks apart), or nothing at all (the usual suspects: other
-/// subnet, Wi-Fi client isolation, multicast filtering, a firewall).
+/// stale ones (a clock is off: by how much, from whom), replayed ones (not a
+/// clock matter), or nothing at all (the usual suspects: other subnet, Wi-Fi
+/// client isolation, multicast filtering, a firewall). Second copies of a
+/// beacon (dual-stack links) are normal and only counted.
 enum ListenCheck: DoctorCheck {
     static func run(_ context: DoctorContext) -> [Finding] {
         guard let scanner = context.scanner else { return [] }
@@ -18,8 +20,16 @@ enum ListenCheck: DoctorCheck {
         let port = scanner.port
         var findings: [Finding] = []
         if !context.heard.isEmpty {
-            let names = context.heard.values.map { "\($0.name) (\($0.channel.host))" }.sorted().joined(separator: ", ")
+            let names = context.heard.values.map { device in
+                "\(device.name) (\(device.addresses.map(\.host).joined(separator: ", ")))"
+            }.sorted().joined(separator: ", ")
             findings.append(.ok("beacons", "beacons of this account arrived from \(context.heard.count) device(s) in \(format(seconds)) s: \(names)"))
+        }
+        if counts.duplicates > 0 {
+            findings.append(.ok("beacons.duplicate",
+                                "\(counts.duplicates) beacon(s) arrived a second time (the same beacon over IPv4 and IPv6 "
+                                    + "of a dual-stack link, or both as an answer and by multicast): each counted once, "
+                                    + "and an address of a second family is tested too"))
         }
         if counts.foreign > 0 {
             let sources = counts.foreignSources.joined(separator: ", ")
@@ -29,16 +39,30 @@ enum ListenCheck: DoctorCheck {
                                   todo: "put every device on one account: `handoff account code` here, "
                                       + "`handoff account join CODE` there (`handoff account show` compares account IDs)"))
         }
-        if counts.replayed > 0 {
+        if counts.stale > 0 {
+            let senders = counts.staleSenders.map { sender in
+                "\(sender.name) (\(sender.host)) is \(skew(sender.skewMilliseconds))"
+            }.joined(separator: "; ")
             findings.append(.warn("beacons.stale",
-                                  "\(counts.replayed) beacon(s) of this account were refused as stale or replayed: "
-                                      + "the clocks of this device and the sender probably differ by more than 30 s",
-                                  todo: "turn on time synchronisation on both devices (e.g. `timedatectl set-ntp true`)"))
+                                  "\(counts.stale) beacon(s) of this account were refused because their time is more than "
+                                      + "\(format(scanner.window)) s from this device's clock: \(senders)",
+                                  todo: "set the clocks right: turn on time synchronisation on both devices "
+                                      + "(e.g. `timedatectl set-ntp true`; `date -u` on each compares them)"))
+        }
+        if counts.replays > 0 {
+            findings.append(.warn("beacons.replayed",
+                                  "\(counts.replays) beacon(s) of this account were replayed (an authentic beacon older than "
+                                      + "one already accepted from that device, not a copy of a recent one), from "
+                                      + "\(counts.replaySources.joined(separator: ", ")): someone on the network may be "
+                                      + "re-sending captured beacons; they were ignored, and no clock is wrong",
+                                  todo: "nothing breaks (a device counts only once its channel authenticates); if it goes on, "
+                                      + "find who sends them (`tcpdump -n udp port \(port)`); two programs publishing with "
+                                      + "one device identity look the same: give each its own device id"))
         }
         if counts.own > 0 && context.heard.isEmpty {
             findings.append(.ok("beacons.own", "only this device's own beacons arrived (another program of this device is publishing)"))
         }
-        if context.heard.isEmpty && counts.foreign == 0 && counts.replayed == 0 {
+        if context.heard.isEmpty && counts.foreign == 0 && counts.stale == 0 && counts.replays == 0 {
             findings.append(.warn("beacons",
                                   "no beacon arrived on UDP port \(port) in \(format(seconds)) s",
                                   todo: "if another device is publishing (`handoff publish` there): check that both are on the same "
@@ -47,6 +71,14 @@ enum ListenCheck: DoctorCheck {
                                       + "a firewall may drop UDP \(port) (see the firewall finding)"))
         }
         return findings
+    }
+
+    /// "95 s ahead of this device's clock", "2 h 3 min behind …".
+    static func skew(_ milliseconds: Int64) -> String {
+        let seconds = Int64((Double(milliseconds.magnitude) / 1000).rounded())
+        let amount = seconds >= 3600 ? "\(seconds / 3600) h \(seconds % 3600 / 60) min"
+            : seconds >= 120 ? "\(seconds / 60) min \(seconds % 60) s" : "\(seconds) s"
+        return "\(amount) \(milliseconds > 0 ? "ahead of" : "behind") this device's clock"
     }
 
     static func format(_ seconds: Double) -> String {
