@@ -28,7 +28,7 @@ enum DoctorCommand: Command {
         .value("--beacon-port", "PORT", "the beacon UDP port to check (default \(BeaconTransportConfig.defaultPort))"),
         .flag("--no-multicast", "do not join the multicast groups (check unicast set-ups)"),
         .repeated("--interface", "NAME", "check multicast on this interface only"),
-        .value("--channel", "HOST:PORT", "the channel address to test listening on (default 0.0.0.0:0)"),
+        .value("--channel", "HOST:PORT", "the channel address to test listening on (default [::]:0, IPv6 and IPv4)"),
         .value("--connect-timeout", "SECONDS", "time to connect to and authenticate a channel (default 3)"),
     ]
 
@@ -71,7 +71,7 @@ enum DoctorCommand: Command {
                 throw arguments.usage("--peer: \(error.message)")
             }
         }
-        var channel = SocketAddress(host: "0.0.0.0", port: 0)
+        var channel = SocketAddress(host: "::", port: 0)  // the engine's default: both families
         if let text = arguments.value("--channel") {
             do {
                 channel = try SocketAddress(parsing: text)

@@ -39,7 +39,7 @@ enum FirewallCheck: DoctorCheck {
         let allow = "allow it: `nft add rule inet filter input udp dport \(port) accept`, `ufw allow \(port)/udp` or "
             + "`firewall-cmd --add-port=\(port)/udp`"
         let tcp = "other devices also connect to this device's channel over TCP: give it a fixed port "
-            + "(--channel 0.0.0.0:PORT) and accept tcp dport PORT"
+            + "(--channel [::]:PORT) and accept tcp dport PORT"
         if !rules.dropsUDPPort.isEmpty {
             findings.append(.warn("firewall", "a firewall rule drops the beacon port UDP \(port): \(rules.dropsUDPPort[0])",
                                   todo: "remove that rule, then " + allow))
