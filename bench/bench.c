@@ -2238,7 +2238,7 @@ static void cold_on_available(handoff_application *app, const handoff_remote_act
     }
 }
 
-static handoff_application *cold_app(int beacon_port, int peer_port, const char *name,
+static handoff_application *cold_app(int beacon_port, int peer_port, const char *name, const char *device_id,
                                      handoff_application_delegate *d, char *why, size_t why_size)
 {
     handoff_manifest *m = handoff_manifest_new("com.example.bench", "BENCHTEAM");
@@ -2259,6 +2259,9 @@ static handoff_application *cold_app(int beacon_port, int peer_port, const char 
     handoff_account *account = handoff_account_from_key(bench_key, sizeof bench_key);
     handoff_continuity_options o = HANDOFF_CONTINUITY_OPTIONS_INIT;
     o.account = account;
+    /* Two devices in one process: each its own id (without one both would
+     * be the person's device, and each drop the other's beacons as its own). */
+    o.device_id = device_id;
     o.device_name = name;
     o.beacon_port = beacon_port;
     o.disable_multicast = 1;
@@ -2281,7 +2284,7 @@ static void *cold_sender_main(void *arg)
 {
     struct cold_sender *cs = arg;
     handoff_application_delegate d = HANDOFF_APPLICATION_DELEGATE_INIT;
-    cs->app = cold_app(cs->beacon_port, cs->receiver_port, "bench cold sender", &d, cs->why,
+    cs->app = cold_app(cs->beacon_port, cs->receiver_port, "bench cold sender", "0000000000000000000000000000c001", &d, cs->why,
                        sizeof cs->why);
     cs->activity = cs->app ? handoff_activity_new(ACTIVITY_TYPE) : NULL;
     if (!cs->activity || handoff_application_become_current(cs->app, cs->activity) != HANDOFF_OK) {
@@ -2348,7 +2351,7 @@ static void measure_cold_start(void)
         int port = pick_udp_port();
         int64_t t0 = now_ns();
         handoff_application *app =
-            cold_app(port, cs.beacon_port, "bench cold receiver", &d, why, sizeof why);
+            cold_app(port, cs.beacon_port, "bench cold receiver", "0000000000000000000000000000c002", &d, why, sizeof why);
         if (!app) {
             failed_starts++;
             s.miss++;
