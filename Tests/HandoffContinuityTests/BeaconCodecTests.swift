@@ -98,7 +98,7 @@ struct BeaconPlaintext {
         b.activity!.expiration = nil
         b.activity!.supportsContinuationStreams = false
         b.role = .full
-        b.deviceName = ""
+        b.deviceName = "n"  // a name is required (PROTOCOL §4: 1–64 bytes)
         b.timestamp = 0
         b.sequence = 0
         b.channelPort = 0
@@ -213,7 +213,7 @@ struct BeaconPlaintext {
     @Test func lengthsArePaddedToBlocks() throws {
         var b = BeaconFixtures.vectorAdvert
         var lengths: Set<Int> = []
-        for n in 0...64 {
+        for n in 1...64 {
             b.deviceName = String(repeating: "x", count: n)
             let plaintext = try BeaconCodec.encode(b)
             #expect(plaintext.count % 64 == 0)
@@ -222,7 +222,7 @@ struct BeaconPlaintext {
             #expect((packet.count - 28) % 64 == 0)
             lengths.insert(packet.count)
         }
-        #expect(lengths.count == 2)  // 65 different names, two packet sizes
+        #expect(lengths.count == 2)  // 64 different names, two packet sizes
         #expect(BeaconCodec.minPacketSize == 92)
     }
 
@@ -237,6 +237,9 @@ struct BeaconPlaintext {
         #expect(refused(big))  // every field within its limit, the whole too large
 
         var b = Self.fullAdvert; b.deviceName = String(repeating: "n", count: 65); #expect(refused(b))
+        // One rule for device names (PROTOCOL §4): not empty, no control characters.
+        b = Self.fullAdvert; b.deviceName = ""; #expect(refused(b))
+        b = Self.fullAdvert; b.deviceName = "two\nlines"; #expect(refused(b))
         b = Self.fullAdvert; b.activity!.title = String(repeating: "t", count: 257); #expect(refused(b))
         b = Self.fullAdvert; b.activity!.activityType = String(repeating: "a", count: 256); #expect(refused(b))
         b = Self.fullAdvert; b.activity!.teamIdentifier = ""; #expect(refused(b))
@@ -308,7 +311,11 @@ struct BeaconPlaintext {
         #expect(!opens(BeaconPlaintext.advert(bundle: Array(repeating: a, count: 256))))
         #expect(opens(BeaconPlaintext.advert(url: Array(repeating: a, count: 1024))))
         #expect(!opens(BeaconPlaintext.advert(url: Array(repeating: a, count: 1025))))
-        // Required strings may not be empty.
+        // Required strings may not be empty; a device name follows the
+        // device-name rule (PROTOCOL §4): no control characters either.
+        #expect(!opens(BeaconPlaintext.advert(name: [])))
+        #expect(!opens(BeaconPlaintext.advert(name: Array("two\nlines".utf8))))
+        #expect(!opens(BeaconPlaintext.advert(name: [0x61, 0xC2, 0x85])))  // U+0085, a C1 control
         #expect(!opens(BeaconPlaintext.advert(type: [])))
         #expect(!opens(BeaconPlaintext.advert(team: [])))
         #expect(!opens(BeaconPlaintext.advert(bundle: [])))

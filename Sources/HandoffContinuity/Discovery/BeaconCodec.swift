@@ -90,7 +90,8 @@ public enum BeaconCodec {
     /// The padded plaintext of `beacon` (checked, not yet size-limited).
     static func encode(_ beacon: Beacon) throws(HandoffError) -> [UInt8] {
         try check(beacon.deviceID.count == idSize, "device id must be \(idSize) bytes, not \(beacon.deviceID.count)")
-        try checkLength(beacon.deviceName, "device name", 0...maxDeviceNameLength)
+        // One rule for device names, here as in the device file (PROTOCOL §4).
+        try DeviceIdentity.validateName(beacon.deviceName)
         var flags: UInt8 = 0
         var activityID: [UInt8]?
         switch beacon.kind {
@@ -170,7 +171,8 @@ public enum BeaconCodec {
               let sequence = r.u64(),
               let deviceID = r.bytes(idSize),
               let channelPort = r.u16(),
-              let deviceName = r.string(max: maxDeviceNameLength)
+              let deviceName = r.string(max: maxDeviceNameLength),
+              (try? DeviceIdentity.validateName(deviceName)) != nil
         else { return nil }
 
         var activity: BeaconActivity?
