@@ -82,9 +82,9 @@ func writeSeeds(_ w: Writer) throws {
     w("userinfo", "deep", UserInfoCoding.encode(["d": nested(15)]))
 
     // Activity payloads.
-    let plain = try UserActivity(activityType: "com.example.shapes.edit")
+    let plain = activity("com.example.shapes.edit", 1)
     w("activity", "plain", try ActivityCoding.encode(plain))
-    let full = try UserActivity(activityType: "com.example.docs.edit-document")
+    let full = activity("com.example.docs.edit-document", 2)
     full.title = "Quarterly report"
     full.keywords = ["report", "q3"]
     full.targetContentIdentifier = "doc-42"
@@ -97,7 +97,7 @@ func writeSeeds(_ w: Writer) throws {
     try full.setReferrerURL(URL(string: "https://example.com/")!)
     try full.setExpirationDate(Date(timeIntervalSince1970: 1_900_000_000))
     w("activity", "full", try ActivityCoding.encode(full))
-    let small = try UserActivity(activityType: "org.example.map.view")
+    let small = activity("org.example.map.view", 3)
     try small.setUserInfo(["lat": .real(48.85), "lon": .real(2.35), "zoom": .integer(12)])
     w("activity", "map", try ActivityCoding.encode(small))
 
@@ -213,6 +213,12 @@ func writeSeeds(_ w: Writer) throws {
     ]
     for (i, d) in devices.enumerated() { w("device-file", "device-\(i)", AccountStore.deviceFile(d)) }
     w("device-file", "reordered-extra", "role=full\nfuture=1\nname=x\nid=0123456789abcdef0123456789abcdef\n")
+}
+
+/// An activity with a fixed id, so the seeds are the same on every run.
+func activity(_ type: String, _ n: UInt8) -> UserActivity {
+    let id = UUID(uuid: (n, 1, 2, 3, 4, 5, 0x46, 7, 0x88, 9, 10, 11, 12, 13, 14, 15))
+    return UserActivity(activityType: type, activityID: id, state: ActivityState())
 }
 
 func nested(_ depth: Int) -> UserInfoValue {
@@ -341,7 +347,7 @@ func writeRegressions(_ w: Writer) throws {
         ("count-string-2e60", [0x5F, 0x13] + RawPlist.be(1 << 60, 8)),
         ("count-utf16-2e62", [0x6F, 0x13] + RawPlist.be(1 << 62, 8)),
         ("count-data-negative", [0x4F, 0x13] + RawPlist.be(UInt64(bitPattern: -5), 8)),
-        ("int-16-bytes", [0x14] + Array(repeating: 0xFF, count: 16)),
+        ("int-16-bytes", [0x14, 0x7F] + Array(repeating: 0xFF, count: 15)),
         ("string-runs-past-end", [0x5E] + Array("abc".utf8)),
     ]
     for (name, object) in huge {
