@@ -37,8 +37,11 @@ FUZZ_CONTINUITY_TARGETS := beacon-plaintext beacon-packet channel-frames exchang
                            stream-frames pairing-code account-file device-file
 FUZZ_TARGETS  := $(FUZZ_MODEL_TARGETS) $(FUZZ_CONTINUITY_TARGETS)
 
+# System libraries come through their module maps, as in Package.swift
+# (expat only once the model reads XML with it).
+FUZZ_EXPAT    := $(if $(wildcard Sources/CExpat/module.modulemap),-I Sources/CExpat -lexpat)
 FUZZ_SWIFTFLAGS := -swift-version 6 -parse-as-library -Onone -g -sanitize=fuzzer,address \
-                   -use-ld=lld -I $(FUZZ_DIR)/modules -I Sources/COpenSSL -I $(FUZZ_DIR)/clinux
+                   -use-ld=lld -I $(FUZZ_DIR)/modules -I Sources/COpenSSL -I $(FUZZ_DIR)/clinux $(FUZZ_EXPAT)
 FUZZ_MODULEFLAGS := $(FUZZ_SWIFTFLAGS) -enable-testing -Xfrontend -enable-private-imports \
                     -emit-library -static -emit-module
 FUZZ_LIBS_MODEL := $(FUZZ_DIR)/lib/libHandoffModel.a

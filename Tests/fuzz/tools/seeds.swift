@@ -392,6 +392,14 @@ func writeRegressions(_ w: Writer) throws {
         + "<key>CFBundleIdentifier</key><string>&h;</string><key>HandoffTeamIdentifier</key><string>T</string></dict></plist>")
     w("manifest", "xml-truncated", "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>CFBundleIdentifier</key><stri")
     w("manifest", "empty", [UInt8]())
+    // Issue 13's 215-byte Info.plist: a UTF-16 activity type of 52 code
+    // units running into the offset table; FoundationEssentials trapped.
+    w("manifest", "string-utf16-into-offset-table-215", hex(
+        "62706c6973743030d30102030405065f1012434642756e646c654964656e7469666965725f101548616e646f66665465616d4964"
+        + "656e7469666965725f10134e5355736572416374697669747954797065735f1010636f6d2e6578616d706c652e747261705a41"
+        + "314232433344344535a1076f10340063006f006d002e006500780061006d0070006c0065002e00f600660066006e0065006e00"
+        + "790079007900790079007900790079007900790079080f243c5265707200000000000001010000000000000008000000000000"
+        + "000000000000000000af"))
 
     try writeProtocolRegressions(w)
 }
@@ -463,6 +471,11 @@ func writeProtocolRegressions(_ w: Writer) throws {
     w("device-file", "name-nul", "id=0123456789abcdef0123456789abcdef\nname=a\u{0}b\nrole=full\n")
     w("device-file", "crlf", "id=0123456789abcdef0123456789abcdef\r\nname=x\r\nrole=full\r\n")
     w("device-file", "over-4k", "id=0123456789abcdef0123456789abcdef\nname=" + String(repeating: "x", count: 5000) + "\nrole=full\n")
+}
+
+func hex(_ text: String) -> [UInt8] {
+    let digits = Array(text.utf8)
+    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)! }
 }
 
 extension Array {
