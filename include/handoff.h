@@ -482,12 +482,12 @@ HANDOFF_API int handoff_activity_set_delegate(handoff_activity *activity,
  *  - shutdown(fd, SHUT_WR) ends this side's writing: the other side reads
  *    EOF once it has everything, and may go on writing (a half-close);
  *  - close(fd) ends both directions;
- *  - when the other device or its app vanishes, the socket is shut down
- *    both ways: reads see EOF, writes fail with EPIPE (use MSG_NOSIGNAL or
- *    ignore SIGPIPE). Data in flight may be lost then, so an app that must
- *    tell a complete transfer from a cut one sends a length or an end
- *    marker of its own. A peer that vanishes without a word (power, cable)
- *    is noticed within about 30 seconds.
+ *  - when the stream is lost (the other device or its app vanishes, or
+ *    its application is freed before it half-closed), reads return what
+ *    arrived and then fail with ECONNRESET, and writes fail with EPIPE
+ *    (use MSG_NOSIGNAL or ignore SIGPIPE): a lost stream never reads as a
+ *    clean EOF. A peer that vanishes without a word (power, cable) is
+ *    noticed within about 30 seconds.
  *  - A writer that outpaces its reader blocks (or gets EAGAIN on a
  *    non-blocking socket): the library holds at most 256 KiB per direction
  *    of a stream; the rest waits in the kernel's socket buffers.
@@ -660,8 +660,10 @@ HANDOFF_API handoff_application *handoff_application_new(const handoff_manifest 
 /* Releases the application: it withdraws what it advertised, drops queued
  * callbacks and ends its continuation streams, after they have sent what
  * their hosts wrote before this call (it waits up to 3 seconds for a slow
- * reader on the other device). NULL is ignored. Call it on the main
- * thread, not from inside one of its callbacks. A process that exits
+ * reader on the other device). Half-close (shutdown(fd, SHUT_WR)) or close
+ * a stream first to end it cleanly: a stream still open for writing is
+ * lost, and the other side's reads fail with ECONNRESET. NULL is ignored.
+ * Call it on the main thread, not from inside one of its callbacks. A process that exits
  * without it may lose stream data the library has not sent yet. */
 HANDOFF_API void handoff_application_free(handoff_application *app);
 

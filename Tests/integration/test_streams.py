@@ -75,8 +75,31 @@ def test_peer_killed_mid_stream_ends_the_stream(spawn_streamer, ports, victim):
     started = time.monotonic()
     done = survivor.wait_for("stream-done", timeout=15)
     assert time.monotonic() - started < 15
-    assert done["end"] in ("epipe", "reset", "eof-early"), done.line
+    # A lost stream reads as an error, never as a clean (early) EOF.
+    assert done["end"] in ("epipe", "reset"), done.line
     assert int(done["received"]) < big and int(done["sent"]) < big
+    survivor.wait_for("all-done", timeout=5)
+
+
+@pytest.mark.parametrize("stopped", ["sender", "receiver"])
+def test_an_app_freed_before_its_host_half_closed_loses_the_stream_visibly(spawn_streamer, ports, stopped):
+    """One side's app is freed (SIGTERM: handoff_application_free) while its
+    host is still writing and has not half-closed: the library must not end
+    the stream on its behalf. The other side reads what arrived, then an
+    error (ECONNRESET), never a clean EOF it would take for the whole."""
+    big = 4_000_000_000  # more than can move before the stop
+    writer = ["--bytes", big]
+    reader = ["--bytes", 0]  # half-closes at once: its stream ends on what it reads
+    s, r = pair(spawn_streamer, ports, sender=writer if stopped == "sender" else reader,
+                receiver=writer if stopped == "receiver" else reader)
+    s.wait_for("stream-open", timeout=15)
+    r.wait_for("stream-open", timeout=15)
+    victim, survivor = (s, r) if stopped == "sender" else (r, s)
+    victim.signal(signal.SIGTERM)
+    victim.wait_for("exit", timeout=15)
+    done = survivor.wait_for("stream-done", timeout=30)
+    assert done["end"] == "reset", done.line + "\n" + survivor.transcript() + victim.transcript()
+    assert int(done["received"]) < big, done.line
     survivor.wait_for("all-done", timeout=5)
 
 

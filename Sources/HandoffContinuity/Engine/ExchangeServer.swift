@@ -87,7 +87,7 @@ struct ExchangeServer: Sendable {
             StreamPump.run(connection: connection, local: pair.library, buffered: buffered, registry: streams)
         } catch {
             streams.abandon()
-            close(pair.library)  // the host's end then reads EOF
+            close(pair.library)  // the reserve is unread: the host's reads fail (ECONNRESET)
         }
         return false
     }

@@ -12,9 +12,12 @@ import Glibc
 /// the pump itself holds one 256 KiB buffer per direction.
 ///
 /// A connection that ends without END, or a host that stops reading,
-/// fails the stream: both sides' host sockets are shut down (reads see
-/// EOF, writes EPIPE). The last direction to finish closes the connection
-/// and the library's socket.
+/// fails the stream (it is lost): the connection is closed without END, and
+/// the library's socket is closed with its reserve byte unread
+/// (`LocalSocketPair`), so the host's reads fail with ECONNRESET once it
+/// has what arrived, and its writes with EPIPE. A lost stream never reads
+/// as a clean EOF. The last direction to finish closes the connection and
+/// the library's socket.
 final class StreamPump: @unchecked Sendable {
     // @unchecked: the mutable state is behind `state`; `connection` is
     // Sendable and `local` an immutable descriptor.
@@ -27,6 +30,9 @@ final class StreamPump: @unchecked Sendable {
     private struct State {
         var running = 2
         var failed = false
+        /// The engine stopped before the host half-closed: the stream is
+        /// lost, not ended (no END on the host's behalf).
+        var cut = false
         /// `local` is closed: its number may belong to someone else now.
         var closed = false
     }
@@ -62,12 +68,22 @@ final class StreamPump: @unchecked Sendable {
 
     // MARK: Stopping (the engine's detach)
 
-    /// The host may write no more: what it wrote is still sent, then END.
+    /// The host may write no more: what it wrote is still sent, then END
+    /// if it had half-closed (or closed) its end; if it had not, the
+    /// stream is lost (it was cut mid-write), never ended on its behalf.
     func endHostInput() {
         state.withLock { s in
-            if !s.closed { _ = shutdown(local, Int32(SHUT_RD)) }
+            guard !s.closed else { return }
+            // RDHUP on our end: the host's half-close or close reached it.
+            var entry = pollfd(fd: local, events: Self.pollReadHangUp, revents: 0)
+            let hostDone = poll(&entry, 1, 0) == 1 && entry.revents & Self.pollReadHangUp != 0
+            if !hostDone { s.cut = true }
+            _ = shutdown(local, Int32(SHUT_RD))
         }
     }
+
+    /// POLLRDHUP (Glibc exports it only with _GNU_SOURCE).
+    private static let pollReadHangUp: Int16 = 0x2000
 
     /// Waits until the outbound direction is done, at most `seconds`.
     func waitOutbound(seconds: Double) {
@@ -99,11 +115,22 @@ final class StreamPump: @unchecked Sendable {
             finished()
         }
         while true {
-            let n = readv(local, &slots, Int32(slots.count))
+            // Past the reserve byte: blocks until the host writes,
+            // half-closes or closes. What is read stays queued until sent.
+            var message = msghdr()
+            let n = slots.withUnsafeMutableBufferPointer { all -> Int in
+                message.msg_iov = all.baseAddress!
+                message.msg_iovlen = all.count
+                return recvmsg(local, &message, Int32(MSG_PEEK))
+            }
             if n < 0 && errno == EINTR { continue }
             if isFailed { return }
             if n < 0 {
                 fail()  // e.g. ECONNRESET: the host's socket went abruptly
+                return
+            }
+            if n == 0 && state.withLock({ $0.cut }) {
+                fail()  // stopped before the host half-closed: lost, not ended
                 return
             }
             // Full slots, then a partial one; n == 0: the host half-closed
@@ -122,7 +149,25 @@ final class StreamPump: @unchecked Sendable {
                 return
             }
             if n == 0 { return }
+            // Sent: take the reserve and all but the last byte sent, which
+            // stays behind as the new reserve.
+            guard take(n, into: buffer) else {
+                fail()
+                return
+            }
         }
+    }
+
+    /// Reads (and drops) `count` bytes that are known to be queued.
+    private func take(_ count: Int, into buffer: UnsafeMutableRawPointer) -> Bool {
+        var left = count
+        while left > 0 {
+            let n = recv(local, buffer, min(left, Self.batchBytes), Int32(MSG_DONTWAIT))
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return false }
+            left -= n
+        }
+        return true
     }
 
     // MARK: Inbound: channel → host
@@ -184,10 +229,11 @@ final class StreamPump: @unchecked Sendable {
             let n = chunks.withUnsafeMutableBufferPointer { all -> Int in
                 message.msg_iov = all.baseAddress! + first
                 message.msg_iovlen = min(all.count - first, 1024)  // IOV_MAX on Linux
-                return sendmsg(local, &message, Int32(MSG_NOSIGNAL))
+                return sendmsg(local, &message, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
             }
             if n < 0 {
                 if errno == EINTR { continue }
+                if errno == EAGAIN && waitForRoom() { continue }
                 return false
             }
             // Skip what went out; a partly sent chunk keeps its rest.
@@ -204,21 +250,38 @@ final class StreamPump: @unchecked Sendable {
         return true
     }
 
+    /// Waits until the host's socket has room; false once the stream
+    /// failed. A failure cannot wake this wait through the host's socket
+    /// (SHUT_WR would read as a clean EOF there), so it looks every
+    /// `failureCheckMilliseconds`.
+    private func waitForRoom() -> Bool {
+        while !isFailed {
+            var entry = pollfd(fd: local, events: Int16(POLLOUT), revents: 0)
+            if poll(&entry, 1, Self.failureCheckMilliseconds) > 0 { return !isFailed }
+        }
+        return false
+    }
+
+    static let failureCheckMilliseconds: Int32 = 200
+
     // MARK: Ending
 
     private var isFailed: Bool { state.withLock { $0.failed } }
 
     /// The stream cannot go on: the connection ends without END (the peer
-    /// sees the loss) and the host's socket is shut down both ways.
+    /// sees the loss) and both directions stop; `finished` then closes the
+    /// library's socket with the reserve unread (the host's reads fail with
+    /// ECONNRESET). Never SHUT_WR here: the host would read a clean EOF.
     private func fail() {
         let first = state.withLock { s in
             defer { s.failed = true }
             return !s.failed
         }
         guard first else { return }
-        connection.close()
+        connection.close()  // wakes the inbound direction's read
         state.withLock { s in
-            if !s.closed { _ = shutdown(local, Int32(SHUT_RDWR)) }
+            // Wakes the outbound direction's read; the host's writes fail.
+            if !s.closed { _ = shutdown(local, Int32(SHUT_RD)) }
         }
     }
 
@@ -228,6 +291,11 @@ final class StreamPump: @unchecked Sendable {
             s.running -= 1
             guard s.running == 0 else { return false }
             s.closed = true
+            if !s.failed {
+                // Both ENDs crossed: take the reserve, so the host reads EOF.
+                var reserve: UInt8 = 0
+                _ = recv(local, &reserve, 1, Int32(MSG_DONTWAIT))
+            }
             _ = close(local)
             return true
         }

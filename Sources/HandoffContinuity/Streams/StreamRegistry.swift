@@ -2,8 +2,9 @@ import HandoffModel
 
 /// The streams an engine carries, so that stopping it delivers what the
 /// hosts already wrote: each stream's host input is shut (what is queued
-/// still goes out, then END), and the engine waits a bounded time for them
-/// before it closes every connection.
+/// still goes out, then END if the host had half-closed; otherwise the
+/// stream is lost, see `StreamPump.endHostInput`), and the engine waits a
+/// bounded time for them before it closes every connection.
 final class StreamRegistry: Sendable {
     private let pumps = Locked<[ObjectIdentifier: StreamPump]>([:])
     /// Streams whose host may already hold its end while their pump is not

@@ -9,8 +9,9 @@ import Glibc
 ///
 /// It owns its file descriptor and closes it when it goes, unless the
 /// descriptor was taken with `takeFileDescriptor()`. EOF and half-close
-/// (`shutdown(fd, SHUT_WR)`) behave as on a socket; when the other device
-/// vanishes, reads see EOF and writes fail with EPIPE.
+/// (`shutdown(fd, SHUT_WR)`) behave as on a socket; when the stream is
+/// lost (the other device vanishes), reads fail with ECONNRESET after what
+/// arrived and writes with EPIPE: never a clean EOF.
 public final class ContinuationStream: @unchecked Sendable {
     // @unchecked: `descriptor` is guarded by `lock`.
     private let lock = Locked<Int32>(-1)

@@ -65,7 +65,8 @@ public final class Application: @unchecked Sendable {
 
     /// Stops talking to other devices: withdraws what is advertised and,
     /// once the continuation streams have sent what their hosts wrote (a
-    /// few seconds at most), closes every connection. Idempotent; the
+    /// few seconds at most), closes every connection; a stream whose host
+    /// had not half-closed is lost (the other side reads ECONNRESET). Idempotent; the
     /// application's deinit does it too. Any thread but a callback's.
     public func stopContinuity() {
         let service = state.withLock { s in

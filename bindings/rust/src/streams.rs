@@ -9,9 +9,11 @@
 //! callback does (a panic included). `read`/`write`, `shutdown(Write)` (a
 //! half-close: the other side reads EOF and may go on writing),
 //! `set_nonblocking`, `try_clone` and `AsRawFd` for a poll loop all work as
-//! on any socket. When the other device or its app vanishes, the socket is
-//! shut down both ways: reads see EOF and writes fail with `BrokenPipe`
-//! (Rust's runtime ignores `SIGPIPE`).
+//! on any socket. When the stream is lost (the other device or its app
+//! vanishes, or its application is dropped before it half-closed), reads
+//! return what arrived and then fail with `ConnectionReset`, and writes
+//! fail with `BrokenPipe` (Rust's runtime ignores `SIGPIPE`): a lost
+//! stream never reads as a clean EOF.
 
 use std::ffi::{c_char, c_int, c_void};
 use std::os::fd::{FromRawFd, OwnedFd};

@@ -7,7 +7,7 @@
 
 mod apps;
 
-use std::io::Write;
+use std::io::{ErrorKind, Read, Write};
 use std::net::Shutdown;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -18,7 +18,9 @@ use apps::streams::{
     fnv1a64, next, offer, pattern, read_to_end, taker, NoStreams, OnStream, Opener, FNV_OFFSET,
     STOP_WRITES,
 };
-use apps::{account_key, free_port, manifest, options, run_until_stopped, AppThread, TYPE};
+use apps::{
+    account_key, free_port, manifest, options, run_until_stopped, AppThread, PATIENCE, TYPE,
+};
 use handoff::{
     Account, Activity, ActivityDelegate, ActivityFlag, Application, CallbackPanic, ErrorCode,
 };
@@ -32,6 +34,7 @@ const KEY_RECEIVER_PANIC: u8 = 25;
 const KEY_SEVERAL: u8 = 26;
 const KEY_WRONG_THREAD: u8 = 27;
 const KEY_WRITE_AND_STOP: u8 = 28;
+const KEY_CUT: u8 = 29;
 
 /// A sender on its own thread offering one activity (streams supported
 /// when `supports`), with `delegate`.
@@ -325,4 +328,34 @@ fn what_a_sender_writes_right_before_its_application_ends_arrives() {
     assert_eq!(received.load(Ordering::SeqCst), 1);
     assert_eq!(data.len(), STOP_WRITES, "nothing written was lost");
     assert_eq!(data, pattern(7, STOP_WRITES));
+}
+
+#[test]
+fn a_stream_whose_sender_stops_before_half_closing_reads_as_a_reset() {
+    let (rports, sports) = ports();
+    let (delegate, given, _) = taker(OnStream::Give);
+    let sender = sender(KEY_CUT, sports, true, delegate);
+    let (opener, results) = Opener::new(1);
+    let app = receiver(KEY_CUT, rports, opener);
+    run_until_stopped(&app);
+    let mut stream = next(&results).expect("a stream");
+    let mut sender_end = next(&given);
+    let data = pattern(9, 64 * 1024);
+    sender_end.write_all(&data).unwrap();
+    // Not half-closed: the sender's application ends (stopped, joined,
+    // dropped) with its host still writing, as far as it knows.
+    drop(sender);
+    stream.set_read_timeout(Some(PATIENCE)).unwrap();
+    let mut got = Vec::new();
+    let error = stream
+        .read_to_end(&mut got)
+        .expect_err("a cut stream must not read as a clean EOF");
+    assert_eq!(error.kind(), ErrorKind::ConnectionReset, "{error}");
+    assert_eq!(
+        got.len(),
+        data.len(),
+        "what was written before the stop arrives"
+    );
+    assert_eq!(got, data);
+    drop(sender_end);
 }

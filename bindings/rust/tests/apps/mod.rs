@@ -17,6 +17,11 @@ pub const TYPE: &str = "com.example.loopback.edit";
 /// Bounds every wait, so a broken handoff fails instead of hanging.
 pub const PATIENCE: Duration = Duration::from_secs(20);
 
+/// How many PATIENCE spans an [`AppThread`] runs at most before it ends by
+/// itself: it must outlive the test's slowest stream (valgrind on a loaded
+/// machine), since ending its application cuts the streams it carries.
+const APP_THREAD_SPANS: u32 = 30;
+
 pub fn manifest() -> Manifest {
     Manifest::new("com.example.loopback", "LOOPTEAM")
         .unwrap()
@@ -99,7 +104,11 @@ impl AppThread {
             app.start_continuity(&options(&account, port, peer, name))
                 .unwrap();
             let kept = setup(&app);
-            app.run(Some(PATIENCE)).unwrap();
+            for _ in 0..APP_THREAD_SPANS {
+                if app.run(Some(PATIENCE)).unwrap() == RunOutcome::Stopped {
+                    break;
+                }
+            }
             drop(kept);
         });
         let stopper = stopper_rx
