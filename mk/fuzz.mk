@@ -1,5 +1,5 @@
 # Fuzzing (issue 13): libFuzzer + AddressSanitizer targets for every decoder
-# of untrusted bytes (Tests/fuzz/README.md lists them).
+# of untrusted bytes, one per file in Tests/fuzz/targets (README, "Fuzzing").
 #
 #   make fuzz                  build every target, then run each in turn
 #   make fuzz-<target>         build and run one, e.g. make fuzz-bplist
@@ -7,8 +7,11 @@
 #   make fuzz-seeds            rewrite the seed corpora from the library's encoders
 #
 #   FUZZ_SECONDS=20            how long each target runs (default)
-#   FUZZ_RUNS=5000000          run each for this many inputs instead
+#   FUZZ_RUNS=5000000          run each for this many inputs instead (add
+#                              FUZZ_FLAGS=-max_total_time=N to bound the time too)
 #   FUZZ_FLAGS=...             more libFuzzer flags, e.g. -jobs=2 -workers=2
+#
+# `make fuzz` stops at the first target that finds something.
 #
 # SwiftPM's fuzzer support does not link, so the modules are compiled here
 # with swiftc: debug (-Onone keeps every coverage counter), -enable-testing
