@@ -7,7 +7,8 @@
 // (DESIGN.md §2): HandoffModel <- HandoffRuntime <- HandoffContinuity <-
 // HandoffCABI. The runtime sees continuity only through its
 // ContinuityService protocol. No package dependencies: TLS and crypto come from
-// the system's OpenSSL 3 through the COpenSSL system-library target.
+// the system's OpenSSL 3 through the COpenSSL system-library target, XML
+// Info.plists are read with the system's expat through CExpat.
 
 import Foundation
 import PackageDescription
@@ -42,9 +43,15 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        // expat reads XML Info.plists (Manifest); the system's libexpat1.
+        .systemLibrary(
+            name: "CExpat",
+            pkgConfig: "expat",
+            providers: [.apt(["libexpat1-dev"])]
+        ),
         .target(name: "CLinux"),
         .systemLibrary(name: "CHandoffHeader"),
-        .target(name: "HandoffModel"),
+        .target(name: "HandoffModel", dependencies: ["CExpat"]),
         .target(name: "HandoffRuntime", dependencies: ["HandoffModel", "CLinux"]),
         .target(name: "HandoffContinuity", dependencies: ["HandoffModel", "HandoffRuntime", "COpenSSL", "CLinux"]),
         .target(

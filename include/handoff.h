@@ -3,7 +3,7 @@
  *
  * A person starts something in an app on one device and continues it in the
  * same app on another of their devices. The app describes what the person is
- * doing as a *user activity*: a reverse-DNS activity type, a title and a
+ * doing as a *user activity*: an activity type, a title and a
  * small userInfo dictionary. This header is the whole C interface of
  * libhandoff.so; it is hand-written and is the contract.
  *
@@ -289,12 +289,13 @@ HANDOFF_API handoff_value *handoff_value_decode(const void *bytes, size_t length
  * another device can continue it. */
 typedef struct handoff_activity handoff_activity;
 
-/* A new activity of a reverse-DNS type (e.g. "com.example.app.edit"), with
- * a fresh unique id, eligible for Handoff, and everything else empty. The
- * caller owns it. NULL with HANDOFF_E_INVALID_ARGUMENT for NULL or
- * HANDOFF_E_INVALID_VALUE for a type that is not reverse-DNS (letters,
- * digits, '-' and '_' in at least two dot-separated labels, at most 255
- * bytes). */
+/* A new activity of a type as an app declares it in NSUserActivityTypes:
+ * reverse-DNS ("com.example.app.edit"), an intent class name
+ * ("INSendMessageIntent") or a short name ("ReadArticle"), with a fresh
+ * unique id, eligible for Handoff, and everything else empty. The caller
+ * owns it. NULL with HANDOFF_E_INVALID_ARGUMENT for NULL or
+ * HANDOFF_E_INVALID_VALUE for a type that is empty, longer than 255 bytes,
+ * not UTF-8 or holds a control character (docs/PROTOCOL.md section 3). */
 HANDOFF_API handoff_activity *handoff_activity_new(const char *activity_type);
 
 /* Releases the caller's reference. NULL is ignored. The activity lives on
@@ -444,21 +445,40 @@ HANDOFF_API int handoff_activity_is_invalidated(const handoff_activity *activity
  * `activity` is lent for the call (handoff_activity_ref to keep it).
  *  - will_save: the activity is being saved, after the responders'
  *    update_user_activity_state: last chance to add state;
- *  - was_continued: another device continued it;
+ *  - was_continued: another device continued it: once per continuation
+ *    (an activity that stays current and is continued again hears it
+ *    again; a duplicate confirmation of one fetch is ignored);
  *  - did_receive_stream: the device that continued it opened a
  *    continuation stream (handoff_activity_get_continuation_streams
  *    there; Apple: didReceiveInputStream:outputStream:). `fd` is a
  *    connected, bidirectional socket, now the callee's to close; see
  *    "Continuation streams" below. NULL: this app refuses streams, and the
- *    other device's request fails with HANDOFF_E_HANDOFF_FAILED. */
+ *    other device's request fails with HANDOFF_E_HANDOFF_FAILED.
+ *  - did_fail_to_hand_off: another device fetched the activity and the
+ *    fetch failed on this side, so it could not continue it (no Apple
+ *    counterpart: there only the receiving side hears of it). `error` is
+ *    HANDOFF_E_USER_INFO_TOO_LARGE (the encoded userInfo is over
+ *    HANDOFF_USER_INFO_BUDGET bytes), HANDOFF_E_MISSING_REQUIRED_KEY (a
+ *    required userInfo key is absent; HANDOFF_E_HANDOFF_FAILED on the other
+ *    device) or HANDOFF_E_REMOTE_APPLICATION_TIMED_OUT (this app's main
+ *    thread did not dispatch in time: fetch_timeout_ms of the continuity
+ *    options). `message` says why, as the library's error messages do;
+ *    `activity` and `message` are lent for the call. Called once per
+ *    failed fetch. Because it runs on the main thread, a timed-out fetch
+ *    is reported only when the main thread next dispatches (late, by
+ *    nature); a main thread that never dispatches again never hears it.
+ *    A fetch that fails in transit, or for an activity no longer current,
+ *    is not reported. Informational: nothing to return or release. */
 typedef struct handoff_activity_delegate {
     size_t size; /* sizeof(handoff_activity_delegate): use the _INIT macro */
     void (*will_save)(handoff_activity *activity, void *user_data);
     void (*was_continued)(handoff_activity *activity, void *user_data);
     void (*did_receive_stream)(handoff_activity *activity, int fd, void *user_data);
+    void (*did_fail_to_hand_off)(handoff_activity *activity, int error, const char *message,
+                                 void *user_data);
 } handoff_activity_delegate;
 
-#define HANDOFF_ACTIVITY_DELEGATE_INIT {sizeof(handoff_activity_delegate), NULL, NULL, NULL}
+#define HANDOFF_ACTIVITY_DELEGATE_INIT {sizeof(handoff_activity_delegate), NULL, NULL, NULL, NULL}
 
 /* Sets the activity's delegate (the struct is copied; NULL removes it).
  * `destroy`, if not NULL, is called with `user_data` when the delegate is
@@ -534,25 +554,44 @@ typedef struct handoff_manifest handoff_manifest;
 HANDOFF_API handoff_manifest *handoff_manifest_new(const char *bundle_identifier,
                                                    const char *team_identifier);
 
-/* Loads a manifest from an Info.plist file, XML or binary: CFBundleIdentifier,
- * NSUserActivityTypes, and the team from HandoffTeamIdentifier (else
- * AppIdentifierPrefix without its trailing dot). The caller owns the result.
- * NULL with HANDOFF_E_IO (unreadable file) or HANDOFF_E_MALFORMED_DATA (not
- * a property list, or a required key missing or of the wrong type). */
+/* Loads a manifest from the built app's Info.plist file, XML or binary (at
+ * most 16 MiB). Keys read, every other key ignored:
+ *  - CFBundleIdentifier (required string, reverse-DNS);
+ *  - the team: HandoffTeamIdentifier (a string of 1 to 32 ASCII letters and
+ *    digits), else AppIdentifierPrefix without its trailing dot. Linux has
+ *    no code signature to take it from; an app without either key builds
+ *    its manifest with handoff_manifest_new instead;
+ *  - NSUserActivityTypes (optional array): each string is kept as written
+ *    and matched byte for byte, reverse-DNS types, intent class names
+ *    ("INSendMessageIntent") and short names ("ReadArticle") alike; an entry
+ *    that cannot be a type (not a string, empty, over 255 bytes, control
+ *    characters) is skipped, not an error.
+ * Binary plists are read by the library's own reader and XML ones with
+ * expat; no input makes either trap. The caller owns the result. NULL with
+ * HANDOFF_E_IO (unreadable file) or HANDOFF_E_MALFORMED_DATA, whose message
+ * starts with the path and names the offset (binary) or line and column
+ * (XML) of what is malformed, or the key, what was found and what to do: a
+ * value still holding a build variable such as $(PRODUCT_BUNDLE_IDENTIFIER)
+ * is reported as a source Info.plist (pass the built one, or write the
+ * values out). Any thread. */
 HANDOFF_API handoff_manifest *handoff_manifest_load(const char *path);
 
-/* As handoff_manifest_load, from the bytes of an Info.plist in memory. */
+/* As handoff_manifest_load, from `length` bytes of an Info.plist in memory
+ * (copied; the caller keeps them); messages name it "Info.plist". NULL with
+ * HANDOFF_E_INVALID_ARGUMENT for NULL bytes with a non-zero length. */
 HANDOFF_API handoff_manifest *handoff_manifest_load_data(const void *bytes, size_t length);
 
 /* Releases a manifest. NULL is ignored. */
 HANDOFF_API void handoff_manifest_free(handoff_manifest *manifest);
 
-/* Declares an activity type the app can continue; declaring one twice is
- * harmless. HANDOFF_E_INVALID_VALUE when it is not reverse-DNS. */
+/* Declares an activity type the app can continue (any type handoff_activity_new
+ * accepts); declaring one twice is harmless. HANDOFF_E_INVALID_VALUE for a
+ * type that is empty, over 255 bytes, not UTF-8 or holds a control character. */
 HANDOFF_API int handoff_manifest_declare_activity_type(handoff_manifest *manifest,
                                                        const char *activity_type);
 
-/* 1 when the manifest declares the type, else 0 (also for NULL). */
+/* 1 when the manifest declares the type (compared byte for byte), else 0
+ * (also for NULL). */
 HANDOFF_API int handoff_manifest_declares(const handoff_manifest *manifest,
                                           const char *activity_type);
 
@@ -566,6 +605,21 @@ HANDOFF_API const char *handoff_manifest_get_team_identifier(const handoff_manif
 HANDOFF_API size_t handoff_manifest_activity_type_count(const handoff_manifest *manifest);
 HANDOFF_API const char *handoff_manifest_activity_type_at(const handoff_manifest *manifest,
                                                           size_t index);
+
+/* What loading the Info.plist skipped and why, in file order: one warning
+ * per NSUserActivityTypes entry that cannot be a type (not a string, empty,
+ * over 255 bytes, control characters), naming the file, the entry and what
+ * was found, e.g. "Info.plist: NSUserActivityTypes[1] is an integer (7),
+ * not a string: skipped". None for a manifest made with handoff_manifest_new;
+ * declaring types never adds any. The count (0 for NULL), and the warning at
+ * an index, borrowed until the manifest is freed (its warnings never
+ * change): NULL with HANDOFF_E_INVALID_ARGUMENT for a NULL manifest, and
+ * NULL for an index out of range (no error recorded, as for
+ * handoff_manifest_activity_type_at).
+ * Any thread. */
+HANDOFF_API size_t handoff_manifest_warning_count(const handoff_manifest *manifest);
+HANDOFF_API const char *handoff_manifest_warning_at(const handoff_manifest *manifest,
+                                                    size_t index);
 
 /* ------------------------------------------------------------------------ */
 /* Applications: the app's side of Handoff, and its main loop               */
@@ -768,12 +822,16 @@ HANDOFF_API handoff_account *handoff_account_from_key(const void *key, size_t le
 
 /* Loads the account stored in `directory` (NULL: $XDG_CONFIG_HOME/handoff,
  * else ~/.config/handoff). NULL with HANDOFF_E_NOT_FOUND (no account yet),
- * HANDOFF_E_PERMISSION (the file is readable by others: chmod 600 it),
+ * HANDOFF_E_PERMISSION (the file is readable by others: chmod 600 it; or
+ * the file or its directory is a symbolic link or another user's, or the
+ * directory is writable by others: the message says what to do),
  * HANDOFF_E_MALFORMED_DATA or HANDOFF_E_IO. */
 HANDOFF_API handoff_account *handoff_account_load(const char *directory);
 
 /* Stores the account in `directory` (NULL: as handoff_account_load), in a
- * file of mode 0600 inside a directory of mode 0700, atomically. */
+ * file of mode 0600 inside a directory of mode 0700, atomically. An
+ * existing directory must pass handoff_account_load's checks
+ * (HANDOFF_E_PERMISSION otherwise): nothing is written through a link. */
 HANDOFF_API int handoff_account_save(const handoff_account *account, const char *directory);
 
 /* The pairing code, to type or paste on another device: an owned string,
@@ -801,10 +859,23 @@ typedef struct handoff_continuity_options {
     size_t size; /* sizeof(handoff_continuity_options): use the _INIT macro */
     /* Required. Copied: the caller may free it afterwards. */
     const handoff_account *account;
-    /* 32 hex digits identifying this device; NULL: a new random id. */
+    /* 32 hex digits identifying this device. NULL (the usual choice): the
+     * person's device identity, the one `handoff device` shows and names:
+     * the file "device" (lines id=, name=, role=; mode 0600) in the account
+     * directory ($XDG_CONFIG_HOME/handoff, else ~/.config/handoff), created
+     * with a random id and the host name on first use (when processes race
+     * to create it, the first one's file wins and all use it). Every app of
+     * the person on this host is then one device: apps of one device do not
+     * hand off to each other, so two processes that must see each other on
+     * one host (tests, demos) each need their own device_id, or their own
+     * XDG_CONFIG_HOME. */
     const char *device_id;
-    /* Shown on the other devices; NULL: the host name. */
+    /* Shown on the other devices; NULL: the device file's name when
+     * device_id is NULL, else the host name. */
     const char *device_name;
+    /* HANDOFF_DEVICE_ROLE_FULL (0, the default): the device file's role when
+     * device_id is NULL, else full. HANDOFF_DEVICE_ROLE_SEND_ONLY: send-only
+     * whatever the file says. */
     handoff_device_role role;
     /* UDP port of the discovery beacons; 0: 52370. Each process on one host
      * needs its own port to receive unicast beacons. */
@@ -824,8 +895,9 @@ typedef struct handoff_continuity_options {
     /* Time to connect to and authenticate a device; 0: 3000 ms. */
     int connect_timeout_ms;
     /* How long an idle authenticated connection to a device is kept for the
-     * next handoff (which then skips the handshake); 0: 30000 ms; negative:
-     * never kept, every handoff connects afresh. */
+     * next handoff (which then skips the handshake); 0: 10000 ms; negative:
+     * never kept, every handoff connects afresh. A connection the device
+     * closed is dropped at once whatever this says. */
     int connection_reuse_ms;
 } handoff_continuity_options;
 
@@ -838,8 +910,13 @@ typedef struct handoff_continuity_options {
  * Once per application; the library's threads run until the application is
  * freed. Errors: HANDOFF_E_INVALID_ARGUMENT (no account, bad size, a
  * malformed peer or address), HANDOFF_E_INVALID_VALUE (a device id that is
- * not 32 lowercase hex digits), HANDOFF_E_IO (a socket could not be
- * opened), HANDOFF_E_INVALID_STATE (already started). Any thread. */
+ * not 32 lowercase hex digits, an invalid device name), HANDOFF_E_IO (a
+ * socket could not be opened), HANDOFF_E_INVALID_STATE (already started).
+ * Without a device_id, the device file's errors too: HANDOFF_E_PERMISSION
+ * (the file or the account directory is a symbolic link, another user's,
+ * or open to others), HANDOFF_E_MALFORMED_DATA (not a device file),
+ * HANDOFF_E_IO, and HANDOFF_E_INVALID_STATE when neither XDG_CONFIG_HOME
+ * nor HOME is set; each message says what to do. Any thread. */
 HANDOFF_API int handoff_application_start_continuity(handoff_application *app,
                                                      const handoff_continuity_options *options);
 

@@ -8,9 +8,11 @@ need_apt=""
 pkg_config_has() { pkg-config --exists "$1" 2>/dev/null; }
 command -v pkg-config >/dev/null 2>&1 || need_apt="$need_apt pkg-config"
 pkg_config_has openssl || need_apt="$need_apt libssl-dev"
+pkg_config_has expat || need_apt="$need_apt libexpat1-dev"
 command -v readelf >/dev/null 2>&1 || need_apt="$need_apt binutils"
 command -v ip >/dev/null 2>&1 || need_apt="$need_apt iproute2"
 command -v valgrind >/dev/null 2>&1 || need_apt="$need_apt valgrind"
+command -v nft >/dev/null 2>&1 || need_apt="$need_apt nftables"   # test_discovery.py filters IPv4
 
 if [ -n "$need_apt" ]; then
     echo "installing:$need_apt"

@@ -116,6 +116,68 @@ import Testing
         }
     }
 
+    /// A linked account directory: reads and writes are refused, and
+    /// `saveAccount` (what `account create --force` runs) writes nothing
+    /// where the link points.
+    @Test func aSymlinkedDirectoryIsRefusedForReadsAndWrites() throws {
+        try F.withTemporaryDirectory { root in
+            let elsewhere = root + "/elsewhere"
+            #expect(mkdir(elsewhere, 0o700) == 0)
+            let linked = AccountStore(directory: root + "/handoff")
+            #expect(symlink(elsewhere, linked.directory) == 0)
+            let store = AccountStore(directory: elsewhere)
+            try store.saveAccount(F.sequentialKey)
+            try store.saveDevice(DeviceIdentity.generate(name: "Desk"))
+
+            for attempt in [{ _ = try linked.loadAccount() }, { _ = try linked.loadDevice() },
+                            { try linked.saveAccount(AccountKey.generate()) },
+                            { _ = try linked.loadOrCreateDevice(defaultName: "x") }] as [() throws -> Void] {
+                let error = #expect(throws: HandoffError.self) { try attempt() }
+                #expect(error?.code == .permission)
+                #expect(error?.message.contains("is a symbolic link") == true)
+                #expect(error?.message.contains("replace the link with a real directory") == true)
+            }
+            #expect(try store.loadAccount() == F.sequentialKey, "the key behind the link was not replaced")
+            // With a trailing slash too (which would resolve the link).
+            let slashed = AccountStore(directory: linked.directory + "/")
+            #expect((#expect(throws: HandoffError.self) { try slashed.loadAccount() })?.code == .permission)
+        }
+    }
+
+    @Test(arguments: [0o720, 0o702, 0o777, 0o730] as [mode_t])
+    func aDirectoryOthersMayWriteIsRefused(mode: mode_t) throws {
+        try withStore { store, _ in
+            try store.saveAccount(F.sequentialKey)
+            chmod(store.directory, mode)
+            let error = #expect(throws: HandoffError.self) { try store.loadAccount() }
+            #expect(error?.code == .permission)
+            #expect(error?.message.contains("chmod 700 \(store.directory)") == true)
+            #expect(error?.message.contains("(mode 0\(String(mode, radix: 8)))") == true)
+            #expect((#expect(throws: HandoffError.self) { try store.saveAccount(F.sequentialKey) })?.code == .permission)
+        }
+    }
+
+    @Test(arguments: [0o750, 0o755, 0o705] as [mode_t])
+    func aDirectoryOthersMayOnlyReadIsAccepted(mode: mode_t) throws {
+        try withStore { store, _ in
+            try store.saveAccount(F.sequentialKey)
+            chmod(store.directory, mode)
+            #expect(try store.loadAccount() == F.sequentialKey)
+        }
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "only root can give a directory away"))
+    func aDirectoryOfAnotherUserIsRefused() throws {
+        try withStore { store, _ in
+            try store.saveAccount(F.sequentialKey)
+            #expect(chown(store.directory, 12345, 12345) == 0)
+            let error = #expect(throws: HandoffError.self) { try store.loadAccount() }
+            #expect(error?.code == .permission)
+            #expect(error?.message.contains("belongs to user id 12345") == true)
+            #expect(error?.message.contains("XDG_CONFIG_HOME") == true)
+        }
+    }
+
     @Test(.enabled(if: geteuid() == 0, "only root can give a file away"))
     func filesOfOtherUsersAreRefused() throws {
         try withStore { store, _ in

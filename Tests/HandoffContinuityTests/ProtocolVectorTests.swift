@@ -92,6 +92,17 @@ import Testing
         #expect(AESGCM(key: key).open(expected, aad: Array("libhandoff beacon v1".utf8)) == plaintext)
     }
 
+    @Test func solicitationVector() throws {
+        let text = try section(5)
+        let expected = try hexBlock(after: "Solicitation packet (", in: text)
+        let beacon = Beacon(kind: .solicit, timestamp: 1_700_000_000_000, sequence: 2, deviceID: Array(0xA0...0xAF),
+                            deviceName: "Test Device", role: .full, channelPort: 52371, activity: nil)
+        let key: [UInt8] = Array(0...31)
+        #expect(try BeaconCodec.seal(beacon, key: key, nonce: Array(0...11)) == expected)
+        #expect(BeaconCodec.open(expected, key: key) == beacon)
+        #expect(try BeaconCodec.encode(beacon) == hexBlock(after: "Solicitation plaintext (", in: text))
+    }
+
     @Test func frameVector() throws {
         let text = try section(6)
         let expected = try hexBlock(after: "Frame test vector", in: text)

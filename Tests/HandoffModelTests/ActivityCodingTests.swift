@@ -91,7 +91,7 @@ import Testing
         func with(_ k: String, _ v: PropertyListValue) -> [String: PropertyListValue] { var d = good; d[k] = v; return d }
         cases += [
             with("version", .integer(2)), with("version", .string("1")),
-            with("activityID", .string("not-a-uuid")), with("activityType", .string("no dots")),
+            with("activityID", .string("not-a-uuid")), with("activityType", .string("")), with("activityType", .string("a\u{1}b")),
             with("userInfo", .array([])), with("title", .integer(5)),
             with("webpageURL", .string("javascript:alert(1)")), with("expirationDate", .date(.nan)),
             with("keywords", .array([.integer(1)])), with("eligibleForHandoff", .string("yes")),

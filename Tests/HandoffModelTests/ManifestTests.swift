@@ -20,7 +20,7 @@ import Testing
         #expect(throws: HandoffError.self) { try Manifest(bundleIdentifier: "com.example.x", teamIdentifier: "") }
         #expect(throws: HandoffError.self) { try Manifest(bundleIdentifier: "com.example.x", teamIdentifier: "TEAM-1") }
         #expect(throws: HandoffError.self) {
-            try Manifest(bundleIdentifier: "com.example.x", teamIdentifier: "T1", activityTypes: ["bad type"])
+            try Manifest(bundleIdentifier: "com.example.x", teamIdentifier: "T1", activityTypes: ["bad\ttype"])
         }
     }
 
@@ -64,9 +64,9 @@ import Testing
     @Test(arguments: [
         "<key>NSUserActivityTypes</key><array/>",  // no bundle, no team
         "<key>CFBundleIdentifier</key><string>com.example.a</string>",  // no team
-        "<key>CFBundleIdentifier</key><string>com.example.a</string><key>HandoffTeamIdentifier</key><string>T1</string><key>NSUserActivityTypes</key><array><integer>1</integer></array>",
+        "<key>CFBundleIdentifier</key><string>com.example.a</string><key>HandoffTeamIdentifier</key><string>T1</string><key>NSUserActivityTypes</key><string>com.example.a.x</string>",
         "<key>CFBundleIdentifier</key><integer>7</integer><key>HandoffTeamIdentifier</key><string>T1</string>",
-        "<key>CFBundleIdentifier</key><string>com.example.a</string><key>HandoffTeamIdentifier</key><string>T1</string><key>NSUserActivityTypes</key><array><string>no dots</string></array>",
+        "<key>CFBundleIdentifier</key><string>com.example.a</string><key>HandoffTeamIdentifier</key><string>T1</string><key>NSUserActivityTypes</key><array><string>$(PRODUCT_BUNDLE_IDENTIFIER).x</string></array>",
     ])
     func incompleteOrWrongPlistsAreMalformed(body: String) {
         do {

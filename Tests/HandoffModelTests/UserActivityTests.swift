@@ -3,20 +3,23 @@ import Testing
 @testable import HandoffModel
 
 @Suite struct UserActivityTests {
-    @Test(arguments: ["com.example.app.edit", "a.b", "org.x-y.z_1"])
-    func reverseDNSTypesAreAccepted(type: String) throws {
+    // The forms apps declare in NSUserActivityTypes: reverse-DNS types,
+    // intent class names, short names (docs/PROTOCOL.md §3).
+    @Test(arguments: ["com.example.app.edit", "a.b", "org.x-y.z_1", "INSendMessageIntent", "OrderSoupIntent",
+                      "ReadArticle", "nodots", "com..x", "com.ex ample", "com.exämple.x", String(repeating: "a", count: 255)])
+    func declarableTypesAreAccepted(type: String) throws {
         #expect(try UserActivity(activityType: type).activityType == type)
     }
 
-    @Test(arguments: ["", "nodots", ".com.x", "com..x", "com.x.", "com.ex ample", "com.exämple.x",
-                      String(repeating: "a.", count: 128) + "b"])
+    @Test(arguments: ["", "tab\there", "nul\u{0}", "del\u{7F}", "line\nbreak", String(repeating: "a", count: 256),
+                      String(repeating: "é", count: 128)])
     func otherTypesAreRefused(type: String) {
         do {
             _ = try UserActivity(activityType: type)
             Issue.record("accepted \(type)")
         } catch {
             #expect(error.code == .invalidValue)
-            #expect(error.message.contains("reverse-DNS"))
+            #expect(error.message.contains("1 to 255 bytes without control characters"))
         }
     }
 

@@ -260,7 +260,7 @@ static void test_last_error(void) {
         CHECK_EQ_STR(handoff_last_error_message(), "");
     }
 
-    activity = handoff_activity_new("not reverse dns");
+    activity = handoff_activity_new("bad\ttype");
     CHECK(activity == NULL);
     handoff_activity_free(activity);
     CHECK_EQ_INT(handoff_last_error_code(), HANDOFF_E_INVALID_VALUE);
@@ -268,8 +268,7 @@ static void test_last_error(void) {
     if (CHECK(message != NULL)) {
         CHECK(message[0] != '\0');
         /* It says what was refused and why. */
-        if (!CHECK(strstr(message, "not reverse dns") != NULL || strstr(message, "reverse") != NULL ||
-                   strstr(message, "DNS") != NULL))
+        if (!CHECK(strstr(message, "bad\ttype") != NULL && strstr(message, "control character") != NULL))
             CHECK_FAIL("message: %s", message);
     }
 
@@ -1622,11 +1621,13 @@ static void test_activity_new(void) {
     static const char *const valid[] = {
         "com.example.app.edit", "a.b", "com.my-app_x.edit-document", "A1.B2", "0.0",
         "com.example.a.very.long.type.with.many.labels",
+        /* What apps declare in NSUserActivityTypes besides reverse-DNS types
+         * (docs/PROTOCOL.md section 3): intent class names, short names. */
+        "INSendMessageIntent", "ReadArticle", "nodots", "com..example", "not reverse dns",
+        "com.ex\xc3\xa4mple", "com.example/edit", ".",
     };
     static const char *const invalid[] = {
-        "not reverse dns", "", "nodots", "com..example", ".com.example", "com.example.",
-        "com.exa mple", "com.ex\xc3\xa4mple", "com.example/edit", "com.example.edit\n",
-        ".", "..", "com.example.\xff", "com.example:edit",
+        "", "com.example.edit\n", "tab\there", "del\x7f", "com.example.\xff",
     };
     char long_type[300];
     size_t k;
@@ -2391,8 +2392,8 @@ static void test_manifest_declare(void) {
     CHECK_EQ_INT(handoff_manifest_declares(m, NULL), 0);
     CHECK_EQ_INT(handoff_manifest_declares(NULL, "com.example.app.edit"), 0);
 
-    CHECK_STATUS(handoff_manifest_declare_activity_type(m, "not reverse dns"), HANDOFF_E_INVALID_VALUE);
-    CHECK_STATUS(handoff_manifest_declare_activity_type(m, "nodots"), HANDOFF_E_INVALID_VALUE);
+    CHECK_STATUS(handoff_manifest_declare_activity_type(m, "bad\ttype"), HANDOFF_E_INVALID_VALUE);
+    CHECK_STATUS(handoff_manifest_declare_activity_type(m, ""), HANDOFF_E_INVALID_VALUE);
     CHECK_STATUS(handoff_manifest_declare_activity_type(m, "com.example.\xff"), HANDOFF_E_INVALID_VALUE);
     CHECK_STATUS(handoff_manifest_declare_activity_type(m, NULL), HANDOFF_E_INVALID_ARGUMENT);
     CHECK_STATUS(handoff_manifest_declare_activity_type(NULL, "com.example.app.x"), HANDOFF_E_INVALID_ARGUMENT);
@@ -2553,15 +2554,20 @@ static void test_manifest_load_errors(void) {
     if (CHECK(m != NULL)) CHECK_EQ_STR(handoff_manifest_get_team_identifier(m), "ZZZZZ99999");
     handoff_manifest_free(m);
 
-    /* NSUserActivityTypes with a non-string element. */
-    prime_error(HANDOFF_E_MALFORMED_DATA);
+    /* NSUserActivityTypes with a non-string element: the element is
+     * skipped (with a warning on the manifest), the others kept; intent
+     * class names and short names are types. */
     m = load_text(PLIST_HEAD "<key>CFBundleIdentifier</key><string>com.example.badtypes</string>\n"
                              "<key>HandoffTeamIdentifier</key><string>A1B2C3D4E5</string>\n"
                              "<key>NSUserActivityTypes</key><array><string>com.example.badtypes.a</string>"
-                             "<integer>5</integer></array>\n"
+                             "<integer>5</integer><string>INSendMessageIntent</string></array>\n"
                   PLIST_TAIL, path, sizeof path);
-    CHECK(m == NULL);
-    CHECK_EQ_INT(handoff_last_error_code(), HANDOFF_E_MALFORMED_DATA);
+    if (CHECK(m != NULL)) {
+        CHECK_EQ_INT(handoff_manifest_activity_type_count(m), 2);
+        CHECK_EQ_INT(handoff_manifest_declares(m, "INSendMessageIntent"), 1);
+    } else {
+        CHECK_FAIL("load: %s", handoff_last_error_message());
+    }
     handoff_manifest_free(m);
 
     /* NSUserActivityTypes not an array. */
@@ -2622,6 +2628,93 @@ static void test_manifest_load_errors(void) {
     CHECK_NULL_ERR(handoff_manifest_load_data("", 0), HANDOFF_E_MALFORMED_DATA);
 }
 
+/* NSUserActivityTypes entries that cannot be types (an empty string, an
+ * integer) are skipped: the Info.plist loads, the valid entries (reverse-DNS,
+ * intent class name, short name) are declared, and each skipped entry is one
+ * warning naming it and what it was. */
+static void test_manifest_load_warnings(void) {
+    char path[512];
+    handoff_manifest *m;
+    const char *w0, *w1;
+
+    m = load_text(PLIST_HEAD "<key>CFBundleIdentifier</key><string>com.example.warned</string>\n"
+                             "<key>HandoffTeamIdentifier</key><string>A1B2C3D4E5</string>\n"
+                             "<key>NSUserActivityTypes</key><array>"
+                             "<string>com.example.warned.edit</string>"
+                             "<string></string>"
+                             "<string>INSendMessageIntent</string>"
+                             "<integer>42</integer>"
+                             "<string>ReadArticle</string></array>\n"
+                  PLIST_TAIL, path, sizeof path);
+    if (!CHECK(m != NULL)) {
+        CHECK_FAIL("load: %s", handoff_last_error_message());
+        return;
+    }
+    CHECK_EQ_INT(handoff_manifest_activity_type_count(m), 3);
+    CHECK_EQ_STR(handoff_manifest_activity_type_at(m, 0), "com.example.warned.edit");
+    CHECK_EQ_STR(handoff_manifest_activity_type_at(m, 1), "INSendMessageIntent");
+    CHECK_EQ_STR(handoff_manifest_activity_type_at(m, 2), "ReadArticle");
+    CHECK_EQ_INT(handoff_manifest_declares(m, "ReadArticle"), 1);
+    CHECK_EQ_INT(handoff_manifest_declares(m, ""), 0);
+
+    CHECK_EQ_INT(handoff_manifest_warning_count(m), 2);
+    w0 = handoff_manifest_warning_at(m, 0);
+    w1 = handoff_manifest_warning_at(m, 1);
+    if (CHECK(w0 != NULL)) {
+        CHECK(strstr(w0, "NSUserActivityTypes[1]") != NULL);
+        CHECK(strstr(w0, "empty") != NULL);
+    }
+    if (CHECK(w1 != NULL)) {
+        CHECK(strstr(w1, "NSUserActivityTypes[3]") != NULL);
+        CHECK(strstr(w1, "integer (42)") != NULL);
+    }
+    /* Borrowed until the manifest is freed: declaring adds no warning and
+     * leaves the pointers as they were. */
+    CHECK_OK(handoff_manifest_declare_activity_type(m, "com.example.warned.share"));
+    CHECK_EQ_INT(handoff_manifest_warning_count(m), 2);
+    CHECK(handoff_manifest_warning_at(m, 0) == w0);
+    if (w1) CHECK(strstr(w1, "NSUserActivityTypes[3]") != NULL);
+
+    /* Out of range: NULL, no error recorded (as for the type accessors). */
+    prime_error(HANDOFF_E_INVALID_ARGUMENT);
+    CHECK(handoff_manifest_warning_at(m, 2) == NULL);
+    CHECK(handoff_manifest_warning_at(m, (size_t)-1) == NULL);
+    CHECK(handoff_last_error_code() != HANDOFF_E_INVALID_ARGUMENT);
+    handoff_manifest_free(m);
+
+    /* From memory: the warnings name the Info.plist the same way. */
+    {
+        static const char text[] = PLIST_HEAD
+            "<key>CFBundleIdentifier</key><string>com.example.warned</string>\n"
+            "<key>HandoffTeamIdentifier</key><string>A1B2C3D4E5</string>\n"
+            "<key>NSUserActivityTypes</key><array><true/><string>ReadArticle</string></array>\n"
+            PLIST_TAIL;
+        m = handoff_manifest_load_data(text, sizeof text - 1);
+        if (CHECK(m != NULL)) {
+            CHECK_EQ_INT(handoff_manifest_activity_type_count(m), 1);
+            CHECK_EQ_INT(handoff_manifest_warning_count(m), 1);
+            if (CHECK(handoff_manifest_warning_at(m, 0) != NULL))
+                CHECK(strstr(handoff_manifest_warning_at(m, 0), "Info.plist: NSUserActivityTypes[0]") != NULL);
+        }
+        handoff_manifest_free(m);
+    }
+
+    /* A clean Info.plist and a built manifest have none. */
+    m = handoff_manifest_load_data(xml_info_plist, strlen(xml_info_plist));
+    if (CHECK(m != NULL)) CHECK_EQ_INT(handoff_manifest_warning_count(m), 0);
+    handoff_manifest_free(m);
+    m = handoff_manifest_new("com.example.app", "A1B2C3D4E5");
+    if (CHECK(m != NULL)) {
+        CHECK_EQ_INT(handoff_manifest_warning_count(m), 0);
+        CHECK(handoff_manifest_warning_at(m, 0) == NULL);
+    }
+    handoff_manifest_free(m);
+
+    /* NULL manifest. */
+    CHECK_EQ_INT(handoff_manifest_warning_count(NULL), 0);
+    CHECK_NULL_ERR(handoff_manifest_warning_at(NULL, 0), HANDOFF_E_INVALID_ARGUMENT);
+}
+
 /* ------------------------------------------------------------------------ */
 /* NULL safety                                                              */
 /* ------------------------------------------------------------------------ */
@@ -2678,6 +2771,8 @@ static void test_null_safety(void) {
     CHECK(handoff_manifest_get_team_identifier(NULL) == NULL);
     CHECK_EQ_INT(handoff_manifest_activity_type_count(NULL), 0);
     CHECK(handoff_manifest_activity_type_at(NULL, 0) == NULL);
+    CHECK_EQ_INT(handoff_manifest_warning_count(NULL), 0);
+    CHECK(handoff_manifest_warning_at(NULL, 0) == NULL);
     CHECK_EQ_INT(handoff_manifest_declares(NULL, NULL), 0);
     CHECK(handoff_manifest_load_data(NULL, 0) == NULL);
 }
@@ -2729,6 +2824,7 @@ int main(int argc, char **argv) {
     CHECK_RUN(test_manifest_load_xml);
     CHECK_RUN(test_manifest_load_binary);
     CHECK_RUN(test_manifest_load_errors);
+    CHECK_RUN(test_manifest_load_warnings);
     CHECK_RUN(test_null_safety);
     return check_finish();
 }

@@ -26,6 +26,8 @@ struct side {
     int keep_handler;                  /* 1: keep it; 0: free it unused */
     int return_value;                  /* what continue_activity returns */
     int failures, last_error;
+    int handoff_failures, handoff_error; /* sender: did_fail_to_hand_off */
+    char handoff_message[256];
 };
 
 static void note(struct side *s, const char *what)
@@ -93,6 +95,16 @@ static void on_was_continued(handoff_activity *a, void *ud)
     note(ud, "was-continued");
 }
 
+static void on_did_fail_to_hand_off(handoff_activity *a, int error, const char *message, void *ud)
+{
+    struct side *s = ud;
+    (void)a;
+    s->handoff_failures++;
+    s->handoff_error = error;
+    snprintf(s->handoff_message, sizeof s->handoff_message, "%s", message ? message : "(null)");
+    note(s, "did-fail-to-hand-off");
+}
+
 /* usleep is not POSIX.1-2008; nanosleep is. */
 static void sleep_ms(long ms)
 {
@@ -136,6 +148,8 @@ static handoff_application *make_app(struct side *s, int port, int peer_port)
     snprintf(peer, sizeof peer, "127.0.0.1:%d", peer_port);
     peers[0] = peer;
     o.account = account;
+    /* Two devices in one process: each its own id, not the device file's. */
+    o.device_id = peer_port ? "000000000000000000000000000000a1" : "000000000000000000000000000000a2";
     o.beacon_port = port;
     o.disable_multicast = 1;
     o.peers = peers;
@@ -162,6 +176,7 @@ static void set_up(void)
     handoff_activity_set_title(activity, "Shopping list");
     handoff_activity_delegate ad = HANDOFF_ACTIVITY_DELEGATE_INIT;
     ad.was_continued = on_was_continued;
+    ad.did_fail_to_hand_off = on_did_fail_to_hand_off;
     handoff_activity_set_delegate(activity, &ad, &sender, NULL);
     handoff_application_become_current(sender.app, activity);
 }
@@ -285,6 +300,101 @@ out:
     tear_down();
 }
 
+/* Continues the sender's current activity `times` times; each round
+ * dispatches both until the sender's was_continued arrives (bounded). */
+static int have_confirm_count;
+static int enough_confirms(void)
+{
+    int n = 0;
+    const char *p = sender.log;
+    while ((p = strstr(p, "was-continued")) != NULL) {
+        n++;
+        p++;
+    }
+    return n >= have_confirm_count;
+}
+
+static int has_continue_count(void)
+{
+    int n = 0;
+    const char *p = receiver.log;
+    while ((p = strstr(p, "will continue")) != NULL) {
+        n++;
+        p++;
+    }
+    return n >= have_confirm_count;
+}
+
+static void test_every_continuation_is_heard(void)
+{
+    int round;
+    set_up();
+    receiver.return_value = 1;
+    if (!CHECK(pump(have_available))) goto out;
+    for (round = 1; round <= 5; round++) {
+        have_confirm_count = round;
+        CHECK_EQ_INT(handoff_application_continue(receiver.app, receiver.available_id), HANDOFF_OK);
+        if (!CHECK(pump(has_continue_count))) goto out;
+        if (!CHECK(pump(enough_confirms))) goto out;
+    }
+    CHECK_EQ_STR(sender.log, "was-continued was-continued was-continued was-continued was-continued");
+    CHECK_EQ_INT(receiver.failures, 0);
+out:
+    tear_down();
+}
+
+static int sender_heard_failure(void) { return sender.handoff_failures > 0; }
+
+/* A userInfo over the budget: the receiver gets 4611, and so does the
+ * sender's activity delegate, where the activity was made. */
+static void test_sender_hears_too_large(void)
+{
+    handoff_value *info = handoff_value_new_dictionary();
+    static unsigned char blob[4000];
+    handoff_value *data = handoff_value_new_data(blob, sizeof blob);
+    set_up();
+    handoff_value_dictionary_set(info, "blob", data);
+    CHECK_EQ_INT(handoff_activity_add_user_info_entries(activity, info), HANDOFF_OK);
+    receiver.return_value = 1;
+    if (!CHECK(pump(have_available))) goto out;
+    CHECK_EQ_INT(handoff_application_continue(receiver.app, receiver.available_id), HANDOFF_OK);
+    if (!CHECK(pump(have_outcome))) goto out;
+    CHECK_EQ_INT(receiver.last_error, HANDOFF_E_USER_INFO_TOO_LARGE);
+    if (!CHECK(pump(sender_heard_failure))) goto out;
+    CHECK_EQ_INT(sender.handoff_failures, 1);
+    CHECK_EQ_INT(sender.handoff_error, HANDOFF_E_USER_INFO_TOO_LARGE);
+    CHECK(strstr(sender.handoff_message, "3072") != NULL);
+    CHECK_EQ_STR(sender.log, "did-fail-to-hand-off");
+out:
+    handoff_value_free(data);
+    handoff_value_free(info);
+    tear_down();
+}
+
+/* The sender's main thread does not dispatch while a fetch waits: the
+ * receiver gets 4610 after the fetch timeout (1 s here); the sender hears
+ * it when its main thread dispatches again. */
+static void test_sender_hears_it_answered_too_late(void)
+{
+    int i;
+    set_up();
+    if (!CHECK(pump(have_available))) goto out;
+    CHECK_EQ_INT(handoff_application_continue(receiver.app, receiver.available_id), HANDOFF_OK);
+    for (i = 0; i < 5000 && !have_outcome(); i++) { /* ~10 s; only the receiver runs */
+        handoff_application_dispatch(receiver.app);
+        sleep_ms(2);
+    }
+    if (!CHECK(have_outcome())) goto out;
+    CHECK_EQ_INT(receiver.last_error, HANDOFF_E_REMOTE_APPLICATION_TIMED_OUT);
+    CHECK_EQ_INT(sender.handoff_failures, 0);
+    if (!CHECK(pump(sender_heard_failure))) goto out;
+    CHECK_EQ_INT(sender.handoff_error, HANDOFF_E_REMOTE_APPLICATION_TIMED_OUT);
+    CHECK(strstr(sender.handoff_message, "4610") != NULL);
+    CHECK(strstr(sender.log, "was-continued") == NULL);
+out:
+    tear_down();
+}
+
 static void test_continue_unknown_id(void)
 {
     set_up();
@@ -303,5 +413,8 @@ int main(int argc, char **argv)
     CHECK_RUN(test_handler_released_unused);
     CHECK_RUN(test_failure_contract_after_resign);
     CHECK_RUN(test_continue_unknown_id);
+    CHECK_RUN(test_every_continuation_is_heard);
+    CHECK_RUN(test_sender_hears_too_large);
+    CHECK_RUN(test_sender_hears_it_answered_too_late);
     return check_finish();
 }

@@ -5,6 +5,8 @@ import json
 import os
 import stat
 
+import pytest
+
 
 def test_create_stores_a_private_account(device):
     result = device.run("--json", "account", "create")
@@ -125,3 +127,41 @@ def test_device_name_and_role(device):
     assert shown["changed"] is False and shown["device"]["name"] == "Kitchen laptop"
     assert "role=send-only" in (device.directory / "device").read_text()
     assert stat.S_IMODE(os.stat(device.directory / "device").st_mode) == 0o600
+
+
+def test_a_symlinked_config_directory_is_refused(device, tmp_path):
+    """`account create --force` once wrote through a linked directory; now
+    every command refuses it and says what to do, and nothing is written
+    where the link points."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    device.directory.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(elsewhere, device.directory)
+    for args in (["account", "create", "--force"], ["account", "show"], ["device"]):
+        result = device.run("--json", *args)
+        assert result.code == 1, (args, result)
+        error = result.json()["error"]
+        assert error["code"] == 11, (args, error)
+        assert "is a symbolic link" in error["message"]
+        assert "replace the link with a real directory" in error["message"]
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_config_directory_others_may_write_is_refused(device):
+    assert device.run("account", "create").code == 0
+    os.chmod(device.directory, 0o777)
+    result = device.run("--json", "account", "show")
+    assert result.code == 1
+    assert result.json()["error"]["code"] == 11
+    assert f"chmod 700 {device.directory}" in result.json()["error"]["message"]
+    forced = device.run("account", "create", "--force")
+    assert forced.code == 1 and "writable by others" in forced.err
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a directory to another user needs root")
+def test_a_config_directory_of_another_user_is_refused(device):
+    assert device.run("account", "create").code == 0
+    os.chown(device.directory, 4242, -1)
+    result = device.run("--json", "account", "show")
+    assert result.code == 1
+    assert "belongs to user id 4242" in result.json()["error"]["message"]

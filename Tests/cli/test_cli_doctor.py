@@ -79,6 +79,39 @@ def test_an_open_account_directory_warns(pair, ports):
     assert by_check["account.directory"][0]["todo"] == f"chmod 700 {b.directory}"
 
 
+def test_a_symlinked_account_directory_fails(pair, ports, tmp_path):
+    _, b = pair
+    real = tmp_path / "real-handoff"
+    os.rename(b.directory, real)
+    os.symlink(real, b.directory)
+    result, _, by_check = doctor(b, "--beacon-port", ports[1], "--listen", "0")
+    assert result.code == 1, result
+    assert statuses(by_check, "account.directory") == ["fail"]
+    (finding,) = by_check["account.directory"]
+    assert "is a symbolic link" in finding["what"]
+    assert "mkdir -m 700" in finding["todo"] and "readlink -f" in finding["todo"]
+
+
+def test_an_account_directory_others_may_write_fails(pair, ports):
+    _, b = pair
+    os.chmod(b.directory, 0o770)
+    result, _, by_check = doctor(b, "--beacon-port", ports[1], "--listen", "0")
+    assert result.code == 1, result
+    assert statuses(by_check, "account.directory") == ["fail"]
+    assert "writable by others" in by_check["account.directory"][0]["what"]
+    assert by_check["account.directory"][0]["todo"] == f"chmod 700 {b.directory}"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a directory to another user needs root")
+def test_an_account_directory_of_another_user_fails(pair, ports):
+    _, b = pair
+    os.chown(b.directory, 4242, -1)
+    result, _, by_check = doctor(b, "--beacon-port", ports[1], "--listen", "0")
+    assert result.code == 1, result
+    assert statuses(by_check, "account.directory") == ["fail"]
+    assert "belongs to user id 4242" in by_check["account.directory"][0]["what"]
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
 def test_a_key_file_of_another_user_fails(pair, ports):
     _, b = pair

@@ -37,6 +37,25 @@ def test_publish_then_continue_hands_the_activity_over(pair, ports):
     assert sender.wait() == 0
 
 
+def test_publish_prints_one_continued_event_per_continuation(pair, ports):
+    """An activity that stays current and is continued again is heard again:
+    N continues, N "continued" events (docs/cli.md)."""
+    a, b = pair
+    sender, published = publish(a, ports[0], ports[1], "--type", TYPE, "--title", "Again")
+    continues = 4
+    for n in range(1, continues + 1):
+        result = b.run("--json", "continue", published["id"], *loopback(ports[1], ports[0]))
+        assert result.code == 0, result
+        # Each confirmation arrives before the next continue starts.
+        sender.expect(lambda e, n=n: e.get("event") == "continued" and
+                      sum(1 for x in sender.events() if x.get("event") == "continued") >= n)
+    sender.signal(signal.SIGINT)
+    assert sender.wait() == 0
+    heard = [e for e in sender.events() if e.get("event") == "continued"]
+    assert len(heard) == continues
+    assert all(e["id"] == published["id"] for e in heard)
+
+
 def test_continue_prints_for_people(pair, ports):
     a, b = pair
     _, published = publish(a, ports[0], ports[1], "--type", TYPE, "--title", "Notes", "--info", "line:int=12")

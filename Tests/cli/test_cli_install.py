@@ -85,14 +85,20 @@ def test_mapoff_built_with_pkg_config_hands_off_through_the_installed_library(pr
     assert f"{prefix}/lib/libhandoff.so.0" in ldd, ldd
 
     receive_port, send_port = free_port(), free_port()
+    # Two devices on one host: each process its own config directory.
+    devices = {}
+    for side in ("receiver", "sender"):
+        config = prefix / "devices" / side
+        config.mkdir(parents=True, mode=0o700, exist_ok=True)
+        devices[side] = dict(env, XDG_CONFIG_HOME=str(config))
     procs = []
     try:
         procs.append(subprocess.Popen([str(receiver), "--port", str(receive_port), "--peer", f"127.0.0.1:{send_port}",
                                        "--timeout", str(WAIT)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                      text=True, env=env))
+                                      text=True, env=devices["receiver"]))
         procs.append(subprocess.Popen([str(sender), "--port", str(send_port), "--peer", f"127.0.0.1:{receive_port}",
                                        "--timeout", str(WAIT)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                      text=True, env=env))
+                                      text=True, env=devices["sender"]))
         received, receive_err = procs[0].communicate(timeout=WAIT + 20)
         sent, send_err = procs[1].communicate(timeout=WAIT + 20)
     finally:

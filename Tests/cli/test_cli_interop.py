@@ -39,8 +39,12 @@ def demo_device(tmp_path, procs):
 
 
 class CProcess:
-    def __init__(self, cmd):
-        self.proc = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    """A MapOff process as the person `device` (its XDG_CONFIG_HOME): the
+    library takes that device's identity from its device file."""
+
+    def __init__(self, cmd, device):
+        self.proc = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env=device.env)
 
     def finish(self):
         try:
@@ -51,8 +55,14 @@ class CProcess:
                 self.proc.wait()
 
 
-def test_the_tool_continues_a_c_apps_activity(demo_device, ports):
-    sender = CProcess([SENDER, "--port", ports[0], "--peer", f"127.0.0.1:{ports[1]}", "--timeout", WAIT])
+@pytest.fixture
+def c_device(tmp_path, procs):
+    """The device the C app runs on: another than the tool's."""
+    return Device(tmp_path, "c-app", procs)
+
+
+def test_the_tool_continues_a_c_apps_activity(demo_device, c_device, ports):
+    sender = CProcess([SENDER, "--port", ports[0], "--peer", f"127.0.0.1:{ports[1]}", "--timeout", WAIT], c_device)
     try:
         seen = demo_device.run("--json", "nearby", "--once", "--timeout", WAIT, *loopback(ports[1], ports[0])[:5])
         assert seen.code == 0, seen
@@ -70,8 +80,9 @@ def test_the_tool_continues_a_c_apps_activity(demo_device, ports):
     assert '"Cupertino" was continued on the other device' in out
 
 
-def test_a_c_app_continues_the_tools_activity(demo_device, ports):
-    receiver = CProcess([RECEIVER, "--port", ports[1], "--peer", f"127.0.0.1:{ports[0]}", "--timeout", WAIT])
+def test_a_c_app_continues_the_tools_activity(demo_device, c_device, ports):
+    receiver = CProcess([RECEIVER, "--port", ports[1], "--peer", f"127.0.0.1:{ports[0]}", "--timeout", WAIT],
+                        c_device)
     try:
         publisher = demo_device.spawn("--json", "publish", *loopback(ports[0], ports[1]), "--type", MAPOFF_TYPE,
                                       "--team", "MAPOFFDEMO", "--title", "Paris", "--once",
@@ -84,3 +95,36 @@ def test_a_c_app_continues_the_tools_activity(demo_device, ports):
         out, err = receiver.finish()
     assert receiver.proc.returncode == 0, err
     assert "restored map center 48.8566, 2.3522 span 0.100 x 0.200" in out
+
+
+def test_an_app_is_the_device_handoff_device_named(demo_device, c_device, ports):
+    """An app given no device id or name is the person's device: after
+    `handoff device --name laptop` on it, another device sees "laptop",
+    with the id of the device file."""
+    named = c_device.run("--json", "device", "--name", "laptop")
+    assert named.code == 0, named
+    device = named.json()["device"]
+    sender = CProcess([SENDER, "--port", ports[0], "--peer", f"127.0.0.1:{ports[1]}", "--timeout", WAIT], c_device)
+    try:
+        seen = demo_device.run("--json", "nearby", "--once", "--timeout", WAIT, *loopback(ports[1], ports[0])[:5])
+        assert seen.code == 0, seen
+        assert seen.json()["device"] == {"id": device["id"], "name": "laptop", "role": "full"}
+    finally:
+        sender.proc.kill()
+        sender.finish()
+
+
+def test_an_app_creates_the_device_file_handoff_device_then_shows(c_device, demo_device, ports):
+    """No device file yet: the app creates it (named after the host), and
+    `handoff device` then shows that same identity."""
+    assert not (c_device.directory / "device").exists()
+    sender = CProcess([SENDER, "--port", ports[0], "--peer", f"127.0.0.1:{ports[1]}", "--timeout", WAIT], c_device)
+    try:
+        seen = demo_device.run("--json", "nearby", "--once", "--timeout", WAIT, *loopback(ports[1], ports[0])[:5])
+        assert seen.code == 0, seen
+        shown = c_device.run("--json", "device")
+        assert shown.code == 0, shown
+        assert seen.json()["device"] == shown.json()["device"]
+    finally:
+        sender.proc.kill()
+        sender.finish()

@@ -49,7 +49,7 @@ def test_version(device):
     (["nearby", "--once=yes"], "--once takes no value"),
     (["nearby", "--type", "a.b", "--type", "c.d"], "--type is given twice"),
     (["publish"], "--type TYPE is required"),
-    (["publish", "--type", "not reverse dns"], "not reverse dns"),
+    (["publish", "--type", "bad\ttype"], "control character"),
     (["publish", "--type", "com.example.t", "--info", "novalue"], '--info "novalue" is not KEY=VALUE'),
     (["publish", "--type", "com.example.t", "--info", "n:int=three"], '--info n: "three" is not an integer'),
     (["publish", "--type", "com.example.t", "--url", "ftp://example.com/x"], "http or https"),

@@ -10,8 +10,8 @@ def _spawner(program, build_hint):
         pytest.skip("%s is missing: build it first (%s)" % (program, build_hint))
     started = []
 
-    def start(name, *args, netns=None):
-        peer = Peer(name, args, netns, program=program)
+    def start(name, *args, netns=None, config=None):
+        peer = Peer(name, args, netns, program=program, config=config)
         started.append(peer)
         peer.wait_for("ready", timeout=5)
         return peer

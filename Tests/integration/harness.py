@@ -7,9 +7,11 @@ fixtures in conftest.py), with an atexit backstop.
 import atexit
 import os
 import queue
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -100,16 +102,23 @@ class Event(dict):
 
 
 class Peer:
-    """One running peer: its events as they arrive, with bounded waits."""
+    """One running peer: its events as they arrive, with bounded waits.
 
-    def __init__(self, name, args, netns=None, program=PEER):
+    Each peer is a device of its own: without a device id the library uses
+    the device file under XDG_CONFIG_HOME, so each peer gets a fresh config
+    directory (removed when it ends) unless `config` names one to share."""
+
+    def __init__(self, name, args, netns=None, program=PEER, config=None):
         self.name = name
         cmd = [str(program)] + [str(a) for a in args]
         if netns:
             cmd = ["ip", "netns", "exec", netns] + cmd
         self.cmd = cmd
+        self._own_config = None if config else tempfile.mkdtemp(prefix="handoff-peer-")
+        self.config = str(config or self._own_config)
+        env = dict(os.environ, XDG_CONFIG_HOME=self.config)
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+                                     stderr=subprocess.PIPE, text=True, env=env)
         LIVE.add(self.proc)
         self.events = []           # Event, in order of arrival
         self.stderr = []
@@ -204,6 +213,8 @@ class Peer:
         for t in self._threads:
             t.join(timeout=2)
         self._pump(0)
+        if self._own_config:
+            shutil.rmtree(self._own_config, ignore_errors=True)
 
     def transcript(self):
         self._pump(0)

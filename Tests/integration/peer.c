@@ -6,7 +6,7 @@
  *   offering id=ID type=TYPE                  (sender: became current)
  *   saving bytes=N                            (sender: responder saved)
  *   was-continued id=ID                       (sender)
- *   available id=ID type=TYPE title=T web=0|1 device=NAME url=URL
+ *   available id=ID type=TYPE title=T web=0|1 device=NAME device-id=HEX url=URL
  *   updated   (same fields)    withdrawn id=ID type=TYPE
  *   continue-error code=N message=M           (handoff_application_continue)
  *   will-continue type=TYPE
@@ -26,7 +26,8 @@
  * --declare is given. --never-dispatch: the sender never dispatches after
  * offering (a hung main thread). --offer-on-usr1: the sender offers nothing
  * until SIGUSR1. --auto-continue: the receiver continues the first
- * activity offered.
+ * activity offered; --continue-times N (with --auto-continue): it continues
+ * that activity again after each continuation, N times in all.
  *
  * SIGTERM / SIGINT: clean exit 0 (the app is freed, which withdraws).
  * SIGUSR1 (sender): makes a fresh activity current (new id).
@@ -55,7 +56,7 @@ struct options {
     int port, multicast, send_only, fetch_timeout_ms;
     const char *device_name, *channel_address;
     long userinfo_bytes;
-    int never_dispatch, auto_continue, offer_on_usr1;
+    int never_dispatch, auto_continue, offer_on_usr1, continue_times;
     double timeout;
 };
 
@@ -65,6 +66,7 @@ struct peer {
     handoff_responder *responder;
     handoff_activity *activity; /* sender: the current one */
     int continued_once;         /* receiver: auto-continue done */
+    int continues_done;         /* receiver: continue_activity calls */
 };
 
 static volatile sig_atomic_t stop_requested, offer_requested;
@@ -117,7 +119,8 @@ static void usage(const char *why)
             "  [--declare TYPE]... [--type TYPE] [--title X] [--url URL] [--userinfo-bytes N]\n"
             "  [--port UDPPORT] [--peer HOST:PORT]... [--multicast] [--device-role full|send-only]\n"
             "  [--device-name N] [--channel-address HOST:PORT] [--fetch-timeout-ms N]\n"
-            "  [--never-dispatch] [--offer-on-usr1] [--auto-continue] [--timeout SECONDS]\n",
+            "  [--never-dispatch] [--offer-on-usr1] [--auto-continue [--continue-times N]]\n"
+            "  [--timeout SECONDS]\n",
             why);
     exit(2);
 }
@@ -206,8 +209,19 @@ static void print_remote(const char *event, const handoff_remote_activity *remot
     put_value("title", handoff_remote_activity_get_title(remote));
     put_long("web", handoff_remote_activity_is_web_only(remote));
     put_value("device", handoff_remote_activity_get_device_name(remote));
+    put_value("device-id", handoff_remote_activity_get_device_id(remote));
     put_value("url", handoff_remote_activity_get_webpage_url(remote));
     end_line();
+}
+
+static void continue_id(handoff_application *app, const char *id)
+{
+    if (handoff_application_continue(app, id) != HANDOFF_OK) {
+        printf("continue-error");
+        put_long("code", handoff_last_error_code());
+        put_value("message", handoff_last_error_message());
+        end_line();
+    }
 }
 
 static void on_available(handoff_application *app, const handoff_remote_activity *remote, void *user_data)
@@ -216,12 +230,7 @@ static void on_available(handoff_application *app, const handoff_remote_activity
     print_remote("available", remote);
     if (s->o.auto_continue && !s->continued_once) {
         s->continued_once = 1;
-        if (handoff_application_continue(app, handoff_remote_activity_get_id(remote)) != HANDOFF_OK) {
-            printf("continue-error");
-            put_long("code", handoff_last_error_code());
-            put_value("message", handoff_last_error_message());
-            end_line();
-        }
+        continue_id(app, handoff_remote_activity_get_id(remote));
     }
 }
 
@@ -257,7 +266,6 @@ static int on_continue(handoff_application *app, handoff_activity *activity,
 {
     struct peer *s = user_data;
     int status;
-    (void)app;
     printf("continued");
     put_value("type", handoff_activity_get_type(activity));
     put_value("id", handoff_activity_get_id(activity));
@@ -268,6 +276,8 @@ static int on_continue(handoff_application *app, handoff_activity *activity,
     handoff_restoration_handler_free(handler);
     if (status != HANDOFF_OK)
         die("handoff_restoration_handler_restore");
+    if (++s->continues_done < s->o.continue_times)
+        continue_id(app, handoff_activity_get_id(activity)); /* the same activity again */
     return 1;
 }
 
@@ -418,6 +428,8 @@ static void parse(int argc, char **argv, struct options *o)
             o->device_name = v;
         else if (VALUE("--channel-address"))
             o->channel_address = v;
+        else if (VALUE("--continue-times"))
+            o->continue_times = atoi(v);
         else if (VALUE("--fetch-timeout-ms"))
             o->fetch_timeout_ms = atoi(v);
         else if (VALUE("--timeout"))

@@ -96,8 +96,10 @@ def test_two_processes_on_loopback(spawn, ports):
     offered = sender.wait_for("offering")
 
     available = receiver.wait_for("available", timeout=5)
+    assert len(available["device-id"]) == 32
     assert dict(available) == {"id": offered["id"], "type": TYPE, "title": "Loop back",
-                               "web": "0", "device": "Sender one", "url": ""}
+                               "web": "0", "device": "Sender one", "url": "",
+                               "device-id": available["device-id"]}
     receiver.wait_for("will-continue", type=TYPE)
     continued = receiver.wait_for("continued", timeout=5)
     assert dict(continued) == {"type": TYPE, "id": offered["id"], "title": "Loop back",
@@ -108,6 +110,80 @@ def test_two_processes_on_loopback(spawn, ports):
 
     assert receiver.matches("failed") == []
     assert len(receiver.matches("available")) == 1
+
+
+def device_file(config):
+    """The fields of the device file under XDG_CONFIG_HOME `config`."""
+    text = (config / "handoff" / "device").read_text()
+    return dict(line.split("=", 1) for line in text.splitlines() if line)
+
+
+def test_apps_without_a_device_id_are_the_persons_device(spawn, ports, tmp_path):
+    """Two apps of one person on one host (one XDG_CONFIG_HOME), neither
+    given a device id: the first creates the device file, both announce its
+    id and name, and the receiver (another device) sees one device."""
+    person = tmp_path / "person"
+    person.mkdir(mode=0o700)
+    rport, sport = ports(2)
+    receiver = spawn("receiver", "--receive", "--port", rport, *peer_flags(sport))
+    first = spawn("first", "--send", "--port", sport, *peer_flags(rport), config=person)
+    offered = first.wait_for("offering")
+    seen = receiver.wait_for("available", timeout=10, id=offered["id"])
+    device = device_file(person)
+    assert len(device["id"]) == 32 and device["role"] == "full"
+    assert seen["device-id"] == device["id"] and seen["device"] == device["name"]
+    first.stop()  # its exit status is not this test's subject
+
+    # Another process of the same person: the same device, from the file.
+    second = spawn("second", "--send", "--port", sport, *peer_flags(rport), config=person)
+    offered = second.wait_for("offering")
+    seen = receiver.wait_for("available", timeout=10, id=offered["id"])
+    assert seen["device-id"] == device["id"] and device_file(person) == device
+
+    # An explicit name still wins over the file's; the id stays the file's.
+    second.stop()
+    named = spawn("named", "--send", "--port", sport, *peer_flags(rport), "--device-name", "Explicit",
+                  config=person)
+    offered = named.wait_for("offering")
+    seen = receiver.wait_for("available", timeout=10, id=offered["id"])
+    assert seen["device-id"] == device["id"] and seen["device"] == "Explicit"
+
+
+def test_two_apps_of_one_person_running_together_announce_one_device(spawn, ports, tmp_path):
+    """Two apps of one person running at once without a device id both
+    announce the device file's id (each seen by a receiver of its own: to
+    each other they would be the same device)."""
+    person = tmp_path / "person"
+    person.mkdir(mode=0o700)
+    ids = set()
+    senders = []
+    for _ in range(2):
+        rport, sport = ports(2)
+        receiver = spawn("receiver", "--receive", "--port", rport, *peer_flags(sport))
+        sender = spawn("sender", "--send", "--port", sport, *peer_flags(rport), config=person)
+        senders.append((receiver, sender))
+    for receiver, sender in senders:
+        offered = sender.wait_for("offering")
+        ids.add(receiver.wait_for("available", timeout=10, id=offered["id"])["device-id"])
+    assert ids == {device_file(person)["id"]}
+
+
+def test_an_activity_continued_again_is_heard_each_time(spawn, ports):
+    """The sender's activity stays current; the receiver continues it five
+    times; the sender's was_continued runs five times, once per CONFIRM."""
+    rport, sport = ports(2)
+    times = 5
+    receiver = spawn("receiver", "--receive", "--port", rport, *peer_flags(sport),
+                     "--auto-continue", "--continue-times", times)
+    sender = spawn("sender", "--send", "--port", sport, *peer_flags(rport), "--userinfo-bytes", 100)
+    offered = sender.wait_for("offering")
+    for n in range(1, times + 1):
+        receiver.wait_for("restored", nth=n, timeout=10)
+        sender.wait_for("was-continued", nth=n, timeout=10, id=offered["id"])
+    assert len(receiver.matches("continued")) == times
+    assert all(c["id"] == offered["id"] for c in receiver.matches("continued"))
+    assert receiver.matches("failed") == [] and receiver.matches("continue-error") == []
+    assert len(sender.matches("was-continued")) == times
     assert sender.stop() == 0  # freeing the app withdraws its activity
     receiver.wait_for("withdrawn", timeout=2, id=offered["id"])
     assert receiver.stop() == 0
@@ -222,7 +298,8 @@ def test_three_hosts_multicast_in_namespaces(three_hosts, spawn):
     for receiver in (b, c):
         seen = receiver.wait_for("available", timeout=5)
         assert dict(seen) == {"id": offered["id"], "type": TYPE, "title": "peer-title",
-                              "web": "0", "device": "host-a", "url": ""}
+                              "web": "0", "device": "host-a", "url": "",
+                              "device-id": seen["device-id"]}
     b.wait_for("will-continue", type=TYPE)
     continued = b.wait_for("continued", timeout=5)
     assert continued["id"] == offered["id"]
@@ -414,7 +491,7 @@ def test_web_fallback(spawn, ports):
     available = receiver.wait_for("available", timeout=5)
     assert dict(available) == {"id": offered["id"], "type": TYPE, "title": "peer-title",
                                "web": "1", "device": available["device"],
-                               "url": "https://example.com/x"}
+                               "device-id": available["device-id"], "url": "https://example.com/x"}
     receiver.wait_for("webpage", url="https://example.com/x")
     receiver.settle(1.5)
     assert receiver.matches("will-continue") == [], receiver.transcript()

@@ -106,6 +106,7 @@ _SIGNATURES = {
     "handoff_activity_get_title": (c_char_p, [c_void_p]),
     "handoff_activity_copy_user_info": (c_void_p, [c_void_p]),
     "handoff_manifest_load": (c_void_p, [c_char_p]),
+    "handoff_manifest_load_data": (c_void_p, [c_char_p, c_size_t]),
     "handoff_manifest_free": (None, [c_void_p]),
     "handoff_manifest_get_bundle_identifier": (c_char_p, [c_void_p]),
     "handoff_manifest_get_team_identifier": (c_char_p, [c_void_p]),
@@ -713,11 +714,170 @@ def test_info_plist_errors(lib, tmp_path):
     assert not lib.handoff_manifest_load(str(path).encode())
     assert last_error(lib)[0] == HANDOFF_E_MALFORMED_DATA
 
-    bad_types = dict(INFO_PLIST, NSUserActivityTypes=["com.example.py.edit", 5])
+    # An entry that cannot be a type is skipped; the manifest still loads.
+    bad_types = dict(INFO_PLIST, NSUserActivityTypes=["com.example.py.edit", 5, ""])
     path = tmp_path / "BadTypes.plist"
     path.write_bytes(plistlib.dumps(bad_types, fmt=plistlib.FMT_BINARY))
+    assert _load_manifest(lib, path)["types"] == ["com.example.py.edit"]
+
+    not_array = dict(INFO_PLIST, NSUserActivityTypes="com.example.py.edit")
+    path = tmp_path / "NotArray.plist"
+    path.write_bytes(plistlib.dumps(not_array, fmt=plistlib.FMT_BINARY))
     assert not lib.handoff_manifest_load(str(path).encode())
-    assert last_error(lib)[0] == HANDOFF_E_MALFORMED_DATA
+    code, message = last_error(lib)
+    assert code == HANDOFF_E_MALFORMED_DATA
+    assert "NSUserActivityTypes is the string" in message and str(path) in message, message
 
     assert not lib.handoff_manifest_load(str(tmp_path / "missing.plist").encode())
     assert last_error(lib)[0] == HANDOFF_E_IO
+
+
+# --------------------------------------------------------------------------
+# Real apps' Info.plists, as plistlib writes them in both forms
+# --------------------------------------------------------------------------
+
+SOUP_CHEF = {
+    "CFBundleIdentifier": "com.example.soupchef",
+    "CFBundleName": "Soup Chef",
+    "CFBundleVersion": "214",
+    "AppIdentifierPrefix": "A1B2C3D4E5.",
+    "LSRequiresIPhoneOS": True,
+    "MinimumOSVersion": 16.4,
+    "BuildDate": datetime.datetime(2024, 5, 1, 12, 0, 0),
+    "IconHash": b"\x00\x01\xfe\xff",
+    # Apple's docs list intent class names here; apps use short names too.
+    "NSUserActivityTypes": ["OrderSoupIntent", "INSendMessageIntent", "ReadArticle",
+                            "com.example.soupchef.view-menu"],
+    "UIApplicationSceneManifest": {
+        "UIApplicationSupportsMultipleScenes": False,
+        "UISceneConfigurations": {"UIWindowSceneSessionRoleApplication": [
+            {"UISceneConfigurationName": "Default Configuration",
+             "UISceneDelegateClassName": "SoupChef.SceneDelegate"}]},
+    },
+    "UIDeviceFamily": [1, 2],
+}
+
+
+@pytest.mark.parametrize("fmt", [plistlib.FMT_XML, plistlib.FMT_BINARY], ids=["xml", "binary"])
+def test_intent_app_info_plist_loads(lib, tmp_path, fmt):
+    path = tmp_path / "Info.plist"
+    path.write_bytes(plistlib.dumps(SOUP_CHEF, fmt=fmt))
+    manifest = lib.handoff_manifest_load(str(path).encode())
+    assert manifest, last_error(lib)
+    try:
+        count = lib.handoff_manifest_activity_type_count(manifest)
+        types = [lib.handoff_manifest_activity_type_at(manifest, i).decode() for i in range(count)]
+        assert types == SOUP_CHEF["NSUserActivityTypes"]
+        assert lib.handoff_manifest_get_team_identifier(manifest).decode() == "A1B2C3D4E5"
+        assert lib.handoff_manifest_declares(manifest, b"INSendMessageIntent") == 1
+        assert lib.handoff_manifest_declares(manifest, b"insendmessageintent") == 0
+    finally:
+        lib.handoff_manifest_free(manifest)
+
+
+def test_source_info_plist_is_named_as_such(lib, tmp_path):
+    source = dict(SOUP_CHEF, CFBundleIdentifier="$(PRODUCT_BUNDLE_IDENTIFIER)",
+                  AppIdentifierPrefix="$(AppIdentifierPrefix)")
+    path = tmp_path / "Info.plist"
+    path.write_bytes(plistlib.dumps(source, fmt=plistlib.FMT_XML))
+    assert not lib.handoff_manifest_load(str(path).encode())
+    code, message = last_error(lib)
+    assert code == HANDOFF_E_MALFORMED_DATA
+    assert "unexpanded Xcode build variable" in message and "source Info.plist" in message, message
+    assert "HandoffTeamIdentifier" in message
+
+
+# 215 bytes: an activity type written as a UTF-16 string of 52 code units
+# (104 bytes) that runs past the end of the objects into the offset table.
+# FoundationEssentials' PropertyListDecoder trapped on it (SIGILL), killing
+# the host process.
+TRAP_INFO_PLIST = bytes.fromhex(
+    "62706c6973743030d30102030405065f1012434642756e646c654964656e7469666965725f1015"
+    "48616e646f66665465616d4964656e7469666965725f10134e5355736572416374697669747954"
+    "797065735f1010636f6d2e6578616d706c652e747261705a41314232433344344535a1076f1034"
+    "0063006f006d002e006500780061006d0070006c0065002e00f600660066006e0065006e007900"
+    "79007900790079007900790079007900790079080f243c52657072000000000000010100000000"
+    "00000008000000000000000000000000000000af")
+
+
+def test_the_215_byte_trap_is_malformed(lib):
+    assert len(TRAP_INFO_PLIST) == 215
+    with pytest.raises(Exception):
+        plistlib.loads(TRAP_INFO_PLIST)  # plistlib refuses it too
+    assert not lib.handoff_manifest_load_data(TRAP_INFO_PLIST, len(TRAP_INFO_PLIST))
+    code, message = last_error(lib)
+    assert code == HANDOFF_E_MALFORMED_DATA
+    assert "offset" in message and "Expected to decode" not in message, message
+
+
+@pytest.mark.parametrize("document", [
+    b'<?xml version="1.0"?><plist version="1.0"><dict/></plist>junk',
+    b'<plist version="1.0><dict/></plist>',
+    b'<!DOCTYPE plist [<!ENTITY e "x">]><plist><string>&e;</string></plist>',
+])
+def test_xml_that_plistlib_refuses_is_malformed(lib, document):
+    with pytest.raises(Exception):
+        plistlib.loads(document)
+    assert not lib.handoff_manifest_load_data(document, len(document))
+    code, message = last_error(lib)
+    assert code == HANDOFF_E_MALFORMED_DATA
+    assert "line " in message, message
+
+
+# --------------------------------------------------------------------------
+# The budget is the userInfo's canonical size, whatever the wire shares
+# --------------------------------------------------------------------------
+
+def _shared_payload(lib, user_info):
+    data, _ = _encode_activity(lib, "com.example.interop.edit", "t", {"n": 1})
+    payload = plist_loads(data)
+    payload["userInfo"] = user_info
+    return plist_dumps_binary(payload)  # plistlib shares equal scalars
+
+
+def test_budget_counts_the_canonical_user_info_not_the_wire(lib):
+    # 100 copies of one 60-byte string: plistlib writes it once.
+    small_on_wire = {"items": ["x" * 60] * 100}
+    payload = _shared_payload(lib, small_on_wire)
+    assert len(payload) < 1500
+    assert not lib.handoff_activity_decode(payload, len(payload))
+    code, message = last_error(lib)
+    assert code == 4611, message
+    # 40 copies fit: canonically 40 * (62 + 1 + 1) + ... < 3072.
+    fits = _shared_payload(lib, {"items": ["x" * 60] * 40})
+    activity = lib.handoff_activity_decode(fits, len(fits))
+    assert activity, last_error(lib)
+    lib.handoff_activity_free(activity)
+
+
+def test_shared_reference_bomb_is_refused_with_4611(lib):
+    # userInfo {"a": outer}; outer = 1000 references to middle; middle =
+    # 1000 references to one 4 KB string: 4 GB once expanded.
+    def be(value, size):
+        return value.to_bytes(size, "big")
+
+    def marker(high, count):
+        return bytes([high | count]) if count < 15 else bytes([high | 0x0F, 0x11]) + be(count, 2)
+
+    def ascii(text):
+        return marker(0x50, len(text)) + text.encode()
+
+    keys = ["activityID", "activityType", "userInfo", "version"]
+    objects = [None] + [ascii(k) for k in keys]
+    objects += [ascii("0F8FAD5B-D9CB-469F-A165-70867728950E"), ascii("com.example.bomb"), None, bytes([0x10, 1])]
+    user_info = 7
+    objects[user_info] = marker(0xD0, 1) + be(9, 2) + be(10, 2)
+    objects += [ascii("a"), marker(0xA0, 1000) + be(11, 2) * 1000,
+                marker(0xA0, 1000) + be(12, 2) * 1000, ascii("x" * 4096)]
+    objects[0] = marker(0xD0, 4) + b"".join(be(i, 2) for i in (1, 2, 3, 4)) + b"".join(be(i, 2) for i in (5, 6, 7, 8))
+    body = b"bplist00"
+    offsets = []
+    for obj in objects:
+        offsets.append(len(body))
+        body += obj
+    table = len(body)
+    body += b"".join(be(o, 4) for o in offsets)
+    body += bytes(6) + bytes([4, 2]) + be(len(objects), 8) + be(0, 8) + be(table, 8)
+    assert len(body) < 9000
+    assert not lib.handoff_activity_decode(body, len(body))
+    assert last_error(lib)[0] == 4611

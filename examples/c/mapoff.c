@@ -5,6 +5,11 @@
  *   mapoff receive --port 52381 --peer 127.0.0.1:52380
  *   mapoff send    --port 52380 --peer 127.0.0.1:52381
  *
+ * Each process is the person's device as `handoff device` shows and names
+ * it (the device file in $XDG_CONFIG_HOME/handoff). Apps of one device do
+ * not hand off to each other, so to run both on one machine give each its
+ * own XDG_CONFIG_HOME, as `make demo` does.
+ *
  * Built with -DMAPOFF_MODE='"send"' or '"receive"' (`make examples`:
  * mapoff-sender, mapoff-receiver) the mode is fixed and not given.
  *
@@ -238,7 +243,8 @@ int main(int argc, char **argv)
     handoff_account *account = handoff_account_from_key(demo_account_key, sizeof demo_account_key);
     handoff_continuity_options options = HANDOFF_CONTINUITY_OPTIONS_INIT;
     options.account = account;
-    options.device_name = s.receiving ? "MapOff receiver" : "MapOff sender";
+    /* No device_id or device_name: this is the person's device, named with
+     * `handoff device --name`. */
     options.beacon_port = port;
     options.disable_multicast = !multicast;
     options.peers = peers;

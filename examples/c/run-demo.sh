@@ -9,16 +9,23 @@ mapoff=${1:-build/bin/mapoff}
 base=$(( 40000 + $$ % 20000 ))
 receiver_port=$base
 sender_port=$(( base + 1 ))
+# Two devices on one machine: each process its own config directory, so
+# each has its own device identity (apps of one device ignore each other).
+devices=$(mktemp -d "${TMPDIR:-/tmp}/mapoff-demo.XXXXXX") || exit 1
+mkdir -m 700 "$devices/receiver" "$devices/sender"
 
-"$mapoff" receive --port "$receiver_port" --peer "127.0.0.1:$sender_port" --timeout 20 &
+XDG_CONFIG_HOME="$devices/receiver" "$mapoff" receive --port "$receiver_port" \
+    --peer "127.0.0.1:$sender_port" --timeout 20 &
 receiver=$!
-trap 'kill "$receiver" 2>/dev/null' EXIT INT TERM
+trap 'kill "$receiver" 2>/dev/null; rm -rf "$devices"' EXIT INT TERM
 sleep 0.3
-"$mapoff" send --port "$sender_port" --peer "127.0.0.1:$receiver_port" --timeout 20
+XDG_CONFIG_HOME="$devices/sender" "$mapoff" send --port "$sender_port" \
+    --peer "127.0.0.1:$receiver_port" --timeout 20
 sent=$?
 wait "$receiver"
 received=$?
 trap - EXIT INT TERM
+rm -rf "$devices"
 if [ "$sent" -eq 0 ] && [ "$received" -eq 0 ]; then
     echo "demo: handoff complete"
     exit 0

@@ -23,12 +23,15 @@ base=$(( 40000 + $$ % 20000 ))
 handoff() {
     receiver_port=$(( base + 2 * $1 ))
     sender_port=$(( receiver_port + 1 ))
-    "$bin/doc_receiver" --port "$receiver_port" --peer "127.0.0.1:$sender_port" \
-        --library "$3" --timeout 20 > "$work/receiver.out" &
+    # Two devices on one machine: each process its own config directory,
+    # hence its own device identity (apps of one device ignore each other).
+    mkdir -p -m 700 "$work/devices/receiver" "$work/devices/sender"
+    XDG_CONFIG_HOME="$work/devices/receiver" "$bin/doc_receiver" --port "$receiver_port" \
+        --peer "127.0.0.1:$sender_port" --library "$3" --timeout 20 > "$work/receiver.out" &
     receiver=$!
     sleep 0.3
-    "$bin/doc_sender" --port "$sender_port" --peer "127.0.0.1:$receiver_port" \
-        --library "$2" --timeout 20
+    XDG_CONFIG_HOME="$work/devices/sender" "$bin/doc_sender" --port "$sender_port" \
+        --peer "127.0.0.1:$receiver_port" --library "$2" --timeout 20
     sent=$?
     wait "$receiver"
     received=$?

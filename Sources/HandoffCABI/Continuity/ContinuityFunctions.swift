@@ -87,19 +87,6 @@ enum ContinuityOptions {
             throw HandoffError(.invalidArgument, "options.account is NULL: load, create or join an account first")
         }
         let key = Handle.object(accountPointer, as: AccountBox.self).key
-        let name = try CArgument.optionalString(o.field(\.device_name) ?? nil, "options.device_name") ?? currentHostName()
-        let role: DeviceRole
-        switch o.field(\.role) ?? HANDOFF_DEVICE_ROLE_FULL {
-        case HANDOFF_DEVICE_ROLE_FULL: role = .full
-        case HANDOFF_DEVICE_ROLE_SEND_ONLY: role = .sendOnly
-        case let other: throw HandoffError(.invalidArgument, "options.role \(other.rawValue) is not a handoff_device_role")
-        }
-        let device: DeviceIdentity
-        if let id = try CArgument.optionalString(o.field(\.device_id) ?? nil, "options.device_id") {
-            device = try DeviceIdentity(id: id, name: name, role: role)
-        } else {
-            device = try DeviceIdentity.generate(name: name, role: role)
-        }
         let port = Int(o.field(\.beacon_port) ?? 0)
         guard (0...65535).contains(port) else { throw HandoffError(.invalidArgument, "options.beacon_port \(port) is not a port") }
         let peerCount = o.field(\.peer_count) ?? 0
@@ -113,13 +100,16 @@ enum ContinuityOptions {
         let beacons = BeaconTransportConfig(port: port == 0 ? 52370 : UInt16(port),
                                             multicast: (o.field(\.disable_multicast) ?? 0) == 0,
                                             peers: peers, interfaces: nil)
-        var config = ContinuityConfiguration(account: key, device: device, beacons: beacons)
-        if let address = try CArgument.optionalString(o.field(\.channel_address) ?? nil, "options.channel_address") {
-            config.channelAddress = try SocketAddress(parsing: address)
+        var channelAddress: SocketAddress?
+        if let text = try CArgument.optionalString(o.field(\.channel_address) ?? nil, "options.channel_address") {
+            channelAddress = try SocketAddress(parsing: text)
         }
         let fetch = Int(o.field(\.fetch_timeout_ms) ?? 0)
         let connect = Int(o.field(\.connect_timeout_ms) ?? 0)
         guard fetch >= 0, connect >= 0 else { throw HandoffError(.invalidArgument, "timeouts cannot be negative") }
+        // Last: options refused above never create the device file.
+        var config = ContinuityConfiguration(account: key, device: try device(from: o), beacons: beacons)
+        if let channelAddress { config.channelAddress = channelAddress }
         if fetch > 0 { config.fetchTimeout = Double(fetch) / 1000 }
         if connect > 0 {
             config.channelLimits.connectTimeout = Double(connect) / 1000
@@ -128,5 +118,31 @@ enum ContinuityOptions {
         let reuse = Int(o.field(\.connection_reuse_ms) ?? 0)
         if reuse != 0 { config.idleConnectionLifetime = reuse < 0 ? 0 : Double(reuse) / 1000 }
         return config
+    }
+
+    /// Who this device is. An explicit id is used as given (name: the
+    /// option, else the host name). Without one, the person's device file
+    /// (`handoff device`; created named after the host on first use, the
+    /// first process to create it winning) gives the id, and the name and
+    /// role unless the options set them.
+    static func device(from o: CStruct<handoff_continuity_options>) throws(HandoffError) -> DeviceIdentity {
+        let name = try CArgument.optionalString(o.field(\.device_name) ?? nil, "options.device_name")
+        let role: DeviceRole?
+        switch o.field(\.role) ?? HANDOFF_DEVICE_ROLE_FULL {
+        case HANDOFF_DEVICE_ROLE_FULL: role = nil  // the default: the device file's role, if any
+        case HANDOFF_DEVICE_ROLE_SEND_ONLY: role = .sendOnly
+        case let other: throw HandoffError(.invalidArgument, "options.role \(other.rawValue) is not a handoff_device_role")
+        }
+        if let id = try CArgument.optionalString(o.field(\.device_id) ?? nil, "options.device_id") {
+            return try DeviceIdentity(id: id, name: name ?? currentHostName(), role: role ?? .full)
+        }
+        let store = AccountStore(directory: try AccountStore.defaultDirectory())
+        var device = try store.loadOrCreateDevice(defaultName: currentHostName())
+        if let name {
+            try DeviceIdentity.validateName(name)
+            device.name = name
+        }
+        if let role { device.role = role }
+        return device
     }
 }

@@ -1,13 +1,14 @@
 import HandoffModel
 
 /// The object behind a `handoff_manifest *`: the manifest (declared types
-/// may grow) and the C strings borrowed from it.
+/// may grow; load warnings never change) and the C strings borrowed from it.
 final class ManifestBox: @unchecked Sendable {
     // @unchecked: the mutable manifest and the type list slot sit behind locks.
     private let manifest: Locked<Manifest>
     let bundleIdentifier = CStringSlot()
     let teamIdentifier = CStringSlot()
     private let types = Locked(CStringListSlot())
+    private let warnings = Locked(CStringListSlot())
 
     init(_ manifest: Manifest) {
         self.manifest = Locked(manifest)
@@ -24,5 +25,10 @@ final class ManifestBox: @unchecked Sendable {
     func typePointer(at index: Int) -> UnsafePointer<CChar>? {
         let list = current.activityTypes
         return types.withLock { $0.pointer(for: list, at: index) }
+    }
+
+    func warningPointer(at index: Int) -> UnsafePointer<CChar>? {
+        let list = current.warnings
+        return warnings.withLock { $0.pointer(for: list, at: index) }
     }
 }

@@ -65,3 +65,12 @@ private func box(_ p: OpaquePointer?) throws(HandoffError) -> ManifestBox {
 @c @implementation public func handoff_manifest_activity_type_at(_ manifest: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
     Thunk.value { () throws(HandoffError) in try box(manifest).typePointer(at: index) }
 }
+
+@c @implementation public func handoff_manifest_warning_count(_ manifest: OpaquePointer?) -> Int {
+    guard let manifest else { return 0 }
+    return Handle.object(manifest, as: ManifestBox.self).current.warnings.count
+}
+
+@c @implementation public func handoff_manifest_warning_at(_ manifest: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
+    Thunk.value { () throws(HandoffError) in try box(manifest).warningPointer(at: index) }
+}

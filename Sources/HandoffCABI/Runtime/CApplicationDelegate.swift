@@ -103,6 +103,7 @@ final class CActivityDelegate: UserActivityDelegate, @unchecked Sendable {
         c.will_save = s.field(\.will_save) ?? nil
         c.was_continued = s.field(\.was_continued) ?? nil
         c.did_receive_stream = s.field(\.did_receive_stream) ?? nil
+        c.did_fail_to_hand_off = s.field(\.did_fail_to_hand_off) ?? nil
         callbacks = c
         self.userData = userData
     }
@@ -111,6 +112,14 @@ final class CActivityDelegate: UserActivityDelegate, @unchecked Sendable {
     func userActivityWasContinued(_ activity: UserActivity) { call(callbacks.was_continued, activity) }
 
     var takesContinuationStreams: Bool { callbacks.did_receive_stream != nil }
+
+    func userActivity(_ activity: UserActivity, didFailToHandOffWith error: HandoffError) {
+        guard let callback = callbacks.did_fail_to_hand_off else { return }
+        let box = ActivityBox.handle(for: activity)
+        withExtendedLifetime(box) {
+            error.message.withCString { callback(Handle.unretained(box), error.code.rawValue, $0, userData.pointer) }
+        }
+    }
 
     func userActivity(_ activity: UserActivity, didReceive stream: ContinuationStream) {
         guard let callback = callbacks.did_receive_stream else { return }  // the stream closes

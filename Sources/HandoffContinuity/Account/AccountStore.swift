@@ -14,6 +14,9 @@ import HandoffModel
 /// Writes are atomic (a temporary file in the same directory, fsync'd, then
 /// renamed over the target). Loading refuses symbolic links, files of other
 /// users, files any group or other user may access, and files over 4 KiB.
+/// The directory itself is checked the same way before every read and
+/// write (`checkDirectory`): not a symbolic link, ours, writable by no
+/// group or other user.
 public struct AccountStore: Sendable {
     /// Files larger than this are refused: both files are well under 200 bytes.
     public static let maxFileSize = 4096
@@ -45,6 +48,7 @@ public struct AccountStore: Sendable {
     // MARK: Account
 
     public func loadAccount() throws(HandoffError) -> AccountKey {
+        try checkDirectory()
         let path = accountPath
         let text = try AccountFile.readText(
             path,
@@ -71,6 +75,7 @@ public struct AccountStore: Sendable {
     // MARK: Device
 
     public func loadDevice() throws(HandoffError) -> DeviceIdentity {
+        try checkDirectory()
         let path = devicePath
         let text = try AccountFile.readText(
             path,
@@ -143,7 +148,51 @@ public struct AccountStore: Sendable {
 
     // MARK: Directory
 
-    /// Creates the directory and its missing parents with mode 0700.
+    /// Refuses a directory that someone else could use to read or swap our
+    /// files: a symbolic link (followed, it would put the key wherever the
+    /// link points), a directory of another user, or one any group or other
+    /// user may write to. A missing directory passes (nothing to read; a
+    /// write creates it with mode 0700). Throws `.permission`, or `.io`
+    /// when the path is not a directory.
+    public func checkDirectory() throws(HandoffError) {
+        // "dir/" would resolve a link named dir: look at the name itself.
+        let directory = Self.withoutTrailingSlashes(self.directory)
+        var info = stat()
+        guard !directory.isEmpty, lstat(directory, &info) == 0 else {
+            let error = errno
+            if error == ENOENT { return }
+            throw AccountFile.failure(error, "cannot inspect the account directory \(directory)")
+        }
+        let type = info.st_mode & S_IFMT
+        if type == S_IFLNK {
+            throw HandoffError(
+                .permission,
+                "the account directory \(directory) is a symbolic link, and libhandoff does not follow links to "
+                    + "where it keeps its key: replace the link with a real directory (mkdir -m 700, then move "
+                    + "the files into it), or give that directory's real path")
+        }
+        guard type == S_IFDIR else {
+            throw HandoffError(.io, "\(directory) is not a directory: libhandoff needs a directory there for its account")
+        }
+        let me = geteuid()
+        guard info.st_uid == me else {
+            throw HandoffError(
+                .permission,
+                "the account directory \(directory) belongs to user id \(info.st_uid), not to you (user id \(me)): "
+                    + "only its owner may use it; run as that user, or use a directory of your own "
+                    + "(XDG_CONFIG_HOME), or chown it to yourself if it is yours")
+        }
+        let mode = info.st_mode & 0o7777
+        guard mode & 0o022 == 0 else {
+            throw HandoffError(
+                .permission,
+                "the account directory \(directory) is writable by others (mode \(AccountFile.octal(mode))), "
+                    + "who could replace the key: run chmod 700 \(directory)")
+        }
+    }
+
+    /// Creates the directory and its missing parents with mode 0700, then
+    /// checks it (`checkDirectory`).
     func ensureDirectory() throws(HandoffError) {
         guard !directory.isEmpty else {
             throw HandoffError(.invalidArgument, "the account directory is an empty path: give a directory")
@@ -166,6 +215,7 @@ public struct AccountStore: Sendable {
             }
             throw AccountFile.failure(error, "cannot create the directory \(prefix)")
         }
+        try checkDirectory()
     }
 
     private static func environment(_ name: String) -> String? {
@@ -326,7 +376,7 @@ enum AccountFile {
                 + "may have: it is not one; remove or restore it")
     }
 
-    private static func octal(_ mode: mode_t) -> String {
+    static func octal(_ mode: mode_t) -> String {
         let digits = String(mode, radix: 8)
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }

@@ -8,7 +8,8 @@
 public struct BeaconActivity: Sendable, Equatable {
     /// 16 bytes: the activity's UUID.
     public var activityID: [UInt8]
-    /// Reverse-DNS activity type; required (1...255 UTF-8 bytes) in adverts.
+    /// The activity type, any form apps declare; required (1...255 UTF-8
+    /// bytes) in adverts.
     public var activityType: String
     /// Optional, at most 256 UTF-8 bytes.
     public var title: String?
@@ -58,10 +59,14 @@ public struct BeaconActivity: Sendable, Equatable {
 ///   the activity it withdraws (`activity` is `BeaconActivity.withdrawal(of:)`;
 ///   other fields given to `seal` are not sent) or no activity at all,
 ///   meaning "everything this device offered" (e.g. when it shuts down).
+/// - A **solicitation** (`kind == .solicit`) carries no activity: a receiver
+///   that starts (or whose network changed) asks the devices nearby to
+///   announce what they offer now instead of at their next keep-alive.
 public struct Beacon: Sendable, Equatable {
     public enum Kind: UInt8, Sendable {
         case advert = 1
         case withdraw = 2
+        case solicit = 3
     }
 
     public var kind: Kind
@@ -98,5 +103,16 @@ public struct Beacon: Sendable, Equatable {
         self.role = role
         self.channelPort = channelPort
         self.activity = activity
+    }
+}
+
+extension Beacon {
+    /// A solicitation from a device, stamped now (timestamp and sequence
+    /// from the wall clock in ms): what a listener that is not an engine
+    /// (the `handoff` tool's finder) sends so devices nearby answer at once.
+    public static func solicitation(deviceID: [UInt8], deviceName: String, role: DeviceRole) -> Beacon {
+        let now = wallMilliseconds()
+        return Beacon(kind: .solicit, timestamp: now, sequence: now, deviceID: deviceID,
+                      deviceName: deviceName, role: role, channelPort: 0, activity: nil)
     }
 }

@@ -18,6 +18,7 @@ import HandoffModel
 ///                     | bundleIdentifier str | webpageURL str | expiration u64
 ///     zero padding to a multiple of 64 bytes (0...63 bytes)
 ///
+/// kind: 1 advert, 2 withdraw, 3 solicit (no activity, flags 0).
 /// flags: 0x01 supportsContinuationStreams (adverts only), 0x02 an activity
 /// id follows (always set in adverts); other bits zero. Empty title/URL and
 /// expiration 0 mean absent. The encoding is canonical: `open` refuses
@@ -106,6 +107,10 @@ public enum BeaconCodec {
             if a.supportsContinuationStreams { flags |= flagStreams }
         case .withdraw:
             activityID = beacon.activity?.activityID
+        case .solicit:
+            guard beacon.activity == nil else {
+                throw HandoffError(.invalidValue, "a solicitation beacon carries no activity")
+            }
         }
         if let activityID {
             try check(activityID.count == idSize, "activity id must be \(idSize) bytes, not \(activityID.count)")
@@ -193,6 +198,8 @@ public enum BeaconCodec {
                 guard let id = r.bytes(idSize) else { return nil }
                 activity = .withdrawal(of: id)
             }
+        case .solicit:
+            guard flags == 0 else { return nil }
         }
 
         // Canonical padding: zeros only, shorter than one block.

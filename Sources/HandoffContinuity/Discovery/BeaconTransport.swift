@@ -91,11 +91,16 @@ public final class BeaconTransport: Sendable {
     /// Opens the sockets, joins the groups and starts the receive thread.
     /// - Throws: `.io` when the IPv4 socket cannot be opened or bound (the
     ///   port taken by a program that does not share it), or no thread.
+    /// - Parameter interfacesChanged: called on the receive thread when the
+    ///   kernel reports a change of links or addresses (netlink) and the
+    ///   joined interfaces changed (or, without multicast, on any such
+    ///   report): the moment to solicit adverts again.
     public init(
         config: BeaconTransportConfig,
+        interfacesChanged: (@Sendable () -> Void)? = nil,
         receive: @escaping @Sendable (_ packet: [UInt8], _ from: UDPAddress) -> Void
     ) throws(HandoffError) {
-        let core = try BeaconTransportCore(config: config, receive: receive)
+        let core = try BeaconTransportCore(config: config, receive: receive, interfacesChanged: interfacesChanged)
         guard let thread = startJoinableThread({ core.receiveLoop() }) else {
             core.closeAll()
             throw HandoffError(.io, "cannot start the beacon receive thread: the system refused a new thread")
@@ -120,6 +125,11 @@ public final class BeaconTransport: Sendable {
     /// to every unicast peer. Never blocks (MSG_DONTWAIT); failures are
     /// counted in `stats`, not reported. Does nothing after `stop()`.
     public func send(_ packet: [UInt8]) { core.send(packet) }
+
+    /// Sends `packet` to one address only (an answer to a solicitation),
+    /// from the socket of the address's family. Never blocks; counted in
+    /// `stats`. Does nothing after `stop()`.
+    public func send(_ packet: [UInt8], to address: UDPAddress) { core.send(packet, to: address) }
 
     /// Stops receiving and closes the sockets. Idempotent and thread-safe;
     /// returns after the receive thread has ended, except when called from
@@ -162,6 +172,9 @@ private final class BeaconTransportCore: Sendable {
     let v6: Int32                              // -1 without IPv6
     let wakeRead: Int32
     let wakeWrite: Int32
+    /// Netlink socket for link and address changes; -1 when unavailable.
+    let netlink: Int32
+    let interfacesChanged: (@Sendable () -> Void)?
     let port: UInt16
     let multicast: Bool
     let interfaceNames: [String]?
@@ -170,8 +183,10 @@ private final class BeaconTransportCore: Sendable {
     let stats = Locked(BeaconTransportStats())
     let v4Group: UDPAddress?
 
-    init(config: BeaconTransportConfig, receive: @escaping @Sendable ([UInt8], UDPAddress) -> Void) throws(HandoffError) {
+    init(config: BeaconTransportConfig, receive: @escaping @Sendable ([UInt8], UDPAddress) -> Void,
+         interfacesChanged: (@Sendable () -> Void)?) throws(HandoffError) {
         self.receive = receive
+        self.interfacesChanged = interfacesChanged
         multicast = config.multicast
         interfaceNames = config.interfaces
         state = Locked(State(peers: config.peers))
@@ -212,6 +227,7 @@ private final class BeaconTransportCore: Sendable {
         v4Group = UDPAddress(host: BeaconTransport.ipv4Group, port: bound)
         wakeRead = fds[0]
         wakeWrite = fds[1]
+        netlink = interfacesChanged == nil ? -1 : BeaconSocket.openNetlink()
         stats.withLock {
             $0.setupSkips = skips
             $0.ipv6Available = v6 >= 0
@@ -254,6 +270,18 @@ private final class BeaconTransportCore: Sendable {
             $0.packetsSent += sent
             $0.sendErrors += errors
         }
+    }
+
+    func send(_ packet: [UInt8], to address: UDPAddress) {
+        guard !packet.isEmpty, packet.count <= BeaconCodec.maxPacketSize else {
+            stats.withLock { $0.sendErrors += 1 }
+            return
+        }
+        let ok: Bool? = state.withLock { s in
+            s.stopping ? nil : sendPacket(packet, fd: address.isIPv6 ? v6 : v4, to: address)
+        }
+        guard let ok else { return }
+        stats.withLock { if ok { $0.packetsSent += 1 } else { $0.sendErrors += 1 } }
     }
 
     private func sendPacket(_ packet: [UInt8], fd: Int32, to address: UDPAddress?) -> Bool {
@@ -351,6 +379,7 @@ private final class BeaconTransportCore: Sendable {
         var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: v4, events: Int16(POLLIN), revents: 0)]
         if v6 >= 0 { fds.append(pollfd(fd: v6, events: Int16(POLLIN), revents: 0)) }
+        if netlink >= 0 { fds.append(pollfd(fd: netlink, events: Int16(POLLIN), revents: 0)) }
         var buffer = [UInt8](repeating: 0, count: 1500)
         var names: [UInt32: String] = [:]
 
@@ -363,6 +392,10 @@ private final class BeaconTransportCore: Sendable {
             }
             if fds[0].revents != 0 { break }
             for k in 1..<fds.count where fds[k].revents != 0 {
+                if fds[k].fd == netlink {
+                    linkEvents(&buffer)
+                    continue
+                }
                 // Drain a bounded batch, then poll again (and see stop()).
                 for _ in 0..<64 {
                     guard let (packet, from) = receiveOne(fds[k].fd, &buffer, &names) else { break }
@@ -373,6 +406,27 @@ private final class BeaconTransportCore: Sendable {
         }
         let closeHere = state.withLock { $0.detached }
         if closeHere { closeAll() }
+    }
+
+    /// Drains the netlink socket; rescans the interfaces and tells the
+    /// owner when what is joined changed.
+    private func linkEvents(_ buffer: inout [UInt8]) {
+        var any = false
+        for _ in 0..<64 {
+            let n = buffer.withUnsafeMutableBytes { recv(netlink, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { break }
+            any = true
+        }
+        guard any else { return }
+        let changed: Bool = state.withLock { s in
+            guard !s.stopping else { return false }
+            guard multicast else { return true }
+            let before = (Set(s.v4Joined.keys), Set(s.v6Joined.keys))
+            rescan(&s)
+            return before != (Set(s.v4Joined.keys), Set(s.v6Joined.keys))
+        }
+        if changed { interfacesChanged?() }
     }
 
     /// One datagram that passed the size check; nil when the socket has
@@ -438,7 +492,7 @@ private final class BeaconTransportCore: Sendable {
             guard !s.closed else { return }
             s.closed = true
             s.stopping = true
-            for fd in [v4, v6, wakeRead, wakeWrite] where fd >= 0 { close(fd) }
+            for fd in [v4, v6, wakeRead, wakeWrite, netlink] where fd >= 0 { close(fd) }
             s.v4Joined = [:]
             s.v6Joined = [:]
             s.v6Groups = [:]
@@ -511,6 +565,26 @@ private enum BeaconSocket {
         _ = setOption(fd, Int32(IPPROTO_IPV6), IPV6_MULTICAST_HOPS, &hops)
         _ = setOption(fd, Int32(IPPROTO_IPV6), IPV6_MULTICAST_LOOP, &one)
         return .opened(fd)
+    }
+
+    /// A netlink socket subscribed to link and IPv4/IPv6 address changes;
+    /// -1 when the kernel refuses (the periodic rescan still applies).
+    static func openNetlink() -> Int32 {
+        let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+                        0 /* NETLINK_ROUTE */)
+        guard fd >= 0 else { return -1 }
+        // struct sockaddr_nl (linux/netlink.h, not in Glibc's module):
+        // family u16, pad u16, pid u32, groups u32.
+        var address: (UInt16, UInt16, UInt32, UInt32) =
+            (UInt16(AF_NETLINK), 0, 0, 0x1 | 0x10 | 0x100)  // RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR
+        let ok = withUnsafeBytes(of: &address) {
+            bind(fd, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), 12)
+        }
+        guard ok == 0 else {
+            close(fd)
+            return -1
+        }
+        return fd
     }
 
     static func localPort(_ fd: Int32) -> UInt16 {

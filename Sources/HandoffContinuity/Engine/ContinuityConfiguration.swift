@@ -20,8 +20,9 @@ public struct ContinuityConfiguration: Sendable {
     public var burst: [Double] = [0, 0.25, 0.75, 1.75]
     /// A remote activity not heard of for this long is withdrawn.
     public var remoteLifetime: Double = 12
-    /// How long an unused warm connection to a peer is kept.
-    public var idleConnectionLifetime: Double = 30
+    /// How long an unused warm connection to a peer is kept (PROTOCOL §6:
+    /// clients drop idle pooled connections after 10 s, before servers do at 15 s).
+    public var idleConnectionLifetime: Double = 10
 
     public init(account: AccountKey, device: DeviceIdentity, beacons: BeaconTransportConfig) {
         self.account = account

@@ -22,13 +22,16 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// frees its application right after continuing does not cut off the
     /// sender's `wasContinued`.
     private let confirms = InFlight()
-    /// The scheduler thread and the verification handshakes: `detach` waits
-    /// for them too, so that none is still inside OpenSSL when the host,
+    /// The scheduler thread: `detach` waits for it (and for the verifier
+    /// pool's handshakes), so that none is still inside OpenSSL when the host,
     /// having freed its application, exits and OpenSSL's exit handler frees
     /// what they use (a handshake started just before
     /// `handoff_application_free` crashed test_restoration in exit()).
     private let background = InFlight()
-    private var transport: BeaconTransport!
+    /// Verification handshakes: a few threads and a short queue, however
+    /// many devices beacons name (PROTOCOL §5 "Bounds").
+    let verifier = WorkerPool(threads: ContinuityEngine.verifyThreads, queueLimit: ContinuityEngine.verifyQueue)
+    private(set) var transport: BeaconTransport!
     private var server: ChannelServer!
     private let wake: (read: Int32, write: Int32)
 
@@ -42,11 +45,43 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         var withdrawal: (activityID: UUID, remaining: [Double])?
         var lastSequence: UInt64 = 0
         var remotes = RemoteTable()
+        /// Verification attempts, per source address and in all.
+        var verifyLimit = RateLimiter<String>(perSource: ContinuityEngine.verifyPerSource.rate,
+                                              perSourceBurst: ContinuityEngine.verifyPerSource.burst,
+                                              overall: ContinuityEngine.verifyOverall.rate,
+                                              overallBurst: ContinuityEngine.verifyOverall.burst, now: monotonicSeconds())
+        /// Answers to solicitations, per source (address and port: receivers
+        /// on one host each have their own) and in all.
+        var answerLimit = RateLimiter<String>(perSource: ContinuityEngine.answerPerSource.rate,
+                                              perSourceBurst: ContinuityEngine.answerPerSource.burst,
+                                              overall: ContinuityEngine.answerOverall.rate,
+                                              overallBurst: ContinuityEngine.answerOverall.burst, now: monotonicSeconds())
+        /// Solicitations still to send (monotonic times), and when the last
+        /// burst of them began.
+        var solicitations: [Double] = []
+        var lastSolicitBurst = -Double.infinity
+        var attachedOnce = false
+        /// Counters for tests and diagnostics.
+        var counters = DiscoveryCounters()
         var stopped = false
         /// The scheduler thread, which `detach` must not wait for when it
         /// runs there (the application's last release can happen on it).
         var scheduler: pthread_t?
     }
+
+    // MARK: Bounds (PROTOCOL §5 "Bounds")
+
+    static let verifyThreads = 2
+    static let verifyQueue = 32
+    /// Verification attempts a second (and saved-up burst) per source address and overall.
+    static let verifyPerSource = (rate: 2.0, burst: 8.0)
+    static let verifyOverall = (rate: 10.0, burst: 20.0)
+    /// Answers to solicitations a second (and burst) per source address and port, and overall.
+    static let answerPerSource = (rate: 2.0, burst: 4.0)
+    static let answerOverall = (rate: 4.0, burst: 8.0)
+    /// A solicitation burst's delays; bursts start at most once a second.
+    static let solicitBurst = [0.0, 0.3, 1.0]
+    static let solicitSpacing = 1.0
 
     /// Starts the channel server, the beacon transport and the scheduler.
     /// - Throws: `.io` when a socket cannot be opened (e.g. a port in use).
@@ -67,7 +102,9 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         do {
             server = try ChannelServer(listeningOn: configuration.channelAddress, psk: keys.channelPSK,
                                        limits: configuration.channelLimits) { exchange.serve($0) }
-            transport = try BeaconTransport(config: configuration.beacons) { [weak self] packet, from in
+            transport = try BeaconTransport(config: configuration.beacons, interfacesChanged: { [weak self] in
+                self?.solicit()
+            }) { [weak self] packet, from in
                 self?.received(packet, from: from)
             }
         } catch {
@@ -101,8 +138,29 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
 
     // MARK: ContinuityService
 
+    /// Attaching the first application solicits adverts, so what is
+    /// offered nearby is heard at once rather than at the next keep-alive.
     public func attach(_ endpoint: any ContinuityEndpoint) {
-        state.withLock { $0.endpoint = endpoint }
+        let first = state.withLock { s in
+            s.endpoint = endpoint
+            defer { s.attachedOnce = true }
+            return !s.attachedOnce
+        }
+        if first { solicit() }
+    }
+
+    /// Schedules a burst of solicitations (at most one burst a second; none
+    /// on a send-only device, which is never offered anything).
+    func solicit() {
+        guard configuration.device.role != .sendOnly else { return }
+        let scheduled = state.withLock { s in
+            let now = monotonicSeconds()
+            guard !s.stopped, now - s.lastSolicitBurst >= Self.solicitSpacing else { return false }
+            s.lastSolicitBurst = now
+            s.solicitations = Self.solicitBurst.map { now + $0 }
+            return true
+        }
+        if scheduled { poke() }
     }
 
     public func advertise(_ advertisement: Advertisement?) {
@@ -192,6 +250,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         confirms.waitUntilIdle(seconds: deadline - monotonicSeconds())
         let onScheduler = state.withLock { s in s.scheduler.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
         if !onScheduler { background.waitUntilIdle(seconds: deadline - monotonicSeconds()) }
+        // A verification may run this (its job held the last reference).
+        verifier.stop(waiting: deadline - monotonicSeconds())
         client.closeAll()
     }
 
@@ -203,7 +263,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         state.withLock { $0.scheduler = pthread_self() }
         while true {
             let now = monotonicSeconds()
-            let (advert, withdrawal, stopped, next): (Advertisement?, UUID?, Bool, Double) = state.withLock { s in
+            let (advert, withdrawal, solicitation, stopped, next): (Advertisement?, UUID?, Bool, Bool, Double) = state.withLock { s in
                 var advert: Advertisement?
                 if let due = s.nextBeacon, due <= now, let a = s.advertisement {
                     advert = a
@@ -218,18 +278,24 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
                     w.remaining.removeFirst()
                     s.withdrawal = w.remaining.isEmpty ? nil : w
                 }
-                let next = [s.nextBeacon, s.withdrawal?.remaining.first, now + 1].compactMap { $0 }.min()!
-                return (advert, withdrawal, s.stopped, next)
+                var solicitation = false
+                if let first = s.solicitations.first, first <= now {
+                    solicitation = true
+                    s.solicitations.removeFirst()
+                }
+                let next = [s.nextBeacon, s.withdrawal?.remaining.first, s.solicitations.first, now + 1].compactMap { $0 }.min()!
+                return (advert, withdrawal, solicitation, s.stopped, next)
             }
             if stopped { return }
             if let advert { send(advert) }
             if let withdrawal { send(withdrawal: withdrawal) }
+            if solicitation { seal(kind: .solicit, activity: nil) }
             sweep()
             waitForPoke(until: next)
         }
     }
 
-    private func send(_ ad: Advertisement) {
+    private func send(_ ad: Advertisement, alsoTo solicitor: UDPAddress? = nil) {
         let expirationMS = ad.expirationDate.map { UInt64(max(0, $0.timeIntervalSince1970 * 1000)) }
         if let e = expirationMS, e <= wallMilliseconds() {
             send(withdrawal: ad.activityID)  // expired: no longer offered
@@ -240,7 +306,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
                                       teamIdentifier: ad.teamIdentifier, bundleIdentifier: ad.bundleIdentifier,
                                       webpageURL: ad.webpageURL.map(\.absoluteString).flatMap { $0.utf8.count <= 1024 ? $0 : nil },
                                       expiration: expirationMS, supportsContinuationStreams: ad.supportsContinuationStreams)
-        seal(kind: .advert, activity: activity)
+        seal(kind: .advert, activity: activity, alsoTo: solicitor)
     }
 
     private func send(withdrawal activityID: UUID) {
@@ -250,7 +316,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         seal(kind: .withdraw, activity: activity)
     }
 
-    private func seal(kind: Beacon.Kind, activity: BeaconActivity?) {
+    private func seal(kind: Beacon.Kind, activity: BeaconActivity?, alsoTo solicitor: UDPAddress? = nil) {
         let now = wallMilliseconds()
         // Strictly increasing, and still so after a restart: receivers drop
         // any sequence they have seen.
@@ -263,16 +329,37 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
                             deviceName: device.name, role: device.role, channelPort: server.port, activity: activity)
         guard let packet = try? BeaconCodec.seal(beacon, key: keys.beaconKey) else { return }
         transport.send(packet)
+        if let solicitor { transport.send(packet, to: solicitor) }
     }
 
     // MARK: Receiving beacons
 
-    private func received(_ packet: [UInt8], from: UDPAddress) {
-        // Anything that does not authenticate is dropped here, silently.
-        guard let beacon = BeaconCodec.open(packet, key: keys.beaconKey),
-              beacon.deviceID != configuration.device.idBytes,
-              replay.accept(beacon, nowMilliseconds: wallMilliseconds()) else { return }
-        guard let endpoint = endpoint else { return }
+    /// One datagram from the transport (internal: tests feed it directly).
+    func received(_ packet: [UInt8], from: UDPAddress) {
+        // Anything that does not authenticate is dropped here, silently;
+        // so is everything before an application is attached (the beacon
+        // is not consumed: its next copy still counts).
+        guard let endpoint = endpoint,
+              let beacon = BeaconCodec.open(packet, key: keys.beaconKey),
+              beacon.deviceID != configuration.device.idBytes else { return }
+        switch replay.check(beacon, nowMilliseconds: wallMilliseconds()) {
+        case .accepted:
+            break
+        case .duplicate:
+            // The other family's copy: its address, not a replay.
+            state.withLock { s in
+                s.counters.duplicates += 1
+                s.remotes.heardCopy(of: beacon, from: from.host)
+            }
+            return
+        case .replay, .stale:
+            state.withLock { $0.counters.refused += 1 }
+            return
+        }
+        if beacon.kind == .solicit {
+            answer(from)
+            return
+        }
         let manifest = endpoint.manifest
         let (changes, verify) = state.withLock { s in
             s.remotes.apply(beacon, from: from.host, manifest: manifest, ownRole: configuration.device.role,
@@ -282,28 +369,72 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         if let channel = verify { startVerifying(hex(beacon.deviceID), at: channel) }
     }
 
+    /// Answers a solicitation with the current advert, at once, to the
+    /// solicitor and on the normal paths: within the answer limits, and
+    /// only when something is offered (an answer is one advert beacon).
+    private func answer(_ solicitor: UDPAddress) {
+        let advert: Advertisement? = state.withLock { s in
+            guard !s.stopped, let a = s.advertisement else { return nil }
+            guard s.answerLimit.admit(solicitor.description, now: monotonicSeconds()) else {
+                s.counters.answersRefused += 1
+                return nil
+            }
+            s.counters.answers += 1
+            return a
+        }
+        if let advert { send(advert, alsoTo: solicitor) }
+    }
+
     /// Proves a newly seen device is there now (its channel authenticates
     /// with the account's PSK) before reporting what it offers; the
-    /// connection is kept warm for the first fetch.
+    /// connection is kept warm for the first fetch. Runs on the verifier
+    /// pool, within the verification rate limits; what does not fit is
+    /// deferred (tried again on a later beacon).
     private func startVerifying(_ deviceID: String, at channel: SocketAddress) {
-        let (client, background) = (self.client, self.background)
-        background.begin()
-        let started = startDetachedThread { [weak self] in
-            let ok = client.verify(channel)
-            // Out of OpenSSL; before anything here can hold the application
-            // (whose last release would run `detach` on this thread).
-            background.end()
-            guard let self else { return }
-            let (changes, endpoint) = self.state.withLock { s in (s.remotes.verified(deviceID, at: channel, ok), s.endpoint) }
-            if let endpoint { changes.forEach(endpoint.remoteActivityChanged) }
+        let admitted = state.withLock { s in
+            let ok = s.verifyLimit.admit(channel.host, now: monotonicSeconds())
+            if !ok {
+                s.counters.verificationsLimited += 1
+                s.remotes.deferred(deviceID, at: channel)
+            }
+            return ok
         }
-        if !started {
-            background.end()
-            _ = state.withLock { $0.remotes.verified(deviceID, at: channel, false) }
+        guard admitted else { return }
+        let client = self.client
+        let submitted = verifier.submit { [weak self] in
+            let ok = client.verify(channel)
+            guard let self else { return }
+            let (changes, endpoint, retry) = self.state.withLock { s in
+                s.counters.verifications += 1
+                let changes = s.remotes.verified(deviceID, at: channel, ok)
+                return (changes, s.endpoint, ok ? nil : s.remotes.untriedChannel(deviceID, now: monotonicSeconds()))
+            }
+            if let endpoint { changes.forEach(endpoint.remoteActivityChanged) }
+            if let retry { self.startVerifying(deviceID, at: retry) }
+        }
+        if !submitted {
+            state.withLock { s in
+                s.counters.verificationsLimited += 1
+                s.remotes.deferred(deviceID, at: channel)
+            }
         }
     }
 
+    /// Discovery's counters and sizes now: for tests and diagnostics.
+    var discovery: DiscoveryCounters {
+        var c = state.withLock { s in
+            var c = s.counters
+            c.remoteDevices = s.remotes.entries.count
+            return c
+        }
+        c.verifierThreadsStarted = verifier.threadsStarted
+        c.verificationsQueued = verifier.queued
+        c.pooledConnections = client.pooledCount
+        return c
+    }
+
     private func sweep() {
+        client.reap()
         let (changes, endpoint) = state.withLock { s in
             (s.remotes.sweep(now: monotonicSeconds(), lifetime: configuration.remoteLifetime,
                              wallMilliseconds: wallMilliseconds()), s.endpoint)
@@ -326,6 +457,20 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             _ = read(wake.read, &buffer, buffer.count)
         }
     }
+}
+
+/// What discovery did, in counts (tests assert bounds on these).
+struct DiscoveryCounters: Sendable, Equatable {
+    var duplicates = 0
+    var refused = 0
+    var answers = 0
+    var answersRefused = 0
+    var verifications = 0
+    var verificationsLimited = 0
+    var remoteDevices = 0
+    var verifierThreadsStarted = 0
+    var verificationsQueued = 0
+    var pooledConnections = 0
 }
 
 /// Cuts a string to at most `limit` UTF-8 bytes at a character boundary.

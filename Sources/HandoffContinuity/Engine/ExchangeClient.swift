@@ -1,10 +1,22 @@
 import FoundationEssentials
 import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// POLLRDHUP (Linux; Glibc's module map hides it behind _GNU_SOURCE).
+let pollReadHangUp: Int32 = 0x2000
 
 /// The receiving side of the exchange: FETCH an activity from the device
 /// that offers it, later CONFIRM it was continued. Keeps one warm
-/// connection per peer so a second handoff skips the handshake.
+/// connection per peer so a second handoff skips the handshake: at most
+/// `maxPooled` of them, each closed once idle for `idleLifetime` or once
+/// its peer has closed its end (`reap`, from the engine's scheduler), so
+/// none sits in CLOSE-WAIT.
 final class ExchangeClient: Sendable {
+    /// Warm connections kept at most; a new one replaces the least recently used.
+    static let maxPooled = 16
+
     private let psk: [UInt8]
     private let limits: ChannelLimits
     private let fetchTimeout: Double
@@ -139,7 +151,11 @@ final class ExchangeClient: Sendable {
             if now - lastUsed > idleLifetime { c.close(); return nil }
             return c
         }
-        if let pooled { return (pooled, true) }
+        if let pooled, Self.peerHasClosed(pooled) {
+            pooled.close()
+        } else if let pooled {
+            return (pooled, true)
+        }
         // A device's channel takes a few handshakes at once and closes the
         // rest: many streams opened together queue here instead.
         handshakes.enter()
@@ -148,12 +164,42 @@ final class ExchangeClient: Sendable {
     }
 
     private func release(_ connection: ChannelConnection, to peer: SocketAddress) {
-        guard idleLifetime > 0 else {
+        guard idleLifetime > 0, !Self.peerHasClosed(connection) else {
             connection.close()
             return
         }
-        let old = pool.withLock { p in p.updateValue((connection, monotonicSeconds()), forKey: peer)?.0 }
-        if let old, old !== connection { old.close() }
+        let evicted: [ChannelConnection] = pool.withLock { p in
+            var out: [ChannelConnection] = []
+            if let old = p.updateValue((connection, monotonicSeconds()), forKey: peer)?.0, old !== connection { out.append(old) }
+            while p.count > Self.maxPooled, let oldest = p.min(by: { $0.value.1 < $1.value.1 })?.key {
+                out.append(p.removeValue(forKey: oldest)!.0)
+            }
+            return out
+        }
+        evicted.forEach { $0.close() }
+    }
+
+    /// Closes the pooled connections idle for longer than `idleLifetime`
+    /// and those whose peer closed its end (or reset); returns how many.
+    @discardableResult
+    func reap(now: Double = monotonicSeconds()) -> Int {
+        let dead: [ChannelConnection] = pool.withLock { p in
+            let keys = p.filter { now - $0.value.1 > idleLifetime || Self.peerHasClosed($0.value.0) }.map(\.key)
+            return keys.map { p.removeValue(forKey: $0)!.0 }
+        }
+        dead.forEach { $0.close() }
+        return dead.count
+    }
+
+    /// Connections in the pool now.
+    var pooledCount: Int { pool.withLock { $0.count } }
+
+    /// Whether the peer has shut down its side (FIN: POLLRDHUP) or the
+    /// socket failed. Readable data alone (a TLS ticket) is not a close.
+    static func peerHasClosed(_ connection: ChannelConnection) -> Bool {
+        var p = pollfd(fd: connection.socket.fd, events: Int16(pollReadHangUp), revents: 0)
+        guard poll(&p, 1, 0) > 0 else { return false }
+        return p.revents & Int16(pollReadHangUp | POLLHUP | POLLERR | POLLNVAL) != 0
     }
 
     func closeAll() {

@@ -99,7 +99,7 @@ struct ExchangeServer: Sendable {
         }
         let result = OneShot<Result<[UInt8], HandoffError>>()
         endpoint.provideActivity(id) { result.fulfil($0) }
-        switch result.wait(seconds: fetchTimeout) {
+        switch result.take(seconds: fetchTimeout) {
         case .success(let bytes)?:
             return .payload(bytes)
         case .failure(let error)?:

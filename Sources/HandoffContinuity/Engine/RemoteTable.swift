@@ -12,6 +12,10 @@ import HandoffRuntime
 /// beacon key at some point; the handshake proves the device is there now,
 /// so replayed beacons of a device that is gone show nothing.
 struct RemoteTable {
+    /// The address family a beacon arrived over: each family's copy names
+    /// the channel reachable over that family.
+    enum Family: Sendable { case ipv4, ipv6 }
+
     struct Entry {
         /// What its latest beacon offers this app.
         var offered: RemoteActivity?
@@ -19,38 +23,81 @@ struct RemoteTable {
         var reported: RemoteActivity?
         /// When the offered activity expires, ms since the Unix epoch.
         var expiration: UInt64?
-        /// Where its channel listens: the beacon's source address and port.
-        var channel: SocketAddress
-        var lastHeard: Double
-        var verified = false
-        var verifying = false
+        /// Where its channel listens, per family: a beacon's source address
+        /// (an IPv6 link-local one with its scope) and channel port.
+        var channels: [Family: SocketAddress] = [:]
+        /// The channel whose handshake succeeded; fetches go there. Nil
+        /// until the device is verified.
+        var verifiedChannel: SocketAddress?
+        /// The channel being verified now.
+        var verifying: SocketAddress?
         var lastAttempt = -Double.infinity
+        /// Failed verification rounds in a row (each tries every family
+        /// known): each doubles the wait before the next.
+        var failures = 0
+        /// Families whose channel failed in the current round.
+        var failedFamilies: Set<Family> = []
+        var lastHeard: Double
+
+        var verified: Bool { verifiedChannel != nil }
     }
 
-    /// Seconds between verification attempts of one unreachable device.
+    /// Seconds between verification attempts of one device; doubled after
+    /// each failure, up to `maxRetryInterval`.
     static let retryInterval = 2.0
+    static let maxRetryInterval = 32.0
+    /// Devices remembered by default.
+    static let defaultCapacity = 256
 
+    /// At most this many devices are remembered; a new one then makes the
+    /// table forget the least recently heard unverified device, or, when
+    /// every device is verified, the least recently heard one.
+    let capacity: Int
     private(set) var entries: [String: Entry] = [:]
+
+    init(capacity: Int = RemoteTable.defaultCapacity) {
+        self.capacity = max(1, capacity)
+    }
+
+    static func family(of host: String) -> Family { host.contains(":") ? .ipv6 : .ipv4 }
 
     /// The device that offers an activity (as reported), and where to reach it.
     func channel(offering activityID: UUID) -> SocketAddress? {
-        entries.values.first { $0.reported?.activityID == activityID }?.channel
+        entries.values.first { $0.reported?.activityID == activityID }?.verifiedChannel
     }
 
-    /// Applies a fresh, authenticated beacon from another device. Returns
-    /// the changes to report, and a channel to verify when the device is not
-    /// verified yet (the caller verifies it, then calls `verified`).
+    /// Seconds to wait after an attempt that was followed by `failures` failures.
+    static func retryDelay(failures: Int) -> Double {
+        min(maxRetryInterval, retryInterval * Double(1 << min(max(0, failures - 1), 16)))
+    }
+
+    /// Applies a fresh, authenticated beacon from another device, heard from
+    /// `host`. Returns the changes to report, and a channel to verify when
+    /// the device is not verified yet (the caller verifies it, then calls
+    /// `verified`, or `deferred` when it could not try now).
     mutating func apply(_ beacon: Beacon, from host: String, manifest: Manifest, ownRole: DeviceRole,
                         now: Double) -> (changes: [RemoteActivityChange], verify: SocketAddress?) {
         let deviceID = hex(beacon.deviceID)
         let channel = SocketAddress(host: host, port: beacon.channelPort)
-        var entry = entries[deviceID] ?? Entry(channel: channel, lastHeard: now)
-        if entry.channel != channel {
-            // Another address or port: a restarted or moved device; check again.
-            entry.channel = channel
-            entry.verified = false
-            entry.verifying = false
-            entry.lastAttempt = -.infinity
+        let family = Self.family(of: host)
+        var changes: [RemoteActivityChange] = []
+        if entries[deviceID] == nil { changes += makeRoom() }
+        var entry = entries[deviceID] ?? Entry(lastHeard: now)
+        if entry.channels[family] != channel {
+            entry.channels[family] = channel
+            if entry.channels.values.contains(where: { $0.port != channel.port }) {
+                // Another channel port: the device restarted; its other
+                // family's address is stale until heard again.
+                entry.channels = [family: channel]
+            }
+            // A verified channel that moved (or a restarted device): check
+            // again. The other family's copy arriving first changes nothing.
+            if let verified = entry.verifiedChannel, entry.channels[Self.family(of: verified.host)] != verified {
+                entry.verifiedChannel = nil
+                entry.verifying = nil
+                entry.failures = 0
+                entry.lastAttempt = -.infinity
+            }
         }
         entry.lastHeard = now
         switch beacon.kind {
@@ -67,26 +114,88 @@ struct RemoteTable {
                 entry.offered = nil
                 entry.expiration = nil
             }
+        case .solicit:
+            break
         }
         var verify: SocketAddress?
-        if !entry.verified, entry.offered != nil, !entry.verifying, now - entry.lastAttempt >= Self.retryInterval {
-            entry.verifying = true
+        if !entry.verified, entry.offered != nil, entry.verifying == nil,
+           now - entry.lastAttempt >= Self.retryDelay(failures: entry.failures) {
+            // The family it was heard over, unless that one already failed
+            // this round and the other is known.
+            let target = entry.failedFamilies.contains(family)
+                ? entry.channels.first { !entry.failedFamilies.contains($0.key) }?.value ?? channel : channel
+            entry.verifying = target
             entry.lastAttempt = now
-            verify = channel
+            verify = target
         }
-        let changes = entry.verified ? Self.report(&entry) : []
+        if entry.verified { changes += Self.report(&entry) }
         entries[deviceID] = entry
         return (changes, verify)
     }
 
+    /// A copy of an accepted beacon heard again (over the other family):
+    /// fills in the device's address for that family when it has none, so
+    /// a later verification can use it; never replaces an address (a copy
+    /// can be replayed from anywhere) and changes nothing else.
+    mutating func heardCopy(of beacon: Beacon, from host: String) {
+        let deviceID = hex(beacon.deviceID)
+        let family = Self.family(of: host)
+        guard var entry = entries[deviceID], entry.channels[family] == nil,
+              entry.channels.values.allSatisfy({ $0.port == beacon.channelPort }) else { return }
+        entry.channels[family] = SocketAddress(host: host, port: beacon.channelPort)
+        entries[deviceID] = entry
+    }
+
     /// The outcome of verifying `deviceID` at `channel`.
     mutating func verified(_ deviceID: String, at channel: SocketAddress, _ ok: Bool) -> [RemoteActivityChange] {
-        guard var entry = entries[deviceID], entry.channel == channel else { return [] }
-        entry.verifying = false
-        entry.verified = ok
-        let changes = ok ? Self.report(&entry) : []
+        guard var entry = entries[deviceID], entry.verifying == channel else { return [] }
+        entry.verifying = nil
+        var changes: [RemoteActivityChange] = []
+        if ok {
+            entry.verifiedChannel = channel
+            entry.failures = 0
+            entry.failedFamilies = []
+            changes = Self.report(&entry)
+        } else {
+            entry.failedFamilies.insert(Self.family(of: channel.host))
+            if entry.channels.keys.allSatisfy(entry.failedFamilies.contains) {
+                entry.failures += 1
+                entry.failedFamilies = []
+            }
+        }
         entries[deviceID] = entry
         return changes
+    }
+
+    /// After a failed attempt: the device's channel over a family not yet
+    /// tried this round, to verify at once (a channel may listen on one
+    /// family only, or a path may carry only one); nil when none is left.
+    mutating func untriedChannel(_ deviceID: String, now: Double) -> SocketAddress? {
+        guard var entry = entries[deviceID], !entry.verified, entry.verifying == nil, !entry.failedFamilies.isEmpty,
+              let next = entry.channels.first(where: { !entry.failedFamilies.contains($0.key) })?.value else { return nil }
+        entry.verifying = next
+        entry.lastAttempt = now
+        entries[deviceID] = entry
+        return next
+    }
+
+    /// A verification that was not tried (rate limit, full queue): the next
+    /// beacon after `retryInterval` asks again; not counted as a failure.
+    mutating func deferred(_ deviceID: String, at channel: SocketAddress) {
+        guard var entry = entries[deviceID], entry.verifying == channel else { return }
+        entry.verifying = nil
+        entries[deviceID] = entry
+    }
+
+    /// Forgets one device when the table is full: the least recently heard
+    /// unverified one, else the least recently heard. Returns the
+    /// withdrawal of what it had reported.
+    private mutating func makeRoom() -> [RemoteActivityChange] {
+        guard entries.count >= capacity else { return [] }
+        let victim = entries.filter { !$0.value.verified }.min { $0.value.lastHeard < $1.value.lastHeard }?.key
+            ?? entries.min { $0.value.lastHeard < $1.value.lastHeard }?.key
+        guard let victim, let entry = entries.removeValue(forKey: victim) else { return [] }
+        return entry.reported.map { [.withdrawn($0)] } ?? []
     }
 
     /// Withdraws what has not been heard of for `lifetime` or has expired.

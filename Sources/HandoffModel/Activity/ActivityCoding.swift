@@ -8,6 +8,13 @@ import FoundationEssentials
 public enum ActivityCoding {
     public static let version: Int64 = 1
 
+    /// A received payload must fit in this many bytes written canonically
+    /// (docs/PROTOCOL.md §3), checked while it is read: a payload whose
+    /// objects share references may stand for far more than its bytes. A
+    /// sender's payload is canonical and travels in one channel frame
+    /// (65,536 bytes by default), so no payload a sender can send is refused.
+    public static let maxPayloadSize = 65_536
+
     enum Key {
         static let version = "version"
         static let activityID = "activityID"
@@ -40,7 +47,7 @@ public enum ActivityCoding {
                 "userInfo lacks required key(s) \(missing.map { "\"\($0)\"" }.joined(separator: ", ")); set them or remove them from requiredUserInfoKeys")
         }
         let userInfo = UserInfoCoding.propertyList(s.userInfo)
-        try checkBudget(BinaryPropertyList.encode(userInfo).count)
+        try UserInfoRules.checkBudget(BinaryPropertyList.encode(userInfo).count)
 
         var d: [String: PropertyListValue] = [
             Key.version: .integer(version),
@@ -71,8 +78,18 @@ public enum ActivityCoding {
     /// Decodes a payload into a new activity with the sender's activity id.
     /// - Throws: `.malformedData` for bytes that are not a valid payload;
     ///   `.userInfoTooLarge` (4611) when its userInfo is over budget.
+    /// Work and memory are proportional to `bytes.count`: the payload is
+    /// refused while it is read if it would be over `maxPayloadSize` written
+    /// canonically, and its userInfo is measured against the budget before
+    /// it is converted.
     public static func decode(_ bytes: [UInt8]) throws(HandoffError) -> UserActivity {
-        guard case .dictionary(let d) = try UserInfoCoding.decodePropertyList(bytes) else {
+        let plist: PropertyListValue
+        do {
+            plist = try BinaryPropertyList.decode(bytes, limits: .canonicalSize(atMost: maxPayloadSize))
+        } catch {
+            throw payloadError(error)
+        }
+        guard case .dictionary(let d) = plist else {
             throw HandoffError(.malformedData, "activity payload is not a dictionary")
         }
         let r = Reader(d)
@@ -92,7 +109,8 @@ public enum ActivityCoding {
         guard let userInfoPlist = d[Key.userInfo] else {
             throw HandoffError(.malformedData, "activity payload has no userInfo")
         }
-        try checkBudget(BinaryPropertyList.encode(userInfoPlist).count)
+        // Bounded: the whole payload is within maxPayloadSize's limits.
+        try UserInfoRules.checkBudget(BinaryPropertyList.canonicalSize(of: userInfoPlist, atMost: .max) ?? .max)
 
         var s = ActivityState()
         s.userInfo = try UserInfoCoding.userInfo(userInfoPlist)
@@ -112,11 +130,18 @@ public enum ActivityCoding {
         return UserActivity(activityType: type, activityID: id, state: s)
     }
 
-    static func checkBudget(_ size: Int) throws(HandoffError) {
-        if size > UserInfoRules.payloadBudget {
-            throw HandoffError(.userInfoTooLarge,
-                "encoded userInfo is \(size) bytes, over the \(UserInfoRules.payloadBudget)-byte Handoff budget; keep identifiers in userInfo and move bulk data to continuation streams")
+    /// A payload the reader refused: 4611 when what was counted inside its
+    /// userInfo alone is already over the budget, malformed otherwise.
+    static func payloadError(_ error: PropertyListError) -> HandoffError {
+        guard error.kind == .overLimit else {
+            return HandoffError(.malformedData, "activity payload is not a valid binary property list: \(error.reason)")
         }
+        if error.topLevelKey == Key.userInfo, let cost = error.topLevelCost,
+           cost.minimumEncodedSize > UserInfoRules.payloadBudget {
+            return UserInfoRules.overBudget(atLeast: cost.minimumEncodedSize)
+        }
+        return HandoffError(.malformedData,
+            "activity payload would be more than \(maxPayloadSize) bytes written without shared objects (docs/PROTOCOL.md §3): \(error.reason)")
     }
 
     /// Typed access to payload fields; a field of the wrong type is malformed.

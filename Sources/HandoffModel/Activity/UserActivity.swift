@@ -9,7 +9,8 @@ import FoundationEssentials
 public final class UserActivity: Sendable {
     /// Unique per activity; travels with it and names it on other devices.
     public let activityID: UUID
-    /// Reverse-DNS activity type, e.g. `com.example.shapes.create-shape`.
+    /// The activity type: reverse-DNS (`com.example.shapes.create-shape`),
+    /// an intent class name or a short name; 1–255 bytes, no control characters.
     public let activityType: String
 
     private let state: Locked<ActivityState>
@@ -28,8 +29,9 @@ public final class UserActivity: Sendable {
         var isInvalidated = false
     }
 
-    /// Creates an activity of a reverse-DNS type.
-    /// - Throws: `.invalidValue` when the type is not reverse-DNS.
+    /// Creates an activity of a type as `Manifest.declare` accepts it.
+    /// - Throws: `.invalidValue` when the type is empty, over 255 bytes or
+    ///   holds a control character.
     public init(activityType: String) throws(HandoffError) {
         try Identifier.checkActivityType(activityType)
         self.activityType = activityType

@@ -4,8 +4,14 @@ public protocol UserActivityDelegate: AnyObject {
     /// The activity is about to be saved (after the responders'
     /// `updateUserActivityState`): last chance to add state.
     func userActivityWillSave(_ activity: UserActivity)
-    /// Another device continued the activity.
+    /// Another device continued the activity: once per continuation.
     func userActivityWasContinued(_ activity: UserActivity)
+    /// Another device fetched the activity and the fetch failed on this
+    /// side: `error` is 4611 (userInfo too large), 4608/missing required
+    /// key (`.missingRequiredKey`) or 4610 (the main thread answered after
+    /// the other device stopped waiting, so this runs late). No Apple
+    /// counterpart.
+    func userActivity(_ activity: UserActivity, didFailToHandOffWith error: HandoffError)
     /// The device that continued the activity opened a continuation stream
     /// to this one (Apple: `userActivity(_:didReceive:outputStream:)`).
     /// The delegate owns `stream`: keep it, or let it go to close it.
@@ -18,6 +24,7 @@ public protocol UserActivityDelegate: AnyObject {
 extension UserActivityDelegate {
     public func userActivityWillSave(_ activity: UserActivity) {}
     public func userActivityWasContinued(_ activity: UserActivity) {}
+    public func userActivity(_ activity: UserActivity, didFailToHandOffWith error: HandoffError) {}
     public func userActivity(_ activity: UserActivity, didReceive stream: ContinuationStream) {}
     public var takesContinuationStreams: Bool { true }
 }

@@ -40,10 +40,23 @@ enum Identifier {
         isAlphanumeric(b) || b == UInt8(ascii: "-") || b == UInt8(ascii: "_")
     }
 
+    /// Activity types are any 1–255-byte strings without control
+    /// characters, matched exactly: Apple's apps declare reverse-DNS types
+    /// (`com.example.app.edit`), intent class names (`INSendMessageIntent`)
+    /// and short names (`ReadArticle`) alike. Nil when `type` is one, else
+    /// what is wrong with it.
+    static func activityTypeProblem(_ type: String) -> String? {
+        let bytes = type.utf8
+        if bytes.isEmpty { return "is empty" }
+        if bytes.count > maxLength { return "is \(bytes.count) bytes long, over \(maxLength)" }
+        if bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "contains a control character" }
+        return nil
+    }
+
     static func checkActivityType(_ type: String) throws(HandoffError) {
-        guard isReverseDNS(type) else {
+        if let problem = activityTypeProblem(type) {
             throw HandoffError(.invalidValue,
-                "activity type \(quoted(type)) is not a reverse-DNS string: use dot-separated labels of letters, digits, '-' and '_', e.g. \"com.example.app.edit-document\" (at most \(maxLength) bytes)")
+                "activity type \(quoted(type)) \(problem): use 1 to \(maxLength) bytes without control characters, e.g. \"com.example.app.edit-document\" or an intent class name such as \"INSendMessageIntent\"")
         }
     }
 

@@ -1,17 +1,19 @@
-import FoundationEssentials
-
 /// What an app declares about itself for Handoff: who it is (bundle
 /// identifier), whose it is (team identifier: only apps of the same team
 /// continue each other's activities) and which activity types it can
 /// continue (Apple: `NSUserActivityTypes` in Info.plist).
 ///
 /// An app may send types it does not declare; it is offered only the types
-/// it declares.
+/// it declares. Types are matched exactly (byte for byte).
 public struct Manifest: Sendable, Equatable {
     public let bundleIdentifier: String
     public let teamIdentifier: String
     /// Declared types, in declaration order, without duplicates.
     public private(set) var activityTypes: [String]
+    /// What loading an Info.plist skipped and why, e.g. an
+    /// `NSUserActivityTypes` entry that is empty or not a string; each names
+    /// the file, the key and what was found.
+    public internal(set) var warnings: [String] = []
 
     /// - Throws: `.invalidValue` for a bundle identifier that is not
     ///   reverse-DNS, a malformed team identifier or activity type.
@@ -25,14 +27,17 @@ public struct Manifest: Sendable, Equatable {
     }
 
     /// Declares one more activity type the app can continue; declaring a
-    /// type twice is harmless.
+    /// type twice is harmless. Any 1–255-byte string without control
+    /// characters: reverse-DNS types (`com.example.app.edit`), intent class
+    /// names (`INSendMessageIntent`) and short names (`ReadArticle`) alike.
     public mutating func declare(_ activityType: String) throws(HandoffError) {
         try Identifier.checkActivityType(activityType)
-        if !activityTypes.contains(activityType) { activityTypes.append(activityType) }
+        if !declares(activityType) { activityTypes.append(activityType) }
     }
 
     /// True when the app can continue activities of this type.
     public func declares(_ activityType: String) -> Bool {
-        activityTypes.contains(activityType)
+        // Byte for byte: Swift's == would match canonically equivalent strings.
+        activityTypes.contains { $0.utf8.elementsEqual(activityType.utf8) }
     }
 }

@@ -1,20 +1,37 @@
 /// Bounds on what one `BinaryPropertyList.decode` call may build.
-public struct DecodingLimits: Sendable {
+///
+/// `maxObjects` and `maxBytes` measure the value as if it were written
+/// without sharing (its canonical encoding, `CanonicalCost`): every visit of
+/// a shared object counts again. That is what stops a few bytes whose
+/// containers share references from standing for gigabytes: the reader
+/// refuses them while reading, in time proportional to the input, before
+/// anything is expanded or re-encoded.
+public struct DecodingLimits: Sendable, Equatable {
     /// Most containers nested inside each other; the root container is at
     /// depth 1. Default 64.
     public var maxDepth: Int
-    /// Most values decoded in total, dictionary keys included. Every visit
-    /// counts, so an object referenced from several places counts each time:
-    /// this is what stops a small file from expanding into an enormous value.
-    /// Default 1 << 20.
+    /// Most values decoded in total, dictionary keys included, each visit
+    /// counted. Default 1 << 20.
     public var maxObjects: Int
+    /// Most bytes of markers, lengths and contents (strings, data, keys,
+    /// numbers) in total, each visit counted, as the canonical encoding
+    /// writes them (`CanonicalCost.bytes`). Default 1 << 24.
+    public var maxBytes: Int
 
-    public init(maxDepth: Int = 64, maxObjects: Int = 1 << 20) {
+    public init(maxDepth: Int = 64, maxObjects: Int = 1 << 20, maxBytes: Int = 1 << 24) {
         self.maxDepth = maxDepth
         self.maxObjects = maxObjects
+        self.maxBytes = maxBytes
     }
 
     public static let `default` = DecodingLimits()
+
+    /// Limits every value whose canonical encoding is at most `size` bytes
+    /// meets (it has at most (size - 39) / 3 values and size bytes), so
+    /// exceeding them proves the canonical encoding is larger than `size`.
+    public static func canonicalSize(atMost size: Int, maxDepth: Int = 64) -> DecodingLimits {
+        DecodingLimits(maxDepth: maxDepth, maxObjects: max(0, (size - 39) / 3), maxBytes: max(0, size))
+    }
 }
 
 extension BinaryPropertyList {
@@ -23,12 +40,23 @@ extension BinaryPropertyList {
     /// cyclic, too deep or too large for `limits` throws.
     ///
     /// Safe on hostile input: no traps, no recursion, every length and
-    /// offset is checked before use, work and memory are bounded by the
-    /// input's size and `limits.maxObjects` (each object is decoded once and
-    /// shared by every reference to it).
+    /// offset is checked before use. Each object is decoded once and shared
+    /// by every reference to it, and what a reference adds is counted in
+    /// O(1), so work and memory are proportional to the input's size (plus
+    /// at most `limits.maxBytes` of dictionary keys hashed); a value that
+    /// stands for more than `limits` once expanded is refused while reading
+    /// (`PropertyListError.Kind.overLimit`).
     public static func decode(
         _ bytes: [UInt8], limits: DecodingLimits = .default
     ) throws(PropertyListError) -> PropertyListValue {
+        try decodeMeasured(bytes, limits: limits).value
+    }
+
+    /// `decode`, also giving what the value costs written canonically
+    /// (`cost.encodedSize` is `encode(value).count`).
+    public static func decodeMeasured(
+        _ bytes: [UInt8], limits: DecodingLimits = .default
+    ) throws(PropertyListError) -> (value: PropertyListValue, cost: CanonicalCost) {
         var reader = try BinaryPropertyListReader(bytes, limits: limits)
         return try reader.decode()
     }
@@ -53,6 +81,8 @@ struct BinaryPropertyListReader {
         var value: PropertyListValue
         /// Values in it, itself and dictionary keys included.
         var visits: Int
+        /// Its canonical markers, lengths and contents (`CanonicalCost.bytes`).
+        var bytes: Int
         /// Containers on its deepest path, itself included (0 for scalars).
         var height: Int
     }
@@ -76,21 +106,33 @@ struct BinaryPropertyListReader {
         /// `0 ..< count`, its values `count ..< 2 * count`.
         var next = 0
         var visits = 1
+        var bytes: Int
         var height = 1
         var keys: [String] = []
         var values: [PropertyListValue] = []
 
         var referenceCount: Int { isDictionary ? 2 * count : count }
 
+        /// Sums stay within the limits: every child was counted first.
         mutating func add(_ child: Decoded) {
             values.append(child.value)
             visits += child.visits
+            bytes += child.bytes
             height = max(height, child.height + 1)
         }
     }
 
     private var slots: [Slot]
     private var visited = 0
+    /// References followed plus objects read from the bytes: the reader's
+    /// work, which tests hold to a multiple of the input's size.
+    private(set) var steps = 0
+    private var visitedBytes = 0
+    /// When the top object is a dictionary: the key whose value is being
+    /// decoded and what has been counted inside that value, so a refusal
+    /// can say where the limits were crossed.
+    private var entryKey: String?
+    private var entry = CanonicalCost()
 
     // MARK: Header and trailer
 
@@ -157,10 +199,10 @@ struct BinaryPropertyListReader {
 
     // MARK: Walking the object graph
 
-    mutating func decode() throws(PropertyListError) -> PropertyListValue {
+    mutating func decode() throws(PropertyListError) -> (value: PropertyListValue, cost: CanonicalCost) {
         var current: Frame
         switch try visit(UInt64(topObject), parentDepth: 0) {
-        case .decoded(let decoded): return decoded.value
+        case .decoded(let decoded): return (decoded.value, CanonicalCost(objects: decoded.visits, bytes: decoded.bytes))
         case .container(let frame): current = frame
         }
         var parents: [Frame] = []
@@ -169,12 +211,19 @@ struct BinaryPropertyListReader {
             if current.next < current.referenceCount {
                 let index = current.next
                 current.next += 1
+                steps += 1
                 // In bounds: checked against the object area when the frame was made.
                 let ref = Self.bigEndian(bytes, at: current.firstRefOffset + index * objectRefSize, size: objectRefSize)
                 if current.isDictionary && index < current.count {
-                    current.keys.append(try key(ref, of: current.ref))
+                    let key = try key(ref, of: current.ref)
+                    current.keys.append(key)
                     current.visits += 1
+                    current.bytes += BinaryPropertyList.stringSize(key)
                     continue
+                }
+                if parents.isEmpty && current.isDictionary {
+                    entryKey = current.keys[index - current.count]
+                    entry = CanonicalCost()
                 }
                 switch try visit(ref, parentDepth: current.depth) {
                 case .decoded(let child):
@@ -184,9 +233,11 @@ struct BinaryPropertyListReader {
                     current = frame
                 }
             } else {
-                let done = Decoded(value: try finish(current), visits: current.visits, height: current.height)
+                let done = Decoded(value: try finish(current), visits: current.visits, bytes: current.bytes, height: current.height)
                 slots[current.ref] = .decoded(done)
-                guard let parent = parents.popLast() else { return done.value }
+                guard let parent = parents.popLast() else {
+                    return (done.value, CanonicalCost(objects: done.visits, bytes: done.bytes))
+                }
                 current = parent
                 current.add(done)
             }
@@ -205,7 +256,7 @@ struct BinaryPropertyListReader {
         let ref = try checkedReference(ref)
         switch slots[ref] {
         case .decoded(let decoded):
-            try count(decoded.visits)
+            try count(decoded.visits, bytes: decoded.bytes)
             // parentDepth <= maxDepth, so the subtraction cannot overflow.
             guard decoded.height <= limits.maxDepth - parentDepth else {
                 throw Self.error("containers are nested deeper than \(limits.maxDepth) levels")
@@ -217,6 +268,7 @@ struct BinaryPropertyListReader {
             break
         }
 
+        steps += 1
         let offset = try objectOffset(ref)
         let marker = bytes[offset]
         switch marker & 0xF0 {
@@ -225,8 +277,9 @@ struct BinaryPropertyListReader {
             guard parentDepth < limits.maxDepth else {
                 throw Self.error("containers are nested deeper than \(limits.maxDepth) levels")
             }
-            try count(1)
             let (count, start) = try length(marker, at: offset)
+            let ownBytes = BinaryPropertyList.markerSize(count: count)
+            try self.count(1, bytes: ownBytes)
             // Each element needs objectRefSize bytes (twice for a dictionary).
             let perElement = isDictionary ? 2 * objectRefSize : objectRefSize
             guard count <= (offsetTableOffset - start) / perElement else {
@@ -234,15 +287,17 @@ struct BinaryPropertyListReader {
             }
             var frame = Frame(
                 ref: ref, isDictionary: isDictionary, count: count,
-                firstRefOffset: start, depth: parentDepth + 1)
+                firstRefOffset: start, depth: parentDepth + 1, bytes: ownBytes)
             let expected = min(count, limits.maxObjects)
             frame.values.reserveCapacity(expected)
             if isDictionary { frame.keys.reserveCapacity(expected) }
             slots[ref] = .inProgress
             return .container(frame)
         default:
-            try count(1)
-            let decoded = Decoded(value: try scalar(marker, at: offset, ref: ref), visits: 1, height: 0)
+            let value = try scalar(marker, at: offset, ref: ref)
+            let bytes = BinaryPropertyList.scalarSize(value)
+            try count(1, bytes: bytes)
+            let decoded = Decoded(value: value, visits: 1, bytes: bytes, height: 0)
             slots[ref] = .decoded(decoded)
             return .decoded(decoded)
         }
@@ -255,17 +310,19 @@ struct BinaryPropertyListReader {
             guard case .string(let string) = decoded.value else {
                 throw Self.error("dictionary (object \(dictionary)) has a key that is not a string (object \(ref))")
             }
-            try count(1)
+            try count(1, bytes: decoded.bytes)
             return string
         }
+        steps += 1
         let offset = try objectOffset(ref)
         let marker = bytes[offset]
         guard marker & 0xF0 == 0x50 || marker & 0xF0 == 0x60 else {
             throw Self.error("dictionary (object \(dictionary)) has a key that is not a string (object \(ref), marker 0x\(Self.hex(marker)))")
         }
-        try count(1)
         let value = try scalar(marker, at: offset, ref: ref)
-        slots[ref] = .decoded(Decoded(value: value, visits: 1, height: 0))
+        let bytes = BinaryPropertyList.scalarSize(value)
+        try count(1, bytes: bytes)
+        slots[ref] = .decoded(Decoded(value: value, visits: 1, bytes: bytes, height: 0))
         guard case .string(let string) = value else {
             throw Self.error("dictionary (object \(dictionary)) has a key that is not a string (object \(ref))")
         }
@@ -283,12 +340,37 @@ struct BinaryPropertyListReader {
         return .dictionary(dictionary)
     }
 
-    private mutating func count(_ values: Int) throws(PropertyListError) {
+    /// Counts values and their canonical bytes against the limits (each
+    /// visit of a shared object again).
+    private mutating func count(_ values: Int, bytes: Int) throws(PropertyListError) {
         let (total, overflow) = visited.addingReportingOverflow(values)
         guard !overflow, total <= limits.maxObjects else {
-            throw Self.error("more than \(limits.maxObjects) values")
+            throw overLimit("more than \(limits.maxObjects) values", values, bytes)
+        }
+        let (totalBytes, bytesOverflow) = visitedBytes.addingReportingOverflow(bytes)
+        guard !bytesOverflow, totalBytes <= limits.maxBytes else {
+            throw overLimit("more than \(limits.maxBytes) bytes of values once shared objects are counted at each reference", values, bytes)
         }
         visited = total
+        visitedBytes = totalBytes
+        // Both below the totals, which did not overflow.
+        entry.objects += values
+        entry.bytes += bytes
+    }
+
+    /// `values` and `bytes` are what was being counted when a limit was crossed.
+    private func overLimit(_ reason: String, _ values: Int, _ bytes: Int) -> PropertyListError {
+        var error = Self.error(reason)
+        error.kind = .overLimit
+        if let entryKey {
+            let objects = entry.objects.addingReportingOverflow(values)
+            let total = entry.bytes.addingReportingOverflow(bytes)
+            error.topLevelKey = entryKey
+            error.topLevelCost = CanonicalCost(
+                objects: objects.overflow ? Int.max / 4 : objects.partialValue,
+                bytes: total.overflow ? Int.max / 4 : total.partialValue)
+        }
+        return error
     }
 
     private func checkedReference(_ ref: UInt64) throws(PropertyListError) -> Int {
@@ -465,5 +547,28 @@ struct BinaryPropertyListReader {
     private static func quoted(_ key: String) -> String {
         let shown = key.count > 40 ? String(key.prefix(40)) + "..." : key
         return shown.debugDescription
+    }
+}
+
+extension BinaryPropertyList {
+    /// `decodeMeasured`, also giving the reader's steps (references followed
+    /// plus objects read), refused or not: for tests that hold decoding to
+    /// work proportional to the input.
+    static func decodeCountingSteps(
+        _ bytes: [UInt8], limits: DecodingLimits = .default
+    ) -> (result: Result<(value: PropertyListValue, cost: CanonicalCost), PropertyListError>, steps: Int) {
+        let reader: BinaryPropertyListReader
+        do {
+            reader = try BinaryPropertyListReader(bytes, limits: limits)
+        } catch {
+            return (.failure(error), 0)
+        }
+        var running = reader
+        do {
+            let decoded = try running.decode()
+            return (.success(decoded), running.steps)
+        } catch {
+            return (.failure(error), running.steps)
+        }
     }
 }

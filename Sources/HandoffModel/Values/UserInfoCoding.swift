@@ -124,19 +124,38 @@ public enum UserInfoCoding {
 
     // MARK: Bytes
 
-    /// The userInfo as a binary property list: what the 3072-byte budget counts.
+    /// The userInfo as a binary property list, written canonically (no
+    /// object shared): its size is what the 3072-byte budget counts.
     public static func encode(_ userInfo: UserInfo) -> [UInt8] {
         BinaryPropertyList.encode(propertyList(userInfo))
     }
 
+    /// Decodes a userInfo that must fit the budget.
+    /// - Throws: `.userInfoTooLarge` (4611) when its canonical encoding is
+    ///   over `UserInfoRules.payloadBudget` bytes, found while reading and
+    ///   before anything is expanded; `.malformedData` otherwise.
     public static func decode(_ bytes: [UInt8]) throws(HandoffError) -> UserInfo {
-        try userInfo(try decodePropertyList(bytes))
+        let limits = DecodingLimits.canonicalSize(atMost: UserInfoRules.payloadBudget)
+        let decoded: (value: PropertyListValue, cost: CanonicalCost)
+        do {
+            decoded = try BinaryPropertyList.decodeMeasured(bytes, limits: limits)
+        } catch where error.kind == .overLimit {
+            throw UserInfoRules.overBudget(atLeast: UserInfoRules.payloadBudget + 1)
+        } catch {
+            throw HandoffError(.malformedData, "not a valid binary property list: \(error.reason)")
+        }
+        try UserInfoRules.checkBudget(decoded.cost.encodedSize)
+        return try userInfo(decoded.value)
     }
 
-    /// Decodes bytes as a property list, mapping the codec's error.
-    public static func decodePropertyList(_ bytes: [UInt8]) throws(HandoffError) -> PropertyListValue {
+    /// Decodes bytes as a property list, mapping the codec's error. The
+    /// default limits bound the value to 2^20 values and 16 MiB however its
+    /// objects are shared.
+    public static func decodePropertyList(_ bytes: [UInt8], limits: DecodingLimits = .default) throws(HandoffError) -> PropertyListValue {
         do {
-            return try BinaryPropertyList.decode(bytes)
+            return try BinaryPropertyList.decode(bytes, limits: limits)
+        } catch where error.kind == .overLimit {
+            throw HandoffError(.malformedData, "property list is too large once shared objects are expanded: \(error.reason)")
         } catch {
             throw HandoffError(.malformedData, "not a valid binary property list: \(error.reason)")
         }

@@ -11,9 +11,29 @@ public enum UserInfoRules {
     /// encoding (see docs/PROTOCOL.md); a userInfo dictionary may not use it.
     public static let classKey = "$class"
 
-    /// Encoded userInfo must stay within this many bytes (Apple: 3 KB);
-    /// above it a handoff fails with `HandoffUserInfoTooLarge` (4611).
+    /// The userInfo's canonical encoding (`UserInfoCoding.encode`, no object
+    /// shared; docs/PROTOCOL.md §1–§2) must stay within this many bytes
+    /// (Apple: 3 KB); above it a handoff fails with `HandoffUserInfoTooLarge`
+    /// (4611). Sender and receiver measure the same encoding, so what one
+    /// sends the other accepts, whatever sharing the bytes on the wire use.
     public static let payloadBudget = 3072
+
+    /// Throws 4611 when a canonical size is over the budget.
+    public static func checkBudget(_ size: Int) throws(HandoffError) {
+        if size > payloadBudget { throw overBudget(size) }
+    }
+
+    static func overBudget(_ size: Int) -> HandoffError {
+        HandoffError(.userInfoTooLarge,
+            "encoded userInfo is \(size) bytes, over the \(payloadBudget)-byte Handoff budget (measured written without shared objects, docs/PROTOCOL.md §2); keep identifiers in userInfo and move bulk data to continuation streams")
+    }
+
+    /// For a userInfo refused while it was being read: its exact size is
+    /// unknown, only that it is at least `size`.
+    static func overBudget(atLeast size: Int) -> HandoffError {
+        HandoffError(.userInfoTooLarge,
+            "encoded userInfo is more than \(size - 1) bytes, over the \(payloadBudget)-byte Handoff budget (measured written without shared objects, docs/PROTOCOL.md §2); keep identifiers in userInfo and move bulk data to continuation streams")
+    }
 
     /// Throws `.invalidValue` for what no userInfo may contain.
     public static func check(_ userInfo: UserInfo) throws(HandoffError) {

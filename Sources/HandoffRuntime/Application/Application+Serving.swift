@@ -3,31 +3,57 @@ import HandoffModel
 
 /// The sending side: another device fetches the current activity.
 extension Application: ContinuityEndpoint {
-    public func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
+    public func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
         queue.post { [weak self] in
-            guard let self else { return }
-            reply(self.serve(activityID))
+            guard let self else {
+                _ = reply(.failure(HandoffError(.handoffFailed, "the application has stopped")))
+                return
+            }
+            self.serve(activityID, reply: reply)
         }
     }
 
-    /// Main thread: the pending save, then the payload.
-    private func serve(_ activityID: UUID) -> Result<[UInt8], HandoffError> {
+    /// Main thread: the pending save, then the payload. A payload the
+    /// service still waited for is remembered, to be confirmed; a failure
+    /// of this side's own making is told to the activity's delegate.
+    private func serve(_ activityID: UUID, reply: (Result<[UInt8], HandoffError>) -> Bool) {
         guard let activity = currentActivity, activity.activityID == activityID,
               advertisement(for: activity) != nil else {
-            return .failure(HandoffError(.handoffFailed, "the activity is no longer offered on the other device"))
+            _ = reply(.failure(HandoffError(.handoffFailed, "the activity is no longer offered on the other device")))
+            return
         }
         if activity.takeNeedsSave() { performSave(activity) }
+        let payload: [UInt8]
         do {
-            let payload = try ActivityCoding.encode(activity)
-            state.withLock { s in
-                if !s.served.contains(where: { $0.id == activityID }) {
-                    s.served.append(ServedActivity(activity: activity))
-                }
-                if s.served.count > Self.servedLimit { s.served.removeFirst() }
-            }
-            return .success(payload)
+            payload = try ActivityCoding.encode(activity)
         } catch {
-            return .failure(error.asUserActivityError)
+            _ = reply(.failure(error.asUserActivityError))
+            // The cause as made here (too large, a missing required key),
+            // not the code the other device reads.
+            activity.delegate?.userActivity(activity, didFailToHandOffWith: error)
+            return
+        }
+        if reply(.success(payload)) {
+            rememberServed(activity)
+        } else {
+            activity.delegate?.userActivity(activity, didFailToHandOffWith: HandoffError(
+                .remoteApplicationTimedOut,
+                "another device asked for activity \"\(activity.activityType)\", but this app's main thread "
+                    + "answered only after that device stopped waiting (it got 4610): dispatch more often"))
+        }
+    }
+
+    /// Counts one more fetch of `activity` awaiting its CONFIRM; the most
+    /// recently served activity moves last, so the oldest is forgotten.
+    private func rememberServed(_ activity: UserActivity) {
+        state.withLock { s in
+            var entry = ServedActivity(activity: activity)
+            if let i = s.served.firstIndex(where: { $0.id == activity.activityID }) {
+                entry = s.served.remove(at: i)
+            }
+            entry.unconfirmed = min(entry.unconfirmed + 1, Self.unconfirmedLimit)
+            s.served.append(entry)
+            if s.served.count > Self.servedLimit { s.served.removeFirst() }
         }
     }
 
@@ -51,10 +77,12 @@ extension Application: ContinuityEndpoint {
     public func activityWasContinued(_ activityID: UUID) {
         queue.post { [weak self] in
             guard let self else { return }
-            // Told once; the activity stays remembered for its streams.
+            // One CONFIRM per fetch served: a duplicate, or one for an id
+            // never served, finds nothing to consume. The activity stays
+            // remembered for its streams.
             let activity = self.state.withLock { s -> UserActivity? in
-                guard let i = s.served.firstIndex(where: { $0.id == activityID }), !s.served[i].confirmed else { return nil }
-                s.served[i].confirmed = true
+                guard let i = s.served.firstIndex(where: { $0.id == activityID }), s.served[i].unconfirmed > 0 else { return nil }
+                s.served[i].unconfirmed -= 1
                 return s.served[i].activity
             }
             if let activity { activity.delegate?.userActivityWasContinued(activity) }

@@ -34,8 +34,11 @@ public final class Application: @unchecked Sendable {
 
     struct ServedActivity {
         let activity: UserActivity
-        /// The other device confirmed it: its delegate was told, once.
-        var confirmed = false
+        /// Fetches of it that the other device received and has not yet
+        /// confirmed: each CONFIRM consumes one and tells the delegate, so
+        /// a duplicate CONFIRM of one fetch is heard once. Bounded by
+        /// `unconfirmedLimit`.
+        var unconfirmed = 0
         var id: UUID { activity.activityID }
     }
 
@@ -46,6 +49,9 @@ public final class Application: @unchecked Sendable {
     /// How many sent activities are remembered for their confirmation and
     /// streams, and how many continued ones for their streams.
     static let servedLimit = 16
+    /// How many fetches of one activity may await their CONFIRM (a
+    /// receiver that never confirms cannot grow the count).
+    static let unconfirmedLimit = 64
     static let continuedLimit = 16
 
     /// Creates the application on the calling thread, which becomes its

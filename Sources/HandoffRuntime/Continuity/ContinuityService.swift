@@ -33,10 +33,14 @@ public protocol ContinuityEndpoint: AnyObject, Sendable {
     func remoteActivityChanged(_ change: RemoteActivityChange)
     /// Another device asks for the activity `activityID`. The application
     /// runs the pending save on its main thread, then `reply` runs exactly
-    /// once, on any thread, with the payload or a user-activity error. A
-    /// host that never dispatches never replies: the service times out.
-    func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void)
-    /// The device that fetched `activityID` continued it.
+    /// once, on any thread, with the payload or a user-activity error, and
+    /// returns whether the service still waited for it (false after its
+    /// timeout: the other device heard 4610). A host that never dispatches
+    /// never replies: the service times out.
+    func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool)
+    /// The device that fetched `activityID` continued it: sent once per
+    /// fetch it restored, so an activity continued many times hears it
+    /// each time.
     func activityWasContinued(_ activityID: UUID)
     /// The device that fetched `activityID` opens a continuation stream.
     /// The application checks, on its main thread, that the activity was

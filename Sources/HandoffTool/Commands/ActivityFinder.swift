@@ -33,6 +33,9 @@ enum ActivityFinder {
             }
         }
         defer { scanner.stop() }
+        // Ask the devices nearby to announce now rather than at their next keep-alive.
+        let solicitation = Beacon.solicitation(deviceID: device.idBytes, deviceName: device.name, role: device.role)
+        if let packet = try? BeaconCodec.seal(solicitation, key: account.derived.beaconKey) { scanner.send(packet) }
         output.note("Looking for activity \(wanted) (\(NetworkOptions.describe(config, port: scanner.port)))…")
         let end = loop.run(timeout: max(0, deadline - monotonicSeconds()))
         search.loop = nil

@@ -18,6 +18,10 @@ enum PublishCommand: Command {
         continues it. Prints a "publishing" event with the activity id, then a
         "continued" event each time a device continues it. Ctrl-C withdraws it.
 
+        TYPE is written as apps declare it in NSUserActivityTypes: any 1 to 255
+        bytes without control characters, matched exactly (com.example.app.edit,
+        INSendMessageIntent, ReadArticle).
+
         --info values are strings; KEY:int=3, KEY:real=0.5, KEY:bool=true,
         KEY:url=https://..., KEY:null= give other types. The encoded userInfo must
         stay under 3072 bytes, or the other device gets error 4611.
@@ -27,7 +31,7 @@ enum PublishCommand: Command {
         devices see it as a web page when --url is given.
         """
     static let options: [OptionSpec] = [
-        .value("--type", "TYPE", "the activity type, reverse-DNS (required)"),
+        .value("--type", "TYPE", "the activity type, e.g. com.example.app.edit (required)"),
         .value("--title", "TITLE", "the title other devices show"),
         .repeated("--info", "KEY=VALUE", "a userInfo entry"),
         .value("--url", "URL", "web page (http or https) to open where no app can continue it"),

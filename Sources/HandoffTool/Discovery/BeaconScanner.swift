@@ -68,4 +68,7 @@ final class BeaconScanner: Sendable {
     var transportStats: BeaconTransportStats { transport.stats }
 
     func stop() { transport.stop() }
+
+    /// Sends a sealed packet on the transport's paths (a solicitation).
+    func send(_ packet: [UInt8]) { transport.send(packet) }
 }

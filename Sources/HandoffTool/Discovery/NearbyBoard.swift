@@ -42,6 +42,10 @@ struct NearbyBoard {
 
     /// Seconds between two handshake attempts with an unreachable device.
     static let retryInterval = 2.0
+    /// Devices remembered at most (as the engine's table): a new one makes
+    /// the board forget the least recently heard unverified device, and is
+    /// ignored when every device is verified.
+    static let capacity = 256
     /// An activity not heard of for this long is withdrawn (the engine's
     /// default: three keep-alives missed).
     let lifetime: Double
@@ -57,6 +61,11 @@ struct NearbyBoard {
     mutating func apply(_ beacon: Beacon, from host: String, now: Double) -> (events: [NearbyEvent], verify: SocketAddress?) {
         let deviceID = hexString(beacon.deviceID)
         let channel = SocketAddress(host: host, port: beacon.channelPort)
+        if devices[deviceID] == nil, devices.count >= Self.capacity {
+            guard let victim = devices.filter({ !$0.value.verified }).min(by: { $0.value.lastHeard < $1.value.lastHeard })?.key
+            else { return ([], nil) }
+            devices[victim] = nil
+        }
         var device = devices[deviceID] ?? Device(channel: channel, lastHeard: now)
         if device.channel != channel {
             // Another address or port: a restarted or moved device.
@@ -70,6 +79,8 @@ struct NearbyBoard {
             // A withdrawal names the activity it ends, or none: all of them.
             let named = beacon.activity.flatMap { $0.activityID.count == 16 ? uuidString($0.activityID) : nil }
             if named == nil || named == device.offered?.id { device.offered = nil }
+        case .solicit:
+            break  // asks for adverts; offers nothing
         }
         var verify: SocketAddress?
         if !device.verified, device.offered != nil, !device.verifying, now - device.lastAttempt >= Self.retryInterval {

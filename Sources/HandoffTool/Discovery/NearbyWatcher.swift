@@ -4,7 +4,8 @@ import HandoffRuntime
 
 /// Watches what the account's other devices offer, on the main thread:
 /// a `BeaconScanner` feeds a `NearbyBoard`; new devices are verified by a
-/// channel handshake on a background thread; a timer withdraws what went
+/// channel handshake on a small pool, within the engine's rate limits
+/// (docs/PROTOCOL.md §5 "Bounds"); a timer withdraws what went
 /// silent. Events reach `onEvent`; a device whose beacons arrive but whose
 /// channel cannot be reached reaches `onUnreachable`, once per address, so
 /// discovery never fails silently.
@@ -20,6 +21,9 @@ final class NearbyWatcher {
     private let relay: Relay
     private var reportedUnreachable: Set<SocketAddress> = []
     private var sweepTimer: HostQueue.TimerID?
+    private let verifier = WorkerPool(threads: 2, queueLimit: 32)
+    private var verifyLimit = RateLimiter<String>(perSource: 2, perSourceBurst: 8, overall: 10, overallBurst: 20,
+                                                  now: monotonicSeconds())
 
     /// Lets threads reach the watcher through the main thread's queue
     /// without keeping it alive.
@@ -49,6 +53,7 @@ final class NearbyWatcher {
 
     func stop() {
         scanner.stop()
+        verifier.stop(waiting: 0)
         if let sweepTimer { queue.cancel(sweepTimer) }
         sweepTimer = nil
     }
@@ -61,15 +66,17 @@ final class NearbyWatcher {
 
     private func startVerifying(_ deviceID: String, _ deviceName: String, at channel: SocketAddress) {
         let (relay, queue, account, limits) = (self.relay, self.queue, self.account, self.limits)
-        let started = startDetachedThread {
+        let submitted = verifyLimit.admit(channel.host, now: monotonicSeconds()) && verifier.submit {
             let error = ChannelProbe.handshake(channel, account: account, limits: limits)
             queue.post { relay.watcher?.finishedVerifying(deviceID, deviceName, at: channel, error) }
         }
-        if !started { finishedVerifying(deviceID, deviceName, at: channel, HandoffError(.io, "no thread could be started")) }
+        // Not tried now (rate limit, full queue): asked again by a later beacon.
+        if !submitted { _ = board.verified(deviceID, at: channel, false) }
     }
 
     private func finishedVerifying(_ deviceID: String, _ deviceName: String, at channel: SocketAddress, _ error: HandoffError?) {
         board.verified(deviceID, at: channel, error == nil).forEach(onEvent)
+        if reportedUnreachable.count >= 256 { reportedUnreachable.removeAll() }
         if let error, reportedUnreachable.insert(channel).inserted {
             onUnreachable(deviceName, channel, error)
         }

@@ -72,7 +72,7 @@ final class LoopbackContinuity: ContinuityService, @unchecked Sendable {
             completion(.failure(HandoffError(.connectionUnavailable, "the device is gone")))
             return
         }
-        endpoint.provideActivity(remote.activityID, reply: completion)
+        endpoint.provideActivity(remote.activityID) { completion($0); return true }
     }
 
     func confirmContinued(_ remote: RemoteActivity) {

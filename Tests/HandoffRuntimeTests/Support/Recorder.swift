@@ -77,6 +77,9 @@ final class RecordingActivityDelegate: UserActivityDelegate, @unchecked Sendable
         onWillSave?(activity)
     }
     func userActivityWasContinued(_ activity: UserActivity) { log.add("wasContinued") }
+    func userActivity(_ activity: UserActivity, didFailToHandOffWith error: HandoffError) {
+        log.add("didFailToHandOff:\(error.code.rawValue)")
+    }
 }
 
 /// Two applications joined by loopback continuity, both on the test's thread.

@@ -78,6 +78,7 @@ NO_DESTROY = DestroyFn()
 
 ActivityCallbackFn = CFUNCTYPE(None, ActivityPtr, c_void_p)
 DidReceiveStreamFn = CFUNCTYPE(None, ActivityPtr, c_int, c_void_p)
+DidFailToHandOffFn = CFUNCTYPE(None, ActivityPtr, c_int, c_char_p, c_void_p)
 StreamCallbackFn = CFUNCTYPE(None, ActivityPtr, c_int, c_int, c_char_p, c_void_p)
 ResponderCallbackFn = CFUNCTYPE(None, ResponderPtr, ActivityPtr, c_void_p)
 
@@ -100,6 +101,7 @@ class ActivityDelegate(Structure):
         ("will_save", ActivityCallbackFn),
         ("was_continued", ActivityCallbackFn),
         ("did_receive_stream", DidReceiveStreamFn),
+        ("did_fail_to_hand_off", DidFailToHandOffFn),
     ]
 
 
@@ -306,6 +308,8 @@ _declare("handoff_manifest_get_bundle_identifier", c_char_p, [ManifestPtr], NOT_
 _declare("handoff_manifest_get_team_identifier", c_char_p, [ManifestPtr], NOT_NULL)
 _declare("handoff_manifest_activity_type_count", c_size_t, [ManifestPtr])
 _declare("handoff_manifest_activity_type_at", c_char_p, [ManifestPtr, c_size_t], NOT_NULL)
+_declare("handoff_manifest_warning_count", c_size_t, [ManifestPtr])
+_declare("handoff_manifest_warning_at", c_char_p, [ManifestPtr, c_size_t], NOT_NULL)
 
 # Applications
 _declare("handoff_application_new", ApplicationPtr,

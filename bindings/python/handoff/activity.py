@@ -30,7 +30,15 @@ class UserActivityDelegate:
         ``update_user_activity_state``: last chance to add state."""
 
     def user_activity_was_continued(self, activity: "UserActivity") -> None:
-        """Another device continued the activity."""
+        """Another device continued the activity: once per continuation."""
+
+    def user_activity_did_fail_to_hand_off(self, activity: "UserActivity",
+                                           error: HandoffError) -> None:
+        """Another device fetched the activity and the fetch failed on this
+        side (no Apple counterpart): ``error.code`` is USER_INFO_TOO_LARGE
+        (4611), MISSING_REQUIRED_KEY, or REMOTE_APPLICATION_TIMED_OUT (4610:
+        this main thread did not dispatch in time, so it is told late, at
+        its next dispatch). Once per failed fetch."""
 
     def user_activity_did_receive_stream(self, activity: "UserActivity",
                                          stream: socket.socket) -> None:
@@ -144,7 +152,7 @@ class UserActivity(OwnedHandle):
 
     @property
     def activity_type(self) -> str:
-        """The reverse-DNS activity type."""
+        """The activity type (reverse-DNS, an intent class name or a short name)."""
         return lib.handoff_activity_get_type(self._live()).decode("utf-8")
 
     @property
@@ -344,6 +352,14 @@ def _was_continued(pointer: Any, user_data: Any) -> None:
         _callbacks.invoke(method, activity)
 
 
+@_callbacks.trampoline(_ffi.DidFailToHandOffFn)
+def _did_fail_to_hand_off(pointer: Any, code: int, message: bytes | None, user_data: Any) -> None:
+    activity, method = _delegate_method(pointer, "user_activity_did_fail_to_hand_off")
+    if method is not None:
+        error = HandoffError(code, (message or b"").decode("utf-8", "replace"))
+        _callbacks.invoke(method, activity, error)
+
+
 _HANDED_OVER_NOT = object()
 
 
@@ -404,7 +420,9 @@ def _stream_arrived(pointer: Any, fd: int, code: int, message: bytes | None,
 _DELEGATE = _ffi.sized(_ffi.ActivityDelegate)
 _DELEGATE.will_save = _will_save
 _DELEGATE.was_continued = _was_continued
+_DELEGATE.did_fail_to_hand_off = _did_fail_to_hand_off
 _DELEGATE_WITH_STREAMS = _ffi.sized(_ffi.ActivityDelegate)
 _DELEGATE_WITH_STREAMS.will_save = _will_save
 _DELEGATE_WITH_STREAMS.was_continued = _was_continued
 _DELEGATE_WITH_STREAMS.did_receive_stream = _did_receive_stream
+_DELEGATE_WITH_STREAMS.did_fail_to_hand_off = _did_fail_to_hand_off

@@ -141,8 +141,13 @@ class Application(OwnedHandle):
         the current activity, a TLS 1.3 channel answers fetches, and what
         other devices offer arrives as availability events. Once.
 
-        device_id: 32 hex digits (None: a new random id); device_name: shown
-        on the other devices (None: the host name); beacon_port: UDP port of
+        device_id: 32 hex digits (None: the person's device, the id of the
+        device file `handoff device` keeps in $XDG_CONFIG_HOME/handoff,
+        created on first use; apps of one device do not hand off to each
+        other, so two processes that must each need their own id or
+        XDG_CONFIG_HOME); device_name: shown on the other devices (None: the
+        device file's name, or the host name with a device_id); role: FULL
+        takes the device file's role; beacon_port: UDP port of
         the beacons (None: 52370; each process on a host needs its own);
         multicast: False sends only to `peers`, "host:port" strings such as
         "127.0.0.1:52371" or "[::1]:52371"; channel_address: where the

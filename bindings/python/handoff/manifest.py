@@ -44,7 +44,9 @@ class Manifest(OwnedHandle):
     def from_info_plist(cls, path: PathLike) -> "Manifest":
         """Loads an Info.plist (XML or binary): CFBundleIdentifier,
         NSUserActivityTypes, and the team from HandoffTeamIdentifier (else
-        AppIdentifierPrefix). HandoffError IO or MALFORMED_DATA."""
+        AppIdentifierPrefix). An NSUserActivityTypes entry that cannot be a
+        type is skipped and listed in :attr:`warnings`. HandoffError IO or
+        MALFORMED_DATA."""
         fspath = os.fspath(path)
         encoded = fspath if isinstance(fspath, bytes) else _ffi.text_in(fspath, "path")
         return cls._of(lib.handoff_manifest_load(encoded))
@@ -58,7 +60,10 @@ class Manifest(OwnedHandle):
         return cls._of(lib.handoff_manifest_load_data(data, len(data)))
 
     def declare(self, activity_type: str) -> None:
-        """Declares a type the app can continue; twice is harmless."""
+        """Declares a type the app can continue; twice is harmless. Any
+        1-255-byte string without control characters, matched exactly
+        ("com.example.app.edit", "INSendMessageIntent", "ReadArticle");
+        HandoffError INVALID_VALUE otherwise."""
         lib.handoff_manifest_declare_activity_type(self._live(),
                                                    _ffi.text_in(activity_type, "activity_type"))
 
@@ -83,6 +88,16 @@ class Manifest(OwnedHandle):
         handle = self._live()
         return tuple(lib.handoff_manifest_activity_type_at(handle, i).decode("utf-8")
                      for i in range(lib.handoff_manifest_activity_type_count(handle)))
+
+    @property
+    def warnings(self) -> list[str]:
+        """What loading the Info.plist skipped and why: one message per
+        NSUserActivityTypes entry that cannot be a type (not a string,
+        empty, over 255 bytes, control characters), naming the file, the
+        entry and what was found. Empty for a manifest built in code."""
+        handle = self._live()
+        return [lib.handoff_manifest_warning_at(handle, i).decode("utf-8")
+                for i in range(lib.handoff_manifest_warning_count(handle))]
 
     def __repr__(self) -> str:
         if self.closed:

@@ -19,7 +19,10 @@ Python (in)                 libhandoff                   Python (out)
 ==========================  ===========================  ====================
 
 Anything else is refused with a TypeError naming where it sits. A naive
-``datetime`` is refused too (ValueError): it names no instant.
+``datetime`` is refused too (ValueError): it names no instant. A date from
+the library that Python's ``datetime`` cannot hold (before year 1 or after
+9999, not finite) raises HandoffError (MALFORMED_DATA), like any other value
+the binding cannot take in.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import Any, Dict, Mapping
 from urllib.parse import SplitResult, urlsplit
 
 from . import _ffi
+from .errors import HandoffError, Status
 
 __all__ = ["URL", "UserInfo", "encode_value", "decode_value"]
 
@@ -201,13 +205,17 @@ def from_value(value: Any, hashable: bool = False) -> Any:
 
 
 def _datetime(seconds: float) -> datetime.datetime:
+    """An aware UTC datetime; HandoffError (MALFORMED_DATA) when Python's
+    datetime cannot hold the date (a plist date is any 64-bit float)."""
     try:
         if not math.isfinite(seconds):
             raise ValueError
         return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc)
     except (ValueError, OverflowError, OSError):
-        raise ValueError(f"a date {seconds!r} s from 1970 lies outside what Python's "
-                         "datetime can hold") from None
+        raise HandoffError(
+            Status.MALFORMED_DATA,
+            f"a date {seconds!r} s from 1970 lies outside what Python's datetime can hold "
+            "(years 1 to 9999); the sender's date cannot be represented in Python") from None
 
 
 def take(value: Any, hashable: bool = False) -> Any:

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -75,14 +76,31 @@ def settle(apps, seconds):
             app.dispatch()
 
 
+def new_device_id() -> str:
+    """A device id of its own, for an app that must be another device than
+    the other apps of this process (they would share the device file's)."""
+    return uuid.uuid4().hex
+
+
+@pytest.fixture(autouse=True)
+def own_config_directory(tmp_path_factory, monkeypatch):
+    """Every test runs with a config directory of its own: an app started
+    without a device id uses (and creates) the device file there, never the
+    real one under $HOME."""
+    config = tmp_path_factory.mktemp("config")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    return config
+
+
 def connect(apps_and_ports, key=TEST_KEY, **options):
     """Starts continuity for each (app, port, name), every app the others'
-    unicast peer on loopback."""
+    unicast peer on loopback, each app a device of its own."""
     for app, port, name in apps_and_ports:
         peers = [f"127.0.0.1:{p}" for _, p, _ in apps_and_ports if p != port]
         account = handoff.Account.from_key(key)
         app.start_continuity(account, beacon_port=port, multicast=False, peers=peers,
-                             device_name=name, channel_address="127.0.0.1:0", **options)
+                             device_id=new_device_id(), device_name=name,
+                             channel_address="127.0.0.1:0", **options)
         account.close()
 
 

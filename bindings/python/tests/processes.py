@@ -5,9 +5,12 @@ arrive, bounded waits, and a guaranteed end (killed and reaped by the
 from __future__ import annotations
 
 import atexit
+import os
 import queue
+import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 
@@ -36,11 +39,19 @@ def _kill_leftovers():
 
 
 class Child:
-    """A running child: stdout lines collected by a thread, stderr kept."""
+    """A running child: stdout lines collected by a thread, stderr kept.
+    Unless `env` sets XDG_CONFIG_HOME, each child gets a config directory of
+    its own (removed by kill()): it is a device of its own, not this
+    process's, whose device file it would otherwise share."""
 
     def __init__(self, name, argv, env=None, cwd=None):
         self.name = name
         self.argv = [str(a) for a in argv]
+        env = dict(os.environ if env is None else env)
+        self._config = None
+        if "XDG_CONFIG_HOME" not in env or env["XDG_CONFIG_HOME"] == os.environ.get("XDG_CONFIG_HOME"):
+            self._config = tempfile.mkdtemp(prefix="handoff-child-")
+            env["XDG_CONFIG_HOME"] = self._config
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
         _LIVE.add(self.proc)
@@ -119,6 +130,8 @@ class Child:
 
     def kill(self):
         _kill(self.proc)
+        if self._config:
+            shutil.rmtree(self._config, ignore_errors=True)
 
     def transcript(self):
         self._pump(0)

@@ -30,8 +30,11 @@ def test_a_new_activity(activity):
     assert TYPE in repr(activity)
 
 
-def test_the_type_must_be_reverse_dns():
-    for bad in ("shape", "com..example", "com.example.shape!", "a" * 300 + ".b"):
+def test_the_type_is_what_apps_declare():
+    # Intent class names and short names are types, as in NSUserActivityTypes.
+    for good in ("INSendMessageIntent", "ReadArticle", "com.example.shape!"):
+        assert UserActivity(good).activity_type == good
+    for bad in ("", "tab\there", "a" * 300 + ".b"):
         with pytest.raises(HandoffError) as caught:
             UserActivity(bad)
         assert caught.value.code == Status.INVALID_VALUE, bad

@@ -6,7 +6,7 @@ import urllib.parse
 
 import pytest
 
-from conftest import BINDIR, TEST_KEY, pump, settle
+from conftest import BINDIR, TEST_KEY, new_device_id, pump, settle
 from handoff import (Account, Application, ApplicationDelegate, Manifest, Responder, UserActivity,
                      UserActivityDelegate)
 from processes import spawn  # noqa: F401  (fixture)
@@ -94,7 +94,7 @@ def python_app(closing, manifest, delegate, port, peer_port, key, name):
     app = closing(Application(manifest, delegate))
     account = Account.from_key(key)
     app.start_continuity(account, beacon_port=port, multicast=False,
-                         peers=[f"127.0.0.1:{peer_port}"], device_name=name)
+                         peers=[f"127.0.0.1:{peer_port}"], device_id=new_device_id(), device_name=name)
     account.close()
     return app
 
@@ -181,7 +181,8 @@ def test_mapoff_sends_python_receives(spawn, ports, closing):
     pump([app], lambda: delegate.restorer.info is not None or delegate.failed, timeout=15,
          children=[mapoff])
     assert delegate.failed is None
-    assert delegate.remote.title == "Cupertino" and delegate.remote.device_name == "MapOff sender"
+    # MapOff is the person's device: its name is the device file's (host name).
+    assert delegate.remote.title == "Cupertino" and delegate.remote.device_name
     assert delegate.restorer.info == {"latitude": 37.3349, "longitude": -122.009,
                                       "latitudeDelta": 0.05, "longitudeDelta": 0.05}
     assert mapoff.finish() == 0  # it heard the handoff was continued, and ended

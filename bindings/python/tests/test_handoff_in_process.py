@@ -259,3 +259,51 @@ def test_an_exception_in_an_availability_event_is_reported(make_pair, unraisable
     pump([sender, receiver], lambda: unraisable)
     assert isinstance(unraisable[0].exc_value, Boom)
     assert activity.activity_id in receiver.remote_activities  # tracking goes on
+
+
+# ---- the sender hears a fetch that failed on its side (no Apple counterpart)
+
+class FailedHere(Sent):
+    def __init__(self):
+        super().__init__()
+        self.failures = []
+
+    def user_activity_did_fail_to_hand_off(self, activity, error):
+        self.failures.append((activity, error))
+
+
+def test_the_sender_hears_its_user_info_was_too_large(make_pair):
+    receiving = Receiving()
+    sender, receiver, activity, _, _ = make_pair(receiving, {"blob": bytes(4000)})
+    activity.delegate = failed = FailedHere()
+    sender.become_current(activity)
+    pump([sender, receiver], lambda: failed.failures and "failed" in receiving.names())
+    [(told, error)] = failed.failures
+    assert told is activity
+    assert isinstance(error, HandoffError) and error.code == Status.USER_INFO_TOO_LARGE
+    assert "3072" in error.message
+    assert receiving.events[-1][2].code == Status.USER_INFO_TOO_LARGE
+    assert failed.continued == []
+
+
+def test_the_sender_hears_its_main_thread_answered_too_late(ports, closing):
+    """The sender does not dispatch while the fetch waits: the receiver gets
+    4610 after the fetch timeout; the sender is told at its next dispatch."""
+    receiving = Receiving()
+    sender = closing(Application(Manifest("com.example.myapp", "TEAM1", [TYPE])))
+    receiver = closing(Application(Manifest("com.example.myapp", "TEAM1", [TYPE]), receiving))
+    receiving.canvas = Canvas(receiver)
+    sport, rport = ports(2)
+    connect([(sender, sport, "sender"), (receiver, rport, "receiver")], fetch_timeout=1.0)
+    activity = UserActivity(TYPE)
+    activity.delegate = failed = FailedHere()
+    sender.become_current(activity)
+    pump([receiver], lambda: "failed" in receiving.names(), timeout=15)
+    assert receiving.events[-1][2].code == Status.REMOTE_APPLICATION_TIMED_OUT
+    assert failed.failures == []  # its main thread has not dispatched yet
+    pump([sender], lambda: failed.failures)
+    [(told, error)] = failed.failures
+    assert told is activity and error.code == Status.REMOTE_APPLICATION_TIMED_OUT
+    assert "4610" in error.message
+    settle([sender, receiver], 0.3)
+    assert failed.continued == [] and len(failed.failures) == 1

@@ -29,7 +29,11 @@ def test_bad_identifiers():
         assert caught.value.code == Status.INVALID_VALUE, (bundle, team)
     m = Manifest("com.example.myapp", "TEAM1")
     with pytest.raises(HandoffError):
-        m.declare("not-a-type")
+        m.declare("")
+    with pytest.raises(HandoffError):
+        m.declare("line\nbreak")
+    m.declare("INSendMessageIntent")
+    assert m.declares("INSendMessageIntent") and not m.declares("insendmessageintent")
     with pytest.raises(TypeError):
         Manifest("com.example.myapp", "TEAM1", TYPE)  # one str, not a list
 
@@ -66,3 +70,32 @@ def test_broken_info_plists(tmp_path):
         assert caught.value.message
     with pytest.raises(TypeError):
         Manifest.from_info_plist_bytes("text")
+
+
+@pytest.mark.parametrize("fmt", [plistlib.FMT_XML, plistlib.FMT_BINARY], ids=["xml", "binary"])
+def test_entries_that_cannot_be_types_are_warnings(tmp_path, fmt):
+    path = tmp_path / "Info.plist"
+    path.write_bytes(plistlib.dumps({"CFBundleIdentifier": "com.example.myapp",
+                                     "HandoffTeamIdentifier": "TEAM1",
+                                     "NSUserActivityTypes": [TYPE, "", "INSendMessageIntent",
+                                                             42, "ReadArticle"]}, fmt=fmt))
+    m = Manifest.from_info_plist(path)
+    assert m.activity_types == (TYPE, "INSendMessageIntent", "ReadArticle")
+    warnings = m.warnings
+    assert isinstance(warnings, list) and len(warnings) == 2, warnings
+    assert all(isinstance(w, str) for w in warnings)
+    assert str(path) in warnings[0] and "NSUserActivityTypes[1]" in warnings[0]
+    assert "empty" in warnings[0]
+    assert "NSUserActivityTypes[3]" in warnings[1] and "integer (42)" in warnings[1]
+    m.declare("com.example.myapp.view")  # declaring adds no warning
+    assert m.warnings == warnings
+    from_bytes = Manifest.from_info_plist_bytes(path.read_bytes())
+    assert len(from_bytes.warnings) == 2  # the same, naming "Info.plist" instead of the path
+    for named_path, named_data in zip(warnings, from_bytes.warnings):
+        assert named_data.startswith("Info.plist: NSUserActivityTypes[")
+        assert named_path.endswith(named_data[len("Info.plist"):])
+
+
+def test_no_warnings():
+    assert Manifest("com.example.myapp", "TEAM1", [TYPE]).warnings == []
+    assert Manifest.from_info_plist(EXAMPLES / "Info.plist").warnings == []

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import TEST_KEY
+from conftest import TEST_KEY, new_device_id
 from handoff import (Account, Application, ApplicationDelegate, HandoffError, Manifest, Status,
                      UserActivity, UserActivityDelegate)
 from processes import spawn  # noqa: F401  (fixture)
@@ -43,7 +43,8 @@ def python_app(closing, delegate, port, peer_port):
     app = closing(Application(Manifest(BUNDLE, TEAM, [TYPE]), delegate))
     account = Account.from_key(TEST_KEY)
     app.start_continuity(account, beacon_port=port, multicast=False,
-                         peers=[f"127.0.0.1:{peer_port}"], device_name="python-streams",
+                         peers=[f"127.0.0.1:{peer_port}"], device_id=new_device_id(),
+                         device_name="python-streams",
                          channel_address="127.0.0.1:0")
     account.close()
     return app

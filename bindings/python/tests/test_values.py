@@ -250,15 +250,39 @@ def test_corrupted_encodings_never_crash():
         except HandoffError as error:
             assert error.code == Status.MALFORMED_DATA
             outcomes.add("refused")
-        except (TypeError, ValueError):
-            outcomes.add("no python form")  # e.g. a date beyond datetime's range
+        except TypeError:
+            outcomes.add("no python form")  # a set holding a dictionary
     assert "refused" in outcomes
 
 
 def test_a_date_beyond_python_range_raises_value_error():
     lib = _ffi.lib
-    with pytest.raises(ValueError, match="outside what Python's datetime can hold"):
+    with pytest.raises(HandoffError, match="outside what Python's datetime can hold") as caught:
         take(lib.handoff_value_new_date(1e18))
+    assert caught.value.code == Status.MALFORMED_DATA
+
+
+@pytest.mark.parametrize("seconds_since_2001", [1e18, -1e18, -63113904001.0, 252423993600.0])
+def test_a_binary_plist_date_beyond_python_range_raises_handoff_error(seconds_since_2001):
+    # A userInfo that another implementation may send: a plist date is any
+    # 64-bit float; Python's datetime holds years 1 to 9999 only.
+    import struct
+    objects = [bytes([0xD1, 1, 2]), bytes([0x51]) + b"d", bytes([0x33]) + struct.pack(">d", seconds_since_2001)]
+    body = b"bplist00"
+    offsets = []
+    for obj in objects:
+        offsets.append(len(body))
+        body += obj
+    table = len(body)
+    body += bytes(offsets)
+    body += bytes(6) + bytes([1, 1]) + len(objects).to_bytes(8, "big") + bytes(8) + table.to_bytes(8, "big")
+    with pytest.raises(HandoffError) as caught:
+        decode_value(body)
+    assert caught.value.code == Status.MALFORMED_DATA
+    assert "datetime" in caught.value.message
+    # The same bytes, a date in range, decode to an aware datetime.
+    good = body.replace(struct.pack(">d", seconds_since_2001), struct.pack(">d", 0.0))
+    assert decode_value(good) == {"d": datetime.datetime(2001, 1, 1, tzinfo=UTC)}
 
 
 def test_decode_takes_bytes():

@@ -2,7 +2,7 @@
 //! another device can continue it.
 
 use std::borrow::Borrow;
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::fmt;
 use std::ops::Deref;
 use std::os::unix::net::UnixStream;
@@ -10,7 +10,7 @@ use std::ptr::{self, NonNull};
 use std::sync::{Arc, Mutex, TryLockError};
 
 use crate::callback::guard;
-use crate::error::{check, Error, Result};
+use crate::error::{check, Error, ErrorCode, Result};
 use crate::streams::did_receive_stream;
 use crate::strings::{borrow_lock, borrowed, c_string, c_string_opt, owned, ptr_or_null};
 use crate::sys;
@@ -83,9 +83,13 @@ impl ActivityFlag {
 }
 
 impl Activity {
-    /// A new activity of a reverse-DNS type (e.g. `"com.example.app.edit"`)
-    /// with a fresh unique id, eligible for Handoff, everything else empty.
-    /// [`crate::ErrorCode::InvalidValue`] for a type that is not reverse-DNS.
+    /// A new activity of a type with a fresh unique id, eligible for
+    /// Handoff, everything else empty. A type is any 1–255-byte string
+    /// without control characters, matched byte for byte: reverse-DNS
+    /// (`"com.example.app.edit"`), an intent class name
+    /// (`"INSendMessageIntent"`) or a short name (`"ReadArticle"`).
+    /// [`crate::ErrorCode::InvalidValue`] for a type that is empty, longer
+    /// than 255 bytes or holds a control character.
     pub fn new(activity_type: &str) -> Result<Activity> {
         let t = c_string(activity_type, "the activity type")?;
         // SAFETY: a string valid for the call; we own the result.
@@ -216,7 +220,7 @@ impl ActivityRef {
         self as *const ActivityRef as *mut sys::handoff_activity
     }
 
-    /// The reverse-DNS activity type.
+    /// The activity type, as given to [`Activity::new`].
     pub fn activity_type(&self) -> &str {
         // SAFETY: valid until the activity is freed; `&self` keeps it alive
         // and the type never changes.
@@ -490,6 +494,7 @@ impl ActivityRef {
         let callbacks = sys::handoff_activity_delegate {
             will_save: Some(will_save::<D>),
             was_continued: Some(was_continued::<D>),
+            did_fail_to_hand_off: Some(did_fail_to_hand_off::<D>),
             // NULL tells the library this app refuses streams (4608 there).
             did_receive_stream: if D::ACCEPTS_CONTINUATION_STREAMS {
                 Some(did_receive_stream::<D>)
@@ -548,9 +553,20 @@ pub trait ActivityDelegate: Send + 'static {
         let _ = activity;
     }
 
-    /// Another device continued the activity.
+    /// Another device continued the activity: once per continuation.
     fn was_continued(&mut self, activity: &ActivityRef) {
         let _ = activity;
+    }
+
+    /// Another device fetched the activity and the fetch failed on this
+    /// side (no Apple counterpart; there only the receiver hears it):
+    /// [`crate::ErrorCode::UserInfoTooLarge`] (4611),
+    /// [`crate::ErrorCode::MissingRequiredKey`], or
+    /// [`crate::ErrorCode::RemoteApplicationTimedOut`] (4610: this main
+    /// thread did not dispatch within the fetch timeout; told late, at the
+    /// next dispatch). Once per failed fetch.
+    fn did_fail_to_hand_off(&mut self, activity: &ActivityRef, error: &Error) {
+        let _ = (activity, error);
     }
 
     /// The device that continued the activity opened a continuation
@@ -607,6 +623,29 @@ unsafe extern "C" fn was_continued<D: ActivityDelegate>(
         // SAFETY: as in `will_save`.
         let activity = unsafe { ActivityRef::from_ptr(activity) };
         with_delegate::<D>(user_data, |d| d.was_continued(activity));
+    })
+}
+
+unsafe extern "C" fn did_fail_to_hand_off<D: ActivityDelegate>(
+    activity: *mut sys::handoff_activity,
+    code: c_int,
+    message: *const c_char,
+    user_data: *mut c_void,
+) {
+    guard("ActivityDelegate::did_fail_to_hand_off", "ignored", (), || {
+        // SAFETY: as in `will_save`; `message` is a NUL-terminated string
+        // lent for the call (or NULL).
+        let activity = unsafe { ActivityRef::from_ptr(activity) };
+        let text = if message.is_null() {
+            String::new()
+        } else {
+            unsafe { CStr::from_ptr(message) }.to_string_lossy().into_owned()
+        };
+        let error = Error::new(
+            ErrorCode::from_raw(code).unwrap_or(ErrorCode::Other(code)),
+            text,
+        );
+        with_delegate::<D>(user_data, |d| d.did_fail_to_hand_off(activity, &error));
     })
 }
 

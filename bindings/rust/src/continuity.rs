@@ -50,8 +50,9 @@ pub struct ContinuityOptions<'a> {
 
 impl<'a> ContinuityOptions<'a> {
     /// Options for `account` (copied when continuity starts), with every
-    /// other setting at its default: random device id, host name, full
-    /// role, beacon port 52370, multicast on, no unicast peers.
+    /// other setting at its default: the person's device (id, name and
+    /// role from the device file `handoff device` keeps), beacon port
+    /// 52370, multicast on, no unicast peers.
     pub fn new(account: &'a Account) -> ContinuityOptions<'a> {
         ContinuityOptions {
             account,
@@ -68,19 +69,27 @@ impl<'a> ContinuityOptions<'a> {
         }
     }
 
-    /// This device's id: 32 hex digits (default: a new random id).
+    /// This device's id: 32 hex digits. Default: the id of the device file
+    /// in the account directory (`$XDG_CONFIG_HOME/handoff/device`, created
+    /// on first use), the one every app of this person on this host shares;
+    /// apps of one device do not hand off to each other, so two processes
+    /// that must (tests, demos) each need their own id or
+    /// `XDG_CONFIG_HOME`.
     pub fn device_id(mut self, id: impl Into<String>) -> Self {
         self.device_id = Some(id.into());
         self
     }
 
-    /// The name the other devices show (default: the host name).
+    /// The name the other devices show (default: the device file's name,
+    /// as `handoff device --name` set it; the host name with an explicit
+    /// id).
     pub fn device_name(mut self, name: impl Into<String>) -> Self {
         self.device_name = Some(name.into());
         self
     }
 
-    /// The device's role (default: [`DeviceRole::Full`]).
+    /// The device's role (default: the device file's role; full with an
+    /// explicit id). [`DeviceRole::SendOnly`] wins over the file.
     pub fn role(mut self, role: DeviceRole) -> Self {
         self.role = role;
         self

@@ -2,7 +2,7 @@
 //!
 //! A person starts something in an app on one device and continues it in
 //! the same app on another of their devices. The app describes what the
-//! person is doing as a *user activity* ([`Activity`]): a reverse-DNS type,
+//! person is doing as a *user activity* ([`Activity`]): an activity type,
 //! a title and a small userInfo dictionary ([`UserInfo`] of [`Value`]s, at
 //! most [`USER_INFO_BUDGET`] bytes encoded). The person's other devices,
 //! signed in to the same [`Account`], see it offered nearby and continue

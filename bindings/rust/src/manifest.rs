@@ -37,7 +37,8 @@ impl Manifest {
 
     /// Loads an Info.plist file, XML or binary: `CFBundleIdentifier`,
     /// `NSUserActivityTypes`, and the team from `HandoffTeamIdentifier`
-    /// (else `AppIdentifierPrefix`).
+    /// (else `AppIdentifierPrefix`). An `NSUserActivityTypes` entry that
+    /// cannot be a type is skipped and listed in [`Manifest::warnings`].
     pub fn load(path: impl AsRef<Path>) -> Result<Manifest> {
         let path = c_path(path.as_ref(), "the path")?;
         // SAFETY: a string valid for the call; we own the result.
@@ -63,7 +64,10 @@ impl Manifest {
         self.raw.as_ptr()
     }
 
-    /// Declares an activity type the app can continue (twice is harmless).
+    /// Declares an activity type the app can continue (twice is harmless):
+    /// any 1–255-byte string without control characters, matched byte for
+    /// byte (`"com.example.app.edit"`, `"INSendMessageIntent"`,
+    /// `"ReadArticle"`). [`crate::ErrorCode::InvalidValue`] otherwise.
     pub fn declare_activity_type(&mut self, activity_type: &str) -> Result<()> {
         let t = c_string(activity_type, "the activity type")?;
         // SAFETY: a live manifest and a string valid for the call.
@@ -109,6 +113,22 @@ impl Manifest {
                 .collect()
         }
     }
+
+    /// What loading the Info.plist skipped and why, in file order: one
+    /// message per `NSUserActivityTypes` entry that cannot be an activity
+    /// type (not a string, empty, over 255 bytes, control characters),
+    /// naming the file, the entry and what was found. Empty for a manifest
+    /// made with [`Manifest::new`]; declaring types never adds any.
+    pub fn warnings(&self) -> Vec<String> {
+        // SAFETY: a live manifest; the strings are copied at once and a
+        // manifest's warnings never change.
+        unsafe {
+            let n = sys::handoff_manifest_warning_count(self.as_ptr());
+            (0..n)
+                .map_while(|i| owned(sys::handoff_manifest_warning_at(self.as_ptr(), i)))
+                .collect()
+        }
+    }
 }
 
 impl Drop for Manifest {
@@ -124,6 +144,7 @@ impl fmt::Debug for Manifest {
             .field("bundle_identifier", &self.bundle_identifier())
             .field("team_identifier", &self.team_identifier())
             .field("activity_types", &self.activity_types())
+            .field("warnings", &self.warnings())
             .finish()
     }
 }

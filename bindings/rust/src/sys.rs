@@ -303,6 +303,14 @@ pub struct handoff_activity_delegate {
     pub did_receive_stream: Option<
         unsafe extern "C" fn(activity: *mut handoff_activity, fd: c_int, user_data: *mut c_void),
     >,
+    pub did_fail_to_hand_off: Option<
+        unsafe extern "C" fn(
+            activity: *mut handoff_activity,
+            error: c_int,
+            message: *const c_char,
+            user_data: *mut c_void,
+        ),
+    >,
 }
 
 pub const HANDOFF_ACTIVITY_DELEGATE_INIT: handoff_activity_delegate = handoff_activity_delegate {
@@ -310,6 +318,7 @@ pub const HANDOFF_ACTIVITY_DELEGATE_INIT: handoff_activity_delegate = handoff_ac
     will_save: None,
     was_continued: None,
     did_receive_stream: None,
+    did_fail_to_hand_off: None,
 };
 
 // -------------------------------------------------- Continuation streams
@@ -367,6 +376,11 @@ extern "C" {
         -> *const c_char;
     pub fn handoff_manifest_activity_type_count(manifest: *const handoff_manifest) -> usize;
     pub fn handoff_manifest_activity_type_at(
+        manifest: *const handoff_manifest,
+        index: usize,
+    ) -> *const c_char;
+    pub fn handoff_manifest_warning_count(manifest: *const handoff_manifest) -> usize;
+    pub fn handoff_manifest_warning_at(
         manifest: *const handoff_manifest,
         index: usize,
     ) -> *const c_char;

@@ -31,7 +31,7 @@ macro_rules! struct_layouts {
 
 fn rust_structs() -> Vec<StructLayout> {
     struct_layouts! {
-        handoff_activity_delegate { size, will_save, was_continued, did_receive_stream }
+        handoff_activity_delegate { size, will_save, was_continued, did_receive_stream, did_fail_to_hand_off }
         handoff_application_delegate {
             size, will_continue, continue_activity, did_fail_to_continue, did_update,
             activity_available, activity_updated, activity_withdrawn, open_webpage,

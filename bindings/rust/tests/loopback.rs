@@ -28,6 +28,8 @@ use handoff::{
 enum SenderEvent {
     Offering(String),
     WasContinued(String),
+    /// did_fail_to_hand_off: the raw code and the message.
+    FailedHere(i32, String),
 }
 
 /// The sender's responder: writes the document state when saved.
@@ -53,6 +55,13 @@ impl ActivityDelegate for Announcer {
             .events
             .send(SenderEvent::WasContinued(activity.id().to_owned()));
         self.stopper.stop();
+    }
+
+    fn did_fail_to_hand_off(&mut self, _: &ActivityRef, error: &Error) {
+        let _ = self.events.send(SenderEvent::FailedHere(
+            error.raw_code(),
+            error.message().to_owned(),
+        ));
     }
 }
 
@@ -336,7 +345,7 @@ fn a_user_info_over_budget_fails_with_apples_code() {
         "blob".into(),
         Value::Data(vec![1; handoff::USER_INFO_BUDGET + 100]),
     );
-    let _sender = SenderThread::start(key, sport, rport, "Too big", big);
+    let sender = SenderThread::start(key, sport, rport, "Too big", big);
     run_until_stopped(&app);
     let d = app.delegate();
     let failure = d.failure.as_ref().expect("did_fail_to_continue was called");
@@ -347,6 +356,58 @@ fn a_user_info_over_budget_fails_with_apples_code() {
         d.log.last().map(String::as_str),
         Some(format!("failed {TYPE} 4611").as_str())
     );
+    // The sender heard it too, where the activity was made.
+    assert!(matches!(sender.next_event(), SenderEvent::Offering(_)));
+    match sender.next_event() {
+        SenderEvent::FailedHere(4611, message) => assert!(message.contains("3072"), "{message}"),
+        other => panic!("the sender heard {other:?}, not 4611"),
+    }
+}
+
+/// The sender's main thread does not dispatch while the fetch waits: the
+/// receiver gets 4610 after the fetch timeout, and the sender's delegate
+/// hears 4610 once its main thread dispatches again.
+#[test]
+fn a_sender_that_answers_too_late_hears_4610() {
+    let (key, rport, sport) = (account_key(7), free_port(), free_port());
+    let app = receive(key, rport, sport, Receiving::default());
+    let (events_tx, events) = mpsc::channel();
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    let sender = thread::spawn(move || {
+        let app = Application::new(&manifest(), ()).unwrap();
+        let account = Account::from_key(&key).unwrap();
+        let slow = options(&account, sport, rport, "Slow sender")
+            .fetch_timeout(std::time::Duration::from_millis(1000));
+        app.start_continuity(&slow).unwrap();
+        let activity = Activity::new(TYPE).unwrap();
+        activity
+            .set_delegate(Announcer {
+                events: events_tx,
+                stopper: app.stopper(),
+            })
+            .unwrap();
+        app.become_current(&activity).unwrap();
+        // A hung main thread: no dispatch until the test says so.
+        go_rx.recv_timeout(PATIENCE).unwrap();
+        for _ in 0..200 {
+            app.dispatch().unwrap();
+            thread::sleep(std::time::Duration::from_millis(10));
+        }
+        drop(activity);
+    });
+    run_until_stopped(&app);
+    let failure = app.delegate().failure.clone().expect("the receiver failed");
+    assert_eq!(failure.code(), ErrorCode::RemoteApplicationTimedOut, "{failure}");
+    assert!(
+        events.try_recv().is_err(),
+        "nothing is told before the sender dispatches"
+    );
+    go_tx.send(()).unwrap();
+    match events.recv_timeout(PATIENCE) {
+        Ok(SenderEvent::FailedHere(4610, message)) => assert!(message.contains("4610"), "{message}"),
+        other => panic!("the sender heard {other:?}, not 4610"),
+    }
+    sender.join().unwrap();
 }
 
 #[test]

@@ -44,8 +44,9 @@ fn a_new_activity_has_its_type_a_fresh_id_and_defaults() {
 }
 
 #[test]
-fn a_type_that_is_not_reverse_dns_is_refused_with_the_librarys_message() {
-    for bad in ["nodots", "", "bad type.with space", "com..example"] {
+fn a_type_that_cannot_be_a_type_is_refused_with_the_librarys_message() {
+    let long = "a".repeat(256);
+    for bad in ["", "tab\there", "line\nbreak", long.as_str()] {
         let e = Activity::new(bad).expect_err(bad);
         assert_eq!(e.code(), ErrorCode::InvalidValue, "{bad:?}");
         assert!(!e.message().is_empty());
@@ -350,7 +351,7 @@ fn a_manifest_declares_types_in_order() {
     assert!(m.declares("com.example.model.a"));
     assert!(!m.declares("com.example.model.c"));
     assert_eq!(
-        m.declare_activity_type("not reverse dns")
+        m.declare_activity_type("bad\ttype")
             .unwrap_err()
             .code(),
         ErrorCode::InvalidValue
@@ -417,6 +418,70 @@ fn a_manifest_loads_from_an_info_plist() {
         ErrorCode::MalformedData
     );
     fs::remove_dir_all(dir).unwrap();
+}
+
+const WARNED_PLIST: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<plist version="1.0">
+<dict>
+  <key>CFBundleIdentifier</key><string>com.example.warned</string>
+  <key>HandoffTeamIdentifier</key><string>WARNTEAM</string>
+  <key>NSUserActivityTypes</key>
+  <array>
+    <string>com.example.warned.edit</string>
+    <string></string>
+    <string>INSendMessageIntent</string>
+    <integer>42</integer>
+    <string>ReadArticle</string>
+  </array>
+</dict>
+</plist>
+"#;
+
+#[test]
+fn entries_that_cannot_be_types_are_skipped_with_warnings() {
+    let mut m = Manifest::load_data(WARNED_PLIST.as_bytes()).unwrap();
+    assert_eq!(
+        m.activity_types(),
+        [
+            "com.example.warned.edit",
+            "INSendMessageIntent",
+            "ReadArticle"
+        ]
+    );
+    let warnings = m.warnings();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("Info.plist: NSUserActivityTypes[1]")
+            && warnings[0].contains("empty"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[1].starts_with("Info.plist: NSUserActivityTypes[3]")
+            && warnings[1].contains("integer (42)"),
+        "{warnings:?}"
+    );
+    m.declare_activity_type("com.example.warned.share").unwrap();
+    assert_eq!(m.warnings(), warnings, "declaring adds no warning");
+
+    let dir = scratch_dir("warnings");
+    let path = dir.join("Info.plist");
+    fs::write(&path, WARNED_PLIST).unwrap();
+    let from_file = Manifest::load(&path).unwrap().warnings();
+    assert_eq!(from_file.len(), 2);
+    assert!(
+        from_file[0].contains(path.to_str().unwrap()),
+        "{from_file:?}"
+    );
+    fs::remove_dir_all(dir).unwrap();
+
+    assert!(Manifest::load_data(INFO_PLIST.as_bytes())
+        .unwrap()
+        .warnings()
+        .is_empty());
+    assert!(Manifest::new("com.example.warned", "WARNTEAM")
+        .unwrap()
+        .warnings()
+        .is_empty());
 }
 
 // ---------------------------------------------------------------- account
@@ -565,7 +630,7 @@ fn error_codes_keep_the_librarys_numbers() {
 
 #[test]
 fn an_error_shows_its_message_and_code() {
-    let e = Activity::new("x").unwrap_err();
+    let e = Activity::new("").unwrap_err();
     let shown = e.to_string();
     assert!(shown.contains(e.message()), "{shown}");
     assert!(shown.ends_with("(error 2: value refused)"), "{shown}");

@@ -270,6 +270,7 @@ fn continuity_starts_once_and_refuses_malformed_options() {
         .multicast(false)
         .beacon_port(port)
         .channel_address("127.0.0.1:0")
+        .device_id("0123456789abcdef0123456789abcdef")
         .device_name("runtime test");
     app.start_continuity(&good).unwrap();
     assert_eq!(

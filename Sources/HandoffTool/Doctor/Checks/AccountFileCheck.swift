@@ -19,16 +19,17 @@ enum AccountFileCheck: DoctorCheck {
         var findings: [Finding] = []
         let directory = profile.directory
         var info = stat()
-        if lstat(directory, &info) == 0 {
-            let mode = info.st_mode & 0o777
-            if info.st_uid != geteuid() {
-                findings.append(.fail("account.directory", "\(directory) belongs to user \(info.st_uid), not to you (\(geteuid()))",
-                                      todo: "run as its owner, or `chown -R $(id -u) \(directory)`"))
-            } else if mode & 0o077 != 0 {
-                findings.append(.warn("account.directory",
-                                      "\(directory) is open to other users (mode \(octal(mode)))",
-                                      todo: "chmod 700 \(directory)"))
-            }
+        // The library's own check: a link, another user's directory or one
+        // others may write to is refused, before any file in it is read.
+        do {
+            try profile.store.checkDirectory()
+        } catch {
+            return [.fail("account.directory", error.message, todo: directoryTodo(directory, info: &info))]
+        }
+        if lstat(directory, &info) == 0, info.st_mode & 0o077 != 0 {
+            findings.append(.warn("account.directory",
+                                  "\(directory) is readable by other users (mode \(octal(info.st_mode & 0o777)))",
+                                  todo: "chmod 700 \(directory)"))
         }
 
         let path = profile.store.accountPath
@@ -62,6 +63,19 @@ enum AccountFileCheck: DoctorCheck {
             }
         }
         return findings
+    }
+
+    /// What to do about a directory the library refuses.
+    static func directoryTodo(_ directory: String, info: inout stat) -> String {
+        guard lstat(directory, &info) == 0 else { return "check \(directory)" }
+        if info.st_mode & S_IFMT == S_IFLNK {
+            return "replace the link by a real directory: mkdir -m 700 NEW; move the files from "
+                + "\"$(readlink -f \(directory))\" into it; rm \(directory); mv NEW \(directory)"
+        }
+        if info.st_uid != geteuid() {
+            return "run as its owner, use a directory of your own (XDG_CONFIG_HOME), or `chown -R $(id -u) \(directory)`"
+        }
+        return "chmod 700 \(directory)"
     }
 
     static func octal(_ mode: mode_t) -> String {

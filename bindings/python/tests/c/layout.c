@@ -17,6 +17,7 @@ int main(void)
     FIELD(handoff_activity_delegate, will_save);
     FIELD(handoff_activity_delegate, was_continued);
     FIELD(handoff_activity_delegate, did_receive_stream);
+    FIELD(handoff_activity_delegate, did_fail_to_hand_off);
 
     SIZE(handoff_responder_callbacks);
     FIELD(handoff_responder_callbacks, size);

@@ -44,6 +44,20 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// A device id of its own: the applications of one test process are
+/// different devices (without an id each would be the person's device of
+/// the device file, and they would ignore each other).
+pub fn new_device_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(1);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{:08x}{:08x}{:016x}", std::process::id(), n as u32, nanos)
+}
+
 pub fn options<'a>(
     account: &'a Account,
     port: u16,
@@ -51,6 +65,7 @@ pub fn options<'a>(
     name: &str,
 ) -> ContinuityOptions<'a> {
     ContinuityOptions::new(account)
+        .device_id(new_device_id())
         .device_name(name)
         .beacon_port(port)
         .multicast(false)

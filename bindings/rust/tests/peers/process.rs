@@ -93,10 +93,15 @@ pub struct Peer {
     stdout_closed: bool,
     stderr: Arc<Mutex<String>>,
     readers: Vec<JoinHandle<()>>,
+    /// The peer's own XDG_CONFIG_HOME, removed on drop.
+    config: Option<std::path::PathBuf>,
 }
 
 impl Peer {
-    /// Starts `program args` with `env`, reading its output.
+    /// Starts `program args` with `env`, reading its output. Unless `env`
+    /// sets XDG_CONFIG_HOME, the peer gets a config directory of its own: it
+    /// is a device of its own (the library would otherwise give every
+    /// process of this user the one device of the device file).
     pub fn spawn(name: &str, program: &Path, args: &[String], env: &[(&str, &str)]) -> Peer {
         let mut command = Command::new(program);
         command
@@ -104,6 +109,20 @@ impl Peer {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        let mut config = None;
+        if !env.iter().any(|(k, _)| *k == "XDG_CONFIG_HOME") {
+            use std::sync::atomic::{AtomicU32, Ordering};
+            static COUNTER: AtomicU32 = AtomicU32::new(0);
+            let dir = std::env::temp_dir().join(format!(
+                "handoff-peer-{}-{}",
+                std::process::id(),
+                COUNTER.fetch_add(1, Ordering::Relaxed)
+            ));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir(&dir).expect("a config directory for the peer");
+            command.env("XDG_CONFIG_HOME", &dir);
+            config = Some(dir);
+        }
         for (k, v) in env {
             command.env(k, v);
         }
@@ -141,6 +160,7 @@ impl Peer {
             stdout_closed: false,
             stderr,
             readers,
+            config,
         }
     }
 
@@ -277,6 +297,9 @@ impl Drop for Peer {
         self.kill();
         for reader in self.readers.drain(..) {
             let _ = reader.join();
+        }
+        if let Some(dir) = self.config.take() {
+            let _ = std::fs::remove_dir_all(dir);
         }
     }
 }

@@ -1,0 +1,124 @@
+/// The size of a value's canonical encoding (what `BinaryPropertyList.encode`
+/// writes: no object shared, docs/PROTOCOL.md §1), computed without writing
+/// it. The userInfo budget is defined on this size, so sender and receiver
+/// measure the same number whatever sharing the bytes on the wire used.
+///
+/// Written canonically, a value of `objects` values (dictionary keys
+/// included, a shared object once per reference) whose markers, lengths and
+/// contents take `bytes` bytes is
+///
+///     8 + bytes + (objects - 1) * refSize + objects * offsetSize + 32
+///
+/// bytes long: every object but the top one is referenced exactly once,
+/// `refSize` is the smallest of 1/2/4/8 bytes that holds `objects`, and
+/// `offsetSize` the smallest that holds the offset table's position.
+public struct CanonicalCost: Sendable, Equatable {
+    /// Values, dictionary keys included, each reference counted.
+    public var objects: Int
+    /// Markers, lengths and contents; references and the offset table excluded.
+    public var bytes: Int
+
+    public init(objects: Int = 0, bytes: Int = 0) {
+        self.objects = objects
+        self.bytes = bytes
+    }
+
+    /// Size of the canonical encoding of a value of this cost.
+    public var encodedSize: Int {
+        guard objects > 0 else { return 0 }
+        let refSize = BinaryPropertyListWriter.byteCount(for: objects)
+        let tableOffset = BinaryPropertyList.headerSize + bytes + (objects - 1) * refSize
+        let offsetSize = BinaryPropertyListWriter.byteCount(for: tableOffset)
+        return tableOffset + objects * offsetSize + BinaryPropertyList.trailerSize
+    }
+
+    /// A lower bound of `encodedSize` that grows with every value and byte
+    /// added (1-byte references and offsets), for stopping a walk early.
+    public var minimumEncodedSize: Int {
+        guard objects > 0 else { return 0 }
+        return BinaryPropertyList.headerSize + bytes + (objects - 1) + objects + BinaryPropertyList.trailerSize
+    }
+}
+
+extension BinaryPropertyList {
+    /// Size of `value`'s canonical encoding (`encode(value).count`), or nil
+    /// when it is over `limit`. The walk stops as soon as the size is known to
+    /// be over the limit, so it costs O(limit) however much `value` shares
+    /// (a value decoded from a few bytes may stand for gigabytes).
+    public static func canonicalSize(of value: PropertyListValue, atMost limit: Int) -> Int? {
+        var cost = CanonicalCost()
+        // Containers being walked, each with where its walk stands: O(1)
+        // work per value visited, however long the containers are.
+        var arrays: [IndexingIterator<[PropertyListValue]>] = []
+        var dictionaries: [Dictionary<String, PropertyListValue>.Iterator] = []
+        var kinds: [Bool] = [] // true: the innermost open container is a dictionary
+        var next: PropertyListValue? = value
+        while true {
+            if let value = next {
+                next = nil
+                cost.objects += 1
+                cost.bytes += scalarSize(value)
+                switch value {
+                case .array(let items):
+                    arrays.append(items.makeIterator())
+                    kinds.append(false)
+                case .dictionary(let dictionary):
+                    dictionaries.append(dictionary.makeIterator())
+                    kinds.append(true)
+                default:
+                    break
+                }
+                if cost.minimumEncodedSize > limit { return nil }
+            }
+            guard let isDictionary = kinds.last else { break }
+            if isDictionary {
+                if let (key, item) = dictionaries[dictionaries.count - 1].next() {
+                    cost.objects += 1
+                    cost.bytes += stringSize(key)
+                    next = item
+                } else {
+                    dictionaries.removeLast()
+                    kinds.removeLast()
+                }
+            } else {
+                if let item = arrays[arrays.count - 1].next() {
+                    next = item
+                } else {
+                    arrays.removeLast()
+                    kinds.removeLast()
+                }
+            }
+        }
+        let size = cost.encodedSize
+        return size <= limit ? size : nil
+    }
+
+    /// Bytes a scalar takes in the canonical encoding (marker, length, contents).
+    static func scalarSize(_ value: PropertyListValue) -> Int {
+        switch value {
+        case .null, .boolean: return 1
+        case .integer(let number): return number < 0 ? 9 : 1 + BinaryPropertyListWriter.byteCount(for: Int(number))
+        case .real, .date: return 9
+        case .data(let bytes): return markerSize(count: bytes.count) + bytes.count
+        case .string(let string): return stringSize(string)
+        case .array(let items): return markerSize(count: items.count)
+        case .dictionary(let dictionary): return markerSize(count: dictionary.count)
+        }
+    }
+
+    /// ASCII strings are written one byte per character, others as UTF-16.
+    static func stringSize(_ string: String) -> Int {
+        let utf8 = string.utf8
+        if utf8.allSatisfy({ $0 < 0x80 }) {
+            return markerSize(count: utf8.count) + utf8.count
+        }
+        let units = string.utf16.count
+        return markerSize(count: units) + 2 * units
+    }
+
+    /// A marker with the count in its low nibble, or followed by the count
+    /// as an integer object from 15 on.
+    static func markerSize(count: Int) -> Int {
+        count < 15 ? 1 : 2 + BinaryPropertyListWriter.byteCount(for: count)
+    }
+}

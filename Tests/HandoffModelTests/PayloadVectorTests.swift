@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
+import Testing
+@testable import HandoffModel
+
+/// docs/PROTOCOL.md §3's activity-payload test vector, read from the
+/// document and recomputed: the canonical encoding (§1.1) and the budget's
+/// size cannot drift from the code.
+@Suite("ProtocolVectorTests: activity payload")
+struct ProtocolVectorTests {
+    static let document: String = {
+        let here = String(#filePath)
+        let root = here.components(separatedBy: "/Tests/").dropLast().joined(separator: "/Tests/")
+        guard let file = fopen(root + "/docs/PROTOCOL.md", "r") else { return "" }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = fread(&buffer, 1, buffer.count, file)
+            if n <= 0 { break }
+            bytes += buffer[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }()
+
+    static func section(_ number: Int) throws -> String {
+        let parts = document.components(separatedBy: "\n## ")
+        return try #require(parts.first { $0.hasPrefix("\(number). ") }, "PROTOCOL.md has no section \(number)")
+    }
+
+    /// The hex of the indented block after the line starting with `marker`.
+    static func hexBlock(after marker: String, in text: String) throws -> [UInt8] {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(lines.firstIndex { $0.hasPrefix(marker) }, "no block after \(marker)")
+        var hex = ""
+        for line in lines[(start + 1)...] {
+            if line.isEmpty && hex.isEmpty { continue }
+            guard line.hasPrefix("    ") else { break }
+            hex += line.filter { $0 != " " }
+        }
+        return bytes(hex: hex)
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef")
+        var lines: [String] = []
+        for start in stride(from: 0, to: bytes.count, by: 32) {
+            var line = "   "
+            for (index, byte) in bytes[start ..< min(start + 32, bytes.count)].enumerated() {
+                if index % 4 == 0 { line += " " }
+                line.append(digits[Int(byte >> 4)])
+                line.append(digits[Int(byte & 15)])
+            }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The activity the vector describes.
+    static func activity() throws -> UserActivity {
+        var state = ActivityState()
+        state.title = "Blue square"
+        state.userInfo = [
+            "color": .string("blue"),
+            "created": .date(Date(timeIntervalSinceReferenceDate: 100)),
+            "side": .real(12.5),
+            "tags": .set([.string("a")]),
+            "page": .url(URL(string: "https://example.com/s/1")!),
+            "ratio": .integer(-1),
+        ]
+        state.requiredUserInfoKeys = ["color"]
+        state.keywords = ["shape", "blue"]
+        state.webpageURL = URL(string: "https://example.com/shapes/1")
+        let id = try #require(UUID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E"))
+        return UserActivity(activityType: "com.example.shapes.create-shape", activityID: id, state: state)
+    }
+
+    @Test("the payload encodes to the document's bytes and decodes back")
+    func payload() throws {
+        let text = try Self.section(3)
+        let expected = try Self.hexBlock(after: "Payload (", in: text)
+        let activity = try Self.activity()
+        let encoded = try ActivityCoding.encode(activity)
+        #expect(encoded == expected, "PROTOCOL.md §3 should hold:\n\(Self.hex(encoded))")
+        let decoded = try ActivityCoding.decode(expected)
+        #expect(decoded.activityID == activity.activityID)
+        #expect(decoded.snapshot == activity.snapshot)
+        // Canonical: decoding measures exactly the bytes' size.
+        #expect(try BinaryPropertyList.decodeMeasured(expected).cost.encodedSize == expected.count)
+    }
+
+    @Test("the userInfo size the document states is its canonical size")
+    func userInfoSize() throws {
+        let text = try Self.section(3)
+        let size = activityUserInfoSize(in: text)
+        let activity = try Self.activity()
+        #expect(size == activity.encodedUserInfoSize, "PROTOCOL.md §3 should say \(activity.encodedUserInfoSize)")
+        #expect(size == BinaryPropertyList.canonicalSize(of: UserInfoCoding.propertyList(activity.userInfo), atMost: .max))
+    }
+
+    private func activityUserInfoSize(in text: String) -> Int? {
+        let parts = text.components(separatedBy: "userInfo alone is ")
+        guard parts.count == 2 else { return nil }
+        return Int(parts[1].prefix { $0.isNumber })
+    }
+}
