@@ -1,0 +1,193 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HandoffModel
+@testable import HandoffContinuity
+import Testing
+
+/// Replays the checked-in regression corpus (Tests/fuzz/regressions/<target>/)
+/// through the decoders the continuity fuzz targets call, without fuzzing:
+/// a value or a refusal, never a trap. The hand-made files are all attacks,
+/// so each must be refused.
+@Suite struct FuzzRegressionTests {
+    static let key: [UInt8] = Array(0..<32)
+
+    @Test(arguments: FuzzCorpus.names("beacon-plaintext"))
+    func beaconPlaintext(_ name: String) throws {
+        let bytes = try FuzzCorpus.read("beacon-plaintext", name)
+        if let beacon = BeaconCodec.parse(bytes) {
+            #expect(FuzzCorpus.foundByFuzzer(name), "\(name) was accepted")
+            #expect(try BeaconCodec.encode(beacon) == bytes, "\(name) is not canonical")
+        }
+    }
+
+    @Test(arguments: FuzzCorpus.names("beacon-packet"))
+    func beaconPacket(_ name: String) throws {
+        let bytes = try FuzzCorpus.read("beacon-packet", name)
+        #expect(BeaconCodec.open(bytes, key: Self.key) == nil, "\(name) opened without the key")
+    }
+
+    @Test(arguments: FuzzCorpus.names("exchange-message"))
+    func exchangeMessage(_ name: String) throws {
+        let bytes = try FuzzCorpus.read("exchange-message", name)
+        guard let type = bytes.first else { return }
+        let frame = Frame(type: type, payload: Array(bytes.dropFirst()))
+        do {
+            let message = try ExchangeMessage(frame)
+            #expect(FuzzCorpus.foundByFuzzer(name), "\(name) was accepted")
+            #expect(message.frame == frame)
+        } catch {
+            #expect(error.code == .malformedData, "\(name): \(error)")
+        }
+    }
+
+    /// The stream parser sees the bytes cut into reads as the fuzz target
+    /// cuts them (byte 0: the cap, byte 1: the read size); each file ends in
+    /// END or a malformed frame, and nothing is delivered after it.
+    @Test(arguments: FuzzCorpus.names("stream-frames"))
+    func streamFrames(_ name: String) throws {
+        let bytes = try FuzzCorpus.read("stream-frames", name)
+        guard bytes.count >= 2 else { return }
+        let cap = bytes[0] == 0 ? ChannelLimits().maxFrameSize : Int(bytes[0]) * 64
+        var parser = StreamFrameParser(maxFrameSize: cap)
+        var delivered = 0, finished = false, afterFinish = 0
+        let input = Array(bytes.dropFirst(2))
+        input.withUnsafeBufferPointer { all in
+            var offset = 0, chunk = Int(bytes[1]) * 67 + 1
+            while offset < all.count {
+                let n = min(chunk, all.count - offset)
+                parser.parse(UnsafeBufferPointer(rebasing: all[offset..<(offset + n)])) { event in
+                    if finished { afterFinish += 1 }
+                    switch event {
+                    case .data(let chunk): delivered += chunk.count
+                    case .end, .malformed: finished = true
+                    }
+                    return true
+                }
+                offset += n
+                chunk = chunk * 5 % 16_411 + 1
+            }
+        }
+        #expect(finished || FuzzCorpus.foundByFuzzer(name), "\(name) was not refused")
+        #expect(afterFinish == 0)
+        #expect(delivered <= input.count)
+    }
+
+    /// Channel frames go through a real connection: the client writes the
+    /// bytes raw (no checks), the server reads frames under the cap until
+    /// it refuses one or the client closes. Byte 0 picks the cap as in the
+    /// fuzz target.
+    @Test(arguments: FuzzCorpus.names("channel-frames"))
+    func channelFrames(_ name: String) throws {
+        let bytes = try FuzzCorpus.read("channel-frames", name)
+        guard bytes.count >= 2 else { return }
+        var limits = ChannelLimits()
+        limits.maxFrameSize = bytes[0] == 0 ? limits.maxFrameSize : Int(bytes[0]) * 16
+        let received = ChannelRecorder<Frame>()
+        let ended = OneShot<HandoffError.Code?>()
+        let server = try ChannelServer(listeningOn: ChannelTest.anyPort, psk: ChannelTest.key, limits: limits) { connection in
+            // Bounded: every file holds at most a few thousand frames.
+            for _ in 0..<100_000 {
+                do throws(HandoffError) {
+                    received.append(try connection.receive(timeout: 10))
+                } catch {
+                    ended.fulfil(error.code)
+                    return
+                }
+            }
+            ended.fulfil(nil)
+        }
+        defer { server.stop() }
+        let client = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key)
+        let stream = Array(bytes.dropFirst(2))
+        if !stream.isEmpty { try client.writeRaw(stream, count: stream.count, timeout: 10) }
+        client.close()
+        let code = ended.wait(seconds: 30)
+        #expect(code != nil, "\(name): the server did not stop reading")
+        let frames = received.all
+        #expect(frames.allSatisfy { $0.length <= limits.maxFrameSize })
+        let consumed = frames.flatMap { $0.encoded() }
+        #expect(Array(stream.prefix(consumed.count)) == consumed, "\(name): frames differ from the bytes sent")
+    }
+
+    @Test(arguments: FuzzCorpus.names("pairing-code"))
+    func pairingCode(_ name: String) throws {
+        let text = String(decoding: try FuzzCorpus.read("pairing-code", name), as: UTF8.self)
+        do {
+            let key = try PairingCode.decode(text)
+            #expect(FuzzCorpus.foundByFuzzer(name), "\(name) was accepted")
+            #expect(try PairingCode.decode(PairingCode.encode(key)) == key)
+        } catch {
+            #expect(error.code == .invalidValue, "\(name): \(error)")
+        }
+    }
+
+    /// The account and device files are loaded from a private directory,
+    /// through the store's own checks and parser, as the fuzz targets do.
+    @Test(arguments: FuzzCorpus.names("account-file").map { ("account-file", $0) }
+        + FuzzCorpus.names("device-file").map { ("device-file", $0) })
+    func accountFiles(_ target: String, _ name: String) throws {
+        let bytes = try FuzzCorpus.read(target, name)
+        var template = Array("/tmp/handoff-fuzz-regression-XXXXXX".utf8CString)
+        let directory = try #require(mkdtemp(&template).map { String(cString: $0) })
+        let store = AccountStore(directory: directory)
+        let path = target == "account-file" ? store.accountPath : store.devicePath
+        defer { unlink(path); rmdir(directory) }
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        #expect(fd >= 0 && write(fd, bytes, bytes.count) == bytes.count && close(fd) == 0)
+        do throws(HandoffError) {
+            if target == "account-file" { _ = try store.loadAccount() } else { _ = try store.loadDevice() }
+            #expect(FuzzCorpus.foundByFuzzer(name), "\(target)/\(name) was accepted")
+        } catch {
+            #expect([.malformedData, .io].contains(error.code), "\(target)/\(name): \(error)")
+        }
+    }
+
+    @Test func theCorpusIsThere() {
+        for target in ["beacon-plaintext", "beacon-packet", "channel-frames", "exchange-message", "stream-frames",
+                       "pairing-code", "account-file", "device-file"] {
+            #expect(FuzzCorpus.names(target).count >= 3, "Tests/fuzz/regressions/\(target) is missing")
+        }
+    }
+}
+
+/// The regression corpus on disk, next to this file's folder.
+enum FuzzCorpus {
+    static let root: String = {
+        var path = #filePath
+        for _ in 0..<2 { path = String(path[..<path.lastIndex(of: "/")!]) }
+        return path + "/fuzz/regressions"
+    }()
+
+    static func names(_ target: String) -> [String] {
+        guard let dir = opendir(root + "/" + target) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            if !name.hasPrefix(".") { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    static func read(_ target: String, _ name: String) throws -> [UInt8] {
+        let path = root + "/" + target + "/" + name
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw HandoffError(.io, "cannot open \(path)") }
+        defer { close(fd) }
+        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            guard n >= 0 else { throw HandoffError(.io, "cannot read \(path)") }
+            if n == 0 { return bytes }
+            bytes += chunk[0..<n]
+        }
+    }
+
+    /// Inputs a fuzzer found (libFuzzer names them crash-*, timeout-*,
+    /// oom-*, slow-unit-*) may be valid once the bug is fixed; the
+    /// hand-made ones are attacks and must be refused.
+    static func foundByFuzzer(_ name: String) -> Bool {
+        ["crash-", "timeout-", "oom-", "slow-unit-", "leak-"].contains { name.hasPrefix($0) }
+    }
+}

@@ -1,0 +1,483 @@
+// Writes the seed corpora (Tests/fuzz/corpus/<target>/) from the library's
+// own encoders, and the hand-made hostile inputs of the regression corpus
+// (Tests/fuzz/regressions/<target>/): shared-reference bombs, deep nesting,
+// cycles, huge claimed counts. Run by `make fuzz-seeds`; the output is
+// checked in, so a change here shows up as a diff of those files.
+//
+// A libFuzzer binary like the targets (the instrumented modules need its
+// runtime): it does its work in LLVMFuzzerInitialize and exits.
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
+@testable import HandoffModel
+@testable import HandoffContinuity
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 { 0 }
+
+@_cdecl("LLVMFuzzerInitialize")
+public func initialize(_ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> Int32 {
+    guard let seeds = environment("FUZZ_SEEDS_DIR"), let regressions = environment("FUZZ_REGRESSIONS_DIR") else {
+        fatalError("set FUZZ_SEEDS_DIR and FUZZ_REGRESSIONS_DIR")
+    }
+    do {
+        try writeSeeds(Writer(root: seeds))
+        try writeRegressions(Writer(root: regressions))
+    } catch {
+        fatalError("\(error)")
+    }
+    exit(0)
+}
+
+func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+struct Writer {
+    let root: String
+    func callAsFunction(_ target: String, _ name: String, _ bytes: [UInt8]) {
+        let dir = root + "/" + target
+        mkdir(root, 0o755)
+        mkdir(dir, 0o755)
+        let path = dir + "/" + name
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        precondition(fd >= 0 && write(fd, bytes, bytes.count) == bytes.count && close(fd) == 0, "cannot write \(path)")
+    }
+    func callAsFunction(_ target: String, _ name: String, _ text: String) {
+        self(target, name, Array(text.utf8))
+    }
+}
+
+// MARK: - Seeds
+
+let richUserInfo: UserInfo = [
+    "null": .null, "yes": .boolean(true), "int": .integer(-42), "big": .integer(Int64.max),
+    "real": .real(3.25), "text": .string("Grüße 👋"), "data": .data(Data([0, 1, 2, 255])),
+    "date": .date(Date(timeIntervalSince1970: 1_700_000_000.5)),
+    "url": .url(URL(string: "https://example.com/a?b=c")!),
+    "list": .array([.integer(1), .string("two"), .array([.real(3)])]),
+    "dict": .dictionary(["inner": .dictionary(["deep": .boolean(true)])]),
+    "set": .set([.string("a"), .string("b"), .integer(3)]),
+]
+
+func writeSeeds(_ w: Writer) throws {
+    // Binary property lists: scalars of every width, containers, userInfos.
+    let plists: [(String, PropertyListValue)] = [
+        ("null", .null), ("true", .boolean(true)), ("int8", .integer(200)), ("int16", .integer(40_000)),
+        ("int32", .integer(3_000_000_000)), ("int64", .integer(Int64.min)), ("real", .real(-0.5)),
+        ("date", .date(700_000_000)), ("data", .data(Array(0..<40))), ("ascii", .string("hello world, a longer ascii string")),
+        ("utf16", .string("Grüße 👋 ünïcödé")), ("empty-array", .array([])), ("empty-dict", .dictionary([:])),
+        ("array", .array([.integer(1), .string("x"), .boolean(false), .real(1e300)])),
+        ("nested", .dictionary(["a": .array([.dictionary(["b": .array([.null])])]), "c": .data([1])])),
+        ("many", .array((0..<20).map { .integer(Int64($0) * 1000) })),
+    ]
+    for (name, value) in plists { w("bplist", name, BinaryPropertyList.encode(value)) }
+    w("bplist", "userinfo", UserInfoCoding.encode(richUserInfo))
+
+    // userInfo dictionaries.
+    w("userinfo", "every-type", UserInfoCoding.encode(richUserInfo))
+    w("userinfo", "empty", UserInfoCoding.encode([:]))
+    w("userinfo", "null", UserInfoCoding.encode(["n": .null]))
+    w("userinfo", "url", UserInfoCoding.encode(["u": .url(URL(string: "file:///tmp/x.txt")!)]))
+    w("userinfo", "set", UserInfoCoding.encode(["s": .set([.integer(1), .data(Data([9])), .string("z")])]))
+    w("userinfo", "deep", UserInfoCoding.encode(["d": nested(15)]))
+
+    // Activity payloads.
+    let plain = activity("com.example.shapes.edit", 1)
+    w("activity", "plain", try ActivityCoding.encode(plain))
+    let full = activity("com.example.docs.edit-document", 2)
+    full.title = "Quarterly report"
+    full.keywords = ["report", "q3"]
+    full.targetContentIdentifier = "doc-42"
+    full.persistentIdentifier = "persist-1"
+    full.isEligibleForSearch = true
+    full.supportsContinuationStreams = true
+    try full.setUserInfo(richUserInfo)
+    full.requiredUserInfoKeys = ["text", "int"]
+    try full.setWebpageURL(URL(string: "https://example.com/docs/42")!)
+    try full.setReferrerURL(URL(string: "https://example.com/")!)
+    try full.setExpirationDate(Date(timeIntervalSince1970: 1_900_000_000))
+    w("activity", "full", try ActivityCoding.encode(full))
+    let small = activity("org.example.map.view", 3)
+    try small.setUserInfo(["lat": .real(48.85), "lon": .real(2.35), "zoom": .integer(12)])
+    w("activity", "map", try ActivityCoding.encode(small))
+
+    // Info.plists, XML and binary.
+    w("manifest", "xml", """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <dict>
+        \t<key>CFBundleIdentifier</key>
+        \t<string>com.example.shapes</string>
+        \t<key>HandoffTeamIdentifier</key>
+        \t<string>A1B2C3D4E5</string>
+        \t<key>NSUserActivityTypes</key>
+        \t<array>
+        \t\t<string>com.example.shapes.create-shape</string>
+        \t\t<string>com.example.shapes.edit-shape</string>
+        \t</array>
+        \t<key>LSRequiresIPhoneOS</key>
+        \t<true/>
+        \t<key>Version</key>
+        \t<integer>3</integer>
+        \t<key>Ratio</key>
+        \t<real>1.5</real>
+        \t<key>Icon</key>
+        \t<data>AAECAw==</data>
+        \t<key>Built</key>
+        \t<date>2024-01-02T03:04:05Z</date>
+        </dict>
+        </plist>
+
+        """)
+    w("manifest", "xml-prefix", """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><dict><key>CFBundleIdentifier</key><string>org.example.app</string>\
+        <key>AppIdentifierPrefix</key><string>TEAM123456.</string><key>Name</key><string>a &amp; b &lt;c&gt;</string></dict></plist>
+
+        """)
+    let info: [String: PropertyListValue] = [
+        "CFBundleIdentifier": .string("com.example.shapes"), "HandoffTeamIdentifier": .string("A1B2C3D4E5"),
+        "NSUserActivityTypes": .array([.string("com.example.shapes.create-shape"), .string("com.example.shapes.edit-shape")]),
+        "UIRequiredDeviceCapabilities": .array([.string("armv7")]), "Count": .integer(5), "Flag": .boolean(true),
+    ]
+    w("manifest", "binary", BinaryPropertyList.encode(.dictionary(info)))
+    w("manifest", "binary-prefix", BinaryPropertyList.encode(.dictionary([
+        "CFBundleIdentifier": .string("org.example.app"), "AppIdentifierPrefix": .string("TEAM123456."),
+        "When": .date(1000), "Blob": .data([1, 2, 3]), "Ratio": .real(0.25),
+    ])))
+
+    // Beacons: plaintexts, and (for open) sealed packets.
+    let device: [UInt8] = Array(100..<116), activityID: [UInt8] = Array(200..<216)
+    let beacons: [(String, Beacon)] = [
+        ("advert", Beacon(kind: .advert, timestamp: 1_700_000_000_000, sequence: 7, deviceID: device,
+                          deviceName: "Ada's laptop", role: .full, channelPort: 49_152,
+                          activity: BeaconActivity(activityID: activityID, activityType: "com.example.docs.edit",
+                                                   title: "Report", teamIdentifier: "A1B2C3D4E5",
+                                                   bundleIdentifier: "com.example.docs", webpageURL: "https://example.com/d",
+                                                   expiration: 1_800_000_000_000, supportsContinuationStreams: true))),
+        ("advert-minimal", Beacon(kind: .advert, timestamp: 1, sequence: 1, deviceID: device, deviceName: "",
+                                  role: .sendOnly, channelPort: 1,
+                                  activity: BeaconActivity(activityID: activityID, activityType: "t",
+                                                           teamIdentifier: "T", bundleIdentifier: "b"))),
+        ("withdraw-one", Beacon(kind: .withdraw, timestamp: 2, sequence: 3, deviceID: device, deviceName: "phone",
+                                role: .full, channelPort: 7000, activity: .withdrawal(of: activityID))),
+        ("withdraw-all", Beacon(kind: .withdraw, timestamp: 2, sequence: 4, deviceID: device, deviceName: "Grüße",
+                                role: .full, channelPort: 7000, activity: nil)),
+    ]
+    let key: [UInt8] = Array(0..<32), nonce = [UInt8](repeating: 7, count: AESGCM.nonceSize)
+    for (name, beacon) in beacons {
+        w("beacon-plaintext", name, try BeaconCodec.encode(beacon))
+        w("beacon-packet", name, try BeaconCodec.encode(beacon))
+        w("beacon-packet", name + "-sealed", try BeaconCodec.seal(beacon, key: key, nonce: nonce))
+    }
+
+    // Exchange messages, alone and as a framed stream.
+    let id = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
+    let messages: [(String, ExchangeMessage)] = [
+        ("fetch", .fetch(id)), ("payload", .payload(try ActivityCoding.encode(small))),
+        ("error", .error(code: 4609, message: "the activity is no longer offered")), ("confirm", .confirm(id)),
+        ("stream-open", .streamOpen(id)), ("stream-accepted", .streamAccepted),
+    ]
+    for (name, message) in messages {
+        w("exchange-message", name, [message.frame.type] + message.frame.payload)
+    }
+    let framed = messages.flatMap { $0.1.frame.encoded() }
+    w("channel-frames", "exchange", [0, 0] + framed)
+    w("channel-frames", "exchange-small-reads", [0, 1] + framed)
+    w("channel-frames", "small-cap", [4, 3] + framed)
+    w("channel-frames", "fetch", [0, 9] + ExchangeMessage.fetch(id).frame.encoded())
+
+    // Stream mode: DATA frames, then END.
+    func data(_ bytes: [UInt8]) -> [UInt8] { Frame(type: StreamFrame.data, payload: bytes).encoded() }
+    let end = Frame(type: StreamFrame.end, payload: []).encoded()
+    w("stream-frames", "data-end", [0, 0] + data(Array("hello".utf8)) + data(Array(0..<200)) + end)
+    w("stream-frames", "small-reads", [0, 1] + data(Array(repeating: 42, count: 1000)) + end)
+    w("stream-frames", "end", [0, 5] + end)
+    w("stream-frames", "small-cap", [1, 2] + data(Array(0..<63)) + data(Array(0..<64)) + end)
+
+    // Pairing codes and the account and device files.
+    let keys = [try AccountKey(bytes: (0..<32).map { UInt8($0 * 37 & 0xff) }), try AccountKey(bytes: Array(0..<32)), try AccountKey(bytes: Array(repeating: 0xff, count: 32))]
+    for (i, k) in keys.enumerated() {
+        let code = k.pairingCode
+        w("pairing-code", "code-\(i)", code)
+        w("account-file", "account-\(i)", code + "\n")
+    }
+    let code = keys[1].pairingCode
+    w("pairing-code", "lowercase-spaced", String(code.lowercased().map { $0 == "-" ? " " : $0 }))
+    w("pairing-code", "no-dashes", String(code.filter { $0 != "-" }))
+    w("account-file", "no-newline", code)
+    let devices = [
+        try DeviceIdentity(id: "0123456789abcdef0123456789abcdef", name: "Ada's laptop", role: .full),
+        try DeviceIdentity(id: "ffffffffffffffffffffffffffffffff", name: "Grüße 👋", role: .sendOnly),
+    ]
+    for (i, d) in devices.enumerated() { w("device-file", "device-\(i)", AccountStore.deviceFile(d)) }
+    w("device-file", "reordered-extra", "role=full\nfuture=1\nname=x\nid=0123456789abcdef0123456789abcdef\n")
+}
+
+/// An activity with a fixed id, so the seeds are the same on every run.
+func activity(_ type: String, _ n: UInt8) -> UserActivity {
+    let id = UUID(uuid: (n, 1, 2, 3, 4, 5, 0x46, 7, 0x88, 9, 10, 11, 12, 13, 14, 15))
+    return UserActivity(activityType: type, activityID: id, state: ActivityState())
+}
+
+func nested(_ depth: Int) -> UserInfoValue {
+    var v = UserInfoValue.integer(0)
+    for _ in 0..<depth { v = .array([v]) }
+    return v
+}
+
+// MARK: - Regressions: hostile inputs written by hand
+
+/// A bplist written object by object, so references can be shared, cyclic
+/// or out of range as the test needs. References and offsets are 4 bytes.
+struct RawPlist {
+    var objects: [[UInt8]] = []
+    mutating func add(_ object: [UInt8]) -> UInt32 { objects.append(object); return UInt32(objects.count - 1) }
+
+    static func be(_ v: UInt64, _ size: Int) -> [UInt8] { (0..<size).reversed().map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
+    /// A marker with its count: inline below 15, else 0xF then an int.
+    static func marker(_ high: UInt8, _ count: Int) -> [UInt8] {
+        count < 15 ? [high << 4 | UInt8(count)] : [high << 4 | 0xF, 0x13] + be(UInt64(count), 8)
+    }
+    static func ascii(_ s: String) -> [UInt8] { marker(0x5, s.utf8.count) + Array(s.utf8) }
+    static func array(_ refs: [UInt32]) -> [UInt8] { marker(0xA, refs.count) + refs.flatMap { be(UInt64($0), 4) } }
+    static func dict(_ keys: [UInt32], _ values: [UInt32]) -> [UInt8] {
+        marker(0xD, keys.count) + (keys + values).flatMap { be(UInt64($0), 4) }
+    }
+    static func int(_ v: Int64) -> [UInt8] { [0x13] + be(UInt64(bitPattern: v), 8) }
+
+    func bytes(top: UInt32, claimedCount: UInt64? = nil) -> [UInt8] {
+        var out = Array("bplist00".utf8), offsets: [UInt64] = []
+        for o in objects { offsets.append(UInt64(out.count)); out += o }
+        let table = UInt64(out.count)
+        for o in offsets { out += Self.be(o, 4) }
+        out += [0, 0, 0, 0, 0, 0, 4, 4] + Self.be(claimedCount ?? UInt64(objects.count), 8)
+            + Self.be(UInt64(top), 8) + Self.be(table, 8)
+        return out
+    }
+}
+
+/// The userInfo dictionary {"k": value} where `build` adds the value.
+func userInfo(_ build: (inout RawPlist) -> UInt32) -> [UInt8] {
+    var p = RawPlist()
+    let key = p.add(RawPlist.ascii("k"))
+    let value = build(&p)
+    let top = p.add(RawPlist.dict([key], [value]))
+    return p.bytes(top: top)
+}
+
+/// An activity payload whose userInfo is {"k": value}.
+func payload(_ build: (inout RawPlist) -> UInt32) -> [UInt8] {
+    var p = RawPlist()
+    let names = ["version", "activityID", "activityType", "userInfo"].map { p.add(RawPlist.ascii($0)) }
+    let version = p.add(RawPlist.int(1))
+    let id = p.add(RawPlist.ascii("E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
+    let type = p.add(RawPlist.ascii("com.example.bomb"))
+    let key = p.add(RawPlist.ascii("k"))
+    let value = build(&p)
+    let info = p.add(RawPlist.dict([key], [value]))
+    let top = p.add(RawPlist.dict(names, [version, id, type, info]))
+    return p.bytes(top: top)
+}
+
+/// 1000 references to one array of 1000 references to one 4 KB string:
+/// 6 KB that expands to 4 GB when re-encoded (issue 13).
+func squareBomb(_ p: inout RawPlist) -> UInt32 {
+    let leaf = p.add(RawPlist.ascii(String(repeating: "A", count: 4096)))
+    let inner = p.add(RawPlist.array(Array(repeating: leaf, count: 1000)))
+    return p.add(RawPlist.array(Array(repeating: inner, count: 1000)))
+}
+
+/// 40 levels, each an array holding the next level twice: 2^40 leaves.
+func doublingBomb(_ p: inout RawPlist) -> UInt32 {
+    var level = p.add(RawPlist.ascii(String(repeating: "B", count: 64)))
+    for _ in 0..<40 { level = p.add(RawPlist.array([level, level])) }
+    return level
+}
+
+/// Dictionaries shared the same way: 16 levels of 8 keys all naming one value.
+func dictionaryBomb(_ p: inout RawPlist) -> UInt32 {
+    let keys = (0..<8).map { p.add(RawPlist.ascii("key\($0)")) }
+    var level = p.add(RawPlist.ascii(String(repeating: "C", count: 256)))
+    for _ in 0..<16 { level = p.add(RawPlist.dict(keys, Array(repeating: level, count: 8))) }
+    return level
+}
+
+/// Arrays nested `depth` deep, each a distinct object.
+func deep(_ depth: Int) -> (inout RawPlist) -> UInt32 {
+    { p in
+        var level = p.add(RawPlist.int(0))
+        for _ in 0..<depth { level = p.add(RawPlist.array([level])) }
+        return level
+    }
+}
+
+/// An array that contains itself (through one level).
+func cycle(_ p: inout RawPlist) -> UInt32 {
+    let a = UInt32(p.objects.count), b = a + 1
+    _ = p.add(RawPlist.array([b]))
+    _ = p.add(RawPlist.array([a]))
+    return a
+}
+
+func writeRegressions(_ w: Writer) throws {
+    let bombs: [(String, (inout RawPlist) -> UInt32)] = [
+        ("bomb-1000x1000x4k", squareBomb), ("bomb-doubling-2e40", doublingBomb), ("bomb-dictionaries-8e16", dictionaryBomb),
+        ("deep-10000", deep(10_000)), ("deep-65", deep(65)), ("cycle", cycle),
+    ]
+    for (name, build) in bombs {
+        w("userinfo", name, userInfo(build))
+        w("activity", name, payload(build))
+        var p = RawPlist()
+        let top = build(&p)
+        w("bplist", name, p.bytes(top: top))
+    }
+
+    // Huge claimed counts and lengths, each in a small file.
+    func single(_ object: [UInt8], claimedCount: UInt64? = nil) -> [UInt8] {
+        var p = RawPlist()
+        let top = p.add(object)
+        return p.bytes(top: top, claimedCount: claimedCount)
+    }
+    let huge: [(String, [UInt8])] = [
+        ("count-array-2e62", [0xAF, 0x13] + RawPlist.be(1 << 62, 8)),
+        ("count-array-max", [0xAF, 0x13] + RawPlist.be(UInt64.max, 8)),
+        ("count-dict-2e61", [0xDF, 0x13] + RawPlist.be(1 << 61, 8)),
+        ("count-string-2e60", [0x5F, 0x13] + RawPlist.be(1 << 60, 8)),
+        ("count-utf16-2e62", [0x6F, 0x13] + RawPlist.be(1 << 62, 8)),
+        ("count-data-negative", [0x4F, 0x13] + RawPlist.be(UInt64(bitPattern: -5), 8)),
+        ("int-16-bytes", [0x14, 0x7F] + Array(repeating: 0xFF, count: 15)),
+        ("string-runs-past-end", [0x5E] + Array("abc".utf8)),
+    ]
+    for (name, object) in huge {
+        let bytes = single(object)
+        w("bplist", name, bytes)
+        w("userinfo", name, bytes)
+        w("activity", name, bytes)
+        w("manifest", name, bytes)
+    }
+    w("bplist", "trailer-count-2e63", single(RawPlist.int(1), claimedCount: 1 << 63))
+    w("bplist", "trailer-count-max", single(RawPlist.int(1), claimedCount: UInt64.max))
+
+    // A binary Info.plist whose bundle identifier runs past the end of the
+    // file (issue 13: it trapped inside FoundationEssentials' decoder).
+    var info = RawPlist()
+    let k1 = info.add(RawPlist.ascii("CFBundleIdentifier")), k2 = info.add(RawPlist.ascii("HandoffTeamIdentifier"))
+    let v2 = info.add(RawPlist.ascii("A1B2C3D4E5"))
+    let v1 = info.add(RawPlist.marker(0x5, 200) + Array("com.example.x".utf8))
+    let infoTop = info.add(RawPlist.dict([k1, k2], [v1, v2]))
+    w("manifest", "string-past-end", info.bytes(top: infoTop))
+    var info16 = RawPlist()
+    let j1 = info16.add(RawPlist.ascii("CFBundleIdentifier"))
+    let u1 = info16.add(RawPlist.marker(0x6, 1000) + [0, 0x41])
+    let info16Top = info16.add(RawPlist.dict([j1], [u1]))
+    w("manifest", "utf16-past-end", info16.bytes(top: info16Top))
+    for (name, build) in bombs {
+        var p = RawPlist()
+        let names = ["CFBundleIdentifier", "HandoffTeamIdentifier", "NSUserActivityTypes"].map { p.add(RawPlist.ascii($0)) }
+        let bundle = p.add(RawPlist.ascii("com.example.x")), team = p.add(RawPlist.ascii("A1B2C3D4E5"))
+        let types = build(&p)
+        let top = p.add(RawPlist.dict(names, [bundle, team, types]))
+        w("manifest", name, p.bytes(top: top))
+    }
+    let deepXML = String(repeating: "<array>", count: 10_000) + String(repeating: "</array>", count: 10_000)
+    w("manifest", "xml-deep-10000", "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>CFBundleIdentifier</key>"
+        + "<string>x.y</string><key>NSUserActivityTypes</key>" + deepXML + "</dict></plist>")
+    let entities = "<!DOCTYPE plist [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">"
+        + "<!ENTITY c \"&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;\"><!ENTITY d \"&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;\">"
+        + "<!ENTITY e \"&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;\"><!ENTITY f \"&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;\">"
+        + "<!ENTITY g \"&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;\"><!ENTITY h \"&g;&g;&g;&g;&g;&g;&g;&g;&g;&g;\">]>"
+    w("manifest", "xml-billion-laughs", "<?xml version=\"1.0\"?>" + entities + "<plist version=\"1.0\"><dict>"
+        + "<key>CFBundleIdentifier</key><string>&h;</string><key>HandoffTeamIdentifier</key><string>T</string></dict></plist>")
+    w("manifest", "xml-truncated", "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>CFBundleIdentifier</key><stri")
+    w("manifest", "empty", [UInt8]())
+    // Issue 13's 215-byte Info.plist: a UTF-16 activity type of 52 code
+    // units running into the offset table; FoundationEssentials trapped.
+    w("manifest", "string-utf16-into-offset-table-215", hex(
+        "62706c6973743030d30102030405065f1012434642756e646c654964656e7469666965725f101548616e646f66665465616d4964"
+        + "656e7469666965725f10134e5355736572416374697669747954797065735f1010636f6d2e6578616d706c652e747261705a41"
+        + "314232433344344535a1076f10340063006f006d002e006500780061006d0070006c0065002e00f600660066006e0065006e00"
+        + "790079007900790079007900790079007900790079080f243c5265707200000000000001010000000000000008000000000000"
+        + "000000000000000000af"))
+
+    try writeProtocolRegressions(w)
+}
+
+/// Hostile frames, beacons, codes and files for the continuity decoders.
+func writeProtocolRegressions(_ w: Writer) throws {
+    func u32(_ n: UInt32) -> [UInt8] { RawPlist.be(UInt64(n), 4).map { $0 } }
+    // Channel frames: [cap byte, read-size byte] + stream.
+    w("channel-frames", "length-zero", [0, 0] + u32(0) + [1])
+    w("channel-frames", "length-max", [0, 0] + u32(UInt32.max) + [2])
+    w("channel-frames", "length-over-cap", [0, 0] + u32(65_537) + [2] + Array(repeating: 0, count: 64))
+    w("channel-frames", "length-over-small-cap", [1, 0] + u32(17) + [1] + Array(repeating: 0, count: 16))
+    w("channel-frames", "half-frame", [0, 0] + u32(100) + [2, 1, 2, 3])
+    w("channel-frames", "many-tiny", [0, 0] + Array([UInt8]([0, 0, 0, 1, 6]).repeated(400)))
+
+    // Exchange messages: type byte + payload.
+    w("exchange-message", "fetch-15", [1] + Array(repeating: 0xAB, count: 15))
+    w("exchange-message", "fetch-17", [1] + Array(repeating: 0xAB, count: 17))
+    w("exchange-message", "error-short", [3, 0, 0])
+    w("exchange-message", "error-bad-utf8", [3, 0, 0, 0x12, 0x01, 0xC3, 0x28])
+    w("exchange-message", "error-1025", [3, 0, 0, 0x12, 0x01] + Array(repeating: 0x41, count: 1025))
+    w("exchange-message", "accepted-with-payload", [6, 0])
+    w("exchange-message", "type-0", [0])
+    w("exchange-message", "type-255", [255, 1, 2])
+
+    // Stream frames: [cap byte, read-size byte] + stream.
+    w("stream-frames", "data-empty", [0, 0] + u32(1) + [7])
+    w("stream-frames", "data-max", [0, 0] + u32(UInt32.max) + [7, 1, 2, 3])
+    w("stream-frames", "end-with-payload", [0, 0] + u32(2) + [8, 0])
+    w("stream-frames", "after-end", [0, 0] + u32(1) + [8] + u32(3) + [7, 1, 2])
+    w("stream-frames", "exchange-type", [0, 0] + u32(17) + [1] + Array(repeating: 0, count: 16))
+
+    // Beacon plaintexts, each a multiple of 64 bytes as parse requires.
+    func padded(_ bytes: [UInt8], _ fill: UInt8 = 0) -> [UInt8] {
+        bytes + Array(repeating: fill, count: (64 - bytes.count % 64) % 64)
+    }
+    let head: [UInt8] = [1, 2, 1, 0] + Array(repeating: 0, count: 16) + Array(100..<116) + [0x1B, 0x58]
+    w("beacon-plaintext", "name-past-end", padded(head + [0xFF, 0xFF]))
+    w("beacon-plaintext", "name-over-limit", padded(head + [0, 65] + Array(repeating: 0x41, count: 65)))
+    w("beacon-plaintext", "name-bad-utf8", padded(head + [0, 2, 0xC3, 0x28]))
+    w("beacon-plaintext", "padding-nonzero", padded(head + [0, 1, 0x41], 1))
+    w("beacon-plaintext", "padding-whole-block", head + [0, 1, 0x41] + Array(repeating: 0, count: 64 + 64 - (head.count + 3) % 64))
+    w("beacon-plaintext", "unknown-flag", padded([1, 2, 1, 0x80] + Array(head[4...]) + [0, 0]))
+    w("beacon-plaintext", "version-2", padded([2] + Array(head[1...]) + [0, 0]))
+    w("beacon-plaintext", "advert-truncated", padded([1, 1, 1, 2] + Array(head[4...]) + [0, 0] + Array(200..<216) + [0xFF]))
+    w("beacon-plaintext", "empty", [UInt8]())
+    w("beacon-packet", "too-short", Array(repeating: 7, count: 12))
+    w("beacon-packet", "too-long", Array(repeating: 0, count: 1300))
+    w("beacon-packet", "not-a-block", Array(repeating: 0, count: 100))
+
+    // Pairing codes and files.
+    w("pairing-code", "empty", "")
+    w("pairing-code", "57-chars", String(repeating: "A", count: 57))
+    w("pairing-code", "59-chars", String(repeating: "A", count: 59))
+    w("pairing-code", "u", String(repeating: "U", count: 58))
+    w("pairing-code", "padding-bits", String(repeating: "Z", count: 58))
+    w("pairing-code", "fullwidth", String(repeating: "\u{FF21}", count: 58))
+    w("pairing-code", "combining", String(repeating: "A\u{301}", count: 58))
+    w("pairing-code", "nul", [UInt8](repeating: 0, count: 58))
+    w("account-file", "two-codes", try AccountKey(bytes: Array(0..<32)).pairingCode + "\n" + (try AccountKey(bytes: Array(0..<32)).pairingCode) + "\n")
+    w("account-file", "crlf", try AccountKey(bytes: Array(0..<32)).pairingCode + "\r\n")
+    w("account-file", "not-utf8", [0xFF, 0xFE, 0x41])
+    w("account-file", "over-4k", String(repeating: "A", count: 5000))
+    w("device-file", "twice", "id=0123456789abcdef0123456789abcdef\nid=0123456789abcdef0123456789abcdef\nname=x\nrole=full\n")
+    w("device-file", "no-equals", "id\nname=x\nrole=full\n")
+    w("device-file", "role-unknown", "id=0123456789abcdef0123456789abcdef\nname=x\nrole=admin\n")
+    w("device-file", "id-upper", "id=0123456789ABCDEF0123456789ABCDEF\nname=x\nrole=full\n")
+    w("device-file", "name-control", "id=0123456789abcdef0123456789abcdef\nname=a\u{7}b\nrole=full\n")
+    w("device-file", "name-nul", "id=0123456789abcdef0123456789abcdef\nname=a\u{0}b\nrole=full\n")
+    w("device-file", "crlf", "id=0123456789abcdef0123456789abcdef\r\nname=x\r\nrole=full\r\n")
+    w("device-file", "over-4k", "id=0123456789abcdef0123456789abcdef\nname=" + String(repeating: "x", count: 5000) + "\nrole=full\n")
+}
+
+func hex(_ text: String) -> [UInt8] {
+    let digits = Array(text.utf8)
+    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)! }
+}
+
+extension Array {
+    func repeated(_ times: Int) -> [Element] { (0..<times).flatMap { _ in self } }
+}
