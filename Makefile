@@ -32,11 +32,16 @@ SWIFT_SOURCES := $(shell find Sources -type f) Package.swift
 EXTRA_TESTS :=
 include $(sort $(wildcard mk/*.mk))
 
-.PHONY: all lib test test-swift test-tsan test-c test-abi test-valgrind test-python test-integration demo bench clean
+.PHONY: all deps lib test test-swift test-tsan test-c test-abi test-valgrind test-python test-integration demo bench clean
 
 all: lib
 
 lib: $(LIB) $(INCDIR)/handoff.h
+
+# What building and testing need beyond the toolchains (README: the two
+# set-up commands install what is missing first). Quick when all is there.
+deps:
+	@sh scripts/install-deps.sh
 
 # The library as hosts see it: a stripped copy with its SONAME link and the
 # development link, next to the header.
@@ -53,7 +58,7 @@ $(INCDIR)/handoff.h: include/handoff.h
 
 # ---------------------------------------------------------------- tests
 
-test: lib test-abi test-c test-valgrind test-python test-integration test-swift test-tsan $(EXTRA_TESTS)
+test: deps lib test-abi test-c test-valgrind test-python test-integration test-swift test-tsan $(EXTRA_TESTS)
 
 test-swift:
 	$(SWIFT) test
@@ -120,7 +125,7 @@ $(BINDIR)/mapoff: examples/c/mapoff.c $(LIB) $(INCDIR)/handoff.h
 	$(CC) $(CFLAGS_STRICT) -D_POSIX_C_SOURCE=200809L -I$(INCDIR) -o $@ $< $(LINK_HANDOFF)
 
 # A real handoff between two processes on this machine (loopback).
-demo: $(BINDIR)/mapoff $(BINDIR)/roundtrip
+demo: deps $(BINDIR)/mapoff $(BINDIR)/roundtrip
 	sh examples/c/run-demo.sh $(BINDIR)/mapoff
 
 # ---------------------------------------------------------------- bench

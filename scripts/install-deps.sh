@@ -14,6 +14,11 @@ command -v ip >/dev/null 2>&1 || need_apt="$need_apt iproute2"
 command -v valgrind >/dev/null 2>&1 || need_apt="$need_apt valgrind"
 command -v nft >/dev/null 2>&1 || need_apt="$need_apt nftables"   # test_discovery.py filters IPv4
 
+if [ -n "$need_apt" ] && [ "$(id -u)" != 0 ]; then
+    echo "missing:$need_apt" >&2
+    echo "install them as root: sudo sh scripts/install-deps.sh (or apt-get install$need_apt)" >&2
+    exit 1
+fi
 if [ -n "$need_apt" ]; then
     echo "installing:$need_apt"
     apt-get update -qq
