@@ -17,6 +17,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Tests", "integration"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Tests", "support"))  # keys.py, for beaconkit
 import beaconkit  # noqa: E402
 
 build = sys.argv[1] if len(sys.argv) > 1 else "build"

@@ -1,8 +1,14 @@
 """Fixtures of the `handoff` command tests (see cli_support.py)."""
 
+import sys
+from pathlib import Path
+
 import pytest
 
-from cli_support import TOOL, Device, free_port, pair_of_devices
+# Tests/support: helpers the suites share (netns.py, keys.py).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "support"))
+
+from cli_support import TOOL, Device, free_port, pair_of_devices  # noqa: E402
 
 
 def pytest_collection_modifyitems(config, items):

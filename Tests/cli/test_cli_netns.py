@@ -3,85 +3,26 @@ by a veth pair, which the tests create and always delete (needs root and
 iproute2, as CI has). The tool runs with its defaults there: multicast on
 the standard beacon port. Plus a host with no network at all."""
 
-import os
-import re
-import shutil
-import signal
-import subprocess
-import time
-
 import pytest
 
+import netns
 from cli_support import Device, pair_of_devices
 
 PREFIX = "hcli-"
 
 
-def ip(*args, check=True):
-    return subprocess.run(["ip", *args], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=10,
-                          check=check)
-
-
-def namespaces():
-    return [line.split()[0] for line in ip("netns", "list", check=False).stdout.splitlines() if line.strip()]
-
-
-def delete_namespace(ns):
-    """Kills what still runs in it, then deletes it (its veth end goes too)."""
-    for pid in ip("netns", "pids", ns, check=False).stdout.split():
-        try:
-            os.kill(int(pid), signal.SIGKILL)
-        except (ProcessLookupError, ValueError):
-            pass
-    for _ in range(50):
-        if ip("netns", "del", ns, check=False).returncode == 0 or ns not in namespaces():
-            return
-        time.sleep(0.1)
-
-
-def preclean():
-    """Leftovers of an earlier run whose process is gone."""
-    for ns in namespaces():
-        match = re.fullmatch(re.escape(PREFIX) + r"(\d+)-\w+", ns)
-        if not match or int(match.group(1)) == os.getpid():
-            continue
-        try:
-            os.kill(int(match.group(1)), 0)
-        except ProcessLookupError:
-            delete_namespace(ns)
-        except PermissionError:
-            pass
-
-
 @pytest.fixture(scope="module")
 def hosts():
-    if os.geteuid() != 0:
-        pytest.skip("network namespaces need root")
-    if shutil.which("ip") is None:
-        pytest.skip("the ip tool (iproute2) is not installed")
-    preclean()
-    names = {x: f"{PREFIX}{os.getpid()}-{x}" for x in ("a", "b", "alone")}
-    created = []
-    try:
-        for ns in names.values():
-            ip("netns", "add", ns)
-            created.append(ns)
-            ip("-n", ns, "link", "set", "lo", "up")
-        subnet = f"10.214.{os.getpid() % 254 + 1}"
-        ip("-n", names["a"], "link", "add", "eth0", "type", "veth", "peer", "name", "eth0", "netns", names["b"])
+    """Namespaces a and b on one veth pair (10.214.N.1/.2), and `alone`
+    with no network; hcli-<pid>-<x>, all deleted after the module."""
+    netns.require()
+    with netns.Namespaces(PREFIX) as space:
+        names = space.veth(("a", "b"))
+        names["alone"] = space.add("alone")
         for number, x in enumerate(("a", "b"), start=1):
-            ip("-n", names[x], "addr", "add", f"{subnet}.{number}/24", "dev", "eth0")
-            ip("-n", names[x], "link", "set", "eth0", "up")
-        deadline = time.monotonic() + 10
-        for x in ("a", "b"):
-            while "LOWER_UP" not in ip("-n", names[x], "link", "show", "eth0").stdout:
-                assert time.monotonic() < deadline, f"veth of {x} never came up"
-                time.sleep(0.05)
+            netns.address(names[x], f"{netns.subnet(214)}.{number}/24")
+        netns.wait_up([names["a"], names["b"]])
         yield names
-    finally:
-        for ns in created:
-            delete_namespace(ns)
-        assert not [ns for ns in namespaces() if ns in names.values()]
 
 
 def test_multicast_discovery_and_continue_between_hosts(hosts, tmp_path, procs):
@@ -141,48 +82,25 @@ def dual_stack():
     detection, usable at once). With drop_ipv4_in_a, nft in a drops every
     IPv4 packet arriving on its eth0 (its own IPv4 beacons still go out).
     Named hcli-<pid>-ds<x>, always deleted."""
-    if os.geteuid() != 0:
-        pytest.skip("network namespaces need root")
-    created = []
+    netns.require()
+    with netns.Namespaces(PREFIX) as space:
+        def make(drop_ipv4_in_a):
+            if drop_ipv4_in_a:
+                netns.require("nft")
+            names = space.veth(("dsa", "dsb"), ["net.ipv6.conf.all.accept_dad=0",
+                                                "net.ipv6.conf.default.accept_dad=0"])
+            names = {"a": names["dsa"], "b": names["dsb"]}
+            subnet = netns.subnet(215)
+            for number, x in enumerate(("a", "b"), start=1):
+                netns.address(names[x], f"{subnet}.{number}/24", f"fd00:215::{number}/64")
+            if drop_ipv4_in_a:
+                netns.run("nft", "add table ip hcli; "
+                          "add chain ip hcli in { type filter hook input priority 0; policy accept; }; "
+                          "add rule ip hcli in iifname \"eth0\" drop", netns=names["a"])
+            netns.wait_up(names.values(), ipv6=True)
+            return names, subnet
 
-    def make(drop_ipv4_in_a):
-        for tool in ("ip",) + (("nft",) if drop_ipv4_in_a else ()):
-            if shutil.which(tool) is None:
-                pytest.skip(f"{tool} is not installed (scripts/install-deps.sh installs it)")
-        preclean()
-        names = {x: f"{PREFIX}{os.getpid()}-ds{x}" for x in ("a", "b")}
-        for ns in names.values():
-            ip("netns", "add", ns)
-            created.append(ns)
-            ip("-n", ns, "link", "set", "lo", "up")
-            subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0",
-                            "net.ipv6.conf.default.accept_dad=0"], check=True, timeout=10, capture_output=True)
-        subnet = f"10.215.{os.getpid() % 254 + 1}"
-        ip("-n", names["a"], "link", "add", "eth0", "type", "veth", "peer", "name", "eth0", "netns", names["b"])
-        for number, x in enumerate(("a", "b"), start=1):
-            ip("-n", names[x], "addr", "add", f"{subnet}.{number}/24", "dev", "eth0")
-            ip("-n", names[x], "addr", "add", f"fd00:215::{number}/64", "dev", "eth0", "nodad")
-            ip("-n", names[x], "link", "set", "eth0", "up")
-        if drop_ipv4_in_a:
-            subprocess.run(["ip", "netns", "exec", names["a"], "nft",
-                            "add table ip hcli; "
-                            "add chain ip hcli in { type filter hook input priority 0; policy accept; }; "
-                            "add rule ip hcli in iifname \"eth0\" drop"], check=True, timeout=10, capture_output=True)
-        deadline = time.monotonic() + 10
-        for x in ("a", "b"):
-            while True:
-                link = ip("-n", names[x], "link", "show", "eth0").stdout
-                addrs = ip("-n", names[x], "addr", "show", "dev", "eth0").stdout
-                if "LOWER_UP" in link and "fe80::" in addrs and "tentative" not in addrs:
-                    break
-                assert time.monotonic() < deadline, f"eth0 of {x} never came up\n{addrs}"
-                time.sleep(0.05)
-        return names, subnet
-
-    yield make
-    for ns in created:
-        delete_namespace(ns)
-    assert not [ns for ns in namespaces() if ns in created]
+        yield make
 
 
 def doctor_report(device):

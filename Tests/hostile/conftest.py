@@ -3,7 +3,7 @@
 Reuses the process harness of Tests/integration (events one per line,
 bounded waits, every process killed at the end). Each test gets the genuine
 pair (victims.Pair), an `attack` starter for build/bin/attacker, and, for
-the namespace tests, three hosts on a bridge (netns.py).
+the namespace tests, three hosts on a bridge (Tests/support/netns.py).
 
 Figures: every test appends one JSON line (attack, handoffs, peaks) to the
 file named by $HOSTILE_FIGURES, if set; `make hostile-figures` prints them
@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent / "integration")]
+# Tests/support: helpers the suites share (netns.py, keys.py).
+sys.path[:0] = [str(HERE), str(HERE.parent / "integration"), str(HERE.parent / "support")]
 
 from harness import PEER, ROOT, Peer, free_port  # noqa: E402
 import netns  # noqa: E402
@@ -88,10 +89,23 @@ def pair(spawn):
     p.stop()
 
 
+class Hosts(dict):
+    """{'host': namespace}; .address['host'] is its IPv4 address."""
+
+
 @pytest.fixture
 def hosts():
-    """Namespaces attacker, receiver, sender on one bridge."""
-    yield from netns.make_hosts(["attacker", "receiver", "sender"])
+    """Namespaces attacker, receiver, sender (hstl-<pid>-<host>, eth0 =
+    10.214.S.N/24) on one bridge; all deleted when the test ends."""
+    netns.require()
+    with netns.Namespaces("hstl-") as space:
+        hosts = Hosts(space.bridged(["attacker", "receiver", "sender"]))
+        hosts.address = {}
+        for number, (name, ns) in enumerate(hosts.items(), start=1):
+            hosts.address[name] = "%s.%d" % (netns.subnet(214), number)
+            netns.address(ns, hosts.address[name] + "/24")
+        netns.wait_up(hosts.values())
+        yield hosts
 
 
 @pytest.fixture

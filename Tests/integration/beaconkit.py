@@ -5,10 +5,10 @@ play a device that holds the key."""
 
 import ctypes
 import ctypes.util
-import hashlib
-import hmac
 import os
 import struct
+
+from keys import derive
 
 AAD = b"libhandoff beacon v1"
 ADVERT, WITHDRAW, SOLICIT = 1, 2, 3
@@ -31,8 +31,7 @@ _GET_TAG, _SET_TAG = 0x10, 0x11
 
 def beacon_key(account_key):
     """HKDF-SHA256(account key, salt "libhandoff v1", info "beacon key")."""
-    prk = hmac.new(b"libhandoff v1", account_key, hashlib.sha256).digest()
-    return hmac.new(prk, b"beacon key" + b"\x01", hashlib.sha256).digest()
+    return derive(account_key, b"beacon key")
 
 
 def seal(key, plaintext, nonce=None):

@@ -1,8 +1,14 @@
 """Fixtures of the process-level tests (see harness.py)."""
 
+import sys
+from pathlib import Path
+
 import pytest
 
-from harness import PEER, STREAMER, Peer, free_port
+# Tests/support: helpers the suites share (netns.py, keys.py).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "support"))
+
+from harness import PEER, STREAMER, Peer, free_port  # noqa: E402
 
 
 def _spawner(program, build_hint):

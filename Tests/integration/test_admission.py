@@ -14,12 +14,9 @@ Attackers bind to 127.0.0.2.. so that per-source shares apply (loopback
 answers for all of 127/8); some share 127.0.0.1 with the genuine peers.
 """
 
-import hashlib
-import hmac
 import os
 import random
 import selectors
-import shutil
 import signal
 import socket
 import subprocess
@@ -27,6 +24,9 @@ import threading
 import time
 
 import pytest
+
+import netns
+from keys import derive
 
 ACCOUNT_KEY = bytes(range(32))
 OTHER_KEY = bytes(0xA0 + i for i in range(32))
@@ -37,18 +37,8 @@ AUTHENTICATED_CAP = 64
 ROUNDS = 6
 
 
-def hkdf_sha256(ikm, salt, info, length=32):
-    prk = hmac.new(salt, ikm, hashlib.sha256).digest()
-    out, block, counter = b"", b"", 1
-    while len(out) < length:
-        block = hmac.new(prk, block + info + bytes([counter]), hashlib.sha256).digest()
-        out += block
-        counter += 1
-    return out[:length]
-
-
-PSK = hkdf_sha256(ACCOUNT_KEY, b"libhandoff v1", b"channel psk").hex()
-WRONG_PSK = hkdf_sha256(OTHER_KEY, b"libhandoff v1", b"channel psk").hex()
+PSK = derive(ACCOUNT_KEY, b"channel psk").hex()
+WRONG_PSK = derive(OTHER_KEY, b"channel psk").hex()
 
 
 def s_client_args(psk, port, source=None, extra=()):
@@ -442,53 +432,19 @@ def test_the_channel_answers_on_ipv4_and_ipv6_on_one_port(victim):
 
 # ------------------------------------------------- link-local in namespaces
 
-def _ip(*args, check=True):
-    return subprocess.run(["ip", *args], stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, timeout=10, check=check)
-
-
-def _delete_namespace(ns):
-    for pid in _ip("netns", "pids", ns, check=False).stdout.split():
-        try:
-            os.kill(int(pid), signal.SIGKILL)
-        except (ProcessLookupError, ValueError):
-            pass
-    for _ in range(50):
-        if _ip("netns", "del", ns, check=False).returncode == 0:
-            return
-        time.sleep(0.1)
-
-
 @pytest.fixture
 def two_hosts():
-    """Namespaces a and b joined by one veth pair (eth0 in each) with the
-    link-local addresses fe80::a and fe80::b and 10.214.N.1/.2; deleted
-    when the test ends."""
-    if os.geteuid() != 0 or shutil.which("ip") is None:
-        pytest.skip("network namespaces need root and iproute2")
-    prefix = "hadm-%d" % os.getpid()
-    hosts = {x: "%s-%s" % (prefix, x) for x in "ab"}
-    created = []
-    try:
-        for ns in hosts.values():
-            _ip("netns", "add", ns)
-            created.append(ns)
-            _ip("-n", ns, "link", "set", "lo", "up")
-        _ip("-n", hosts["a"], "link", "add", "eth0", "type", "veth", "peer", "name", "eth0", "netns", hosts["b"])
-        subnet = "10.214.%d" % (os.getpid() % 254 + 1)
-        for number, (x, ns) in enumerate(sorted(hosts.items()), start=1):
-            _ip("-n", ns, "addr", "add", "fe80::%s/64" % x, "dev", "eth0", "nodad")
-            _ip("-n", ns, "addr", "add", "%s.%d/24" % (subnet, number), "dev", "eth0")
-            _ip("-n", ns, "link", "set", "eth0", "up")
-        deadline = time.monotonic() + 10
-        for ns in hosts.values():
-            while "LOWER_UP" not in _ip("-n", ns, "link", "show", "eth0").stdout:
-                assert time.monotonic() < deadline, "veth of %s never came up" % ns
-                time.sleep(0.05)
+    """Namespaces a and b (hadm-<pid>-<x>) joined by one veth pair (eth0 in
+    each) with the link-local addresses fe80::a and fe80::b and
+    10.214.N.1/.2; deleted when the test ends."""
+    netns.require()
+    with netns.Namespaces("hadm-") as space:
+        hosts = space.veth("ab")
+        subnet = netns.subnet(214)
+        for number, (x, ns) in enumerate(hosts.items(), start=1):
+            netns.address(ns, "fe80::%s/64" % x, "%s.%d/24" % (subnet, number))
+        netns.wait_up(hosts.values())
         yield hosts, subnet
-    finally:
-        for ns in created:
-            _delete_namespace(ns)
 
 
 def test_link_local_ipv6_and_ipv4_reach_one_channel_port(spawn, ports, two_hosts):

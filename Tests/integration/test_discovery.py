@@ -7,17 +7,14 @@ Namespaces are named hoffd-<pid>-<x>, created per test and always deleted.
 Only loopback and those namespaces' addresses are used.
 """
 
-import atexit
-import os
-import re
 import shutil
 import socket
-import subprocess
 import time
 
 import pytest
 
 import beaconkit
+import netns
 from harness import peer_flags
 
 TYPE = "com.example.peer.activity"
@@ -27,134 +24,39 @@ NETNS_PREFIX = "hoffd-"
 
 # ------------------------------------------------------------ namespaces
 
-def _run(*cmd, check=True, netns=None):
-    if netns:
-        cmd = ("ip", "netns", "exec", netns) + cmd
-    return subprocess.run(list(cmd), stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=10, check=check)
-
-
-def _ip(*args, check=True):
-    return _run("ip", *args, check=check)
-
-
-def _namespaces():
-    out = _ip("netns", "list", check=False).stdout
-    return [line.split()[0] for line in out.splitlines() if line.strip()]
-
-
-def _delete_namespace(ns):
-    for pid in _ip("netns", "pids", ns, check=False).stdout.split():
-        try:
-            os.kill(int(pid), 9)
-        except (ProcessLookupError, ValueError):
-            pass
-    for _ in range(50):
-        if _ip("netns", "del", ns, check=False).returncode == 0 or ns not in _namespaces():
-            return
-        time.sleep(0.1)
-
-
-def _preclean():
-    """Deletes namespaces of earlier runs whose process is gone."""
-    for ns in _namespaces():
-        m = re.fullmatch(re.escape(NETNS_PREFIX) + r"(\d+)-(a|b|br)", ns)
-        if not m or int(m.group(1)) == os.getpid():
-            continue
-        try:
-            os.kill(int(m.group(1)), 0)
-            continue
-        except ProcessLookupError:
-            pass
-        except PermissionError:
-            continue
-        _delete_namespace(ns)
-
-
-def _two_hosts(mode):
+def _two_hosts(space, mode):
     """Namespaces a and b joined by a bridge (namespace br). mode:
     'dual' (both families), 'v4-filtered' (both configured, IPv4 dropped by nft),
     'v6-only' (no IPv4 address) or 'v4-only' (IPv6 disabled)."""
-    if os.geteuid() != 0:
-        pytest.skip("network namespaces need root")
-    for tool in ("ip",) + (("nft",) if mode == "v4-filtered" else ()):
-        if shutil.which(tool) is None:
-            pytest.skip("%s is not installed (scripts/install-deps.sh installs it)" % tool)
-    _preclean()
-    prefix = "%s%d" % (NETNS_PREFIX, os.getpid())
-    hosts = {x: "%s-%s" % (prefix, x) for x in "ab"}
-    bridge = prefix + "-br"
-    created = []
-
-    def cleanup():
-        for ns in created:
-            _delete_namespace(ns)
-        created.clear()
-
-    atexit.register(cleanup)
-    try:
-        subnet = "10.214.%d" % (os.getpid() % 254 + 1)
-        for ns in [bridge, *hosts.values()]:
-            _ip("netns", "add", ns)
-            created.append(ns)
-            _ip("-n", ns, "link", "set", "lo", "up")
-            # No duplicate address detection: addresses usable at once.
-            _run("sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0",
-                 netns=ns)
-            if mode == "v4-only":
-                _run("sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
-                     "net.ipv6.conf.default.disable_ipv6=1", netns=ns)
-        _ip("-n", bridge, "link", "add", "br0", "type", "bridge")
-        _ip("-n", bridge, "link", "set", "br0", "type", "bridge", "mcast_snooping", "0")
-        for number, (x, ns) in enumerate(sorted(hosts.items()), start=1):
-            _ip("-n", ns, "link", "add", "eth0", "type", "veth", "peer", "name", "v" + x,
-                "netns", bridge)
-            if mode != "v6-only":
-                _ip("-n", ns, "addr", "add", "%s.%d/24" % (subnet, number), "dev", "eth0")
-            if mode != "v4-only":
-                _ip("-n", ns, "addr", "add", "fd00:214::%d/64" % number, "dev", "eth0", "nodad")
-            _ip("-n", ns, "link", "set", "eth0", "up")
-            _ip("-n", bridge, "link", "set", "v" + x, "master", "br0")
-            _ip("-n", bridge, "link", "set", "v" + x, "up")
-            if mode == "v4-filtered":
-                _run("nft", "add table ip hoff; "
-                     "add chain ip hoff in { type filter hook input priority 0; policy accept; }; "
-                     "add chain ip hoff out { type filter hook output priority 0; policy accept; }; "
-                     "add rule ip hoff in iifname \"eth0\" drop; "
-                     "add rule ip hoff out oifname \"eth0\" drop", netns=ns)
-        _ip("-n", bridge, "link", "set", "br0", "up")
-        deadline = time.monotonic() + 10
-        for ns in hosts.values():
-            while True:
-                link = _ip("-n", ns, "link", "show", "eth0").stdout
-                addrs = _ip("-n", ns, "addr", "show", "dev", "eth0").stdout
-                ready = "LOWER_UP" in link and (mode == "v4-only" or
-                                                ("fe80::" in addrs and "tentative" not in addrs))
-                if ready:
-                    break
-                assert time.monotonic() < deadline, "eth0 of %s never came up\n%s" % (ns, addrs)
-                time.sleep(0.05)
-        return hosts, cleanup
-    except BaseException:
-        cleanup()
-        atexit.unregister(cleanup)
-        raise
+    # No duplicate address detection: addresses usable at once.
+    sysctl = ["net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0"]
+    if mode == "v4-only":
+        sysctl += ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]
+    hosts = space.bridged("ab", sysctl)
+    for number, ns in enumerate(hosts.values(), start=1):
+        v4 = [] if mode == "v6-only" else ["%s.%d/24" % (netns.subnet(214), number)]
+        v6 = [] if mode == "v4-only" else ["fd00:214::%d/64" % number]
+        netns.address(ns, *v4, *v6)
+        if mode == "v4-filtered":
+            netns.run("nft", "add table ip hoff; "
+                      "add chain ip hoff in { type filter hook input priority 0; policy accept; }; "
+                      "add chain ip hoff out { type filter hook output priority 0; policy accept; }; "
+                      "add rule ip hoff in iifname \"eth0\" drop; "
+                      "add rule ip hoff out oifname \"eth0\" drop", netns=ns)
+    netns.wait_up(hosts.values(), ipv6=mode != "v4-only")
+    return hosts
 
 
 @pytest.fixture
 def two_hosts():
-    made = []
-
-    def make(mode):
-        hosts, cleanup = _two_hosts(mode)
-        made.append(cleanup)
-        return hosts
-
-    yield make
-    for cleanup in made:
-        cleanup()
-        atexit.unregister(cleanup)
-    assert not [ns for ns in _namespaces() if ns.startswith("%s%d-" % (NETNS_PREFIX, os.getpid()))]
+    """two_hosts(mode): namespaces hoffd-<pid>-<x> (see _two_hosts), all
+    deleted when the test ends."""
+    netns.require()
+    with netns.Namespaces(NETNS_PREFIX) as space:
+        def make(mode):
+            netns.require(*(("nft",) if mode == "v4-filtered" else ()))
+            return _two_hosts(space, mode)
+        yield make
 
 
 def _handoff_between(hosts, spawn):
@@ -183,8 +85,8 @@ def _handoff_between(hosts, spawn):
 def test_dual_stack_with_ipv4_filtered_uses_ipv6(two_hosts, spawn):
     hosts = two_hosts("v4-filtered")
     # The filter really drops IPv4 between the hosts.
-    ping = _run("ping", "-c", "1", "-W", "1", "10.214.%d.1" % (os.getpid() % 254 + 1), check=False,
-                netns=hosts["b"]) if shutil.which("ping") else None
+    ping = netns.run("ping", "-c", "1", "-W", "1", netns.subnet(214) + ".1", check=False,
+                     netns=hosts["b"]) if shutil.which("ping") else None
     assert ping is None or ping.returncode != 0
     _handoff_between(hosts, spawn)
 

@@ -12,12 +12,8 @@ finalizers, and an atexit backstop), and every network namespace the
 multicast test creates is deleted.
 """
 
-import atexit
-import hashlib
-import hmac
 import os
 import random
-import re
 import shutil
 import signal
 import socket
@@ -26,7 +22,9 @@ import time
 
 import pytest
 
+import netns
 from harness import LIVE, loopback, peer_flags
+from keys import derive
 
 # The peer's default account key (docs/PROTOCOL.md §4 test key) and another.
 ACCOUNT_KEY = bytes(range(32))
@@ -37,21 +35,6 @@ OTHER_TYPE = "com.example.peer.other"
 
 
 # --------------------------------------------------------------- helpers
-
-def hkdf_sha256(ikm, salt, info, length):
-    """RFC 5869: extract then expand."""
-    prk = hmac.new(salt, ikm, hashlib.sha256).digest()
-    out, block, counter = b"", b"", 1
-    while len(out) < length:
-        block = hmac.new(prk, block + info + bytes([counter]), hashlib.sha256).digest()
-        out += block
-        counter += 1
-    return out[:length]
-
-
-def derive(key, label, length=32):
-    return hkdf_sha256(key, b"libhandoff v1", label, length)
-
 
 def blob(n):
     """The userInfo "blob" a peer sends (see peer.c)."""
@@ -191,99 +174,18 @@ def test_an_activity_continued_again_is_heard_each_time(spawn, ports):
 
 # 2 ----------------------------------------------------------------------
 
-NETNS_PREFIX = "hoff-"
-
-
-def _ip(*args, check=True):
-    return subprocess.run(["ip", *args], stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, timeout=10, check=check)
-
-
-def _delete_namespace(ns):
-    """Kills what runs in one of our namespaces, then deletes it (its veth
-    ends go with it, and so do their peers)."""
-    pids = _ip("netns", "pids", ns, check=False).stdout.split()
-    for pid in pids:
-        try:
-            os.kill(int(pid), signal.SIGKILL)
-        except (ProcessLookupError, ValueError):
-            pass
-    for _ in range(50):
-        if _ip("netns", "del", ns, check=False).returncode == 0 or ns not in _namespaces():
-            return
-        time.sleep(0.1)
-
-
-def _namespaces():
-    out = _ip("netns", "list", check=False).stdout
-    return [line.split()[0] for line in out.splitlines() if line.strip()]
-
-
-def _preclean():
-    """Deletes leftovers of earlier runs: hoff-<pid>-* of a pid now gone."""
-    for ns in _namespaces():
-        m = re.fullmatch(re.escape(NETNS_PREFIX) + r"(\d+)-(a|b|c|br)", ns)
-        if not m:
-            continue
-        pid = int(m.group(1))
-        if pid != os.getpid():
-            try:
-                os.kill(pid, 0)
-                continue  # that run is still going: not ours to touch
-            except ProcessLookupError:
-                pass
-            except PermissionError:
-                continue
-        _delete_namespace(ns)
-
-
 @pytest.fixture
 def three_hosts():
-    """Namespaces a, b, c (one host each, eth0 = 10.213.N.1/2/3) joined by a
-    Linux bridge in namespace br. Yields {'a': ns, 'b': ns, 'c': ns}."""
-    if os.geteuid() != 0:
-        pytest.skip("network namespaces need root")
-    if shutil.which("ip") is None:
-        pytest.skip("the ip tool (iproute2) is not installed")
-    _preclean()
-    prefix = "%s%d" % (NETNS_PREFIX, os.getpid())
-    hosts = {x: "%s-%s" % (prefix, x) for x in "abc"}
-    bridge = prefix + "-br"
-    created = []
-
-    def cleanup():
-        for ns in created:
-            _delete_namespace(ns)
-        created.clear()
-
-    atexit.register(cleanup)
-    try:
-        subnet = "10.213.%d" % (os.getpid() % 254 + 1)
-        for ns in [bridge, *hosts.values()]:
-            _ip("netns", "add", ns)
-            created.append(ns)
-            _ip("-n", ns, "link", "set", "lo", "up")
-        _ip("-n", bridge, "link", "add", "br0", "type", "bridge")
-        # No IGMP snooping: the bridge floods the group like a plain switch.
-        _ip("-n", bridge, "link", "set", "br0", "type", "bridge", "mcast_snooping", "0")
-        for number, (x, ns) in enumerate(sorted(hosts.items()), start=1):
-            _ip("-n", ns, "link", "add", "eth0", "type", "veth", "peer", "name", "v" + x,
-                "netns", bridge)
-            _ip("-n", ns, "addr", "add", "%s.%d/24" % (subnet, number), "dev", "eth0")
-            _ip("-n", ns, "link", "set", "eth0", "up")
-            _ip("-n", bridge, "link", "set", "v" + x, "master", "br0")
-            _ip("-n", bridge, "link", "set", "v" + x, "up")
-        _ip("-n", bridge, "link", "set", "br0", "up")
-        deadline = time.monotonic() + 5
-        for ns in hosts.values():
-            while "LOWER_UP" not in _ip("-n", ns, "link", "show", "eth0").stdout:
-                assert time.monotonic() < deadline, "veth of %s never came up" % ns
-                time.sleep(0.05)
+    """Namespaces a, b, c (hoff-<pid>-<x>, one host each, eth0 =
+    10.213.N.1/2/3) joined by a Linux bridge in namespace br, all deleted
+    when the test ends. Yields {'a': ns, 'b': ns, 'c': ns}."""
+    netns.require()
+    with netns.Namespaces("hoff-") as space:
+        hosts = space.bridged("abc")
+        for number, ns in enumerate(hosts.values(), start=1):
+            netns.address(ns, "%s.%d/24" % (netns.subnet(213), number))
+        netns.wait_up(hosts.values())
         yield hosts
-    finally:
-        cleanup()
-        atexit.unregister(cleanup)
-        assert not [ns for ns in _namespaces() if ns.startswith(prefix + "-")]
 
 
 def test_three_hosts_multicast_in_namespaces(three_hosts, spawn):
