@@ -37,19 +37,7 @@ def _require(program, hint):
 def spawn():
     """spawn(name, *args, netns=None): a peer, once it printed `ready`."""
     _require(PEER, "make lib build/bin/peer")
-    started = []
-
-    def start(name, *args, netns=None):
-        p = Peer(name, args, netns, program=PEER)
-        started.append(p)
-        p.wait_for("ready", timeout=10)
-        return p
-
-    yield start
-    for p in started:
-        p.kill()
-    for p in started:
-        print(p.transcript()[-6000:])
+    yield from _started(lambda name, *args: (name, args), PEER, tail=6000)
 
 
 @pytest.fixture
@@ -57,10 +45,18 @@ def attack():
     """attack(subcommand, *args, netns=None): the attacker, once `ready`.
     Stop it with .stop() (SIGTERM: it prints its `result` line)."""
     _require(ATTACKER, "make build/bin/attacker")
+    yield from _started(lambda *args: ("attacker-" + str(args[0]), args), ATTACKER, tail=3000)
+
+
+def _started(name_and_args, program, tail):
+    """Yields start(*args, netns=None) -> a process of `program` that printed
+    `ready`; kills every one when the test ends and prints the end of each
+    transcript (pytest shows it when the test failed)."""
     started = []
 
     def start(*args, netns=None):
-        p = Peer("attacker-" + str(args[0]), args, netns, program=ATTACKER)
+        name, argv = name_and_args(*args)
+        p = Peer(name, argv, netns, program=program)
         started.append(p)
         p.wait_for("ready", timeout=10)
         return p
@@ -69,7 +65,7 @@ def attack():
     for p in started:
         p.kill()
     for p in started:
-        print(p.transcript()[-3000:])
+        print(p.transcript()[-tail:])
 
 
 @pytest.fixture
