@@ -15,4 +15,13 @@ struct sockaddr;
 /* `length` is a socklen_t (unsigned int on Linux); sys/socket.h is not
  * included here so its declarations stay with the Glibc module. */
 int clinux_accept4(int fd, struct sockaddr *address, unsigned int *length, int flags);
+
+/* Starts `path` (argv, envp: NULL-terminated) detached: its own session,
+ * stdio on /dev/null, default signals, only descriptors 0-2, in `directory`
+ * when not NULL; re-parented to init or a subreaper, so the caller has no
+ * child left to reap. Returns 0 and the program's pid in *pid_out, or the
+ * errno value of what failed (execve's own: ENOENT, EACCES, ...).
+ * spawn_detached.c. */
+int clinux_spawn_detached(const char *path, char *const argv[], char *const envp[],
+                          const char *directory, int *pid_out);
 #endif
