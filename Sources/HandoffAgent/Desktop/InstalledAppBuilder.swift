@@ -51,9 +51,12 @@ struct InstalledAppBuilder {
 
     private mutating func build(_ found: DesktopFileScanner.Found, _ entry: DesktopEntry, manifest: HandoffManifestFile?) throws(HandoffError) -> InstalledApp? {
         let path = found.path
-        func problem(_ key: String?, _ message: String) -> HandoffError {
+        /// "<file>:<line of key>: <key>: <message>"; `named: false` when
+        /// the message already names the key.
+        func problem(_ key: String?, _ message: String, named: Bool = true) -> HandoffError {
             let line = key.flatMap { entry.line(of: $0) }.map { ":\($0)" } ?? ""
-            return HandoffError(.malformedData, "\(path)\(line): \(key.map { "\($0): " } ?? "")\(message)")
+            let name = named ? key.map { "\($0): " } ?? "" : ""
+            return HandoffError(.malformedData, "\(path)\(line): \(name)\(message)")
         }
         let handoffKeys = [InstalledApps.activityTypesKey, InstalledApps.teamIdentifierKey, InstalledApps.bundleIdentifierKey]
 
@@ -71,7 +74,7 @@ struct InstalledAppBuilder {
                 warnings.append(problem(key, "ignored: the app is declared by \(manifest.path)").message)
             }
         } else {
-            guard let declaration = try declaration(found, entry, problem) else { return nil }
+            guard let declaration = try declaration(found, entry, { problem($0, $1) }) else { return nil }
             declared = declaration
             declaredBy = .desktopEntry
         }
@@ -94,8 +97,8 @@ struct InstalledAppBuilder {
             do {
                 exec = try ExecCommandLine(value)
             } catch {
-                guard dbus else { throw problem(nil, error.message) }
-                warnings.append(problem(nil, error.message + "; the app is started by D-Bus activation only").message)
+                guard dbus else { throw problem("Exec", error.message, named: false) }
+                warnings.append(problem("Exec", error.message + "; the app is started by D-Bus activation only", named: false).message)
             }
         }
         guard exec != nil || dbus else {
