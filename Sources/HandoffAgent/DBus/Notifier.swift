@@ -86,6 +86,7 @@ public final class Notifier<Key: Hashable> {
     private var order: [Key] = []
     private var keysByID: [UInt32: Key] = [:]
     private var generations: UInt64 = 0
+    private var subscriptions: [SessionBus.Subscription] = []
 
     /// Subscribes to the server's signals and asks its capabilities.
     /// Throws only when the bus refuses the subscriptions (closed, bounds).
@@ -94,25 +95,35 @@ public final class Notifier<Key: Hashable> {
         self.appName = appName
         self.onEvent = onEvent
         let name = Self.serverName, path = Self.objectPath, iface = Self.interface
-        try bus.subscribe(sender: name, path: path, interface: iface, member: "ActionInvoked") { [weak self] m in
+        subscriptions.append(try bus.subscribe(sender: name, path: path, interface: iface,
+                                               member: "ActionInvoked") { [weak self] m in
             guard let id = try? m.uint32(), let action = try? m.string() else { return }
             self?.actionInvoked(id: id, action: action)
-        }
-        try bus.subscribe(sender: name, path: path, interface: iface, member: "ActivationToken") { [weak self] m in
+        })
+        subscriptions.append(try bus.subscribe(sender: name, path: path, interface: iface,
+                                               member: "ActivationToken") { [weak self] m in
             guard let id = try? m.uint32(), let token = try? m.string() else { return }
             self?.activationToken(id: id, token: token)
-        }
-        try bus.subscribe(sender: name, path: path, interface: iface, member: "NotificationClosed") { [weak self] m in
+        })
+        subscriptions.append(try bus.subscribe(sender: name, path: path, interface: iface,
+                                               member: "NotificationClosed") { [weak self] m in
             guard let id = try? m.uint32(), let reason = try? m.uint32() else { return }
             self?.serverClosed(id: id, reason: CloseReason(code: reason))
-        }
-        try bus.subscribe(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                          interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: name) { [weak self] m in
+        })
+        subscriptions.append(try bus.subscribe(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                               interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
+                                               arg0: name) { [weak self] m in
             guard (try? m.string()) == name, let old = try? m.string() else { return }
             // A server appearing where none was changes nothing we hold.
             if !old.isEmpty { self?.serverChanged() }
-        }
+        })
         queryCapabilities()
+    }
+
+    /// Its signal matches go with it; notifications it showed stay (the
+    /// agent closes them first when it means to).
+    deinit {
+        for subscription in subscriptions { bus.unsubscribe(subscription) }
     }
 
     /// What the server said it can do; nil until it answered.
