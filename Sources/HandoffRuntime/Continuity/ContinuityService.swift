@@ -104,10 +104,14 @@ public struct RemoteActivity: Sendable, Hashable {
     public var isWebOnly: Bool
     /// When this device first saw it offered.
     public var firstSeen: Date
+    /// The sending app's team and bundle, as its beacon names them.
+    public var teamIdentifier: String
+    public var bundleIdentifier: String
 
     public init(deviceID: String, deviceName: String, activityID: UUID, activityType: String,
                 title: String? = nil, webpageURL: URL? = nil, supportsContinuationStreams: Bool = false,
-                isWebOnly: Bool = false, firstSeen: Date = Date()) {
+                isWebOnly: Bool = false, firstSeen: Date = Date(), teamIdentifier: String = "",
+                bundleIdentifier: String = "") {
         self.deviceID = deviceID
         self.deviceName = deviceName
         self.activityID = activityID
@@ -117,6 +121,8 @@ public struct RemoteActivity: Sendable, Hashable {
         self.supportsContinuationStreams = supportsContinuationStreams
         self.isWebOnly = isWebOnly
         self.firstSeen = firstSeen
+        self.teamIdentifier = teamIdentifier
+        self.bundleIdentifier = bundleIdentifier
     }
 
     /// Seconds since this device first saw it offered.
