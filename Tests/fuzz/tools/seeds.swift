@@ -156,7 +156,7 @@ func writeSeeds(_ w: Writer) throws {
                                                    title: "Report", teamIdentifier: "A1B2C3D4E5",
                                                    bundleIdentifier: "com.example.docs", webpageURL: "https://example.com/d",
                                                    expiration: 1_800_000_000_000, supportsContinuationStreams: true))),
-        ("advert-minimal", Beacon(kind: .advert, timestamp: 1, sequence: 1, deviceID: device, deviceName: "",
+        ("advert-minimal", Beacon(kind: .advert, timestamp: 1, sequence: 1, deviceID: device, deviceName: "x",
                                   role: .sendOnly, channelPort: 1,
                                   activity: BeaconActivity(activityID: activityID, activityType: "t",
                                                            teamIdentifier: "T", bundleIdentifier: "b"))),
