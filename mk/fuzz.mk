@@ -37,7 +37,7 @@ CLANG         ?= clang
 
 FUZZ_MODEL_TARGETS := bplist activity userinfo manifest
 FUZZ_CONTINUITY_TARGETS := beacon-plaintext beacon-packet channel-frames exchange-message \
-                           stream-frames pairing-code account-file device-file
+                           stream-frames pairing-code account-file device-file agent-message
 # The agent's desktop-entry reader: Sources/HandoffAgent/Desktop only (the
 # D-Bus part would need libsystemd).
 FUZZ_AGENT_TARGETS := desktop-entry
@@ -138,6 +138,10 @@ FUZZ_MAX_LEN_pairing-code := 256
 FUZZ_MAX_LEN_account-file := 512
 FUZZ_MAX_LEN_device-file := 512
 FUZZ_MAX_LEN_desktop-entry := 8192
+# Sender byte + a datagram of up to 65,536 bytes + 1: the size refusal and
+# bodies near the re-encoding bound are reachable; -len_control keeps most
+# inputs short.
+FUZZ_MAX_LEN_agent-message := 65538
 
 fuzz_limit = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_SECONDS))
 
