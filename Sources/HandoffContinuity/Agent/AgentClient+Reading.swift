@@ -325,7 +325,7 @@ extension AgentClient {
             let (outgoing, streams) = s.requests.removeAll()
             let withdrawn = s.reported.values.sorted { $0.firstSeen < $1.firstSeen }
             s.reported = [:]
-            if now - c.since >= Self.maxBackoff { s.backoff = Self.initialBackoff }
+            if now - c.since >= options.backoff.max { s.backoff = options.backoff.initial }
             if !s.stopped { scheduleReconnect(in: &s, now: now) }
             return (outgoing, streams, withdrawn, s.endpoint)
         }
@@ -338,7 +338,7 @@ extension AgentClient {
 
     private func scheduleReconnect(in s: inout State, now: Double) {
         s.reconnectAt = now + s.backoff
-        s.backoff = min(Self.maxBackoff, s.backoff * 2)
+        s.backoff = min(options.backoff.max, s.backoff * 2)
     }
 
     /// One attempt: connect, HELLO, WELCOME, then the current ADVERTISE.

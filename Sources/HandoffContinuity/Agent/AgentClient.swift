@@ -49,12 +49,19 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
             self.accountID = accountID
         }
 
+        /// Reconnection delays: the first, and the cap it doubles up to
+        /// (tests shorten them).
+        public var backoff = (initial: AgentClient.initialBackoff, max: AgentClient.maxBackoff)
+        /// Added to the fetch and connect timeouts for how long a FETCH or
+        /// OPEN_STREAM waits for the agent (tests shorten it).
+        public var requestMargin: Double = 3
+
         /// How long a FETCH or OPEN_STREAM waits for the agent: one second
         /// more than the embedded engine waits for the other device
         /// (fetch + connect timeouts + 2 s), so the agent's own answer,
         /// 4610 included, comes first; this deadline only catches an agent
         /// that hangs.
-        public var requestTimeout: Double { fetchTimeout + connectTimeout + 3 }
+        public var requestTimeout: Double { fetchTimeout + connectTimeout + requestMargin }
     }
 
     /// Reconnection delays: the first, and the cap it doubles up to.
@@ -94,7 +101,7 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
         var requests = AgentRequests()
         var reported: [UUID: RemoteActivity] = [:]
         var reconnectAt: Double?
-        var backoff = AgentClient.initialBackoff
+        var backoff: Double
         var thread: pthread_t?
         /// Connections made so far (the first included) and why the last
         /// one ended: for tests and diagnostics.
@@ -125,7 +132,7 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
             close(fds[1])
             throw error
         }
-        var s = State()
+        var s = State(backoff: options.backoff.initial)
         s.generation = 1
         s.connection = Connection(fd: fd, generation: 1, welcome: welcome, since: monotonicSeconds())
         s.welcome = welcome
@@ -182,7 +189,7 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
     }
 
     public func confirmContinued(_ remote: RemoteActivity) {
-        state.withLock { s in send(AgentFrame(.confirm(remote.activityID)), in: &s) }
+        state.withLock { s in _ = send(AgentFrame(.confirm(remote.activityID)), in: &s) }
     }
 
     /// Withdraws what is advertised, fails what waits for the agent (4609),
