@@ -139,6 +139,7 @@ import Testing
         let pending = endpoint.pendingProvide.withLock { $0 }
         try #require(pending.count == 1)
         #expect(pending[0](.success([9])) == false)  // the app hears it was too late
+        #expect(waitUntil { endpoint.provideReplies.withLock { $0.count } == 2 })
         #expect(endpoint.provideReplies.withLock { $0 } == [true, true])
         #expect(agent.all(.payload).count == 1 && client.connectionCount == 1)
     }
@@ -214,6 +215,7 @@ import Testing
         var p = pollfd(fd: refusedEnd, events: Int16(POLLIN), revents: 0)
         var byte: UInt8 = 0
         #expect(poll(&p, 1, 10_000) == 1 && read(refusedEnd, &byte, 1) == 0)  // closed: EOF
+        #expect(waitUntil { endpoint.acceptReplies.withLock { $0.count } == 2 })
         #expect(endpoint.acceptReplies.withLock { $0 } == [true, true])
     }
 
