@@ -718,7 +718,9 @@ HANDOFF_API handoff_application *handoff_application_new(const handoff_manifest 
  * a stream first to end it cleanly: a stream still open for writing is
  * lost, and the other side's reads fail with ECONNRESET. NULL is ignored.
  * Call it on the main thread, not from inside one of its callbacks. A process that exits
- * without it may lose stream data the library has not sent yet. */
+ * without it may lose stream data the library has not sent yet. In agent
+ * mode (handoff_continuity_mode) the agent carries the streams: they end
+ * when their hosts close them, not here. */
 HANDOFF_API void handoff_application_free(handoff_application *app);
 
 /* The pollable file descriptor: readable exactly while callbacks are queued

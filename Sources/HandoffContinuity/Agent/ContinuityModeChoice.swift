@@ -39,6 +39,8 @@ public struct ContinuityModeChoice: Sendable {
     public var connectTimeout: Double = 3
     /// How long connecting to the agent and its WELCOME may take.
     public var handshakeTimeout: Double = 5
+    /// Sees every team's activities (the `handoff` command's HELLO).
+    public var observer = false
 
     public init(mode: ContinuityMode, accountID: String) {
         self.mode = mode
@@ -77,6 +79,7 @@ public struct ContinuityModeChoice: Sendable {
         options.fetchTimeout = fetchTimeout
         options.connectTimeout = connectTimeout
         options.handshakeTimeout = handshakeTimeout
+        options.observer = observer
         do {
             return try AgentClient(options: options, manifest: manifest)
         } catch {
