@@ -319,6 +319,25 @@ import Testing
         #expect(agent.undecodable == 0)
     }
 
+    @Test func anIdleClientDoesNotWakeUp() throws {
+        let agent = try FakeAgent()
+        defer { agent.stop() }
+        let (client, _) = try agentClient(agent)
+        defer { client.detach() }
+        client.advertise(Self.advert)
+        agent.wait(for: .advertise)
+        let outcome = Outcome<Result<[UInt8], HandoffError>>()
+        client.fetch(agentRemote()) { outcome.set($0) }
+        let fetch = try Self.onlyRequest(agent, .fetch)
+        try agent.send(AgentFrame(.payload([1]), requestID: fetch.frame.requestID))
+        #expect(outcome.wait() != nil)
+        // The reader thread may still be on its way back into poll (one
+        // more count); a periodic wake-up of a second or less would add two.
+        let before = client.pollCount
+        usleep(2_500_000)  // an observation window, not a synchronisation
+        #expect(client.pollCount <= before + 1)
+    }
+
     @Test func detachWithdrawsClosesAndFailsWhatWaits() throws {
         let agent = try FakeAgent()
         defer { agent.stop() }

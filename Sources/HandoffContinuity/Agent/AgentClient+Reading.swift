@@ -27,6 +27,7 @@ extension AgentClient {
                 if let c = s.connection, let failure = c.failure { return .drop(failure) }
                 if s.connection == nil, let at = s.reconnectAt, at <= now { return .reconnect }
                 let deadline = [s.requests.nextDeadline, s.connection == nil ? s.reconnectAt : nil].compactMap { $0 }.min()
+                s.polls += 1
                 return .wait(fd: s.connection?.fd, generation: s.connection?.generation ?? 0,
                              writable: !s.outbox.isEmpty, deadline: deadline)
             }

@@ -107,6 +107,8 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
         /// one ended: for tests and diagnostics.
         var connections = 1
         var lastFailure: String?
+        /// Times the reader thread went to sleep in poll (idle: none).
+        var polls = 0
     }
 
     /// Connects to the agent and waits for its WELCOME (at most
@@ -153,6 +155,9 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
 
     /// Connections made so far, the first included.
     var connectionCount: Int { state.withLock { $0.connections } }
+
+    /// Times the reader thread has waited in poll so far.
+    var pollCount: Int { state.withLock { $0.polls } }
 
     // MARK: ContinuityService
 
