@@ -85,6 +85,10 @@ public final class Application: @unchecked Sendable {
     /// The continuity service, once started.
     var continuity: (any ContinuityService)? { state.withLock { $0.continuity } }
 
+    /// The continuity service, once started (nil before, and after
+    /// `stopContinuity`): which one runs (engine or agent client).
+    public var continuityService: (any ContinuityService)? { continuity }
+
     /// Starts talking to other devices through `service`: attaches it and
     /// advertises the current activity, if any. Once per application.
     /// - Throws: `.invalidState` when a service was already started.

@@ -53,6 +53,12 @@ public protocol ContinuityEndpoint: AnyObject, Sendable {
     /// then does the activity's delegate get `stream` (else it is closed).
     func acceptStream(_ activityID: UUID, _ stream: ContinuationStream,
                       reply: @escaping @Sendable (Result<Void, HandoffError>) -> Bool)
+    /// The person chose, outside the app (the agent's notification,
+    /// `handoff continue`, a launch to continue), to continue `remote`
+    /// here: the application proceeds exactly as when it is chosen in the
+    /// app (`willContinue`, the fetch, then `continue` or
+    /// `didFailToContinue`).
+    func continueChosen(_ remote: RemoteActivity)
 }
 
 extension ContinuityEndpoint {
