@@ -26,7 +26,7 @@ import Testing
         let receiverEngine = try loopbackEngine(fetchTimeout: 5)
         let hub = EndpointHub(service: receiverEngine)
         defer { hub.stop() }
-        let observer = RecordingEndpoint(audience: .observer)
+        let observer = HubRecorder(audience: .observer)
         let observerPort = hub.register(observer)
         let aDelegate = EngineDelegate(), bDelegate = EngineDelegate()
         let aPort = hub.makePort(), bPort = hub.makePort()
@@ -55,7 +55,7 @@ import Testing
         })
         // Every delivery made so far has been made once a later registration
         // was told its first list (one ordered queue).
-        let late = RecordingEndpoint(audience: .application(Self.appB))
+        let late = HubRecorder(audience: .application(Self.appB))
         let latePort = hub.register(late)
         #expect(late.wait(seconds: 30) { $0.keys.contains(idB) })
         for app in apps { try app.dispatch() }
@@ -174,7 +174,7 @@ import Testing
         let receiverEngine = try ContinuityEngine(configuration: config)
         let hub = EndpointHub(service: receiverEngine)
         defer { hub.stop() }
-        let observer = RecordingEndpoint(audience: .observer)
+        let observer = HubRecorder(audience: .observer)
         let observerPort = hub.register(observer)
         let senderEngine = try loopbackEngine(peers: [receiverEngine.beaconPort], fetchTimeout: 5)
         let sender = try Application(manifest: Self.appX, delegate: EngineDelegate(), continuity: senderEngine)
@@ -201,7 +201,7 @@ import Testing
 
 /// A continuity endpoint that records what it is told (an observer, or an
 /// app's manifest), from any thread.
-final class RecordingEndpoint: ContinuityEndpoint, @unchecked Sendable {
+final class HubRecorder: ContinuityEndpoint, @unchecked Sendable {
     let audience: ActivityAudience
     let manifest = EndpointHub.identity
     private let log = Awaitable<[RemoteActivityChange]>([])
@@ -234,6 +234,7 @@ final class RecordingEndpoint: ContinuityEndpoint, @unchecked Sendable {
         _ = reply(.failure(HandoffError(.handoffFailed, "a recorder offers nothing")))
     }
     func activityWasContinued(_ activityID: UUID) {}
+    func continueChosen(_ remote: RemoteActivity) {}
 }
 
 /// Counts an activity's `wasContinued` and keeps the streams it receives.
