@@ -162,16 +162,21 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         if scheduled { poke() }
     }
 
+    /// The same advertisement again changes nothing (no new burst): apps
+    /// repeat theirs when the person returns to them (for the agent's
+    /// most-recent policy), which other devices need not hear.
     public func advertise(_ advertisement: Advertisement?) {
-        state.withLock { s in
+        let changed = state.withLock { s in
+            guard s.advertisement != advertisement else { return false }
             if let old = s.advertisement, old.activityID != advertisement?.activityID {
                 s.withdrawal = (old.activityID, [0, 0.2, 0.6].map { monotonicSeconds() + $0 })
             }
             s.advertisement = advertisement
             s.burstStep = 0
             s.nextBeacon = advertisement == nil ? nil : monotonicSeconds()
+            return true
         }
-        poke()
+        if changed { poke() }
     }
 
     public func fetch(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
