@@ -39,6 +39,9 @@ import Testing
                                       continuity: try loopbackEngine(peers: [receiverEngine.beaconPort], fetchTimeout: 5))
         let activityA = try UserActivity(activityType: "com.a.edit")
         try activityA.setUserInfo(["app": .string("A")])
+        activityA.supportsContinuationStreams = true
+        let recorderA = ActivityRecorder()
+        activityA.delegate = recorderA
         let activityB = try UserActivity(activityType: "com.b.view")
         try activityB.setWebpageURL(URL(string: "https://example.com/b")!)
         try senderA.becomeCurrent(activityA)
@@ -74,6 +77,8 @@ import Testing
         try a.continueActivity(id: idA)
         #expect(try pump(apps, seconds: 30) { aDelegate.events.contains("continue") })
         #expect(aDelegate.restoredInfo == ["app": .string("A")])
+        // Its continuation stream goes out through A's port.
+        try checkStream(from: try #require(aDelegate.restored), to: recorderA, pumping: apps)
         let refused = OneShot<Result<[UInt8], HandoffError>>()
         bPort.fetch(try #require(observer.offered[idA])) { refused.fulfil($0) }
         #expect(refused.wait(seconds: 0)?.failure?.code == .connectionUnavailable)
@@ -93,7 +98,8 @@ import Testing
     /// One device, two apps on its hub: the engine advertises the most
     /// recent advertisement; FETCH and CONFIRM reach the app that
     /// advertised the id; when that app resigns or goes, the next most
-    /// recent one is advertised; when none is left, nothing.
+    /// recent one is advertised; when none is left, nothing. A continuation
+    /// stream reaches the app that advertised too.
     @Test func theMostRecentIsAdvertisedAndFetchesReachItsApp() throws {
         let receiverEngine = try loopbackEngine(fetchTimeout: 5)
         let receiverDelegate = EngineDelegate()
@@ -108,6 +114,7 @@ import Testing
         try one.setUserInfo(["from": .string("x")])
         let two = try UserActivity(activityType: "com.example.y.edit")
         try two.setUserInfo(["from": .string("y")])
+        two.supportsContinuationStreams = true
         two.delegate = recorder
         let apps = [receiver, x, y]
         func offered() -> [UUID] { receiver.availableActivities.map(\.activityID) }
@@ -123,6 +130,8 @@ import Testing
         try receiver.continueActivity(id: two.activityID)
         #expect(try pump(apps, seconds: 30) { receiverDelegate.events.contains("continue") && recorder.continued == 1 })
         #expect(receiverDelegate.restoredInfo == ["from": .string("y")])
+        // Its continuation stream reaches Y through the hub.
+        try checkStream(from: try #require(receiverDelegate.restored), to: recorder, pumping: apps)
 
         // A fetch for X's activity, advertised a moment ago, still reaches X.
         let fetched = OneShot<Result<[UInt8], HandoffError>>()
@@ -227,11 +236,40 @@ final class RecordingEndpoint: ContinuityEndpoint, @unchecked Sendable {
     func activityWasContinued(_ activityID: UUID) {}
 }
 
-/// Counts an activity's `wasContinued`.
+/// Counts an activity's `wasContinued` and keeps the streams it receives.
 final class ActivityRecorder: UserActivityDelegate, @unchecked Sendable {
     private let count = Locked(0)
+    private let received = Locked<[ContinuationStream]>([])
     var continued: Int { count.withLock { $0 } }
+    var streams: [ContinuationStream] { received.withLock { $0 } }
     func userActivityWasContinued(_ activity: UserActivity) { count.withLock { $0 += 1 } }
+    func userActivity(_ activity: UserActivity, didReceive stream: ContinuationStream) {
+        received.withLock { $0.append(stream) }
+    }
+}
+
+/// Opens a continuation stream on `restored` (continued in `receiver`),
+/// writes to it, and checks the sending app's `recorder` got the stream
+/// and reads what was written.
+func checkStream(from restored: UserActivity, to recorder: ActivityRecorder,
+                 pumping apps: [Application]) throws {
+    let opened = Locked<Result<ContinuationStream, HandoffError>?>(nil)
+    try restored.getContinuationStreams { result in opened.withLock { $0 = result } }
+    #expect(try pump(apps, seconds: 30) { opened.withLock { $0 } != nil && recorder.streams.count == 1 })
+    let mine = try #require(try opened.withLock { $0 }?.get())
+    let message = Array("over the hub".utf8)
+    #expect(write(mine.fileDescriptor, message, message.count) == message.count)
+    let theirs = try #require(recorder.streams.first)
+    var got: [UInt8] = []
+    for _ in 0..<300 where got.count < message.count {  // at most 30 s
+        var p = pollfd(fd: theirs.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, 100) > 0 else { continue }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let n = read(theirs.fileDescriptor, &buffer, buffer.count)
+        guard n > 0 else { break }
+        got += buffer[0..<n]
+    }
+    #expect(got == message)
 }
 
 extension Result {
