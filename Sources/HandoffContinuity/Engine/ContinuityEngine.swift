@@ -359,9 +359,9 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             answer(from)
             return
         }
-        let manifest = endpoint.manifest
+        let audience = endpoint.audience
         let (changes, verify) = state.withLock { s in
-            s.remotes.apply(beacon, from: from.host, manifest: manifest, ownRole: configuration.device.role,
+            s.remotes.apply(beacon, from: from.host, audience: audience, ownRole: configuration.device.role,
                             now: monotonicSeconds())
         }
         changes.forEach(endpoint.remoteActivityChanged)

@@ -29,6 +29,10 @@ public protocol ContinuityEndpoint: AnyObject, Sendable {
     /// What this app declares: the receiving side offers only activities
     /// of its team and declared types (others only for their web page).
     var manifest: Manifest { get }
+    /// Whom the service gates other devices' activities for
+    /// (`ActivityGate`): by default this manifest; an observer sees every
+    /// team's and type's activities (the agent's hub, the `handoff` command).
+    var audience: ActivityAudience { get }
     /// An activity another device offers appeared, changed or went away.
     func remoteActivityChanged(_ change: RemoteActivityChange)
     /// Another device asks for the activity `activityID`. The application
@@ -52,6 +56,8 @@ public protocol ContinuityEndpoint: AnyObject, Sendable {
 }
 
 extension ContinuityEndpoint {
+    public var audience: ActivityAudience { .application(manifest) }
+
     public func acceptStream(_ activityID: UUID, _ stream: ContinuationStream,
                              reply: @escaping @Sendable (Result<Void, HandoffError>) -> Bool) {
         _ = reply(.failure(HandoffError(.handoffFailed, "this endpoint takes no continuation streams")))
@@ -104,14 +110,15 @@ public struct RemoteActivity: Sendable, Hashable {
     public var isWebOnly: Bool
     /// When this device first saw it offered.
     public var firstSeen: Date
-    /// The sending app's team and bundle, as its beacon names them.
+    /// The team and bundle of the app that offers it, as its device's
+    /// beacons announce them ("" when not known).
     public var teamIdentifier: String
     public var bundleIdentifier: String
 
     public init(deviceID: String, deviceName: String, activityID: UUID, activityType: String,
                 title: String? = nil, webpageURL: URL? = nil, supportsContinuationStreams: Bool = false,
-                isWebOnly: Bool = false, firstSeen: Date = Date(), teamIdentifier: String = "",
-                bundleIdentifier: String = "") {
+                isWebOnly: Bool = false, firstSeen: Date = Date(),
+                teamIdentifier: String = "", bundleIdentifier: String = "") {
         self.deviceID = deviceID
         self.deviceName = deviceName
         self.activityID = activityID
