@@ -65,9 +65,12 @@ let package = Package(
             ],
             linkerSettings: [.unsafeFlags(sharedLibraryLinkerFlags)]
         ),
+        // The agent process's own code (docs/agent.md): installed apps and
+        // launching (Desktop/), D-Bus (DBus/). Never linked into the library.
+        .target(name: "HandoffAgent", dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux"]),
         .executableTarget(
             name: "HandoffTool",
-            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux"],
+            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "HandoffAgent", "CLinux"],
             // Self-contained like the library: runs where no Swift toolchain is.
             swiftSettings: [.unsafeFlags(["-static-stdlib"])],
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"])]
@@ -75,5 +78,6 @@ let package = Package(
         .testTarget(name: "HandoffModelTests", dependencies: ["HandoffModel"]),
         .testTarget(name: "HandoffRuntimeTests", dependencies: ["HandoffRuntime"]),
         .testTarget(name: "HandoffContinuityTests", dependencies: ["HandoffContinuity"]),
+        .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffAgent"]),
     ]
 )

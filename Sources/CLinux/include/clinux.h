@@ -29,4 +29,13 @@ long clinux_send_message(int fd, const void *bytes, unsigned long length, int pa
  * did not fit (the datagram is then lost: treat as malformed). As recvmsg. */
 long clinux_receive_message(int fd, void *bytes, unsigned long capacity, int *fds, int max_fds,
                             int *fd_count, int *truncated, int flags);
+
+/* Starts `path` (argv, envp: NULL-terminated) detached: its own session,
+ * stdio on /dev/null, default signals, only descriptors 0-2, in `directory`
+ * when not NULL; re-parented to init or a subreaper, so the caller has no
+ * child left to reap. Returns 0 and the program's pid in *pid_out, or the
+ * errno value of what failed (execve's own: ENOENT, EACCES, ...).
+ * spawn_detached.c. */
+int clinux_spawn_detached(const char *path, char *const argv[], char *const envp[],
+                          const char *directory, int *pid_out);
 #endif
