@@ -78,6 +78,6 @@ let package = Package(
         .testTarget(name: "HandoffModelTests", dependencies: ["HandoffModel"]),
         .testTarget(name: "HandoffRuntimeTests", dependencies: ["HandoffRuntime"]),
         .testTarget(name: "HandoffContinuityTests", dependencies: ["HandoffContinuity"]),
-        .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffAgent"]),
+        .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffAgent", "HandoffContinuity", "HandoffRuntime", "HandoffModel"]),
     ]
 )

@@ -112,16 +112,18 @@ final class AgentConnection {
         isClosed ? .closed : LocalSocket.receive(fd)
     }
 
-    /// Idempotent. Streams still queued are closed with it.
+    /// Idempotent. Streams still queued are closed with it. The server
+    /// hears of it (counts, logs) before the descriptor closes, so an app
+    /// that sees the end finds it counted.
     func close(_ reason: CloseReason) {
         guard !isClosed else { return }
         isClosed = true
+        onClose?(reason)
+        onClose = nil
         loop.remove(fd)
         Glibc.close(fd)
         for item in queue[head...] { item.stream?.close() }
         queue.removeAll()
         head = 0
-        onClose?(reason)
-        onClose = nil
     }
 }

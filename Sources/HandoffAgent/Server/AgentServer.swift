@@ -191,21 +191,21 @@ public final class AgentServer: @unchecked Sendable {
     private func accept(_ fd: Int32) {
         guard let peer = LocalSocket.credentials(of: fd), peer.uid == getuid() else {
             let uid = LocalSocket.credentials(of: fd).map { Int64($0.uid) } ?? -1
-            close(fd)
             count { $0.refusedUser += 1 }
             log("refused", "refused a connection from uid \(uid): only uid \(getuid()) may use this agent",
                 ["uid": .int(uid), "reason": .string("user")])
+            close(fd)
             return
         }
         let fromProcess = sessions.values.filter { $0.connection.peer.pid == peer.pid }.count
         guard sessions.count < limits.maxClients, fromProcess < limits.maxClientsPerProcess else {
-            close(fd)
             count { $0.refusedFull += 1 }
             let why = sessions.count >= limits.maxClients
                 ? "\(sessions.count) connections are open (at most \(limits.maxClients))"
                 : "pid \(peer.pid) has \(fromProcess) connections (at most \(limits.maxClientsPerProcess))"
             log("refused", "refused a connection from pid \(peer.pid): \(why)",
                 ["pid": .int(Int64(peer.pid)), "reason": .string("full")])
+            close(fd)
             return
         }
         let token = takeToken()
