@@ -49,6 +49,12 @@ let package = Package(
             pkgConfig: "expat",
             providers: [.apt(["libexpat1-dev"])]
         ),
+        // sd-bus (libsystemd): the agent's D-Bus side only (docs/agent.md §6).
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         .target(name: "CLinux"),
         .systemLibrary(name: "CHandoffHeader"),
         .target(name: "HandoffModel", dependencies: ["CExpat"]),
@@ -66,11 +72,15 @@ let package = Package(
             linkerSettings: [.unsafeFlags(sharedLibraryLinkerFlags)]
         ),
         // The agent process's own code (docs/agent.md): installed apps and
-        // launching (Desktop/), D-Bus (DBus/). Never linked into the library.
-        .target(name: "HandoffAgent", dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux"]),
+        // launching (Desktop/), D-Bus (DBus/), the local socket's server
+        // (Server/). Linked into the `handoff` command only, never the library.
+        .target(
+            name: "HandoffAgent",
+            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "CSystemd"]
+        ),
         .executableTarget(
             name: "HandoffTool",
-            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "HandoffAgent", "CLinux"],
+            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "HandoffAgent"],
             // Self-contained like the library: runs where no Swift toolchain is.
             swiftSettings: [.unsafeFlags(["-static-stdlib"])],
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"])]
