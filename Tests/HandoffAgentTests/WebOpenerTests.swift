@@ -30,7 +30,7 @@ import Testing
         #expect(pid > 0)
         #expect(eventually { t.exists("opened") })
         #expect(t.read("opened") == "1\n\(url)\n")
-        #expect(ownZombieChildren() == [])
+        #expect(noZombieChildrenLeft())
 
         let missing = failure { try WebOpener(searchPath: [t.path("nothing")]).open("https://example.com") }
         #expect(missing?.code == .handoffFailed)

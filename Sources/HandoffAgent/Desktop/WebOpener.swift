@@ -31,7 +31,10 @@ public struct WebOpener {
 
     static let allowed: Set<UInt8> = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=%".utf8))
 
-    static func check(_ url: String) throws(HandoffError) {
+    /// Whether `open` would pass `url` on (the agent asks before it decides
+    /// that the web page is the way to continue).
+    /// - Throws: `.invalidValue` saying what is wrong.
+    public static func check(_ url: String) throws(HandoffError) {
         func refuse(_ why: String) -> HandoffError {
             HandoffError(.invalidValue, "web page URL \(DesktopEntry.quoted(url)) \(why); only http(s) URLs are opened")
         }

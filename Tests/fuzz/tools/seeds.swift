@@ -213,6 +213,7 @@ func writeSeeds(_ w: Writer) throws {
     ]
     for (i, d) in devices.enumerated() { w("device-file", "device-\(i)", AccountStore.deviceFile(d)) }
     w("device-file", "reordered-extra", "role=full\nfuture=1\nname=x\nid=0123456789abcdef0123456789abcdef\n")
+    writeDesktopEntrySeeds(w)
 }
 
 /// An activity with a fixed id, so the seeds are the same on every run.
@@ -322,6 +323,7 @@ func cycle(_ p: inout RawPlist) -> UInt32 {
 }
 
 func writeRegressions(_ w: Writer) throws {
+    writeDesktopEntryRegressions(w)
     let bombs: [(String, (inout RawPlist) -> UInt32)] = [
         ("bomb-1000x1000x4k", squareBomb), ("bomb-doubling-2e40", doublingBomb), ("bomb-dictionaries-8e16", dictionaryBomb),
         ("deep-10000", deep(10_000)), ("deep-65", deep(65)), ("cycle", cycle),
@@ -480,4 +482,68 @@ func hex(_ text: String) -> [UInt8] {
 
 extension Array {
     func repeated(_ times: Int) -> [Element] { (0..<times).flatMap { _ in self } }
+}
+
+// MARK: - Desktop entries (the agent's reader, docs/agent.md §5)
+
+func writeDesktopEntrySeeds(_ w: Writer) {
+    w("desktop-entry", "handoff-app", """
+    # An app that continues notes
+    [Desktop Entry]
+    Type=Application
+    Version=1.5
+    Name=Notes
+    Name[de]=Notizen
+    Name[sr_RS@latin]=Beleške
+    Comment=Take notes\\sand\\tcontinue them
+    Exec=notes --new-window %U
+    TryExec=notes
+    Icon=org.example.Notes
+    Categories=Office;TextEditor;
+    Keywords[de]=Notiz;Text\\;Liste;
+    X-Handoff-ActivityTypes=com.example.notes.edit;com.example.notes.view;
+    X-Handoff-TeamIdentifier=A1B2C3D4E5
+    X-Handoff-BundleIdentifier=org.example.Notes
+
+    [Desktop Action new-window]
+    Name=New Window
+    Exec=notes --new-window
+
+    """)
+    w("desktop-entry", "dbus-app", """
+    [Desktop Entry]
+    Type=Application
+    Name=Activatable
+    DBusActivatable=true
+    Hidden=false
+    NoDisplay=true
+    Path=/tmp
+    OnlyShowIn=GNOME;KDE;
+    X-Handoff-ActivityTypes=INSendMessageIntent
+    X-Handoff-TeamIdentifier=TEAM1
+    """)
+    w("desktop-entry", "exec-quoting", """
+    [Desktop Entry]
+    Type=Application
+    Name=Quoting
+    Exec="/opt/My App/bin/app" --title "two words" "a\\\\\\\\b" "c\\\\$d" "e\\\\"f" "g\\\\`h" 100%% --file=%f %i %c %k
+    X-Web=https://example.com/a/b?c=d&e=%2F#f
+    X-Bad=app $HOME; rm -rf ~ | cat
+    """)
+}
+
+func writeDesktopEntryRegressions(_ w: Writer) {
+    let header = "[Desktop Entry]\n"
+    w("desktop-entry", "over-64k", header + "Comment=" + String(repeating: "x", count: 65_536) + "\n")
+    w("desktop-entry", "lines-5000", header + String(repeating: "#\n", count: 5000))
+    w("desktop-entry", "keys-2100", header + (0..<2100).map { "K\($0)=v\n" }.joined())
+    w("desktop-entry", "groups-65", header + (0..<65).map { "[G\($0)]\n" }.joined())
+    w("desktop-entry", "crlf", "[Desktop Entry]\r\nType=Application\r\n")
+    w("desktop-entry", "nul", Array(header.utf8) + Array("Name=a".utf8) + [0] + Array("b\n".utf8))
+    w("desktop-entry", "utf8-invalid", Array(header.utf8) + Array("Name=".utf8) + [0xC3, 0x28, 0xFF, 0x0A])
+    w("desktop-entry", "escapes-60k", header + "Exec=" + String(repeating: "\\\\", count: 30_000) + "\n")
+    w("desktop-entry", "semicolons-60k", header + "X-Handoff-ActivityTypes=" + String(repeating: ";", count: 60_000) + "\n")
+    w("desktop-entry", "quotes-60k", header + "Exec=a " + String(repeating: "\"\" ", count: 20_000) + "\n")
+    w("desktop-entry", "percent-60k", header + "Exec=a " + String(repeating: "%f", count: 30_000) + "\n")
+    w("desktop-entry", "no-main-group", "[Other]\nA=b\n")
 }
