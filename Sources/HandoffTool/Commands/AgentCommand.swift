@@ -33,7 +33,7 @@ enum AgentCommand: Command {
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
         Signals.install()
         let settings = try NetworkOptions.settings(arguments)
-        let activated = try activatedListener()
+        let activated = try ActivatedSocket.agentListener()
         let listener: Agent.Listener
         if let activated {
             listener = .activated(fd: activated, path: AgentSocketPath.resolve())
@@ -69,34 +69,6 @@ enum AgentCommand: Command {
         agent.stop()
         log(AgentLogEvent("stopped", "stopped"))
         return ExitCode.ok
-    }
-
-    /// The listening socket systemd passed (sd_listen_fds(3): LISTEN_PID is
-    /// this process, LISTEN_FDS descriptors from 3, LISTEN_FDNAMES their
-    /// names): the one named handoff-agent.socket, or the only one; the
-    /// variables are removed so children do not inherit them.
-    private static func activatedListener() throws(HandoffError) -> Int32? {
-        func take(_ name: String) -> String? {
-            defer { unsetenv(name) }
-            return getenv(name).map { String(cString: $0) }
-        }
-        let (pid, fds, names) = (take("LISTEN_PID"), take("LISTEN_FDS"), take("LISTEN_FDNAMES"))
-        guard let pid, Int32(pid) == getpid(), let fds else { return nil }
-        guard let count = Int32(fds), (1...16).contains(count) else {
-            throw HandoffError(.invalidValue, "LISTEN_FDS is \(fds): systemd passes 1 to 16 sockets")
-        }
-        let list = names?.split(separator: ":", omittingEmptySubsequences: false).map(String.init) ?? []
-        let index = list.count == Int(count) ? Int32(list.firstIndex(of: "handoff-agent.socket") ?? (count == 1 ? 0 : -1)) : 0
-        guard index >= 0 else { throw HandoffError(.invalidValue, "systemd passed \(count) sockets, none named handoff-agent.socket") }
-        let fd = 3 + index
-        for other in 3..<(3 + count) where other != fd { close(other) }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        var type: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0, type == Int32(SOCK_SEQPACKET.rawValue) else {
-            throw HandoffError(.invalidValue, "descriptor \(fd) from systemd is not a SOCK_SEQPACKET socket (ListenSequentialPacket=)")
-        }
-        return fd
     }
 }
 
