@@ -226,3 +226,66 @@ import Testing
                       supportsContinuationStreams: activity.supportsContinuationStreams)
     }
 }
+
+/// What the engine asks of an app that answers late, or not at all.
+@Suite(.serialized) struct AgentProvideTests {
+    static let appY = AgentExchangeTests.appY
+
+    /// The app answers PROVIDE after the engine stopped waiting: the other
+    /// device heard 4610; the late answer is counted, the connection stays.
+    @Test func aLateAnswerIsCountedAndTheOtherDeviceHeard4610() throws {
+        let receiver = try RemoteDevice(AgentExchangeTests.appXY, fetchTimeout: 30, name: "receiver")
+        let f = try AgentFixture(peers: [receiver.beaconPort], fetchTimeout: 1)
+        let y = try f.app(Self.appY)
+        let two = try UserActivity(activityType: "com.example.y.edit")
+        try y.send(.advertise(AgentExchangeTests.advertisement(two, Self.appY)))
+        #expect(try receiver.pump { receiver.app.availableActivities.map(\.activityID) == [two.activityID] })
+        try receiver.app.continueActivity(id: two.activityID)
+        y.whileWaiting = { _ = try? receiver.app.dispatch() }
+        let provide = try #require(y.next { if case .provide = $0.message { true } else { false } })
+        #expect(try receiver.pump { receiver.delegate.events.contains { $0.hasPrefix("didFail:") } })
+        #expect(receiver.delegate.events.contains("didFail:4610"))
+        try y.send(.payload(ActivityCoding.encode(two)), requestID: provide.frame.requestID)
+        #expect(f.log.wait { $0.name == "late" })
+        #expect(f.counters.lateReplies == 1 && f.counters.closedMalformed == 0)
+        #expect(try y.status() != nil)
+    }
+
+    /// Sixteen PROVIDEs wait for an app; the engine's 17th request is
+    /// answered 4610 at once, and the app's answers still reach the engine.
+    @Test func atMostSixteenRequestsWaitForOneApp() throws {
+        let f = try AgentFixture()
+        let y = try f.app(Self.appY)
+        let two = try UserActivity(activityType: "com.example.y.edit")
+        try y.send(.advertise(AgentExchangeTests.advertisement(two, Self.appY)))
+        _ = try y.status()  // the advertisement is in
+        let answers = Awaitable<[Int: Result<[UInt8], HandoffError>]>([:])
+        for i in 0..<17 {
+            f.agent.hub.provideActivity(two.activityID) { result in
+                answers.update { $0[i] = result }
+                return true
+            }
+        }
+        var provides: [UInt32] = []
+        while provides.count < 16, let p = y.next(within: 30, where: { if case .provide = $0.message { true } else { false } }) {
+            provides.append(p.frame.requestID)
+        }
+        #expect(provides.count == 16 && Set(provides).count == 16)
+        #expect(answers.wait(until: { $0.count == 1 }, seconds: 30) { a, _ in a.values.first?.failure?.code } == .remoteApplicationTimedOut)
+        #expect(f.counters.refusedAgentRequests == 1)
+        let payload = try ActivityCoding.encode(two)
+        for id in provides { try y.send(.payload(payload), requestID: id) }
+        #expect(answers.wait(until: { $0.count == 17 }, seconds: 30) { a, _ in
+            a.values.filter { (try? $0.get()) == payload }.count } == 16)
+        // An answer to a request already answered closes the connection.
+        try y.send(.payload(payload), requestID: provides[0])
+        #expect(y.waitUntilClosed() && f.counters.closedMalformed == 1)
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let e) = self { return e }
+        return nil
+    }
+}

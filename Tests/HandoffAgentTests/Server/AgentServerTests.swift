@@ -64,6 +64,13 @@ import Testing
             try client.send(message, requestID: id)
             #expect(client.waitUntilClosed())
         }
+        // Another protocol version: ERROR, then the end.
+        let future = try f.connect()
+        guard case .error(let version)? = try future.request(.hello(AgentHello(protocolVersion: 2, manifest: Self.app, pid: getpid())))?.frame.message else {
+            Issue.record("HELLO of protocol 2 was not refused")
+            return
+        }
+        #expect(version.code == .invalidState && future.waitUntilClosed())
         // HELLO twice closes too.
         let twice = try f.app(Self.app)
         _ = try twice.request(.hello(AgentHello(manifest: Self.app, pid: getpid())), within: 1)
