@@ -63,7 +63,7 @@ class LocalClient:
 
 
 def start_agent(device, socket_path, own_port, peer_port):
-    agent = device.spawn("--json", "agent", "--socket", socket_path, *loopback(own_port, peer_port))
+    agent = device.spawn("--json", "agent", "--no-notifications", "--socket", socket_path, *loopback(own_port, peer_port))
     agent.expect_stderr('"event":"listening"')
     return agent
 
@@ -106,7 +106,7 @@ def test_agent_takes_the_socket_systemd_passes_and_leaves_it(device, ports, tmp_
     listener.listen(8)
     # As systemd starts it: the socket is descriptor 3, LISTEN_PID the agent's own pid.
     script = 'exec 3<&0 0</dev/null; export LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=handoff-agent.socket; exec "$@"'
-    tool = device.prefix + [str(a) for a in [TOOL, "--json", "agent", *loopback(ports[0], ports[1])]]
+    tool = device.prefix + [str(a) for a in [TOOL, "--json", "agent", "--no-notifications", *loopback(ports[0], ports[1])]]
     agent = Process(["sh", "-c", script, "sh"] + tool, device.env, stdin=listener.fileno())
     procs.append(agent)
     listener.close()
@@ -123,7 +123,7 @@ def test_a_second_agent_on_one_socket_is_refused(device, ports, tmp_path):
     assert device.run("account", "create").code == 0
     path = tmp_path / "run" / "agent.sock"
     first = start_agent(device, path, ports[0], ports[1])
-    second = device.run("agent", "--socket", path, *loopback(ports[1], ports[0]))
+    second = device.run("agent", "--no-notifications", "--socket", path, *loopback(ports[1], ports[0]))
     assert second.code == 1 and "another agent listens" in second.err, second
     first.signal(signal.SIGTERM)
     assert first.wait() == 0

@@ -35,8 +35,16 @@ public final class Agent: @unchecked Sendable {
     /// - Throws: `.invalidState` when another agent listens at the path,
     ///   `.permission` for an unsafe socket directory, `.io` when a socket
     ///   cannot be opened (e.g. the beacon port is taken).
+    /// Where notifications go (docs/agent.md §6).
+    public enum Notifications: Sendable {
+        case off
+        /// The session bus at this D-Bus address, or (nil) the one the
+        /// environment names.
+        case sessionBus(String?)
+    }
+
     public init(configuration: ContinuityConfiguration, listener: Listener, agentVersion: String,
-                limits: AgentLimits = AgentLimits(), desktop: AgentDesktop? = nil,
+                limits: AgentLimits = AgentLimits(), desktop: AgentDesktop? = nil, notifications: Notifications = .off,
                 log: @escaping AgentLogSink = { _ in }) throws(HandoffError) {
         let fd: Int32
         switch listener {
@@ -69,6 +77,7 @@ public final class Agent: @unchecked Sendable {
             Self.release(fd, created: created, path: socketPath)
             throw error
         }
+        if case .sessionBus(let address) = notifications { server.startNotifications(busAddress: address) }
     }
 
     /// Stops in order: every app's connection (their advertisements

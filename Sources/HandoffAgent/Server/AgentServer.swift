@@ -175,6 +175,7 @@ public final class AgentServer: @unchecked Sendable {
         for session in Array(sessions.values) { session.connection.close(.stopping) }
         loop.remove(listener)
         close(listener)
+        for entry in sources.values { entry.source.loopWillStop() }
         for job in loop.stopTakingJobs() { job() }
         for token in Array(sources.keys) { unwatch(token) }
     }
@@ -372,17 +373,7 @@ public final class AgentServer: @unchecked Sendable {
         guard let remote = hub.availableNow.first(where: { $0.activityID == activityID }) else {
             return .failure(HandoffError(.connectionUnavailable, "no device offers activity \(activityID.uuidString) now"))
         }
-        let running = sessions.values
-            .filter { $0.isRegistered && !$0.isObserver }
-            .compactMap { session in
-                ActivityGate.offer(remote, to: session.audience).flatMap { $0.isWebOnly ? nil : (session, $0) }
-            }
-            .sorted { a, b in
-                let (sameA, sameB) = (a.0.manifest.bundleIdentifier == remote.bundleIdentifier,
-                                      b.0.manifest.bundleIdentifier == remote.bundleIdentifier)
-                return sameA != sameB ? sameA : a.0.connection.token < b.0.connection.token
-            }
-        if let (session, offered) = running.first {
+        if let (session, offered) = runningContinuers(of: remote).first {
             session.continueActivity(offered)
             log("continue", "\(remote.activityType) from \(remote.deviceName) continues in \(session.describe)",
                 ["activity": .string(activityID.uuidString), "bundle": .string(session.manifest.bundleIdentifier)])
@@ -426,6 +417,53 @@ public final class AgentServer: @unchecked Sendable {
         }
         return .failure(HandoffError(.handoffFailed,
                                      "no app here continues \(remote.activityType) of team \(remote.teamIdentifier), and it has no web page"))
+    }
+
+    /// What would continue `remote` if the person chose it now, without
+    /// doing it (the notification shows only what can be continued). Loop
+    /// thread.
+    func continuer(of remote: RemoteActivity, rescanning: Bool) -> ContinueTarget? {
+        func entry(_ bundle: String) -> String? {
+            desktop?.installed.app(bundleIdentifier: bundle).map { String($0.desktopID.dropLast(".desktop".count)) }
+        }
+        if let session = runningContinuers(of: remote).first {
+            return ContinueTarget(desktopEntry: entry(session.0.manifest.bundleIdentifier))
+        }
+        guard let desktop else { return nil }
+        if rescanning { for warning in desktop.installed.rescan() { log("desktop", warning) } }
+        if let app = desktop.installed.apps(continuing: remote.teamIdentifier, type: remote.activityType,
+                                            preferring: remote.bundleIdentifier).first {
+            return ContinueTarget(desktopEntry: String(app.desktopID.dropLast(".desktop".count)))
+        }
+        return ActivityGate.webPage(remote.webpageURL) != nil ? ContinueTarget(desktopEntry: nil) : nil
+    }
+
+    /// The running apps that may continue `remote` (not for its web page
+    /// only), in the order CHOOSE tries them: the sender's bundle id first,
+    /// then the one connected longest.
+    private func runningContinuers(of remote: RemoteActivity) -> [(AgentSession, RemoteActivity)] {
+        sessions.values
+            .filter { $0.isRegistered && !$0.isObserver }
+            .compactMap { session in
+                ActivityGate.offer(remote, to: session.audience).flatMap { $0.isWebOnly ? nil : (session, $0) }
+            }
+            .sorted { a, b in
+                let (sameA, sameB) = (a.0.manifest.bundleIdentifier == remote.bundleIdentifier,
+                                      b.0.manifest.bundleIdentifier == remote.bundleIdentifier)
+                return sameA != sameB ? sameA : a.0.connection.token < b.0.connection.token
+            }
+    }
+
+    /// Shows notifications for what can be continued, on the session bus
+    /// at `address` (nil: the environment's). Any thread; without a bus
+    /// or a notification server it logs so and the agent carries on.
+    public func startNotifications(busAddress: String? = nil) {
+        loop.post { [self] in
+            guard let notifications = AgentNotifications.start(server: self, address: busAddress) else { return }
+            let token = self.takeToken()
+            self.sources[token] = (notifications, -1, 0)
+            self.refresh(token)
+        }
     }
 
     /// A continuation chosen for an app being launched, if `bundle` has
@@ -497,4 +535,16 @@ public protocol AgentLoopSource: AnyObject {
     var pollEvents: Int16 { get }
     var timeoutMilliseconds: Int32 { get }
     func process()
+    /// The loop stops: last words (close what was shown), then let go.
+    func loopWillStop()
+}
+
+extension AgentLoopSource {
+    public func loopWillStop() {}
+}
+
+/// What would continue an activity, for its notification.
+struct ContinueTarget {
+    /// The desktop id (without ".desktop") of the app that would, if known.
+    var desktopEntry: String?
 }

@@ -9,7 +9,7 @@ import Glibc
 enum AgentCommand: Command {
     static let name = "agent"
     static let summary = "run the per-user agent that serves every app of this user (foreground)"
-    static let synopsis = ["agent [--socket PATH] [--no-launch] [network options]"]
+    static let synopsis = ["agent [--socket PATH] [--no-launch] [--no-notifications] [network options]"]
     static let details = """
         Runs the device's continuity for every app of this user: one engine on the
         account and device identity `handoff account` keeps, and a local socket
@@ -22,12 +22,18 @@ enum AgentCommand: Command {
         activation (LISTEN_FDS), the agent takes the socket systemd passes and
         leaves it in place when it stops.
 
+        Shows a desktop notification for each activity another device offers that an
+        app here (running or installed) or the browser can continue; its "Continue"
+        continues it. Without a session bus or a notification server it says so
+        once and works on.
+
         Logs one line per notable event on stderr (connections, registrations,
         launches, errors); with --json, one JSON object per line.
         """
     static let options: [OptionSpec] = [
         .value("--socket", "PATH", "where apps connect (default $HANDOFF_AGENT_SOCKET, else $XDG_RUNTIME_DIR/handoff/agent.sock)"),
         .flag("--no-launch", "never launch installed apps nor open web pages for chosen activities"),
+        .flag("--no-notifications", "show no desktop notifications (default: on the session bus, when there is one)"),
     ] + NetworkOptions.beacons + NetworkOptions.channel
 
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
@@ -52,7 +58,9 @@ enum AgentCommand: Command {
         let log: AgentLogSink = { event in AgentLogLine.write(event, json: json) }
         let desktop: AgentDesktop? = arguments.has("--no-launch") ? nil : AgentDesktop.current()
 
-        let agent = try Agent(configuration: config, listener: listener, agentVersion: Tool.version, desktop: desktop, log: log)
+        let notifications: Agent.Notifications = arguments.has("--no-notifications") ? .off : .sessionBus(nil)
+        let agent = try Agent(configuration: config, listener: listener, agentVersion: Tool.version, desktop: desktop,
+                              notifications: notifications, log: log)
         let socket: String = switch listener {
         case .path(let path): path
         case .activated(_, let path): "\(path ?? "?") (from systemd)"

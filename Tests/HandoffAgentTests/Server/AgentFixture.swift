@@ -19,7 +19,7 @@ final class AgentFixture {
     let log = LogRecorder()
 
     init(peers: [UInt16] = [], limits: AgentLimits = AgentLimits(), desktop: AgentDesktop? = nil,
-         fetchTimeout: Double = 5, listener: Agent.Listener? = nil) throws {
+         fetchTimeout: Double = 5, listener: Agent.Listener? = nil, notifications: Agent.Notifications = .off) throws {
         socketPath = tree.path("run/agent.sock")
         var config = ContinuityConfiguration(
             account: agentTestAccount, device: try DeviceIdentity.generate(name: "agent device"),
@@ -28,7 +28,7 @@ final class AgentFixture {
         config.fetchTimeout = fetchTimeout
         let log = self.log
         agent = try Agent(configuration: config, listener: listener ?? .path(socketPath), agentVersion: "test",
-                          limits: limits, desktop: desktop, log: { log.add($0) })
+                          limits: limits, desktop: desktop, notifications: notifications, log: { log.add($0) })
     }
 
     deinit { agent.stop() }
