@@ -71,9 +71,7 @@ let package = Package(
             ],
             linkerSettings: [.unsafeFlags(sharedLibraryLinkerFlags)]
         ),
-        // The agent process's own code (docs/agent.md): installed apps and
-        // launching (Desktop/), D-Bus (DBus/), the local socket's server
-        // (Server/). Linked into the `handoff` command only, never the library.
+        // The per-user agent (docs/agent.md); linked into the `handoff` command only.
         .target(
             name: "HandoffAgent",
             dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "CSystemd"]
@@ -88,6 +86,6 @@ let package = Package(
         .testTarget(name: "HandoffModelTests", dependencies: ["HandoffModel"]),
         .testTarget(name: "HandoffRuntimeTests", dependencies: ["HandoffRuntime"]),
         .testTarget(name: "HandoffContinuityTests", dependencies: ["HandoffContinuity"]),
-        .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffAgent", "HandoffContinuity", "HandoffRuntime", "HandoffModel"]),
+        .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffAgent", "HandoffModel"]),
     ]
 )

@@ -37,8 +37,8 @@ CLANG         ?= clang
 
 FUZZ_MODEL_TARGETS := bplist activity userinfo manifest
 FUZZ_CONTINUITY_TARGETS := beacon-plaintext beacon-packet channel-frames exchange-message \
-                           stream-frames pairing-code account-file device-file
-# The agent's desktop-entry reader: only Sources/HandoffAgent/Desktop (the
+                           stream-frames pairing-code account-file device-file agent-message
+# The agent's desktop-entry reader: Sources/HandoffAgent/Desktop only (the
 # D-Bus part would need libsystemd).
 FUZZ_AGENT_TARGETS := desktop-entry
 FUZZ_TARGETS  := $(FUZZ_MODEL_TARGETS) $(FUZZ_CONTINUITY_TARGETS) $(FUZZ_AGENT_TARGETS)
@@ -79,7 +79,10 @@ $(FUZZ_DIR)/lib/libCLinux.a: $(wildcard Sources/CLinux/*.c) Sources/CLinux/inclu
 FUZZ_MODEL_SOURCES      := $(shell find Sources/HandoffModel -name '*.swift' | sort)
 FUZZ_RUNTIME_SOURCES    := $(shell find Sources/HandoffRuntime -name '*.swift' | sort)
 FUZZ_CONTINUITY_SOURCES := $(shell find Sources/HandoffContinuity -name '*.swift' | sort)
-FUZZ_AGENT_SOURCES      := $(shell find Sources/HandoffAgent/Desktop -name '*.swift' | sort)
+# The agent's Desktop part without its sd-bus glue, plus the D-Bus name rule it uses.
+FUZZ_AGENT_SOURCES      := $(filter-out %/ApplicationActivator+DBusActivating.swift,\
+                           $(shell find Sources/HandoffAgent/Desktop -name '*.swift' | sort)) \
+                           Sources/HandoffAgent/DBus/DBusApplicationName.swift
 
 # One static library and module per library target, in dependency order.
 fuzz_module = @mkdir -p $(FUZZ_DIR)/modules $(@D) && \
@@ -135,6 +138,10 @@ FUZZ_MAX_LEN_pairing-code := 256
 FUZZ_MAX_LEN_account-file := 512
 FUZZ_MAX_LEN_device-file := 512
 FUZZ_MAX_LEN_desktop-entry := 8192
+# Sender byte + a datagram of up to 65,536 bytes + 1: the size refusal and
+# bodies near the re-encoding bound are reachable; -len_control keeps most
+# inputs short.
+FUZZ_MAX_LEN_agent-message := 65538
 
 fuzz_limit = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_SECONDS))
 

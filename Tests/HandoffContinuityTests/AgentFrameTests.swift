@@ -130,6 +130,103 @@ import Glibc
         #expect(Self.refusal(frame(.fetch, ["activityID": .data(Self.id.bytes), "later": .boolean(true)])) == nil)
     }
 
+    /// Found with the agent-message fuzz target's property (what is accepted
+    /// re-encodes, and m2 = decode(encode(m1)) equals decode(encode(m2))).
+    @Test func datesKeepEveryMillisecondOrAreRefused() throws {
+        func remote(firstSeen: Int64) -> [UInt8] {
+            var activity = AgentBodyCoding.remote(Self.remote)
+            activity["firstSeen"] = .integer(firstSeen)
+            return [1, AgentMessage.Kind.remote.rawValue, 0, 0, 0, 0, 0, 0]
+                + BinaryPropertyList.encode(.dictionary(["change": .integer(0), "activity": .dictionary(activity)]))
+        }
+        // 2^52 ms on, a Date moved by 1 ms on each relay.
+        #expect(Self.isMalformed(Self.refusal(remote(firstSeen: 4_438_484_538_790_688), from: .agent)))
+        #expect(Self.isMalformed(Self.refusal(remote(firstSeen: -1), from: .agent)))
+        #expect(Self.isMalformed(Self.refusal(remote(firstSeen: AgentBodyCoding.dates.upperBound + 1), from: .agent)))
+        // Within the range every millisecond comes back exactly, to the byte.
+        for ms in [0, 1_700_000_000_123, AgentBodyCoding.dates.upperBound - 1, AgentBodyCoding.dates.upperBound] {
+            let bytes = remote(firstSeen: ms)
+            #expect(try AgentFrame(decoding: bytes, from: .agent).encoded() == bytes, "\(ms)")
+        }
+        // The encoder clamps to the same range, so what it writes is read back.
+        var advert = Advertisement(activityID: Self.id, activityType: "t", title: nil, bundleIdentifier: "b", teamIdentifier: "T",
+                                   webpageURL: nil, expirationDate: Date(timeIntervalSince1970: -5), supportsContinuationStreams: false)
+        for (date, ms) in [(Date(timeIntervalSince1970: -5), 0), (Date(timeIntervalSince1970: 1e15), AgentBodyCoding.dates.upperBound)] {
+            advert.expirationDate = date
+            let decoded = try AgentFrame(decoding: try AgentFrame(.advertise(advert)).encoded(), from: .app)
+            guard case .advertise(let a?) = decoded.message else { Issue.record("not an advertisement"); continue }
+            #expect(a.expirationDate == AgentBodyCoding.date(ms))
+        }
+    }
+
+    @Test func aURLThatGrowsPastTheBoundWhenPercentEncodedIsRefused() throws {
+        func advertise(url: String) -> [UInt8] {
+            [1, AgentMessage.Kind.advertise.rawValue, 0, 0, 0, 0, 0, 0]
+                + BinaryPropertyList.encode(.dictionary(["activityID": .data(Self.id.bytes), "type": .string("t"), "bundle": .string("b"),
+                                                         "team": .string("T"), "url": .string(url)]))
+        }
+        // 3,020 bytes as sent, 9,020 as URL.absoluteString writes them.
+        let refusal = Self.refusal(advertise(url: "https://example.com/" + String(repeating: " ", count: 3000)))
+        #expect(Self.isMalformed(refusal))
+        #expect(refusal?.message.contains("percent-encoded") == true, "\(String(describing: refusal))")
+        // One that fits once encoded is kept, and sent on in that form.
+        let decoded = try AgentFrame(decoding: advertise(url: "https://example.com/a b"), from: .app)
+        guard case .advertise(let a?) = decoded.message else { Issue.record("not an advertisement"); return }
+        #expect(a.webpageURL?.absoluteString == "https://example.com/a%20b")
+        #expect(try AgentFrame(decoding: try decoded.encoded(), from: .app) == decoded)
+    }
+
+    /// A STATUS whose 512 remotes are one shared dictionary with 20
+    /// references to one address: 2.5 KB within the reader's limits, yet
+    /// 150 KB written out, so `encoded()` threw for an accepted message.
+    @Test func aBodyThatWouldNotFitOnceWrittenOutIsRefused() throws {
+        var objects: [[UInt8]] = []
+        func add(_ o: [UInt8]) -> UInt16 { objects.append(o); return UInt16(objects.count - 1) }
+        func ascii(_ s: String) -> [UInt8] { [0x50 | UInt8(s.utf8.count)] + Array(s.utf8) }
+        func refs(_ r: [UInt16]) -> [UInt8] { r.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] } }
+        func container(_ marker: UInt8, _ count: Int) -> [UInt8] {
+            count < 15 ? [marker | UInt8(count)] : [marker | 0x0F, 0x11, UInt8(count >> 8), UInt8(count & 0xFF)]
+        }
+        let keys = ["deviceID", "deviceName", "addresses", "verified", "lastHeard"].map { add(ascii($0)) }
+        let address = add(ascii("a"))
+        let values = [add([0x4F, 0x10, 0x10] + Array(0..<16)), add(ascii("d")),
+                      add(container(0xA0, 20) + refs(Array(repeating: address, count: 20))), add([0x09]), add([0x10, 0])]
+        let one = add(container(0xD0, 5) + refs(keys + values))
+        let remotes = add(container(0xA0, 512) + refs(Array(repeating: one, count: 512)))
+        let top: [(String, UInt16)] = [("deviceID", values[0]), ("deviceName", values[1]), ("role", add(ascii("full"))),
+                                       ("channelPort", values[4]), ("beaconPort", values[4]), ("clients", values[4]),
+                                       ("remotes", remotes), ("counters", add([0xD0]))]
+        let topKeys = top.map { add(ascii($0.0)) }
+        let root = add(container(0xD0, top.count) + refs(topKeys + top.map { $0.1 }))
+        var body = Array("bplist00".utf8), offsets: [Int] = []
+        for o in objects {
+            offsets.append(body.count)
+            body += o
+        }
+        let table = body.count
+        for o in offsets { body += [UInt8(o >> 8), UInt8(o & 0xFF)] }
+        body += [0, 0, 0, 0, 0, 0, 2, 2] + [0, 0, 0, 0, 0, 0, 0, UInt8(objects.count)]
+            + [0, 0, 0, 0, 0, 0, 0, UInt8(root)] + [0, 0, 0, 0, 0, 0, UInt8(table >> 8), UInt8(table & 0xFF)]
+        #expect(body.count < 3000)
+        // The reader alone takes it (so only the new check refuses it) ...
+        let limits = DecodingLimits(maxDepth: 8, maxObjects: 16_384, maxBytes: AgentFrame.maxSize)
+        let (_, cost) = try BinaryPropertyList.decodeMeasured(body, limits: limits)
+        #expect(cost.encodedSize > 150_000)
+        // ... the codec does not.
+        let refusal = Self.refusal([1, AgentMessage.Kind.status.rawValue, 0, 0, 0, 0, 0, 1] + body, from: .agent)
+        #expect(Self.isMalformed(refusal))
+        #expect(refusal?.message.contains("written out") == true, "\(String(describing: refusal))")
+        // The same remotes written out one by one do not fit a datagram either.
+        #expect(throws: HandoffError.self) {
+            try AgentFrame(.status(AgentStatus(deviceID: Array(0..<16), deviceName: "d", role: .full, channelPort: 0, beaconPort: 0,
+                                               clients: 0, remotes: Array(repeating: .init(deviceID: Array(0..<16), deviceName: "d",
+                                                                                            addresses: Array(repeating: "a", count: 20),
+                                                                                            verified: true, lastHeardMilliseconds: 0),
+                                                                          count: 512),
+                                               counters: [:])), requestID: 1).encoded()
+        }
+    }
+
     @Test func aSharedReferenceBombInABodyIsRefusedQuickly() {
         // Written by hand (encoding it would expand it): 6 arrays, each
         // holding the previous one 64 times over a 64-byte leaf: 64^6 leaves.

@@ -88,7 +88,7 @@ struct InstalledAppBuilder {
         }
 
         var dbus = try entry.boolean("DBusActivatable") ?? false
-        if dbus, DBusApplicationAddress(desktopID: found.id) == nil {
+        if dbus, DBusApplicationName(desktopID: found.id) == nil {
             warnings.append(problem("DBusActivatable", "\(found.id) is not a D-Bus well-known name (dot-separated elements of A-Za-z0-9_-, none starting with a digit); Exec is used instead").message)
             dbus = false
         }

@@ -8,10 +8,11 @@ import Glibc
 /// entry's `Exec` as a detached process. Never through a shell, and nothing
 /// from the activity is put on the command line (`ExecCommandLine`).
 public struct Launcher {
-    /// How an app was started.
+    /// How an app is being started.
     public enum Launch: Sendable, Equatable {
-        /// `org.freedesktop.Application.Activate` was called at this address.
-        case dbus(DBusApplicationAddress)
+        /// `org.freedesktop.Application.Activate` was sent to this name;
+        /// the outcome comes to `activated`.
+        case dbus(DBusApplicationName)
         /// `Exec` runs as this process (not the agent's child).
         case process(pid: Int32)
     }
@@ -27,14 +28,22 @@ public struct Launcher {
         self.searchPath = searchPath
     }
 
+    /// Starts the app. For `.process` it has started when this returns;
+    /// for `.dbus` the call is sent and `activated` hears the answer (on the
+    /// bus's loop thread). `activated` is not called for `.process`.
+    ///
+    /// `activationToken` (from the notification the person clicked) goes
+    /// into D-Bus platform data; an `Exec` gets the agent's environment
+    /// unchanged.
     /// - Throws: `.handoffFailed` when the program is not found or does not
-    ///   start, or the D-Bus call fails; `.connectionUnavailable` for a
+    ///   start, or the call cannot be sent; `.connectionUnavailable` for a
     ///   D-Bus-only app without a session bus.
-    public func launch(_ app: InstalledApp) throws(HandoffError) -> Launch {
-        if app.dbusActivatable, let address = DBusApplicationAddress(desktopID: app.desktopID) {
+    public func launch(_ app: InstalledApp, activationToken: String? = nil,
+                       activated: @escaping (Result<Void, HandoffError>) -> Void = { _ in }) throws(HandoffError) -> Launch {
+        if app.dbusActivatable, let name = DBusApplicationName(desktopID: app.desktopID) {
             if let dbus {
-                try dbus.activate(address, platformData: [:])
-                return .dbus(address)
+                try dbus.activateApplication(desktopID: app.desktopID, activationToken: activationToken, completion: activated)
+                return .dbus(name)
             }
             guard app.exec != nil else {
                 throw HandoffError(.connectionUnavailable, "\(app.desktopFile): the app is started by D-Bus activation only, and the agent has no session bus")

@@ -11,6 +11,10 @@ enum AgentBodyCoding {
     /// Longest string in a body, in UTF-8 bytes, and most entries of an array.
     static let maxString = 4096
     static let maxArray = 512
+    /// Dates are 0 ... the end of year 9999, in ms. Up to there a Date (a
+    /// Double of seconds) gives back every millisecond exactly; from 2^52 ms
+    /// on a round trip can move it by one, so a relayed date would drift.
+    static let dates: ClosedRange<Int64> = 0...253_402_300_799_999
 
     // MARK: Encoding
 
@@ -98,7 +102,7 @@ enum AgentBodyCoding {
             return .advertise(Advertisement(activityID: UUID(bytes: try b.id("activityID")), activityType: type,
                                             title: try b.optionalString("title"), bundleIdentifier: try b.string("bundle"),
                                             teamIdentifier: try b.string("team"), webpageURL: try b.optionalURL("url"),
-                                            expirationDate: try b.optionalInteger("expiration").map(date),
+                                            expirationDate: try b.optionalDate("expiration"),
                                             supportsContinuationStreams: try b.optionalBool("streams") ?? false))
         case .remote:
             let activity = try remote(Fields(try b.dictionary("activity")))
@@ -153,16 +157,18 @@ enum AgentBodyCoding {
                               title: try b.optionalString("title"), webpageURL: try b.optionalURL("url"),
                               supportsContinuationStreams: try b.optionalBool("streams") ?? false,
                               isWebOnly: try b.optionalBool("webOnly") ?? false,
-                              firstSeen: date(try b.integer("firstSeen", in: 0...Int64.max)),
+                              firstSeen: try b.date("firstSeen"),
                               teamIdentifier: try b.optionalString("team") ?? "",
                               bundleIdentifier: try b.optionalString("bundle") ?? "")
     }
 
     // MARK: Values
 
+    /// Clamped to `dates`, so whatever is written is read back.
     static func milliseconds(_ date: Date) -> Int64 {
         let ms = (date.timeIntervalSince1970 * 1000).rounded()
-        return ms.isFinite ? Int64(max(-9e15, min(9e15, ms))) : 0
+        guard ms.isFinite else { return 0 }
+        return Int64(max(Double(dates.lowerBound), min(Double(dates.upperBound), ms)))
     }
 
     static func date(_ ms: Int64) -> Date { Date(timeIntervalSince1970: Double(ms) / 1000) }
@@ -241,6 +247,16 @@ enum AgentBodyCoding {
             return n
         }
 
+        func date(_ key: String) throws(HandoffError) -> Date {
+            AgentBodyCoding.date(try integer(key, in: dates))
+        }
+
+        func optionalDate(_ key: String) throws(HandoffError) -> Date? {
+            guard let n = try optionalInteger(key) else { return nil }
+            guard dates.contains(n) else { throw malformed("\(key) out of range") }
+            return AgentBodyCoding.date(n)
+        }
+
         func bool(_ key: String) throws(HandoffError) -> Bool {
             guard let b = try optionalBool(key) else { throw malformed("missing \(key)") }
             return b
@@ -263,9 +279,14 @@ enum AgentBodyCoding {
             return d
         }
 
+        /// The URL is sent on as its `absoluteString`, which percent-encodes
+        /// what the text left raw: that form must fit the string bound too.
         func optionalURL(_ key: String) throws(HandoffError) -> URL? {
             guard let s = try optionalString(key) else { return nil }
             guard let url = URL(string: s) else { throw malformed("\(key) is not a URL") }
+            guard url.absoluteString.utf8.count <= maxString else {
+                throw malformed("\(key) is over \(maxString) bytes once percent-encoded")
+            }
             return url
         }
     }

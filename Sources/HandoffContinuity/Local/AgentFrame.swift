@@ -21,7 +21,8 @@ public struct AgentFrame: Sendable, Equatable {
     }
 
     /// The datagram. Throws `.invalidValue` when the body would not fit
-    /// in one (a payload is far below: the userInfo budget is 3 KiB).
+    /// in one (a payload is far below: the userInfo budget is 3 KiB); never
+    /// for a message `init(decoding:from:)` accepted.
     public func encoded() throws(HandoffError) -> [UInt8] {
         let body = AgentBodyCoding.body(of: message)
         var out: [UInt8] = [UInt8(Self.version), message.kind.rawValue, 0, 0]
@@ -70,6 +71,13 @@ public struct AgentFrame: Sendable, Equatable {
         }
         guard isRequest == AgentFrame.needsRequestID(message) else {
             throw .malformed(isRequest ? "\(kind) is an event: its request id is 0" : "\(kind) needs a request id")
+        }
+        // Shared objects and short references on the wire can stand for
+        // more than a datagram written out as `encoded()` writes it: refuse
+        // what could not be passed on as it is.
+        if let body = AgentBodyCoding.body(of: message),
+           BinaryPropertyList.canonicalSize(of: .dictionary(body), atMost: Self.maxSize - Self.headerSize) == nil {
+            throw .malformed("\(kind): the body is over \(Self.maxSize - Self.headerSize) bytes written out")
         }
         self.requestID = requestID
     }

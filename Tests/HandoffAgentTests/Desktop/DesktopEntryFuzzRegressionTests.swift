@@ -13,7 +13,7 @@ import Testing
 @Suite struct DesktopEntryFuzzRegressionTests {
     static let root: String = {
         var path = #filePath
-        for _ in 0..<2 { path = String(path[..<path.lastIndex(of: "/")!]) }
+        for _ in 0..<3 { path = String(path[..<path.lastIndex(of: "/")!]) }
         return path + "/fuzz"
     }()
 

@@ -57,12 +57,16 @@ func noZombieChildrenLeft() -> Bool {
     eventually(within: 10) { ownZombieChildren().isEmpty }
 }
 
+/// Records what the launcher asks of D-Bus and answers at once.
 final class RecordingActivator: DBusActivating {
-    var calls: [(DBusApplicationAddress, [String: String])] = []
-    var failure: HandoffError?
-    func activate(_ address: DBusApplicationAddress, platformData: [String: String]) throws(HandoffError) {
-        calls.append((address, platformData))
-        if let failure { throw failure }
+    var calls: [(desktopID: String, token: String?)] = []
+    var answer: Result<Void, HandoffError> = .success(())
+    var refuse: HandoffError?
+    func activateApplication(desktopID: String, activationToken: String?,
+                             completion: @escaping (Result<Void, HandoffError>) -> Void) throws(HandoffError) {
+        if let refuse { throw refuse }
+        calls.append((desktopID, activationToken))
+        completion(answer)
     }
 }
 
@@ -149,12 +153,21 @@ final class RecordingActivator: DBusActivating {
 
         let activator = RecordingActivator()
         let launcher = Launcher(dbus: activator, searchPath: ["/bin"])
-        let address = DBusApplicationAddress(busName: "org.example.Activatable-App", objectPath: "/org/example/Activatable_App")
-        #expect(try launcher.launch(both) == .dbus(address))
-        #expect(activator.calls.count == 1 && activator.calls[0].0 == address && activator.calls[0].1.isEmpty)
+        var outcome: Result<Void, HandoffError>?
+        let name = try #require(DBusApplicationName(desktopID: "org.example.Activatable-App.desktop"))
+        #expect(try launcher.launch(both, activationToken: "tok-1") { outcome = $0 } == .dbus(name))
+        #expect(activator.calls.count == 1)
+        #expect(activator.calls.first?.desktopID == "org.example.Activatable-App.desktop" && activator.calls.first?.token == "tok-1")
+        #expect(throws: Never.self) { try outcome?.get() }
 
-        activator.failure = HandoffError(.handoffFailed, "no such name")
-        #expect(failure { _ = try launcher.launch(busOnly) }?.message == "no such name")
+        activator.answer = .failure(HandoffError(.handoffFailed, "no such name"))
+        outcome = nil
+        _ = try launcher.launch(busOnly) { outcome = $0 }
+        #expect(activator.calls.count == 2 && activator.calls.last?.token == nil)
+        guard case .failure(let error)? = outcome else { Issue.record("\(String(describing: outcome))"); return }
+        #expect(error.message == "no such name")
+        activator.refuse = HandoffError(.connectionUnavailable, "the bus is gone")
+        #expect(failure { _ = try launcher.launch(busOnly) }?.code == .connectionUnavailable)
 
         // Without a session bus: the Exec when there is one.
         let noBus = Launcher(dbus: nil, searchPath: ["/bin"])
@@ -162,19 +175,48 @@ final class RecordingActivator: DBusActivating {
         #expect(failure { _ = try noBus.launch(busOnly) }?.code == .connectionUnavailable)
     }
 
-    @Test func dbusAddresses() {
-        #expect(DBusApplicationAddress(desktopID: "org.gnome.Nautilus.desktop") == DBusApplicationAddress(busName: "org.gnome.Nautilus", objectPath: "/org/gnome/Nautilus"))
-        #expect(DBusApplicationAddress(desktopID: "org._7_zip.Archiver.desktop")?.objectPath == "/org/_7_zip/Archiver")
-        for bad in ["nautilus.desktop", "org.7zip.App.desktop", "org..App.desktop", "org.example.App", "org.exa mple.desktop", "kde4-org.example.App+.desktop"] {
-            #expect(DBusApplicationAddress(desktopID: bad) == nil, "\(bad)")
-        }
-    }
-}
+    /// The launcher through the agent's real D-Bus part, on a private bus
+    /// that starts the (fake) app from a service file.
+    @Test func dbusActivationThroughTheAgentsBus() throws {
+        let privateBus = try PrivateBus()
+        defer { privateBus.stop() }
+        let log = privateBus.folder + "/launched.jsonl"
+        try privateBus.installService(name: "org.example.Launched",
+                                      exec: [try fakeDesktopProgram(), "--log", log, "--app", "org.example.Launched", "/org/example/Launched"])
+        let t = TemporaryTree("handoff-launch")
+        let entry = """
+        [Desktop Entry]
+        Type=Application
+        DBusActivatable=true
+        X-Handoff-TeamIdentifier=TEAMA
+        X-Handoff-ActivityTypes=a.b;
+        """
+        t.write("data/applications/org.example.Launched.desktop", entry)
+        t.write("data/applications/org.example.Absent.desktop", entry)
+        let registry = InstalledApps(directories: XDGDataDirectories(directories: [t.path("data")], searchPath: ["/bin"]))
+        let app = try #require(registry.app(bundleIdentifier: "org.example.Launched"))
+        let absent = try #require(registry.app(bundleIdentifier: "org.example.Absent"))
+        let bus = try SessionBus(address: privateBus.address)
+        defer { bus.close() }
+        let launcher = Launcher(dbus: ApplicationActivator(bus: bus))
 
-extension DBusApplicationAddress {
-    init(busName: String, objectPath: String) {
-        self = DBusApplicationAddress(desktopID: busName + ".desktop")!
-        precondition(self.objectPath == objectPath, "\(self.objectPath) != \(objectPath)")
+        var outcome: Result<Void, HandoffError>?
+        let launch = try launcher.launch(app, activationToken: "tok-7") { outcome = $0 }
+        #expect(launch == .dbus(try #require(DBusApplicationName(desktopID: "org.example.Launched"))))
+        #expect(pump(bus) { outcome != nil })
+        #expect(throws: Never.self) { try outcome?.get() }
+        let activate = try #require(FakeDesktop.records(in: log).first { $0.call == "Activate" })
+        #expect(activate.path == "/org/example/Launched")
+        #expect(activate.platform_data == ["activation-token": .string("tok-7"), "desktop-startup-id": .string("tok-7")])
+        if let pid = activate.pid { kill(pid, SIGTERM) }
+
+        // An app the bus cannot start: the error comes to the completion.
+        outcome = nil
+        _ = try launcher.launch(absent) { outcome = $0 }
+        #expect(pump(bus) { outcome != nil })
+        guard case .failure(let error)? = outcome else { Issue.record("\(String(describing: outcome))"); return }
+        #expect(error.code == .handoffFailed)
+        #expect(error.message.hasPrefix("D-Bus activation of org.example.Absent.desktop: "), "\(error.message)")
     }
 }
 
