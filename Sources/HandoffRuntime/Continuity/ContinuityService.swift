@@ -110,15 +110,14 @@ public struct RemoteActivity: Sendable, Hashable {
     public var isWebOnly: Bool
     /// When this device first saw it offered.
     public var firstSeen: Date
-    /// The team and bundle of the app that offers it, as its device's
-    /// beacons announce them ("" when not known).
+    /// The sending app's team and bundle, as its beacon names them.
     public var teamIdentifier: String
     public var bundleIdentifier: String
 
     public init(deviceID: String, deviceName: String, activityID: UUID, activityType: String,
                 title: String? = nil, webpageURL: URL? = nil, supportsContinuationStreams: Bool = false,
-                isWebOnly: Bool = false, firstSeen: Date = Date(),
-                teamIdentifier: String = "", bundleIdentifier: String = "") {
+                isWebOnly: Bool = false, firstSeen: Date = Date(), teamIdentifier: String = "",
+                bundleIdentifier: String = "") {
         self.deviceID = deviceID
         self.deviceName = deviceName
         self.activityID = activityID
