@@ -437,6 +437,20 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         return c
     }
 
+    /// The other devices heard now, and discovery's counters: what the
+    /// agent's STATUS reports (read-only; `EngineStatus`).
+    public var status: EngineStatus {
+        let now = monotonicSeconds()
+        let remotes = state.withLock { s in
+            s.remotes.entries.map { id, entry in
+                EngineStatus.RemoteDevice(id: id, name: entry.name,
+                                          channels: entry.channels.values.map(\.description).sorted(),
+                                          verified: entry.verified, secondsSinceHeard: max(0, now - entry.lastHeard))
+            }
+        }
+        return EngineStatus(remotes: remotes.sorted { $0.id < $1.id }, counters: discovery.dictionary)
+    }
+
     private func sweep() {
         client.reap()
         let (changes, endpoint) = state.withLock { s in

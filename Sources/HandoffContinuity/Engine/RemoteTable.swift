@@ -38,6 +38,8 @@ struct RemoteTable {
         /// Families whose channel failed in the current round.
         var failedFamilies: Set<Family> = []
         var lastHeard: Double
+        /// The device's name, as its latest beacon gives it.
+        var name = ""
 
         var verified: Bool { verifiedChannel != nil }
     }
@@ -106,6 +108,7 @@ struct RemoteTable {
             }
         }
         entry.lastHeard = now
+        entry.name = beacon.deviceName
         switch beacon.kind {
         case .advert:
             // Rule 1 (PROTOCOL §7 "Gating") for the whole device, 2 in `remote`, 3–5 per audience.
