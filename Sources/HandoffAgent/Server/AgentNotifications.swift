@@ -59,6 +59,8 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
     }
 
     func activityWasContinued(_ activityID: UUID) {}
+    /// Choices go through the server (`choose`), never to the notifier.
+    func continueChosen(_ remote: RemoteActivity) {}
 
     // MARK: Loop thread
 

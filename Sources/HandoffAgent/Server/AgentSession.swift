@@ -64,6 +64,11 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         }
     }
 
+    /// A continuation chosen for this app: CONTINUE, on the loop thread.
+    func continueChosen(_ remote: RemoteActivity) {
+        server.loop.post { [weak self] in self?.continueActivity(remote) }
+    }
+
     func activityWasContinued(_ activityID: UUID) {
         server.loop.post { [weak self] in
             guard let self, self.isRegistered else { return }

@@ -121,21 +121,10 @@ public final class EndpointHub: ContinuityEndpoint, @unchecked Sendable {
     public var manifest: Manifest { Self.identity }
     public var audience: ActivityAudience { .observer }
 
-    /// A continuation chosen outside the apps: the most recently
-    /// registered endpoint told of `remote` as continuable (not for its web
-    /// page only) proceeds with it; none: nothing happens (the agent
-    /// decides what else to do, e.g. launch an app).
-    public func continueChosen(_ remote: RemoteActivity) {
-        let chosen: (any ContinuityEndpoint, RemoteActivity)? = state.withLock { s in
-            for port in s.table.ports.keys.sorted(by: >) {
-                guard let told = s.table.reported(remote, to: port), !told.isWebOnly,
-                      let endpoint = s.endpoints[port]?.endpoint else { continue }
-                return (endpoint, told)
-            }
-            return nil
-        }
-        if let (endpoint, told) = chosen { endpoint.continueChosen(told) }
-    }
+    /// The engine never chooses: which app continues an activity chosen
+    /// outside the apps is the agent's decision (AgentServer.choose), made
+    /// once there.
+    public func continueChosen(_ remote: RemoteActivity) {}
 
     public func remoteActivityChanged(_ change: RemoteActivityChange) {
         tell { $0.table.apply(change) }
