@@ -56,7 +56,7 @@ public final class ChannelServer: Sendable {
         self.address = bound
         core = ChannelServerCore(listener: listener, wake: wake, context: context, limits: limits, onConnection: onConnection)
         let core = self.core
-        guard let thread = startJoinableThread({ core.admissionLoop() }) else {
+        guard let thread = startJoinableThread(named: "hoff-admission", { core.admissionLoop() }) else {
             core.closeDescriptors()
             throw HandoffError(.io, "the system refused a thread for the channel's listener: too many threads?")
         }
@@ -359,7 +359,7 @@ private final class ChannelServerCore: @unchecked Sendable {
         case .admit:
             break
         }
-        let started = startDetachedThread { [self] in
+        let started = startDetachedThread(named: "hoff-connection") { [self] in
             onConnection(connection)
             _ = state.withLock { $0.active.removeValue(forKey: id) }
             connection.close()
