@@ -65,7 +65,8 @@ def _syscall(pid, tid):
         return words[0] if words else "?"
     number, args = int(words[0]), [int(w, 16) for w in words[1:7]]
     names = {7: "poll", 271: "ppoll", 202: "futex", 232: "epoll_wait", 281: "epoll_pwait",
-             0: "read", 45: "recvfrom", 47: "recvmsg", 230: "clock_nanosleep", 35: "nanosleep"}
+             0: "read", 45: "recvfrom", 47: "recvmsg", 230: "clock_nanosleep", 35: "nanosleep",
+             270: "pselect6"}
     name = names.get(number, "syscall %d" % number)
     if number == 7:
         timeout = args[2] - (1 << 64) if args[2] >= 1 << 63 else args[2]
