@@ -16,7 +16,12 @@ import Glibc
         let server = try ChannelServer(listeningOn: ChannelTest.anyPort, psk: ChannelTest.key,
                                        limits: ChannelTest.limits(handshakeTimeout: 20, maxConnections: 1)) { connection in
             started.append(true)
-            if started.count == 1 { _ = release.wait(seconds: 60) }  // the first is busy until released
+            if started.count == 1 {
+                _ = release.wait(seconds: 60)  // busy until released, then idle for a minute
+                connection.markIdle()
+                _ = try? connection.receive(timeout: 60)
+                return
+            }
             connection.markIdle()
             ChannelTest.echo(connection)
         }
@@ -37,7 +42,7 @@ import Glibc
         }
         #expect(newcomer.wait(seconds: 1) == nil)  // still waiting (a count of replies: none yet)
         #expect(started.count == 1)
-        release.fulfil(true)  // the first becomes idle, and stays open
+        release.fulfil(true)  // the first becomes idle (and would stay a minute)
         #expect(newcomer.wait(seconds: 20) == .some(nil))
         #expect(started.count == 2)
     }
