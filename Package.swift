@@ -49,6 +49,12 @@ let package = Package(
             pkgConfig: "expat",
             providers: [.apt(["libexpat1-dev"])]
         ),
+        // sd-bus (libsystemd): the agent's D-Bus side only (docs/agent.md §6).
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         .target(name: "CLinux"),
         .systemLibrary(name: "CHandoffHeader"),
         .target(name: "HandoffModel", dependencies: ["CExpat"]),
@@ -65,9 +71,14 @@ let package = Package(
             ],
             linkerSettings: [.unsafeFlags(sharedLibraryLinkerFlags)]
         ),
+        // The per-user agent (docs/agent.md); linked into the `handoff` command only.
+        .target(
+            name: "HandoffAgent",
+            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "CSystemd"]
+        ),
         .executableTarget(
             name: "HandoffTool",
-            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux"],
+            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "HandoffAgent"],
             // Self-contained like the library: runs where no Swift toolchain is.
             swiftSettings: [.unsafeFlags(["-static-stdlib"])],
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"])]
@@ -75,5 +86,6 @@ let package = Package(
         .testTarget(name: "HandoffModelTests", dependencies: ["HandoffModel"]),
         .testTarget(name: "HandoffRuntimeTests", dependencies: ["HandoffRuntime"]),
         .testTarget(name: "HandoffContinuityTests", dependencies: ["HandoffContinuity"]),
+        .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffAgent", "HandoffModel"]),
     ]
 )

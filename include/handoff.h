@@ -718,7 +718,9 @@ HANDOFF_API handoff_application *handoff_application_new(const handoff_manifest 
  * a stream first to end it cleanly: a stream still open for writing is
  * lost, and the other side's reads fail with ECONNRESET. NULL is ignored.
  * Call it on the main thread, not from inside one of its callbacks. A process that exits
- * without it may lose stream data the library has not sent yet. */
+ * without it may lose stream data the library has not sent yet. In agent
+ * mode (handoff_continuity_mode) the agent carries the streams: they end
+ * when their hosts close them, not here. */
 HANDOFF_API void handoff_application_free(handoff_application *app);
 
 /* The pollable file descriptor: readable exactly while callbacks are queued
@@ -853,6 +855,27 @@ typedef enum handoff_device_role {
     HANDOFF_DEVICE_ROLE_SEND_ONLY = 1
 } handoff_device_role;
 
+/* Where an application's continuity runs (docs/agent.md §3, "Choosing the
+ * mode"):
+ *  - AUTO (the default): through the per-user handoff agent when its socket
+ *    ($XDG_RUNTIME_DIR/handoff/agent.sock, or $HANDOFF_AGENT_SOCKET) accepts
+ *    this user, the agent serves the options' account, and the options name
+ *    no device-level setting (device_id, device_name, role SEND_ONLY,
+ *    beacon_port, disable_multicast, peers, channel_address: each asks for
+ *    an engine of the app's own); otherwise embedded. Deciding costs one
+ *    connection attempt; an agent that accepts but does not answer is given
+ *    up on after 5 s.
+ *  - AGENT: through the agent, or handoff_application_start_continuity
+ *    fails (see there).
+ *  - EMBEDDED: an engine of the app's own (beacons, channel and threads in
+ *    this process), as before the agent existed.
+ * Both modes keep the same callbacks, errors and restoration rules. */
+typedef enum handoff_continuity_mode {
+    HANDOFF_CONTINUITY_MODE_AUTO = 0,
+    HANDOFF_CONTINUITY_MODE_AGENT = 1,
+    HANDOFF_CONTINUITY_MODE_EMBEDDED = 2
+} handoff_continuity_mode;
+
 /* How an application reaches the account's other devices. Start from
  * HANDOFF_CONTINUITY_OPTIONS_INIT; zero fields take the defaults. */
 typedef struct handoff_continuity_options {
@@ -898,19 +921,37 @@ typedef struct handoff_continuity_options {
     /* How long an idle authenticated connection to a device is kept for the
      * next handoff (which then skips the handshake); 0: 10000 ms; negative:
      * never kept, every handoff connects afresh. A connection the device
-     * closed is dropped at once whatever this says. */
+     * closed is dropped at once whatever this says. In agent mode the
+     * agent keeps the connections: ignored. */
     int connection_reuse_ms;
+    /* HANDOFF_CONTINUITY_MODE_AUTO (0, the default), _AGENT or _EMBEDDED.
+     * A caller built against an older header, whose `size` ends before
+     * this field, gets AUTO. In agent mode fetch_timeout_ms is how long
+     * this app's main thread has to hand over an activity, and a fetch
+     * waits for the agent fetch_timeout_ms + connect_timeout_ms + 3 s. */
+    handoff_continuity_mode mode;
 } handoff_continuity_options;
 
 #define HANDOFF_CONTINUITY_OPTIONS_INIT \
-    {sizeof(handoff_continuity_options), NULL, NULL, NULL, HANDOFF_DEVICE_ROLE_FULL, 0, 0, NULL, 0, NULL, 0, 0, 0}
+    {sizeof(handoff_continuity_options), NULL, NULL, NULL, HANDOFF_DEVICE_ROLE_FULL, 0, 0, NULL, 0, NULL, 0, 0, 0, \
+     HANDOFF_CONTINUITY_MODE_AUTO}
 
 /* Starts Handoff between devices for `app`: beacons announce its current
  * activity to the account's other devices, a TLS 1.3 channel answers their
- * fetches, and what they offer arrives as activity_available callbacks.
+ * fetches, and what they offer arrives as activity_available callbacks;
+ * in agent mode the agent does this for the app, over its local socket
+ * (one connection and one library thread in the app; if the agent
+ * restarts, the app reconnects by itself: requests in flight fail with
+ * HANDOFF_E_CONNECTION_UNAVAILABLE and what the agent had reported is
+ * withdrawn, then announced again). options.mode chooses (see
+ * handoff_continuity_mode).
  * Once per application; the library's threads run until the application is
  * freed. Errors: HANDOFF_E_INVALID_ARGUMENT (no account, bad size, a
- * malformed peer or address), HANDOFF_E_INVALID_VALUE (a device id that is
+ * malformed peer or address, an unknown mode, a device-level setting with
+ * mode AGENT), HANDOFF_E_CONNECTION_UNAVAILABLE (mode AGENT: no agent
+ * serves this user at the socket; the message names the socket and says
+ * why), HANDOFF_E_INVALID_STATE (mode AGENT: the agent serves another
+ * account), HANDOFF_E_INVALID_VALUE (a device id that is
  * not 32 lowercase hex digits, an invalid device name), HANDOFF_E_IO (a
  * socket could not be opened), HANDOFF_E_INVALID_STATE (already started).
  * Without a device_id, the device file's errors too: HANDOFF_E_PERMISSION
@@ -920,6 +961,14 @@ typedef struct handoff_continuity_options {
  * nor HOME is set; each message says what to do. Any thread. */
 HANDOFF_API int handoff_application_start_continuity(handoff_application *app,
                                                      const handoff_continuity_options *options);
+
+/* Writes to *out where `app`'s continuity runs: HANDOFF_CONTINUITY_MODE_AGENT
+ * or HANDOFF_CONTINUITY_MODE_EMBEDDED (never AUTO: what AUTO chose), and
+ * returns HANDOFF_OK. HANDOFF_E_INVALID_ARGUMENT (NULL app or out) or
+ * HANDOFF_E_INVALID_STATE (continuity not started) leave *out alone. Any
+ * thread. */
+HANDOFF_API int handoff_application_get_continuity_mode(const handoff_application *app,
+                                                        handoff_continuity_mode *out);
 
 /* ------------------------------------------------------------------------ */
 /* Responders and restoration                                               */

@@ -37,8 +37,11 @@ CLANG         ?= clang
 
 FUZZ_MODEL_TARGETS := bplist activity userinfo manifest
 FUZZ_CONTINUITY_TARGETS := beacon-plaintext beacon-packet channel-frames exchange-message \
-                           stream-frames pairing-code account-file device-file
-FUZZ_TARGETS  := $(FUZZ_MODEL_TARGETS) $(FUZZ_CONTINUITY_TARGETS)
+                           stream-frames pairing-code account-file device-file agent-message
+# The agent's desktop-entry reader: Sources/HandoffAgent/Desktop only (the
+# D-Bus part would need libsystemd).
+FUZZ_AGENT_TARGETS := desktop-entry
+FUZZ_TARGETS  := $(FUZZ_MODEL_TARGETS) $(FUZZ_CONTINUITY_TARGETS) $(FUZZ_AGENT_TARGETS)
 
 # System libraries come through their module maps, as in Package.swift
 # (expat only once the model reads XML with it).
@@ -50,6 +53,7 @@ FUZZ_MODULEFLAGS := $(FUZZ_SWIFTFLAGS) -enable-testing -Xfrontend -enable-privat
 FUZZ_LIBS_MODEL := $(FUZZ_DIR)/lib/libHandoffModel.a
 FUZZ_LIBS_CONTINUITY := $(FUZZ_DIR)/lib/libHandoffContinuity.a $(FUZZ_DIR)/lib/libHandoffRuntime.a \
                         $(FUZZ_LIBS_MODEL) $(FUZZ_DIR)/lib/libCLinux.a -lssl -lcrypto
+FUZZ_LIBS_AGENT := $(FUZZ_DIR)/lib/libHandoffAgent.a $(FUZZ_LIBS_MODEL) $(FUZZ_DIR)/lib/libCLinux.a
 
 .PHONY: fuzz fuzz-build fuzz-seeds $(addprefix fuzz-,$(FUZZ_TARGETS))
 
@@ -75,6 +79,10 @@ $(FUZZ_DIR)/lib/libCLinux.a: $(wildcard Sources/CLinux/*.c) Sources/CLinux/inclu
 FUZZ_MODEL_SOURCES      := $(shell find Sources/HandoffModel -name '*.swift' | sort)
 FUZZ_RUNTIME_SOURCES    := $(shell find Sources/HandoffRuntime -name '*.swift' | sort)
 FUZZ_CONTINUITY_SOURCES := $(shell find Sources/HandoffContinuity -name '*.swift' | sort)
+# The agent's Desktop part without its sd-bus glue, plus the D-Bus name rule it uses.
+FUZZ_AGENT_SOURCES      := $(filter-out %/ApplicationActivator+DBusActivating.swift,\
+                           $(shell find Sources/HandoffAgent/Desktop -name '*.swift' | sort)) \
+                           Sources/HandoffAgent/DBus/DBusApplicationName.swift
 
 # One static library and module per library target, in dependency order.
 fuzz_module = @mkdir -p $(FUZZ_DIR)/modules $(@D) && \
@@ -90,6 +98,9 @@ $(FUZZ_DIR)/lib/libHandoffRuntime.a: $(FUZZ_RUNTIME_SOURCES) $(FUZZ_DIR)/lib/lib
 $(FUZZ_DIR)/lib/libHandoffContinuity.a: $(FUZZ_CONTINUITY_SOURCES) $(FUZZ_DIR)/lib/libHandoffRuntime.a $(FUZZ_DIR)/lib/libCLinux.a
 	$(call fuzz_module,HandoffContinuity,$(FUZZ_CONTINUITY_SOURCES))
 
+$(FUZZ_DIR)/lib/libHandoffAgent.a: $(FUZZ_AGENT_SOURCES) $(FUZZ_DIR)/lib/libHandoffModel.a $(FUZZ_DIR)/lib/libCLinux.a $(FUZZ_DIR)/clinux/module.modulemap
+	$(call fuzz_module,HandoffAgent,$(FUZZ_AGENT_SOURCES))
+
 # -------------------------------------------------------------- targets
 
 $(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_MODEL_TARGETS)): $(FUZZ_DIR)/bin/%: $(FUZZ_SRC)/targets/%.swift $(FUZZ_LIBS_MODEL)
@@ -99,6 +110,10 @@ $(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_MODEL_TARGETS)): $(FUZZ_DIR)/bin/%: $(FUZZ_S
 $(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_CONTINUITY_TARGETS)): $(FUZZ_DIR)/bin/%: $(FUZZ_SRC)/targets/%.swift $(filter %.a,$(FUZZ_LIBS_CONTINUITY))
 	@mkdir -p $(@D)
 	$(SWIFTC) $(FUZZ_SWIFTFLAGS) $< $(FUZZ_LIBS_CONTINUITY) -o $@
+
+$(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_AGENT_TARGETS)): $(FUZZ_DIR)/bin/%: $(FUZZ_SRC)/targets/%.swift $(filter %.a,$(FUZZ_LIBS_AGENT))
+	@mkdir -p $(@D)
+	$(SWIFTC) $(FUZZ_SWIFTFLAGS) $< $(FUZZ_LIBS_AGENT) -o $@
 
 # The seed writer is a libFuzzer binary too (the modules need its runtime):
 # it writes the seeds from LLVMFuzzerInitialize and exits.
@@ -122,6 +137,11 @@ FUZZ_MAX_LEN_exchange-message := 2048
 FUZZ_MAX_LEN_pairing-code := 256
 FUZZ_MAX_LEN_account-file := 512
 FUZZ_MAX_LEN_device-file := 512
+FUZZ_MAX_LEN_desktop-entry := 8192
+# Sender byte + a datagram of up to 65,536 bytes + 1: the size refusal and
+# bodies near the re-encoding bound are reachable; -len_control keeps most
+# inputs short.
+FUZZ_MAX_LEN_agent-message := 65538
 
 fuzz_limit = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_SECONDS))
 

@@ -12,6 +12,7 @@ final class EngineDelegate: ApplicationDelegate, @unchecked Sendable {
     var available: [RemoteActivity] = []
     var lastError: HandoffError?
     var restoredInfo: UserInfo?
+    var restored: UserActivity?
 
     var events: [String] { lock.withLock { $0 } }
     func add(_ s: String) { lock.withLock { $0.append(s) } }
@@ -22,6 +23,7 @@ final class EngineDelegate: ApplicationDelegate, @unchecked Sendable {
     func application(_ application: Application, continue userActivity: UserActivity, restorationHandler: RestorationHandler) -> Bool {
         add("continue")
         restoredInfo = userActivity.userInfo
+        restored = userActivity
         return true
     }
     func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String, error: HandoffError) {

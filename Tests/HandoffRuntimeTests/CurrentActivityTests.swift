@@ -84,4 +84,21 @@ import Glibc
         #expect(p.senderService.advertised?.title == "two")
         #expect(p.senderService.history.compactMap { $0?.title } == ["one", "two"])
     }
+
+    /// The agent advertises what the person used last: returning to an app
+    /// (becomeCurrent again, a save) says so even when nothing changed.
+    @Test func becomingCurrentAgainOrSavingRepeatsTheAdvertisement() throws {
+        let p = try Pair()
+        let a = try shape(title: "one")
+        try p.sender.becomeCurrent(a)
+        try p.sender.becomeCurrent(a)
+        #expect(p.senderService.history.count == 2)
+        a.needsSave = true
+        try p.sender.dispatch()
+        #expect(p.senderService.history.count == 3)
+        #expect(p.senderService.history.allSatisfy { $0?.activityID == a.activityID })
+        p.sender.resignCurrent(a)
+        p.sender.resignCurrent(a)
+        #expect(p.senderService.history.count == 4 && p.senderService.history.last! == nil)
+    }
 }

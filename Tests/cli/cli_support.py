@@ -131,9 +131,9 @@ class Device:
 class Process:
     """A running `handoff`: its stdout lines as they arrive, bounded waits."""
 
-    def __init__(self, cmd, env):
+    def __init__(self, cmd, env, stdin=subprocess.DEVNULL):
         self.cmd = cmd
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen(cmd, stdin=stdin, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, env=env)
         _LIVE.add(self.proc)
         self.lines = []

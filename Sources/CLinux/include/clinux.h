@@ -18,4 +18,27 @@ int clinux_accept4(int fd, struct sockaddr *address, unsigned int *length, int f
 /* Names the calling thread (pthread_setname_np, _GNU_SOURCE too), cut to
  * the kernel's 15 bytes: what ps -L, top -H and /proc/.../comm show. */
 void clinux_name_thread(const char *name);
+
+/* The agent's local socket (docs/agent.md §3): SO_PEERCRED and SCM_RIGHTS
+ * need _GNU_SOURCE and CMSG macros, which Swift cannot use. */
+/* The peer's pid, uid and gid; 0 or -1 with errno. */
+int clinux_peer_credentials(int fd, int *pid, unsigned int *uid, unsigned int *gid);
+/* One datagram, with `pass_fd` attached by SCM_RIGHTS when it is >= 0.
+ * `flags` go to sendmsg (MSG_NOSIGNAL is always added). As sendmsg. */
+long clinux_send_message(int fd, const void *bytes, unsigned long length, int pass_fd, int flags);
+/* One datagram into `bytes`; descriptors passed with it (close-on-exec)
+ * into `fds` (at most `max_fds`, the count in `*fd_count`; any beyond are
+ * closed). `*truncated` is non-zero when the datagram or its control data
+ * did not fit (the datagram is then lost: treat as malformed). As recvmsg. */
+long clinux_receive_message(int fd, void *bytes, unsigned long capacity, int *fds, int max_fds,
+                            int *fd_count, int *truncated, int flags);
+
+/* Starts `path` (argv, envp: NULL-terminated) detached: its own session,
+ * stdio on /dev/null, default signals, only descriptors 0-2, in `directory`
+ * when not NULL; re-parented to init or a subreaper, so the caller has no
+ * child left to reap. Returns 0 and the program's pid in *pid_out, or the
+ * errno value of what failed (execve's own: ENOENT, EACCES, ...).
+ * spawn_detached.c. */
+int clinux_spawn_detached(const char *path, char *const argv[], char *const envp[],
+                          const char *directory, int *pid_out);
 #endif

@@ -75,13 +75,67 @@ private func store(_ directory: UnsafePointer<CChar>?) throws(HandoffError) -> A
     Thunk.status { () throws(HandoffError) in
         let application: Application = Handle.object(try CArgument.handle(a, "app"))
         guard let options else { throw HandoffError(.invalidArgument, "options is NULL; start from HANDOFF_CONTINUITY_OPTIONS_INIT") }
-        let config = try ContinuityOptions.configuration(from: CStruct(options, "handoff_continuity_options"))
-        try application.start(try ContinuityEngine(configuration: config))
+        let o = try CStruct(options, "handoff_continuity_options")
+        guard application.continuityService == nil else {
+            throw HandoffError(.invalidState, "continuity is already started for this application")
+        }
+        let choice = try ContinuityOptions.choice(from: o)
+        let (service, _) = try choice.start(manifest: application.manifest) { () throws(HandoffError) in
+            try ContinuityEngine(configuration: try ContinuityOptions.configuration(from: o))
+        }
+        do throws(HandoffError) {
+            try application.start(service)
+        } catch {
+            service.detach()  // another thread started continuity meanwhile
+            throw error
+        }
+    }
+}
+
+@c @implementation public func handoff_application_get_continuity_mode(_ a: OpaquePointer?,
+                                                                        _ out: UnsafeMutablePointer<handoff_continuity_mode>?) -> Int32 {
+    Thunk.status { () throws(HandoffError) in
+        let application: Application = Handle.object(try CArgument.handle(a, "app"))
+        let out = try CArgument.out(out, "out")
+        guard let service = application.continuityService else {
+            throw HandoffError(.invalidState, "continuity is not started for this application: call handoff_application_start_continuity first")
+        }
+        out.pointee = service is AgentClient ? HANDOFF_CONTINUITY_MODE_AGENT : HANDOFF_CONTINUITY_MODE_EMBEDDED
     }
 }
 
 /// Turns the host's options into a configuration, checking each field.
 enum ContinuityOptions {
+    /// The mode and what decides it (docs/agent.md §3 "Choosing the mode").
+    static func choice(from o: CStruct<handoff_continuity_options>) throws(HandoffError) -> ContinuityModeChoice {
+        guard let accountPointer = o.field(\.account) ?? nil else {
+            throw HandoffError(.invalidArgument, "options.account is NULL: load, create or join an account first")
+        }
+        let mode: ContinuityMode
+        switch o.field(\.mode) ?? HANDOFF_CONTINUITY_MODE_AUTO {  // an older, smaller struct: AUTO
+        case HANDOFF_CONTINUITY_MODE_AUTO: mode = .automatic
+        case HANDOFF_CONTINUITY_MODE_AGENT: mode = .agent
+        case HANDOFF_CONTINUITY_MODE_EMBEDDED: mode = .embedded
+        case let other: throw HandoffError(.invalidArgument, "options.mode \(other.rawValue) is not a handoff_continuity_mode")
+        }
+        var choice = ContinuityModeChoice(mode: mode, accountID: Handle.object(accountPointer, as: AccountBox.self).key.derived.accountID)
+        var named: [String] = []
+        if (o.field(\.device_id) ?? nil) != nil { named.append("device_id") }
+        if (o.field(\.device_name) ?? nil) != nil { named.append("device_name") }
+        if (o.field(\.role) ?? HANDOFF_DEVICE_ROLE_FULL) != HANDOFF_DEVICE_ROLE_FULL { named.append("role") }
+        if (o.field(\.beacon_port) ?? 0) != 0 { named.append("beacon_port") }
+        if (o.field(\.disable_multicast) ?? 0) != 0 { named.append("disable_multicast") }
+        if (o.field(\.peer_count) ?? 0) != 0 { named.append("peers") }
+        if (o.field(\.channel_address) ?? nil) != nil { named.append("channel_address") }
+        choice.deviceSettings = named
+        let fetch = Int(o.field(\.fetch_timeout_ms) ?? 0)
+        let connect = Int(o.field(\.connect_timeout_ms) ?? 0)
+        guard fetch >= 0, connect >= 0 else { throw HandoffError(.invalidArgument, "timeouts cannot be negative") }
+        if fetch > 0 { choice.fetchTimeout = Double(fetch) / 1000 }
+        if connect > 0 { choice.connectTimeout = Double(connect) / 1000 }
+        return choice
+    }
+
     static func configuration(from o: CStruct<handoff_continuity_options>) throws(HandoffError) -> ContinuityConfiguration {
         guard let accountPointer = o.field(\.account) ?? nil else {
             throw HandoffError(.invalidArgument, "options.account is NULL: load, create or join an account first")

@@ -164,16 +164,21 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         if scheduled { poke() }
     }
 
+    /// The same advertisement again changes nothing (no new burst): apps
+    /// repeat theirs when the person returns to them (for the agent's
+    /// most-recent policy), which other devices need not hear.
     public func advertise(_ advertisement: Advertisement?) {
-        state.withLock { s in
+        let changed = state.withLock { s in
+            guard s.advertisement != advertisement else { return false }
             if let old = s.advertisement, old.activityID != advertisement?.activityID {
                 s.withdrawal = (old.activityID, [0, 0.2, 0.6].map { monotonicSeconds() + $0 })
             }
             s.advertisement = advertisement
             s.burstStep = 0
             s.nextBeacon = advertisement == nil ? nil : monotonicSeconds()
+            return true
         }
-        poke()
+        if changed { poke() }
     }
 
     public func fetch(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
@@ -383,10 +388,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             answer(from)
             return
         }
-        let manifest = endpoint.manifest
+        let audience = endpoint.audience
         let (changes, verify) = state.withLock { s in
             let now = monotonicSeconds()
-            let applied = s.remotes.apply(beacon, from: from.host, manifest: manifest, ownRole: configuration.device.role,
+            let applied = s.remotes.apply(beacon, from: from.host, audience: audience, ownRole: configuration.device.role,
                                           now: now)
             // The next sweep moved (a new device: sooner; one heard again:
             // maybe later): the alarm follows, without waking anyone.
@@ -461,6 +466,20 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         c.verificationsQueued = verifier.queued
         c.pooledConnections = client.pooledCount
         return c
+    }
+
+    /// The other devices heard now, and discovery's counters: what the
+    /// agent's STATUS reports (read-only; `EngineStatus`).
+    public var status: EngineStatus {
+        let now = monotonicSeconds()
+        let remotes = state.withLock { s in
+            s.remotes.entries.map { id, entry in
+                EngineStatus.RemoteDevice(id: id, name: entry.name,
+                                          channels: entry.channels.values.map(\.description).sorted(),
+                                          verified: entry.verified, secondsSinceHeard: max(0, now - entry.lastHeard))
+            }
+        }
+        return EngineStatus(remotes: remotes.sorted { $0.id < $1.id }, counters: discovery.dictionary)
     }
 
     private func sweep() {

@@ -3,9 +3,9 @@ import HandoffModel
 import HandoffRuntime
 
 /// What the other devices of the account offer, built from their beacons,
-/// and the gate that decides what this app is offered (DESIGN §3 Gating):
-/// same team and a declared type, or else only a web page; nothing expired;
-/// nothing at all on a send-only device.
+/// as one audience is offered it (DESIGN §3 Gating): nothing at all on a
+/// send-only device, nothing expired, then `ActivityGate` (same team and a
+/// declared type, or else only a web page; everything for an observer).
 ///
 /// A device is reported only once it is *verified*: its channel completed a
 /// TLS handshake with the account's PSK. A beacon proves the sender held the
@@ -38,6 +38,8 @@ struct RemoteTable {
         /// Families whose channel failed in the current round.
         var failedFamilies: Set<Family> = []
         var lastHeard: Double
+        /// The device's name, as its latest beacon gives it.
+        var name = ""
 
         var verified: Bool { verifiedChannel != nil }
     }
@@ -77,6 +79,12 @@ struct RemoteTable {
     /// `verified`, or `deferred` when it could not try now).
     mutating func apply(_ beacon: Beacon, from host: String, manifest: Manifest, ownRole: DeviceRole,
                         now: Double) -> (changes: [RemoteActivityChange], verify: SocketAddress?) {
+        apply(beacon, from: host, audience: .application(manifest), ownRole: ownRole, now: now)
+    }
+
+    /// `apply`, gating for `audience` (an observer: every team and type).
+    mutating func apply(_ beacon: Beacon, from host: String, audience: ActivityAudience, ownRole: DeviceRole,
+                        now: Double) -> (changes: [RemoteActivityChange], verify: SocketAddress?) {
         let deviceID = hex(beacon.deviceID)
         let channel = SocketAddress(host: host, port: beacon.channelPort)
         let family = Self.family(of: host)
@@ -100,10 +108,12 @@ struct RemoteTable {
             }
         }
         entry.lastHeard = now
+        entry.name = beacon.deviceName
         switch beacon.kind {
         case .advert:
+            // Rule 1 (PROTOCOL §7 "Gating") for the whole device, 2 in `remote`, 3–5 per audience.
             let offered = ownRole == .sendOnly ? nil
-                : Self.offer(beacon, deviceID: deviceID, manifest: manifest, firstSeen: entry.offered)
+                : Self.remote(beacon, deviceID: deviceID, firstSeen: entry.offered).flatMap { ActivityGate.offer($0, to: audience) }
             entry.offered = offered
             entry.expiration = offered == nil ? nil : beacon.activity?.expiration
         case .withdraw:
@@ -221,22 +231,18 @@ struct RemoteTable {
         return changes(from: entry.reported, to: entry.offered)
     }
 
-    /// What this app is offered for an advert, or nil.
-    static func offer(_ beacon: Beacon, deviceID: String, manifest: Manifest, firstSeen previous: RemoteActivity?) -> RemoteActivity? {
+    /// The activity an advert offers, ungated (any team and type; its web
+    /// page only if http(s)); nil when its id is malformed or it expired.
+    static func remote(_ beacon: Beacon, deviceID: String, firstSeen previous: RemoteActivity?) -> RemoteActivity? {
         guard let a = beacon.activity, a.activityID.count == 16 else { return nil }
         if let expiration = a.expiration, expiration <= wallMilliseconds() { return nil }
-        let continuable = a.teamIdentifier == manifest.teamIdentifier && manifest.declares(a.activityType)
-        let url = a.webpageURL.flatMap(URL.init(string:)).flatMap { u -> URL? in
-            let scheme = u.scheme?.lowercased()
-            return scheme == "http" || scheme == "https" ? u : nil
-        }
-        guard continuable || url != nil else { return nil }
         let id = UUID(bytes: a.activityID)
         return RemoteActivity(deviceID: deviceID, deviceName: beacon.deviceName, activityID: id,
-                              activityType: a.activityType, title: a.title, webpageURL: url,
+                              activityType: a.activityType, title: a.title,
+                              webpageURL: ActivityGate.webPage(a.webpageURL.flatMap(URL.init(string:))),
                               supportsContinuationStreams: a.supportsContinuationStreams,
-                              isWebOnly: !continuable,
-                              firstSeen: previous?.activityID == id ? previous!.firstSeen : Date())
+                              firstSeen: previous?.activityID == id ? previous!.firstSeen : Date(),
+                              teamIdentifier: a.teamIdentifier, bundleIdentifier: a.bundleIdentifier)
     }
 
     static func changes(from old: RemoteActivity?, to new: RemoteActivity?) -> [RemoteActivityChange] {

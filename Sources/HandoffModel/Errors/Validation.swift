@@ -1,6 +1,6 @@
 /// Checks for the identifiers that travel between devices. They are kept
 /// strict so that what one device accepts, every device accepts.
-enum Identifier {
+public enum Identifier {
     /// Longest activity type or bundle identifier, in UTF-8 bytes.
     static let maxLength = 255
 
@@ -53,7 +53,7 @@ enum Identifier {
         return nil
     }
 
-    static func checkActivityType(_ type: String) throws(HandoffError) {
+    public static func checkActivityType(_ type: String) throws(HandoffError) {
         if let problem = activityTypeProblem(type) {
             throw HandoffError(.invalidValue,
                 "activity type \(quoted(type)) \(problem): use 1 to \(maxLength) bytes without control characters, e.g. \"com.example.app.edit-document\" or an intent class name such as \"INSendMessageIntent\"")

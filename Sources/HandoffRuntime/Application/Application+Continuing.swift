@@ -22,6 +22,13 @@ extension Application {
         continueActivity(remote)
     }
 
+    /// A continuation chosen outside the app (docs/agent.md §3, CONTINUE):
+    /// the same path as `continueActivity(_:)`, whether or not the activity
+    /// was reported to this app before. Any thread.
+    public func continueChosen(_ remote: RemoteActivity) {
+        continueActivity(remote)
+    }
+
     /// The activities other devices offer now, oldest first.
     public var availableActivities: [RemoteActivity] {
         state.withLock { $0.available.values.sorted { $0.firstSeen < $1.firstSeen } }

@@ -20,6 +20,6 @@ extension Application {
         }
         activity.delegate?.userActivityWillSave(activity)
         delegate.application(self, didUpdate: activity)
-        readvertise()
+        readvertise(touched: activity === currentActivity)
     }
 }

@@ -85,6 +85,10 @@ public final class Application: @unchecked Sendable {
     /// The continuity service, once started.
     var continuity: (any ContinuityService)? { state.withLock { $0.continuity } }
 
+    /// The continuity service, once started (nil before, and after
+    /// `stopContinuity`): which one runs (engine or agent client).
+    public var continuityService: (any ContinuityService)? { continuity }
+
     /// Starts talking to other devices through `service`: attaches it and
     /// advertises the current activity, if any. Once per application.
     /// - Throws: `.invalidState` when a service was already started.
@@ -123,7 +127,7 @@ public final class Application: @unchecked Sendable {
             let timer = queue.schedule(after: expiry.timeIntervalSinceNow) { [weak self] in self?.readvertise() }
             state.withLock { $0.expiryTimer = timer }
         }
-        readvertise()
+        readvertise(touched: true)
     }
 
     /// Stops offering `activity` if it is current (Apple: resignCurrent);
@@ -141,11 +145,15 @@ public final class Application: @unchecked Sendable {
     }
 
     /// Tells continuity what to offer now: the current activity if it is
-    /// still eligible, unexpired and valid, else nothing. Only changes go out.
-    func readvertise() {
+    /// still eligible, unexpired and valid, else nothing. Only changes go
+    /// out, except that `touched` (becomeCurrent, a save) sends what is
+    /// offered again: the person used this app last, which the agent's
+    /// most-recent policy must hear (docs/agent.md §4); an engine ignores
+    /// an advertisement equal to its own.
+    func readvertise(touched: Bool = false) {
         let change: Advertisement?? = state.withLock { s in
             let ad = s.current.flatMap(advertisement)
-            guard ad != s.advertised else { return .none }
+            guard ad != s.advertised || (touched && ad != nil) else { return .none }
             s.advertised = ad
             return .some(ad)
         }

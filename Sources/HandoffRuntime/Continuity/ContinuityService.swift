@@ -29,6 +29,10 @@ public protocol ContinuityEndpoint: AnyObject, Sendable {
     /// What this app declares: the receiving side offers only activities
     /// of its team and declared types (others only for their web page).
     var manifest: Manifest { get }
+    /// Whom the service gates other devices' activities for
+    /// (`ActivityGate`): by default this manifest; an observer sees every
+    /// team's and type's activities (the agent's hub, the `handoff` command).
+    var audience: ActivityAudience { get }
     /// An activity another device offers appeared, changed or went away.
     func remoteActivityChanged(_ change: RemoteActivityChange)
     /// Another device asks for the activity `activityID`. The application
@@ -49,9 +53,17 @@ public protocol ContinuityEndpoint: AnyObject, Sendable {
     /// then does the activity's delegate get `stream` (else it is closed).
     func acceptStream(_ activityID: UUID, _ stream: ContinuationStream,
                       reply: @escaping @Sendable (Result<Void, HandoffError>) -> Bool)
+    /// The person chose, outside the app (the agent's notification,
+    /// `handoff continue`, a launch to continue), to continue `remote`
+    /// here: the application proceeds exactly as when it is chosen in the
+    /// app (`willContinue`, the fetch, then `continue` or
+    /// `didFailToContinue`).
+    func continueChosen(_ remote: RemoteActivity)
 }
 
 extension ContinuityEndpoint {
+    public var audience: ActivityAudience { .application(manifest) }
+
     public func acceptStream(_ activityID: UUID, _ stream: ContinuationStream,
                              reply: @escaping @Sendable (Result<Void, HandoffError>) -> Bool) {
         _ = reply(.failure(HandoffError(.handoffFailed, "this endpoint takes no continuation streams")))
@@ -104,10 +116,14 @@ public struct RemoteActivity: Sendable, Hashable {
     public var isWebOnly: Bool
     /// When this device first saw it offered.
     public var firstSeen: Date
+    /// The sending app's team and bundle, as its beacon names them.
+    public var teamIdentifier: String
+    public var bundleIdentifier: String
 
     public init(deviceID: String, deviceName: String, activityID: UUID, activityType: String,
                 title: String? = nil, webpageURL: URL? = nil, supportsContinuationStreams: Bool = false,
-                isWebOnly: Bool = false, firstSeen: Date = Date()) {
+                isWebOnly: Bool = false, firstSeen: Date = Date(), teamIdentifier: String = "",
+                bundleIdentifier: String = "") {
         self.deviceID = deviceID
         self.deviceName = deviceName
         self.activityID = activityID
@@ -117,6 +133,8 @@ public struct RemoteActivity: Sendable, Hashable {
         self.supportsContinuationStreams = supportsContinuationStreams
         self.isWebOnly = isWebOnly
         self.firstSeen = firstSeen
+        self.teamIdentifier = teamIdentifier
+        self.bundleIdentifier = bundleIdentifier
     }
 
     /// Seconds since this device first saw it offered.

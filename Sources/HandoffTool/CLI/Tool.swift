@@ -12,6 +12,7 @@ enum Tool {
         PublishCommand.self,
         ContinueCommand.self,
         DoctorCommand.self,
+        AgentCommand.self,
     ]
 
     static func main(_ arguments: [String]) -> Int32 {

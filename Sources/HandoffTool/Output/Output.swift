@@ -50,6 +50,11 @@ struct Output {
         Self.write("handoff: \(error.message) (\(error.hint))\n", to: 2)
     }
 
+    /// Text to stderr as it is (the agent's log lines).
+    static func writeError(_ text: String) {
+        write(text, to: 2)
+    }
+
     /// All of `text` to a descriptor, unbuffered: a reader of a pipe sees
     /// each event when it happens.
     private static func write(_ text: String, to fd: Int32) {

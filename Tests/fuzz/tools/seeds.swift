@@ -11,6 +11,7 @@ import Glibc
 #endif
 import FoundationEssentials
 @testable import HandoffModel
+import HandoffRuntime
 @testable import HandoffContinuity
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -156,7 +157,7 @@ func writeSeeds(_ w: Writer) throws {
                                                    title: "Report", teamIdentifier: "A1B2C3D4E5",
                                                    bundleIdentifier: "com.example.docs", webpageURL: "https://example.com/d",
                                                    expiration: 1_800_000_000_000, supportsContinuationStreams: true))),
-        ("advert-minimal", Beacon(kind: .advert, timestamp: 1, sequence: 1, deviceID: device, deviceName: "",
+        ("advert-minimal", Beacon(kind: .advert, timestamp: 1, sequence: 1, deviceID: device, deviceName: "x",
                                   role: .sendOnly, channelPort: 1,
                                   activity: BeaconActivity(activityID: activityID, activityType: "t",
                                                            teamIdentifier: "T", bundleIdentifier: "b"))),
@@ -213,6 +214,9 @@ func writeSeeds(_ w: Writer) throws {
     ]
     for (i, d) in devices.enumerated() { w("device-file", "device-\(i)", AccountStore.deviceFile(d)) }
     w("device-file", "reordered-extra", "role=full\nfuture=1\nname=x\nid=0123456789abcdef0123456789abcdef\n")
+
+    try writeAgentSeeds(w)
+    writeDesktopEntrySeeds(w)
 }
 
 /// An activity with a fixed id, so the seeds are the same on every run.
@@ -322,6 +326,7 @@ func cycle(_ p: inout RawPlist) -> UInt32 {
 }
 
 func writeRegressions(_ w: Writer) throws {
+    writeDesktopEntryRegressions(w)
     let bombs: [(String, (inout RawPlist) -> UInt32)] = [
         ("bomb-1000x1000x4k", squareBomb), ("bomb-doubling-2e40", doublingBomb), ("bomb-dictionaries-8e16", dictionaryBomb),
         ("deep-10000", deep(10_000)), ("deep-65", deep(65)), ("cycle", cycle),
@@ -402,6 +407,7 @@ func writeRegressions(_ w: Writer) throws {
         + "000000000000000000af"))
 
     try writeProtocolRegressions(w)
+    try writeAgentRegressions(w)
 }
 
 /// Hostile frames, beacons, codes and files for the continuity decoders.
@@ -480,4 +486,189 @@ func hex(_ text: String) -> [UInt8] {
 
 extension Array {
     func repeated(_ times: Int) -> [Element] { (0..<times).flatMap { _ in self } }
+}
+
+// MARK: - The agent's local protocol (docs/agent.md §3)
+
+/// One datagram as the agent-message target reads it: byte 0 is the sender
+/// (0 the app, 1 the agent), then the datagram.
+func agentInput(_ sender: AgentMessage.Sender, _ datagram: [UInt8]) -> [UInt8] {
+    [sender == .app ? 0 : 1] + datagram
+}
+
+/// A datagram with this header and body, written without the encoder's checks.
+func agentDatagram(_ kind: UInt8, id: UInt32, _ body: [UInt8] = [], version: UInt8 = 1, flags: [UInt8] = [0, 0]) -> [UInt8] {
+    [version, kind] + flags + RawPlist.be(UInt64(id), 4) + body
+}
+
+func agentBody(_ body: [String: PropertyListValue]) -> [UInt8] { BinaryPropertyList.encode(.dictionary(body)) }
+
+func writeAgentSeeds(_ w: Writer) throws {
+    let id = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
+    let remote = RemoteActivity(deviceID: "00112233445566778899aabbccddeeff", deviceName: "Ada's laptop", activityID: id,
+                                activityType: "com.example.docs.edit", title: "Report",
+                                webpageURL: URL(string: "https://example.com/d?x=1"), supportsContinuationStreams: true,
+                                isWebOnly: false, firstSeen: Date(timeIntervalSince1970: 1_700_000_000.123),
+                                teamIdentifier: "A1B2C3D4E5", bundleIdentifier: "com.example.docs")
+    let manifest = try Manifest(bundleIdentifier: "com.example.docs", teamIdentifier: "A1B2C3D4E5",
+                                activityTypes: ["com.example.docs.edit", "INSendMessageIntent"])
+    let advert = Advertisement(activityID: id, activityType: "com.example.docs.edit", title: "Grüße 👋",
+                               bundleIdentifier: "com.example.docs", teamIdentifier: "A1B2C3D4E5",
+                               webpageURL: URL(string: "https://example.com/docs/42"),
+                               expirationDate: Date(timeIntervalSince1970: 1_800_000_000), supportsContinuationStreams: true)
+    let status = AgentStatus(deviceID: Array(0..<16), deviceName: "Desk", role: .full, channelPort: 49_152, beaconPort: 52_370,
+                             clients: 2, remotes: [.init(deviceID: Array(16..<32), deviceName: "Laptop",
+                                                         addresses: ["192.0.2.1:49152", "[2001:db8::1]:49152"], verified: true,
+                                                         lastHeardMilliseconds: 1200)],
+                             counters: ["duplicates": 3, "refused": 0, "negative": -1])
+    let messages: [(String, AgentMessage)] = [
+        ("hello", .hello(AgentHello(manifest: manifest, pid: 4242))),
+        ("hello-observer", .hello(AgentHello(manifest: manifest, pid: 1, observer: true))),
+        ("welcome", .welcome(AgentWelcome(agentVersion: "0.1.0", deviceID: Array(0..<16), deviceName: "Desk", role: .sendOnly,
+                                          accountID: "0011223344556677"))),
+        ("advertise", .advertise(advert)),
+        ("advertise-minimal", .advertise(Advertisement(activityID: id, activityType: "t", title: nil, bundleIdentifier: "b",
+                                                       teamIdentifier: "T", webpageURL: nil, expirationDate: nil,
+                                                       supportsContinuationStreams: false))),
+        ("withdraw", .advertise(nil)),
+        ("remote-available", .remote(.available(remote))), ("remote-updated", .remote(.updated(remote))),
+        ("remote-withdrawn", .remote(.withdrawn(remote))),
+        ("fetch", .fetch(id)), ("payload", .payload(Array(0..<64))), ("payload-empty", .payload([])),
+        ("provide", .provide(id)), ("confirm", .confirm(id)), ("continued", .continued(id)),
+        ("open-stream", .openStream(id)), ("stream", .stream), ("accept-stream", .acceptStream(id)), ("ok", .ok),
+        ("continue", .continueActivity(remote)),
+        ("error", .error(HandoffError(.remoteApplicationTimedOut, "the other device did not answer"))),
+        ("status-request", .statusRequest), ("status", .status(status)), ("choose", .choose(id)),
+    ]
+    precondition(Set(messages.map { $0.1.kind }) == Set(AgentMessage.Kind.allCases), "a message kind has no seed")
+    // Each from both sides: the one that may not send it is refused.
+    for (name, message) in messages {
+        let bytes = try AgentFrame(message, requestID: AgentFrame.needsRequestID(message) ? 0x0102_0304 : 0).encoded()
+        w("agent-message", name + "-app", agentInput(.app, bytes))
+        w("agent-message", name + "-agent", agentInput(.agent, bytes))
+    }
+    // A few broken ones, so the refusals are in the corpus from the start.
+    let fetch = try AgentFrame(.fetch(id), requestID: 7).encoded()
+    w("agent-message", "unknown-type", agentInput(.app, agentDatagram(200, id: 9)))
+    w("agent-message", "flags", agentInput(.app, agentDatagram(5, id: 7, Array(fetch[8...]), flags: [0, 1])))
+    w("agent-message", "event-with-id", agentInput(.app, agentDatagram(8, id: 7, Array(fetch[8...]))))
+    w("agent-message", "body-truncated", agentInput(.app, Array(fetch.dropLast(5))))
+    w("agent-message", "body-not-a-dictionary", agentInput(.agent, agentDatagram(13, id: 1, BinaryPropertyList.encode(.array([])))))
+}
+
+/// Hostile datagrams: each must be refused.
+func writeAgentRegressions(_ w: Writer) throws {
+    let id = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
+    let fetchBody = agentBody(["activityID": .data(id.bytes)])
+    w("agent-message", "empty", [UInt8]())
+    w("agent-message", "header-7", agentInput(.app, [1, 13, 0, 0, 0, 0, 1]))
+    w("agent-message", "version-2", agentInput(.app, agentDatagram(5, id: 1, fetchBody, version: 2)))
+    w("agent-message", "over-64k", agentInput(.agent, agentDatagram(6, id: 1, agentBody(["payload": .data(Array(repeating: 1, count: 65_536))]))))
+    w("agent-message", "fetch-from-agent", agentInput(.agent, agentDatagram(5, id: 1, fetchBody)))
+    w("agent-message", "fetch-without-id", agentInput(.app, agentDatagram(5, id: 0, fetchBody)))
+    w("agent-message", "fetch-15-byte-id", agentInput(.app, agentDatagram(5, id: 1, agentBody(["activityID": .data(Array(0..<15))]))))
+    w("agent-message", "ok-bad-magic", agentInput(.app, agentDatagram(13, id: 1, Array("bplist01".utf8))))
+    // Shared references: a body of a few hundred bytes standing for gigabytes.
+    for (name, build) in [("bomb-1000x1000x4k", squareBomb), ("bomb-doubling-2e40", doublingBomb), ("cycle", cycle)] as [(String, (inout RawPlist) -> UInt32)] {
+        var p = RawPlist()
+        let key = p.add(RawPlist.ascii("activityID")), value = build(&p)
+        let top = p.add(RawPlist.dict([key], [value]))
+        w("agent-message", name, agentInput(.app, agentDatagram(5, id: 1, p.bytes(top: top))))
+    }
+
+    // The codec's first findings (the target's properties, found by reading
+    // the codec while writing the target). A date from 2^52 ms on moved by
+    // 1 ms on each relay (Date is a Double), so m2 != m3:
+    let remote: [String: PropertyListValue] = [
+        "deviceID": .data(Array(0..<16)), "deviceName": .string("x"), "activityID": .data(id.bytes),
+        "type": .string("com.example.docs.edit"), "team": .string("T"), "bundle": .string("b"),
+        "firstSeen": .integer(4_438_484_538_790_688),
+    ]
+    w("agent-message", "date-drifts-1ms", agentInput(.agent, agentDatagram(4, id: 0, agentBody(["change": .integer(0), "activity": .dictionary(remote)]))))
+    let advert: [String: PropertyListValue] = ["activityID": .data(id.bytes), "type": .string("t"), "bundle": .string("b"), "team": .string("T")]
+    w("agent-message", "expiration-negative", agentInput(.app, agentDatagram(3, id: 0, agentBody(advert.merging(["expiration": .integer(-1)]) { $1 }))))
+    // A URL of raw spaces is accepted and sent on percent-encoded: three
+    // times as long, over the string bound, so the next reader refused it.
+    let spaces = "https://example.com/" + String(repeating: " ", count: 3000)
+    w("agent-message", "url-grows-percent-encoded", agentInput(.app, agentDatagram(3, id: 0, agentBody(advert.merging(["url": .string(spaces)]) { $1 }))))
+    // 512 references to one remote whose 20 addresses are one shared string:
+    // 2.5 KB, within the reader's limits, but 150 KB written
+    // out, so encoded() threw for a message that had been accepted.
+    var p = RawPlist()
+    let keys = ["deviceID", "deviceName", "addresses", "verified", "lastHeard"].map { p.add(RawPlist.ascii($0)) }
+    let address = p.add(RawPlist.ascii("a"))
+    let values = [p.add(RawPlist.marker(0x4, 16) + Array(0..<16)), p.add(RawPlist.ascii("d")),
+                  p.add(RawPlist.array(Array(repeating: address, count: 20))), p.add([0x09]), p.add(RawPlist.int(0))]
+    let one = p.add(RawPlist.dict(keys, values))
+    let remotes = p.add(RawPlist.array(Array(repeating: one, count: 512)))
+    let top: [(String, UInt32)] = [("deviceID", values[0]), ("deviceName", values[1]), ("role", p.add(RawPlist.ascii("full"))),
+                                   ("channelPort", values[4]), ("beaconPort", values[4]), ("clients", values[4]),
+                                   ("remotes", remotes), ("counters", p.add(RawPlist.dict([], [])))]
+    let topKeys = top.map { p.add(RawPlist.ascii($0.0)) }
+    let status = p.add(RawPlist.dict(topKeys, top.map { $0.1 }))
+    w("agent-message", "status-shared-remotes-150k", agentInput(.agent, agentDatagram(16, id: 1, p.bytes(top: status))))
+}
+
+// MARK: - Desktop entries (the agent's reader, docs/agent.md §5)
+
+func writeDesktopEntrySeeds(_ w: Writer) {
+    w("desktop-entry", "handoff-app", """
+    # An app that continues notes
+    [Desktop Entry]
+    Type=Application
+    Version=1.5
+    Name=Notes
+    Name[de]=Notizen
+    Name[sr_RS@latin]=Beleške
+    Comment=Take notes\\sand\\tcontinue them
+    Exec=notes --new-window %U
+    TryExec=notes
+    Icon=org.example.Notes
+    Categories=Office;TextEditor;
+    Keywords[de]=Notiz;Text\\;Liste;
+    X-Handoff-ActivityTypes=com.example.notes.edit;com.example.notes.view;
+    X-Handoff-TeamIdentifier=A1B2C3D4E5
+    X-Handoff-BundleIdentifier=org.example.Notes
+
+    [Desktop Action new-window]
+    Name=New Window
+    Exec=notes --new-window
+
+    """)
+    w("desktop-entry", "dbus-app", """
+    [Desktop Entry]
+    Type=Application
+    Name=Activatable
+    DBusActivatable=true
+    Hidden=false
+    NoDisplay=true
+    Path=/tmp
+    OnlyShowIn=GNOME;KDE;
+    X-Handoff-ActivityTypes=INSendMessageIntent
+    X-Handoff-TeamIdentifier=TEAM1
+    """)
+    w("desktop-entry", "exec-quoting", """
+    [Desktop Entry]
+    Type=Application
+    Name=Quoting
+    Exec="/opt/My App/bin/app" --title "two words" "a\\\\\\\\b" "c\\\\$d" "e\\\\"f" "g\\\\`h" 100%% --file=%f %i %c %k
+    X-Web=https://example.com/a/b?c=d&e=%2F#f
+    X-Bad=app $HOME; rm -rf ~ | cat
+    """)
+}
+
+func writeDesktopEntryRegressions(_ w: Writer) {
+    let header = "[Desktop Entry]\n"
+    w("desktop-entry", "over-64k", header + "Comment=" + String(repeating: "x", count: 65_536) + "\n")
+    w("desktop-entry", "lines-5000", header + String(repeating: "#\n", count: 5000))
+    w("desktop-entry", "keys-2100", header + (0..<2100).map { "K\($0)=v\n" }.joined())
+    w("desktop-entry", "groups-65", header + (0..<65).map { "[G\($0)]\n" }.joined())
+    w("desktop-entry", "crlf", "[Desktop Entry]\r\nType=Application\r\n")
+    w("desktop-entry", "nul", Array(header.utf8) + Array("Name=a".utf8) + [0] + Array("b\n".utf8))
+    w("desktop-entry", "utf8-invalid", Array(header.utf8) + Array("Name=".utf8) + [0xC3, 0x28, 0xFF, 0x0A])
+    w("desktop-entry", "escapes-60k", header + "Exec=" + String(repeating: "\\\\", count: 30_000) + "\n")
+    w("desktop-entry", "semicolons-60k", header + "X-Handoff-ActivityTypes=" + String(repeating: ";", count: 60_000) + "\n")
+    w("desktop-entry", "quotes-60k", header + "Exec=a " + String(repeating: "\"\" ", count: 20_000) + "\n")
+    w("desktop-entry", "percent-60k", header + "Exec=a " + String(repeating: "%f", count: 30_000) + "\n")
+    w("desktop-entry", "no-main-group", "[Other]\nA=b\n")
 }

@@ -17,7 +17,7 @@ See bindings/python/README.md, and examples/python in the repository.
 from __future__ import annotations
 
 from . import _ffi
-from .account import Account, DeviceRole
+from .account import Account, ContinuityMode, DeviceRole
 from .activity import UserActivity, UserActivityDelegate
 from .application import Application, ApplicationDelegate
 from .errors import USER_ACTIVITY_ERROR_RANGE, HandoffError, Status
@@ -27,7 +27,7 @@ from .responder import Responder, RestorationHandler
 from .values import URL, decode_value, encode_value
 
 __all__ = [
-    "Account", "Application", "ApplicationDelegate", "DeviceRole", "HandoffError", "Manifest",
+    "Account", "Application", "ApplicationDelegate", "ContinuityMode", "DeviceRole", "HandoffError", "Manifest",
     "RemoteActivity", "Responder", "RestorationHandler", "Status", "URL",
     "USER_ACTIVITY_ERROR_RANGE", "USER_INFO_BUDGET", "UserActivity", "UserActivityDelegate",
     "decode_value", "encode_value", "library_path", "library_version", "status_string",

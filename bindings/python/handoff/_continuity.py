@@ -7,7 +7,7 @@ import math
 from typing import Any, Iterable
 
 from . import _ffi
-from .account import Account, DeviceRole
+from .account import Account, ContinuityMode, DeviceRole
 
 _INT_MAX = 2 ** 31 - 1
 
@@ -32,12 +32,15 @@ def options(account: Account, *, device_id: str | None = None, device_name: str 
             multicast: bool = True, peers: Iterable[str] = (),
             channel_address: str | None = None, fetch_timeout: float | None = None,
             connect_timeout: float | None = None,
-            connection_reuse: float | None = None) -> tuple[Any, list]:
+            connection_reuse: float | None = None,
+            mode: ContinuityMode = ContinuityMode.AUTO) -> tuple[Any, list]:
     """The struct, and the objects it points into (keep them for the call)."""
     if not isinstance(account, Account):
         raise TypeError(f"account is an Account, not {type(account).__name__}")
     if not isinstance(role, DeviceRole):
         raise TypeError(f"role is a DeviceRole, not {type(role).__name__}")
+    if not isinstance(mode, ContinuityMode):
+        raise TypeError(f"mode is a ContinuityMode, not {type(mode).__name__}")
     if beacon_port is not None:
         if isinstance(beacon_port, bool) or not isinstance(beacon_port, int):
             raise TypeError(f"beacon_port is an int, not {type(beacon_port).__name__}")
@@ -62,4 +65,5 @@ def options(account: Account, *, device_id: str | None = None, device_name: str 
     o.connect_timeout_ms = _milliseconds(connect_timeout, "connect_timeout")
     # 0 s of reuse: never keep a connection (the struct's negative value).
     o.connection_reuse_ms = _milliseconds(connection_reuse, "connection_reuse", never=-1)
+    o.mode = int(mode)
     return o, [account, peer_array, encoded_peers]

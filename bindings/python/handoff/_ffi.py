@@ -69,6 +69,10 @@ FLAG_SUPPORTS_CONTINUATION_STREAMS = 5
 DEVICE_ROLE_FULL = 0
 DEVICE_ROLE_SEND_ONLY = 1
 
+CONTINUITY_MODE_AUTO = 0
+CONTINUITY_MODE_AGENT = 1
+CONTINUITY_MODE_EMBEDDED = 2
+
 
 # ---------------------------------------------------------------- callbacks
 
@@ -145,6 +149,7 @@ class ContinuityOptions(Structure):
         ("fetch_timeout_ms", c_int),
         ("connect_timeout_ms", c_int),
         ("connection_reuse_ms", c_int),
+        ("mode", c_int),
     ]
 
 
@@ -347,6 +352,7 @@ _declare("handoff_account_get_id", c_char_p, [AccountPtr], NOT_NULL)
 _declare("handoff_account_free", None, [AccountPtr])
 _declare("handoff_application_start_continuity", c_int,
          [ApplicationPtr, POINTER(ContinuityOptions)], STATUS)
+_declare("handoff_application_get_continuity_mode", c_int, [ApplicationPtr, c_int_p], STATUS)
 
 # Responders and restoration
 _declare("handoff_responder_new", ResponderPtr,

@@ -25,6 +25,17 @@ class DeviceRole(enum.IntEnum):
     SEND_ONLY = _ffi.DEVICE_ROLE_SEND_ONLY
 
 
+class ContinuityMode(enum.IntEnum):
+    """Where an application's continuity runs (handoff_continuity_mode):
+    AUTO chooses the per-user handoff agent when it serves this user and
+    account and no device-level option is given, else EMBEDDED; AGENT is the
+    agent or an error; EMBEDDED is an engine in this process."""
+
+    AUTO = _ffi.CONTINUITY_MODE_AUTO
+    AGENT = _ffi.CONTINUITY_MODE_AGENT
+    EMBEDDED = _ffi.CONTINUITY_MODE_EMBEDDED
+
+
 def _directory(directory: PathLike | None) -> bytes | None:
     if directory is None:
         return None

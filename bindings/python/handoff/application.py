@@ -10,7 +10,7 @@ from typing import Any, Iterable, Mapping
 
 from . import _callbacks, _continuity, _ffi
 from ._handle import OwnedHandle
-from .account import Account, DeviceRole
+from .account import Account, ContinuityMode, DeviceRole
 from .activity import UserActivity
 from .errors import HandoffError, Status
 from .manifest import Manifest
@@ -136,7 +136,8 @@ class Application(OwnedHandle):
                          peers: Iterable[str] = (), channel_address: str | None = None,
                          fetch_timeout: float | None = None,
                          connect_timeout: float | None = None,
-                         connection_reuse: float | None = None) -> None:
+                         connection_reuse: float | None = None,
+                         mode: ContinuityMode = ContinuityMode.AUTO) -> None:
         """Starts Handoff with the account's other devices: beacons announce
         the current activity, a TLS 1.3 channel answers fetches, and what
         other devices offer arrives as availability events. Once.
@@ -154,19 +155,35 @@ class Application(OwnedHandle):
         channel listens (None: "0.0.0.0:0"); fetch_timeout: seconds the main
         thread has to hand over an activity (None: 5); connect_timeout
         (None: 3); connection_reuse: seconds an idle connection is kept
-        (None: 30, 0: never).
+        (None: 30, 0: never); mode: where continuity runs (AUTO: the
+        per-user handoff agent when it serves this user and account and none
+        of device_id, device_name, role SEND_ONLY, beacon_port, multicast
+        False, peers or channel_address is given, else EMBEDDED; AGENT: the
+        agent or an error; EMBEDDED: an engine in this process). See
+        :attr:`continuity_mode` for the one chosen.
 
-        HandoffError INVALID_ARGUMENT (malformed peer, address or id), IO (a
-        socket could not be opened, e.g. the port is taken), INVALID_STATE
-        (already started).
+        HandoffError INVALID_ARGUMENT (malformed peer, address or id; a
+        device-level option with mode AGENT), IO (a socket could not be
+        opened, e.g. the port is taken), INVALID_STATE (already started; mode
+        AGENT and the agent serves another account), CONNECTION_UNAVAILABLE
+        (mode AGENT and no agent serves this user: the message names its
+        socket).
         """
         struct, keep = _continuity.options(
             account, device_id=device_id, device_name=device_name, role=role,
             beacon_port=beacon_port, multicast=multicast, peers=peers,
             channel_address=channel_address, fetch_timeout=fetch_timeout,
-            connect_timeout=connect_timeout, connection_reuse=connection_reuse)
+            connect_timeout=connect_timeout, connection_reuse=connection_reuse, mode=mode)
         lib.handoff_application_start_continuity(self._live(), ctypes.byref(struct))
         del keep
+
+    @property
+    def continuity_mode(self) -> ContinuityMode:
+        """Where continuity runs: AGENT or EMBEDDED (what AUTO chose).
+        HandoffError INVALID_STATE before :meth:`start_continuity`."""
+        out = ctypes.c_int()
+        lib.handoff_application_get_continuity_mode(self._live(), ctypes.byref(out))
+        return ContinuityMode(out.value)
 
     # ---- the main loop
 

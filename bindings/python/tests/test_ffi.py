@@ -83,6 +83,8 @@ def test_struct_layouts_match_the_c_compiler(tmp_path):
     assert enums["HANDOFF_ACTIVITY_SUPPORTS_CONTINUATION_STREAMS"] == \
         _ffi.FLAG_SUPPORTS_CONTINUATION_STREAMS
     assert enums["HANDOFF_DEVICE_ROLE_SEND_ONLY"] == _ffi.DEVICE_ROLE_SEND_ONLY
+    assert enums["HANDOFF_CONTINUITY_MODE_AGENT"] == _ffi.CONTINUITY_MODE_AGENT
+    assert enums["HANDOFF_CONTINUITY_MODE_EMBEDDED"] == _ffi.CONTINUITY_MODE_EMBEDDED
     assert enums["sizeof-enum"] == ctypes.sizeof(ctypes.c_int)
 
 

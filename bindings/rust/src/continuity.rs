@@ -20,6 +20,20 @@ pub enum DeviceRole {
     SendOnly,
 }
 
+/// Where an application's continuity runs (`handoff_continuity_mode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ContinuityMode {
+    /// The per-user handoff agent when it serves this user and account and
+    /// no device-level option (device id or name, send-only role, beacon
+    /// port, multicast off, peers, channel address) is set; else embedded.
+    #[default]
+    Auto,
+    /// Through the agent, or [`ApplicationRef::start_continuity`] fails.
+    Agent,
+    /// An engine in this process.
+    Embedded,
+}
+
 /// How an application reaches the account's other devices
 /// (`handoff_continuity_options`). Start from [`ContinuityOptions::new`];
 /// what is not set takes the library's default.
@@ -46,6 +60,7 @@ pub struct ContinuityOptions<'a> {
     fetch_timeout: Option<Duration>,
     connect_timeout: Option<Duration>,
     connection_reuse: Option<Option<Duration>>,
+    mode: ContinuityMode,
 }
 
 impl<'a> ContinuityOptions<'a> {
@@ -66,6 +81,7 @@ impl<'a> ContinuityOptions<'a> {
             fetch_timeout: None,
             connect_timeout: None,
             connection_reuse: None,
+            mode: ContinuityMode::Auto,
         }
     }
 
@@ -144,6 +160,13 @@ impl<'a> ContinuityOptions<'a> {
         self.connection_reuse = Some(keep);
         self
     }
+
+    /// Where continuity runs (default [`ContinuityMode::Auto`]);
+    /// [`ApplicationRef::continuity_mode`] tells which one was chosen.
+    pub fn mode(mut self, mode: ContinuityMode) -> Self {
+        self.mode = mode;
+        self
+    }
 }
 
 /// Milliseconds for the C struct, where 0 means "default": a set duration
@@ -161,7 +184,11 @@ impl ApplicationRef {
     /// peer or address, [`crate::ErrorCode::InvalidValue`] for a device id
     /// that is not 32 lowercase hex digits, [`crate::ErrorCode::Io`] when a
     /// socket cannot be opened, [`crate::ErrorCode::InvalidState`] when
-    /// already started.
+    /// already started. With [`ContinuityMode::Agent`]:
+    /// [`crate::ErrorCode::ConnectionUnavailable`] when no agent serves this
+    /// user (the message names its socket), [`crate::ErrorCode::InvalidState`]
+    /// when it serves another account, [`crate::ErrorCode::InvalidArgument`]
+    /// for a device-level option.
     pub fn start_continuity(&self, options: &ContinuityOptions<'_>) -> Result<()> {
         let device_id = c_string_opt(options.device_id.as_deref(), "the device id")?;
         let device_name = c_string_opt(options.device_name.as_deref(), "the device name")?;
@@ -197,9 +224,27 @@ impl ApplicationRef {
                 Some(None) => -1,
                 Some(Some(keep)) => millis(keep),
             },
+            mode: match options.mode {
+                ContinuityMode::Auto => sys::HANDOFF_CONTINUITY_MODE_AUTO,
+                ContinuityMode::Agent => sys::HANDOFF_CONTINUITY_MODE_AGENT,
+                ContinuityMode::Embedded => sys::HANDOFF_CONTINUITY_MODE_EMBEDDED,
+            },
         };
         // SAFETY: a live application; every pointer in `raw` is valid for
         // the call (the library copies what it keeps).
         check(unsafe { sys::handoff_application_start_continuity(self.as_ptr(), &raw) })
+    }
+
+    /// Where continuity runs: [`ContinuityMode::Agent`] or
+    /// [`ContinuityMode::Embedded`] (what `Auto` chose).
+    /// [`crate::ErrorCode::InvalidState`] before continuity is started.
+    pub fn continuity_mode(&self) -> Result<ContinuityMode> {
+        let mut out: sys::handoff_continuity_mode = sys::HANDOFF_CONTINUITY_MODE_AUTO;
+        // SAFETY: a live application and a valid out pointer.
+        check(unsafe { sys::handoff_application_get_continuity_mode(self.as_ptr(), &mut out) })?;
+        Ok(match out {
+            sys::HANDOFF_CONTINUITY_MODE_AGENT => ContinuityMode::Agent,
+            _ => ContinuityMode::Embedded,
+        })
     }
 }

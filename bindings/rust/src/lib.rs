@@ -96,7 +96,7 @@ pub use account::Account;
 pub use activity::{Activity, ActivityDelegate, ActivityFlag, ActivityRef};
 pub use application::{Application, ApplicationDelegate, ApplicationRef, RunOutcome, Stopper};
 pub use callback::{reset_callback_panic_hook, set_callback_panic_hook, CallbackPanic};
-pub use continuity::{ContinuityOptions, DeviceRole};
+pub use continuity::{ContinuityMode, ContinuityOptions, DeviceRole};
 pub use error::{Error, ErrorCode, Result};
 pub use manifest::Manifest;
 pub use remote::{RemoteActivity, RemoteActivityInfo};

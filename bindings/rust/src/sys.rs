@@ -550,6 +550,11 @@ pub type handoff_device_role = c_uint;
 pub const HANDOFF_DEVICE_ROLE_FULL: handoff_device_role = 0;
 pub const HANDOFF_DEVICE_ROLE_SEND_ONLY: handoff_device_role = 1;
 
+pub type handoff_continuity_mode = c_uint;
+pub const HANDOFF_CONTINUITY_MODE_AUTO: handoff_continuity_mode = 0;
+pub const HANDOFF_CONTINUITY_MODE_AGENT: handoff_continuity_mode = 1;
+pub const HANDOFF_CONTINUITY_MODE_EMBEDDED: handoff_continuity_mode = 2;
+
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct handoff_continuity_options {
@@ -566,6 +571,7 @@ pub struct handoff_continuity_options {
     pub fetch_timeout_ms: c_int,
     pub connect_timeout_ms: c_int,
     pub connection_reuse_ms: c_int,
+    pub mode: handoff_continuity_mode,
 }
 
 pub const HANDOFF_CONTINUITY_OPTIONS_INIT: handoff_continuity_options =
@@ -583,12 +589,17 @@ pub const HANDOFF_CONTINUITY_OPTIONS_INIT: handoff_continuity_options =
         fetch_timeout_ms: 0,
         connect_timeout_ms: 0,
         connection_reuse_ms: 0,
+        mode: HANDOFF_CONTINUITY_MODE_AUTO,
     };
 
 extern "C" {
     pub fn handoff_application_start_continuity(
         app: *mut handoff_application,
         options: *const handoff_continuity_options,
+    ) -> c_int;
+    pub fn handoff_application_get_continuity_mode(
+        app: *const handoff_application,
+        out: *mut handoff_continuity_mode,
     ) -> c_int;
 }
 

@@ -153,8 +153,8 @@ fn a_changed_enum_value_is_reported() {
 #[test]
 fn a_struct_field_added_in_the_header_is_reported() {
     let header = header_with(
-        "    int connection_reuse_ms;\n} handoff_continuity_options;",
-        "    int connection_reuse_ms;\n    int new_option;\n} handoff_continuity_options;",
+        "    handoff_continuity_mode mode;\n} handoff_continuity_options;",
+        "    handoff_continuity_mode mode;\n    int new_option;\n} handoff_continuity_options;",
     );
     let problems = differences_with_header(&header);
     // The struct differs, and its _INIT macro is now one element short.
@@ -165,7 +165,7 @@ fn a_struct_field_added_in_the_header_is_reported() {
     );
     assert!(
         problems[1]
-            .starts_with("HANDOFF_CONTINUITY_OPTIONS_INIT has 13 elements for the 14 fields"),
+            .starts_with("HANDOFF_CONTINUITY_OPTIONS_INIT has 14 elements for the 15 fields"),
         "{problems:?}"
     );
 }

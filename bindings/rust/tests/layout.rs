@@ -39,7 +39,7 @@ fn rust_structs() -> Vec<StructLayout> {
         handoff_continuity_options {
             size, account, device_id, device_name, role, beacon_port, disable_multicast,
             peers, peer_count, channel_address, fetch_timeout_ms, connect_timeout_ms,
-            connection_reuse_ms,
+            connection_reuse_ms, mode,
         }
         handoff_responder_callbacks { size, update_user_activity_state, restore_user_activity_state }
     }
@@ -54,6 +54,10 @@ fn rust_enum_sizes() -> Vec<(&'static str, usize)> {
             size_of::<sys::handoff_activity_flag>(),
         ),
         ("handoff_device_role", size_of::<sys::handoff_device_role>()),
+        (
+            "handoff_continuity_mode",
+            size_of::<sys::handoff_continuity_mode>(),
+        ),
     ]
 }
 
@@ -127,6 +131,9 @@ fn rust_constants() -> Vec<(&'static str, i64)> {
         HANDOFF_ACTIVITY_SUPPORTS_CONTINUATION_STREAMS,
         HANDOFF_DEVICE_ROLE_FULL,
         HANDOFF_DEVICE_ROLE_SEND_ONLY,
+        HANDOFF_CONTINUITY_MODE_AUTO,
+        HANDOFF_CONTINUITY_MODE_AGENT,
+        HANDOFF_CONTINUITY_MODE_EMBEDDED,
     ]
 }
 

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use handoff::{
     Activity, ActivityDelegate, ActivityRef, Application, ApplicationDelegate, ApplicationRef,
-    CallbackPanic, ContinuityOptions, ErrorCode, Manifest, Responder, RunOutcome,
+    CallbackPanic, ContinuityMode, ContinuityOptions, ErrorCode, Manifest, Responder, RunOutcome,
     UserActivityResponder, UserInfo, Value,
 };
 
@@ -266,13 +266,28 @@ fn continuity_starts_once_and_refuses_malformed_options() {
         .local_addr()
         .unwrap()
         .port();
+    assert_eq!(
+        app.continuity_mode().unwrap_err().code(),
+        ErrorCode::InvalidState
+    );
+    // The agent owns the device: a device-level option in agent mode is refused.
+    let agent_with_port = ContinuityOptions::new(&account)
+        .beacon_port(port)
+        .mode(ContinuityMode::Agent);
+    let e = app.start_continuity(&agent_with_port).unwrap_err();
+    assert!(
+        e.code() == ErrorCode::InvalidArgument && e.message().contains("beacon_port"),
+        "{e}"
+    );
     let good = ContinuityOptions::new(&account)
         .multicast(false)
         .beacon_port(port)
         .channel_address("127.0.0.1:0")
         .device_id("0123456789abcdef0123456789abcdef")
-        .device_name("runtime test");
+        .device_name("runtime test")
+        .mode(ContinuityMode::Embedded);
     app.start_continuity(&good).unwrap();
+    assert_eq!(app.continuity_mode().unwrap(), ContinuityMode::Embedded);
     assert_eq!(
         app.start_continuity(&good).unwrap_err().code(),
         ErrorCode::InvalidState

@@ -49,6 +49,7 @@ int main(void)
     FIELD(handoff_continuity_options, fetch_timeout_ms);
     FIELD(handoff_continuity_options, connect_timeout_ms);
     FIELD(handoff_continuity_options, connection_reuse_ms);
+    FIELD(handoff_continuity_options, mode);
 
     /* The _INIT macros' size field, which the binding's sized() mirrors. */
     {
@@ -66,6 +67,8 @@ int main(void)
     printf("enum HANDOFF_ACTIVITY_SUPPORTS_CONTINUATION_STREAMS %d\n",
            (int)HANDOFF_ACTIVITY_SUPPORTS_CONTINUATION_STREAMS);
     printf("enum HANDOFF_DEVICE_ROLE_SEND_ONLY %d\n", (int)HANDOFF_DEVICE_ROLE_SEND_ONLY);
+    printf("enum HANDOFF_CONTINUITY_MODE_AGENT %d\n", (int)HANDOFF_CONTINUITY_MODE_AGENT);
+    printf("enum HANDOFF_CONTINUITY_MODE_EMBEDDED %d\n", (int)HANDOFF_CONTINUITY_MODE_EMBEDDED);
     printf("enum sizeof-enum %zu\n", sizeof(handoff_value_kind));
     return 0;
 }

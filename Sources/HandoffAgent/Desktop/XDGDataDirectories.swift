@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where installed apps are looked for (XDG Base Directory Specification):
+/// `$XDG_DATA_HOME` (default `$HOME/.local/share`), then each directory of
+/// `$XDG_DATA_DIRS` (default `/usr/local/share:/usr/share`), in that order
+/// of precedence. Relative paths are ignored (the spec says they are
+/// invalid), so are repeats; at most `maxDirectories`.
+public struct XDGDataDirectories: Sendable, Equatable {
+    public static let maxDirectories = 32
+
+    /// Most important first; `directories[0]` is the data home when set.
+    public var directories: [String]
+    /// `$PATH`, for `TryExec` and `Exec` programs named without a path.
+    public var searchPath: [String]
+    /// `LC_ALL`, else `LC_MESSAGES`, else `LANG`: for localized names.
+    public var locale: String?
+
+    public init(directories: [String], searchPath: [String], locale: String? = nil) {
+        self.directories = directories
+        self.searchPath = searchPath
+        self.locale = locale
+    }
+
+    /// From an environment (the agent passes its own: `current`).
+    public init(environment: [String: String]) {
+        var list: [String] = []
+        func add(_ path: String) {
+            var path = path
+            while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+            guard path.hasPrefix("/"), !list.contains(path), list.count < Self.maxDirectories else { return }
+            list.append(path)
+        }
+        if let home = environment["XDG_DATA_HOME"], home.hasPrefix("/") {
+            add(home)
+        } else if let home = environment["HOME"], home.hasPrefix("/") {
+            add(home + "/.local/share")
+        }
+        let dirs = environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
+        for dir in dirs.split(separator: ":") { add(String(dir)) }
+        directories = list
+        searchPath = (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
+            .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        locale = [environment["LC_ALL"], environment["LC_MESSAGES"], environment["LANG"]]
+            .compactMap { $0 }.first { !$0.isEmpty }
+    }
+
+    /// The process's own environment.
+    public static func current() -> XDGDataDirectories {
+        var environment: [String: String] = [:]
+        for name in ["XDG_DATA_HOME", "XDG_DATA_DIRS", "HOME", "PATH", "LC_ALL", "LC_MESSAGES", "LANG"] {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+        }
+        return XDGDataDirectories(environment: environment)
+    }
+}

@@ -1,0 +1,37 @@
+/// What the agent's server did, in counts (STATUS `counters`, tests).
+/// Owned by the loop thread; read through `AgentServer.counters`.
+public struct AgentCounters: Sendable, Equatable {
+    public var accepted = 0
+    /// Closed at accept: another uid, or SO_PEERCRED unreadable.
+    public var refusedUser = 0
+    /// Closed at accept: `maxClients` or `maxClientsPerProcess` reached.
+    public var refusedFull = 0
+    public var hellos = 0
+    /// Connections closed, by reason.
+    public var closedByPeer = 0
+    public var closedMalformed = 0
+    public var closedNoHello = 0
+    public var closedHelloTimeout = 0
+    public var closedQueueFull = 0
+    /// Requests answered ERROR 4609 because 16 were in flight.
+    public var refusedInFlight = 0
+    /// Unknown message types answered ERROR (or ignored: events).
+    public var unknownTypes = 0
+    /// Engine requests (PROVIDE, ACCEPT_STREAM) an app answered after the
+    /// engine stopped waiting, and those refused because 16 were pending.
+    public var lateReplies = 0
+    public var refusedAgentRequests = 0
+    public var launches = 0
+    public var webPagesOpened = 0
+
+    public init() {}
+
+    public var dictionary: [String: Int64] {
+        ["accepted": accepted, "refusedUser": refusedUser, "refusedFull": refusedFull, "hellos": hellos,
+         "closedByPeer": closedByPeer, "closedMalformed": closedMalformed, "closedNoHello": closedNoHello,
+         "closedHelloTimeout": closedHelloTimeout, "closedQueueFull": closedQueueFull,
+         "refusedInFlight": refusedInFlight, "unknownTypes": unknownTypes, "lateReplies": lateReplies,
+         "refusedAgentRequests": refusedAgentRequests, "launches": launches, "webPagesOpened": webPagesOpened]
+            .mapValues { Int64($0) }
+    }
+}

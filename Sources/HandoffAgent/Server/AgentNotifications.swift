@@ -1,0 +1,136 @@
+import FoundationEssentials
+import HandoffContinuity
+import HandoffModel
+import HandoffRuntime
+
+/// What the person sees (docs/agent.md §6): a notification for each
+/// activity another device offers that something here can continue (a
+/// running app, an installed one, or the browser for its web page),
+/// closed when the activity goes; its "Continue" does what CHOOSE does.
+///
+/// It is an observer on the hub (it hears every activity) and a source of
+/// the server's loop (the session bus). Everything runs on the loop
+/// thread; the hub's calls only post there. Without a session bus or a
+/// notification server it says so once in the log and the agent carries on.
+final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked Sendable {
+    // @unchecked: touched on the loop thread only (the endpoint methods post).
+    private unowned let server: AgentServer
+    private var bus: SessionBus?
+    private var notifier: Notifier<UUID>?
+    private var port: HubPort?
+    private var shown: Set<UUID> = []
+
+    /// Connects to the session bus at `address` (nil: the one the
+    /// environment names) and starts watching. Loop thread.
+    static func start(server: AgentServer, address: String?) -> AgentNotifications? {
+        let notifications = AgentNotifications(server: server)
+        do {
+            let bus = try SessionBus(address: address)
+            notifications.bus = bus
+            notifications.notifier = try Notifier<UUID>(bus: bus) { [unowned notifications] event in
+                notifications.handle(event)
+            }
+        } catch {
+            server.log("notifications", "no notifications: \(error.message) (the agent works without them)",
+                       ["available": .bool(false)])
+            return nil
+        }
+        let port = server.hub.makePort()
+        notifications.port = port
+        port.attach(notifications)
+        return notifications
+    }
+
+    private init(server: AgentServer) {
+        self.server = server
+    }
+
+    // MARK: ContinuityEndpoint (an observer: every activity, ungated)
+
+    var manifest: Manifest { EndpointHub.identity }
+    var audience: ActivityAudience { .observer }
+
+    func remoteActivityChanged(_ change: RemoteActivityChange) {
+        server.loop.post { [weak self] in self?.apply(change) }
+    }
+
+    func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
+        _ = reply(.failure(HandoffError(.handoffFailed, "the agent's notifications advertise nothing")))
+    }
+
+    func activityWasContinued(_ activityID: UUID) {}
+    /// Choices go through the server (`choose`), never to the notifier.
+    func continueChosen(_ remote: RemoteActivity) {}
+
+    // MARK: Loop thread
+
+    private func apply(_ change: RemoteActivityChange) {
+        guard let notifier else { return }
+        switch change {
+        case .available(let remote), .updated(let remote):
+            // Installed apps are looked at again only for a new activity.
+            var rescan = false
+            if case .available = change { rescan = true }
+            guard let target = server.continuer(of: remote, rescanning: rescan) else {
+                if shown.remove(remote.activityID) != nil { notifier.close(remote.activityID) }
+                return
+            }
+            notifier.show(NotificationContent(title: remote.title, type: remote.activityType, deviceName: remote.deviceName,
+                                              desktopEntry: target.desktopEntry), for: remote.activityID)
+            shown.insert(remote.activityID)
+        case .withdrawn(let remote):
+            if shown.remove(remote.activityID) != nil { notifier.close(remote.activityID) }
+        }
+    }
+
+    private func handle(_ event: Notifier<UUID>.Event) {
+        switch event {
+        case .actionInvoked(let id, let action, _) where action == Notifier<UUID>.continueAction || action == "default":
+            server.log("chosen", "the person chose \(id.uuidString) in a notification", ["activity": .string(id.uuidString)])
+            shown.remove(id)
+            notifier?.close(id)
+            if case .failure(let error) = server.choose(id) {
+                server.log("choose-failed", "cannot continue \(id.uuidString): \(error.message)",
+                           ["activity": .string(id.uuidString), "code": .int(Int64(error.code.rawValue))])
+            }
+        case .actionInvoked:
+            break
+        case .closed(let id, _):
+            shown.remove(id)
+        case .unavailable(let error):
+            server.log("notifications", "no notification server: \(error.message) (the agent works without it)",
+                       ["available": .bool(false)])
+        case .available:
+            server.log("notifications", "notification server available", ["available": .bool(true)])
+        case .failed(let error):
+            server.log("notifications", "notification call failed: \(error.message)")
+        }
+    }
+
+    // MARK: AgentLoopSource
+
+    var fd: Int32 { bus?.fd ?? -1 }
+    var pollEvents: Int16 { bus?.events ?? 0 }
+    var timeoutMilliseconds: Int32 { bus?.timeoutMilliseconds ?? -1 }
+
+    func process() {
+        guard let bus, !bus.process() else { return }
+        server.log("notifications", "the session bus went away: no more notifications", ["available": .bool(false)])
+        stopWatching()
+    }
+
+    /// Closes what it showed and lets go of the bus and the hub.
+    func loopWillStop() {
+        for id in shown { notifier?.close(id) }
+        shown.removeAll()
+        stopWatching()
+    }
+
+    private func stopWatching() {
+        port?.detach()
+        port = nil
+        notifier = nil
+        bus?.close()
+        bus = nil
+    }
+}

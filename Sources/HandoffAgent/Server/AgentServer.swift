@@ -1,0 +1,550 @@
+import FoundationEssentials
+import CLinux
+import HandoffContinuity
+import HandoffModel
+import HandoffRuntime
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The agent's side of the local socket (docs/agent.md §3): one loop
+/// thread waits on one epoll set (the listener, every connection, a wake
+/// eventfd, and any `AgentLoopSource` such as the session bus) and does
+/// all the work of the connections; other threads only post jobs to it.
+/// An idle server sleeps: the only timeouts are HELLO deadlines of
+/// connections that have not said it yet and what sources ask for.
+///
+/// At accept: the peer's uid (SO_PEERCRED) must be the agent's, at most
+/// `maxClients` connections and `maxClientsPerProcess` per pid, else the
+/// connection is closed at once. Then HELLO within `helloTimeout`; a
+/// malformed message, a reply to nothing, a descriptor where none belongs
+/// close that connection only; an unknown type is answered ERROR.
+public final class AgentServer: @unchecked Sendable {
+    // @unchecked: loop-thread state is only touched on the loop thread;
+    // shared state is in `shared`.
+
+    /// What WELCOME and STATUS say of this device.
+    public struct Identity: Sendable {
+        public var agentVersion: String
+        public var device: DeviceIdentity
+        /// The account key's public id (hex).
+        public var accountID: String
+
+        public init(agentVersion: String, device: DeviceIdentity, accountID: String) {
+            self.agentVersion = agentVersion
+            self.device = device
+            self.accountID = accountID
+        }
+    }
+
+    public let hub: EndpointHub
+    public let engine: ContinuityEngine
+    public let limits: AgentLimits
+    public let identity: Identity
+    let loop: EventLoop
+    private let listener: Int32
+    private let logSink: AgentLogSink
+    /// Nil: no installed apps are launched and no web page is opened.
+    private let desktop: AgentDesktop?
+
+    // Loop thread.
+    private var sessions: [EventLoop.Token: AgentSession] = [:]
+    private var sources: [EventLoop.Token: (source: any AgentLoopSource, fd: Int32, events: UInt32)] = [:]
+    private var nextToken: EventLoop.Token = 16
+
+    private struct Shared {
+        var counters = AgentCounters()
+        var clients = 0
+        var started = false
+        var stopping = false
+    }
+    private let shared = Locked(Shared())
+    private let finished = Awaitable(false)
+
+    static let listenerToken: EventLoop.Token = 1
+
+    /// Takes `listener` (a listening SOCK_SEQPACKET socket, non-blocking
+    /// or not: accept is non-blocking) and closes it on `stop`.
+    public init(listener: Int32, hub: EndpointHub, engine: ContinuityEngine, identity: Identity,
+                limits: AgentLimits = AgentLimits(), desktop: AgentDesktop? = nil,
+                log: @escaping AgentLogSink = { _ in }) throws(HandoffError) {
+        self.listener = listener
+        self.hub = hub
+        self.engine = engine
+        self.identity = identity
+        self.limits = limits
+        self.desktop = desktop
+        self.logSink = log
+        loop = try EventLoop()
+        let flags = fcntl(listener, F_GETFL)
+        _ = fcntl(listener, F_SETFL, (flags < 0 ? 0 : flags) | O_NONBLOCK)
+        try loop.add(listener, token: Self.listenerToken, events: EPOLLIN.rawValue)
+    }
+
+    /// Starts the loop thread.
+    public func start() throws(HandoffError) {
+        let first = shared.withLock { s in
+            defer { s.started = true }
+            return !s.started
+        }
+        guard first else { return }
+        let finished = self.finished
+        guard startDetachedThread({ [self] in
+            self.run()
+            finished.update { $0 = true }
+        }) else {
+            throw HandoffError(.io, "cannot start the agent's loop thread")
+        }
+    }
+
+    /// Closes every connection (each app's advertisement is withdrawn and
+    /// what the engine waits for from it fails with 4609), stops the loop
+    /// and closes the listener. Waits for the loop thread. Idempotent;
+    /// not from the loop thread.
+    public func stop() {
+        let started = shared.withLock { s in
+            s.stopping = true
+            return s.started
+        }
+        if started {
+            loop.poke()
+            finished.wait(until: { $0 }, seconds: .infinity) { _, _ in }
+        } else {
+            shutDown()
+        }
+    }
+
+    /// A snapshot (any thread).
+    public var counters: AgentCounters { shared.withLock { $0.counters } }
+    /// Connections open now (any thread).
+    public var clientCount: Int { shared.withLock { $0.clients } }
+
+    /// Watches `source` on the loop from now on (any thread; the source
+    /// itself is used on the loop thread only).
+    public func add(_ source: any AgentLoopSource) {
+        nonisolated(unsafe) let source = source
+        loop.post { [self] in
+            let token = self.takeToken()
+            self.sources[token] = (source, -1, 0)
+            self.refresh(token)
+        }
+    }
+
+    /// Runs `job` on the loop thread (any thread).
+    public func perform(_ job: @escaping @Sendable () -> Void) {
+        loop.post(job)
+    }
+
+    // MARK: The loop
+
+    private func run() {
+        while !shared.withLock({ $0.stopping }) {
+            let events = loop.wait(milliseconds: timeout())
+            for (token, mask) in events {
+                if token == Self.listenerToken {
+                    acceptAll()
+                } else if let session = sessions[token] {
+                    if mask & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { read(session) }
+                    if mask & EPOLLOUT.rawValue != 0 { session.connection.flush() }
+                } else if let entry = sources[token] {
+                    entry.source.process()
+                    refresh(token)
+                }
+            }
+            for job in loop.takeJobs() { job() }
+            expireHellos()
+            processDueSources()
+        }
+        shutDown()
+    }
+
+    /// Milliseconds until the next HELLO deadline or source timeout; -1
+    /// when none (an idle agent sleeps until something happens).
+    private func timeout() -> Int32 {
+        var ms: Int32 = -1
+        func consider(_ value: Int32) { if value >= 0 && (ms < 0 || value < ms) { ms = value } }
+        let now = agentClock()
+        for session in sessions.values where session.hello == nil {
+            consider(Int32(min(Double(Int32.max), max(0, (session.helloDeadline - now) * 1000).rounded(.up))))
+        }
+        for entry in sources.values { consider(entry.source.timeoutMilliseconds) }
+        return ms
+    }
+
+    private func shutDown() {
+        for session in Array(sessions.values) { session.connection.close(.stopping) }
+        loop.remove(listener)
+        close(listener)
+        for entry in sources.values { entry.source.loopWillStop() }
+        for job in loop.stopTakingJobs() { job() }
+        for token in Array(sources.keys) { unwatch(token) }
+    }
+
+    // MARK: Accepting
+
+    private func acceptAll() {
+        for _ in 0..<limits.maxClients {
+            guard let fd = LocalSocket.accept(listener) else { return }
+            accept(fd)
+        }
+    }
+
+    private func accept(_ fd: Int32) {
+        guard let peer = LocalSocket.credentials(of: fd), peer.uid == getuid() else {
+            let uid = LocalSocket.credentials(of: fd).map { Int64($0.uid) } ?? -1
+            count { $0.refusedUser += 1 }
+            log("refused", "refused a connection from uid \(uid): only uid \(getuid()) may use this agent",
+                ["uid": .int(uid), "reason": .string("user")])
+            close(fd)
+            return
+        }
+        let fromProcess = sessions.values.filter { $0.connection.peer.pid == peer.pid }.count
+        guard sessions.count < limits.maxClients, fromProcess < limits.maxClientsPerProcess else {
+            count { $0.refusedFull += 1 }
+            let why = sessions.count >= limits.maxClients
+                ? "\(sessions.count) connections are open (at most \(limits.maxClients))"
+                : "pid \(peer.pid) has \(fromProcess) connections (at most \(limits.maxClientsPerProcess))"
+            log("refused", "refused a connection from pid \(peer.pid): \(why)",
+                ["pid": .int(Int64(peer.pid)), "reason": .string("full")])
+            close(fd)
+            return
+        }
+        let token = takeToken()
+        let connection = AgentConnection(fd: fd, peer: peer, token: token, loop: loop, maxQueued: limits.maxQueuedMessages)
+        do {
+            try loop.add(fd, token: token, events: EPOLLIN.rawValue)
+        } catch {
+            close(fd)
+            log("error", error.message)
+            return
+        }
+        let session = AgentSession(connection: connection, server: self, helloDeadline: agentClock() + limits.helloTimeout)
+        connection.onClose = { [unowned self, unowned session] reason in self.closed(session, reason) }
+        sessions[token] = session
+        shared.withLock { s in
+            s.counters.accepted += 1
+            s.clients = sessions.count
+        }
+        log("accepted", "connection from pid \(peer.pid)", ["pid": .int(Int64(peer.pid))])
+    }
+
+    private func takeToken() -> EventLoop.Token {
+        nextToken += 1
+        return nextToken
+    }
+
+    // MARK: Reading
+
+    private func read(_ session: AgentSession) {
+        let connection = session.connection
+        for _ in 0..<limits.readsPerTurn where !connection.isClosed {
+            switch connection.receive() {
+            case .wouldBlock:
+                return
+            case .closed:
+                return connection.close(.peer)
+            case .failed(let code):
+                log("error", "\(session.describe): receive failed: \(String(cString: strerror(code)))")
+                return connection.close(.peer)
+            case .truncated:
+                return connection.close(.malformed("a datagram over \(AgentFrame.maxSize) bytes (or with too many descriptors)"))
+            case .message(let bytes, let descriptors):
+                guard descriptors.isEmpty else {
+                    descriptors.forEach { close($0) }
+                    return connection.close(.malformed("a descriptor came with a message that takes none"))
+                }
+                handle(bytes, from: session)
+            }
+        }
+    }
+
+    private func handle(_ bytes: [UInt8], from session: AgentSession) {
+        let frame: AgentFrame
+        do {
+            frame = try AgentFrame(decoding: bytes, from: .app)
+        } catch {
+            switch error {
+            case .malformed(let why):
+                return session.connection.close(.malformed(why))
+            case .unknownType(let type, let requestID):
+                guard session.hello != nil else {
+                    return session.connection.close(.malformed("its first message was of unknown type \(type), not HELLO"))
+                }
+                count { $0.unknownTypes += 1 }
+                // An event (id 0) of a type we do not know has nothing to answer.
+                guard requestID != 0 else { return }
+                let reply = AgentFrame(.error(HandoffError(.invalidArgument, error.message)), requestID: requestID)
+                if let encoded = try? reply.encoded() { session.connection.enqueue(encoded) }
+                return
+            }
+        }
+        let beforeHello = session.hello == nil
+        if let why = session.receive(frame) { session.connection.close(beforeHello ? .noHello(why) : .malformed(why)) }
+    }
+
+    // MARK: Sessions
+
+    /// A session said HELLO.
+    func registered(_ session: AgentSession) {
+        count { $0.hellos += 1 }
+        guard let hello = session.hello else { return }
+        log("hello", "\(session.describe) registered (team \(hello.manifest.teamIdentifier), "
+                + "\(hello.manifest.activityTypes.count) types)",
+            ["pid": .int(Int64(session.connection.peer.pid)), "bundle": .string(hello.manifest.bundleIdentifier),
+             "team": .string(hello.manifest.teamIdentifier), "observer": .bool(hello.observer)])
+    }
+
+    private func closed(_ session: AgentSession, _ reason: AgentConnection.CloseReason) {
+        sessions[session.connection.token] = nil
+        session.didClose()
+        let (word, text): (String, String)
+        switch reason {
+        case .peer: (word, text) = ("peer", "disconnected")
+        case .malformed(let why): (word, text) = ("malformed", "closed: \(why)")
+        case .noHello(let why): (word, text) = ("no-hello", "closed: \(why)")
+        case .helloTimeout: (word, text) = ("hello-timeout", "closed: no HELLO within \(limits.helloTimeout) s")
+        case .queueFull: (word, text) = ("queue-full", "closed: \(limits.maxQueuedMessages) messages queued it did not read")
+        case .stopping: (word, text) = ("stopping", "closed: the agent stops")
+        case .refused: (word, text) = ("refused", "closed after an error")
+        }
+        shared.withLock { s in
+            s.clients = sessions.count
+            switch reason {
+            case .peer: s.counters.closedByPeer += 1
+            case .malformed: s.counters.closedMalformed += 1
+            case .noHello: s.counters.closedNoHello += 1
+            case .helloTimeout: s.counters.closedHelloTimeout += 1
+            case .queueFull: s.counters.closedQueueFull += 1
+            case .stopping, .refused: break
+            }
+        }
+        log("closed", "\(session.describe) \(text)", ["pid": .int(Int64(session.connection.peer.pid)), "reason": .string(word)])
+    }
+
+    private func expireHellos() {
+        let now = agentClock()
+        for session in Array(sessions.values) where session.hello == nil && now >= session.helloDeadline {
+            session.connection.close(.helloTimeout)
+        }
+    }
+
+    /// WELCOME's body.
+    var welcome: AgentWelcome {
+        AgentWelcome(agentVersion: identity.agentVersion, deviceID: identity.device.idBytes,
+                     deviceName: identity.device.name, role: identity.device.role, accountID: identity.accountID)
+    }
+
+    /// STATUS's body: the device, the engine's view of the others, and
+    /// the engine's and the server's counters (server ones prefixed "agent.").
+    func status() -> AgentStatus {
+        let engineStatus = engine.status
+        var counters = engineStatus.counters
+        for (key, value) in self.counters.dictionary { counters["agent." + key] = value }
+        let remotes = engineStatus.remotes.map { r in
+            AgentStatus.Remote(deviceID: Self.bytes(hex: r.id), deviceName: r.name, addresses: r.channels,
+                               verified: r.verified, lastHeardMilliseconds: Int64((r.secondsSinceHeard * 1000).rounded()))
+        }
+        return AgentStatus(deviceID: identity.device.idBytes, deviceName: identity.device.name, role: identity.device.role,
+                           channelPort: engine.channelPort, beaconPort: engine.beaconPort, clients: sessions.count,
+                           remotes: remotes, counters: counters)
+    }
+
+    static func bytes(hex: String) -> [UInt8] {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return [] }
+        var out: [UInt8] = []
+        for i in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[i...i + 1], as: UTF8.self), radix: 16) else { return [] }
+            out.append(byte)
+        }
+        return out
+    }
+
+    // MARK: Continuing chosen activities
+
+    /// Continues `activityID` as the person would from a notification
+    /// (CHOOSE): the running app that may continue it gets CONTINUE (one of
+    /// the sender's bundle first, then the one connected longest); else an
+    /// installed one is launched and gets CONTINUE when it says HELLO;
+    /// else its http(s) web page opens. Loop thread.
+    /// - Returns: what was done, or 4609 (not offered now) / 4608 (nothing
+    ///   here can continue it).
+    func choose(_ activityID: UUID) -> Result<ContinueChoice, HandoffError> {
+        guard let remote = hub.availableNow.first(where: { $0.activityID == activityID }) else {
+            return .failure(HandoffError(.connectionUnavailable, "no device offers activity \(activityID.uuidString) now"))
+        }
+        if let (session, offered) = runningContinuers(of: remote).first {
+            session.continueActivity(offered)
+            log("continue", "\(remote.activityType) from \(remote.deviceName) continues in \(session.describe)",
+                ["activity": .string(activityID.uuidString), "bundle": .string(session.manifest.bundleIdentifier)])
+            return .success(.running(session.manifest.bundleIdentifier))
+        }
+        guard let desktop else {
+            return .failure(HandoffError(.handoffFailed, "no running app continues \(remote.activityType) of team \(remote.teamIdentifier)"))
+        }
+        for warning in desktop.installed.rescan() { log("desktop", warning) }
+        desktop.pending.expire()
+        for app in desktop.installed.apps(continuing: remote.teamIdentifier, type: remote.activityType,
+                                          preferring: remote.bundleIdentifier) {
+            do {
+                let launch = try desktop.launcher.launch(app)
+                desktop.pending.add(remote, for: app.bundleIdentifier)
+                count { $0.launches += 1 }
+                let how: String = switch launch {
+                case .dbus(let address): "D-Bus activation of \(address.busName)"
+                case .process(let pid): "pid \(pid)"
+                }
+                log("launch", "launched \(app.desktopID) (\(how)) to continue \(remote.activityType) from \(remote.deviceName)",
+                    ["activity": .string(activityID.uuidString), "bundle": .string(app.bundleIdentifier),
+                     "desktop": .string(app.desktopID)])
+                return .success(.launched(app.bundleIdentifier))
+            } catch {
+                log("launch-failed", "cannot launch \(app.desktopID): \(error.message)",
+                    ["bundle": .string(app.bundleIdentifier), "desktop": .string(app.desktopID)])
+            }
+        }
+        if let url = ActivityGate.webPage(remote.webpageURL) {
+            do {
+                try desktop.web.open(url.absoluteString)
+                count { $0.webPagesOpened += 1 }
+                log("web", "opened \(url.absoluteString) for \(remote.activityType) from \(remote.deviceName)",
+                    ["activity": .string(activityID.uuidString), "url": .string(url.absoluteString)])
+                return .success(.webPage(url))
+            } catch {
+                log("web-failed", error.message, ["url": .string(url.absoluteString)])
+                return .failure(HandoffError(.handoffFailed, error.message))
+            }
+        }
+        return .failure(HandoffError(.handoffFailed,
+                                     "no app here continues \(remote.activityType) of team \(remote.teamIdentifier), and it has no web page"))
+    }
+
+    /// What would continue `remote` if the person chose it now, without
+    /// doing it (the notification shows only what can be continued). Loop
+    /// thread.
+    func continuer(of remote: RemoteActivity, rescanning: Bool) -> ContinueTarget? {
+        func entry(_ bundle: String) -> String? {
+            desktop?.installed.app(bundleIdentifier: bundle).map { String($0.desktopID.dropLast(".desktop".count)) }
+        }
+        if let session = runningContinuers(of: remote).first {
+            return ContinueTarget(desktopEntry: entry(session.0.manifest.bundleIdentifier))
+        }
+        guard let desktop else { return nil }
+        if rescanning { for warning in desktop.installed.rescan() { log("desktop", warning) } }
+        if let app = desktop.installed.apps(continuing: remote.teamIdentifier, type: remote.activityType,
+                                            preferring: remote.bundleIdentifier).first {
+            return ContinueTarget(desktopEntry: String(app.desktopID.dropLast(".desktop".count)))
+        }
+        return ActivityGate.webPage(remote.webpageURL) != nil ? ContinueTarget(desktopEntry: nil) : nil
+    }
+
+    /// The running apps that may continue `remote` (not for its web page
+    /// only), in the order CHOOSE tries them: the sender's bundle id first,
+    /// then the one connected longest.
+    private func runningContinuers(of remote: RemoteActivity) -> [(AgentSession, RemoteActivity)] {
+        sessions.values
+            .filter { $0.isRegistered && !$0.isObserver }
+            .compactMap { session in
+                ActivityGate.offer(remote, to: session.audience).flatMap { $0.isWebOnly ? nil : (session, $0) }
+            }
+            .sorted { a, b in
+                let (sameA, sameB) = (a.0.manifest.bundleIdentifier == remote.bundleIdentifier,
+                                      b.0.manifest.bundleIdentifier == remote.bundleIdentifier)
+                return sameA != sameB ? sameA : a.0.connection.token < b.0.connection.token
+            }
+    }
+
+    /// Shows notifications for what can be continued, on the session bus
+    /// at `address` (nil: the environment's). Any thread; without a bus
+    /// or a notification server it logs so and the agent carries on.
+    public func startNotifications(busAddress: String? = nil) {
+        loop.post { [self] in
+            guard let notifications = AgentNotifications.start(server: self, address: busAddress) else { return }
+            let token = self.takeToken()
+            self.sources[token] = (notifications, -1, 0)
+            self.refresh(token)
+        }
+    }
+
+    /// A continuation chosen for an app being launched, if `bundle` has
+    /// one kept (and not expired). Loop thread.
+    func takePendingLaunch(for bundle: String) -> RemoteActivity? {
+        guard let desktop else { return nil }
+        for dropped in desktop.pending.expire() {
+            log("launch-expired", "\(dropped.activityType): the launched app did not connect in time")
+        }
+        return desktop.pending.take(for: bundle)
+    }
+
+    /// `choose` from outside the loop (the notification's "Continue").
+    public func choose(_ activityID: UUID, completion: @escaping @Sendable (Result<ContinueChoice, HandoffError>) -> Void) {
+        loop.post { [self] in completion(self.choose(activityID)) }
+    }
+
+    // MARK: Sources
+
+    private func refresh(_ token: EventLoop.Token) {
+        guard let entry = sources[token] else { return }
+        let fd = entry.source.fd
+        let events = UInt32(UInt16(bitPattern: entry.source.pollEvents))
+        guard fd != entry.fd || events != entry.events else { return }
+        if entry.fd >= 0 { loop.remove(entry.fd) }
+        if fd >= 0 {
+            do { try loop.add(fd, token: token, events: events) } catch { log("error", error.message) }
+        }
+        sources[token] = (entry.source, fd, events)
+    }
+
+    private func processDueSources() {
+        for token in Array(sources.keys) {
+            guard let entry = sources[token], entry.source.timeoutMilliseconds == 0 else { continue }
+            entry.source.process()
+            refresh(token)
+        }
+    }
+
+    private func unwatch(_ token: EventLoop.Token) {
+        if let entry = sources.removeValue(forKey: token), entry.fd >= 0 { loop.remove(entry.fd) }
+    }
+
+    // MARK: Counting and logging
+
+    func count(_ body: (inout AgentCounters) -> Void) {
+        shared.withLock { body(&$0.counters) }
+    }
+
+    func log(_ name: String, _ text: String, _ fields: KeyValuePairs<String, AgentLogEvent.Value> = [:]) {
+        logSink(AgentLogEvent(name, text, fields))
+    }
+}
+
+/// What CHOOSE did.
+public enum ContinueChoice: Sendable, Equatable {
+    /// CONTINUE went to the running app with this bundle id.
+    case running(String)
+    /// This installed app was launched; it gets CONTINUE when it connects.
+    case launched(String)
+    case webPage(URL)
+}
+
+/// A descriptor the agent's loop watches besides its own (the session
+/// bus): polled for `pollEvents`, and `process()` runs when it is ready or
+/// `timeoutMilliseconds` (−1: none) has passed. Loop thread only.
+public protocol AgentLoopSource: AnyObject {
+    var fd: Int32 { get }
+    var pollEvents: Int16 { get }
+    var timeoutMilliseconds: Int32 { get }
+    func process()
+    /// The loop stops: last words (close what was shown), then let go.
+    func loopWillStop()
+}
+
+extension AgentLoopSource {
+    public func loopWillStop() {}
+}
+
+/// What would continue an activity, for its notification.
+struct ContinueTarget {
+    /// The desktop id (without ".desktop") of the app that would, if known.
+    var desktopEntry: String?
+}

@@ -1,0 +1,322 @@
+import FoundationEssentials
+import HandoffContinuity
+import HandoffModel
+import HandoffRuntime
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One app connected to the agent (docs/agent.md §3): its transport
+/// (`AgentConnection`) and, after HELLO, its place on the hub. It is the
+/// `ContinuityEndpoint` of that place: what the engine asks of the app
+/// becomes a message, and the app's requests become calls on its port.
+///
+/// Threads: everything runs on the server's loop thread. The endpoint
+/// methods, which the engine and the hub call from theirs, only post a job
+/// there (they never block, as the hub requires).
+final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
+    // @unchecked: state is touched on the loop thread only; `identity`
+    // is set there once, before the hub can read it.
+    let connection: AgentConnection
+    unowned let server: AgentServer
+    /// When HELLO is due (before it came).
+    let helloDeadline: Double
+
+    private(set) var hello: AgentHello?
+    private var port: HubPort?
+    /// What this app was told others offer, by activity id (gated for it):
+    /// its FETCH, CONFIRM, OPEN_STREAM and CHOOSE name one of these.
+    private var told: [UUID: RemoteActivity] = [:]
+    /// Its requests the agent has not answered yet.
+    private var requestsInFlight = 0
+    /// The agent's requests it has not answered yet.
+    private var pending: [UInt32: PendingRequest] = [:]
+    private var nextRequestID: UInt32 = 1
+
+    fileprivate enum PendingRequest {
+        case provide(UUID, @Sendable (Result<[UInt8], HandoffError>) -> Bool)
+        case acceptStream(UUID, @Sendable (Result<Void, HandoffError>) -> Bool)
+    }
+
+    init(connection: AgentConnection, server: AgentServer, helloDeadline: Double) {
+        self.connection = connection
+        self.server = server
+        self.helloDeadline = helloDeadline
+    }
+
+    var isOpen: Bool { !connection.isClosed }
+    var isRegistered: Bool { port != nil && isOpen }
+    var isObserver: Bool { hello?.observer ?? false }
+
+    // MARK: ContinuityEndpoint (any thread: post to the loop)
+
+    var manifest: Manifest { hello?.manifest ?? EndpointHub.identity }
+    var audience: ActivityAudience { isObserver ? .observer : .application(manifest) }
+
+    func remoteActivityChanged(_ change: RemoteActivityChange) {
+        server.loop.post { [weak self] in self?.tell(change) }
+    }
+
+    func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
+        server.loop.post { [weak self] in
+            guard let self else { return _ = reply(.failure(Self.gone)) }
+            self.ask(.provide(activityID), pending: .provide(activityID, reply))
+        }
+    }
+
+    /// A continuation chosen for this app: CONTINUE, on the loop thread.
+    func continueChosen(_ remote: RemoteActivity) {
+        server.loop.post { [weak self] in self?.continueActivity(remote) }
+    }
+
+    func activityWasContinued(_ activityID: UUID) {
+        server.loop.post { [weak self] in
+            guard let self, self.isRegistered else { return }
+            self.send(.continued(activityID))
+        }
+    }
+
+    func acceptStream(_ activityID: UUID, _ stream: ContinuationStream,
+                      reply: @escaping @Sendable (Result<Void, HandoffError>) -> Bool) {
+        server.loop.post { [weak self] in
+            guard let self else {
+                stream.close()
+                return _ = reply(.failure(Self.gone))
+            }
+            self.ask(.acceptStream(activityID), passing: stream, pending: .acceptStream(activityID, reply))
+        }
+    }
+
+    /// What the engine hears for a request the app can no longer answer.
+    static let gone = HandoffError(.connectionUnavailable, "the application disconnected from the agent")
+
+    // MARK: Messages from the app (loop thread)
+
+    /// One message the app sent. Returns why the connection must close
+    /// for it, or nil.
+    func receive(_ frame: AgentFrame) -> String? {
+        let id = frame.requestID
+        if hello == nil {
+            guard case .hello(let h) = frame.message else { return "its first message was \(frame.message.kind), not HELLO" }
+            return register(h, requestID: id)
+        }
+        switch frame.message {
+        case .hello:
+            return "it said HELLO twice"
+        case .advertise(let ad):
+            port?.advertise(ad)
+        case .confirm(let activityID):
+            if let remote = told[activityID] { port?.confirmContinued(remote) }
+        case .fetch(let activityID):
+            guard begin(id) else { return nil }
+            guard let port, let remote = told[activityID] else { return finish(id, .error(Self.notTold)) }
+            port.fetch(remote) { [weak self] result in
+                self?.server.loop.post { [weak self] in
+                    switch result {
+                    case .success(let bytes): self?.finish(id, .payload(bytes))
+                    case .failure(let error): self?.finish(id, .error(error))
+                    }
+                }
+            }
+        case .openStream(let activityID):
+            guard begin(id) else { return nil }
+            guard let port, let remote = told[activityID] else { return finish(id, .error(Self.notTold)) }
+            port.openStream(remote) { [weak self] result in
+                // A stream nobody takes any more is closed when dropped.
+                guard let self else { return }
+                self.server.loop.post { [weak self] in
+                    switch result {
+                    case .success(let stream): self?.finish(id, .stream, passing: stream)
+                    case .failure(let error): self?.finish(id, .error(error))
+                    }
+                }
+            }
+        case .statusRequest:
+            guard begin(id) else { return nil }
+            return finish(id, .status(server.status()))
+        case .choose(let activityID):
+            guard begin(id) else { return nil }
+            switch server.choose(activityID) {
+            case .success: return finish(id, .ok)
+            case .failure(let error): return finish(id, .error(error))
+            }
+        case .payload, .ok, .error:
+            return answer(frame)
+        case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity, .status:
+            return "it sent \(frame.message.kind), which only the agent sends"  // the decoder refuses these first
+        }
+        return nil
+    }
+
+    /// What a request for an activity this app was not told of gets.
+    static let notTold = HandoffError(.connectionUnavailable, "the activity is not (or no longer) offered to this application")
+
+    /// HELLO: registers on the hub, answers WELCOME, and hands over a
+    /// continuation chosen while the app was being launched.
+    private func register(_ h: AgentHello, requestID: UInt32) -> String? {
+        guard h.protocolVersion == AgentFrame.version else {
+            send(.error(HandoffError(.invalidState, "the agent speaks local protocol \(AgentFrame.version), not \(h.protocolVersion)")),
+                 requestID: requestID)
+            connection.closeWhenFlushed()
+            return nil
+        }
+        hello = h
+        server.registered(self)
+        let port = server.hub.makePort()
+        self.port = port
+        port.attach(self)
+        send(.welcome(server.welcome), requestID: requestID)
+        if !h.observer, let remote = server.takePendingLaunch(for: h.manifest.bundleIdentifier) {
+            // After what the hub just told it (posted before this job).
+            server.loop.post { [weak self] in self?.continueActivity(remote) }
+        }
+        return nil
+    }
+
+    /// The app answered one of the agent's requests.
+    private func answer(_ frame: AgentFrame) -> String? {
+        guard let request = pending.removeValue(forKey: frame.requestID) else {
+            return "it answered request \(frame.requestID), which the agent did not send (or was answered)"
+        }
+        let taken: Bool
+        switch (request, frame.message) {
+        case (.provide(_, let reply), .payload(let bytes)): taken = reply(.success(bytes))
+        case (.provide(_, let reply), .error(let error)): taken = reply(.failure(error))
+        case (.acceptStream(_, let reply), .ok): taken = reply(.success(()))
+        case (.acceptStream(_, let reply), .error(let error)): taken = reply(.failure(error))
+        default: return "it answered \(request.kind) with \(frame.message.kind)"
+        }
+        if !taken {
+            // The other device stopped waiting (it heard 4610); the app's
+            // stream end, if any, reads ECONNRESET (PROTOCOL §8).
+            server.count { $0.lateReplies += 1 }
+            server.log("late", "\(describe) answered \(request.kind) after the other device stopped waiting",
+                       ["kind": .string(request.kind)])
+        }
+        return nil
+    }
+
+    // MARK: Messages to the app (loop thread)
+
+    /// An activity another device offers changed, as gated for this app.
+    private func tell(_ change: RemoteActivityChange) {
+        guard isRegistered else { return }
+        switch change {
+        case .available(let r), .updated(let r): told[r.activityID] = r
+        case .withdrawn(let r): told[r.activityID] = nil
+        }
+        send(.remote(change))
+    }
+
+    /// CONTINUE: the person chose `remote` (gated for this app) outside it.
+    func continueActivity(_ remote: RemoteActivity) {
+        guard isRegistered else { return }
+        told[remote.activityID] = remote  // its FETCH may come before the hub's REMOTE
+        send(.continueActivity(remote))
+    }
+
+    /// Sends an agent request and keeps its reply closure until answered.
+    private func ask(_ message: AgentMessage, passing stream: ContinuationStream? = nil, pending request: PendingRequest) {
+        guard isRegistered else {
+            stream?.close()
+            return request.fail(Self.gone)
+        }
+        guard pending.count < server.limits.maxAgentRequestsInFlight else {
+            stream?.close()
+            server.count { $0.refusedAgentRequests += 1 }
+            return request.fail(HandoffError(.remoteApplicationTimedOut,
+                                             "the application has \(pending.count) requests of the agent unanswered"))
+        }
+        repeat {
+            nextRequestID = nextRequestID == UInt32.max ? 1 : nextRequestID + 1
+        } while pending[nextRequestID] != nil
+        let id = nextRequestID
+        pending[id] = request
+        send(message, requestID: id, passing: stream)
+    }
+
+    /// Counts a request of the app in; false (after ERROR 4609) when it
+    /// has too many in flight.
+    private func begin(_ requestID: UInt32) -> Bool {
+        guard requestsInFlight < server.limits.maxRequestsInFlight else {
+            server.count { $0.refusedInFlight += 1 }
+            send(.error(HandoffError(.connectionUnavailable,
+                                     "\(requestsInFlight) requests are in flight on this connection already (at most \(server.limits.maxRequestsInFlight))")),
+                 requestID: requestID)
+            return false
+        }
+        requestsInFlight += 1
+        return true
+    }
+
+    /// Answers a request counted in by `begin`. Returns nil (for `receive`).
+    @discardableResult
+    private func finish(_ requestID: UInt32, _ reply: AgentMessage, passing stream: ContinuationStream? = nil) -> String? {
+        guard isOpen else {
+            stream?.close()
+            return nil
+        }
+        requestsInFlight -= 1
+        send(reply, requestID: requestID, passing: stream)
+        return nil
+    }
+
+    private func send(_ message: AgentMessage, requestID: UInt32 = 0, passing stream: ContinuationStream? = nil) {
+        let frame = AgentFrame(message, requestID: requestID)
+        do {
+            connection.enqueue(try frame.encoded(), passing: stream)
+        } catch {
+            // Only a body over 64 KiB: a request gets ERROR instead.
+            stream?.close()
+            server.log("too-large", "\(describe): \(error.message)")
+            if requestID != 0, AgentFrame.isReply(message) {
+                send(.error(HandoffError(.handoffFailed, error.message)), requestID: requestID)
+            }
+        }
+    }
+
+    // MARK: Closing (loop thread)
+
+    /// Lets go of the hub (its advertisement is withdrawn) and fails what
+    /// the engine still waits for from this app with 4609.
+    func didClose() {
+        port?.detach()
+        port = nil
+        let unanswered = pending.values
+        pending.removeAll()
+        told.removeAll()
+        for request in unanswered { request.fail(Self.gone) }
+    }
+
+    /// "app com.example.notes (pid 123)" for the log.
+    var describe: String {
+        let who = hello.map { $0.observer ? "observer \($0.manifest.bundleIdentifier)" : "app \($0.manifest.bundleIdentifier)" } ?? "connection"
+        return "\(who) (pid \(connection.peer.pid))"
+    }
+}
+
+extension AgentSession.PendingRequest {
+    var kind: String {
+        switch self {
+        case .provide: "PROVIDE"
+        case .acceptStream: "ACCEPT_STREAM"
+        }
+    }
+
+    func fail(_ error: HandoffError) {
+        switch self {
+        case .provide(_, let reply): _ = reply(.failure(error))
+        case .acceptStream(_, let reply): _ = reply(.failure(error))
+        }
+    }
+}
+
+extension AgentFrame {
+    /// Replies (PAYLOAD, STREAM, OK, WELCOME, STATUS, ERROR).
+    static func isReply(_ message: AgentMessage) -> Bool {
+        switch message {
+        case .payload, .stream, .ok, .welcome, .status, .error: true
+        default: false
+        }
+    }
+}

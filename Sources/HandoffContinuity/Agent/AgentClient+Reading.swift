@@ -1,0 +1,371 @@
+import FoundationEssentials
+import HandoffModel
+import HandoffRuntime
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The reader thread: what the agent sends, deadlines, reconnection.
+extension AgentClient {
+    /// Datagrams read in one round before deadlines are looked at again.
+    static let readBatch = 64
+
+    private enum Step {
+        case stop
+        case drop(String)
+        case reconnect
+        case wait(fd: Int32?, generation: UInt64, writable: Bool, deadline: Double?)
+    }
+
+    /// The loop: wait for the socket, the wake pipe or the next deadline
+    /// (none when nothing waits: no wake-ups while idle).
+    func run() {
+        while true {
+            let now = monotonicSeconds()
+            let step: Step = state.withLock { s in
+                if s.stopped { return .stop }
+                if let c = s.connection, let failure = c.failure { return .drop(failure) }
+                if s.connection == nil, let at = s.reconnectAt, at <= now { return .reconnect }
+                let deadline = [s.requests.nextDeadline, s.connection == nil ? s.reconnectAt : nil].compactMap { $0 }.min()
+                s.polls += 1
+                return .wait(fd: s.connection?.fd, generation: s.connection?.generation ?? 0,
+                             writable: !s.outbox.isEmpty, deadline: deadline)
+            }
+            switch step {
+            case .stop:
+                closeForGood()
+                return
+            case .drop(let reason):
+                drop(reason)
+            case .reconnect:
+                reconnect()
+            case .wait(let fd, let generation, let writable, let deadline):
+                var fds = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: fd ?? -1, events: Int16(POLLIN) | (writable ? Int16(POLLOUT) : 0), revents: 0)]
+                let timeout = deadline.map { Int32(max(0, min(Double(Int32.max), (($0 - now) * 1000).rounded(.up)))) } ?? -1
+                _ = poll(&fds, 2, timeout)
+                if fds[0].revents != 0 { Self.drain(wake.read) }
+                if fd != nil, fds[1].revents & Int16(POLLOUT) != 0 { state.withLock { s in flush(in: &s) } }
+                if let fd, fds[1].revents & ~Int16(POLLOUT) != 0 { readAvailable(fd, generation: generation) }
+                expire()
+            }
+        }
+    }
+
+    /// Reads and handles what arrived, up to `readBatch` datagrams.
+    private func readAvailable(_ fd: Int32, generation: UInt64) {
+        for _ in 0..<Self.readBatch {
+            switch LocalSocket.receive(fd) {
+            case .message(let bytes, let descriptors):
+                guard handle(bytes, descriptors, generation: generation) else { return }
+            case .wouldBlock:
+                return
+            case .closed:
+                drop("the agent closed the connection")
+                return
+            case .truncated:
+                drop("the agent sent a message larger than \(AgentFrame.maxSize) bytes")
+                return
+            case .failed(let code):
+                drop("reading from the agent failed (\(String(cString: strerror(code))))")
+                return
+            }
+        }
+    }
+
+    /// One datagram from the agent; false when the connection was dropped.
+    private func handle(_ bytes: [UInt8], _ descriptors: [Int32], generation: UInt64) -> Bool {
+        let frame: AgentFrame
+        do {
+            frame = try AgentFrame(decoding: bytes, from: .agent)
+        } catch {
+            descriptors.forEach { close($0) }
+            switch error {
+            case .unknownType(let type, let id) where descriptors.isEmpty:
+                // A newer agent's message: answered when it is a request,
+                // ignored when it is an event.
+                if id != 0 {
+                    state.withLock { s in
+                        _ = send(AgentFrame(.error(HandoffError(.handoffFailed, "this app does not know message type \(type)")),
+                                            requestID: id), in: &s)
+                    }
+                }
+                return true
+            default:
+                drop("the agent sent a malformed message: \(error.message)")
+                return false
+            }
+        }
+        guard descriptors.count == (frame.message.carriesDescriptor ? 1 : 0) else {
+            descriptors.forEach { close($0) }
+            drop("the agent sent \(descriptors.count) descriptors with \(frame.message.kind)")
+            return false
+        }
+        let endpoint = state.withLock { $0.endpoint }
+        switch frame.message {
+        case .remote(let change):
+            reported(change, to: endpoint)
+        case .provide(let activityID):
+            return provide(activityID, requestID: frame.requestID, generation: generation, endpoint: endpoint)
+        case .continued(let activityID):
+            endpoint?.activityWasContinued(activityID)
+        case .acceptStream(let activityID):
+            return acceptStream(activityID, descriptors[0], requestID: frame.requestID, generation: generation, endpoint: endpoint)
+        case .continueActivity(let remote):
+            endpoint?.continueChosen(remote)
+        case .payload, .stream, .ok, .error, .welcome, .status:
+            return reply(frame, descriptor: descriptors.first)
+        case .hello, .advertise, .fetch, .confirm, .openStream, .statusRequest, .choose:
+            drop("the agent sent \(frame.message.kind), which only apps send")  // the decoder refuses these already
+            return false
+        }
+        return true
+    }
+
+    // MARK: Replies to the app's requests
+
+    private func reply(_ frame: AgentFrame, descriptor: Int32?) -> Bool {
+        let match = state.withLock { $0.requests.take(frame.requestID) }
+        let request: AgentRequests.Outgoing
+        switch match {
+        case .late:
+            if let descriptor { close(descriptor) }
+            return true
+        case .none:
+            if let descriptor { close(descriptor) }
+            drop("the agent answered request \(frame.requestID), which this app did not make or has been answered")
+            return false
+        case .request(let r):
+            request = r
+        }
+        switch (request, frame.message) {
+        case (.fetch(let completion), .payload(let bytes)):
+            completion(.success(bytes))
+        case (.openStream(let completion), .stream):
+            do throws(HandoffError) {
+                completion(.success(try AgentStreamDescriptor.stream(descriptor!)))
+            } catch {
+                completion(.failure(error))
+            }
+        case (_, .error(let error)):
+            request.fail(error.asUserActivityErrorForWire)
+        default:
+            if let descriptor { close(descriptor) }
+            request.fail(HandoffError(.handoffFailed, "the agent answered with an unexpected \(frame.message.kind)"))
+            drop("the agent answered a request with \(frame.message.kind)")
+            return false
+        }
+        return true
+    }
+
+    // MARK: The agent's requests
+
+    /// PROVIDE: the app's main thread hands over the payload, within the
+    /// fetch timeout (else the client answers 4610, as the engine does).
+    private func provide(_ activityID: UUID, requestID: UInt32, generation: UInt64,
+                         endpoint: (any ContinuityEndpoint)?) -> Bool {
+        switch admit(requestID, stream: nil) {
+        case .admitted: break
+        case .refused: return true
+        case .dropped: return false
+        }
+        guard let endpoint else {
+            _ = answer(requestID, generation, .error(HandoffError(.handoffFailed, "the application has stopped")))
+            return true
+        }
+        endpoint.provideActivity(activityID) { [weak self] result in
+            guard let self else { return false }
+            switch result {
+            case .success(let payload): return self.answer(requestID, generation, .payload(payload))
+            case .failure(let error): return self.answer(requestID, generation, .error(error.asUserActivityError))
+            }
+        }
+        return true
+    }
+
+    /// ACCEPT_STREAM: the app takes the stream (OK) or refuses it (ERROR;
+    /// its socket is closed then), within the fetch timeout.
+    private func acceptStream(_ activityID: UUID, _ descriptor: Int32, requestID: UInt32, generation: UInt64,
+                              endpoint: (any ContinuityEndpoint)?) -> Bool {
+        let stream: ContinuationStream
+        do throws(HandoffError) {
+            stream = try AgentStreamDescriptor.stream(descriptor)
+        } catch {
+            switch admit(requestID, stream: nil) {
+            case .admitted: _ = answer(requestID, generation, .error(error))
+            case .refused: break
+            case .dropped: return false
+            }
+            return true
+        }
+        switch admit(requestID, stream: stream) {
+        case .admitted: break
+        case .refused:
+            stream.close()
+            return true
+        case .dropped:
+            stream.close()
+            return false
+        }
+        guard let endpoint else {
+            stream.close()
+            _ = answer(requestID, generation, .error(HandoffError(.handoffFailed, "the application has stopped")))
+            return true
+        }
+        endpoint.acceptStream(activityID, stream) { [weak self] result in
+            guard let self else {
+                stream.close()
+                return false
+            }
+            switch result {
+            case .success:
+                return self.answer(requestID, generation, .ok)
+            case .failure(let error):
+                stream.close()
+                return self.answer(requestID, generation, .error(error.asUserActivityError))
+            }
+        }
+        return true
+    }
+
+    private enum Admission {
+        case admitted
+        /// Answered 4609 at once: too many in flight.
+        case refused
+        /// A protocol error: the connection was dropped.
+        case dropped
+    }
+
+    /// Admits an agent request. A 17th request in flight is answered 4609
+    /// at once; an id that already waits is a protocol error and drops the
+    /// connection.
+    private func admit(_ requestID: UInt32, stream: ContinuationStream?) -> Admission {
+        let deadline = monotonicSeconds() + options.fetchTimeout
+        let admission: Admission = state.withLock { s in
+            if s.requests.admit(requestID, deadline: deadline, stream: stream) { return .admitted }
+            if s.requests.isWaiting(requestID) { return .dropped }
+            send(AgentFrame(.error(HandoffError(.connectionUnavailable,
+                                                "\(AgentRequests.limit) requests to this app are in flight already")),
+                            requestID: requestID), in: &s)
+            return .refused
+        }
+        if admission == .dropped { drop("the agent reused request id \(requestID) while it was in flight") }
+        return admission
+    }
+
+    /// The app's answer to the agent's request, sent when the request still
+    /// waits on the same connection: returns whether it did.
+    func answer(_ requestID: UInt32, _ generation: UInt64, _ message: AgentMessage) -> Bool {
+        state.withLock { s in
+            guard s.connection?.generation == generation, s.requests.answer(requestID) else { return false }
+            if !send(AgentFrame(message, requestID: requestID), in: &s), case .payload = message {
+                // Too large for one message (never for a payload within the budget).
+                send(AgentFrame(.error(HandoffError(.handoffFailed, "the activity does not fit an agent message")),
+                                requestID: requestID), in: &s)
+            }
+            return true
+        }
+    }
+
+    // MARK: Events
+
+    /// REMOTE: passed on, and remembered so that a lost agent's activities
+    /// can be withdrawn. An update of one never reported arrives as
+    /// available, a withdrawal of one never reported is dropped.
+    private func reported(_ change: RemoteActivityChange, to endpoint: (any ContinuityEndpoint)?) {
+        let forward: RemoteActivityChange? = state.withLock { s in
+            let r = change.remote
+            switch change {
+            case .available, .updated:
+                let known = s.reported[r.activityID] != nil
+                guard known || s.reported.count < Self.reportedLimit else { return nil }
+                s.reported[r.activityID] = r
+                return known ? .updated(r) : .available(r)
+            case .withdrawn:
+                guard let old = s.reported.removeValue(forKey: r.activityID) else { return nil }
+                return .withdrawn(old)
+            }
+        }
+        if let forward { endpoint?.remoteActivityChanged(forward) }
+    }
+
+    // MARK: Deadlines
+
+    /// Fails the app's requests the agent did not answer in time (4610, as
+    /// the engine's timeouts) and answers 4610 for the agent's requests the
+    /// app's main thread did not answer in time.
+    private func expire() {
+        let now = monotonicSeconds()
+        let (outgoing, incoming) = state.withLock { s in
+            let due = s.requests.expire(now: now)
+            for (id, request) in due.incoming {
+                let what = request.stream == nil ? "hand over the activity" : "take the stream"
+                send(AgentFrame(.error(HandoffError(.remoteApplicationTimedOut,
+                                                    "the application did not \(what) within \(options.fetchTimeout) s (is its main loop dispatching?)")),
+                                requestID: id), in: &s)
+            }
+            return due
+        }
+        incoming.forEach { $0.1.stream?.close() }
+        let timedOut = HandoffError(.remoteApplicationTimedOut, "the handoff agent did not answer within \(options.requestTimeout) s")
+        outgoing.forEach { $0.fail(timedOut) }
+    }
+
+    // MARK: Losing and making the connection
+
+    /// Drops the current connection: its requests fail with 4609, the
+    /// activities it reported are withdrawn, a reconnection is scheduled.
+    func drop(_ reason: String) {
+        let now = monotonicSeconds()
+        let lost: ([AgentRequests.Outgoing], [ContinuationStream], [RemoteActivity], (any ContinuityEndpoint)?)? = state.withLock { s in
+            guard let c = s.connection else { return nil }
+            close(c.fd)
+            s.connection = nil
+            s.outbox = []
+            s.lastFailure = reason
+            let (outgoing, streams) = s.requests.removeAll()
+            let withdrawn = s.reported.values.sorted { $0.firstSeen < $1.firstSeen }
+            s.reported = [:]
+            if now - c.since >= options.backoff.max { s.backoff = options.backoff.initial }
+            if !s.stopped { scheduleReconnect(in: &s, now: now) }
+            return (outgoing, streams, withdrawn, s.endpoint)
+        }
+        guard let (outgoing, streams, withdrawn, endpoint) = lost else { return }
+        streams.forEach { $0.close() }
+        let error = HandoffError(.connectionUnavailable, "the connection to the handoff agent was lost (\(reason))")
+        outgoing.forEach { $0.fail(error) }
+        withdrawn.forEach { endpoint?.remoteActivityChanged(.withdrawn($0)) }
+    }
+
+    private func scheduleReconnect(in s: inout State, now: Double) {
+        s.reconnectAt = now + s.backoff
+        s.backoff = min(options.backoff.max, s.backoff * 2)
+    }
+
+    /// One attempt: connect, HELLO, WELCOME, then the current ADVERTISE.
+    private func reconnect() {
+        let (fd, welcome): (Int32, AgentWelcome)
+        do {
+            (fd, welcome) = try AgentHandshake.connect(path: options.socketPath, hello: hello, accountID: options.accountID,
+                                                       timeout: options.handshakeTimeout, wake: wake.read,
+                                                       stopped: { [self] in state.withLock { $0.stopped } })
+        } catch {
+            state.withLock { s in
+                s.lastFailure = error.message
+                if !s.stopped { scheduleReconnect(in: &s, now: monotonicSeconds()) }
+            }
+            return
+        }
+        let accepted = state.withLock { s in
+            guard !s.stopped else { return false }
+            s.generation += 1
+            s.connections += 1
+            s.connection = Connection(fd: fd, generation: s.generation, welcome: welcome, since: monotonicSeconds())
+            s.welcome = welcome
+            s.reconnectAt = nil
+            if let ad = s.advertisement { send(AgentFrame(.advertise(ad)), in: &s) }
+            return true
+        }
+        if !accepted { close(fd) }
+    }
+}

@@ -1,0 +1,86 @@
+import FoundationEssentials
+import HandoffModel
+import HandoffRuntime
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Opening a connection to the agent (docs/agent.md §3): connect, check the
+/// agent's uid, send HELLO, wait for its WELCOME. Used for the first
+/// connection (on the thread that starts continuity, which must know at
+/// once whether the agent serves it) and for every reconnection (on the
+/// client's reader thread).
+enum AgentHandshake {
+    /// HELLO's request id: the first of each connection's id space.
+    static let helloID: UInt32 = 1
+
+    /// A descriptor connected to the agent, past its WELCOME (non-blocking,
+    /// close-on-exec; the caller owns it), and the WELCOME.
+    /// - Parameters:
+    ///   - accountID: the account the app uses; a WELCOME naming another
+    ///     is refused (nil: any).
+    ///   - wake: a descriptor that interrupts the wait when readable and
+    ///     `stopped()` then holds (the client's `detach`).
+    /// - Throws: `.connectionUnavailable` (no agent there, no WELCOME in
+    ///   time, a broken answer), `.permission` (the socket or its directory
+    ///   is a link or another user's, or the agent runs as another user),
+    ///   `.invalidState` (the agent serves another account), or the code of
+    ///   the agent's ERROR answer.
+    static func connect(path: String, hello: AgentHello, accountID: String?, timeout: Double,
+                        wake: Int32? = nil, stopped: () -> Bool = { false }) throws(HandoffError) -> (Int32, AgentWelcome) {
+        try AgentSocketPath.checkBeforeConnecting(path)
+        let deadline = monotonicSeconds() + timeout
+        let fd = try LocalSocket.connect(to: path, timeout: timeout)
+        do throws(HandoffError) {
+            try LocalSocket.send(fd, try AgentFrame(.hello(hello), requestID: helloID).encoded(), timeout: timeout)
+            let welcome = try awaitWelcome(fd, path: path, deadline: deadline, wake: wake, stopped: stopped)
+            if let accountID, welcome.accountID != accountID {
+                throw HandoffError(.invalidState, "the agent at \(path) serves account \(welcome.accountID), "
+                                   + "not this app's account \(accountID): join the agent's account (`handoff account`) "
+                                   + "or choose HANDOFF_CONTINUITY_MODE_EMBEDDED")
+            }
+            return (fd, welcome)
+        } catch {
+            close(fd)
+            throw error
+        }
+    }
+
+    private static func awaitWelcome(_ fd: Int32, path: String, deadline: Double, wake: Int32?,
+                                     stopped: () -> Bool) throws(HandoffError) -> AgentWelcome {
+        func broken(_ why: String) -> HandoffError {
+            HandoffError(.connectionUnavailable, "the agent at \(path) did not welcome this app: \(why)")
+        }
+        while true {
+            switch LocalSocket.receive(fd) {
+            case .message(let bytes, let descriptors):
+                descriptors.forEach { close($0) }
+                guard descriptors.isEmpty else { throw broken("a descriptor came with its answer") }
+                let frame: AgentFrame
+                do { frame = try AgentFrame(decoding: bytes, from: .agent) } catch { throw broken(error.message) }
+                guard frame.requestID == helloID else { throw broken("it sent \(frame.message.kind) before WELCOME") }
+                switch frame.message {
+                case .welcome(let welcome): return welcome
+                case .error(let error): throw HandoffError(error.code, "the agent at \(path) refused this app: \(error.message)")
+                default: throw broken("it answered HELLO with \(frame.message.kind)")
+                }
+            case .wouldBlock:
+                break
+            case .closed:
+                throw broken("it closed the connection")
+            case .truncated:
+                throw broken("its answer is larger than \(AgentFrame.maxSize) bytes")
+            case .failed(let code):
+                throw broken(String(cString: strerror(code)))
+            }
+            let left = deadline - monotonicSeconds()
+            guard left > 0 else { throw broken("no WELCOME within the time allowed") }
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake ?? -1, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 2, Int32(min(left * 1000, 60_000).rounded(.up)))
+            if fds[1].revents != 0 {
+                AgentClient.drain(wake ?? -1)
+                if stopped() { throw HandoffError(.connectionUnavailable, "continuity stopped while connecting to the agent") }
+            }
+        }
+    }
+}

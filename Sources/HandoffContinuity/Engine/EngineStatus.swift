@@ -1,0 +1,32 @@
+/// What an engine knows of the other devices now, and what its discovery
+/// did, in counts: the agent's STATUS reply (docs/agent.md §3) and
+/// diagnostics. A snapshot; reading it changes nothing.
+public struct EngineStatus: Sendable, Equatable {
+    public struct RemoteDevice: Sendable, Equatable {
+        /// 32 hex digits.
+        public var id: String
+        /// As its latest beacon names it.
+        public var name: String
+        /// Its channel, "host:port" (IPv6 in brackets), one per address family heard.
+        public var channels: [String]
+        /// Its channel completed a handshake with the account's key.
+        public var verified: Bool
+        public var secondsSinceHeard: Double
+    }
+
+    /// Sorted by id.
+    public var remotes: [RemoteDevice]
+    /// Discovery's counters by name (`DiscoveryCounters`).
+    public var counters: [String: Int64]
+}
+
+extension DiscoveryCounters {
+    /// The counters by name, for STATUS.
+    var dictionary: [String: Int64] {
+        ["beaconDuplicates": Int64(duplicates), "beaconsRefused": Int64(refused),
+         "solicitAnswers": Int64(answers), "solicitAnswersRefused": Int64(answersRefused),
+         "verifications": Int64(verifications), "verificationsLimited": Int64(verificationsLimited),
+         "remoteDevices": Int64(remoteDevices), "verifierThreadsStarted": Int64(verifierThreadsStarted),
+         "verificationsQueued": Int64(verificationsQueued), "pooledConnections": Int64(pooledConnections)]
+    }
+}

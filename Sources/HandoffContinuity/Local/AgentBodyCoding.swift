@@ -1,0 +1,293 @@
+import FoundationEssentials
+import HandoffModel
+import HandoffRuntime
+
+/// Message bodies of the local protocol as property list dictionaries
+/// (docs/agent.md §3 "Messages"): ids as 16-byte data, dates as integer
+/// milliseconds since the Unix epoch, error codes as integers.
+enum AgentBodyCoding {
+    typealias Body = [String: PropertyListValue]
+
+    /// Longest string in a body, in UTF-8 bytes, and most entries of an array.
+    static let maxString = 4096
+    static let maxArray = 512
+    /// Dates are 0 ... the end of year 9999, in ms. Up to there a Date (a
+    /// Double of seconds) gives back every millisecond exactly; from 2^52 ms
+    /// on a round trip can move it by one, so a relayed date would drift.
+    static let dates: ClosedRange<Int64> = 0...253_402_300_799_999
+
+    // MARK: Encoding
+
+    static func body(of message: AgentMessage) -> Body? {
+        switch message {
+        case .hello(let h):
+            return ["protocol": .integer(Int64(h.protocolVersion)), "bundle": .string(h.manifest.bundleIdentifier),
+                    "team": .string(h.manifest.teamIdentifier), "types": .array(h.manifest.activityTypes.map { .string($0) }),
+                    "pid": .integer(Int64(h.pid)), "observer": .boolean(h.observer)]
+        case .welcome(let w):
+            return ["agent": .string(w.agentVersion), "deviceID": .data(w.deviceID), "deviceName": .string(w.deviceName),
+                    "role": .string(w.role.name), "accountID": .string(w.accountID)]
+        case .advertise(let a?):
+            var b: Body = ["activityID": .data(a.activityID.bytes), "type": .string(a.activityType),
+                           "bundle": .string(a.bundleIdentifier), "team": .string(a.teamIdentifier),
+                           "streams": .boolean(a.supportsContinuationStreams)]
+            b["title"] = a.title.map { .string($0) }
+            b["url"] = a.webpageURL.map { .string($0.absoluteString) }
+            b["expiration"] = a.expirationDate.map { .integer(milliseconds($0)) }
+            return b
+        case .advertise(nil), .stream, .ok, .statusRequest:
+            return nil
+        case .remote(let change):
+            let number: Int64 = switch change {
+            case .available: 0
+            case .updated: 1
+            case .withdrawn: 2
+            }
+            return ["change": .integer(number), "activity": .dictionary(remote(change.remote))]
+        case .fetch(let id), .provide(let id), .confirm(let id), .continued(let id), .openStream(let id),
+             .acceptStream(let id), .choose(let id):
+            return ["activityID": .data(id.bytes)]
+        case .payload(let bytes):
+            return ["payload": .data(bytes)]
+        case .continueActivity(let r):
+            return ["activity": .dictionary(remote(r))]
+        case .error(let e):
+            return ["code": .integer(Int64(e.code.rawValue)), "message": .string(truncateUTF8(e.message, to: 1024))]
+        case .status(let s):
+            let remotes: [PropertyListValue] = s.remotes.map { r in
+                .dictionary(["deviceID": .data(r.deviceID), "deviceName": .string(r.deviceName),
+                             "addresses": .array(r.addresses.map { .string($0) }), "verified": .boolean(r.verified),
+                             "lastHeard": .integer(r.lastHeardMilliseconds)])
+            }
+            return ["deviceID": .data(s.deviceID), "deviceName": .string(s.deviceName), "role": .string(s.role.name),
+                    "channelPort": .integer(Int64(s.channelPort)), "beaconPort": .integer(Int64(s.beaconPort)),
+                    "clients": .integer(Int64(s.clients)), "remotes": .array(remotes),
+                    "counters": .dictionary(s.counters.mapValues { .integer($0) })]
+        }
+    }
+
+    static func remote(_ r: RemoteActivity) -> Body {
+        var b: Body = ["deviceID": .data(deviceBytes(r.deviceID)), "deviceName": .string(r.deviceName),
+                       "activityID": .data(r.activityID.bytes), "type": .string(r.activityType),
+                       "team": .string(r.teamIdentifier), "bundle": .string(r.bundleIdentifier),
+                       "streams": .boolean(r.supportsContinuationStreams), "webOnly": .boolean(r.isWebOnly),
+                       "firstSeen": .integer(milliseconds(r.firstSeen))]
+        b["title"] = r.title.map { .string($0) }
+        b["url"] = r.webpageURL.map { .string($0.absoluteString) }
+        return b
+    }
+
+    // MARK: Decoding
+
+    static func message(_ kind: AgentMessage.Kind, _ body: Body, from sender: AgentMessage.Sender) throws(HandoffError) -> AgentMessage {
+        let b = Fields(body)
+        switch kind {
+        case .hello:
+            let version = try b.integer("protocol", in: 1...255)
+            let types = try b.strings("types")
+            let manifest = try Manifest(bundleIdentifier: try b.string("bundle"), teamIdentifier: try b.string("team"),
+                                        activityTypes: types)
+            return .hello(AgentHello(protocolVersion: Int(version), manifest: manifest,
+                                     pid: Int32(try b.integer("pid", in: 0...Int64(Int32.max))),
+                                     observer: try b.optionalBool("observer") ?? false))
+        case .welcome:
+            guard let role = DeviceRole(name: try b.string("role")) else { throw malformed("role is full or send-only") }
+            return .welcome(AgentWelcome(agentVersion: try b.string("agent"), deviceID: try b.id("deviceID"),
+                                         deviceName: try b.string("deviceName"), role: role,
+                                         accountID: try b.string("accountID")))
+        case .advertise:
+            guard !body.isEmpty else { return .advertise(nil) }
+            let type = try b.string("type")
+            try Identifier.checkActivityType(type)
+            return .advertise(Advertisement(activityID: UUID(bytes: try b.id("activityID")), activityType: type,
+                                            title: try b.optionalString("title"), bundleIdentifier: try b.string("bundle"),
+                                            teamIdentifier: try b.string("team"), webpageURL: try b.optionalURL("url"),
+                                            expirationDate: try b.optionalDate("expiration"),
+                                            supportsContinuationStreams: try b.optionalBool("streams") ?? false))
+        case .remote:
+            let activity = try remote(Fields(try b.dictionary("activity")))
+            switch try b.integer("change", in: 0...2) {
+            case 0: return .remote(.available(activity))
+            case 1: return .remote(.updated(activity))
+            default: return .remote(.withdrawn(activity))
+            }
+        case .fetch: return .fetch(UUID(bytes: try b.id("activityID")))
+        case .provide: return .provide(UUID(bytes: try b.id("activityID")))
+        case .confirm: return .confirm(UUID(bytes: try b.id("activityID")))
+        case .continued: return .continued(UUID(bytes: try b.id("activityID")))
+        case .openStream: return .openStream(UUID(bytes: try b.id("activityID")))
+        case .acceptStream: return .acceptStream(UUID(bytes: try b.id("activityID")))
+        case .choose: return .choose(UUID(bytes: try b.id("activityID")))
+        case .payload: return .payload(try b.data("payload"))
+        case .stream: return .stream
+        case .ok: return .ok
+        case .continueActivity: return .continueActivity(try remote(Fields(try b.dictionary("activity"))))
+        case .error:
+            let code = try b.integer("code", in: 1...Int64(Int32.max))
+            return .error(HandoffError(HandoffError.Code(rawValue: Int32(code)), try b.string("message")))
+        case .status:
+            guard sender == .agent else { return .statusRequest }
+            var remotes: [AgentStatus.Remote] = []
+            for value in try b.array("remotes") {
+                guard case .dictionary(let d) = value else { throw malformed("remotes holds dictionaries") }
+                let r = Fields(d)
+                remotes.append(AgentStatus.Remote(deviceID: try r.id("deviceID"), deviceName: try r.string("deviceName"),
+                                                  addresses: try r.strings("addresses"), verified: try r.bool("verified"),
+                                                  lastHeardMilliseconds: try r.integer("lastHeard", in: 0...Int64.max)))
+            }
+            var counters: [String: Int64] = [:]
+            for (key, value) in try b.dictionary("counters") {
+                guard case .integer(let n) = value else { throw malformed("counters are integers") }
+                counters[key] = n
+            }
+            guard let role = DeviceRole(name: try b.string("role")) else { throw malformed("role is full or send-only") }
+            return .status(AgentStatus(deviceID: try b.id("deviceID"), deviceName: try b.string("deviceName"), role: role,
+                                       channelPort: UInt16(try b.integer("channelPort", in: 0...65535)),
+                                       beaconPort: UInt16(try b.integer("beaconPort", in: 0...65535)),
+                                       clients: Int(try b.integer("clients", in: 0...Int64(Int32.max))),
+                                       remotes: remotes, counters: counters))
+        }
+    }
+
+    static func remote(_ b: Fields) throws(HandoffError) -> RemoteActivity {
+        let type = try b.string("type")
+        try Identifier.checkActivityType(type)
+        return RemoteActivity(deviceID: hex(try b.id("deviceID")), deviceName: try b.string("deviceName"),
+                              activityID: UUID(bytes: try b.id("activityID")), activityType: type,
+                              title: try b.optionalString("title"), webpageURL: try b.optionalURL("url"),
+                              supportsContinuationStreams: try b.optionalBool("streams") ?? false,
+                              isWebOnly: try b.optionalBool("webOnly") ?? false,
+                              firstSeen: try b.date("firstSeen"),
+                              teamIdentifier: try b.optionalString("team") ?? "",
+                              bundleIdentifier: try b.optionalString("bundle") ?? "")
+    }
+
+    // MARK: Values
+
+    /// Clamped to `dates`, so whatever is written is read back.
+    static func milliseconds(_ date: Date) -> Int64 {
+        let ms = (date.timeIntervalSince1970 * 1000).rounded()
+        guard ms.isFinite else { return 0 }
+        return Int64(max(Double(dates.lowerBound), min(Double(dates.upperBound), ms)))
+    }
+
+    static func date(_ ms: Int64) -> Date { Date(timeIntervalSince1970: Double(ms) / 1000) }
+
+    /// A device id is 32 hex digits in the model and 16 bytes on this socket.
+    static func deviceBytes(_ hexID: String) -> [UInt8] {
+        let digits = Array(hexID.utf8)
+        guard digits.count == 32 else { return [] }
+        var out: [UInt8] = []
+        for i in stride(from: 0, to: 32, by: 2) {
+            guard let hi = nibble(digits[i]), let lo = nibble(digits[i + 1]) else { return [] }
+            out.append(hi << 4 | lo)
+        }
+        return out
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+
+    static func malformed(_ message: String) -> HandoffError { HandoffError(.malformedData, message) }
+
+    /// Typed reads of a body's keys: a missing required key or a wrong
+    /// type is malformed; unknown keys are ignored.
+    struct Fields {
+        let body: Body
+        init(_ body: Body) { self.body = body }
+
+        func string(_ key: String) throws(HandoffError) -> String {
+            guard let s = try optionalString(key) else { throw malformed("missing \(key)") }
+            return s
+        }
+
+        func optionalString(_ key: String) throws(HandoffError) -> String? {
+            guard let v = body[key] else { return nil }
+            guard case .string(let s) = v, s.utf8.count <= maxString else {
+                throw malformed("\(key) is a string of at most \(maxString) bytes")
+            }
+            return s
+        }
+
+        func strings(_ key: String) throws(HandoffError) -> [String] {
+            var out: [String] = []
+            for v in try array(key) {
+                guard case .string(let s) = v, s.utf8.count <= maxString else { throw malformed("\(key) holds strings") }
+                out.append(s)
+            }
+            return out
+        }
+
+        func array(_ key: String) throws(HandoffError) -> [PropertyListValue] {
+            guard case .array(let a)? = body[key], a.count <= maxArray else {
+                throw malformed("\(key) is an array of at most \(maxArray) entries")
+            }
+            return a
+        }
+
+        func dictionary(_ key: String) throws(HandoffError) -> Body {
+            guard case .dictionary(let d)? = body[key] else { throw malformed("\(key) is a dictionary") }
+            return d
+        }
+
+        func integer(_ key: String, in range: ClosedRange<Int64>) throws(HandoffError) -> Int64 {
+            guard let n = try optionalInteger(key) else { throw malformed("missing \(key)") }
+            guard range.contains(n) else { throw malformed("\(key) out of range") }
+            return n
+        }
+
+        func optionalInteger(_ key: String) throws(HandoffError) -> Int64? {
+            guard let v = body[key] else { return nil }
+            guard case .integer(let n) = v else { throw malformed("\(key) is an integer") }
+            return n
+        }
+
+        func date(_ key: String) throws(HandoffError) -> Date {
+            AgentBodyCoding.date(try integer(key, in: dates))
+        }
+
+        func optionalDate(_ key: String) throws(HandoffError) -> Date? {
+            guard let n = try optionalInteger(key) else { return nil }
+            guard dates.contains(n) else { throw malformed("\(key) out of range") }
+            return AgentBodyCoding.date(n)
+        }
+
+        func bool(_ key: String) throws(HandoffError) -> Bool {
+            guard let b = try optionalBool(key) else { throw malformed("missing \(key)") }
+            return b
+        }
+
+        func optionalBool(_ key: String) throws(HandoffError) -> Bool? {
+            guard let v = body[key] else { return nil }
+            guard case .boolean(let b) = v else { throw malformed("\(key) is a boolean") }
+            return b
+        }
+
+        func data(_ key: String) throws(HandoffError) -> [UInt8] {
+            guard case .data(let d)? = body[key] else { throw malformed("\(key) is data") }
+            return d
+        }
+
+        func id(_ key: String) throws(HandoffError) -> [UInt8] {
+            let d = try data(key)
+            guard d.count == 16 else { throw malformed("\(key) is 16 bytes") }
+            return d
+        }
+
+        /// The URL is sent on as its `absoluteString`, which percent-encodes
+        /// what the text left raw: that form must fit the string bound too.
+        func optionalURL(_ key: String) throws(HandoffError) -> URL? {
+            guard let s = try optionalString(key) else { return nil }
+            guard let url = URL(string: s) else { throw malformed("\(key) is not a URL") }
+            guard url.absoluteString.utf8.count <= maxString else {
+                throw malformed("\(key) is over \(maxString) bytes once percent-encoded")
+            }
+            return url
+        }
+    }
+}

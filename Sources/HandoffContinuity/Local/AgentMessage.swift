@@ -1,0 +1,156 @@
+import FoundationEssentials
+import HandoffModel
+import HandoffRuntime
+
+/// One message of the local protocol between apps and the agent
+/// (docs/agent.md §3). Each case is one message type; its number is
+/// `AgentMessage.Kind`. Which side sends what is in the doc's table.
+public enum AgentMessage: Sendable, Equatable {
+    case hello(AgentHello)
+    case welcome(AgentWelcome)
+    /// The app's current activity; nil withdraws it.
+    case advertise(Advertisement?)
+    case remote(RemoteActivityChange)
+    case fetch(UUID)
+    case payload([UInt8])
+    case provide(UUID)
+    case confirm(UUID)
+    case continued(UUID)
+    case openStream(UUID)
+    /// The reply to OPEN_STREAM; the stream's socket travels with it.
+    case stream
+    /// The agent passes a stream another device opened (its socket
+    /// travels with it); the app answers OK or ERROR.
+    case acceptStream(UUID)
+    case ok
+    /// Continue this activity: chosen outside the app.
+    case continueActivity(RemoteActivity)
+    case error(HandoffError)
+    /// The app asks for the agent's status.
+    case statusRequest
+    case status(AgentStatus)
+    /// Continue this remote activity as the person would from a notification.
+    case choose(UUID)
+
+    public enum Kind: UInt8, Sendable, CaseIterable {
+        case hello = 1, welcome, advertise, remote, fetch, payload, provide, confirm, continued,
+             openStream, stream, acceptStream, ok, continueActivity, error, status, choose
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .hello: .hello
+        case .welcome: .welcome
+        case .advertise: .advertise
+        case .remote: .remote
+        case .fetch: .fetch
+        case .payload: .payload
+        case .provide: .provide
+        case .confirm: .confirm
+        case .continued: .continued
+        case .openStream: .openStream
+        case .stream: .stream
+        case .acceptStream: .acceptStream
+        case .ok: .ok
+        case .continueActivity: .continueActivity
+        case .error: .error
+        case .statusRequest, .status: .status
+        case .choose: .choose
+        }
+    }
+
+    /// Whether a socket travels with this message (exactly one, then).
+    public var carriesDescriptor: Bool { kind == .stream || kind == .acceptStream }
+
+    /// Who sends a message: the decoder needs it where one number means
+    /// two things (STATUS is a request one way and its reply the other).
+    public enum Sender: Sendable { case app, agent }
+
+    /// Messages a sender may send, as the doc's table says.
+    static func allowed(_ kind: Kind, from sender: Sender) -> Bool {
+        switch kind {
+        case .payload, .ok, .error, .status: true
+        case .hello, .advertise, .fetch, .confirm, .openStream, .choose: sender == .app
+        case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity: sender == .agent
+        }
+    }
+}
+
+/// HELLO: who the app is.
+public struct AgentHello: Sendable, Equatable {
+    /// The local protocol's version the app speaks.
+    public var protocolVersion: Int
+    public var manifest: Manifest
+    public var pid: Int32
+    /// Sees every team's and type's activities (the `handoff` command).
+    public var observer: Bool
+
+    public init(protocolVersion: Int = AgentFrame.version, manifest: Manifest, pid: Int32, observer: Bool = false) {
+        self.protocolVersion = protocolVersion
+        self.manifest = manifest
+        self.pid = pid
+        self.observer = observer
+    }
+}
+
+/// WELCOME: the device the agent speaks for.
+public struct AgentWelcome: Sendable, Equatable {
+    public var agentVersion: String
+    /// 16 bytes.
+    public var deviceID: [UInt8]
+    public var deviceName: String
+    public var role: DeviceRole
+    /// The account's public id (hex), so an app can tell it is the same
+    /// account as its own.
+    public var accountID: String
+
+    public init(agentVersion: String, deviceID: [UInt8], deviceName: String, role: DeviceRole, accountID: String) {
+        self.agentVersion = agentVersion
+        self.deviceID = deviceID
+        self.deviceName = deviceName
+        self.role = role
+        self.accountID = accountID
+    }
+}
+
+/// STATUS reply: what `handoff doctor` and `handoff nearby` show of the agent.
+public struct AgentStatus: Sendable, Equatable {
+    public struct Remote: Sendable, Equatable {
+        public var deviceID: [UInt8]
+        public var deviceName: String
+        /// "host:port" of its channel, one per address family heard.
+        public var addresses: [String]
+        public var verified: Bool
+        /// Milliseconds since its last beacon.
+        public var lastHeardMilliseconds: Int64
+
+        public init(deviceID: [UInt8], deviceName: String, addresses: [String], verified: Bool, lastHeardMilliseconds: Int64) {
+            self.deviceID = deviceID
+            self.deviceName = deviceName
+            self.addresses = addresses
+            self.verified = verified
+            self.lastHeardMilliseconds = lastHeardMilliseconds
+        }
+    }
+
+    public var deviceID: [UInt8]
+    public var deviceName: String
+    public var role: DeviceRole
+    public var channelPort: UInt16
+    public var beaconPort: UInt16
+    public var clients: Int
+    public var remotes: [Remote]
+    public var counters: [String: Int64]
+
+    public init(deviceID: [UInt8], deviceName: String, role: DeviceRole, channelPort: UInt16, beaconPort: UInt16,
+                clients: Int, remotes: [Remote], counters: [String: Int64]) {
+        self.deviceID = deviceID
+        self.deviceName = deviceName
+        self.role = role
+        self.channelPort = channelPort
+        self.beaconPort = beaconPort
+        self.clients = clients
+        self.remotes = remotes
+        self.counters = counters
+    }
+}

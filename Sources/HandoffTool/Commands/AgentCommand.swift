@@ -1,0 +1,105 @@
+import HandoffAgent
+import HandoffContinuity
+import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `handoff agent`: the per-user agent in the foreground (docs/agent.md).
+enum AgentCommand: Command {
+    static let name = "agent"
+    static let summary = "run the per-user agent that serves every app of this user (foreground)"
+    static let synopsis = ["agent [--socket PATH] [--no-launch] [--no-notifications] [network options]"]
+    static let details = """
+        Runs the device's continuity for every app of this user: one engine on the
+        account and device identity `handoff account` keeps, and a local socket
+        apps connect to (docs/agent.md). Runs until SIGINT or SIGTERM, then
+        withdraws what it advertised, closes every connection and removes the
+        socket it created.
+
+        The socket is --socket, else $HANDOFF_AGENT_SOCKET, else
+        $XDG_RUNTIME_DIR/handoff/agent.sock. Started by systemd with socket
+        activation (LISTEN_FDS), the agent takes the socket systemd passes and
+        leaves it in place when it stops.
+
+        Shows a desktop notification for each activity another device offers that an
+        app here (running or installed) or the browser can continue; its "Continue"
+        continues it. Without a session bus or a notification server it says so
+        once and works on.
+
+        Logs one line per notable event on stderr (connections, registrations,
+        launches, errors); with --json, one JSON object per line.
+        """
+    static let options: [OptionSpec] = [
+        .value("--socket", "PATH", "where apps connect (default $HANDOFF_AGENT_SOCKET, else $XDG_RUNTIME_DIR/handoff/agent.sock)"),
+        .flag("--no-launch", "never launch installed apps nor open web pages for chosen activities"),
+        .flag("--no-notifications", "show no desktop notifications (default: on the session bus, when there is one)"),
+    ] + NetworkOptions.beacons + NetworkOptions.channel
+
+    static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
+        Signals.install()
+        let settings = try NetworkOptions.settings(arguments)
+        let activated = try ActivatedSocket.agentListener()
+        let listener: Agent.Listener
+        if let activated {
+            listener = .activated(fd: activated, path: AgentSocketPath.resolve())
+        } else if let path = arguments.value("--socket") ?? AgentSocketPath.resolve() {
+            guard path.hasPrefix("/") else { throw arguments.usage("--socket \(path): give an absolute path") }
+            listener = .path(path)
+        } else {
+            throw HandoffError(.invalidState,
+                               "no socket path: set XDG_RUNTIME_DIR (a login session does) or give --socket PATH")
+        }
+        let profile = try Profile.open()
+        let account = try profile.account()
+        let device = try profile.device()
+        let config = settings.configuration(account: account, device: device)
+        let json = output.json
+        let log: AgentLogSink = { event in AgentLogLine.write(event, json: json) }
+        let desktop: AgentDesktop? = arguments.has("--no-launch") ? nil : AgentDesktop.current()
+
+        let notifications: Agent.Notifications = arguments.has("--no-notifications") ? .off : .sessionBus(nil)
+        let agent = try Agent(configuration: config, listener: listener, agentVersion: Tool.version, desktop: desktop,
+                              notifications: notifications, log: log)
+        let socket: String = switch listener {
+        case .path(let path): path
+        case .activated(_, let path): "\(path ?? "?") (from systemd)"
+        }
+        log(AgentLogEvent("listening", "agent of account \(account.id) as \(device.name) listening on \(socket); "
+                            + "beacons: \(NetworkOptions.describe(config.beacons, port: agent.engine.beaconPort)), "
+                            + "channel port \(agent.engine.channelPort)",
+                          ["socket": .string(socket), "account": .string(account.id), "device": .string(device.name),
+                           "beacon_port": .int(Int64(agent.engine.beaconPort)),
+                           "channel_port": .int(Int64(agent.engine.channelPort))]))
+        let end = MainLoop().run(timeout: nil)
+        let why = if case .interrupted(let number) = end { "signal \(number)" } else { "end" }
+        log(AgentLogEvent("stopping", "stopping (\(why))"))
+        agent.stop()
+        log(AgentLogEvent("stopped", "stopped"))
+        return ExitCode.ok
+    }
+}
+
+/// The agent's log lines on stderr: "handoff agent: TEXT", or with --json
+/// {"event": NAME, "message": TEXT, fields...}.
+enum AgentLogLine {
+    static func write(_ event: AgentLogEvent, json: Bool) {
+        let line: String
+        if json {
+            var object = JSONObject()
+            object["event"] = .string(event.name)
+            object["message"] = .string(event.text)
+            for (key, value) in event.fields {
+                switch value {
+                case .string(let s): object[key] = .string(s)
+                case .int(let i): object[key] = .int(i)
+                case .bool(let b): object[key] = .bool(b)
+                }
+            }
+            line = JSON.object(object).text
+        } else {
+            line = "handoff agent: \(event.text)"
+        }
+        Output.writeError(line + "\n")
+    }
+}

@@ -1,0 +1,236 @@
+import HandoffAgent
+import Testing
+
+/// The notifier against the fake notification server on a private bus:
+/// what it asks the server to show is recorded by the server; the server's
+/// signals (a click on "Continue", a dismissal) reach the callback.
+@Suite struct NotifierTests {
+    /// A private bus, the fake server on it, the agent's connection and a
+    /// notifier whose events are kept in order.
+    final class Setup {
+        let privateBus: PrivateBus
+        let server: FakeDesktop?
+        let bus: SessionBus
+        var events: [Notifier<String>.Event] = []
+        var notifier: Notifier<String>!
+
+        init(server arguments: [String]? = ["--notifications"]) throws {
+            let privateBus = try PrivateBus()
+            do {
+                server = try arguments.map { try FakeDesktop(bus: privateBus, $0) }
+                bus = try SessionBus(address: privateBus.address)
+            } catch {
+                privateBus.stop()
+                throw error
+            }
+            self.privateBus = privateBus
+            notifier = try Notifier<String>(bus: bus) { [unowned self] in events.append($0) }
+        }
+
+        func stop() {
+            bus.close()
+            server?.stop()
+            privateBus.stop()
+        }
+
+        var records: [FakeDesktop.Record] { server?.records ?? [] }
+        func calls(_ name: String) -> [FakeDesktop.Record] { records.filter { $0.call == name } }
+
+        /// Shows `key` and returns the server's id for it.
+        func shown(_ key: String, _ content: NotificationContent) throws -> UInt32 {
+            let before = calls("Notify").count
+            notifier.show(content, for: key)
+            #expect(pump(bus) { calls("Notify").count > before && bus.pendingCallCount == 0 })
+            return try #require(calls("Notify").last?.id)
+        }
+
+        /// Makes the fake server act as the person: click an action, or dismiss.
+        func invoke(_ id: UInt32, _ action: String, token: String = "") throws {
+            var done = false
+            try bus.call(destination: "org.freedesktop.Notifications", path: "/org/handoff/Test",
+                         interface: "org.handoff.Test", member: "InvokeAction", timeout: 30,
+                         build: { (w) throws(DBusError) in try w.uint32(id); try w.string(action); try w.string(token) }) { _ in
+                done = true
+            }
+            #expect(pump(bus) { done })
+        }
+
+        func dismiss(_ id: UInt32) throws {
+            var done = false
+            try bus.call(destination: "org.freedesktop.Notifications", path: "/org/handoff/Test",
+                         interface: "org.handoff.Test", member: "Dismiss", timeout: 30,
+                         build: { (w) throws(DBusError) in try w.uint32(id) }) { _ in done = true }
+            #expect(pump(bus) { done })
+        }
+    }
+
+    static let mapContent = NotificationContent(title: "Route to <Lyon> & back", type: "com.example.map.route",
+                                                deviceName: "Kitchen iMac", desktopEntry: "com.example.Map")
+
+    @Test func notifyIsRecordedAsTheSpecAsks() throws {
+        let s = try Setup()
+        defer { s.stop() }
+        let id = try s.shown("a", Self.mapContent)
+        let notify = try #require(s.calls("Notify").first)
+        #expect(s.calls("Notify").count == 1)
+        #expect(notify.id == id)
+        #expect(notify.app_name == "Handoff")
+        #expect(notify.replaces_id == 0)
+        #expect(notify.summary == "Route to <Lyon> & back")  // the summary is never markup
+        #expect(notify.body == "from Kitchen iMac")
+        #expect(notify.actions == ["continue", "Continue"])
+        #expect(notify.hints?["urgency"] == .int(1))
+        #expect(notify.hints?["desktop-entry"] == .string("com.example.Map"))
+        #expect(notify.expire_timeout == -1)
+        // The capabilities were asked first, and are known.
+        #expect(s.records.firstIndex { $0.call == "GetCapabilities" }! < s.records.firstIndex { $0.call == "Notify" }!)
+        #expect(s.notifier.capabilities == ["actions", "body", "body-markup"])
+        #expect(s.notifier.count == 1)
+    }
+
+    @Test func theTypeStandsInForAMissingTitleAndTheBodyIsEscapedForMarkup() throws {
+        let s = try Setup()
+        defer { s.stop() }
+        _ = try s.shown("a", NotificationContent(title: nil, type: "com.example.edit", deviceName: "Anne & <Bob>"))
+        let notify = try #require(s.calls("Notify").last)
+        #expect(notify.summary == "com.example.edit")
+        #expect(notify.body == "from Anne &amp; &lt;Bob&gt;")
+        #expect(notify.hints?["desktop-entry"] == nil)
+    }
+
+    @Test func aServerWithoutActionsOrBodyGetsNeither() throws {
+        let s = try Setup(server: ["--notifications", "--capabilities", "persistence"])
+        defer { s.stop() }
+        _ = try s.shown("a", Self.mapContent)
+        let notify = try #require(s.calls("Notify").last)
+        #expect(notify.actions == [])
+        #expect(notify.body == "")
+        #expect(notify.summary == "Route to <Lyon> & back (from Kitchen iMac)")
+    }
+
+    @Test func showingAKeyAgainReplacesItsNotification() throws {
+        let s = try Setup()
+        defer { s.stop() }
+        let first = try s.shown("a", Self.mapContent)
+        var changed = Self.mapContent
+        changed.title = "Route to Nice"
+        let second = try s.shown("a", changed)
+        #expect(second == first)
+        #expect(s.calls("Notify").map(\.replaces_id) == [0, first])
+        #expect(s.calls("Notify").last?.summary == "Route to Nice")
+        #expect(s.notifier.count == 1)
+    }
+
+    @Test func closeIsRecordedAndReportsNothingBack() throws {
+        let s = try Setup()
+        defer { s.stop() }
+        let id = try s.shown("a", Self.mapContent)
+        s.notifier.close("a")
+        #expect(pump(s.bus) { s.calls("CloseNotification").count == 1 && s.bus.pendingCallCount == 0 })
+        #expect(s.calls("CloseNotification").map(\.id) == [id])
+        #expect(s.notifier.count == 0)
+        // The server's NotificationClosed(id, 3) is for a key already forgotten.
+        try s.invoke(id, "continue")
+        #expect(s.events.filter { if case .available = $0 { false } else { true } }.isEmpty)
+    }
+
+    @Test func aCloseBeforeNotifyWasSentShowsNothing() throws {
+        let s = try Setup()
+        defer { s.stop() }
+        // The capabilities are not known yet: Notify waits for them.
+        s.notifier.show(Self.mapContent, for: "a")
+        s.notifier.close("a")
+        #expect(s.notifier.count == 0)
+        #expect(pump(s.bus) { s.notifier.capabilities != nil && s.bus.pendingCallCount == 0 })
+        _ = try s.shown("b", Self.mapContent)  // a later call, so any earlier one has been served
+        #expect(s.calls("Notify").count == 1)
+        #expect(s.calls("CloseNotification").isEmpty)
+    }
+
+    @Test func aCloseWhileNotifyIsInFlightClosesWhatItShowed() throws {
+        let s = try Setup()
+        defer { s.stop() }
+        #expect(pump(s.bus) { s.notifier.capabilities != nil })
+        s.notifier.show(Self.mapContent, for: "a")
+        s.notifier.close("a")
+        #expect(s.notifier.count == 0)
+        #expect(pump(s.bus) { s.calls("CloseNotification").count == 1 && s.bus.pendingCallCount == 0 })
+        #expect(s.calls("Notify").count == 1)
+        #expect(s.calls("CloseNotification").map(\.id) == s.calls("Notify").map(\.id))
+    }
+
+    @Test func continueReachesTheCallbackWithItsActivationToken() throws {
+        let s = try Setup()
+        defer { s.stop() }
+        let a = try s.shown("a", Self.mapContent)
+        let b = try s.shown("b", Self.mapContent)
+        try s.invoke(999, "continue", token: "not-ours")  // another app's notification
+        try s.invoke(b, "continue", token: "token-b")
+        try s.invoke(a, "continue")
+        let actions = s.events.compactMap { event -> String? in
+            guard case .actionInvoked(let key, let action, let token) = event else { return nil }
+            return "\(key) \(action) \(token ?? "-")"
+        }
+        #expect(actions == ["b continue token-b", "a continue -"])
+    }
+
+    @Test func aDismissalIsReportedAsClosed() throws {
+        let s = try Setup()
+        defer { s.stop() }
+        let id = try s.shown("a", Self.mapContent)
+        try s.dismiss(id)
+        let closed = s.events.compactMap { event -> String? in
+            guard case .closed(let key, let reason) = event else { return nil }
+            return "\(key) \(reason)"
+        }
+        #expect(closed == ["a dismissed"])
+        #expect(s.notifier.count == 0)
+    }
+
+    @Test func withoutANotificationServerTheErrorComesOnceAndNothingBreaks() throws {
+        let s = try Setup(server: nil)
+        defer { s.stop() }
+        #expect(pump(s.bus) { !s.events.isEmpty && s.bus.pendingCallCount == 0 })
+        for round in 0..<3 {
+            s.notifier.show(Self.mapContent, for: "k\(round)")
+            #expect(pump(s.bus) { s.bus.pendingCallCount == 0 })
+            s.notifier.close("k\(round)")
+        }
+        #expect(s.events.count == 1)
+        guard case .unavailable(let error) = try #require(s.events.first) else {
+            Issue.record("expected .unavailable, got \(s.events)")
+            return
+        }
+        #expect(error.kind == .noService)
+        #expect(error.name == "org.freedesktop.DBus.Error.ServiceUnknown")
+        #expect(s.notifier.count == 0)
+        #expect(s.bus.isConnected)
+    }
+
+    @Test func atMostMaxNotificationsAreRememberedTheOldestClosed() throws {
+        let s = try Setup()
+        defer { s.stop() }
+        let total = Notifier<String>.maxNotifications + 8
+        #expect(pump(s.bus) { s.notifier.capabilities != nil })
+        for n in 0..<total { s.notifier.show(Self.mapContent, for: "k\(n)") }
+        #expect(s.notifier.count == Notifier<String>.maxNotifications)
+        #expect(pump(s.bus) { s.calls("CloseNotification").count == 8 && s.bus.pendingCallCount == 0 })
+        let ids = s.calls("Notify").compactMap(\.id)
+        #expect(ids.count == total)
+        #expect(s.calls("CloseNotification").compactMap(\.id) == Array(ids.prefix(8)))
+    }
+
+    @Test func whenTheServerGoesItsNotificationsAreReportedGone() throws {
+        let s = try Setup()
+        defer { s.stop() }
+        _ = try s.shown("a", Self.mapContent)
+        s.server?.stop()
+        #expect(pump(s.bus) { s.events.contains { if case .closed = $0 { true } else { false } } })
+        let closed = s.events.compactMap { event -> String? in
+            guard case .closed(let key, let reason) = event else { return nil }
+            return "\(key) \(reason)"
+        }
+        #expect(closed == ["a serverGone"])
+        #expect(s.notifier.count == 0)
+    }
+}

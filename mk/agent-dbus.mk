@@ -1,0 +1,22 @@
+# The agent's D-Bus side (issue 15, docs/agent.md §5–§6): its tests run
+# against a fake notification server and app (Tests/agent/fake_notifications.c)
+# on a private dbus-daemon each test starts.
+#
+#   make test-agent-dbus    the HandoffAgent D-Bus and socket-activation suites
+#
+# `make test-swift` runs the same suites; it gets the fake built here.
+
+FAKE_NOTIFICATIONS := $(BINDIR)/fake_notifications
+
+.PHONY: test-agent-dbus
+
+$(FAKE_NOTIFICATIONS): Tests/agent/fake_notifications.c
+	@mkdir -p $(BINDIR)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -o $@ $< $$(pkg-config --cflags --libs libsystemd)
+
+test-agent-dbus: $(FAKE_NOTIFICATIONS)
+	HANDOFF_FAKE_NOTIFICATIONS=$(abspath $(FAKE_NOTIFICATIONS)) \
+	  $(SWIFT) test --filter 'HandoffAgentTests\.(SessionBusTests|NotifierTests|ApplicationActivatorTests|ActivatedSocketTests)'
+
+test-swift: $(FAKE_NOTIFICATIONS)
+test-swift: export HANDOFF_FAKE_NOTIFICATIONS := $(abspath $(FAKE_NOTIFICATIONS))
