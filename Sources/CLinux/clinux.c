@@ -1,7 +1,8 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <sys/socket.h>
+#include <pthread.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include "clinux.h"
@@ -11,6 +12,14 @@ int clinux_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
 int clinux_accept4(int fd, struct sockaddr *address, unsigned int *length, int flags)
 {
     return accept4(fd, address, length, flags);
+}
+
+void clinux_name_thread(const char *name)
+{
+    char cut[16];
+    strncpy(cut, name, sizeof cut - 1);
+    cut[sizeof cut - 1] = '\0';
+    pthread_setname_np(pthread_self(), cut);
 }
 
 int clinux_peer_credentials(int fd, int *pid, unsigned int *uid, unsigned int *gid)

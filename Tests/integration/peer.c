@@ -38,7 +38,7 @@
 #include <handoff.h>
 
 #include <errno.h>
-#include <poll.h>
+#include <sys/select.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -468,6 +468,7 @@ int main(int argc, char **argv)
 {
     static struct peer s;
     struct sigaction sa;
+    sigset_t handled, unblocked;
     handoff_manifest *manifest;
     handoff_account *account;
     handoff_application_delegate delegate = HANDOFF_APPLICATION_DELEGATE_INIT;
@@ -479,11 +480,23 @@ int main(int argc, char **argv)
     parse(argc, argv, &s.o);
 
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal; /* no SA_RESTART: poll returns EINTR */
+    sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGUSR1, &sa, NULL);
+    /* The signals stay blocked except inside pselect (which then returns
+     * EINTR): none is missed between a check and the wait, so the loop
+     * need not wake up to look. The library's threads, started below,
+     * inherit the mask and leave the signals to this one. */
+    sigemptyset(&handled);
+    sigaddset(&handled, SIGTERM);
+    sigaddset(&handled, SIGINT);
+    sigaddset(&handled, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &handled, &unblocked);
+    sigdelset(&unblocked, SIGTERM);
+    sigdelset(&unblocked, SIGINT);
+    sigdelset(&unblocked, SIGUSR1);
 
     manifest = handoff_manifest_new(s.o.bundle, s.o.team);
     if (!manifest)
@@ -542,21 +555,27 @@ int main(int argc, char **argv)
             offer_requested = 0;
             offer(&s);
         }
-        if (s.o.never_dispatch) {
-            /* A hung main thread: never dispatches again. */
-            struct timespec ts = {0, 50 * 1000 * 1000};
-            nanosleep(&ts, NULL);
-            continue;
-        }
         {
-            /* Short waits so a signal is noticed soon even if it lands
-             * between the check above and poll(). */
-            struct pollfd p = {handoff_application_get_fd(s.app), POLLIN, 0};
-            int wait = handoff_application_next_timeout(s.app);
-            if (wait < 0 || wait > 100)
-                wait = 100;
-            if (poll(&p, 1, wait) < 0 && errno != EINTR)
-                die("poll");
+            /* Wait for the library's fd (a hung main thread: for nothing),
+             * its next timer, the --timeout or a signal; nothing else. */
+            int fd = handoff_application_get_fd(s.app);
+            int wait = s.o.never_dispatch ? -1 : handoff_application_next_timeout(s.app);
+            fd_set readable;
+            double left = deadline - now_seconds();
+            struct timespec ts;
+            if (left < 0)
+                left = 0;
+            if (wait >= 0 && wait / 1000.0 < left)
+                left = wait / 1000.0;
+            ts.tv_sec = (time_t)left;
+            ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+            FD_ZERO(&readable);
+            if (!s.o.never_dispatch)
+                FD_SET(fd, &readable);
+            if (pselect(s.o.never_dispatch ? 0 : fd + 1, &readable, NULL, NULL, &ts, &unblocked) < 0 && errno != EINTR)
+                die("pselect");
+            if (s.o.never_dispatch)
+                continue; /* a hung main thread never dispatches again */
             if (handoff_application_dispatch(s.app) != HANDOFF_OK)
                 die("handoff_application_dispatch");
         }

@@ -15,6 +15,9 @@ struct sockaddr;
 /* `length` is a socklen_t (unsigned int on Linux); sys/socket.h is not
  * included here so its declarations stay with the Glibc module. */
 int clinux_accept4(int fd, struct sockaddr *address, unsigned int *length, int flags);
+/* Names the calling thread (pthread_setname_np, _GNU_SOURCE too), cut to
+ * the kernel's 15 bytes: what ps -L, top -H and /proc/.../comm show. */
+void clinux_name_thread(const char *name);
 
 /* The agent's local socket (docs/agent.md §3): SO_PEERCRED and SCM_RIGHTS
  * need _GNU_SOURCE and CMSG macros, which Swift cannot use. */

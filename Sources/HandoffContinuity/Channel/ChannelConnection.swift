@@ -27,11 +27,16 @@ public final class ChannelConnection: Sendable {
     /// until the handler first calls `markIdle`): a server closes only idle
     /// connections to make room.
     private let idle = Locked<Double?>(nil)
+    /// Called when the connection becomes idle: a server waiting for room
+    /// looks again then (rather than on a period).
+    private let becameIdle: @Sendable () -> Void
 
-    init(socket: TLSSocket, limits: ChannelLimits, keyExchangeGroup: String) {
+    init(socket: TLSSocket, limits: ChannelLimits, keyExchangeGroup: String,
+         becameIdle: @escaping @Sendable () -> Void = {}) {
         self.socket = socket
         self.limits = limits
         self.keyExchangeGroup = keyExchangeGroup
+        self.becameIdle = becameIdle
     }
 
     /// Since when the connection has been idle, or nil while busy.
@@ -40,7 +45,11 @@ public final class ChannelConnection: Sendable {
     /// The handler waits for the next request with nothing outstanding:
     /// the server may close this connection for a newcomer.
     func markIdle() {
-        idle.withLock { if $0 == nil { $0 = monotonicSeconds() } }
+        let became = idle.withLock { i in
+            defer { if i == nil { i = monotonicSeconds() } }
+            return i == nil
+        }
+        if became { becameIdle() }
     }
 
     /// An exchange is outstanding: the server leaves this connection alone.

@@ -56,7 +56,7 @@ public final class ChannelServer: Sendable {
         self.address = bound
         core = ChannelServerCore(listener: listener, wake: wake, context: context, limits: limits, onConnection: onConnection)
         let core = self.core
-        guard let thread = startJoinableThread({ core.admissionLoop() }) else {
+        guard let thread = startJoinableThread(named: "hoff-admission", { core.admissionLoop() }) else {
             core.closeDescriptors()
             throw HandoffError(.io, "the system refused a thread for the channel's listener: too many threads?")
         }
@@ -105,6 +105,9 @@ private final class ChannelServerCore: @unchecked Sendable {
         var admissionThread: pthread_t?
         var pendingCount = 0
         var active: [Int: Active] = [:]
+        /// The admission thread waits for an authenticated connection to
+        /// become idle (all are taken and busy): the next one to do so wakes it.
+        var waitingForIdle = false
     }
     private let state = Locked(State())
 
@@ -177,6 +180,15 @@ private final class ChannelServerCore: @unchecked Sendable {
         }
     }
 
+    /// A connection became idle: wakes the admission thread if it waits for that.
+    private func connectionBecameIdle() {
+        let wanted = state.withLock { s in
+            defer { s.waitingForIdle = false }
+            return s.waitingForIdle
+        }
+        if wanted { poke() }
+    }
+
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
     // MARK: Admission thread
@@ -191,13 +203,13 @@ private final class ChannelServerCore: @unchecked Sendable {
         }
         while !isStopped {
             expireDeadlines()
-            let (listening, recheck) = shouldPollListener()
+            let listening = shouldPollListener()
             var entries = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: listening ? listener : -1, events: Int16(POLLIN), revents: 0)]
             for p in pending {
                 entries.append(pollfd(fd: p.socket.fd, events: Int16(p.wantsWrite ? POLLOUT : POLLIN), revents: 0))
             }
-            let ready = poll(&entries, nfds_t(entries.count), pollTimeout(recheck: recheck))
+            let ready = poll(&entries, nfds_t(entries.count), pollTimeout())
             if ready < 0 {
                 if errno != EINTR { usleep(10_000) }
                 continue
@@ -217,15 +229,17 @@ private final class ChannelServerCore: @unchecked Sendable {
 
     /// Whether to take connections from the backlog now: there is a free
     /// pending slot (or one the policy may shed) and room after
-    /// authentication (or an idle connection to close for it). The second
-    /// value asks to look again soon when idleness may have changed.
-    private func shouldPollListener() -> (Bool, Bool) {
+    /// authentication (or an idle connection to close for it). Without
+    /// room, the next connection to end or become idle wakes the thread.
+    private func shouldPollListener() -> Bool {
         let roomAfter = state.withLock { s in
-            s.active.count < limits.maxConnections || s.active.values.contains { $0.connection.idleSince != nil }
+            let room = s.active.count < limits.maxConnections || s.active.values.contains { $0.connection.idleSince != nil }
+            s.waitingForIdle = !room
+            return room
         }
-        guard roomAfter else { return (false, true) }
-        if pending.count < limits.maxPendingHandshakes { return (true, false) }
-        return (backlogVictim() != nil, false)
+        guard roomAfter else { return false }
+        if pending.count < limits.maxPendingHandshakes { return true }
+        return backlogVictim() != nil
     }
 
     private func backlogVictim() -> Int? {
@@ -233,9 +247,9 @@ private final class ChannelServerCore: @unchecked Sendable {
                                                 now: monotonicSeconds(), grace: limits.pendingGrace)
     }
 
-    private func pollTimeout(recheck: Bool) -> Int32 {
+    private func pollTimeout() -> Int32 {
         let now = monotonicSeconds()
-        var next = recheck ? now + 0.2 : Double.infinity
+        var next = Double.infinity
         for p in pending {
             next = min(next, deadline(of: p))
             // Full: look again when a holder's grace ends and it may be shed.
@@ -285,7 +299,9 @@ private final class ChannelServerCore: @unchecked Sendable {
         case .done(let group):
             pending.remove(at: index)
             state.withLock { $0.pendingCount = pending.count }
-            admit(ChannelConnection(socket: p.socket, limits: limits, keyExchangeGroup: group), id: p.id, source: p.source)
+            let connection = ChannelConnection(socket: p.socket, limits: limits, keyExchangeGroup: group,
+                                               becameIdle: { [weak self] in self?.connectionBecameIdle() })
+            admit(connection, id: p.id, source: p.source)
         }
     }
 
@@ -359,7 +375,7 @@ private final class ChannelServerCore: @unchecked Sendable {
         case .admit:
             break
         }
-        let started = startDetachedThread { [self] in
+        let started = startDetachedThread(named: "hoff-connection") { [self] in
             onConnection(connection)
             _ = state.withLock { $0.active.removeValue(forKey: id) }
             connection.close()

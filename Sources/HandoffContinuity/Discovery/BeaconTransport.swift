@@ -101,7 +101,7 @@ public final class BeaconTransport: Sendable {
         receive: @escaping @Sendable (_ packet: [UInt8], _ from: UDPAddress) -> Void
     ) throws(HandoffError) {
         let core = try BeaconTransportCore(config: config, receive: receive, interfacesChanged: interfacesChanged)
-        guard let thread = startJoinableThread({ core.receiveLoop() }) else {
+        guard let thread = startJoinableThread(named: "hoff-beacons", { core.receiveLoop() }) else {
             core.closeAll()
             throw HandoffError(.io, "cannot start the beacon receive thread: the system refused a new thread")
         }

@@ -30,10 +30,13 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     private let background = InFlight()
     /// Verification handshakes: a few threads and a short queue, however
     /// many devices beacons name (PROTOCOL §5 "Bounds").
-    let verifier = WorkerPool(threads: ContinuityEngine.verifyThreads, queueLimit: ContinuityEngine.verifyQueue)
+    let verifier = WorkerPool(threads: ContinuityEngine.verifyThreads, queueLimit: ContinuityEngine.verifyQueue,
+                              name: "hoff-verifier")
     private(set) var transport: BeaconTransport!
     private var server: ChannelServer!
-    private let wake: (read: Int32, write: Int32)
+    /// What the scheduler sleeps on: armed for the earliest deadline, poked
+    /// when something becomes due sooner (docs/agent.md §8).
+    private let alarm: SchedulerAlarm
 
     private struct State: @unchecked Sendable {
         weak var endpoint: (any ContinuityEndpoint)?
@@ -45,6 +48,13 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         var withdrawal: (activityID: UUID, remaining: [Double])?
         var lastSequence: UInt64 = 0
         var remotes = RemoteTable()
+        /// When the remote table's next sweep has something to do.
+        var sweepDue: Double?
+        /// The scheduler's own next deadline (beacons, withdrawals,
+        /// solicitations, the pool's next reap), and what the alarm is
+        /// armed for (the earlier of that and `sweepDue`).
+        var scheduled: Double?
+        var armed: Double?
         /// Verification attempts, per source address and in all.
         var verifyLimit = RateLimiter<String>(perSource: ContinuityEngine.verifyPerSource.rate,
                                               perSourceBurst: ContinuityEngine.verifyPerSource.burst,
@@ -88,14 +98,13 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     public init(configuration: ContinuityConfiguration) throws(HandoffError) {
         self.configuration = configuration
         keys = configuration.account.derived
+        let alarm = try SchedulerAlarm()
+        self.alarm = alarm
+        // A connection joining the pool is one more to watch, with a deadline.
         client = ExchangeClient(psk: keys.channelPSK, limits: configuration.channelLimits,
                                 fetchTimeout: configuration.fetchTimeout,
-                                idleLifetime: configuration.idleConnectionLifetime)
-        var fds: [Int32] = [-1, -1]
-        guard clinux_pipe2(&fds, O_CLOEXEC | O_NONBLOCK) == 0 else {
-            throw HandoffError(.io, "cannot create a pipe: \(String(cString: strerror(errno)))")
-        }
-        wake = (fds[0], fds[1])
+                                idleLifetime: configuration.idleConnectionLifetime,
+                                pooled: { alarm.poke() })
         let exchange = ExchangeServer(endpoint: { [weak self] in self?.endpoint },
                                       fetchTimeout: configuration.fetchTimeout, streams: streams)
         do {
@@ -108,21 +117,14 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             }
         } catch {
             server?.stop()
-            close(wake.read)
-            close(wake.write)
             throw error
         }
         let background = self.background
         background.begin()
-        if !startDetachedThread({ [self] in
+        if !startDetachedThread(named: "hoff-scheduler", { [self] in
             self.scheduleLoop()
             background.end()
         }) { background.end() }
-    }
-
-    deinit {
-        close(wake.read)
-        close(wake.write)
     }
 
     private var endpoint: (any ContinuityEndpoint)? { state.withLock { $0.endpoint } }
@@ -185,7 +187,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             return
         }
         let client = self.client
-        let started = startDetachedThread { completion(client.fetch(remote.activityID, from: peer)) }
+        let started = startDetachedThread(named: "hoff-fetch") { completion(client.fetch(remote.activityID, from: peer)) }
         if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the fetch"))) }
     }
 
@@ -196,7 +198,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             return
         }
         let (client, streams) = (self.client, self.streams)
-        let started = startDetachedThread {
+        let started = startDetachedThread(named: "hoff-stream-in") {
             let opened = client.openStream(remote.activityID, to: peer)
             let pair: LocalSocketPair
             switch opened {
@@ -225,7 +227,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         let client = self.client
         let confirms = self.confirms
         confirms.begin()
-        let started = startDetachedThread {
+        let started = startDetachedThread(named: "hoff-confirm") {
             client.confirm(remote.activityID, to: peer)
             confirms.end()
         }
@@ -261,13 +263,20 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
 
     // MARK: Sending beacons
 
+    /// Deadlines this close are met now: a timer that fires a hair early
+    /// (rounding) does not cost a second wake-up.
+    static let timerSlack = 0.000_5
+
     /// The scheduler thread: beacons in bursts then keep-alives, withdrawal
-    /// beacons, and the sweep of silent or expired remote activities.
+    /// beacons, solicitations, the reaping of pooled connections and the
+    /// sweep of silent or expired remote activities. It sleeps until the
+    /// earliest of their deadlines, with no time limit when there is none
+    /// (docs/agent.md §8); whoever makes something due sooner pokes it.
     private func scheduleLoop() {
         state.withLock { $0.scheduler = pthread_self() }
         while true {
-            let now = monotonicSeconds()
-            let (advert, withdrawal, solicitation, stopped, next): (Advertisement?, UUID?, Bool, Bool, Double) = state.withLock { s in
+            let now = monotonicSeconds() + Self.timerSlack
+            let (advert, withdrawal, solicitation, stopped): (Advertisement?, UUID?, Bool, Bool) = state.withLock { s in
                 var advert: Advertisement?
                 if let due = s.nextBeacon, due <= now, let a = s.advertisement {
                     advert = a
@@ -287,16 +296,31 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
                     solicitation = true
                     s.solicitations.removeFirst()
                 }
-                let next = [s.nextBeacon, s.withdrawal?.remaining.first, s.solicitations.first, now + 1].compactMap { $0 }.min()!
-                return (advert, withdrawal, solicitation, s.stopped, next)
+                return (advert, withdrawal, solicitation, s.stopped)
             }
             if stopped { return }
             if let advert { send(advert) }
             if let withdrawal { send(withdrawal: withdrawal) }
             if solicitation { seal(kind: .solicit, activity: nil) }
             sweep()
-            waitForPoke(until: next)
+            let pool = client.poolWatch()
+            state.withLock { s in
+                s.scheduled = [s.nextBeacon, s.withdrawal?.remaining.first, s.solicitations.first, pool.nextReap]
+                    .compactMap { $0 }.min()
+                rearm(&s)
+            }
+            alarm.wait(watching: pool.descriptors)
         }
+    }
+
+    /// Arms the alarm for the earliest deadline there is (none: disarmed).
+    /// With the state locked: the scheduler and the beacon receiver both
+    /// call it.
+    private func rearm(_ s: inout State) {
+        let next = [s.scheduled, s.sweepDue].compactMap { $0 }.min()
+        guard next != s.armed else { return }
+        s.armed = next
+        alarm.arm(at: next)
     }
 
     private func send(_ ad: Advertisement, alsoTo solicitor: UDPAddress? = nil) {
@@ -366,8 +390,15 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         }
         let audience = endpoint.audience
         let (changes, verify) = state.withLock { s in
-            s.remotes.apply(beacon, from: from.host, audience: audience, ownRole: configuration.device.role,
-                            now: monotonicSeconds())
+            let now = monotonicSeconds()
+            let applied = s.remotes.apply(beacon, from: from.host, audience: audience, ownRole: configuration.device.role,
+                                          now: now)
+            // The next sweep moved (a new device: sooner; one heard again:
+            // maybe later): the alarm follows, without waking anyone.
+            s.sweepDue = s.remotes.nextSweep(lifetime: configuration.remoteLifetime, now: now,
+                                             wallMilliseconds: wallMilliseconds())
+            rearm(&s)
+            return applied
         }
         changes.forEach(endpoint.remoteActivityChanged)
         if let channel = verify { startVerifying(hex(beacon.deviceID), at: channel) }
@@ -454,27 +485,17 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     private func sweep() {
         client.reap()
         let (changes, endpoint) = state.withLock { s in
-            (s.remotes.sweep(now: monotonicSeconds(), lifetime: configuration.remoteLifetime,
-                             wallMilliseconds: wallMilliseconds()), s.endpoint)
+            let (now, wall) = (monotonicSeconds(), wallMilliseconds())
+            let changes = s.remotes.sweep(now: now, lifetime: configuration.remoteLifetime, wallMilliseconds: wall)
+            s.sweepDue = s.remotes.nextSweep(lifetime: configuration.remoteLifetime, now: now, wallMilliseconds: wall)
+            return (changes, s.endpoint)
         }
         if let endpoint { changes.forEach(endpoint.remoteActivityChanged) }
     }
 
     // MARK: Waking the scheduler
 
-    private func poke() {
-        var one: UInt8 = 1
-        _ = write(wake.write, &one, 1)
-    }
-
-    private func waitForPoke(until deadline: Double) {
-        let ms = Int32(max(0, min(1000, (deadline - monotonicSeconds()) * 1000)).rounded(.up))
-        var p = pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)
-        if poll(&p, 1, ms) > 0 {
-            var buffer = [UInt8](repeating: 0, count: 64)
-            _ = read(wake.read, &buffer, buffer.count)
-        }
-    }
+    private func poke() { alarm.poke() }
 }
 
 /// What discovery did, in counts (tests assert bounds on these).

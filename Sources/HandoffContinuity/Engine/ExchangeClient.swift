@@ -11,8 +11,9 @@ let pollReadHangUp: Int32 = 0x2000
 /// that offers it, later CONFIRM it was continued. Keeps one warm
 /// connection per peer so a second handoff skips the handshake: at most
 /// `maxPooled` of them, each closed once idle for `idleLifetime` or once
-/// its peer has closed its end (`reap`, from the engine's scheduler), so
-/// none sits in CLOSE-WAIT.
+/// its peer has closed its end (`reap`, from the engine's scheduler, which
+/// sleeps until `poolWatch`'s deadline or a pooled connection's hang-up),
+/// so none sits in CLOSE-WAIT.
 final class ExchangeClient: Sendable {
     /// Warm connections kept at most; a new one replaces the least recently used.
     static let maxPooled = 16
@@ -25,12 +26,17 @@ final class ExchangeClient: Sendable {
     /// Handshakes in progress at once from this device: a server pends at
     /// most 8 per source address (PROTOCOL §6) and queues the rest.
     private let handshakes = CountingGate(limit: 4)
+    /// Called when a connection joins the pool: the scheduler then watches
+    /// it and its deadline.
+    private let pooled: @Sendable () -> Void
 
-    init(psk: [UInt8], limits: ChannelLimits, fetchTimeout: Double, idleLifetime: Double) {
+    init(psk: [UInt8], limits: ChannelLimits, fetchTimeout: Double, idleLifetime: Double,
+         pooled: @escaping @Sendable () -> Void = {}) {
         self.psk = psk
         self.limits = limits
         self.fetchTimeout = fetchTimeout
         self.idleLifetime = idleLifetime
+        self.pooled = pooled
     }
 
     /// Fetches the payload of `activityID` from `peer`. Blocking; call it
@@ -178,6 +184,7 @@ final class ExchangeClient: Sendable {
             return out
         }
         evicted.forEach { $0.close() }
+        pooled()
     }
 
     /// Closes the pooled connections idle for longer than `idleLifetime`
@@ -190,6 +197,16 @@ final class ExchangeClient: Sendable {
         }
         dead.forEach { $0.close() }
         return dead.count
+    }
+
+    /// What `reap` waits for: the pooled connections' descriptors (to
+    /// watch for their peer's close) and when the first of them will have
+    /// been idle for longer than `idleLifetime` (nil: the pool is empty),
+    /// a moment past it so that `reap`'s strict test holds then.
+    func poolWatch() -> (descriptors: [Int32], nextReap: Double?) {
+        pool.withLock { p in
+            (p.values.map { $0.0.socket.fd }, p.values.map { $0.1 + idleLifetime + 0.002 }.min())
+        }
     }
 
     /// Connections in the pool now.

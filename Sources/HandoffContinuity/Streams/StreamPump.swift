@@ -1,3 +1,4 @@
+import CLinux
 import HandoffModel
 #if canImport(Glibc)
 import Glibc
@@ -23,6 +24,10 @@ final class StreamPump: @unchecked Sendable {
     // Sendable and `local` an immutable descriptor.
     private let connection: ChannelConnection
     private let local: Int32
+    /// An eventfd `fail` signals, so that a direction blocked until the
+    /// host's socket has room wakes for a failure too (-1 when none could
+    /// be made: that wait then looks every `failureCheckMilliseconds`).
+    private let failedSignal: Int32
     private let state = Locked(State())
 
     private let outboundDone = OneShot<Bool>()
@@ -45,6 +50,7 @@ final class StreamPump: @unchecked Sendable {
     private init(connection: ChannelConnection, local: Int32) {
         self.connection = connection
         self.local = local
+        failedSignal = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
     }
 
     /// Pumps until the stream has ended both ways, on the calling thread
@@ -57,7 +63,7 @@ final class StreamPump: @unchecked Sendable {
         let pump = StreamPump(connection: connection, local: local)
         registry.add(pump)
         defer { registry.remove(pump) }
-        if !startDetachedThread({ pump.outbound(); pump.outboundDone.fulfil(true) }) {
+        if !startDetachedThread(named: "hoff-stream-out", { pump.outbound(); pump.outboundDone.fulfil(true) }) {
             pump.fail()
             pump.finished()  // the outbound direction that never ran
             pump.outboundDone.fulfil(true)
@@ -252,12 +258,14 @@ final class StreamPump: @unchecked Sendable {
 
     /// Waits until the host's socket has room; false once the stream
     /// failed. A failure cannot wake this wait through the host's socket
-    /// (SHUT_WR would read as a clean EOF there), so it looks every
-    /// `failureCheckMilliseconds`.
+    /// (SHUT_WR would read as a clean EOF there), so `fail` signals
+    /// `failedSignal`; without one it looks every `failureCheckMilliseconds`.
     private func waitForRoom() -> Bool {
         while !isFailed {
-            var entry = pollfd(fd: local, events: Int16(POLLOUT), revents: 0)
-            if poll(&entry, 1, Self.failureCheckMilliseconds) > 0 { return !isFailed }
+            var entries = [pollfd(fd: local, events: Int16(POLLOUT), revents: 0),
+                           pollfd(fd: failedSignal, events: Int16(POLLIN), revents: 0)]
+            let wait = failedSignal >= 0 ? -1 : Self.failureCheckMilliseconds
+            if poll(&entries, 2, wait) > 0 { return !isFailed }
         }
         return false
     }
@@ -280,8 +288,13 @@ final class StreamPump: @unchecked Sendable {
         guard first else { return }
         connection.close()  // wakes the inbound direction's read
         state.withLock { s in
-            // Wakes the outbound direction's read; the host's writes fail.
-            if !s.closed { _ = shutdown(local, Int32(SHUT_RD)) }
+            // Wakes the outbound direction's read (the host's writes fail)
+            // and the inbound one's wait for room.
+            if !s.closed {
+                _ = shutdown(local, Int32(SHUT_RD))
+                var one: UInt64 = 1
+                if failedSignal >= 0 { _ = write(failedSignal, &one, 8) }
+            }
         }
     }
 
@@ -297,6 +310,7 @@ final class StreamPump: @unchecked Sendable {
                 _ = recv(local, &reserve, 1, Int32(MSG_DONTWAIT))
             }
             _ = close(local)
+            if failedSignal >= 0 { _ = close(failedSignal) }
             return true
         }
         guard last else { return }

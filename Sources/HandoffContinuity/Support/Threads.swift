@@ -1,16 +1,24 @@
+import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Starts a joinable pthread running `body`: the library's I/O threads
 /// (Foundation's Thread is not in FoundationEssentials). Nil when the
-/// system refuses a thread.
-func startJoinableThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
-    final class Body { let run: @Sendable () -> Void; init(_ r: @escaping @Sendable () -> Void) { run = r } }
-    let context = Unmanaged.passRetained(Body(body)).toOpaque()
+/// system refuses a thread. `name` (at most 15 bytes are kept) is what
+/// `ps -L`, `top -H` and /proc show for it: "hoff-" and what it does.
+func startJoinableThread(named name: String? = nil, _ body: @escaping @Sendable () -> Void) -> pthread_t? {
+    final class Body {
+        let name: String?
+        let run: @Sendable () -> Void
+        init(_ n: String?, _ r: @escaping @Sendable () -> Void) { name = n; run = r }
+    }
+    let context = Unmanaged.passRetained(Body(name, body)).toOpaque()
     var thread = pthread_t()
     guard pthread_create(&thread, nil, { raw in
-        Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
+        let body = Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue()
+        if let name = body.name { clinux_name_thread(name) }
+        body.run()
         return nil
     }, context) == 0 else {
         Unmanaged<Body>.fromOpaque(context).release()
@@ -22,8 +30,8 @@ func startJoinableThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
 /// Starts a detached pthread running `body`; false when the system refuses.
 /// Public for the `handoff` tool, whose blocking probes run the same way.
 @discardableResult
-public func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
-    guard let thread = startJoinableThread(body) else { return false }
+public func startDetachedThread(named name: String? = nil, _ body: @escaping @Sendable () -> Void) -> Bool {
+    guard let thread = startJoinableThread(named: name, body) else { return false }
     pthread_detach(thread)
     return true
 }

@@ -24,12 +24,15 @@ public final class WorkerPool: Sendable {
 
     let threads: Int
     let queueLimit: Int
+    /// What its threads are called (see `startJoinableThread`).
+    let name: String?
     private let state = Awaitable(State())
 
-    public init(threads: Int, queueLimit: Int) {
+    public init(threads: Int, queueLimit: Int, name: String? = nil) {
         precondition(threads >= 1 && queueLimit >= 1)
         self.threads = threads
         self.queueLimit = queueLimit
+        self.name = name
     }
 
     /// Queues `job`; false (and `job` is not run) when the queue is full,
@@ -46,7 +49,7 @@ public final class WorkerPool: Sendable {
             return true
         }
         guard let startThread else { return false }
-        if startThread, !startDetachedThread({ [self] in work() }) {
+        if startThread, !startDetachedThread(named: name, { [self] in work() }) {
             state.update { s in
                 s.started -= 1
                 s.threadsStarted -= 1

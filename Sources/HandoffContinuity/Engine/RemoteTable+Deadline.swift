@@ -1,0 +1,26 @@
+/// When `RemoteTable.sweep` next has something to do, so the scheduler
+/// sleeps until then instead of sweeping on a period (docs/agent.md §8).
+extension RemoteTable {
+    static let sweepMargin = 0.002
+
+    /// The earliest moment (monotonic seconds, the clock of `now`) at which
+    /// an entry has gone unheard for longer than `lifetime` or what it
+    /// offers has expired; nil when the table is empty. An expiration is a
+    /// wall-clock time: it is placed on the monotonic clock as the clocks
+    /// stand now (a beacon or sweep recomputes it, so a clock step is
+    /// followed within a keep-alive interval). It is `margin` past the
+    /// moment itself, so that the sweep's tests (strict, and in whole
+    /// milliseconds for expirations) hold when the scheduler wakes.
+    func nextSweep(lifetime: Double, now: Double, wallMilliseconds: UInt64) -> Double? {
+        var next: Double?
+        for entry in entries.values {
+            var due = entry.lastHeard + lifetime
+            if let expiration = entry.expiration {
+                let left = expiration > wallMilliseconds ? Double(expiration - wallMilliseconds) / 1000 : 0
+                due = min(due, now + left)
+            }
+            next = min(next ?? due, due)
+        }
+        return next.map { $0 + Self.sweepMargin }
+    }
+}
