@@ -67,7 +67,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -104,7 +106,7 @@
 #define PHASE_BUDGET_CONTINUE_NS (15LL * 1000000000)
 #define PHASE_BUDGET_BEACON_NS (8LL * 1000000000)
 #define SETUP_TIMEOUT_NS (5LL * 1000000000)
-#define WATCHDOG_NS (68LL * 1000000000) /* 58 s + the cold-start phase (~8 s) */
+#define WATCHDOG_NS (100LL * 1000000000) /* 58 s + the agent phase (~30 s) + cold start (~8 s) */
 
 #define MAX_BEACON_ROUNDS (BEACON_WARMUP + BEACON_N)
 
@@ -285,6 +287,7 @@ enum {
     ROW_DISPATCH,
     ROW_FRESH,
     ROW_WARM,
+    ROW_AGENT_WARM,
     ROW_EVENT,
     ROW_RAW_UDP_RTT,
     ROW_COLD,
@@ -304,6 +307,7 @@ static const char *const row_names[ROW_COUNT] = {
     "dispatch: set needs_save -> update cb",
     "continue -> restore, fresh connection",
     "continue -> restore, warm connection",
+    "  the same through two agents, warm",
     "become_current -> activity_available",
     "raw UDP round trip (64 B)",
     "receiver start -> available",
@@ -311,13 +315,13 @@ static const char *const row_names[ROW_COUNT] = {
 
 /* Which raw baseline each row is compared with (besides the TCP RTT). */
 static const int row_ref[ROW_COUNT] = {
-    -1, -1, -1, -1, -1, -1, -1, -1, -1, ROW_RAW_PIPE_IDLE, ROW_RAW_FRESH, ROW_RAW_RTT, ROW_RAW_UDP,
-    -1, ROW_RAW_UDP_RTT,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, ROW_RAW_PIPE_IDLE, ROW_RAW_FRESH, ROW_RAW_RTT, ROW_WARM,
+    ROW_RAW_UDP, -1, ROW_RAW_UDP_RTT,
 };
 
 static const char *const ref_names[ROW_COUNT] = {
-    "", "", "", "", "", "", "", "", "", "idle pipe wake", "TCP connect", "TCP RTT", "UDP 1-way",
-    "", "UDP RTT",
+    "", "", "", "", "", "", "", "", "", "idle pipe wake", "TCP connect", "TCP RTT", "embedded warm",
+    "UDP 1-way", "", "UDP RTT",
 };
 
 static stats results[ROW_COUNT];
@@ -445,6 +449,8 @@ static void target_cell(int row, char *buf, size_t size)
         snprintf(buf, size, "p50<=2ms %s, p99<=5ms %s", verdict(s->p50, 2), verdict(s->p99, 5));
     else if (row == ROW_WARM)
         snprintf(buf, size, "p99<=1ms %s", verdict(s->p99, 1));
+    else if (row == ROW_AGENT_WARM && have_result[ROW_WARM])
+        snprintf(buf, size, "p50-embedded<=0.3ms %s", verdict(s->p50 - results[ROW_WARM].p50, 0.3));
     else if (row == ROW_EVENT)
         snprintf(buf, size, "p99<=1ms %s", verdict(s->p99, 1));
     else if (row == ROW_COLD)
@@ -521,6 +527,15 @@ static void print_report(const char *why)
                 have_result[ROW_WARM] ? w->n + w->miss : 0);
     target_line("become_current -> activity_available: p99", have_result[ROW_EVENT] ? e->p99 : NAN,
                 1, have_result[ROW_EVENT] ? e->n + e->miss : 0);
+    const stats *ag = &results[ROW_AGENT_WARM];
+    if (have_result[ROW_AGENT_WARM] && have_result[ROW_WARM] && !isnan(ag->p50) && !isnan(w->p50)) {
+        double d = ag->p50 - w->p50;
+        printf("  %-44s <= 0.3 ms %-12s %s (p50 %.3f ms through the agents, %.3f ms embedded)\n",
+               "the agents' addition to warm continue: p50", "", isinf(d) ? "not met" :
+               d <= 0.3e6 ? "met" : "not met", ag->p50 / 1e6, w->p50 / 1e6);
+    } else
+        printf("  %-44s <= 0.3 ms   no data      not met (no data)\n",
+               "the agents' addition to warm continue: p50");
     const stats *c = &results[ROW_COLD];
     target_line("receiver start -> available: p99", have_result[ROW_COLD] ? c->p99 : NAN, 100,
                 have_result[ROW_COLD] ? c->n + c->miss : 0);
@@ -608,6 +623,9 @@ static void print_analysis(void)
 }
 
 static _Atomic int all_done;
+/* The agents the bench started (agents_start): the watchdog kills them too,
+ * an overrun must not leave them behind. */
+static _Atomic pid_t agent_pids[2];
 
 static void *watchdog_main(void *arg)
 {
@@ -616,6 +634,9 @@ static void *watchdog_main(void *arg)
         if (now_ns() - start_ns > WATCHDOG_NS) {
             print_report("WATCHDOG: the run overran its time limit; rows not shown did not finish");
             check_rounds(); /* names what did not finish */
+            for (int i = 0; i < 2; i++)
+                if (atomic_load(&agent_pids[i]) > 0)
+                    kill(atomic_load(&agent_pids[i]), SIGKILL);
             _exit(1);
         }
         sleep_ns(100 * 1000000);
@@ -753,6 +774,164 @@ static int pick_udp_port(void)
 /* ------------------------------------------------------------------ raw baselines */
 
 /* TCP ping-pong: the echo side. */
+/* ------------------------------------------------------------------ agents */
+
+/* Two `handoff agent` processes as two devices on loopback: each with its
+ * own XDG_CONFIG_HOME (the bench's account, a device identity of its own),
+ * XDG_RUNTIME_DIR and socket, unicast beacons to the other's port, and a
+ * channel on 127.0.0.1. [0] serves the sender app, [1] the receiver. */
+struct agents {
+    char dir[64];
+    char socket[2][160];
+    pid_t pid[2];
+    char why[240];
+};
+
+static void remove_tree(const char *dir)
+{
+    pid_t p = fork();
+    if (p == 0) {
+        execlp("rm", "rm", "-rf", "--", dir, (char *)NULL);
+        _exit(127);
+    }
+    if (p > 0)
+        waitpid(p, NULL, 0);
+}
+
+static int log_says(const char *path, const char *what, char *tail, size_t tail_size)
+{
+    char buf[4096];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    if (tail && tail_size) {
+        const char *from = n > tail_size - 1 ? buf + n - (tail_size - 1) : buf;
+        snprintf(tail, tail_size, "%s", from);
+        for (char *c = tail; *c; c++)
+            if (*c == '\n')
+                *c = ' ';
+    }
+    return strstr(buf, what) != NULL;
+}
+
+static void agents_stop(struct agents *ag)
+{
+    for (int i = 0; i < 2; i++) {
+        if (ag->pid[i] <= 0)
+            continue;
+        kill(ag->pid[i], SIGTERM);
+        int64_t end = now_ns() + 5LL * 1000000000;
+        while (waitpid(ag->pid[i], NULL, WNOHANG) == 0) {
+            if (now_ns() > end) {
+                kill(ag->pid[i], SIGKILL);
+                waitpid(ag->pid[i], NULL, 0);
+                break;
+            }
+            sleep_ns(10 * 1000000);
+        }
+        ag->pid[i] = 0;
+        atomic_store(&agent_pids[i], 0);
+    }
+    if (ag->dir[0])
+        remove_tree(ag->dir);
+    ag->dir[0] = 0;
+}
+
+/* 0 when both agents listen; else -1 with ag->why. */
+static int agents_start(struct agents *ag, const char *tool)
+{
+    memset(ag, 0, sizeof *ag);
+    if (!tool || access(tool, X_OK) != 0) {
+        snprintf(ag->why, sizeof ag->why, "no handoff tool (give its path as the first argument)");
+        return -1;
+    }
+    snprintf(ag->dir, sizeof ag->dir, "/tmp/handoff-bench-XXXXXX");
+    if (!mkdtemp(ag->dir)) {
+        snprintf(ag->why, sizeof ag->why, "mkdtemp: %s", strerror(errno));
+        ag->dir[0] = 0;
+        return -1;
+    }
+    int port[2] = {pick_udp_port(), pick_udp_port()};
+    while (port[1] == port[0])
+        port[1] = pick_udp_port();
+    if (port[0] < 0 || port[1] < 0) {
+        snprintf(ag->why, sizeof ag->why, "no free UDP port");
+        return -1;
+    }
+    char config[2][128], runtime[2][128], logs[2][128];
+    for (int i = 0; i < 2; i++) {
+        char home[96], account_dir[160];
+        snprintf(home, sizeof home, "%s/%d", ag->dir, i);
+        snprintf(config[i], sizeof config[i], "%s/config", home);
+        snprintf(runtime[i], sizeof runtime[i], "%s/run", home);
+        snprintf(logs[i], sizeof logs[i], "%s/agent.log", home);
+        snprintf(ag->socket[i], sizeof ag->socket[i], "%s/handoff/agent.sock", runtime[i]);
+        snprintf(account_dir, sizeof account_dir, "%s/handoff", config[i]);
+        handoff_account *account = handoff_account_from_key(bench_key, sizeof bench_key);
+        if (mkdir(home, 0700) != 0 || mkdir(config[i], 0700) != 0 || mkdir(runtime[i], 0700) != 0 ||
+            !account || handoff_account_save(account, account_dir) != HANDOFF_OK) {
+            snprintf(ag->why, sizeof ag->why, "agent %d's directories: %s", i,
+                     account ? handoff_last_error_message() : strerror(errno));
+            handoff_account_free(account);
+            return -1;
+        }
+        handoff_account_free(account);
+    }
+    for (int i = 0; i < 2; i++) {
+        char beacon[16], peer[32];
+        snprintf(beacon, sizeof beacon, "%d", port[i]);
+        snprintf(peer, sizeof peer, "127.0.0.1:%d", port[1 - i]);
+        pid_t p = fork();
+        if (p == 0) {
+            int log = open(logs[i], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            int null = open("/dev/null", O_RDWR);
+            if (log >= 0)
+                dup2(log, 2);
+            if (null >= 0)
+                dup2(null, 0), dup2(null, 1);
+            setenv("XDG_CONFIG_HOME", config[i], 1);
+            setenv("XDG_RUNTIME_DIR", runtime[i], 1);
+            unsetenv("HANDOFF_AGENT_SOCKET");
+            unsetenv("DBUS_SESSION_BUS_ADDRESS");
+            unsetenv("LISTEN_FDS");
+            unsetenv("LISTEN_PID");
+            execl(tool, "handoff", "agent", "--socket", ag->socket[i], "--no-launch",
+                  "--no-notifications", "--no-multicast", "--beacon-port", beacon, "--peer", peer,
+                  "--channel", "127.0.0.1:0", "--connect-timeout", "1", "--fetch-timeout", "1.5",
+                  (char *)NULL);
+            _exit(127);
+        }
+        if (p < 0) {
+            snprintf(ag->why, sizeof ag->why, "fork: %s", strerror(errno));
+            return -1;
+        }
+        ag->pid[i] = p;
+        atomic_store(&agent_pids[i], p);
+    }
+    /* The agent logs "listening" once its socket accepts. */
+    int64_t end = now_ns() + 20LL * 1000000000;
+    for (int i = 0; i < 2; i++) {
+        char tail[160] = "";
+        while (!log_says(logs[i], "listening", tail, sizeof tail)) {
+            if (waitpid(ag->pid[i], NULL, WNOHANG) == ag->pid[i]) {
+                ag->pid[i] = 0;
+                atomic_store(&agent_pids[i], 0);
+                snprintf(ag->why, sizeof ag->why, "agent %d exited: %s", i, tail);
+                return -1;
+            }
+            if (now_ns() > end) {
+                snprintf(ag->why, sizeof ag->why, "agent %d did not listen within 20 s: %s", i, tail);
+                return -1;
+            }
+            sleep_ns(10 * 1000000);
+        }
+    }
+    return 0;
+}
+
 static void *echo_main(void *arg)
 {
     int listener = *(int *)arg;
@@ -1195,6 +1374,7 @@ struct side {
 
 struct pair {
     int reuse_ms;
+    int agent; /* both apps in agent mode, each through its own agent (see agents_start) */
     struct side sender, receiver;
     _Atomic int phase;
     _Atomic int phase_done;
@@ -1701,6 +1881,22 @@ static int side_setup(struct side *sd)
     handoff_account *account = handoff_account_from_key(bench_key, sizeof bench_key);
     handoff_continuity_options o = HANDOFF_CONTINUITY_OPTIONS_INIT;
     o.account = account;
+    if (pr->agent) {
+        /* The device-level settings are the agent's (its command line):
+         * the app gives its account and how long its main thread has to
+         * hand over an activity. The socket: HANDOFF_AGENT_SOCKET, set by
+         * pair_start before this side starts. */
+        o.mode = HANDOFF_CONTINUITY_MODE_AGENT;
+        o.fetch_timeout_ms = 1500;
+        int rc3 = handoff_application_start_continuity(sd->app, &o);
+        handoff_account_free(account);
+        if (rc3 != HANDOFF_OK) {
+            snprintf(sd->error, sizeof sd->error, "start_continuity (agent): %s",
+                     handoff_last_error_message());
+            return -1;
+        }
+        return 0;
+    }
     o.device_name = sd->is_sender ? "bench sender" : "bench receiver";
     /* Two devices in one process: each its own id (else both would be the
      * person's device from the device file, and ignore each other). */
@@ -1809,10 +2005,12 @@ static void pair_series_free(struct pair *pr)
 
 /* Creates both applications on their own threads; 0 when the receiver has
  * been offered the sender's activity. */
-static int pair_start(struct pair *pr, int reuse_ms, char *why, size_t why_size)
+static int pair_start(struct pair *pr, int reuse_ms, const struct agents *ag, char *why,
+                      size_t why_size)
 {
     memset(pr, 0, sizeof *pr);
     pr->reuse_ms = reuse_ms;
+    pr->agent = ag != NULL;
     pr->expect_round = -1;
     pr->probe_fd = -1;
     pthread_mutex_init(&pr->lock, NULL);
@@ -1865,10 +2063,16 @@ static int pair_start(struct pair *pr, int reuse_ms, char *why, size_t why_size)
     snprintf(pr->receiver.peer_text[0], 32, "127.0.0.1:%d", pr->sender.beacon_port);
     pr->receiver.peers[0] = pr->receiver.peer_text[0];
     pr->receiver.peer_count = 1;
+    /* Agent mode: each app finds its agent by HANDOFF_AGENT_SOCKET, read
+     * when its continuity starts (one side at a time). */
+    if (ag)
+        setenv("HANDOFF_AGENT_SOCKET", ag->socket[1], 1);
     if (start_side(&pr->receiver) != 0) {
         snprintf(why, why_size, "receiver: %s", pr->receiver.error);
         return -1;
     }
+    if (ag)
+        setenv("HANDOFF_AGENT_SOCKET", ag->socket[0], 1);
     if (start_side(&pr->sender) != 0) {
         snprintf(why, why_size, "sender: %s", pr->sender.error);
         return -1;
@@ -1996,7 +2200,7 @@ static void measure_continue(struct pair *pr, int row)
     pthread_mutex_lock(&report_lock);
     row_incomplete[row] = (size_t)pr->confirm_missing_measured;
     pthread_mutex_unlock(&report_lock);
-    const char *kind = row == ROW_FRESH ? "fresh" : "warm";
+    const char *kind = row == ROW_FRESH ? "fresh" : row == ROW_WARM ? "warm" : "agent";
     if (pr->fail_count || pr->stale_count || pr->continue_errors || pr->confirm_missing ||
         pr->rs != RS_DONE || pr->round < pr->rounds_total)
         note(row, "rounds %d/%d, failed %d, stale %d, continue errors %d, confirm missing %d%s%s",
@@ -2014,6 +2218,8 @@ static void measure_continue(struct pair *pr, int row)
                  "whose restored \"round\" was not the one saved for it %d\n",
                  kind, median_of(&pr->seg_save) / 1e3, p99_of(&pr->seg_save) / 1e3,
                  median_of(&pr->seg_save_to_cont) / 1e3, pr->save_missing, pr->stale_count);
+    if (row == ROW_AGENT_WARM)
+        return; /* the analysis's fresh/warm figures are the embedded ones */
     double *fetch = row == ROW_FRESH ? &g_fetch_fresh : &g_fetch_warm;
     double *confirm = row == ROW_FRESH ? &g_confirm_fresh : &g_confirm_warm;
     *fetch = median_of(&pr->seg_fetch);
@@ -2389,7 +2595,7 @@ out:
     free(s.v);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -2425,7 +2631,7 @@ int main(void)
     char why[256];
 
     printf("bench: fresh connections (connection_reuse_ms = -1)...\n");
-    if (pair_start(&pr, -1, why, sizeof why) == 0) {
+    if (pair_start(&pr, -1, NULL, why, sizeof why) == 0) {
         measure_dispatch(&pr);
         measure_continue(&pr, ROW_FRESH);
     } else {
@@ -2436,7 +2642,7 @@ int main(void)
     pair_stop(&pr);
 
     printf("bench: warm connection (connection_reuse_ms = 0, the default)...\n");
-    if (pair_start(&pr, 0, why, sizeof why) == 0) {
+    if (pair_start(&pr, 0, NULL, why, sizeof why) == 0) {
         measure_continue(&pr, ROW_WARM);
         printf("bench: beacons...\n");
         measure_beacon(&pr);
@@ -2446,6 +2652,22 @@ int main(void)
         printf("bench: warm pair: %s\n", why);
     }
     pair_stop(&pr);
+
+    printf("bench: warm connection through two handoff agents (apps in agent mode)...\n");
+    {
+        static struct agents ag;
+        const char *tool = argc > 1 ? argv[1] : getenv("HANDOFF_TOOL");
+        if (agents_start(&ag, tool) == 0 && pair_start(&pr, 0, &ag, why, sizeof why) == 0)
+            measure_continue(&pr, ROW_AGENT_WARM);
+        else {
+            note(ROW_AGENT_WARM, "%s", ag.why[0] ? ag.why : why);
+            printf("bench: agent pair: %s\n", ag.why[0] ? ag.why : why);
+        }
+        if (!ag.why[0])
+            pair_stop(&pr);
+        agents_stop(&ag);
+        unsetenv("HANDOFF_AGENT_SOCKET");
+    }
 
     printf("bench: cold start (receiver start -> available)...\n");
     raw_udp_rtt();
