@@ -808,8 +808,9 @@ static int log_says(const char *path, const char *what, char *tail, size_t tail_
     fclose(f);
     buf[n] = 0;
     if (tail && tail_size) {
-        const char *from = n > tail_size - 1 ? buf + n - (tail_size - 1) : buf;
-        snprintf(tail, tail_size, "%s", from);
+        size_t keep = n < tail_size - 1 ? n : tail_size - 1;
+        memcpy(tail, buf + n - keep, keep);
+        tail[keep] = 0;
         for (char *c = tail; *c; c++)
             if (*c == '\n')
                 *c = ' ';
