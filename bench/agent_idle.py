@@ -59,6 +59,26 @@ def measure(pid, seconds):
     return finish(pid, before, seconds)
 
 
+def waiting_in(pid, tid):
+    """What a thread waits in now: epoll_wait(timeout ms), poll(...), futex..."""
+    try:
+        words = Path("/proc/%d/task/%d/syscall" % (pid, tid)).read_text().split()
+    except OSError:
+        return "?"
+    if not words or not words[0].isdigit():
+        return words[0] if words else "?"
+    number, args = int(words[0]), [int(w, 16) for w in words[1:7]]
+    def signed(v):
+        v &= (1 << 32) - 1
+        return v - (1 << 32) if v >= 1 << 31 else v
+    if number in (232, 281):
+        return "epoll_wait %d ms" % signed(args[3])
+    if number == 7:
+        return "poll %d ms" % signed(args[2])
+    return {202: "futex", 0: "read", 45: "recvfrom", 47: "recvmsg", 230: "clock_nanosleep",
+            35: "nanosleep", 271: "ppoll"}.get(number, "syscall %d" % number)
+
+
 def free_udp_port():
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -77,7 +97,8 @@ def wait_for(path, text, proc, seconds=20):
 
 
 def line(who, m):
-    busy = ", ".join("%s %.2f" % (name, w) for name, w, _ in m["per_thread"] if w > 0) or "none"
+    busy = ", ".join("#%d %s %.2f (in %s)" % (i, name, w, waits) for i, (name, w, waits) in
+                     enumerate(m["per_thread"]) if w > 0) or "none"
     return "%-30s %8.2f %8d %8d   %s" % (who, m["total"], m["rss_kib"], m["threads"], busy)
 
 
@@ -122,9 +143,8 @@ def main():
                 # measured over the same window
                 ma = finish(agent.pid, before_agent, args.seconds)
                 mp = finish(app.pid, before_app, args.seconds)
-                what = "nothing advertised" if label == "b" else "one activity advertised"
-                rows.append(line("%s  agent, app connected, %s" % (label, what.split()[0]), ma))
-                rows.append(line("%s  app (agent mode), %s" % (label, what.split()[0]), mp))
+                rows.append(line("%s  agent, app connected" % label, ma))
+                rows.append(line("%s  app in agent mode" % label, mp))
                 app.terminate()
                 app.wait(timeout=10)
                 app = None
@@ -148,7 +168,7 @@ def main():
 def finish(pid, before, seconds):
     after = threads(pid)
     s = status(pid)
-    per_thread = [(name, (count - before.get(tid, (name, 0))[1]) / seconds, tid in before)
+    per_thread = [(name, (count - before.get(tid, (name, 0))[1]) / seconds, waiting_in(pid, tid))
                   for tid, (name, count) in sorted(after.items())]
     return {"rss_kib": int(s["VmRSS"].split()[0]), "threads": int(s["Threads"]),
             "per_thread": per_thread, "total": sum(w for _, w, _ in per_thread)}
