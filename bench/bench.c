@@ -25,6 +25,13 @@
  *                   Once with connection_reuse_ms = -1 (every handoff
  *                   connects and handshakes afresh), once with the default
  *                   (a warm connection is reused).
+ *   through agents  the warm continue again with the receiving app, then
+ *                   both apps, in HANDOFF_CONTINUITY_MODE_AGENT: each device
+ *                   a `handoff agent` process started here (the tool's path
+ *                   is the first argument, else $HANDOFF_TOOL) with its own
+ *                   XDG_CONFIG_HOME (this bench's account), XDG_RUNTIME_DIR
+ *                   and socket, unicast beacons on 127.0.0.1; printed next
+ *                   to the embedded row with the difference at p50.
  *   beacon          sender's handoff_application_become_current (a new
  *                   activity each round) -> receiver's activity_available;
  *                   a plain UDP socket among the sender's peers, read with
