@@ -4,7 +4,12 @@ it: device A publishes with `handoff publish`; device B runs `handoff agent`
 D-Bus with a fake notification server, and a temporary XDG_DATA_HOME holding
 the .desktop file of an app that is not running. The agent shows the
 notification, the test clicks Continue, the agent launches the app, which
-connects in mode AGENT and restores what A published."""
+connects in mode AGENT and restores what A published. Also: two apps of one
+host each get only their own activities; an app killed -9 while the agent
+asks it to provide fails the other device's fetch (4608/4609) and the agent
+serves the next app; after an agent restart the app reconnects and
+advertises again by itself. Apps the agent launched are not our children:
+they are killed by the pid they log."""
 
 import signal
 import subprocess
