@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import uuid
+from pathlib import Path
 
 from agent_desktop import APP, TEAM, Desktop, app_pids, json_lines, kill_apps, wait_for
 from cli_support import WAIT, Device, Process, free_port, loopback, publish
@@ -147,6 +148,7 @@ def test_an_app_killed_while_asked_to_provide_fails_the_fetch_and_the_agent_serv
     remote = next_remote_with(observer, advertised)
     # Stopped, it cannot answer; the agent's PROVIDE waits in its socket.
     doomed.signal(signal.SIGSTOP)
+    wait_for(lambda: all_threads_stopped(doomed.proc.pid), "the app stopped")
     observer.next_id += 1
     observer.send(FETCH, {"activityID": remote["activityID"]}, observer.next_id)
     wait_for(lambda: unread_seqpacket(doomed.proc.pid), "the PROVIDE queued at the stopped app")
@@ -203,6 +205,13 @@ def reply_to(observer, request_id):
         kind, got_id, body = observer.receive()
         if got_id == request_id:
             return kind, body
+
+
+def all_threads_stopped(pid):
+    """Whether every thread of `pid` is stopped (state T): a thread still
+    running could yet read what the agent sends."""
+    tasks = Path(f"/proc/{pid}/task")
+    return all(task.joinpath("stat").read_text().rsplit(")", 1)[1].split()[0] == "T" for task in tasks.iterdir())
 
 
 def unread_seqpacket(pid):
