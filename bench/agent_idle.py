@@ -29,54 +29,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def status(pid, tid=None):
-    path = "/proc/%d/status" % pid if tid is None else "/proc/%d/task/%d/status" % (pid, tid)
-    fields = {}
-    for line in Path(path).read_text().splitlines():
-        key, _, value = line.partition(":")
-        fields[key] = value.strip()
-    return fields
-
-
-def threads(pid):
-    """{tid: (name, voluntary switches)} of a live process."""
-    out = {}
-    for entry in os.listdir("/proc/%d/task" % pid):
-        tid = int(entry)
-        try:
-            s = status(pid, tid)
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-        out[tid] = (s["Name"], int(s["voluntary_ctxt_switches"]))
-    return out
-
-
-def measure(pid, seconds):
-    before = threads(pid)
-    time.sleep(seconds)
-    return finish(pid, before, seconds)
-
-
-def waiting_in(pid, tid):
-    """What a thread waits in now: epoll_wait(timeout ms), poll(...), futex..."""
-    try:
-        words = Path("/proc/%d/task/%d/syscall" % (pid, tid)).read_text().split()
-    except OSError:
-        return "?"
-    if not words or not words[0].isdigit():
-        return words[0] if words else "?"
-    number, args = int(words[0]), [int(w, 16) for w in words[1:7]]
-    def signed(v):
-        v &= (1 << 32) - 1
-        return v - (1 << 32) if v >= 1 << 31 else v
-    if number in (232, 281):
-        return "epoll_wait %d ms" % signed(args[3])
-    if number == 7:
-        return "poll %d ms" % signed(args[2])
-    return {202: "futex", 0: "read", 45: "recvfrom", 47: "recvmsg", 230: "clock_nanosleep",
-            35: "nanosleep", 271: "ppoll"}.get(number, "syscall %d" % number)
+sys.path.insert(0, str(ROOT / "Tests" / "support"))
+from wakeups import Window  # noqa: E402  one way of counting wake-ups, shared with test_idle
 
 
 def free_udp_port():
@@ -96,10 +50,10 @@ def wait_for(path, text, proc, seconds=20):
     raise SystemExit("agent did not listen within %d s" % seconds)
 
 
-def line(who, m):
-    busy = ", ".join("#%d %s %.2f (in %s)" % (i, name, w, waits) for i, (name, w, waits) in
-                     enumerate(m["per_thread"]) if w > 0) or "none"
-    return "%-30s %8.2f %8d %8d   %s" % (who, m["total"], m["rss_kib"], m["threads"], busy)
+def line(who, counts):
+    busy = ", ".join("#%d %s %.2f (in %s)" % (i, name, vol / counts.seconds, waits)
+                     for i, (_, name, vol, _, waits) in enumerate(counts.rows) if vol > 0) or "none"
+    return "%-30s %8.2f %8d %8d   %s" % (who, counts.total / counts.seconds, counts.rss, counts.thread_count, busy)
 
 
 def main():
@@ -131,18 +85,19 @@ def main():
         try:
             wait_for(log, "listening", agent)
             time.sleep(args.settle)
-            rows.append(line("a  agent, idle", measure(agent.pid, args.seconds)))
+            window = Window(agent.pid)
+            time.sleep(args.seconds)
+            rows.append(line("a  agent, idle", window.end()))
             env["HANDOFF_AGENT_SOCKET"] = sock
             for label, extra in (("b", []), ("c", ["--advertise"])):
                 app = subprocess.Popen([args.app] + extra, env=env, stdout=subprocess.PIPE, text=True)
                 if app.stdout.readline().strip() != "ready":
                     raise SystemExit("idle_app did not start")
                 time.sleep(args.settle)
-                before_agent, before_app = threads(agent.pid), threads(app.pid)
-                time.sleep(args.seconds)
                 # measured over the same window
-                ma = finish(agent.pid, before_agent, args.seconds)
-                mp = finish(app.pid, before_app, args.seconds)
+                agent_window, app_window = Window(agent.pid), Window(app.pid)
+                time.sleep(args.seconds)
+                ma, mp = agent_window.end(), app_window.end()
                 rows.append(line("%s  agent, app connected" % label, ma))
                 rows.append(line("%s  app in agent mode" % label, mp))
                 app.terminate()
@@ -163,15 +118,6 @@ def main():
     print("%-30s %8s %8s %8s   %s" % ("situation", "wakeups/s", "RSS", "threads", "per thread (name wakeups/s)"))
     for r in rows:
         print(r)
-
-
-def finish(pid, before, seconds):
-    after = threads(pid)
-    s = status(pid)
-    per_thread = [(name, (count - before.get(tid, (name, 0))[1]) / seconds, waiting_in(pid, tid))
-                  for tid, (name, count) in sorted(after.items())]
-    return {"rss_kib": int(s["VmRSS"].split()[0]), "threads": int(s["Threads"]),
-            "per_thread": per_thread, "total": sum(w for _, w, _ in per_thread)}
 
 
 if __name__ == "__main__":
