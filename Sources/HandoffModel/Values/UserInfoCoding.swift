@@ -29,7 +29,9 @@ public enum UserInfoCoding {
 
     /// What null is written as; readers measure a binary null token as this
     /// (`DecodingLimits.nullStandsFor`), since this is what it re-encodes to.
-    public static let taggedNull = PropertyListValue.dictionary([UserInfoRules.classKey: .string(nullClass)])
+    /// (Computed, not stored: a stored enum keeps its box pointer with tag
+    /// bits set, which valgrind cannot see as a reference and calls lost.)
+    public static var taggedNull: PropertyListValue { .dictionary([UserInfoRules.classKey: .string(nullClass)]) }
 
     public static func propertyList(_ value: UserInfoValue) -> PropertyListValue {
         switch value {
