@@ -4,6 +4,7 @@
 #   make test     build, then run every test suite (Swift, C, C++, ABI, Python)
 #   make demo     build, then run the demo
 #   make bench    build, then print latency figures next to a raw baseline
+#   make bench-agent-idle   wake-ups/s, RSS, threads of an idle agent and a connected app
 #   make clean    remove build output
 
 SWIFT        ?= swift
@@ -32,7 +33,7 @@ SWIFT_SOURCES := $(shell find Sources -type f) Package.swift
 EXTRA_TESTS :=
 include $(sort $(wildcard mk/*.mk))
 
-.PHONY: all deps lib test test-swift test-tsan test-c test-abi test-valgrind test-python test-integration demo bench clean
+.PHONY: all deps lib test test-swift test-tsan test-c test-abi test-valgrind test-python test-integration demo bench bench-agent-idle clean
 
 all: lib
 
@@ -139,9 +140,17 @@ $(BINDIR)/bench_streams: bench/bench_streams.c
 	@mkdir -p $(BINDIR)
 	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -o $@ $<
 
+$(BINDIR)/idle_app: bench/idle_app.c $(LIB) $(INCDIR)/handoff.h
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS_STRICT) -D_POSIX_C_SOURCE=200809L -I$(INCDIR) -o $@ $< $(LINK_HANDOFF)
+
+# Wake-ups, RSS and threads of an idle agent and of an app connected to it.
+bench-agent-idle: $(BINDIR)/idle_app $(TOOL)
+	python3 bench/agent_idle.py --tool $(abspath $(TOOL)) --app $(abspath $(BINDIR)/idle_app)
+
 # Figures next to a raw baseline measured in the same run: compare ratios.
-bench: $(BINDIR)/bench $(BINDIR)/bench_streams $(BINDIR)/streamer
-	$(BINDIR)/bench
+bench: $(BINDIR)/bench $(BINDIR)/bench_streams $(BINDIR)/streamer $(TOOL)
+	$(BINDIR)/bench $(abspath $(TOOL))
 	$(BINDIR)/bench_streams $(BINDIR)/streamer
 
 clean:

@@ -25,6 +25,13 @@
  *                   Once with connection_reuse_ms = -1 (every handoff
  *                   connects and handshakes afresh), once with the default
  *                   (a warm connection is reused).
+ *   through agents  the warm continue again with the receiving app, then
+ *                   both apps, in HANDOFF_CONTINUITY_MODE_AGENT: each device
+ *                   a `handoff agent` process started here (the tool's path
+ *                   is the first argument, else $HANDOFF_TOOL) with its own
+ *                   XDG_CONFIG_HOME (this bench's account), XDG_RUNTIME_DIR
+ *                   and socket, unicast beacons on 127.0.0.1; printed next
+ *                   to the embedded row with the difference at p50.
  *   beacon          sender's handoff_application_become_current (a new
  *                   activity each round) -> receiver's activity_available;
  *                   a plain UDP socket among the sender's peers, read with
@@ -67,7 +74,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -104,7 +113,7 @@
 #define PHASE_BUDGET_CONTINUE_NS (15LL * 1000000000)
 #define PHASE_BUDGET_BEACON_NS (8LL * 1000000000)
 #define SETUP_TIMEOUT_NS (5LL * 1000000000)
-#define WATCHDOG_NS (68LL * 1000000000) /* 58 s + the cold-start phase (~8 s) */
+#define WATCHDOG_NS (130LL * 1000000000) /* 58 s + the agent phases (2 x ~30 s) + cold start (~8 s) */
 
 #define MAX_BEACON_ROUNDS (BEACON_WARMUP + BEACON_N)
 
@@ -285,6 +294,8 @@ enum {
     ROW_DISPATCH,
     ROW_FRESH,
     ROW_WARM,
+    ROW_AGENT_RECV,
+    ROW_AGENT_WARM,
     ROW_EVENT,
     ROW_RAW_UDP_RTT,
     ROW_COLD,
@@ -304,6 +315,8 @@ static const char *const row_names[ROW_COUNT] = {
     "dispatch: set needs_save -> update cb",
     "continue -> restore, fresh connection",
     "continue -> restore, warm connection",
+    "  the same, receiver through an agent",
+    "  the same through two agents, warm",
     "become_current -> activity_available",
     "raw UDP round trip (64 B)",
     "receiver start -> available",
@@ -311,13 +324,13 @@ static const char *const row_names[ROW_COUNT] = {
 
 /* Which raw baseline each row is compared with (besides the TCP RTT). */
 static const int row_ref[ROW_COUNT] = {
-    -1, -1, -1, -1, -1, -1, -1, -1, -1, ROW_RAW_PIPE_IDLE, ROW_RAW_FRESH, ROW_RAW_RTT, ROW_RAW_UDP,
-    -1, ROW_RAW_UDP_RTT,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, ROW_RAW_PIPE_IDLE, ROW_RAW_FRESH, ROW_RAW_RTT, ROW_WARM,
+    ROW_WARM, ROW_RAW_UDP, -1, ROW_RAW_UDP_RTT,
 };
 
 static const char *const ref_names[ROW_COUNT] = {
-    "", "", "", "", "", "", "", "", "", "idle pipe wake", "TCP connect", "TCP RTT", "UDP 1-way",
-    "", "UDP RTT",
+    "", "", "", "", "", "", "", "", "", "idle pipe wake", "TCP connect", "TCP RTT", "embedded warm",
+    "embedded warm", "UDP 1-way", "", "UDP RTT",
 };
 
 static stats results[ROW_COUNT];
@@ -445,6 +458,10 @@ static void target_cell(int row, char *buf, size_t size)
         snprintf(buf, size, "p50<=2ms %s, p99<=5ms %s", verdict(s->p50, 2), verdict(s->p99, 5));
     else if (row == ROW_WARM)
         snprintf(buf, size, "p99<=1ms %s", verdict(s->p99, 1));
+    else if (row == ROW_AGENT_RECV && have_result[ROW_WARM])
+        snprintf(buf, size, "p50-embedded<=0.3ms %s", verdict(s->p50 - results[ROW_WARM].p50, 0.3));
+    else if (row == ROW_AGENT_WARM && have_result[ROW_WARM])
+        snprintf(buf, size, "p50-embedded<=0.3ms %s", verdict(s->p50 - results[ROW_WARM].p50, 0.3));
     else if (row == ROW_EVENT)
         snprintf(buf, size, "p99<=1ms %s", verdict(s->p99, 1));
     else if (row == ROW_COLD)
@@ -521,6 +538,22 @@ static void print_report(const char *why)
                 have_result[ROW_WARM] ? w->n + w->miss : 0);
     target_line("become_current -> activity_available: p99", have_result[ROW_EVENT] ? e->p99 : NAN,
                 1, have_result[ROW_EVENT] ? e->n + e->miss : 0);
+    for (int k = 0; k < 2; k++) {
+        int row = k ? ROW_AGENT_WARM : ROW_AGENT_RECV;
+        const char *what = k ? "two agents' addition to warm continue: p50"
+                             : "one agent's addition to warm continue: p50";
+        const stats *ag = &results[row];
+        char v[32];
+        double d = have_result[row] && have_result[ROW_WARM] ? ag->p50 - w->p50 : NAN;
+        if (isnan(d))
+            snprintf(v, sizeof v, "no data");
+        else if (isinf(d))
+            snprintf(v, sizeof v, "timeout");
+        else
+            snprintf(v, sizeof v, "%+.3f ms", d / 1e6);
+        printf("  %-44s <= 0.3 ms %-12s %s\n", what, v,
+               isnan(d) ? "not met (no data)" : d <= 0.3e6 ? "met" : "not met");
+    }
     const stats *c = &results[ROW_COLD];
     target_line("receiver start -> available: p99", have_result[ROW_COLD] ? c->p99 : NAN, 100,
                 have_result[ROW_COLD] ? c->n + c->miss : 0);
@@ -608,6 +641,9 @@ static void print_analysis(void)
 }
 
 static _Atomic int all_done;
+/* The agents the bench started (agents_start): the watchdog kills them too,
+ * an overrun must not leave them behind. */
+static _Atomic pid_t agent_pids[2];
 
 static void *watchdog_main(void *arg)
 {
@@ -616,6 +652,9 @@ static void *watchdog_main(void *arg)
         if (now_ns() - start_ns > WATCHDOG_NS) {
             print_report("WATCHDOG: the run overran its time limit; rows not shown did not finish");
             check_rounds(); /* names what did not finish */
+            for (int i = 0; i < 2; i++)
+                if (atomic_load(&agent_pids[i]) > 0)
+                    kill(atomic_load(&agent_pids[i]), SIGKILL);
             _exit(1);
         }
         sleep_ns(100 * 1000000);
@@ -753,6 +792,170 @@ static int pick_udp_port(void)
 /* ------------------------------------------------------------------ raw baselines */
 
 /* TCP ping-pong: the echo side. */
+/* ------------------------------------------------------------------ agents */
+
+/* Two `handoff agent` processes as two devices on loopback: each with its
+ * own XDG_CONFIG_HOME (the bench's account, a device identity of its own),
+ * XDG_RUNTIME_DIR and socket, unicast beacons to the other's port, and a
+ * channel on 127.0.0.1. [0] serves the sender app, [1] the receiver. */
+struct agents {
+    int both;    /* 0: only [1], the receiver's; the sender embedded */
+    int port[2]; /* beacon ports: [0] the sender's device, [1] the receiver's */
+    char dir[64];
+    char socket[2][160];
+    pid_t pid[2];
+    char why[240];
+};
+
+static void remove_tree(const char *dir)
+{
+    pid_t p = fork();
+    if (p == 0) {
+        execlp("rm", "rm", "-rf", "--", dir, (char *)NULL);
+        _exit(127);
+    }
+    if (p > 0)
+        waitpid(p, NULL, 0);
+}
+
+static int log_says(const char *path, const char *what, char *tail, size_t tail_size)
+{
+    char buf[4096];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    if (tail && tail_size) {
+        size_t keep = n < tail_size - 1 ? n : tail_size - 1;
+        memcpy(tail, buf + n - keep, keep);
+        tail[keep] = 0;
+        for (char *c = tail; *c; c++)
+            if (*c == '\n')
+                *c = ' ';
+    }
+    return strstr(buf, what) != NULL;
+}
+
+static void agents_stop(struct agents *ag)
+{
+    for (int i = 0; i < 2; i++) {
+        if (ag->pid[i] <= 0)
+            continue;
+        kill(ag->pid[i], SIGTERM);
+        int64_t end = now_ns() + 5LL * 1000000000;
+        while (waitpid(ag->pid[i], NULL, WNOHANG) == 0) {
+            if (now_ns() > end) {
+                kill(ag->pid[i], SIGKILL);
+                waitpid(ag->pid[i], NULL, 0);
+                break;
+            }
+            sleep_ns(10 * 1000000);
+        }
+        ag->pid[i] = 0;
+        atomic_store(&agent_pids[i], 0);
+    }
+    if (ag->dir[0])
+        remove_tree(ag->dir);
+    ag->dir[0] = 0;
+}
+
+/* 0 when both agents listen; else -1 with ag->why. */
+static int agents_start(struct agents *ag, const char *tool, int both)
+{
+    memset(ag, 0, sizeof *ag);
+    ag->both = both;
+    if (!tool || access(tool, X_OK) != 0) {
+        snprintf(ag->why, sizeof ag->why, "no handoff tool (give its path as the first argument)");
+        return -1;
+    }
+    snprintf(ag->dir, sizeof ag->dir, "/tmp/handoff-bench-XXXXXX");
+    if (!mkdtemp(ag->dir)) {
+        snprintf(ag->why, sizeof ag->why, "mkdtemp: %s", strerror(errno));
+        ag->dir[0] = 0;
+        return -1;
+    }
+    int *port = ag->port;
+    port[0] = pick_udp_port();
+    port[1] = pick_udp_port();
+    while (port[1] == port[0])
+        port[1] = pick_udp_port();
+    if (port[0] < 0 || port[1] < 0) {
+        snprintf(ag->why, sizeof ag->why, "no free UDP port");
+        return -1;
+    }
+    char config[2][128], runtime[2][128], logs[2][128];
+    for (int i = 0; i < 2; i++) {
+        char home[96], account_dir[160];
+        snprintf(home, sizeof home, "%s/%d", ag->dir, i);
+        snprintf(config[i], sizeof config[i], "%s/config", home);
+        snprintf(runtime[i], sizeof runtime[i], "%s/run", home);
+        snprintf(logs[i], sizeof logs[i], "%s/agent.log", home);
+        snprintf(ag->socket[i], sizeof ag->socket[i], "%s/handoff/agent.sock", runtime[i]);
+        snprintf(account_dir, sizeof account_dir, "%s/handoff", config[i]);
+        handoff_account *account = handoff_account_from_key(bench_key, sizeof bench_key);
+        if (mkdir(home, 0700) != 0 || mkdir(config[i], 0700) != 0 || mkdir(runtime[i], 0700) != 0 ||
+            !account || handoff_account_save(account, account_dir) != HANDOFF_OK) {
+            snprintf(ag->why, sizeof ag->why, "agent %d's directories: %s", i,
+                     account ? handoff_last_error_message() : strerror(errno));
+            handoff_account_free(account);
+            return -1;
+        }
+        handoff_account_free(account);
+    }
+    for (int i = both ? 0 : 1; i < 2; i++) {
+        char beacon[16], peer[32];
+        snprintf(beacon, sizeof beacon, "%d", port[i]);
+        snprintf(peer, sizeof peer, "127.0.0.1:%d", port[1 - i]);
+        pid_t p = fork();
+        if (p == 0) {
+            int log = open(logs[i], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            int null = open("/dev/null", O_RDWR);
+            if (log >= 0)
+                dup2(log, 2);
+            if (null >= 0)
+                dup2(null, 0), dup2(null, 1);
+            setenv("XDG_CONFIG_HOME", config[i], 1);
+            setenv("XDG_RUNTIME_DIR", runtime[i], 1);
+            unsetenv("HANDOFF_AGENT_SOCKET");
+            unsetenv("DBUS_SESSION_BUS_ADDRESS");
+            unsetenv("LISTEN_FDS");
+            unsetenv("LISTEN_PID");
+            execl(tool, "handoff", "agent", "--socket", ag->socket[i], "--no-launch",
+                  "--no-notifications", "--no-multicast", "--beacon-port", beacon, "--peer", peer,
+                  "--channel", "127.0.0.1:0", "--connect-timeout", "1", "--fetch-timeout", "1.5",
+                  (char *)NULL);
+            _exit(127);
+        }
+        if (p < 0) {
+            snprintf(ag->why, sizeof ag->why, "fork: %s", strerror(errno));
+            return -1;
+        }
+        ag->pid[i] = p;
+        atomic_store(&agent_pids[i], p);
+    }
+    /* The agent logs "listening" once its socket accepts. */
+    int64_t end = now_ns() + 20LL * 1000000000;
+    for (int i = both ? 0 : 1; i < 2; i++) {
+        char tail[160] = "";
+        while (!log_says(logs[i], "listening", tail, sizeof tail)) {
+            if (waitpid(ag->pid[i], NULL, WNOHANG) == ag->pid[i]) {
+                ag->pid[i] = 0;
+                atomic_store(&agent_pids[i], 0);
+                snprintf(ag->why, sizeof ag->why, "agent %d exited: %s", i, tail);
+                return -1;
+            }
+            if (now_ns() > end) {
+                snprintf(ag->why, sizeof ag->why, "agent %d did not listen within 20 s: %s", i, tail);
+                return -1;
+            }
+            sleep_ns(10 * 1000000);
+        }
+    }
+    return 0;
+}
+
 static void *echo_main(void *arg)
 {
     int listener = *(int *)arg;
@@ -1195,6 +1398,8 @@ struct side {
 
 struct pair {
     int reuse_ms;
+    int agent;        /* the receiver app in agent mode, through its agent (agents_start) */
+    int agent_sender; /* the sender app too, through an agent of its own */
     struct side sender, receiver;
     _Atomic int phase;
     _Atomic int phase_done;
@@ -1701,6 +1906,22 @@ static int side_setup(struct side *sd)
     handoff_account *account = handoff_account_from_key(bench_key, sizeof bench_key);
     handoff_continuity_options o = HANDOFF_CONTINUITY_OPTIONS_INIT;
     o.account = account;
+    if (pr->agent && (!sd->is_sender || pr->agent_sender)) {
+        /* The device-level settings are the agent's (its command line):
+         * the app gives its account and how long its main thread has to
+         * hand over an activity. The socket: HANDOFF_AGENT_SOCKET, set by
+         * pair_start before this side starts. */
+        o.mode = HANDOFF_CONTINUITY_MODE_AGENT;
+        o.fetch_timeout_ms = 1500;
+        int rc3 = handoff_application_start_continuity(sd->app, &o);
+        handoff_account_free(account);
+        if (rc3 != HANDOFF_OK) {
+            snprintf(sd->error, sizeof sd->error, "start_continuity (agent): %s",
+                     handoff_last_error_message());
+            return -1;
+        }
+        return 0;
+    }
     o.device_name = sd->is_sender ? "bench sender" : "bench receiver";
     /* Two devices in one process: each its own id (else both would be the
      * person's device from the device file, and ignore each other). */
@@ -1809,10 +2030,13 @@ static void pair_series_free(struct pair *pr)
 
 /* Creates both applications on their own threads; 0 when the receiver has
  * been offered the sender's activity. */
-static int pair_start(struct pair *pr, int reuse_ms, char *why, size_t why_size)
+static int pair_start(struct pair *pr, int reuse_ms, const struct agents *ag, char *why,
+                      size_t why_size)
 {
     memset(pr, 0, sizeof *pr);
     pr->reuse_ms = reuse_ms;
+    pr->agent = ag != NULL;
+    pr->agent_sender = ag && ag->both;
     pr->expect_round = -1;
     pr->probe_fd = -1;
     pthread_mutex_init(&pr->lock, NULL);
@@ -1849,8 +2073,8 @@ static int pair_start(struct pair *pr, int reuse_ms, char *why, size_t why_size)
             setsockopt(pr->probe_fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) == 0;
     }
 #endif
-    pr->sender.beacon_port = pick_udp_port();
-    pr->receiver.beacon_port = pick_udp_port();
+    pr->sender.beacon_port = ag ? ag->port[0] : pick_udp_port();
+    pr->receiver.beacon_port = ag ? ag->port[1] : pick_udp_port();
     while (pr->receiver.beacon_port == pr->sender.beacon_port)
         pr->receiver.beacon_port = pick_udp_port();
     if (pr->sender.beacon_port < 0 || pr->receiver.beacon_port < 0) {
@@ -1865,10 +2089,16 @@ static int pair_start(struct pair *pr, int reuse_ms, char *why, size_t why_size)
     snprintf(pr->receiver.peer_text[0], 32, "127.0.0.1:%d", pr->sender.beacon_port);
     pr->receiver.peers[0] = pr->receiver.peer_text[0];
     pr->receiver.peer_count = 1;
+    /* Agent mode: each app finds its agent by HANDOFF_AGENT_SOCKET, read
+     * when its continuity starts (one side at a time). */
+    if (ag)
+        setenv("HANDOFF_AGENT_SOCKET", ag->socket[1], 1);
     if (start_side(&pr->receiver) != 0) {
         snprintf(why, why_size, "receiver: %s", pr->receiver.error);
         return -1;
     }
+    if (ag && ag->both)
+        setenv("HANDOFF_AGENT_SOCKET", ag->socket[0], 1);
     if (start_side(&pr->sender) != 0) {
         snprintf(why, why_size, "sender: %s", pr->sender.error);
         return -1;
@@ -1996,7 +2226,7 @@ static void measure_continue(struct pair *pr, int row)
     pthread_mutex_lock(&report_lock);
     row_incomplete[row] = (size_t)pr->confirm_missing_measured;
     pthread_mutex_unlock(&report_lock);
-    const char *kind = row == ROW_FRESH ? "fresh" : "warm";
+    const char *kind = row == ROW_FRESH ? "fresh" : row == ROW_WARM ? "warm" : row == ROW_AGENT_RECV ? "1agnt" : "2agnt";
     if (pr->fail_count || pr->stale_count || pr->continue_errors || pr->confirm_missing ||
         pr->rs != RS_DONE || pr->round < pr->rounds_total)
         note(row, "rounds %d/%d, failed %d, stale %d, continue errors %d, confirm missing %d%s%s",
@@ -2014,6 +2244,8 @@ static void measure_continue(struct pair *pr, int row)
                  "whose restored \"round\" was not the one saved for it %d\n",
                  kind, median_of(&pr->seg_save) / 1e3, p99_of(&pr->seg_save) / 1e3,
                  median_of(&pr->seg_save_to_cont) / 1e3, pr->save_missing, pr->stale_count);
+    if (row == ROW_AGENT_RECV || row == ROW_AGENT_WARM)
+        return; /* the analysis's fresh/warm figures are the embedded ones */
     double *fetch = row == ROW_FRESH ? &g_fetch_fresh : &g_fetch_warm;
     double *confirm = row == ROW_FRESH ? &g_confirm_fresh : &g_confirm_warm;
     *fetch = median_of(&pr->seg_fetch);
@@ -2389,7 +2621,7 @@ out:
     free(s.v);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -2425,7 +2657,7 @@ int main(void)
     char why[256];
 
     printf("bench: fresh connections (connection_reuse_ms = -1)...\n");
-    if (pair_start(&pr, -1, why, sizeof why) == 0) {
+    if (pair_start(&pr, -1, NULL, why, sizeof why) == 0) {
         measure_dispatch(&pr);
         measure_continue(&pr, ROW_FRESH);
     } else {
@@ -2436,7 +2668,7 @@ int main(void)
     pair_stop(&pr);
 
     printf("bench: warm connection (connection_reuse_ms = 0, the default)...\n");
-    if (pair_start(&pr, 0, why, sizeof why) == 0) {
+    if (pair_start(&pr, 0, NULL, why, sizeof why) == 0) {
         measure_continue(&pr, ROW_WARM);
         printf("bench: beacons...\n");
         measure_beacon(&pr);
@@ -2446,6 +2678,24 @@ int main(void)
         printf("bench: warm pair: %s\n", why);
     }
     pair_stop(&pr);
+
+    for (int both = 0; both < 2; both++) {
+        static struct agents ag;
+        int row = both ? ROW_AGENT_WARM : ROW_AGENT_RECV;
+        const char *tool = argc > 1 ? argv[1] : getenv("HANDOFF_TOOL");
+        printf("bench: warm connection, %s...\n",
+               both ? "both apps through handoff agents" : "the receiver through a handoff agent");
+        if (agents_start(&ag, tool, both) == 0 && pair_start(&pr, 0, &ag, why, sizeof why) == 0)
+            measure_continue(&pr, row);
+        else {
+            note(row, "%s", ag.why[0] ? ag.why : why);
+            printf("bench: agent pair: %s\n", ag.why[0] ? ag.why : why);
+        }
+        if (!ag.why[0])
+            pair_stop(&pr);
+        agents_stop(&ag);
+        unsetenv("HANDOFF_AGENT_SOCKET");
+    }
 
     printf("bench: cold start (receiver start -> available)...\n");
     raw_udp_rtt();

@@ -274,8 +274,7 @@ private func child(_ container: OpaquePointer?, _ index: Int, _ kind: UserInfoVa
     Thunk.value { () throws(HandoffError) in
         guard bytes != nil else { throw HandoffError(.invalidArgument, "bytes is NULL") }
         let input = try CArgument.bytes(bytes, length, "bytes")
-        let plist = try UserInfoCoding.decodePropertyList(input)
-        let v = try UserInfoCoding.value(plist)
+        let v = try UserInfoCoding.decodeValue(input)
         do throws(HandoffError) { try UserInfoRules.check(v) } catch {
             throw HandoffError(.malformedData, "decoded value breaks a rule: \(error.message)")
         }

@@ -48,11 +48,16 @@ public enum ActivityCoding {
         }
         let userInfo = UserInfoCoding.propertyList(s.userInfo)
         try UserInfoRules.checkBudget(BinaryPropertyList.encode(userInfo).count)
+        return BinaryPropertyList.encode(payload(s, id: activity.activityID, type: activity.activityType, userInfo: userInfo))
+    }
 
+    /// The payload dictionary of an activity's state, its userInfo given
+    /// already as a property list.
+    static func payload(_ s: ActivityState, id: UUID, type: String, userInfo: PropertyListValue) -> PropertyListValue {
         var d: [String: PropertyListValue] = [
             Key.version: .integer(version),
-            Key.activityID: .string(activity.activityID.uuidString),
-            Key.activityType: .string(activity.activityType),
+            Key.activityID: .string(id.uuidString),
+            Key.activityType: .string(type),
             Key.userInfo: userInfo,
             Key.eligibleForHandoff: .boolean(s.isEligibleForHandoff),
             Key.eligibleForSearch: .boolean(s.isEligibleForSearch),
@@ -72,7 +77,18 @@ public enum ActivityCoding {
         if !s.keywords.isEmpty {
             d[Key.keywords] = .array(s.keywords.sorted().map(PropertyListValue.string))
         }
-        return BinaryPropertyList.encode(.dictionary(d))
+        return .dictionary(d)
+    }
+
+    /// The size `encode` would write for a decoded activity, computed
+    /// without writing it: the userInfo is measured on its own (no set
+    /// sorted) and stands in as an empty dictionary (one value, one byte).
+    static func canonicalSize(_ s: ActivityState, id: UUID, type: String) -> Int {
+        var cost = BinaryPropertyList.measure(payload(s, id: id, type: type, userInfo: .dictionary([:])), null: nil, atMost: .max)!.cost
+        let userInfo = UserInfoCoding.canonicalCost(of: s.userInfo)
+        cost.objects += userInfo.objects - 1
+        cost.bytes += userInfo.bytes - 1
+        return cost.encodedSize
     }
 
     /// Decodes a payload into a new activity with the sender's activity id.
@@ -85,7 +101,7 @@ public enum ActivityCoding {
     public static func decode(_ bytes: [UInt8]) throws(HandoffError) -> UserActivity {
         let plist: PropertyListValue
         do {
-            plist = try BinaryPropertyList.decode(bytes, limits: .canonicalSize(atMost: maxPayloadSize))
+            plist = try BinaryPropertyList.decode(bytes, limits: UserInfoCoding.decodingLimits(canonicalSizeAtMost: maxPayloadSize))
         } catch {
             throw payloadError(error)
         }
@@ -110,10 +126,11 @@ public enum ActivityCoding {
             throw HandoffError(.malformedData, "activity payload has no userInfo")
         }
         // Bounded: the whole payload is within maxPayloadSize's limits.
-        try UserInfoRules.checkBudget(BinaryPropertyList.canonicalSize(of: userInfoPlist, atMost: .max) ?? .max)
+        let measured = BinaryPropertyList.canonicalSize(of: userInfoPlist, atMost: .max, nullStandsFor: UserInfoCoding.taggedNull)
+        try UserInfoRules.checkBudget(measured ?? .max)
 
         var s = ActivityState()
-        s.userInfo = try UserInfoCoding.userInfo(userInfoPlist)
+        s.userInfo = try UserInfoCoding.measuredUserInfo(userInfoPlist)
         s.title = try r.string(Key.title)
         s.targetContentIdentifier = try r.string(Key.targetContentIdentifier)
         s.persistentIdentifier = try r.string(Key.persistentIdentifier)
@@ -127,6 +144,20 @@ public enum ActivityCoding {
         s.isEligibleForPublicIndexing = try r.boolean(Key.eligibleForPublicIndexing) ?? false
         s.isEligibleForPrediction = try r.boolean(Key.eligibleForPrediction) ?? false
         s.supportsContinuationStreams = try r.boolean(Key.supportsContinuationStreams) ?? false
+        // What a sender refuses to send (4608), a receiver refuses to take:
+        // an activity it accepts can be encoded again.
+        let missing = s.requiredUserInfoKeys.filter { s.userInfo[$0] == nil }.sorted()
+        if !missing.isEmpty {
+            throw HandoffError(.malformedData,
+                "activity payload requires userInfo key(s) it lacks: \(missing.prefix(3).map { Identifier.quoted($0) }.joined(separator: ", "))")
+        }
+        // As it would be written again: a URL is written back in its
+        // absolute, percent-encoded form, which may be longer.
+        let size = canonicalSize(s, id: id, type: type)
+        guard size <= maxPayloadSize else {
+            throw HandoffError(.malformedData,
+                "activity payload would be \(size) bytes written canonically (URLs percent-encoded), over \(maxPayloadSize) (docs/PROTOCOL.md §3)")
+        }
         return UserActivity(activityType: type, activityID: id, state: s)
     }
 

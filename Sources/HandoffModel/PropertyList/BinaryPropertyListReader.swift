@@ -17,11 +17,20 @@ public struct DecodingLimits: Sendable, Equatable {
     /// numbers) in total, each visit counted, as the canonical encoding
     /// writes them (`CanonicalCost.bytes`). Default 1 << 24.
     public var maxBytes: Int
+    /// What a null token (0x00) is measured as, in all three limits and in
+    /// the cost `decodeMeasured` gives: nil for the token itself (1 value,
+    /// 1 byte). A userInfo re-encodes null as `{"$class": "NSNull"}`
+    /// (docs/PROTOCOL.md §2), so its readers measure each token as that
+    /// (3 values, 15 bytes, one container more): the cost is then that of
+    /// what the value will be written as.
+    public var nullStandsFor: PropertyListValue?
 
-    public init(maxDepth: Int = 64, maxObjects: Int = 1 << 20, maxBytes: Int = 1 << 24) {
+    public init(maxDepth: Int = 64, maxObjects: Int = 1 << 20, maxBytes: Int = 1 << 24,
+                nullStandsFor: PropertyListValue? = nil) {
         self.maxDepth = maxDepth
         self.maxObjects = maxObjects
         self.maxBytes = maxBytes
+        self.nullStandsFor = nullStandsFor
     }
 
     public static let `default` = DecodingLimits()
@@ -29,8 +38,11 @@ public struct DecodingLimits: Sendable, Equatable {
     /// Limits every value whose canonical encoding is at most `size` bytes
     /// meets (it has at most (size - 39) / 3 values and size bytes), so
     /// exceeding them proves the canonical encoding is larger than `size`.
-    public static func canonicalSize(atMost size: Int, maxDepth: Int = 64) -> DecodingLimits {
-        DecodingLimits(maxDepth: maxDepth, maxObjects: max(0, (size - 39) / 3), maxBytes: max(0, size))
+    public static func canonicalSize(
+        atMost size: Int, maxDepth: Int = 64, nullStandsFor: PropertyListValue? = nil
+    ) -> DecodingLimits {
+        DecodingLimits(maxDepth: maxDepth, maxObjects: max(0, (size - 39) / 3), maxBytes: max(0, size),
+                       nullStandsFor: nullStandsFor)
     }
 }
 
@@ -123,6 +135,8 @@ struct BinaryPropertyListReader {
     }
 
     private var slots: [Slot]
+    /// A null token as `limits.nullStandsFor` measures it, if given.
+    private let null: Decoded?
     private var visited = 0
     /// References followed plus objects read from the bytes: the reader's
     /// work, which tests hold to a multiple of the input's size.
@@ -195,6 +209,10 @@ struct BinaryPropertyListReader {
         self.topObject = Int(topObject)
         self.offsetTableOffset = Int(tableOffset)
         self.slots = Array(repeating: .unvisited, count: Int(objectCount))
+        self.null = limits.nullStandsFor.map {
+            let measure = BinaryPropertyList.measure($0, null: nil, atMost: .max)!
+            return Decoded(value: .null, visits: measure.cost.objects, bytes: measure.cost.bytes, height: measure.height)
+        }
     }
 
     // MARK: Walking the object graph
@@ -295,9 +313,15 @@ struct BinaryPropertyListReader {
             return .container(frame)
         default:
             let value = try scalar(marker, at: offset, ref: ref)
-            let bytes = BinaryPropertyList.scalarSize(value)
-            try count(1, bytes: bytes)
-            let decoded = Decoded(value: value, visits: 1, bytes: bytes, height: 0)
+            var decoded = Decoded(value: value, visits: 1, bytes: BinaryPropertyList.scalarSize(value), height: 0)
+            if case .null = value, let null {
+                // Measured as what it will be written as.
+                decoded = null
+                guard null.height <= limits.maxDepth - parentDepth else {
+                    throw Self.error("containers are nested deeper than \(limits.maxDepth) levels (a null token counts as the dictionary it is written as)")
+                }
+            }
+            try count(decoded.visits, bytes: decoded.bytes)
             slots[ref] = .decoded(decoded)
             return .decoded(decoded)
         }

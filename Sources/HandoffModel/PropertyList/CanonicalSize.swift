@@ -40,13 +40,37 @@ public struct CanonicalCost: Sendable, Equatable {
     }
 }
 
+/// A value's canonical cost and how many containers deep it is.
+struct CanonicalMeasure: Sendable, Equatable {
+    var cost: CanonicalCost
+    /// Containers on its deepest path, itself included (0 for a scalar).
+    var height: Int
+}
+
 extension BinaryPropertyList {
     /// Size of `value`'s canonical encoding (`encode(value).count`), or nil
     /// when it is over `limit`. The walk stops as soon as the size is known to
     /// be over the limit, so it costs O(limit) however much `value` shares
     /// (a value decoded from a few bytes may stand for gigabytes).
-    public static func canonicalSize(of value: PropertyListValue, atMost limit: Int) -> Int? {
+    ///
+    /// With `nullStandsFor`, every null token is measured as that value
+    /// instead (a userInfo writes null as `{"$class": "NSNull"}`,
+    /// docs/PROTOCOL.md §2): the size is then that of what the value
+    /// re-encodes to.
+    public static func canonicalSize(
+        of value: PropertyListValue, atMost limit: Int, nullStandsFor: PropertyListValue? = nil
+    ) -> Int? {
+        let null = nullStandsFor.map { measure($0, null: nil, atMost: .max)! }
+        guard let size = measure(value, null: null, atMost: limit)?.cost.encodedSize else { return nil }
+        return size <= limit ? size : nil
+    }
+
+    /// `value`'s canonical cost and height, each null token counted as
+    /// `null` when given; nil as soon as its minimum encoded size is over
+    /// `limit`.
+    static func measure(_ value: PropertyListValue, null: CanonicalMeasure?, atMost limit: Int) -> CanonicalMeasure? {
         var cost = CanonicalCost()
+        var height = 0
         // Containers being walked, each with where its walk stands: O(1)
         // work per value visited, however long the containers are.
         var arrays: [IndexingIterator<[PropertyListValue]>] = []
@@ -56,17 +80,24 @@ extension BinaryPropertyList {
         while true {
             if let value = next {
                 next = nil
-                cost.objects += 1
-                cost.bytes += scalarSize(value)
-                switch value {
-                case .array(let items):
-                    arrays.append(items.makeIterator())
-                    kinds.append(false)
-                case .dictionary(let dictionary):
-                    dictionaries.append(dictionary.makeIterator())
-                    kinds.append(true)
-                default:
-                    break
+                if case .null = value, let null {
+                    cost.objects += null.cost.objects
+                    cost.bytes += null.cost.bytes
+                    height = max(height, kinds.count + null.height)
+                } else {
+                    cost.objects += 1
+                    cost.bytes += scalarSize(value)
+                    switch value {
+                    case .array(let items):
+                        arrays.append(items.makeIterator())
+                        kinds.append(false)
+                    case .dictionary(let dictionary):
+                        dictionaries.append(dictionary.makeIterator())
+                        kinds.append(true)
+                    default:
+                        break
+                    }
+                    height = max(height, kinds.count)
                 }
                 if cost.minimumEncodedSize > limit { return nil }
             }
@@ -89,8 +120,7 @@ extension BinaryPropertyList {
                 }
             }
         }
-        let size = cost.encodedSize
-        return size <= limit ? size : nil
+        return CanonicalMeasure(cost: cost, height: height)
     }
 
     /// Bytes a scalar takes in the canonical encoding (marker, length, contents).

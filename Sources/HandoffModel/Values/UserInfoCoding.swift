@@ -27,9 +27,13 @@ public enum UserInfoCoding {
         .dictionary(userInfo.mapValues(propertyList))
     }
 
+    /// What null is written as; readers measure a binary null token as this
+    /// (`DecodingLimits.nullStandsFor`), since this is what it re-encodes to.
+    public static let taggedNull = PropertyListValue.dictionary([UserInfoRules.classKey: .string(nullClass)])
+
     public static func propertyList(_ value: UserInfoValue) -> PropertyListValue {
         switch value {
-        case .null: return .dictionary([UserInfoRules.classKey: .string(nullClass)])
+        case .null: return taggedNull
         case .boolean(let b): return .boolean(b)
         case .integer(let i): return .integer(i)
         case .real(let d): return .real(d)
@@ -130,12 +134,19 @@ public enum UserInfoCoding {
         BinaryPropertyList.encode(propertyList(userInfo))
     }
 
+    /// Limits for reading userInfo values: those `DecodingLimits.canonicalSize`
+    /// derives from `size`, a null token measured as the tagged dictionary it
+    /// is written as.
+    public static func decodingLimits(canonicalSizeAtMost size: Int) -> DecodingLimits {
+        .canonicalSize(atMost: size, nullStandsFor: taggedNull)
+    }
+
     /// Decodes a userInfo that must fit the budget.
     /// - Throws: `.userInfoTooLarge` (4611) when its canonical encoding is
     ///   over `UserInfoRules.payloadBudget` bytes, found while reading and
     ///   before anything is expanded; `.malformedData` otherwise.
     public static func decode(_ bytes: [UInt8]) throws(HandoffError) -> UserInfo {
-        let limits = DecodingLimits.canonicalSize(atMost: UserInfoRules.payloadBudget)
+        let limits = decodingLimits(canonicalSizeAtMost: UserInfoRules.payloadBudget)
         let decoded: (value: PropertyListValue, cost: CanonicalCost)
         do {
             decoded = try BinaryPropertyList.decodeMeasured(bytes, limits: limits)
@@ -145,7 +156,34 @@ public enum UserInfoCoding {
             throw HandoffError(.malformedData, "not a valid binary property list: \(error.reason)")
         }
         try UserInfoRules.checkBudget(decoded.cost.encodedSize)
-        return try userInfo(decoded.value)
+        return try measuredUserInfo(decoded.value)
+    }
+
+    /// `userInfo(plist)` for a plist already measured within the budget as
+    /// read, then measured again as it will be written: a URL string is
+    /// written back in its absolute, percent-encoded form, which may be
+    /// longer (docs/PROTOCOL.md §2). So a userInfo a receiver accepts
+    /// always encodes within the budget.
+    static func measuredUserInfo(_ plist: PropertyListValue) throws(HandoffError) -> UserInfo {
+        let result = try userInfo(plist)
+        try UserInfoRules.checkBudget(canonicalCost(of: result).encodedSize)
+        return result
+    }
+
+    /// Decodes one userInfo value (`handoff_value_decode`), bounded by
+    /// `limits` as read and again as it will be written (a null token and a
+    /// URL string may grow), so any value it gives encodes to bytes it
+    /// decodes again. Null tokens are measured as written.
+    public static func decodeValue(_ bytes: [UInt8], limits: DecodingLimits = .default) throws(HandoffError) -> UserInfoValue {
+        var limits = limits
+        limits.nullStandsFor = taggedNull
+        let decoded = try value(decodePropertyList(bytes, limits: limits))
+        let written = canonicalCost(of: decoded)
+        guard written.objects <= limits.maxObjects, written.bytes <= limits.maxBytes else {
+            throw HandoffError(.malformedData,
+                "value would be \(written.objects) values and \(written.bytes) bytes once written (URLs percent-encoded), over the \(limits.maxObjects) values and \(limits.maxBytes) bytes allowed")
+        }
+        return decoded
     }
 
     /// Decodes bytes as a property list, mapping the codec's error. The

@@ -1,0 +1,132 @@
+"""A stand-in desktop for the agent end-to-end tests: a private
+dbus-daemon (never the person's session bus) with the fake notification
+server of Tests/agent/fake_notifications.c on it, a temporary data directory
+holding .desktop files of Tests/cli/agent_app.py, and that app's log.
+Everything started here is in the test's `procs` and killed with it."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from cli_support import ROOT, WAIT, Process
+
+FAKE = Path(os.environ.get("HANDOFF_FAKE_NOTIFICATIONS") or ROOT / "build" / "bin" / "fake_notifications")
+LIBRARY = Path(os.environ.get("HANDOFF_LIBRARY") or ROOT / "build" / "lib" / "libhandoff.so")
+APP = ROOT / "examples" / "agent" / "agent_app.py"
+TEAM = "HANDOFFCLI"
+
+
+def wait_for(probe, what, timeout=WAIT):
+    """Polls probe() until it returns something true (bounded)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"never: {what}"
+        time.sleep(0.05)
+
+
+def json_lines(path):
+    try:
+        text = Path(path).read_text()
+    except FileNotFoundError:
+        return []
+    return [json.loads(line) for line in text.splitlines() if line.endswith("}")]
+
+
+class Desktop:
+    def __init__(self, root, procs):
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        config = self.root / "bus.conf"
+        config.write_text(f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path={self.root}/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+""")
+        self.daemon = subprocess.Popen(["dbus-daemon", f"--config-file={config}", "--print-address=1", "--nofork"],
+                                       stdout=subprocess.PIPE, text=True)
+        procs.append(_Popen(self.daemon))
+        self.address = self.daemon.stdout.readline().strip()
+        assert self.address.startswith("unix:"), self.address
+        assert FAKE.exists(), f"{FAKE} is not built: make {FAKE.relative_to(ROOT)}"
+        self.notifications_log = self.root / "notifications.jsonl"
+        self.fake = Process([str(FAKE), "--address", self.address, "--log", str(self.notifications_log),
+                             "--notifications"], os.environ)
+        procs.append(self.fake)
+        self.fake.expect_line("ready")
+        self.data = self.root / "data"
+        (self.data / "applications").mkdir(parents=True)
+        self.empty = self.root / "no-system-data"
+        self.empty.mkdir()
+
+    def install(self, desktop_id, bundle, types, log):
+        """A .desktop file whose Exec starts agent_app.py writing to `log`."""
+        exec_line = " ".join([sys.executable, str(APP), "--log", str(log), "--bundle", bundle, "--team", TEAM]
+                             + [f"--type {t}" for t in types])
+        (self.data / "applications" / f"{desktop_id}.desktop").write_text(
+            "[Desktop Entry]\nType=Application\nName=E2E app\n"
+            f"Exec={exec_line}\nX-Handoff-ActivityTypes={';'.join(types)};\n"
+            f"X-Handoff-TeamIdentifier={TEAM}\nX-Handoff-BundleIdentifier={bundle}\n")
+
+    def env(self, base, socket_path):
+        """The agent's environment: this bus, this data directory, the
+        socket apps find it at, and what agent_app.py needs to import."""
+        return dict(base, DBUS_SESSION_BUS_ADDRESS=self.address, XDG_DATA_HOME=str(self.data),
+                    XDG_DATA_DIRS=str(self.empty), HANDOFF_AGENT_SOCKET=str(socket_path),
+                    HANDOFF_LIBRARY=str(LIBRARY))
+
+    def notifications(self):
+        return json_lines(self.notifications_log)
+
+    def notified(self, summary):
+        return wait_for(lambda: next((r for r in self.notifications()
+                                      if r.get("call") == "Notify" and r.get("summary") == summary), None),
+                        f"a notification {summary!r}; got {self.notifications()}")
+
+    def click(self, notification_id, action="continue"):
+        """As the person would: the server emits ActionInvoked."""
+        subprocess.run(["busctl", f"--address={self.address}", "call", "org.freedesktop.Notifications",
+                        "/org/handoff/Test", "org.handoff.Test", "InvokeAction", "uss",
+                        str(notification_id), action, ""], check=True, timeout=WAIT, capture_output=True)
+
+    def closed(self, notification_id):
+        return any(r.get("call") == "CloseNotification" and r.get("id") == notification_id
+                   for r in self.notifications())
+
+
+class _Popen:
+    """A bare Popen in `procs` (killed with the test)."""
+
+    def __init__(self, proc):
+        self.proc = proc
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+
+
+def app_pids(log):
+    return {e["pid"] for e in json_lines(log)}
+
+
+def kill_apps(log):
+    """The apps the agent started are not our children: kill them by pid."""
+    for pid in app_pids(log):
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass

@@ -1,0 +1,77 @@
+"""A small app for agent mode (make demo-agent, Tests/cli/test_agent_e2e.py):
+started by the agent from a .desktop file (stdout and stderr are /dev/null there), it connects to the
+agent in mode AGENT and writes what happens, one JSON line per event, to the
+--log file: connected, will_continue, continue (with the userInfo), failed,
+available, was_continued.
+With --advertise TYPE it makes an activity of that type current, and
+advertises again by itself when the agent comes back. It runs until SIGTERM
+or --seconds pass (a bound: an app the test forgot never lingers)."""
+
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bindings" / "python"))
+
+import handoff  # noqa: E402
+from handoff.account import ContinuityMode  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--log", required=True)
+    parser.add_argument("--bundle", required=True)
+    parser.add_argument("--team", required=True)
+    parser.add_argument("--type", action="append", default=[])
+    parser.add_argument("--advertise")
+    parser.add_argument("--info", action="append", default=[])
+    parser.add_argument("--seconds", type=float, default=120)
+    args = parser.parse_args()
+    log = open(args.log, "a", buffering=1)
+
+    def emit(event, **fields):
+        log.write(json.dumps(dict(event=event, pid=os.getpid(), **fields)) + "\n")
+
+    class Delegate(handoff.ApplicationDelegate):
+        def will_continue_user_activity(self, app, activity_type):
+            emit("will_continue", type=activity_type)
+            return False
+
+        def continue_user_activity(self, app, activity, restoration_handler):
+            emit("continue", type=activity.activity_type, title=activity.title,
+                 user_info={k: str(v) for k, v in activity.user_info.items()})
+            restoration_handler([])
+            return True
+
+        def activity_available(self, app, remote):
+            emit("available", id=remote.id, type=remote.activity_type, title=remote.title)
+
+        def did_fail_to_continue_user_activity(self, app, activity_type, error):
+            emit("failed", type=activity_type, code=int(error.code))
+
+    class Advertised(handoff.UserActivityDelegate):
+        def user_activity_was_continued(self, activity):
+            emit("was_continued", id=activity.activity_id)
+
+    app = handoff.Application(handoff.Manifest(args.bundle, args.team, args.type), Delegate())
+    app.start_continuity(handoff.Account.load(), mode=ContinuityMode.AGENT)
+    emit("connected", mode=app.continuity_mode.name)
+    if args.advertise:
+        activity = handoff.UserActivity(args.advertise)
+        activity.title = "From the app"
+        activity.user_info = dict(item.split("=", 1) for item in args.info)
+        activity.delegate = Advertised()
+        app.become_current(activity)
+        emit("advertising", id=activity.activity_id)
+    signal.signal(signal.SIGTERM, lambda *_: app.stop())
+    app.run(timeout=args.seconds)
+    emit("stopped")
+    app.close()
+
+
+if __name__ == "__main__":
+    main()
