@@ -9,17 +9,14 @@ when it happens, not by how long it took. Non-voluntary switches
 
 As a module (the integration suite's idle test): `Window(pid)` ...
 `.end()` gives a `Counts`. As a program, it measures build/bin/peer in the
-three idle situations of docs/agent.md §8, and `handoff agent` with and
-without an app connected to it, and prints a table:
+three idle situations of docs/agent.md §8 and prints a table (the agent's
+figures: `make bench-agent-idle`, bench/agent_idle.py):
 
-    python3 Tests/support/wakeups.py [--seconds 30] [--strace] [--only abcABC]
+    python3 Tests/support/wakeups.py [--seconds 30] [--strace] [--only abc]
 
   a  a receiver: nothing advertised, no other device
   b  a sender: one activity advertised, no other device
   c  a receiver, and a sender it has verified (measured: the receiver)
-  A  build/bin/handoff agent alone (on the peer's account)
-  B  the agent and a peer in agent mode that advertises (both measured)
-  C  the agent and a peer in agent mode, nothing advertised (both measured)
 
 Each runs in a network namespace of its own (named hoffw-<pid>-<x>, lo
 only; always deleted) when run as root, so that links other programs
@@ -289,41 +286,9 @@ def scenario(which, netns, seconds, use_strace, settle):
             p.stop()
 
 
-# The peer's default account (docs/PROTOCOL.md §4 test vector), for the agent.
+# The peer's default account (docs/PROTOCOL.md §4 test vector): an agent
+# the peer is to reach joins it (test_idle.py).
 PAIRING_CODE = "000G4-0R40M-30E20-9185G-R38E1-W8124-GK2GA-HC5RR-34D1P-70X3R-FP63E-D54"
-
-
-def agent_scenario(which, netns, seconds, use_strace, settle):
-    """A: `handoff agent` alone; B: an app connected to it that advertises
-    an activity; C: an app connected to it, nothing advertised."""
-    if not TOOL.exists():
-        raise RuntimeError("%s is missing: make tool" % TOOL)
-    me, other = ports()
-    config = tempfile.mkdtemp(prefix="handoff-wakeups-agent-")
-    socket_path = os.path.join(config, "agent.sock")
-    env = {"XDG_CONFIG_HOME": config}
-    started = []
-    try:
-        for args in (["account", "join", PAIRING_CODE], ["device", "--name", "idle-agent"]):
-            subprocess.run([str(TOOL)] + args, env=dict(os.environ, **env), check=True,
-                           stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
-        agent = Running(["--json", "agent", "--no-notifications", "--no-launch", "--socket", socket_path,
-                         "--beacon-port", me, "--no-multicast", "--peer", "127.0.0.1:%d" % other,
-                         "--channel", "127.0.0.1:0"], netns, program=TOOL, config=config)
-        started.append(agent)
-        agent.wait_for("listening", 20)
-        named = [("agent", agent)]
-        if which in "BC":
-            app = Running(["--agent", "--send" if which == "B" else "--receive", "--timeout", seconds + settle + 120], netns,
-                          env={"HANDOFF_AGENT_SOCKET": socket_path})
-            started.append(app)
-            app.wait_for("offering" if which == "B" else "ready", 20)
-            named.append(("app", app))
-        return measure(named, seconds, use_strace, settle)
-    finally:
-        for p in reversed(started):
-            p.stop()
-        shutil.rmtree(config, ignore_errors=True)
 
 
 def main():
@@ -331,26 +296,22 @@ def main():
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--settle", type=float, default=3)
     parser.add_argument("--strace", action="store_true", help="then attach strace -f -c for as long again")
-    parser.add_argument("--only", default="abcABC")
+    parser.add_argument("--only", default="abc")
     args = parser.parse_args()
     if not PEER.exists():
         sys.exit("%s is missing: make lib build/bin/peer" % PEER)
     titles = {"a": "a) idle, nothing advertised, no other device",
               "b": "b) one activity advertised, no other device",
-              "c": "c) a verified other device present (it advertises; this one is idle)",
-              "A": "A) handoff agent, no app, no other device",
-              "B": "B) handoff agent and an app connected to it that advertises an activity",
-              "C": "C) handoff agent and an app connected to it, nothing advertised"}
+              "c": "c) a verified other device present (it advertises; this one is idle)"}
     isolated = os.geteuid() == 0 and shutil.which("ip") is not None
     for which in args.only:
         ns = None
         if isolated:
-            ns = "hoffw-%d-%s" % (os.getpid(), which.lower() + ("2" if which.isupper() else ""))
+            ns = "hoffw-%d-%s" % (os.getpid(), which)
             subprocess.run(["ip", "netns", "add", ns], check=True)
             subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)
         try:
-            run = agent_scenario if which.isupper() else scenario
-            results = run(which, ns, args.seconds, args.strace, args.settle)
+            results = scenario(which, ns, args.seconds, args.strace, args.settle)
         finally:
             if ns:
                 subprocess.run(["ip", "netns", "del", ns], check=False)
