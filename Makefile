@@ -112,7 +112,8 @@ $(BINDIR)/streamer: Tests/integration/streamer.c $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS_STRICT) -O2 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I$(INCDIR) -o $@ $< $(LINK_HANDOFF)
 
-test-integration: $(BINDIR)/peer $(BINDIR)/streamer
+# The idle tests (test_idle.py) measure `handoff agent` too.
+test-integration: $(BINDIR)/peer $(BINDIR)/streamer $(TOOL)
 	$(PYTHON) -m pytest -q -p no:cacheprovider Tests/integration
 
 # ---------------------------------------------------------------- demo

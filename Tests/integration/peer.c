@@ -29,7 +29,9 @@
  * activity offered; --continue-times N (with --auto-continue): it continues
  * that activity again after each continuation, N times in all.
  * --continue-each: the receiver continues every activity offered (the
- * hostile suite's repeated handoffs).
+ * hostile suite's repeated handoffs). --agent: through the agent
+ * (HANDOFF_CONTINUITY_MODE_AGENT, its socket from HANDOFF_AGENT_SOCKET);
+ * the network options are then ignored (the agent owns the device).
  *
  * SIGTERM / SIGINT: clean exit 0 (the app is freed, which withdraws).
  * SIGUSR1 (sender): makes a fresh activity current (new id).
@@ -58,7 +60,7 @@ struct options {
     int port, multicast, send_only, fetch_timeout_ms, connection_reuse_ms;
     const char *device_name, *channel_address;
     long userinfo_bytes;
-    int never_dispatch, auto_continue, offer_on_usr1, continue_times, continue_each;
+    int never_dispatch, auto_continue, offer_on_usr1, continue_times, continue_each, agent;
     double timeout;
 };
 
@@ -123,7 +125,7 @@ static void usage(const char *why)
             "  [--device-name N] [--channel-address HOST:PORT] [--fetch-timeout-ms N]\n"
             "  [--connection-reuse-ms N (negative: every handoff connects afresh)]\n"
             "  [--never-dispatch] [--offer-on-usr1] [--auto-continue [--continue-times N]]\n"
-            "  [--continue-each]\n"
+            "  [--continue-each] [--agent]\n"
             "  [--timeout SECONDS]\n",
             why);
     exit(2);
@@ -394,6 +396,8 @@ static void parse(int argc, char **argv, struct options *o)
             o->receiving = 1;
         else if (FLAG("--multicast"))
             o->multicast = 1;
+        else if (FLAG("--agent"))
+            o->agent = 1;
         else if (FLAG("--never-dispatch"))
             o->never_dispatch = 1;
         else if (FLAG("--auto-continue"))
@@ -529,13 +533,18 @@ int main(int argc, char **argv)
     if (!account)
         die("handoff_account_from_key");
     options.account = account;
-    options.device_name = s.o.device_name;
-    options.role = s.o.send_only ? HANDOFF_DEVICE_ROLE_SEND_ONLY : HANDOFF_DEVICE_ROLE_FULL;
-    options.beacon_port = s.o.port;
-    options.disable_multicast = !s.o.multicast;
-    options.peers = s.o.peers;
-    options.peer_count = s.o.peer_count;
-    options.channel_address = s.o.channel_address;
+    if (s.o.agent) {
+        /* Through the agent, which owns the device: no device-level option. */
+        options.mode = HANDOFF_CONTINUITY_MODE_AGENT;
+    } else {
+        options.device_name = s.o.device_name;
+        options.role = s.o.send_only ? HANDOFF_DEVICE_ROLE_SEND_ONLY : HANDOFF_DEVICE_ROLE_FULL;
+        options.beacon_port = s.o.port;
+        options.disable_multicast = !s.o.multicast;
+        options.peers = s.o.peers;
+        options.peer_count = s.o.peer_count;
+        options.channel_address = s.o.channel_address;
+    }
     options.fetch_timeout_ms = s.o.fetch_timeout_ms;
     options.connection_reuse_ms = s.o.connection_reuse_ms;
     if (handoff_application_start_continuity(s.app, &options) != HANDOFF_OK)

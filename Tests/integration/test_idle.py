@@ -15,8 +15,17 @@ window, so the bounds are counts too:
   c  a verified device nearby that keeps advertising: the beacon thread
      wakes per beacon received, the scheduler at most for the one reap
      of the verified connection; no sweep while the device is heard.
+
+and the same for `handoff agent` (issue 15's acceptance): alone and with
+an app connected to it that advertises nothing, neither process wakes more
+than once in 10 s; with the app's activity advertised, the agent's
+scheduler wakes per keep-alive and nothing else wakes in either process.
 """
 
+import os
+import shutil
+import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -121,3 +130,86 @@ def test_a_verified_device_nearby_costs_its_beacons_only(spawn, host):
     assert schedule <= 2, counts.table()
     assert sum(woken.values()) <= 1, counts.table()
     assert sender.alive()
+
+
+# ------------------------------------------------------------- the agent
+
+@pytest.fixture
+def agent(host):
+    """start(): `handoff agent` in the namespace, on the peer's account,
+    and a function that connects a peer to it (`--agent`)."""
+    if not wakeups.TOOL.exists():
+        pytest.skip("%s is missing: make tool" % wakeups.TOOL)
+    config = tempfile.mkdtemp(prefix="handoff-idle-agent-")
+    socket_path = os.path.join(config, "agent.sock")
+    started = []
+    env = dict(os.environ, XDG_CONFIG_HOME=config)
+    for args in (["account", "join", wakeups.PAIRING_CODE], ["device", "--name", "idle-agent"]):
+        subprocess.run([str(wakeups.TOOL)] + args, env=env, check=True, stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=60)
+
+    def start():
+        process = wakeups.Running(["--json", "agent", "--no-notifications", "--no-launch", "--socket", socket_path,
+                                   "--beacon-port", ME, "--no-multicast", "--peer", "127.0.0.1:%d" % OTHER,
+                                   "--channel", "127.0.0.1:0"], host, program=wakeups.TOOL, config=config)
+        started.append(process)
+        process.wait_for("listening", 40)
+        return process
+
+    def app(*args):
+        process = wakeups.Running(["--agent", *args, "--timeout", 300], host, env={"HANDOFF_AGENT_SOCKET": socket_path})
+        started.append(process)
+        process.wait_for("ready", 40)
+        return process
+
+    try:
+        yield start, app
+    finally:
+        for process in reversed(started):
+            process.stop()
+        for process in started:
+            print("\n".join(process.lines))
+        shutil.rmtree(config, ignore_errors=True)
+
+
+def test_an_idle_agent_and_an_idle_app_connected_to_it_sleep(agent):
+    start, app = agent
+    daemon = start()
+    wait_for_datagrams(daemon.pid, 3)  # the agent's solicitations
+    counts, received, sent = idle_window(daemon.pid)
+    print(counts.table())
+    assert sent == 0 and received == 0
+    assert counts.total <= 1, counts.table()
+
+    client = app("--receive")
+    window = wakeups.Window(client.pid)
+    counts, received, sent = idle_window(daemon.pid)
+    app_counts = window.end()
+    print(counts.table())
+    print(app_counts.table())
+    assert sent == 0 and received == 0
+    assert counts.total <= 1, counts.table()
+    # The app's first wake-ups (its HELLO's answer) may end in the window.
+    assert app_counts.total <= 2, app_counts.table()
+    assert "hoff-scheduler" not in by_name(app_counts)  # no engine of its own
+
+
+def test_an_agent_advertising_for_its_app_wakes_only_for_its_keepalives(agent):
+    start, app = agent
+    daemon = start()
+    wait_for_datagrams(daemon.pid, 3)
+    client = app("--send")
+    client.wait_for("offering", 40)
+    wait_for_datagrams(daemon.pid, 3 + 4)  # and the advert burst
+    window = wakeups.Window(client.pid)
+    counts, received, sent = idle_window(daemon.pid)
+    app_counts = window.end()
+    print(counts.table())
+    print(app_counts.table())
+    woken = by_name(counts)
+    schedule = woken.pop("hoff-scheduler", 0)
+    assert received == 0
+    assert 1 <= sent <= int(counts.seconds / KEEPALIVE) + 1, (sent, counts.seconds)
+    assert sent - 1 <= schedule <= sent + 1, counts.table()
+    assert sum(woken.values()) <= 1, counts.table()
+    assert app_counts.total <= 1, app_counts.table()

@@ -9,9 +9,10 @@ when it happens, not by how long it took. Non-voluntary switches
 
 As a module (the integration suite's idle test): `Window(pid)` ...
 `.end()` gives a `Counts`. As a program, it measures build/bin/peer in the
-three idle situations of docs/agent.md §8 and prints a table:
+three idle situations of docs/agent.md §8 and prints a table (the agent's
+figures: `make bench-agent-idle`, bench/agent_idle.py):
 
-    python3 Tests/support/wakeups.py [--seconds 30] [--strace]
+    python3 Tests/support/wakeups.py [--seconds 30] [--strace] [--only abc]
 
   a  a receiver: nothing advertised, no other device
   b  a sender: one activity advertised, no other device
@@ -37,6 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PEER = ROOT / "build" / "bin" / "peer"
+TOOL = ROOT / "build" / "bin" / "handoff"
 
 
 # ------------------------------------------------------------- counting
@@ -167,19 +169,27 @@ def strace_summary(pid, seconds):
 # ------------------------------------------------------------- the peers
 
 class Running:
-    """One build/bin/peer, its stdout read line by line (bounded waits)."""
+    """One program (build/bin/peer unless `program`), its stdout and
+    stderr read line by line (bounded waits)."""
 
-    def __init__(self, args, netns=None):
-        self.config = tempfile.mkdtemp(prefix="handoff-wakeups-")
-        cmd = [str(PEER)] + [str(a) for a in args]
+    def __init__(self, args, netns=None, program=PEER, config=None, env=None):
+        self.own_config = config is None
+        self.config = config or tempfile.mkdtemp(prefix="handoff-wakeups-")
+        cmd = [str(program)] + [str(a) for a in args]
         if netns:
             cmd = ["ip", "netns", "exec", netns] + cmd
-        env = dict(os.environ, XDG_CONFIG_HOME=self.config)
+        environment = dict(os.environ, XDG_CONFIG_HOME=self.config)
+        # An embedded engine unless told otherwise (no agent of the host's).
+        environment.pop("HANDOFF_AGENT_SOCKET", None)
+        environment.pop("XDG_RUNTIME_DIR", None)
+        environment.pop("DBUS_SESSION_BUS_ADDRESS", None)
+        environment.update(env or {})
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, env=env)
+                                     stderr=subprocess.PIPE, text=True, env=environment)
         self.lines = []
         self._queue = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            threading.Thread(target=self._read, args=(stream,), daemon=True).start()
 
     def wait_for(self, word, timeout):
         """Reads lines until one starts with `word`, for `timeout` seconds at most."""
@@ -190,15 +200,14 @@ class Running:
             except queue.Empty:
                 line = None
             if line is None:
-                raise RuntimeError("peer never printed %r:\n%s" % (word, "\n".join(self.lines)))
+                raise RuntimeError("%s never printed %r:\n%s" % (self.proc.args, word, "\n".join(self.lines)))
             self.lines.append(line)
-            if line.startswith(word):
+            if line.startswith(word) or ('"event":"%s"' % word) in line:
                 return line
 
-    def _read(self):
-        for line in self.proc.stdout:
+    def _read(self, stream):
+        for line in stream:
             self._queue.put(line.rstrip("\n"))
-        self._queue.put(None)
 
     @property
     def pid(self):
@@ -213,7 +222,8 @@ class Running:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        shutil.rmtree(self.config, ignore_errors=True)
+        if self.own_config:
+            shutil.rmtree(self.config, ignore_errors=True)
 
 
 def free_udp_tcp_port(start):
@@ -230,10 +240,26 @@ def free_udp_tcp_port(start):
     raise RuntimeError("no free port")
 
 
-def scenario(which, netns, seconds, use_strace, settle):
+def ports():
     base = 40000 + (os.getpid() * 97) % 18000
     me = free_udp_tcp_port(base)
-    other = free_udp_tcp_port(me + 1)
+    return me, free_udp_tcp_port(me + 1)
+
+
+def measure(named, seconds, use_strace, settle):
+    """Past the start-up bursts (adverts 1.75 s, solicitations 1 s), the
+    wake-ups of each (name, Running) over `seconds`, then strace of each."""
+    time.sleep(settle)
+    windows = [(name, Window(r.pid)) for name, r in named]
+    time.sleep(seconds)
+    out = [(name, window.end(), None) for name, window in windows]
+    if use_strace:  # after the window: strace's own stops are context switches too
+        out = [(name, counts, strace_summary(r.pid, seconds)) for (name, counts, _), (_, r) in zip(out, named)]
+    return out
+
+
+def scenario(which, netns, seconds, use_strace, settle):
+    me, other = ports()
     common = ["--port", me, "--timeout", seconds + settle + 120, "--channel-address", "127.0.0.1:0"]
     started = []
     try:
@@ -254,17 +280,15 @@ def scenario(which, netns, seconds, use_strace, settle):
                               "--peer", "127.0.0.1:%d" % me], netns)
             started.append(sender)
             measured.wait_for("available", 20)
-        # Past the start-up bursts (adverts 1.75 s, solicitations 1 s).
-        time.sleep(settle)
-        window = Window(measured.pid)
-        time.sleep(seconds)
-        counts = window.end()
-        # After the window: strace's own stops are context switches too.
-        text = strace_summary(measured.pid, seconds) if use_strace else None
-        return counts, text
+        return measure([("peer", measured)], seconds, use_strace, settle)
     finally:
         for p in reversed(started):
             p.stop()
+
+
+# The peer's default account (docs/PROTOCOL.md §4 test vector): an agent
+# the peer is to reach joins it (test_idle.py).
+PAIRING_CODE = "000G4-0R40M-30E20-9185G-R38E1-W8124-GK2GA-HC5RR-34D1P-70X3R-FP63E-D54"
 
 
 def main():
@@ -287,14 +311,17 @@ def main():
             subprocess.run(["ip", "netns", "add", ns], check=True)
             subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)
         try:
-            counts, text = scenario(which, ns, args.seconds, args.strace, args.settle)
+            results = scenario(which, ns, args.seconds, args.strace, args.settle)
         finally:
             if ns:
                 subprocess.run(["ip", "netns", "del", ns], check=False)
-        print("%s  [%.0f s%s]" % (titles[which], counts.seconds, ", own netns" if ns else ", host loopback"))
-        print(counts.table())
-        if text:
-            print(text)
+        print("%s  [%.0f s%s]" % (titles[which], results[0][1].seconds, ", own netns" if ns else ", host loopback"))
+        for name, counts, text in results:
+            if len(results) > 1:
+                print(" %s:" % name)
+            print(counts.table())
+            if text:
+                print(text)
         print()
 
 
