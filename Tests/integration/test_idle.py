@@ -122,7 +122,9 @@ def test_a_verified_device_nearby_costs_its_beacons_only(spawn, host):
     beacons = woken.pop("hoff-beacons", 0)
     schedule = woken.pop("hoff-scheduler", 0)
     # The sender's keep-alives, all to the receiver; the receiver sends nothing.
-    assert sent == received and 1 <= received <= int(counts.seconds / KEEPALIVE) + 1, (sent, received)
+    # A datagram in flight when a counter is read is counted as sent on one
+    # side of the window's edge and received on the other: 1 either way.
+    assert abs(sent - received) <= 1 and 1 <= received <= int(counts.seconds / KEEPALIVE) + 1, (sent, received)
     assert received - 1 <= beacons <= received + 1, counts.table()
     # Its scheduler: the reap of the verified connection 10 s after its
     # last use (if it falls in the window), and one at the window's edge.
