@@ -121,9 +121,12 @@ import Testing
 
     @Test func nobodyAnswersSoTheWindowCloses() throws {
         let outcome = try Self.run(window: 4, sponsorSays: { _ in nil }, joinerSays: { _ in true })
-        guard case .failure(let error) = outcome.sponsor else { Issue.record("the sponsor succeeded"); return }
-        #expect(error.code == .timedOut)
-        #expect(throws: HandoffError.self) { try outcome.joiner.get() }
+        // Whichever window closes first times out and tells the other.
+        guard case .failure(let sponsorError) = outcome.sponsor, case .failure(let joinerError) = outcome.joiner else {
+            Issue.record("a side succeeded without the sponsor's answer")
+            return
+        }
+        #expect([sponsorError.code, joinerError.code].contains(.timedOut))
         #expect(Self.storedAccount(outcome.joinerStore) == nil)
     }
 
