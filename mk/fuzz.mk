@@ -37,7 +37,8 @@ CLANG         ?= clang
 
 FUZZ_MODEL_TARGETS := bplist activity userinfo manifest
 FUZZ_CONTINUITY_TARGETS := beacon-plaintext beacon-packet channel-frames exchange-message \
-                           stream-frames pairing-code account-file device-file agent-message
+                           stream-frames pairing-code account-file device-file agent-message \
+                           pairing-messages
 # The agent's desktop-entry reader: Sources/HandoffAgent/Desktop only (the
 # D-Bus part would need libsystemd).
 FUZZ_AGENT_TARGETS := desktop-entry
@@ -135,6 +136,8 @@ FUZZ_MAX_LEN_channel-frames := 2048
 FUZZ_MAX_LEN_stream-frames := 2048
 FUZZ_MAX_LEN_exchange-message := 2048
 FUZZ_MAX_LEN_pairing-code := 256
+# A whole pairing conversation is under 400 bytes.
+FUZZ_MAX_LEN_pairing-messages := 1024
 FUZZ_MAX_LEN_account-file := 512
 FUZZ_MAX_LEN_device-file := 512
 FUZZ_MAX_LEN_desktop-entry := 8192

@@ -258,7 +258,7 @@ private final class FrameInbox: @unchecked Sendable {
 }
 
 /// A connected, non-blocking TCP socket to `resolved`, within `timeout`.
-private func openTCPConnection(to resolved: ResolvedSocketAddress, address: SocketAddress, timeout: Double) throws(HandoffError) -> Int32 {
+func openTCPConnection(to resolved: ResolvedSocketAddress, address: SocketAddress, timeout: Double) throws(HandoffError) -> Int32 {
     let fd = socket(resolved.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else {
         throw HandoffError(.connectionUnavailable, "could not create a socket to connect to \(address) (\(errnoText(errno)))")

@@ -7,6 +7,7 @@ enum Tool {
 
     nonisolated(unsafe) static let commands: [any Command.Type] = [
         AccountCommand.self,
+        PairCommand.self,
         DeviceCommand.self,
         NearbyCommand.self,
         PublishCommand.self,

@@ -61,6 +61,7 @@ let richUserInfo: UserInfo = [
 ]
 
 func writeSeeds(_ w: Writer) throws {
+    writePairingSeeds(w)
     // Binary property lists: scalars of every width, containers, userInfos.
     let plists: [(String, PropertyListValue)] = [
         ("null", .null), ("true", .boolean(true)), ("int8", .integer(200)), ("int16", .integer(40_000)),
@@ -377,6 +378,7 @@ func payload(extra: [(String, (inout RawPlist) -> UInt32)]) -> [UInt8] {
 }
 
 func writeRegressions(_ w: Writer) throws {
+    writePairingRegressions(w)
     writeDesktopEntryRegressions(w)
     // What a value is written as may be larger than what was read (the
     // userinfo target's first finding: null tokens counted as 1 byte):
@@ -744,4 +746,49 @@ func writeDesktopEntryRegressions(_ w: Writer) {
     w("desktop-entry", "quotes-60k", header + "Exec=a " + String(repeating: "\"\" ", count: 20_000) + "\n")
     w("desktop-entry", "percent-60k", header + "Exec=a " + String(repeating: "%f", count: 30_000) + "\n")
     w("desktop-entry", "no-main-group", "[Other]\nA=b\n")
+}
+
+// MARK: - Pairing (docs/PROTOCOL.md §9)
+
+/// The documented run's frames (fixed keys and nonces, so the files stay
+/// the same), cut as each side receives them, and a beacon.
+func writePairingSeeds(_ w: Writer) {
+    let run = { (start: Int, n: Int) in (start..<start + n).map { UInt8($0) } }
+    var sponsor = PairingSponsorMachine(
+        sessionID: run(0xc0, 16), accountKey: try! AccountKey(bytes: run(0, 32)), deviceName: "laptop",
+        keyPair: X25519KeyPair.fromPrivateKey(run(0x00, 32))!, nonce: run(0xa0, 16), keyNonce: run(0xd0, 12))
+    var joiner = PairingJoinerMachine(
+        sessionID: run(0xc0, 16), deviceName: "desktop",
+        keyPair: X25519KeyPair.fromPrivateKey(run(0x20, 32))!, nonce: run(0xb0, 16), acceptNonce: run(0xe0, 12))
+    let commit = sponsor.start()
+    let share = try! joiner.receive(commit).send[0]
+    let reveal = try! sponsor.receive(share).send[0]
+    _ = try! joiner.receive(reveal)
+    let accept = try! joiner.answer(true).send[0]
+    _ = try! sponsor.receive(accept)
+    let key = try! sponsor.answer(true).send[0]
+    w("pairing-messages", "joiner-side", [commit, reveal, key].flatMap { $0.encoded() })
+    w("pairing-messages", "sponsor-side", [share, accept].flatMap { $0.encoded() })
+    w("pairing-messages", "reject", PairingMessage.reject.frame.encoded())
+    w("pairing-messages", "beacon", PairingBeacon(port: 52371, sessionID: run(0xc0, 16)).encoded())
+}
+
+/// Hostile pairing input: lengths out of range or not the message's size,
+/// unknown types, another version, messages out of order, a bad beacon.
+func writePairingRegressions(_ w: Writer) {
+    let session: [UInt8] = Array(0xc0...0xcf)
+    func frame(_ n: UInt32, _ type: UInt8, _ payload: [UInt8]) -> [UInt8] {
+        [UInt8(n >> 24), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff), type] + payload
+    }
+    w("pairing-messages", "length-max", frame(0xffff_ffff, 0x21, []))
+    w("pairing-messages", "length-zero", [0, 0, 0, 0])
+    w("pairing-messages", "commit-long", frame(51, 0x21, [1] + session + [UInt8](repeating: 0, count: 33)))
+    w("pairing-messages", "commit-version-2", frame(50, 0x21, [2] + session + [UInt8](repeating: 0, count: 32)))
+    w("pairing-messages", "reject-with-payload", frame(2, 0x27, [0]))
+    w("pairing-messages", "type-0x20", frame(1, 0x20, []))
+    w("pairing-messages", "share-truncated", frame(49, 0x22, [UInt8](repeating: 9, count: 10)))
+    w("pairing-messages", "key-before-commit", frame(61, 0x25, [UInt8](repeating: 7, count: 60)))
+    var beacon = PairingBeacon(port: 52371, sessionID: session).encoded()
+    beacon[95] = 1
+    w("pairing-messages", "beacon-padding", beacon)
 }

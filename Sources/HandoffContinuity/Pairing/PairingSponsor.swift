@@ -1,0 +1,98 @@
+import CLinux
+import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The sponsor's run (docs/PROTOCOL.md §9): listen for joiners' beacons,
+/// connect to one session at a time, commit, and once the joiner shares
+/// its key, reveal and compare — one attempt per run. A joiner that cannot
+/// be reached, or misbehaves before the reveal, costs nothing: the next
+/// session is tried.
+public enum PairingSponsor {
+    /// Blocks the calling thread until success, failure or the window's end;
+    /// errors as `PairingJoiner.run`.
+    public static func run(_ config: PairingConfiguration, accountKey: AccountKey, deviceName: String,
+                           events: PairingEvents) throws(HandoffError) -> PairingResult {
+        let limits = config.limits
+        let windowEnd = Deadline(after: limits.window)
+        let table = Locked(PairingSessionTable(limits: limits, now: monotonicSeconds()))
+        var pipe: [Int32] = [-1, -1]
+        guard clinux_pipe2(&pipe, O_CLOEXEC | O_NONBLOCK) == 0 else {
+            throw HandoffError(.io, "cannot create a pipe (\(errnoText(errno)))")
+        }
+        let (wakeRead, wakeWrite) = (pipe[0], pipe[1])
+        defer {
+            close(wakeRead)
+            close(wakeWrite)
+        }
+        let transport = try BeaconTransport(config: config.beacons) { packet, from in
+            guard let beacon = PairingBeacon.parse(packet) else { return }
+            if table.withLock({ $0.heard(beacon, from: from.host, now: monotonicSeconds()) }) {
+                var byte: UInt8 = 1
+                _ = write(wakeWrite, &byte, 1)
+            }
+        }
+        defer { transport.stop() }
+        events.beaconsReady(transport.port)
+
+        while true {
+            guard windowEnd.pollTimeout != nil else {
+                throw HandoffError(.timedOut, "no new device asked to pair within the pairing window: "
+                    + "run `handoff pair` on the new device, on the same network, while this one waits")
+            }
+            guard let candidate = table.withLock({ $0.next(now: monotonicSeconds()) }) else {
+                // Wait for a beacon, or until a session may be retried.
+                var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: config.cancelFD, events: Int16(POLLIN), revents: 0)]
+                _ = poll(&fds, 2, min(windowEnd.pollTimeout ?? 0, 500))
+                if fds[1].revents != 0 { throw PairingConnection.cancelled }
+                var drain = [UInt8](repeating: 0, count: 64)
+                while read(wakeRead, &drain, drain.count) > 0 {}
+                continue
+            }
+            var machine = PairingSponsorMachine(sessionID: candidate.sessionID, accountKey: accountKey, deviceName: deviceName)
+            guard let (connection, share) = try? open(candidate, &machine, limits: limits, cancelFD: config.cancelFD) else {
+                if (try? checkCancelled(config.cancelFD)) == nil { throw PairingConnection.cancelled }
+                continue
+            }
+            transport.stop()
+            events.found(connection.peer)
+            // The attempt begins with REVEAL: from here any failure ends the run.
+            var code: ComparisonCode?
+            do throws(HandoffError) {
+                let step = try machine.receive(share)
+                for frame in step.send { try connection.send(frame, until: Deadline(after: limits.stepTimeout)) }
+                code = step.code
+            } catch {
+                if !machine.peerEnded { connection.sendReject() }
+                throw error
+            }
+            guard let code else { preconditionFailure("SHARE gave no code") }
+            let peer = try PairingComparison.run(
+                &machine, connection: connection, code: code, events: events, windowEnd: windowEnd, limits: limits,
+                cancelFD: config.cancelFD, store: { _ in })
+            return PairingResult(peerName: peer, accountID: accountKey.derived.accountID, code: code)
+        }
+    }
+
+    /// Connects, sends COMMIT and waits for SHARE; any failure here is no
+    /// attempt (nothing was revealed).
+    private static func open(_ candidate: PairingSessionTable.Candidate, _ machine: inout PairingSponsorMachine,
+                             limits: PairingLimits, cancelFD: Int32) throws(HandoffError) -> (PairingConnection, Frame) {
+        let address = SocketAddress(host: candidate.host, port: candidate.port)
+        let fd = try openTCPConnection(to: try address.resolved(), address: address, timeout: limits.connectTimeout)
+        let connection = PairingConnection(fd: fd, peer: candidate.host)
+        try connection.send(machine.start(), until: Deadline(after: limits.stepTimeout))
+        let share = try connection.receive(until: Deadline(after: limits.stepTimeout), cancelFD: cancelFD, what: "its key (SHARE)")
+        guard share.type == PairingMessage.shareType else {
+            throw HandoffError(.handoffFailed, "\(candidate.host) did not answer with its key")
+        }
+        return (connection, share)
+    }
+
+    private static func checkCancelled(_ fd: Int32) throws(HandoffError) {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        if fd >= 0, poll(&entry, 1, 0) > 0 { throw PairingConnection.cancelled }
+    }
+}
