@@ -89,14 +89,18 @@ enum ContinueCommand: Command {
                     + "add --team \(remote.teamIdentifier)")
         }
         if gated.isWebOnly, let url = gated.webpageURL {
-            output.emit(.object(ActivityPrinter.webJSON(url, remote: gated)),
+            var object = ActivityPrinter.webJSON(url, remote: gated)
+            object["via"] = .string(source.via.rawValue)
+            output.emit(.object(object),
                         human: "No app here continues \(gated.activityType) (another team, or not declared); its web page:\n\(url.absoluteString)")
             return ExitCode.ok
         }
         output.note("\(remote.deviceName) offers it; continuing.")
         output.note("Fetching \(remote.activityType)…")
         let activity = try fetch(remote, source: source, queue: queue, loop: loop)
-        output.emit(.object(ActivityPrinter.json(activity, remote: remote)), human: ActivityPrinter.text(activity, remote: remote))
+        var object = ActivityPrinter.json(activity, remote: remote)
+        object["via"] = .string(source.via.rawValue)
+        output.emit(.object(object), human: ActivityPrinter.text(activity, remote: remote))
         return ExitCode.ok
     }
 

@@ -31,6 +31,7 @@ final class NearbySource {
     let device: DeviceIdentity
     private let queue: HostQueue
     private let relay = Relay()
+    private let observer: any ContinuityEndpoint
 
     /// Changes reach `onChange` on the main thread (in the queue's dispatch).
     var onChange: (RemoteActivityChange) -> Void {
@@ -67,7 +68,9 @@ final class NearbySource {
         self.device = device
         self.queue = queue
         let relay = self.relay
-        service.attach(Observer(manifest: manifest) { change in queue.post { relay.onChange(change) } })
+        // Held here: a service keeps its endpoint weakly.
+        observer = Observer(manifest: manifest) { change in queue.post { relay.onChange(change) } }
+        service.attach(observer)
     }
 
     /// `--agent`, `--embedded`, or automatic; `--agent` with a device-level
