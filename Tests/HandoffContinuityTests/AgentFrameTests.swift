@@ -14,7 +14,8 @@ import Glibc
                                        activityType: "com.example.edit", title: "Notes", webpageURL: URL(string: "https://example.com/a"),
                                        supportsContinuationStreams: true, isWebOnly: false,
                                        firstSeen: Date(timeIntervalSince1970: 1_700_000_000.123),
-                                       teamIdentifier: "A1B2C3D4E5", bundleIdentifier: "com.example.app")
+                                       teamIdentifier: "A1B2C3D4E5", bundleIdentifier: "com.example.app",
+                                       expirationDate: Date(timeIntervalSince1970: 1_800_000_000.5))
 
     /// Every message, as the side that sends it.
     static var samples: [(AgentMessage, AgentMessage.Sender)] {
@@ -23,11 +24,17 @@ import Glibc
         let advert = Advertisement(activityID: id, activityType: "com.example.edit", title: "Notes", bundleIdentifier: "com.example.app",
                                    teamIdentifier: "A1B2C3D4E5", webpageURL: URL(string: "https://example.com/a"),
                                    expirationDate: Date(timeIntervalSince1970: 1_800_000_000), supportsContinuationStreams: true)
+        var tally = BeaconTally()
+        (tally.packets, tally.accepted, tally.foreign, tally.stale) = (9, 4, 2, 3)
+        tally.foreignSources = ["192.0.2.7"]
+        tally.replaySources = ["Laptop from 192.0.2.8"]
+        tally.staleSenders = [BeaconTally.StaleSender(deviceID: "00112233445566778899aabbccddeeff", name: "Laptop",
+                                                      host: "192.0.2.9", skewMilliseconds: -600_000)]
         let status = AgentStatus(deviceID: Array(0..<16), deviceName: "Desk", role: .full, channelPort: 4000, beaconPort: 52370,
                                  clients: 2, remotes: [.init(deviceID: Array(16..<32), deviceName: "Laptop",
                                                              addresses: ["127.0.0.1:5000", "[::1]:5000"], verified: true,
-                                                             lastHeardMilliseconds: 1200)],
-                                 counters: ["duplicates": 3, "refused": 0])
+                                                             lastHeardMilliseconds: 1200, role: .sendOnly)],
+                                 counters: ["duplicates": 3, "refused": 0], beacons: tally)
         return [
             (.hello(AgentHello(manifest: manifest, pid: 4242, observer: true)), .app),
             (.welcome(AgentWelcome(agentVersion: "0.1.0", deviceID: Array(0..<16), deviceName: "Desk", role: .sendOnly,

@@ -72,6 +72,7 @@ def test_nearby_shows_an_activity_coming_and_going(pair, ports):
     watcher = b.spawn("--json", "nearby", *loopback(ports[1], ports[0])[:5])
     listening = watcher.event("listening")
     assert listening["beacon_port"] == ports[1] and listening["multicast"] is False
+    assert listening["via"] == "embedded"  # network options: an engine of its own
     sender, published = publish(a, ports[0], ports[1], "--type", TYPE, "--title", "Sketch", "--team", "OTHERTEAM")
 
     available = watcher.event("available", id=published["id"])
@@ -79,7 +80,7 @@ def test_nearby_shows_an_activity_coming_and_going(pair, ports):
     # nearby lists every team of the account, and says which.
     assert available["team"] == "OTHERTEAM" and available["bundle"] == "org.libhandoff.handoff"
     assert available["device"]["name"] == "Device A"
-    assert available["channel"] == f"127.0.0.1:{published['channel_port']}"
+    assert available["device"]["id"] == published["device"]["id"] and available["expires"] is None
 
     sender.signal(signal.SIGINT)
     assert sender.wait() == 0

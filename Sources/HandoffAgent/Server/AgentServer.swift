@@ -337,27 +337,9 @@ public final class AgentServer: @unchecked Sendable {
     /// STATUS's body: the device, the engine's view of the others, and
     /// the engine's and the server's counters (server ones prefixed "agent.").
     func status() -> AgentStatus {
-        let engineStatus = engine.status
-        var counters = engineStatus.counters
-        for (key, value) in self.counters.dictionary { counters["agent." + key] = value }
-        let remotes = engineStatus.remotes.map { r in
-            AgentStatus.Remote(deviceID: Self.bytes(hex: r.id), deviceName: r.name, addresses: r.channels,
-                               verified: r.verified, lastHeardMilliseconds: Int64((r.secondsSinceHeard * 1000).rounded()))
-        }
-        return AgentStatus(deviceID: identity.device.idBytes, deviceName: identity.device.name, role: identity.device.role,
-                           channelPort: engine.channelPort, beaconPort: engine.beaconPort, clients: sessions.count,
-                           remotes: remotes, counters: counters)
-    }
-
-    static func bytes(hex: String) -> [UInt8] {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return [] }
-        var out: [UInt8] = []
-        for i in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[i...i + 1], as: UTF8.self), radix: 16) else { return [] }
-            out.append(byte)
-        }
-        return out
+        var extra: [String: Int64] = [:]
+        for (key, value) in counters.dictionary { extra["agent." + key] = value }
+        return AgentStatus(engine: engine, device: identity.device, clients: sessions.count, extraCounters: extra)
     }
 
     // MARK: Continuing chosen activities

@@ -147,6 +147,10 @@ extension AgentClient {
             } catch {
                 completion(.failure(error))
             }
+        case (.status(let completion), .status(let status)):
+            completion(.success(status))
+        case (.status(let completion), .error(let error)):
+            completion(.failure(error))
         case (_, .error(let error)):
             request.fail(error.asUserActivityErrorForWire)
         default:

@@ -193,6 +193,12 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
         request(.openStream(completion), .openStream(remote.activityID))
     }
 
+    /// The agent's STATUS (the `handoff` command's doctor and nearby).
+    /// `completion` runs exactly once, on any thread.
+    public func status(completion: @escaping @Sendable (Result<AgentStatus, HandoffError>) -> Void) {
+        request(.status(completion), .statusRequest)
+    }
+
     public func confirmContinued(_ remote: RemoteActivity) {
         state.withLock { s in _ = send(AgentFrame(.confirm(remote.activityID)), in: &s) }
     }

@@ -19,12 +19,14 @@ struct AgentRequests {
     enum Outgoing {
         case fetch(@Sendable (Result<[UInt8], HandoffError>) -> Void)
         case openStream(@Sendable (Result<ContinuationStream, HandoffError>) -> Void)
+        case status(@Sendable (Result<AgentStatus, HandoffError>) -> Void)
 
         /// Runs the completion with `error` (streams get it too).
         func fail(_ error: HandoffError) {
             switch self {
             case .fetch(let completion): completion(.failure(error))
             case .openStream(let completion): completion(.failure(error))
+            case .status(let completion): completion(.failure(error))
             }
         }
     }

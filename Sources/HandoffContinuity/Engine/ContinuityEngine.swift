@@ -73,6 +73,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         var attachedOnce = false
         /// Counters for tests and diagnostics.
         var counters = DiscoveryCounters()
+        /// Every datagram of the beacon port, by kind (`BeaconTally`).
+        var beacons = BeaconTally()
         var stopped = false
         /// The scheduler thread, which `detach` must not wait for when it
         /// runs there (the application's last release can happen on it).
@@ -136,6 +138,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     public var channelPort: UInt16 { server.port }
     /// The UDP port beacons are received on.
     public var beaconPort: UInt16 { transport.port }
+    /// The beacon transport's interfaces and paths (`handoff doctor`).
+    public var beaconStats: BeaconTransportStats { transport.stats }
 
     // MARK: ContinuityService
 
@@ -367,23 +371,30 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         // Anything that does not authenticate is dropped here, silently;
         // so is everything before an application is attached (the beacon
         // is not consumed: its next copy still counts).
-        guard let endpoint = endpoint,
-              let beacon = BeaconCodec.open(packet, key: keys.beaconKey),
-              beacon.deviceID != configuration.device.idBytes else { return }
-        switch replay.check(beacon, nowMilliseconds: wallMilliseconds()) {
-        case .accepted:
-            break
-        case .duplicate:
-            // The other family's copy: its address, not a replay.
+        guard let endpoint = endpoint else { return }
+        guard let beacon = BeaconCodec.open(packet, key: keys.beaconKey) else {
             state.withLock { s in
-                s.counters.duplicates += 1
-                s.remotes.heardCopy(of: beacon, from: from.host)
+                s.beacons.packets += 1
+                s.beacons.countForeign(from: from.host)
             }
             return
-        case .replay, .stale:
-            state.withLock { $0.counters.refused += 1 }
+        }
+        guard beacon.deviceID != configuration.device.idBytes else {
+            state.withLock { s in
+                s.beacons.packets += 1
+                s.beacons.own += 1
+            }
             return
         }
+        let now = wallMilliseconds()
+        let verdict = replay.check(beacon, nowMilliseconds: now)
+        state.withLock { s in
+            s.beacons.packets += 1
+            s.beacons.count(verdict, beacon, from: from.host, nowMilliseconds: now)
+            // The other family's copy: its address, not a replay.
+            if verdict == .duplicate { s.remotes.heardCopy(of: beacon, from: from.host) }
+        }
+        guard verdict == .accepted else { return }
         if beacon.kind == .solicit {
             answer(from)
             return
@@ -472,14 +483,15 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// agent's STATUS reports (read-only; `EngineStatus`).
     public var status: EngineStatus {
         let now = monotonicSeconds()
-        let remotes = state.withLock { s in
-            s.remotes.entries.map { id, entry in
-                EngineStatus.RemoteDevice(id: id, name: entry.name,
+        let (remotes, beacons) = state.withLock { s in
+            (s.remotes.entries.map { id, entry in
+                EngineStatus.RemoteDevice(id: id, name: entry.name, role: entry.role,
                                           channels: entry.channels.values.map(\.description).sorted(),
                                           verified: entry.verified, secondsSinceHeard: max(0, now - entry.lastHeard))
-            }
+            }, s.beacons)
         }
-        return EngineStatus(remotes: remotes.sorted { $0.id < $1.id }, counters: discovery.dictionary)
+        let counters = discovery.dictionary.merging(beacons.counters) { _, tally in tally }
+        return EngineStatus(remotes: remotes.sorted { $0.id < $1.id }, counters: counters, beacons: beacons)
     }
 
     private func sweep() {
@@ -500,8 +512,6 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
 
 /// What discovery did, in counts (tests assert bounds on these).
 struct DiscoveryCounters: Sendable, Equatable {
-    var duplicates = 0
-    var refused = 0
     var answers = 0
     var answersRefused = 0
     var verifications = 0

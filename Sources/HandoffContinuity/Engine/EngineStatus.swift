@@ -7,6 +7,8 @@ public struct EngineStatus: Sendable, Equatable {
         public var id: String
         /// As its latest beacon names it.
         public var name: String
+        /// As its latest beacon says (a send-only device offers, and is offered nothing).
+        public var role: DeviceRole
         /// Its channel, "host:port" (IPv6 in brackets), one per address family heard.
         public var channels: [String]
         /// Its channel completed a handshake with the account's key.
@@ -16,15 +18,17 @@ public struct EngineStatus: Sendable, Equatable {
 
     /// Sorted by id.
     public var remotes: [RemoteDevice]
-    /// Discovery's counters by name (`DiscoveryCounters`).
+    /// Discovery's counters by name (`DiscoveryCounters`, and the beacon
+    /// counts of `beacons`).
     public var counters: [String: Int64]
+    /// Every datagram of the beacon port, by kind, with senders.
+    public var beacons: BeaconTally
 }
 
 extension DiscoveryCounters {
     /// The counters by name, for STATUS.
     var dictionary: [String: Int64] {
-        ["beaconDuplicates": Int64(duplicates), "beaconsRefused": Int64(refused),
-         "solicitAnswers": Int64(answers), "solicitAnswersRefused": Int64(answersRefused),
+        ["solicitAnswers": Int64(answers), "solicitAnswersRefused": Int64(answersRefused),
          "verifications": Int64(verifications), "verificationsLimited": Int64(verificationsLimited),
          "remoteDevices": Int64(remoteDevices), "verifierThreadsStarted": Int64(verifierThreadsStarted),
          "verificationsQueued": Int64(verificationsQueued), "pooledConnections": Int64(pooledConnections)]

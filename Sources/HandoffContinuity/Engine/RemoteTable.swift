@@ -38,8 +38,9 @@ struct RemoteTable {
         /// Families whose channel failed in the current round.
         var failedFamilies: Set<Family> = []
         var lastHeard: Double
-        /// The device's name, as its latest beacon gives it.
+        /// The device's name and role, as its latest beacon gives them.
         var name = ""
+        var role = DeviceRole.full
 
         var verified: Bool { verifiedChannel != nil }
     }
@@ -109,6 +110,7 @@ struct RemoteTable {
         }
         entry.lastHeard = now
         entry.name = beacon.deviceName
+        entry.role = beacon.role
         switch beacon.kind {
         case .advert:
             // Rule 1 (PROTOCOL §7 "Gating") for the whole device, 2 in `remote`, 3–5 per audience.
@@ -242,7 +244,8 @@ struct RemoteTable {
                               webpageURL: ActivityGate.webPage(a.webpageURL.flatMap(URL.init(string:))),
                               supportsContinuationStreams: a.supportsContinuationStreams,
                               firstSeen: previous?.activityID == id ? previous!.firstSeen : Date(),
-                              teamIdentifier: a.teamIdentifier, bundleIdentifier: a.bundleIdentifier)
+                              teamIdentifier: a.teamIdentifier, bundleIdentifier: a.bundleIdentifier,
+                              expirationDate: a.expiration.map { Date(timeIntervalSince1970: Double($0) / 1000) })
     }
 
     static func changes(from old: RemoteActivity?, to new: RemoteActivity?) -> [RemoteActivityChange] {

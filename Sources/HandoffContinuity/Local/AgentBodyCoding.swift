@@ -57,13 +57,49 @@ enum AgentBodyCoding {
             let remotes: [PropertyListValue] = s.remotes.map { r in
                 .dictionary(["deviceID": .data(r.deviceID), "deviceName": .string(r.deviceName),
                              "addresses": .array(r.addresses.map { .string($0) }), "verified": .boolean(r.verified),
-                             "lastHeard": .integer(r.lastHeardMilliseconds)])
+                             "lastHeard": .integer(r.lastHeardMilliseconds), "role": .string(r.role.name)])
             }
             return ["deviceID": .data(s.deviceID), "deviceName": .string(s.deviceName), "role": .string(s.role.name),
                     "channelPort": .integer(Int64(s.channelPort)), "beaconPort": .integer(Int64(s.beaconPort)),
                     "clients": .integer(Int64(s.clients)), "remotes": .array(remotes),
-                    "counters": .dictionary(s.counters.mapValues { .integer($0) })]
+                    "counters": .dictionary(s.counters.mapValues { .integer($0) }),
+                    "beacons": .dictionary(beacons(s.beacons))]
         }
+    }
+
+    /// STATUS `beacons`: the engine's tally (`BeaconTally`).
+    static func beacons(_ t: BeaconTally) -> Body {
+        let stale: [PropertyListValue] = t.staleSenders.map { s in
+            .dictionary(["deviceID": .data(deviceBytes(s.deviceID)), "deviceName": .string(s.name),
+                         "host": .string(s.host), "skew": .integer(s.skewMilliseconds)])
+        }
+        return ["packets": .integer(Int64(t.packets)), "accepted": .integer(Int64(t.accepted)),
+                "foreign": .integer(Int64(t.foreign)), "own": .integer(Int64(t.own)),
+                "duplicates": .integer(Int64(t.duplicates)), "replays": .integer(Int64(t.replays)),
+                "stale": .integer(Int64(t.stale)), "foreignSources": .array(t.foreignSources.map { .string($0) }),
+                "replaySources": .array(t.replaySources.map { .string($0) }), "staleSenders": .array(stale)]
+    }
+
+    static func beacons(_ b: Fields) throws(HandoffError) -> BeaconTally {
+        var t = BeaconTally()
+        let counts = 0...Int64(Int32.max)
+        t.packets = Int(try b.integer("packets", in: counts))
+        t.accepted = Int(try b.integer("accepted", in: counts))
+        t.foreign = Int(try b.integer("foreign", in: counts))
+        t.own = Int(try b.integer("own", in: counts))
+        t.duplicates = Int(try b.integer("duplicates", in: counts))
+        t.replays = Int(try b.integer("replays", in: counts))
+        t.stale = Int(try b.integer("stale", in: counts))
+        t.foreignSources = try b.strings("foreignSources")
+        t.replaySources = try b.strings("replaySources")
+        for value in try b.array("staleSenders") {
+            guard case .dictionary(let d) = value else { throw malformed("staleSenders holds dictionaries") }
+            let s = Fields(d)
+            t.staleSenders.append(BeaconTally.StaleSender(deviceID: hex(try s.id("deviceID")), name: try s.string("deviceName"),
+                                                          host: try s.string("host"),
+                                                          skewMilliseconds: try s.integer("skew", in: -dates.upperBound...dates.upperBound)))
+        }
+        return t
     }
 
     static func remote(_ r: RemoteActivity) -> Body {
@@ -74,6 +110,7 @@ enum AgentBodyCoding {
                        "firstSeen": .integer(milliseconds(r.firstSeen))]
         b["title"] = r.title.map { .string($0) }
         b["url"] = r.webpageURL.map { .string($0.absoluteString) }
+        b["expiration"] = r.expirationDate.map { .integer(milliseconds($0)) }
         return b
     }
 
@@ -133,7 +170,11 @@ enum AgentBodyCoding {
                 let r = Fields(d)
                 remotes.append(AgentStatus.Remote(deviceID: try r.id("deviceID"), deviceName: try r.string("deviceName"),
                                                   addresses: try r.strings("addresses"), verified: try r.bool("verified"),
-                                                  lastHeardMilliseconds: try r.integer("lastHeard", in: 0...Int64.max)))
+                                                  lastHeardMilliseconds: try r.integer("lastHeard", in: 0...Int64.max),
+                                                  role: try r.optionalString("role").map { name throws(HandoffError) in
+                                                      guard let role = DeviceRole(name: name) else { throw malformed("role is full or send-only") }
+                                                      return role
+                                                  } ?? .full))
             }
             var counters: [String: Int64] = [:]
             for (key, value) in try b.dictionary("counters") {
@@ -145,7 +186,9 @@ enum AgentBodyCoding {
                                        channelPort: UInt16(try b.integer("channelPort", in: 0...65535)),
                                        beaconPort: UInt16(try b.integer("beaconPort", in: 0...65535)),
                                        clients: Int(try b.integer("clients", in: 0...Int64(Int32.max))),
-                                       remotes: remotes, counters: counters))
+                                       remotes: remotes, counters: counters,
+                                       beacons: try b.optionalDictionary("beacons").map { d throws(HandoffError) in try beacons(Fields(d)) }
+                                           ?? BeaconTally()))
         }
     }
 
@@ -159,7 +202,8 @@ enum AgentBodyCoding {
                               isWebOnly: try b.optionalBool("webOnly") ?? false,
                               firstSeen: try b.date("firstSeen"),
                               teamIdentifier: try b.optionalString("team") ?? "",
-                              bundleIdentifier: try b.optionalString("bundle") ?? "")
+                              bundleIdentifier: try b.optionalString("bundle") ?? "",
+                              expirationDate: try b.optionalDate("expiration"))
     }
 
     // MARK: Values
@@ -228,6 +272,11 @@ enum AgentBodyCoding {
                 throw malformed("\(key) is an array of at most \(maxArray) entries")
             }
             return a
+        }
+
+        func optionalDictionary(_ key: String) throws(HandoffError) -> Body? {
+            guard body[key] != nil else { return nil }
+            return try dictionary(key)
         }
 
         func dictionary(_ key: String) throws(HandoffError) -> Body {

@@ -123,13 +123,17 @@ public struct AgentStatus: Sendable, Equatable {
         public var verified: Bool
         /// Milliseconds since its last beacon.
         public var lastHeardMilliseconds: Int64
+        /// As its latest beacon says (`role`; full when an older agent leaves it out).
+        public var role: DeviceRole
 
-        public init(deviceID: [UInt8], deviceName: String, addresses: [String], verified: Bool, lastHeardMilliseconds: Int64) {
+        public init(deviceID: [UInt8], deviceName: String, addresses: [String], verified: Bool, lastHeardMilliseconds: Int64,
+                    role: DeviceRole = .full) {
             self.deviceID = deviceID
             self.deviceName = deviceName
             self.addresses = addresses
             self.verified = verified
             self.lastHeardMilliseconds = lastHeardMilliseconds
+            self.role = role
         }
     }
 
@@ -141,9 +145,11 @@ public struct AgentStatus: Sendable, Equatable {
     public var clients: Int
     public var remotes: [Remote]
     public var counters: [String: Int64]
+    /// The engine's beacon tally (`beacons`; empty when an older agent leaves it out).
+    public var beacons: BeaconTally
 
     public init(deviceID: [UInt8], deviceName: String, role: DeviceRole, channelPort: UInt16, beaconPort: UInt16,
-                clients: Int, remotes: [Remote], counters: [String: Int64]) {
+                clients: Int, remotes: [Remote], counters: [String: Int64], beacons: BeaconTally = BeaconTally()) {
         self.deviceID = deviceID
         self.deviceName = deviceName
         self.role = role
@@ -152,5 +158,19 @@ public struct AgentStatus: Sendable, Equatable {
         self.clients = clients
         self.remotes = remotes
         self.counters = counters
+        self.beacons = beacons
+    }
+
+    /// An engine's view as STATUS carries it: what the agent answers, and
+    /// what the `handoff` command shows of an engine of its own.
+    public init(engine: ContinuityEngine, device: DeviceIdentity, clients: Int, extraCounters: [String: Int64] = [:]) {
+        let status = engine.status
+        let remotes = status.remotes.map { r in
+            Remote(deviceID: AgentBodyCoding.deviceBytes(r.id), deviceName: r.name, addresses: r.channels,
+                   verified: r.verified, lastHeardMilliseconds: Int64((r.secondsSinceHeard * 1000).rounded()), role: r.role)
+        }
+        self.init(deviceID: device.idBytes, deviceName: device.name, role: device.role, channelPort: engine.channelPort,
+                  beaconPort: engine.beaconPort, clients: clients, remotes: remotes,
+                  counters: status.counters.merging(extraCounters) { _, extra in extra }, beacons: status.beacons)
     }
 }

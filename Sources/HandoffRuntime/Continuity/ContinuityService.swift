@@ -119,11 +119,14 @@ public struct RemoteActivity: Sendable, Hashable {
     /// The sending app's team and bundle, as its beacon names them.
     public var teamIdentifier: String
     public var bundleIdentifier: String
+    /// When the sender's app said it expires (its beacon's expiration);
+    /// nil for none. The engine withdraws it then.
+    public var expirationDate: Date?
 
     public init(deviceID: String, deviceName: String, activityID: UUID, activityType: String,
                 title: String? = nil, webpageURL: URL? = nil, supportsContinuationStreams: Bool = false,
                 isWebOnly: Bool = false, firstSeen: Date = Date(), teamIdentifier: String = "",
-                bundleIdentifier: String = "") {
+                bundleIdentifier: String = "", expirationDate: Date? = nil) {
         self.deviceID = deviceID
         self.deviceName = deviceName
         self.activityID = activityID
@@ -135,6 +138,7 @@ public struct RemoteActivity: Sendable, Hashable {
         self.firstSeen = firstSeen
         self.teamIdentifier = teamIdentifier
         self.bundleIdentifier = bundleIdentifier
+        self.expirationDate = expirationDate
     }
 
     /// Seconds since this device first saw it offered.

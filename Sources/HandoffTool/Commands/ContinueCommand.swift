@@ -8,7 +8,7 @@ import HandoffRuntime
 enum ContinueCommand: Command {
     static let name = "continue"
     static let summary = "continue an activity another device offers, and print it"
-    static let synopsis = ["continue ID [--type TYPE] [--team TEAM] [--timeout SECONDS] [network options]"]
+    static let synopsis = ["continue ID [--type TYPE] [--team TEAM] [--timeout SECONDS] [--agent | --embedded] [network options]"]
     static let details = """
         Waits for the activity ID (as `handoff nearby` or `handoff publish` print it)
         to be offered, continues it as an app does (the sender's app hands it over
@@ -16,20 +16,24 @@ enum ContinueCommand: Command {
         title, web page URL and userInfo.
 
         The tool acts as the app org.libhandoff.handoff of team HANDOFFCLI (or
-        --team) declaring the activity's type: --type, or else the type its beacons
-        announce. Handoff gives an app only its own team's activities: continuing
-        another team's activity needs --team; one with a web page URL is then
-        offered as that page only (printed, "web_only": true).
+        --team) declaring the activity's type: --type, or else the type it is
+        offered with. Handoff gives an app only its own team's activities:
+        continuing another team's activity needs --team; one with a web page URL is
+        then offered as that page only (printed, "web_only": true).
+
+        Like nearby, it goes through the handoff agent when one runs for this user
+        and account and no network option is given, else (or with --embedded)
+        with an engine of its own.
 
         On failure it exits 1 with Apple's error: 4608 handoff failed, 4609 the
         device cannot be reached or nothing offered ID in time, 4610 the sending app
         did not hand it over in time, 4611 its userInfo is over the 3072-byte budget.
         """
     static let options: [OptionSpec] = [
-        .value("--type", "TYPE", "the activity's type (default: learn it from its beacons)"),
+        .value("--type", "TYPE", "the activity's type (default: the type it is offered with)"),
         ToolIdentity.teamOption,
-        .value("--timeout", "SECONDS", "give up after this long (default 15)"),
-    ] + NetworkOptions.beacons + NetworkOptions.channel
+        .value("--timeout", "SECONDS", "give up waiting for the offer after this long (default 15)"),
+    ] + NearbySource.options + NetworkOptions.beacons + NetworkOptions.channel
     static let positionals = 1...1
 
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
@@ -39,10 +43,11 @@ enum ContinueCommand: Command {
             throw arguments.usage("\"\(idText)\" is not an activity id (a UUID such as 6F9619FF-8B86-D011-B42D-00C04FC964FF)")
         }
         let team = ToolIdentity.team(arguments)
-        _ = try ToolIdentity.manifest(team: team, types: [], arguments)  // checks --team early
+        let type = arguments.value("--type")
+        _ = try ToolIdentity.manifest(team: team, types: type.map { [$0] } ?? [], arguments)  // checks early
+        _ = try NearbySource.mode(arguments)
         let timeout = try arguments.seconds("--timeout") ?? 15
         let settings = try NetworkOptions.settings(arguments)
-        let deadline = monotonicSeconds() + timeout
         let profile = try Profile.open()
         let account = try profile.account()
         let device = try profile.device()
@@ -50,106 +55,88 @@ enum ContinueCommand: Command {
             throw HandoffError(.invalidState,
                 "this device is send-only: it offers activities but is never offered any; `handoff device --role full` changes that")
         }
-        let config = settings.configuration(account: account, device: device)
 
-        var type = arguments.value("--type")
-        if type == nil {
-            guard let found = try ActivityFinder.find(id, config: config.beacons, account: account, device: device,
-                                                      until: deadline, output: output) else {
-                output.note("Interrupted.")
-                return ExitCode.failure
-            }
-            if found.team != team && found.webpageURL == nil {
-                throw HandoffError(.handoffFailed,
-                    "activity \(id.uuidString) is offered by team \(found.team)'s app (\(found.bundle)); Handoff gives it only "
-                        + "to apps of that team, and the tool acts as team \(team): add --team \(found.team)")
-            }
-            type = found.type
+        let queue = try HostQueue()
+        let loop = MainLoop([queue])
+        let source = try NearbySource(arguments, settings: settings, account: account, device: device, queue: queue)
+        // Stopping lets the confirmation reach the sender before the process ends.
+        defer { source.stop() }
+        var offered: RemoteActivity?
+        source.onChange = { change in
+            guard offered == nil, change.remote.activityID == id, change.name != "withdrawn" else { return }
+            // With --type, an activity offered with another type is not this app's (as the engine would gate it).
+            if let type, change.remote.activityType != type { return }
+            offered = change.remote
+            loop.stop()
         }
-        let manifest = try ToolIdentity.manifest(team: team, types: [type!], arguments)
-        return try continueActivity(id, manifest: manifest, config: config, deadline: deadline, output: output)
-    }
-
-    private static func continueActivity(_ id: UUID, manifest: Manifest, config: ContinuityConfiguration,
-                                         deadline: Double, output: Output) throws -> Int32 {
-        let engine = try ContinuityEngine(configuration: config)
-        let session = ContinueSession(id: id, output: output)
-        let app = try Application(manifest: manifest, delegate: session, continuity: engine)
-        let loop = MainLoop([app.queue])
-        session.loop = loop
-        output.note("Waiting for activity \(id.uuidString) (\(NetworkOptions.describe(config.beacons, port: engine.beaconPort)))…")
-        let end = loop.run(timeout: max(0, deadline - monotonicSeconds()))
-        // Lets the confirmation reach the sender before the process ends.
-        engine.detach()
-        switch session.outcome {
-        case .continued(let activity, let remote)?:
-            output.emit(.object(ActivityPrinter.json(activity, remote: remote)), human: ActivityPrinter.text(activity, remote: remote))
-            return ExitCode.ok
-        case .webpage(let url, let remote)?:
-            output.emit(.object(ActivityPrinter.webJSON(url, remote: remote)),
-                        human: "No app here continues \(remote.activityType) (another team, or not declared); its web page:\n\(url.absoluteString)")
-            return ExitCode.ok
-        case .failed(let error)?:
-            throw error
-        case nil:
+        output.note("\(type == nil ? "Looking" : "Waiting") for activity \(id.uuidString) \(source.describe(settings.beacons))…")
+        let end = loop.run(timeout: timeout)
+        guard let remote = offered else {
             if case .interrupted = end {
                 output.note("Interrupted.")
                 return ExitCode.failure
             }
             throw HandoffError(.connectionUnavailable,
-                "no device of the account offered activity \(id.uuidString) to team \(manifest.teamIdentifier) in time: "
-                    + "`handoff nearby` lists what is offered (and its team), `handoff doctor` checks the network")
+                "no device of account \(account.id) offered activity \(id.uuidString) in time: `handoff nearby` lists what "
+                    + "is offered (and its team), `handoff doctor` checks the network")
         }
-    }
-}
-
-/// The receiving application's delegate: continues the activity once it
-/// is offered and keeps the outcome.
-final class ContinueSession: ApplicationDelegate {
-    enum Outcome {
-        case continued(UserActivity, RemoteActivity)
-        case webpage(URL, RemoteActivity)
-        case failed(HandoffError)
-    }
-
-    let id: UUID
-    let output: Output
-    var loop: MainLoop?
-    private(set) var outcome: Outcome?
-    private var remote: RemoteActivity?
-
-    init(id: UUID, output: Output) {
-        self.id = id
-        self.output = output
-    }
-
-    func application(_ application: Application, remoteActivityBecameAvailable remote: RemoteActivity) {
-        guard remote.activityID == id, self.remote == nil else { return }
-        self.remote = remote
+        // What this app (team, declared type) is offered of it: the gate every app passes.
+        let manifest = try ToolIdentity.manifest(team: team, types: [remote.activityType], arguments)
+        guard let gated = ActivityGate.offer(remote, to: .application(manifest)) else {
+            throw HandoffError(.handoffFailed,
+                "activity \(id.uuidString) is offered by team \(remote.teamIdentifier)'s app (\(remote.bundleIdentifier)); "
+                    + "Handoff gives it only to apps of that team, and the tool acts as team \(team): "
+                    + "add --team \(remote.teamIdentifier)")
+        }
+        if gated.isWebOnly, let url = gated.webpageURL {
+            var object = ActivityPrinter.webJSON(url, remote: gated)
+            object["via"] = .string(source.via.rawValue)
+            output.emit(.object(object),
+                        human: "No app here continues \(gated.activityType) (another team, or not declared); its web page:\n\(url.absoluteString)")
+            return ExitCode.ok
+        }
         output.note("\(remote.deviceName) offers it; continuing.")
-        application.continueActivity(remote)
+        output.note("Fetching \(remote.activityType)…")
+        let activity = try fetch(remote, source: source, queue: queue, loop: loop)
+        var object = ActivityPrinter.json(activity, remote: remote)
+        object["via"] = .string(source.via.rawValue)
+        output.emit(.object(object), human: ActivityPrinter.text(activity, remote: remote))
+        return ExitCode.ok
     }
 
-    func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
-        output.note("Fetching \(activityType)…")
-        return true
-    }
-
-    func application(_ application: Application, continue userActivity: UserActivity,
-                     restorationHandler: RestorationHandler) -> Bool {
-        outcome = .continued(userActivity, remote!)
-        loop?.stop()
-        return true
-    }
-
-    func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
-                     error: HandoffError) {
-        outcome = .failed(error)
-        loop?.stop()
-    }
-
-    func application(_ application: Application, openWebpage url: URL, for remote: RemoteActivity) {
-        outcome = .webpage(url, remote)
-        loop?.stop()
+    /// The fetch over the source, as an application continues (the payload
+    /// read and checked, then CONFIRM). Bounded by the service's own
+    /// timeouts; Ctrl-C ends the wait.
+    private static func fetch(_ remote: RemoteActivity, source: NearbySource, queue: HostQueue,
+                              loop: MainLoop) throws -> UserActivity {
+        final class Answer: @unchecked Sendable {
+            // @unchecked: set and read on the main thread only.
+            var result: Result<[UInt8], HandoffError>?
+            var loop: MainLoop?
+        }
+        let answer = Answer()
+        answer.loop = loop
+        source.service.fetch(remote) { result in
+            queue.post {
+                answer.result = result
+                answer.loop?.stop()
+            }
+        }
+        while answer.result == nil {
+            if case .interrupted = loop.run(timeout: nil) { throw HandoffError(.handoffFailed, "interrupted while fetching") }
+        }
+        let activity: UserActivity
+        let bytes = try answer.result!.get()
+        do throws(HandoffError) {
+            activity = try ActivityCoding.decode(bytes)
+        } catch {
+            throw error.isUserActivityError ? error
+                : HandoffError(.handoffFailed, "the other device sent an activity that cannot be read: \(error.message)")
+        }
+        guard activity.activityType == remote.activityType, activity.activityID == remote.activityID else {
+            throw HandoffError(.handoffFailed, "the other device sent a different activity than the one offered")
+        }
+        source.service.confirmContinued(remote)
+        return activity
     }
 }

@@ -30,7 +30,7 @@ enum DoctorCommand: Command {
         .repeated("--interface", "NAME", "check multicast on this interface only"),
         .value("--channel", "HOST:PORT", "the channel address to test listening on (default [::]:0, IPv6 and IPv4)"),
         .value("--connect-timeout", "SECONDS", "time to connect to and authenticate a channel (default 3)"),
-    ]
+    ] + NearbySource.options
 
     nonisolated(unsafe) static let checks: [any DoctorCheck.Type] = [
         AccountFileCheck.self, DeviceCheck.self, InterfacesCheck.self, BeaconPortCheck.self, MulticastCheck.self,
@@ -40,8 +40,8 @@ enum DoctorCommand: Command {
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
         Signals.install()
         let context = try makeContext(arguments)
-        output.note("handoff doctor: beacons on UDP port \(context.beaconConfig.port), "
-                    + "listening \(ListenCheck.format(context.listenSeconds)) s for other devices")
+        output.note("handoff doctor: listening \(ListenCheck.format(context.listenSeconds)) s for other devices "
+                    + "(through the handoff agent when one serves this account, else on UDP port \(context.beaconConfig.port))")
         var findings: [Finding] = []
         for check in checks where !context.interrupted {
             for finding in check.run(context) {
@@ -49,13 +49,14 @@ enum DoctorCommand: Command {
                 if !output.json { output.write(text(finding)) }
             }
         }
-        context.scanner?.stop()
+        context.source?.stop()
         let failures = findings.filter { $0.status == .fail }.count
         let warnings = findings.filter { $0.status == .warn }.count
         var report: JSONObject = ["ok": .bool(failures == 0), "account": .string(context.account?.id),
                                    "failures": .int(Int64(failures)), "warnings": .int(Int64(warnings)),
                                    "findings": .array(findings.map(\.json))]
-        if let counts = context.scanner?.counts, context.listenSeconds > 0 { report["beacons"] = json(counts) }
+        report["via"] = .string(context.source?.via.rawValue)
+        if let counts = context.heardBeacons { report["beacons"] = json(counts) }
         output.emit(.object(report),
                     human: "\n\(findings.count - failures - warnings) ok, \(warnings) warning(s), \(failures) failure(s).")
         // Interrupted, the report is incomplete: not a clean bill of health.
@@ -89,12 +90,12 @@ enum DoctorCommand: Command {
         let interfaces = arguments.values("--interface")
         let config = BeaconTransportConfig(port: port, multicast: multicast, peers: [],
                                            interfaces: interfaces.isEmpty ? nil : interfaces)
-        return try DoctorContext(beaconConfig: config, peers: peers, listenSeconds: try arguments.seconds("--listen") ?? 5,
+        return try DoctorContext(arguments, beaconConfig: config, peers: peers, listenSeconds: try arguments.seconds("--listen") ?? 5,
                                  channelAddress: channel, limits: limits)
     }
 
     /// What the listen window heard, by kind (docs/cli.md).
-    static func json(_ counts: BeaconScanner.Counts) -> JSON {
+    static func json(_ counts: BeaconTally) -> JSON {
         ["packets": .int(Int64(counts.packets)), "accepted": .int(Int64(counts.accepted)),
          "duplicates": .int(Int64(counts.duplicates)), "replays": .int(Int64(counts.replays)),
          "stale": .int(Int64(counts.stale)), "foreign": .int(Int64(counts.foreign)), "own": .int(Int64(counts.own))]

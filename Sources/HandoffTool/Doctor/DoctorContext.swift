@@ -3,7 +3,8 @@ import HandoffModel
 import HandoffRuntime
 
 /// What the checks of one `doctor` run share: the options, and what earlier
-/// checks learned (the account, the open beacon socket, the devices heard).
+/// checks learned (the account, the source of the engine's figures: the
+/// agent or an engine of doctor's own, the devices heard).
 /// Main thread only.
 final class DoctorContext {
     let beaconConfig: BeaconTransportConfig
@@ -16,9 +17,17 @@ final class DoctorContext {
     var profile: Profile?
     var account: AccountKey?
     var device: DeviceIdentity?
-    /// The beacon socket, once the port check opened it.
-    var scanner: BeaconScanner?
+    /// The command line, for choosing the source as nearby does.
+    let arguments: ParsedArguments
+    /// The agent or an engine of doctor's own, once the port check chose.
+    var source: NearbySource?
+    /// The engine's figures when the listen window began (the agent's
+    /// counters run from its start: the window's are the difference).
+    var before: AgentStatus?
+    /// What the listen window heard, by kind (the report's `beacons`).
+    var heardBeacons: BeaconTally?
     let queue: HostQueue
+    let loop: MainLoop
     /// Other devices of the account whose beacons arrived, by device id.
     var heard: [String: HeardDevice] = [:]
     /// SIGINT or SIGTERM arrived: the remaining checks are skipped.
@@ -26,6 +35,9 @@ final class DoctorContext {
 
     struct HeardDevice {
         var name: String
+        var role: DeviceRole
+        /// The engine verified its channel (a handshake with the account's key).
+        var verified: Bool
         /// Its channel per address family it was heard over: a beacon's
         /// source address and channel port.
         var channels: [AddressFamily: SocketAddress]
@@ -34,19 +46,25 @@ final class DoctorContext {
         var addresses: [SocketAddress] { AddressFamily.allCases.compactMap { channels[$0] } }
     }
 
-    init(beaconConfig: BeaconTransportConfig, peers: [SocketAddress], listenSeconds: Double,
+    init(_ arguments: ParsedArguments, beaconConfig: BeaconTransportConfig, peers: [SocketAddress], listenSeconds: Double,
          channelAddress: SocketAddress, limits: ChannelLimits) throws(HandoffError) {
+        self.arguments = arguments
         self.beaconConfig = beaconConfig
         self.peers = peers
         self.listenSeconds = listenSeconds
         self.channelAddress = channelAddress
         self.limits = limits
         queue = try HostQueue()
+        loop = MainLoop([queue])
     }
 
     /// The key beacons are opened with: the account's, or (without an
     /// account) a random one, so arriving packets are still counted.
     var beaconAccount: AccountKey { account ?? AccountKey.generate() }
+
+    /// Doctor's options that set up the device's network (`--peer` here
+    /// names a channel to test, not a beacon peer).
+    static let deviceOptions = ["--beacon-port", "--no-multicast", "--interface"]
 }
 
 /// IPv4 or IPv6: a device heard over both is tested over both.

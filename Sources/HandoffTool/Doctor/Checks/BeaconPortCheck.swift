@@ -1,27 +1,42 @@
 import HandoffContinuity
 import HandoffModel
 
-/// Whether the beacon port can be bound, and who else listens on it. The
-/// socket stays open for the multicast and listen checks.
+/// Who holds this device's beacons: the handoff agent (doctor then reads
+/// its figures), or an engine doctor starts (can the port be bound, who
+/// else listens on it). The source stays for the multicast and listen
+/// checks; the choice is nearby's (`NearbySource`).
 enum BeaconPortCheck: DoctorCheck {
     static func run(_ context: DoctorContext) -> [Finding] {
         let config = context.beaconConfig
         let port = config.port
         // Counted before doctor's own sockets join them.
         let others = ProcNet.udpSockets(onPort: port)
-        let queue = context.queue
-        let relay = Relay(context)
+        let account = context.beaconAccount
+        let source: NearbySource
         do {
-            let ownID = context.device?.idBytes ?? []
-            context.scanner = try BeaconScanner(config: config, account: context.beaconAccount, ownDeviceID: ownID,
-                                                copy: { beacon, from in queue.post { relay.heardCopy(beacon, from: from) } },
-                                                deliver: { beacon, from in queue.post { relay.heard(beacon, from: from) } })
+            let device = try context.device ?? DeviceIdentity.generate(name: "doctor")
+            let settings = NetworkOptions.Settings(beacons: config, connectTimeout: context.limits.connectTimeout)
+            source = try NearbySource(context.arguments, settings: settings, account: account, device: device,
+                                      queue: context.queue, deviceOptions: DoctorContext.deviceOptions)
+            context.source = source
+        } catch let error as HandoffError where error.code == .connectionUnavailable || error.code == .invalidState {
+            return [.fail("agent", error.message, todo: "start it (`handoff agent`, or `systemctl --user start handoff-agent.socket`), "
+                          + "or leave out --agent")]
         } catch {
-            return [.fail("beacon.port", "cannot receive beacons on UDP port \(port): \(error.message)",
+            let message = (error as? HandoffError)?.message ?? "\(error)"
+            return [.fail("beacon.port", "cannot receive beacons on UDP port \(port): \(message)",
                           todo: "`ss -ulpn 'sport = :\(port)'` shows which program holds it; stop it, or give every device "
                               + "another --beacon-port")]
         }
-        var findings = [Finding.ok("beacon.port", "UDP port \(port) is open for beacons")]
+        if let agent = source.agent {
+            context.before = try? source.status(context.loop)
+            let ports = context.before.map { " (UDP port \($0.beaconPort), channel TCP port \($0.channelPort))" } ?? ""
+            return [.ok("beacon.port", "the handoff agent (\(agent.options.socketPath)) holds this device's beacons\(ports): "
+                        + "doctor reads its figures; --embedded checks with an engine of doctor's own")]
+        }
+        context.before = try? source.status(context.loop)
+        var findings = [Finding.ok("beacon.port", "UDP port \(source.engine?.beaconPort ?? port) is open for beacons "
+                                   + "(an engine of doctor's own: no handoff agent serves this account)")]
         if others > 0 {
             let what = "\(others) other socket(s) on this machine already listen on UDP port \(port) (Handoff apps, or another handoff)"
             if config.multicast && config.peers.isEmpty {
@@ -32,41 +47,5 @@ enum BeaconPortCheck: DoctorCheck {
             }
         }
         return findings
-    }
-
-    /// Carries beacons from the receive thread's jobs to the context.
-    private final class Relay: @unchecked Sendable {
-        // @unchecked: `context` is used only on the main thread, where the
-        // queue's jobs run.
-        weak var context: DoctorContext?
-        init(_ context: DoctorContext) { self.context = context }
-
-        /// A fresh beacon says where the device's channel is now, over the
-        /// family it came by; another channel port means the device
-        /// restarted, and its other family's address is stale.
-        func heard(_ beacon: Beacon, from: UDPAddress) {
-            guard let context else { return }
-            let channel = SocketAddress(host: from.host, port: beacon.channelPort)
-            let id = hexString(beacon.deviceID)
-            var device = context.heard[id] ?? DoctorContext.HeardDevice(name: beacon.deviceName, channels: [:])
-            device.name = beacon.deviceName
-            if device.channels.values.contains(where: { $0.port != channel.port }) { device.channels = [:] }
-            device.channels[AddressFamily(of: channel)] = channel
-            context.heard[id] = device
-        }
-
-        /// A copy of a fresh beacon (the other family of a dual-stack link)
-        /// adds the device's address in that family when none is known; it
-        /// never replaces one, as a copy can be re-sent from anywhere (as
-        /// the engine's table does).
-        func heardCopy(_ beacon: Beacon, from: UDPAddress) {
-            guard let context else { return }
-            let channel = SocketAddress(host: from.host, port: beacon.channelPort)
-            let id = hexString(beacon.deviceID)
-            guard var device = context.heard[id], device.channels[AddressFamily(of: channel)] == nil,
-                  device.channels.values.allSatisfy({ $0.port == channel.port }) else { return }
-            device.channels[AddressFamily(of: channel)] = channel
-            context.heard[id] = device
-        }
     }
 }

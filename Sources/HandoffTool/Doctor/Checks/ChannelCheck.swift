@@ -45,7 +45,7 @@ enum ChannelCheck: DoctorCheck {
         for (index, address) in addresses.enumerated() {
             done.begin()
             let started = startDetachedThread {
-                let error = ChannelProbe.handshake(address, account: account, limits: limits)
+                let error = ChannelHandshake.handshake(address, account: account, limits: limits)
                 results.withLock { $0[index] = .some(error) }
                 done.end()
             }

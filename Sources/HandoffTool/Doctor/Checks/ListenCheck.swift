@@ -1,27 +1,55 @@
+import HandoffContinuity
+import HandoffModel
+
 /// Whether beacons from the account's other devices arrive within a short
 /// listen window, and if not, what did arrive: another account's packets,
 /// stale ones (a clock is off: by how much, from whom), replayed ones (not a
 /// clock matter), or nothing at all (the usual suspects: other subnet, Wi-Fi
 /// client isolation, multicast filtering, a firewall). Second copies of a
-/// beacon (dual-stack links) are normal and only counted.
+/// beacon (dual-stack links) are normal and only counted. The figures are
+/// the engine's (`BeaconTally`, STATUS `beacons`): the agent's, or those of
+/// doctor's own engine; the window's counts are the difference.
 enum ListenCheck: DoctorCheck {
     static func run(_ context: DoctorContext) -> [Finding] {
-        guard let scanner = context.scanner else { return [] }
+        guard let source = context.source else { return [] }
         let seconds = context.listenSeconds
         guard seconds > 0 else {
             return [.ok("beacons", "not listened for beacons (--listen 0)")]
         }
-        let end = MainLoop([context.queue]).run(timeout: seconds)
+        let end = context.loop.run(timeout: seconds)
         if case .interrupted = end {
             context.interrupted = true
             return [.warn("beacons", "interrupted while listening for beacons", todo: "run doctor again and let it listen")]
         }
-        let counts = scanner.counts
-        let port = scanner.port
+        let after: AgentStatus
+        do {
+            guard let status = try source.status(context.loop) else {
+                context.interrupted = true
+                return [.warn("beacons", "interrupted while asking the handoff agent", todo: "run doctor again")]
+            }
+            after = status
+        } catch {
+            return [.warn("beacons", "the handoff agent did not answer STATUS: \(error.message)",
+                          todo: "run doctor again, or with --embedded")]
+        }
+        let counts = window(after.beacons, since: context.before?.beacons)
+        context.heardBeacons = counts
+        let port = after.beaconPort
+        // Devices heard during the window (the agent knows some from before).
+        let recent = after.remotes.filter { Double($0.lastHeardMilliseconds) <= seconds * 1000 + 1000 }
+        for remote in recent {
+            var channels: [AddressFamily: SocketAddress] = [:]
+            for text in remote.addresses {
+                if let address = try? SocketAddress(parsing: text) { channels[AddressFamily(of: address)] = address }
+            }
+            context.heard[hexString(remote.deviceID)] = DoctorContext.HeardDevice(name: remote.deviceName, role: remote.role,
+                                                                                   verified: remote.verified, channels: channels)
+        }
         var findings: [Finding] = []
         if !context.heard.isEmpty {
             let names = context.heard.values.map { device in
-                "\(device.name) (\(device.addresses.map(\.host).joined(separator: ", ")))"
+                "\(device.name) (\(device.addresses.map(\.host).joined(separator: ", "))"
+                    + (device.role == .sendOnly ? ", send-only" : "") + ")"
             }.sorted().joined(separator: ", ")
             findings.append(.ok("beacons", "beacons of this account arrived from \(context.heard.count) device(s) in \(format(seconds)) s: \(names)"))
         }
@@ -45,7 +73,7 @@ enum ListenCheck: DoctorCheck {
             }.joined(separator: "; ")
             findings.append(.warn("beacons.stale",
                                   "\(counts.stale) beacon(s) of this account were refused because their time is more than "
-                                      + "\(format(scanner.window)) s from this device's clock: \(senders)",
+                                      + "\(format(ReplayGuard().window)) s from this device's clock: \(senders)",
                                   todo: "set the clocks right: turn on time synchronisation on both devices "
                                       + "(e.g. `timedatectl set-ntp true`; `date -u` on each compares them)"))
         }
@@ -73,6 +101,21 @@ enum ListenCheck: DoctorCheck {
         return findings
     }
 
+    /// The counts of the window: `after` less `before` (the agent's run
+    /// from its start); the senders are the engine's first few.
+    static func window(_ after: BeaconTally, since before: BeaconTally?) -> BeaconTally {
+        guard let before else { return after }
+        var t = after
+        t.packets -= before.packets
+        t.accepted -= before.accepted
+        t.foreign -= before.foreign
+        t.own -= before.own
+        t.duplicates -= before.duplicates
+        t.replays -= before.replays
+        t.stale -= before.stale
+        return t
+    }
+
     /// "95 s ahead of this device's clock", "2 h 3 min behind …".
     static func skew(_ milliseconds: Int64) -> String {
         let seconds = Int64((Double(milliseconds.magnitude) / 1000).rounded())
@@ -84,4 +127,10 @@ enum ListenCheck: DoctorCheck {
     static func format(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
+}
+
+/// 32 hex digits, as device ids are written.
+func hexString(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef")
+    return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] })
 }

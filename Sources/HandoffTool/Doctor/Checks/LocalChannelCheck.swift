@@ -19,7 +19,7 @@ enum LocalChannelCheck: DoctorCheck {
         defer { server.stop() }
         let host = context.channelAddress.host.contains(":") ? "::1" : "127.0.0.1"
         let loopback = SocketAddress(host: host, port: server.port)
-        if let error = ChannelProbe.handshake(loopback, account: account, limits: context.limits) {
+        if let error = ChannelHandshake.handshake(loopback, account: account, limits: context.limits) {
             return [.fail("channel.local", "a TLS 1.3 handshake with this device's own channel (\(loopback)) fails: \(error.message)",
                           todo: "check OpenSSL 3 (openssl version) and that loopback is up (ip link set lo up)")]
         }

@@ -7,7 +7,7 @@ enum MulticastCheck: DoctorCheck {
         guard context.beaconConfig.multicast else {
             return [.ok("multicast", "multicast is off (--no-multicast): devices are found only through --peer addresses")]
         }
-        guard let scanner = context.scanner else { return [] }
+        guard let source = context.source else { return [] }
         var findings: [Finding] = []
         let noMulticast = NetworkInterface.all().filter { $0.reachesOthers && !$0.hasMulticast }.map(\.name)
         if !noMulticast.isEmpty {
@@ -15,9 +15,16 @@ enum MulticastCheck: DoctorCheck {
                                   "\(noMulticast.joined(separator: ", ")) cannot carry multicast (no MULTICAST flag, e.g. a VPN tunnel)",
                                   todo: "over these, list the other devices with --peer HOST:\(context.beaconConfig.port)"))
         }
-        let stats = scanner.transportStats
         let v4 = ProcNet.ipv4Members(of: BeaconTransport.ipv4Group)
         let v6 = ProcNet.ipv6Members(of: BeaconTransport.ipv6Group)
+        // The agent's sockets are its own: what the kernel lists is what it joined.
+        var stats = BeaconTransportStats()
+        if let engine = source.engine {
+            stats = engine.beaconStats
+        } else {
+            stats.ipv4Interfaces = v4 ?? []
+            stats.ipv6Interfaces = v6 ?? []
+        }
         guard !stats.ipv4Interfaces.isEmpty || !stats.ipv6Interfaces.isEmpty else {
             findings.append(.warn("multicast.membership",
                                   "no interface joined the beacon groups (\(BeaconTransport.ipv4Group), \(BeaconTransport.ipv6Group)): "
