@@ -565,7 +565,9 @@ HANDOFF_API handoff_manifest *handoff_manifest_new(const char *bundle_identifier
  *    and matched byte for byte, reverse-DNS types, intent class names
  *    ("INSendMessageIntent") and short names ("ReadArticle") alike; an entry
  *    that cannot be a type (not a string, empty, over 255 bytes, control
- *    characters) is skipped, not an error.
+ *    characters) is skipped, not an error; more than 512 types, or more
+ *    than 24,576 bytes of them in all, is HANDOFF_E_MALFORMED_DATA (the
+ *    same limits in both continuity modes: what the agent carries).
  * Binary plists are read by the library's own reader and XML ones with
  * expat; no input makes either trap. The caller owns the result. NULL with
  * HANDOFF_E_IO (unreadable file) or HANDOFF_E_MALFORMED_DATA, whose message
@@ -586,7 +588,8 @@ HANDOFF_API void handoff_manifest_free(handoff_manifest *manifest);
 
 /* Declares an activity type the app can continue (any type handoff_activity_new
  * accepts); declaring one twice is harmless. HANDOFF_E_INVALID_VALUE for a
- * type that is empty, over 255 bytes, not UTF-8 or holds a control character. */
+ * type that is empty, over 255 bytes, not UTF-8 or holds a control character,
+ * and for one more than 512 types or 24,576 bytes of types in all. */
 HANDOFF_API int handoff_manifest_declare_activity_type(handoff_manifest *manifest,
                                                        const char *activity_type);
 

@@ -59,6 +59,7 @@ import Glibc
             (.statusRequest, .app),
             (.status(status), .agent),
             (.choose(id), .app),
+            (.undelivered(id, HandoffError(.remoteApplicationTimedOut, "too late")), .agent),
         ]
     }
 
@@ -71,6 +72,48 @@ import Glibc
             let decoded = try AgentFrame(decoding: bytes, from: sender)
             #expect(decoded == frame, "\(message)")
         }
+    }
+
+    /// Whatever a valid manifest holds, HELLO carries: the most types, of
+    /// the most bytes, written as UTF-16 (one non-ASCII character each),
+    /// with the longest bundle identifier. One more type is refused by the
+    /// manifest itself, in both modes.
+    @Test func helloCarriesTheLargestManifest() throws {
+        let bundle = String(repeating: "a.", count: 127) + "b"  // 255 bytes
+        var manifest = try Manifest(bundleIdentifier: bundle, teamIdentifier: String(repeating: "T", count: 32))
+        let per = Manifest.maxActivityTypeBytes / Manifest.maxActivityTypes  // 48 bytes each
+        for i in 0..<Manifest.maxActivityTypes {
+            let stem = "é\(i)."  // é is 2 bytes: the plist holds the type as UTF-16
+            try manifest.declare(stem + String(repeating: "x", count: per - stem.utf8.count))
+        }
+        #expect(manifest.activityTypes.count == Manifest.maxActivityTypes)
+        #expect(manifest.activityTypes.reduce(0) { $0 + $1.utf8.count } == Manifest.maxActivityTypeBytes)
+        let hello = AgentFrame(.hello(AgentHello(manifest: manifest, pid: Int32.max, observer: true)), requestID: 1)
+        let bytes = try hello.encoded()
+        #expect(try AgentFrame(decoding: bytes, from: .app) == hello)
+        // One more, or one byte more, is refused by the manifest.
+        var more = manifest
+        #expect(throws: HandoffError.self) { try more.declare("one.more") }
+        var fewer = try Manifest(bundleIdentifier: "com.example.app", teamIdentifier: "TEAM1")
+        for i in 0..<(Manifest.maxActivityTypeBytes / 255) {
+            try fewer.declare(String(repeating: "\(i % 10)", count: 250) + ".\(i + 1000)")
+        }
+        let used = fewer.activityTypes.reduce(0) { $0 + $1.utf8.count }
+        #expect(throws: HandoffError.self) {
+            try fewer.declare(String(repeating: "z", count: min(255, Manifest.maxActivityTypeBytes - used + 1)))
+        }
+        try fewer.declare(String(repeating: "z", count: Manifest.maxActivityTypeBytes - used))
+        #expect(fewer.activityTypes.reduce(0) { $0 + $1.utf8.count } == Manifest.maxActivityTypeBytes)
+        // Declaring one already declared is harmless at the limit.
+        try more.declare(manifest.activityTypes[0])
+    }
+
+    /// The largest payload the embedded engine carries fits PAYLOAD.
+    @Test func payloadCarriesTheLargestActivityPayload() throws {
+        let frame = AgentFrame(.payload([UInt8](repeating: 0xA5, count: ActivityCoding.maxPayloadSize)), requestID: 3)
+        let bytes = try frame.encoded()
+        #expect(bytes.count <= AgentFrame.maxSize)
+        #expect(try AgentFrame(decoding: bytes, from: .app) == frame)
     }
 
     @Test func theHeaderIsAsDocumented() throws {

@@ -32,6 +32,33 @@ import Testing
         #expect(try pump([sender, receiver]) { receiverDelegate.events.contains("withdrawn") })
     }
 
+    /// An app that resigns its activity and stops at once (`handoff
+    /// publish` on SIGTERM): the withdrawal still goes out, though the
+    /// scheduler that would have sent it stops; the receiver, which would
+    /// keep the activity for 10 minutes unheard, hears it withdrawn.
+    /// (Before the fix the scheduler lost the race every time.)
+    @Test func aWithdrawalJustBeforeStoppingStillGoesOut() throws {
+        for _ in 0..<3 {
+            let receiverDelegate = EngineDelegate()
+            var config = ContinuityConfiguration(
+                account: testAccount, device: try DeviceIdentity.generate(name: "receiver"),
+                beacons: BeaconTransportConfig(port: 0, multicast: false, peers: []))
+            config.channelAddress = SocketAddress(host: "127.0.0.1", port: 0)
+            config.remoteLifetime = 600
+            let receiverEngine = try ContinuityEngine(configuration: config)
+            defer { receiverEngine.detach() }
+            let receiver = try Application(manifest: try manifest(), delegate: receiverDelegate, continuity: receiverEngine)
+            let senderEngine = try loopbackEngine(peers: [receiverEngine.beaconPort])
+            let sender = try Application(manifest: try manifest(), delegate: EngineDelegate(), continuity: senderEngine)
+            let activity = try UserActivity(activityType: "com.example.app.edit")
+            try sender.becomeCurrent(activity)
+            #expect(try pump([sender, receiver], seconds: 30) { receiverDelegate.events.contains("available") })
+            sender.resignCurrent(activity)
+            senderEngine.detach()
+            #expect(try pump([receiver], seconds: 30) { receiverDelegate.events.contains("withdrawn") })
+        }
+    }
+
     @Test func wrongAccountSeesNothing() throws {
         let delegate = EngineDelegate()
         let engine = try loopbackEngine(account: AccountKey.generate())

@@ -45,6 +45,40 @@ import Testing
         #expect(m.activityTypes == ["com.example.mapoff.view-region"])
     }
 
+    /// At most 512 types (docs/agent.md §3: what HELLO carries): an
+    /// Info.plist with 512 loads, with 513 it is malformed; declaring a
+    /// 513th through the API is an invalid value.
+    @Test func atMost512ActivityTypes() throws {
+        func plist(_ count: Int) -> [UInt8] {
+            xmlInfoPlist("<key>CFBundleIdentifier</key><string>com.example.many</string>"
+                + "<key>HandoffTeamIdentifier</key><string>TEAM1</string><key>NSUserActivityTypes</key><array>"
+                + (0..<count).map { "<string>com.example.many.t\($0)</string>" }.joined() + "</array>")
+        }
+        let full = try Manifest(infoPlist: plist(Manifest.maxActivityTypes))
+        #expect(full.activityTypes.count == 512)
+        let over = #expect(throws: HandoffError.self) { try Manifest(infoPlist: plist(Manifest.maxActivityTypes + 1)) }
+        #expect(over?.code == .malformedData && over?.message.contains("at most 512 activity types") == true)
+        var api = full
+        let more = #expect(throws: HandoffError.self) { try api.declare("com.example.many.t512") }
+        #expect(more?.code == .invalidValue)
+        #expect(api.activityTypes.count == 512)
+    }
+
+    /// At most 24,576 bytes of types in all: 96 of 255 bytes and one of 96
+    /// load; one byte more is malformed.
+    @Test func atMost24KiBOfActivityTypes() throws {
+        func plist(lastLength: Int) -> [UInt8] {
+            let long = (0..<96).map { i in "<string>" + String(repeating: "\(i % 10)", count: 250) + ".\(i + 1000)</string>" }
+            return xmlInfoPlist("<key>CFBundleIdentifier</key><string>com.example.long</string>"
+                + "<key>HandoffTeamIdentifier</key><string>TEAM1</string><key>NSUserActivityTypes</key><array>"
+                + long.joined() + "<string>" + String(repeating: "z", count: lastLength) + "</string></array>")
+        }
+        let full = try Manifest(infoPlist: plist(lastLength: 96))
+        #expect(full.activityTypes.reduce(0) { $0 + $1.utf8.count } == Manifest.maxActivityTypeBytes)
+        let over = #expect(throws: HandoffError.self) { try Manifest(infoPlist: plist(lastLength: 97)) }
+        #expect(over?.code == .malformedData)
+    }
+
     @Test func loadsFromAFile() throws {
         let path = "/tmp/handoff-manifest-test-\(getpid()).plist"
         defer { try? FileManager.default.removeItem(atPath: path) }

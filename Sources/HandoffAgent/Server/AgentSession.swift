@@ -142,11 +142,15 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
             }
         case .payload, .ok, .error:
             return answer(frame)
-        case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity, .status:
+        case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity, .status, .undelivered:
             return "it sent \(frame.message.kind), which only the agent sends"  // the decoder refuses these first
         }
         return nil
     }
+
+    /// What an app hears when its payload came after the engine stopped waiting.
+    static let late = HandoffError(.remoteApplicationTimedOut,
+        "this app's main thread handed over the activity only after the device that asked stopped waiting (it got 4610): dispatch more often")
 
     /// What a request for an activity this app was not told of gets.
     static let notTold = HandoffError(.connectionUnavailable, "the activity is not (or no longer) offered to this application")
@@ -188,10 +192,14 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         }
         if !taken {
             // The other device stopped waiting (it heard 4610); the app's
-            // stream end, if any, reads ECONNRESET (PROTOCOL §8).
+            // stream end, if any, reads ECONNRESET (PROTOCOL §8), and a
+            // payload is told undelivered, as the embedded engine tells it.
             server.count { $0.lateReplies += 1 }
             server.log("late", "\(describe) answered \(request.kind) after the other device stopped waiting",
                        ["kind": .string(request.kind)])
+            if case (.provide(let activityID, _), .payload) = (request, frame.message) {
+                send(.undelivered(activityID, Self.late))
+            }
         }
         return nil
     }
@@ -224,8 +232,11 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         guard pending.count < server.limits.maxAgentRequestsInFlight else {
             stream?.close()
             server.count { $0.refusedAgentRequests += 1 }
-            return request.fail(HandoffError(.remoteApplicationTimedOut,
-                                             "the application has \(pending.count) requests of the agent unanswered"))
+            let refused = HandoffError(.remoteApplicationTimedOut,
+                                       "the application has \(pending.count) requests of the agent unanswered")
+            // The app would have answered too late: it is told so.
+            if case .provide(let activityID, _) = request { send(.undelivered(activityID, refused)) }
+            return request.fail(refused)
         }
         repeat {
             nextRequestID = nextRequestID == UInt32.max ? 1 : nextRequestID + 1

@@ -113,6 +113,8 @@ extension AgentClient {
             return acceptStream(activityID, descriptors[0], requestID: frame.requestID, generation: generation, endpoint: endpoint)
         case .continueActivity(let remote):
             endpoint?.continueChosen(remote)
+        case .undelivered(let activityID, let error):
+            endpoint?.handOffFailed(activityID, error.asUserActivityErrorForWire)
         case .payload, .stream, .ok, .error, .welcome, .status:
             return reply(frame, descriptor: descriptors.first)
         case .hello, .advertise, .fetch, .confirm, .openStream, .statusRequest, .choose:
@@ -263,7 +265,8 @@ extension AgentClient {
         state.withLock { s in
             guard s.connection?.generation == generation, s.requests.answer(requestID) else { return false }
             if !send(AgentFrame(message, requestID: requestID), in: &s), case .payload = message {
-                // Too large for one message (never for a payload within the budget).
+                // Too large for one message (never for a payload within
+                // ActivityCoding's limit: AgentFrame.maxSize holds it).
                 send(AgentFrame(.error(HandoffError(.handoffFailed, "the activity does not fit an agent message")),
                                 requestID: requestID), in: &s)
             }

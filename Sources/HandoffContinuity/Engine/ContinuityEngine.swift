@@ -242,13 +242,19 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// in flight finish (each is bounded by the channel's timeouts), then
     /// stops every thread and socket. Idempotent.
     public func detach() {
-        let last: Advertisement? = state.withLock { s in
-            guard !s.stopped else { return nil }
+        // What is advertised, and what was withdrawn a moment ago whose
+        // withdrawal beacons the scheduler (stopping now) may not have sent
+        // yet (resign, then detach: without it, receivers keep the activity
+        // for its 12 s lifetime).
+        let last: [UUID] = state.withLock { s in
+            guard !s.stopped else { return [] }
             s.stopped = true
             s.endpoint = nil
-            return s.advertisement
+            let ids = [s.withdrawal?.activityID, s.advertisement?.activityID].compactMap { $0 }
+            s.withdrawal = nil
+            return ids.count == 2 && ids[0] == ids[1] ? [ids[0]] : ids
         }
-        if let last { send(withdrawal: last.activityID) }
+        for id in last { send(withdrawal: id) }
         poke()
         // What hosts wrote to their streams before this still goes out.
         streams.drainAndEnd(within: Self.streamDrainLimit)

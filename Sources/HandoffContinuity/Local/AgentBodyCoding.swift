@@ -53,6 +53,9 @@ enum AgentBodyCoding {
             return ["activity": .dictionary(remote(r))]
         case .error(let e):
             return ["code": .integer(Int64(e.code.rawValue)), "message": .string(truncateUTF8(e.message, to: 1024))]
+        case .undelivered(let id, let e):
+            return ["activityID": .data(id.bytes), "code": .integer(Int64(e.code.rawValue)),
+                    "message": .string(truncateUTF8(e.message, to: 1024))]
         case .status(let s):
             let remotes: [PropertyListValue] = s.remotes.map { r in
                 .dictionary(["deviceID": .data(r.deviceID), "deviceName": .string(r.deviceName),
@@ -162,6 +165,10 @@ enum AgentBodyCoding {
         case .error:
             let code = try b.integer("code", in: 1...Int64(Int32.max))
             return .error(HandoffError(HandoffError.Code(rawValue: Int32(code)), try b.string("message")))
+        case .undelivered:
+            let code = try b.integer("code", in: 1...Int64(Int32.max))
+            return .undelivered(UUID(bytes: try b.id("activityID")),
+                                HandoffError(HandoffError.Code(rawValue: Int32(code)), try b.string("message")))
         case .status:
             guard sender == .agent else { return .statusRequest }
             var remotes: [AgentStatus.Remote] = []

@@ -8,8 +8,11 @@ import HandoffRuntime
 public struct AgentFrame: Sendable, Equatable {
     public static let version = 1
     public static let headerSize = 8
-    /// Largest datagram either side sends or accepts.
-    public static let maxSize = 65_536
+    /// Largest datagram either side sends or accepts: the largest payload
+    /// (`ActivityCoding.maxPayloadSize`, 65,536 bytes) and 1 KiB for the
+    /// header and the rest of PAYLOAD's body, so that whatever the embedded
+    /// engine carries the agent carries too.
+    public static let maxSize = ActivityCoding.maxPayloadSize + 1024
 
     public var message: AgentMessage
     /// Non-zero on requests and their replies; 0 on events.
@@ -21,7 +24,8 @@ public struct AgentFrame: Sendable, Equatable {
     }
 
     /// The datagram. Throws `.invalidValue` when the body would not fit
-    /// in one (a payload is far below: the userInfo budget is 3 KiB); never
+    /// in one (never a payload `ActivityCoding` accepts, nor a HELLO of a
+    /// valid manifest); never
     /// for a message `init(decoding:from:)` accepted.
     public func encoded() throws(HandoffError) -> [UInt8] {
         let body = AgentBodyCoding.body(of: message)
@@ -85,7 +89,7 @@ public struct AgentFrame: Sendable, Equatable {
     /// Requests and replies carry an id; events carry 0.
     static func needsRequestID(_ message: AgentMessage) -> Bool {
         switch message {
-        case .advertise, .remote, .confirm, .continued, .continueActivity: false
+        case .advertise, .remote, .confirm, .continued, .continueActivity, .undelivered: false
         default: true
         }
     }

@@ -31,10 +31,14 @@ public enum AgentMessage: Sendable, Equatable {
     case status(AgentStatus)
     /// Continue this remote activity as the person would from a notification.
     case choose(UUID)
+    /// The payload the app gave for this activity (its PAYLOAD to PROVIDE)
+    /// did not reach the other device: the app's delegate hears
+    /// `didFailToHandOff` with this error.
+    case undelivered(UUID, HandoffError)
 
     public enum Kind: UInt8, Sendable, CaseIterable {
         case hello = 1, welcome, advertise, remote, fetch, payload, provide, confirm, continued,
-             openStream, stream, acceptStream, ok, continueActivity, error, status, choose
+             openStream, stream, acceptStream, ok, continueActivity, error, status, choose, undelivered
     }
 
     public var kind: Kind {
@@ -56,6 +60,7 @@ public enum AgentMessage: Sendable, Equatable {
         case .error: .error
         case .statusRequest, .status: .status
         case .choose: .choose
+        case .undelivered: .undelivered
         }
     }
 
@@ -71,7 +76,7 @@ public enum AgentMessage: Sendable, Equatable {
         switch kind {
         case .payload, .ok, .error, .status: true
         case .hello, .advertise, .fetch, .confirm, .openStream, .choose: sender == .app
-        case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity: sender == .agent
+        case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity, .undelivered: sender == .agent
         }
     }
 }

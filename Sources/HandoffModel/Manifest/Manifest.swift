@@ -15,8 +15,17 @@ public struct Manifest: Sendable, Equatable {
     /// the file, the key and what was found.
     public internal(set) var warnings: [String] = []
 
+    /// Most activity types a manifest declares, and most UTF-8 bytes they
+    /// take in all: the agent's HELLO must carry any valid manifest
+    /// (docs/agent.md §3: 512 entries; 24 KiB of types is at most 48 KiB
+    /// in a property list's UTF-16, within one message), so both modes
+    /// accept the same manifests.
+    public static let maxActivityTypes = 512
+    public static let maxActivityTypeBytes = 24_576
+
     /// - Throws: `.invalidValue` for a bundle identifier that is not
-    ///   reverse-DNS, a malformed team identifier or activity type.
+    ///   reverse-DNS, a malformed team identifier or activity type, or
+    ///   types over `maxActivityTypes` or `maxActivityTypeBytes`.
     public init(bundleIdentifier: String, teamIdentifier: String, activityTypes: [String] = []) throws(HandoffError) {
         try Identifier.checkBundleIdentifier(bundleIdentifier)
         try Identifier.checkTeamIdentifier(teamIdentifier)
@@ -30,9 +39,20 @@ public struct Manifest: Sendable, Equatable {
     /// type twice is harmless. Any 1–255-byte string without control
     /// characters: reverse-DNS types (`com.example.app.edit`), intent class
     /// names (`INSendMessageIntent`) and short names (`ReadArticle`) alike.
+    /// At most `maxActivityTypes` types of `maxActivityTypeBytes` in all.
     public mutating func declare(_ activityType: String) throws(HandoffError) {
         try Identifier.checkActivityType(activityType)
-        if !declares(activityType) { activityTypes.append(activityType) }
+        guard !declares(activityType) else { return }
+        guard activityTypes.count < Self.maxActivityTypes else {
+            throw HandoffError(.invalidValue,
+                "a manifest declares at most \(Self.maxActivityTypes) activity types; \(Identifier.quoted(activityType)) would be one more")
+        }
+        let bytes = activityTypes.reduce(0) { $0 + $1.utf8.count } + activityType.utf8.count
+        guard bytes <= Self.maxActivityTypeBytes else {
+            throw HandoffError(.invalidValue,
+                "a manifest's activity types take at most \(Self.maxActivityTypeBytes) bytes in all; with \(Identifier.quoted(activityType)) they would take \(bytes)")
+        }
+        activityTypes.append(activityType)
     }
 
     /// True when the app can continue activities of this type.

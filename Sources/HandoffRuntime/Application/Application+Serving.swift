@@ -74,6 +74,22 @@ extension Application: ContinuityEndpoint {
         }
     }
 
+    /// The payload served for `activityID` never reached the other device:
+    /// no CONFIRM can come for it, and the delegate is told (main thread).
+    public func handOffFailed(_ activityID: UUID, _ error: HandoffError) {
+        queue.post { [weak self] in
+            guard let self else { return }
+            let served = self.state.withLock { s -> UserActivity? in
+                guard let i = s.served.firstIndex(where: { $0.id == activityID }) else { return nil }
+                if s.served[i].unconfirmed > 0 { s.served[i].unconfirmed -= 1 }
+                return s.served[i].activity
+            }
+            let current = self.currentActivity
+            guard let activity = served ?? (current?.activityID == activityID ? current : nil) else { return }
+            activity.delegate?.userActivity(activity, didFailToHandOffWith: error)
+        }
+    }
+
     public func activityWasContinued(_ activityID: UUID) {
         queue.post { [weak self] in
             guard let self else { return }

@@ -46,6 +46,13 @@ public protocol ContinuityEndpoint: AnyObject, Sendable {
     /// fetch it restored, so an activity continued many times hears it
     /// each time.
     func activityWasContinued(_ activityID: UUID)
+    /// A payload this app handed over (its `provideActivity` reply was
+    /// taken) was not taken after all by what asked for it: through the
+    /// agent, the app's answer reached the agent after its engine stopped
+    /// waiting (UNDELIVERED, docs/agent.md §3). The activity's delegate
+    /// hears `didFailToHandOff` with `error`, as when `reply` returns false
+    /// in embedded mode. Any thread.
+    func handOffFailed(_ activityID: UUID, _ error: HandoffError)
     /// The device that fetched `activityID` opens a continuation stream.
     /// The application checks, on its main thread, that the activity was
     /// sent and supports streams, then calls `reply` exactly once: with
@@ -63,6 +70,9 @@ public protocol ContinuityEndpoint: AnyObject, Sendable {
 
 extension ContinuityEndpoint {
     public var audience: ActivityAudience { .application(manifest) }
+
+    /// Endpoints that serve no activity of their own (observers) hear nothing.
+    public func handOffFailed(_ activityID: UUID, _ error: HandoffError) {}
 
     public func acceptStream(_ activityID: UUID, _ stream: ContinuationStream,
                              reply: @escaping @Sendable (Result<Void, HandoffError>) -> Bool) {

@@ -232,7 +232,8 @@ import Testing
     static let appY = AgentExchangeTests.appY
 
     /// The app answers PROVIDE after the engine stopped waiting: the other
-    /// device heard 4610; the late answer is counted, the connection stays.
+    /// device heard 4610; the late answer is counted, the app is told it
+    /// was not delivered (UNDELIVERED 4610), the connection stays.
     @Test func aLateAnswerIsCountedAndTheOtherDeviceHeard4610() throws {
         let receiver = try RemoteDevice(AgentExchangeTests.appXY, fetchTimeout: 30, name: "receiver")
         let f = try AgentFixture(peers: [receiver.beaconPort], fetchTimeout: 1)
@@ -248,6 +249,9 @@ import Testing
         try y.send(.payload(ActivityCoding.encode(two)), requestID: provide.frame.requestID)
         #expect(f.log.wait { $0.name == "late" })
         #expect(f.counters.lateReplies == 1 && f.counters.closedMalformed == 0)
+        let undelivered = try #require(y.next { if case .undelivered = $0.message { true } else { false } })
+        guard case .undelivered(let id, let error) = undelivered.frame.message else { return }
+        #expect(id == two.activityID && error.code == .remoteApplicationTimedOut && undelivered.frame.requestID == 0)
         #expect(try y.status() != nil)
     }
 
@@ -273,6 +277,10 @@ import Testing
         #expect(provides.count == 16 && Set(provides).count == 16)
         #expect(answers.wait(until: { $0.count == 1 }, seconds: 30) { a, _ in a.values.first?.failure?.code } == .remoteApplicationTimedOut)
         #expect(f.counters.refusedAgentRequests == 1)
+        // The app is told of the one it was never asked (as if it answered late).
+        let undelivered = try #require(y.next { if case .undelivered = $0.message { true } else { false } })
+        #expect(undelivered.frame.message == .undelivered(two.activityID, HandoffError(.remoteApplicationTimedOut,
+            "the application has 16 requests of the agent unanswered")))
         let payload = try ActivityCoding.encode(two)
         for id in provides { try y.send(.payload(payload), requestID: id) }
         #expect(answers.wait(until: { $0.count == 17 }, seconds: 30) { a, _ in

@@ -638,7 +638,8 @@ func writeAgentRegressions(_ w: Writer) throws {
     w("agent-message", "empty", [UInt8]())
     w("agent-message", "header-7", agentInput(.app, [1, 13, 0, 0, 0, 0, 1]))
     w("agent-message", "version-2", agentInput(.app, agentDatagram(5, id: 1, fetchBody, version: 2)))
-    w("agent-message", "over-64k", agentInput(.agent, agentDatagram(6, id: 1, agentBody(["payload": .data(Array(repeating: 1, count: 65_536))]))))
+    // A payload as large as the whole datagram may be: the datagram is over.
+    w("agent-message", "over-max-datagram", agentInput(.agent, agentDatagram(6, id: 1, agentBody(["payload": .data(Array(repeating: 1, count: AgentFrame.maxSize))]))))
     w("agent-message", "fetch-from-agent", agentInput(.agent, agentDatagram(5, id: 1, fetchBody)))
     w("agent-message", "fetch-without-id", agentInput(.app, agentDatagram(5, id: 0, fetchBody)))
     w("agent-message", "fetch-15-byte-id", agentInput(.app, agentDatagram(5, id: 1, agentBody(["activityID": .data(Array(0..<15))]))))
