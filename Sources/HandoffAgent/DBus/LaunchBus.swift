@@ -3,7 +3,7 @@ import HandoffModel
 /// The launcher's session bus (docs/agent.md §5): D-Bus activation of
 /// `DBusActivatable` apps and systemd scopes for `Exec` ones go through
 /// it. The connection is made when a launch first needs it, kept while it
-/// lives and made again after the bus went away; an agent that launches
+/// lives and made again (by the next launch) after the bus went away; an agent that launches
 /// nothing never connects. A source of the agent's loop: the call is
 /// sent at once, and its reply, error or timeout is an event of the loop
 /// that reaches the launcher's completion (`SessionBus.process()`).
@@ -22,11 +22,15 @@ public final class LaunchBus: DBusActivating, ScopePlacing, AgentLoopSource {
         self.activationTimeout = activationTimeout
     }
 
-    /// The connection, made now when there is none that is open.
+    /// The connection, made now when there is none. One that died is
+    /// closed only by `process()` (right after which the loop stops
+    /// watching its descriptor, before the number can be reused): until
+    /// then launches fall back without it.
     private func connected() throws(DBusError) -> SessionBus {
-        if let bus, bus.isConnected { return bus }
-        bus?.close()
-        bus = nil
+        if let bus {
+            guard bus.isConnected else { throw DBusError(.disconnected, "the session bus connection closed") }
+            return bus
+        }
         let made = try SessionBus(address: address)
         bus = made
         return made

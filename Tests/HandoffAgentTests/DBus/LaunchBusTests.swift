@@ -11,7 +11,7 @@ import Testing
 /// (fake_notifications --systemd).
 @Suite struct LaunchBusTests {
     /// A registry holding one entry `<id>.desktop` with these lines.
-    func app(_ id: String, _ lines: String) throws -> (TemporaryTree, InstalledApp) {
+    func entry(_ id: String, _ lines: String) throws -> (TemporaryTree, InstalledApp) {
         let t = TemporaryTree("handoff-launchbus")
         t.write("data/applications/\(id).desktop", """
             [Desktop Entry]
@@ -58,7 +58,7 @@ import Testing
         let launcher = Launcher(dbus: bus, searchPath: ["/bin", "/usr/bin"])
 
         for (id, reason) in [("org.example.Absent", "ServiceUnknown"), ("org.example.Slow", "NoReply")] {
-            let (_, app) = try app(id, "DBusActivatable=true\nExec=/bin/true")
+            let (_, app) = try entry(id, "DBusActivatable=true\nExec=/bin/true")
             var outcome: Launcher.Outcome?
             #expect(try launcher.launch(app) { outcome = $0 } == .dbus(try #require(DBusApplicationName(desktopID: id))))
             #expect(pump(bus) { outcome != nil })
@@ -68,7 +68,7 @@ import Testing
         }
 
         // A D-Bus-only app has nothing to fall back on.
-        let (_, busOnly) = try app("org.example.Gone", "DBusActivatable=true")
+        let (_, busOnly) = try entry("org.example.Gone", "DBusActivatable=true")
         var outcome: Launcher.Outcome?
         _ = try launcher.launch(busOnly) { outcome = $0 }
         #expect(pump(bus) { outcome != nil })
@@ -80,10 +80,10 @@ import Testing
     @Test func withoutABusTheExecStartsAtOnce() throws {
         let bus = LaunchBus(address: "unix:path=/nonexistent/handoff-test-bus")
         let launcher = Launcher(dbus: bus, scopes: bus, searchPath: ["/bin", "/usr/bin"])
-        let (_, app) = try app("org.example.NoBus", "DBusActivatable=true\nExec=/bin/true")
+        let (_, app) = try entry("org.example.NoBus", "DBusActivatable=true\nExec=/bin/true")
         guard case .processInstead(let pid, let error) = try launcher.launch(app) else { Issue.record("not by Exec"); return }
         #expect(pid > 0 && error.code == .connectionUnavailable, "\(error)")
-        let (_, busOnly) = try app("org.example.NoBusOnly", "DBusActivatable=true")
+        let (_, busOnly) = try entry("org.example.NoBusOnly", "DBusActivatable=true")
         #expect(failure { _ = try launcher.launch(busOnly) }?.code == .connectionUnavailable)
         #expect(bus.fd == -1)
         #expect(noZombieChildrenLeft())
@@ -99,7 +99,7 @@ import Testing
         var launcher = Launcher(dbus: bus, scopes: bus, searchPath: ["/bin", "/usr/bin"])
         var scoped: [(Int32, Result<String, HandoffError>)] = []
         launcher.onScope = { _, pid, result in scoped.append((pid, result)) }
-        let (_, app) = try app("org.example.Scoped-App", "Exec=/bin/true")
+        let (_, app) = try entry("org.example.Scoped-App", "Exec=/bin/true")
 
         guard case .process(let pid) = try launcher.launch(app) else { Issue.record("not by Exec"); return }
         #expect(pump(bus) { !scoped.isEmpty })

@@ -23,14 +23,14 @@ import Testing
         var pending = PendingLaunches<String>()
         pending.add("activity-1", for: "a.b", now: 0)
         #expect(pending.choice(for: "a.b", now: 20 * second) == "activity-1")
-        #expect(pending.renew(for: "a.b", now: 25 * second))
+        #expect(pending.renew(for: "a.b", now: 25 * second) == true)
         #expect(pending.nextDeadline == 55 * second)
         #expect(pending.choice(for: "a.b", now: 54 * second) == "activity-1", "looking does not take it")
         #expect(pending.choice(for: "a.b", now: 55 * second) == nil)
-        #expect(!pending.renew(for: "a.b", now: 55 * second), "an expired one is not revived")
-        #expect(!pending.renew(for: "c.d", now: 1))
+        #expect(pending.renew(for: "a.b", now: 55 * second) == false, "an expired one is not revived")
+        #expect(pending.renew(for: "c.d", now: 1) == false)
         #expect(pending.take(for: "a.b", now: 54 * second) == "activity-1")
-        #expect(!pending.renew(for: "a.b", now: 54 * second), "taken: the app connected")
+        #expect(pending.renew(for: "a.b", now: 54 * second) == false, "taken: the app connected")
     }
 
     @Test func expiredOnesAreNeverHandedOut() {
