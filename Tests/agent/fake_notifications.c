@@ -5,7 +5,17 @@
  *                    Desktop Notifications spec's methods;
  *  --app NAME PATH   owns NAME and serves org.freedesktop.Application at
  *                    PATH (a DBusActivatable app, also startable by the
- *                    bus through a service file);
+ *                    bus through a service file); with
+ *    --fail-activate   Activate answers an error (org.freedesktop.DBus.Error.Failed);
+ *    --env-file FILE -- COMMAND ARGS...
+ *                      the first Activate also starts COMMAND (the app's
+ *                      real part, e.g. a handoff app) with the NAME=value
+ *                      lines of FILE added to its environment and the
+ *                      platform data's activation-token as
+ *                      XDG_ACTIVATION_TOKEN, as a GApplication hands it on;
+ *  --systemd         owns org.freedesktop.systemd1 and records
+ *                    StartTransientUnit(name, mode, properties: PIDs), as a
+ *                    user manager would be asked (and answers a job path);
  *
  * and records every call it receives as one JSON line in --log FILE. Its
  * test interface org.handoff.Test (at /org/handoff/Test) makes it act as
@@ -33,6 +43,12 @@ static FILE *logfile;
 static const char *capabilities = "actions,body,body-markup";
 static uint32_t next_id = 1;
 static volatile sig_atomic_t stop;
+static int fail_activate;
+static const char *env_file;
+static char **app_command;      /* NULL-terminated, after "--" */
+static int app_started;
+/* The last platform data's activation-token (json_vardict keeps it). */
+static char last_token[512];
 
 static void json_string(FILE *f, const char *s) {
     fputc('"', f);
@@ -65,6 +81,7 @@ static int json_vardict(FILE *f, sd_bus_message *m) {
             const char *s;
             if ((r = sd_bus_message_read_basic(m, 's', &s)) < 0) return r;
             json_string(f, s);
+            if (strcmp(key, "activation-token") == 0) snprintf(last_token, sizeof last_token, "%s", s);
         } else if (strcmp(contents, "y") == 0) {
             uint8_t y;
             if ((r = sd_bus_message_read_basic(m, 'y', &y)) < 0) return r;
@@ -206,9 +223,39 @@ static int method_hang(sd_bus_message *m, void *userdata, sd_bus_error *error) {
     return 1; /* handled, and no reply ever */
 }
 
+/* Starts the app's real part once: its environment plus FILE's lines and
+ * the token. Not waited for (SIGCHLD is ignored: no zombie). */
+static void start_app_command(void) {
+    if (!app_command || app_started) return;
+    app_started = 1;
+    pid_t pid = fork();
+    if (pid != 0) {
+        fprintf(logfile, "{\"event\":\"started\",\"pid\":%ld}\n", (long)pid);
+        fflush(logfile);
+        return;
+    }
+    if (env_file) {
+        FILE *f = fopen(env_file, "r");
+        char line[8192];
+        while (f && fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\n")] = 0;
+            char *eq = strchr(line, '=');
+            if (!eq) continue;
+            *eq = 0;
+            setenv(line, eq + 1, 1);
+        }
+        if (f) fclose(f);
+    }
+    unsetenv("XDG_ACTIVATION_TOKEN");
+    unsetenv("DESKTOP_STARTUP_ID");
+    if (last_token[0]) setenv("XDG_ACTIVATION_TOKEN", last_token, 1);
+    execvp(app_command[0], app_command);
+    _exit(127);
+}
+
 static int method_activate(sd_bus_message *m, void *userdata, sd_bus_error *error) {
     (void)userdata;
-    (void)error;
+    last_token[0] = 0;
     fputs("{\"call\":\"Activate\",\"path\":", logfile);
     json_string(logfile, sd_bus_message_get_path(m));
     fputs(",\"destination\":", logfile);
@@ -218,7 +265,46 @@ static int method_activate(sd_bus_message *m, void *userdata, sd_bus_error *erro
     fputs("}\n", logfile);
     fflush(logfile);
     if (r < 0) return r;
+    if (fail_activate) return sd_bus_error_set(error, "org.freedesktop.DBus.Error.Failed", "told to fail (--fail-activate)");
+    start_app_command();
     return sd_bus_reply_method_return(m, "");
+}
+
+static int method_start_transient_unit(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+    (void)userdata;
+    (void)error;
+    const char *name, *mode;
+    int r = sd_bus_message_read(m, "ss", &name, &mode);
+    if (r < 0) return r;
+    fputs("{\"call\":\"StartTransientUnit\",\"name\":", logfile);
+    json_string(logfile, name);
+    fputs(",\"mode\":", logfile);
+    json_string(logfile, mode);
+    fputs(",\"pids\":[", logfile);
+    if ((r = sd_bus_message_enter_container(m, 'a', "(sv)")) < 0) return r;
+    int n = 0;
+    while ((r = sd_bus_message_enter_container(m, 'r', "sv")) > 0) {
+        const char *key, *contents;
+        char type;
+        if ((r = sd_bus_message_read_basic(m, 's', &key)) < 0) return r;
+        if ((r = sd_bus_message_peek_type(m, &type, &contents)) < 0) return r;
+        if (strcmp(key, "PIDs") == 0 && strcmp(contents, "au") == 0) {
+            if ((r = sd_bus_message_enter_container(m, 'v', "au")) < 0) return r;
+            if ((r = sd_bus_message_enter_container(m, 'a', "u")) < 0) return r;
+            uint32_t pid;
+            while ((r = sd_bus_message_read_basic(m, 'u', &pid)) > 0) fprintf(logfile, "%s%u", n++ ? "," : "", pid);
+            if (r < 0) return r;
+            if ((r = sd_bus_message_exit_container(m)) < 0) return r;
+            if ((r = sd_bus_message_exit_container(m)) < 0) return r;
+        } else if ((r = sd_bus_message_skip(m, "v")) < 0) {
+            return r;
+        }
+        if ((r = sd_bus_message_exit_container(m)) < 0) return r;
+    }
+    if (r < 0) return r;
+    fputs("]}\n", logfile);
+    fflush(logfile);
+    return sd_bus_reply_method_return(m, "o", "/org/freedesktop/systemd1/job/1");
 }
 
 static const sd_bus_vtable notifications_vtable[] = {
@@ -247,6 +333,12 @@ static const sd_bus_vtable application_vtable[] = {
     SD_BUS_VTABLE_END,
 };
 
+static const sd_bus_vtable systemd_vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_METHOD("StartTransientUnit", "ssa(sv)a(sa(sv))", "o", method_start_transient_unit, 0),
+    SD_BUS_VTABLE_END,
+};
+
 static void on_signal(int number) {
     (void)number;
     stop = 1;
@@ -259,19 +351,24 @@ static int fail(const char *what, int r) {
 
 int main(int argc, char **argv) {
     const char *address = NULL, *log_path = NULL, *app_name = NULL, *app_path = NULL;
-    int notifications = 0;
+    int notifications = 0, systemd = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--address") == 0 && i + 1 < argc) address = argv[++i];
         else if (strcmp(argv[i], "--log") == 0 && i + 1 < argc) log_path = argv[++i];
         else if (strcmp(argv[i], "--capabilities") == 0 && i + 1 < argc) capabilities = argv[++i];
         else if (strcmp(argv[i], "--notifications") == 0) notifications = 1;
         else if (strcmp(argv[i], "--app") == 0 && i + 2 < argc) { app_name = argv[++i]; app_path = argv[++i]; }
+        else if (strcmp(argv[i], "--fail-activate") == 0) fail_activate = 1;
+        else if (strcmp(argv[i], "--systemd") == 0) systemd = 1;
+        else if (strcmp(argv[i], "--env-file") == 0 && i + 1 < argc) env_file = argv[++i];
+        else if (strcmp(argv[i], "--") == 0 && i + 1 < argc) { app_command = argv + i + 1; break; }
         else { fprintf(stderr, "fake_notifications: unknown argument %s\n", argv[i]); return 2; }
     }
     if (!address) address = getenv("DBUS_STARTER_ADDRESS");
     if (!address) address = getenv("DBUS_SESSION_BUS_ADDRESS");
-    if (!address || !log_path || (!notifications && !app_name)) {
-        fprintf(stderr, "usage: fake_notifications [--address ADDR] --log FILE [--notifications] [--app NAME PATH]\n");
+    if (!address || !log_path || (!notifications && !app_name && !systemd)) {
+        fprintf(stderr, "usage: fake_notifications [--address ADDR] --log FILE [--notifications] [--systemd]\n"
+                        "       [--app NAME PATH [--fail-activate] [--env-file FILE -- COMMAND ARGS...]]\n");
         return 2;
     }
     logfile = fopen(log_path, "a");
@@ -279,6 +376,7 @@ int main(int argc, char **argv) {
     struct sigaction action = {.sa_handler = on_signal};
     sigaction(SIGTERM, &action, NULL);
     sigaction(SIGINT, &action, NULL);
+    signal(SIGCHLD, SIG_IGN);
 
     sd_bus *bus = NULL;
     int r = sd_bus_new(&bus);
@@ -300,6 +398,13 @@ int main(int argc, char **argv) {
         if (r < 0) return fail("application object", r);
         r = sd_bus_request_name(bus, app_name, 0);
         if (r < 0) return fail("own the application name", r);
+    }
+    if (systemd) {
+        r = sd_bus_add_object_vtable(bus, NULL, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
+                                     systemd_vtable, NULL);
+        if (r < 0) return fail("systemd object", r);
+        r = sd_bus_request_name(bus, "org.freedesktop.systemd1", 0);
+        if (r < 0) return fail("own org.freedesktop.systemd1", r);
     }
     fprintf(logfile, "{\"event\":\"ready\",\"pid\":%ld}\n", (long)getpid());
     fflush(logfile);

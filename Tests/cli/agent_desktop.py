@@ -42,6 +42,8 @@ class Desktop:
     def __init__(self, root, procs):
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
+        self.services = self.root / "services"
+        self.services.mkdir()
         config = self.root / "bus.conf"
         config.write_text(f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -49,6 +51,7 @@ class Desktop:
   <type>session</type>
   <listen>unix:path={self.root}/bus</listen>
   <auth>EXTERNAL</auth>
+  <servicedir>{self.root}/services</servicedir>
   <policy context="default">
     <allow send_destination="*" eavesdrop="true"/>
     <allow eavesdrop="true"/>
@@ -72,14 +75,26 @@ class Desktop:
         self.empty = self.root / "no-system-data"
         self.empty.mkdir()
 
-    def install(self, desktop_id, bundle, types, log):
-        """A .desktop file whose Exec starts agent_app.py writing to `log`."""
-        exec_line = " ".join([sys.executable, str(APP), "--log", str(log), "--bundle", bundle, "--team", TEAM]
-                             + [f"--type {t}" for t in types])
+    def install(self, desktop_id, bundle, types, log, dbus_activatable=False):
+        """A .desktop file whose Exec starts agent_app.py writing to `log`
+        (no Exec when `log` is None)."""
+        exec_line = f"Exec={' '.join(app_command(log, bundle, types))}\n" if log else ""
+        dbus = "DBusActivatable=true\n" if dbus_activatable else ""
         (self.data / "applications" / f"{desktop_id}.desktop").write_text(
-            "[Desktop Entry]\nType=Application\nName=E2E app\n"
-            f"Exec={exec_line}\nX-Handoff-ActivityTypes={';'.join(types)};\n"
+            f"[Desktop Entry]\nType=Application\nName=E2E app\n{dbus}"
+            f"{exec_line}X-Handoff-ActivityTypes={';'.join(types)};\n"
             f"X-Handoff-TeamIdentifier={TEAM}\nX-Handoff-BundleIdentifier={bundle}\n")
+
+    def install_service(self, name, bundle, types, log, bus_log, env, *fake_options):
+        """A D-Bus service file: the bus starts fake_notifications --app
+        owning `name` (recording Activate in `bus_log`), whose first
+        Activate starts agent_app.py writing to `log`, with `env`."""
+        env_file = self.root / f"{name}.env"
+        env_file.write_text("".join(f"{k}={v}\n" for k, v in env.items() if "\n" not in k + v))
+        path = "/" + name.replace(".", "/").replace("-", "_")
+        command = [str(FAKE), "--log", str(bus_log), "--app", name, path, *fake_options,
+                   "--env-file", str(env_file), "--", *app_command(log, bundle, types)]
+        (self.services / f"{name}.service").write_text(f"[D-BUS Service]\nName={name}\nExec={' '.join(command)}\n")
 
     def env(self, base, socket_path):
         """The agent's environment: this bus, this data directory, the
@@ -96,15 +111,21 @@ class Desktop:
                                       if r.get("call") == "Notify" and r.get("summary") == summary), None),
                         f"a notification {summary!r}; got {self.notifications()}")
 
-    def click(self, notification_id, action="continue"):
-        """As the person would: the server emits ActionInvoked."""
+    def click(self, notification_id, action="continue", token=""):
+        """As the person would: the server emits ActivationToken (when
+        `token` is given) then ActionInvoked."""
         subprocess.run(["busctl", f"--address={self.address}", "call", "org.freedesktop.Notifications",
                         "/org/handoff/Test", "org.handoff.Test", "InvokeAction", "uss",
-                        str(notification_id), action, ""], check=True, timeout=WAIT, capture_output=True)
+                        str(notification_id), action, token], check=True, timeout=WAIT, capture_output=True)
 
     def closed(self, notification_id):
         return any(r.get("call") == "CloseNotification" and r.get("id") == notification_id
                    for r in self.notifications())
+
+
+def app_command(log, bundle, types):
+    return ([sys.executable, str(APP), "--log", str(log), "--bundle", bundle, "--team", TEAM]
+            + [f"--type={t}" for t in types])
 
 
 class _Popen:

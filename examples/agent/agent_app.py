@@ -59,7 +59,9 @@ def main():
 
     app = handoff.Application(handoff.Manifest(args.bundle, args.team, args.type), Delegate())
     app.start_continuity(handoff.Account.load(), mode=ContinuityMode.AGENT)
-    emit("connected", mode=app.continuity_mode.name)
+    # The activation token the launcher handed on (docs/agent.md §5).
+    emit("connected", mode=app.continuity_mode.name, activation_token=os.environ.get("XDG_ACTIVATION_TOKEN"),
+         startup_id=os.environ.get("DESKTOP_STARTUP_ID"))
     if args.advertise:
         activity = handoff.UserActivity(args.advertise)
         activity.title = "From the app"

@@ -19,9 +19,12 @@ public final class ApplicationActivator {
     static var interface: String { "org.freedesktop.Application" }
 
     private let bus: SessionBus
+    /// Seconds the call may take (`callTimeout` unless told).
+    public let timeout: Double
 
-    public init(bus: SessionBus) {
+    public init(bus: SessionBus, timeout: Double = ApplicationActivator.callTimeout) {
         self.bus = bus
+        self.timeout = timeout
     }
 
     /// The platform data sent with Activate.
@@ -40,9 +43,9 @@ public final class ApplicationActivator {
         guard let name = DBusApplicationName(desktopID: desktopID) else {
             throw DBusError(.invalidArgument, "\(desktopID) is not a D-Bus application name (reverse-DNS desktop id)")
         }
-        let data = Self.platformData(activationToken: activationToken)
+        let data = Self.platformData(activationToken: ActivationToken.checked(activationToken))
         try bus.call(destination: name.busName, path: name.objectPath, interface: Self.interface, member: "Activate",
-                     timeout: Self.callTimeout, build: { (w) throws(DBusError) in try w.dictionary(data) }) { result in
+                     timeout: timeout, build: { (w) throws(DBusError) in try w.dictionary(data) }) { result in
             completion(result.map { _ in () })
         }
     }

@@ -7,6 +7,8 @@ public enum BusVariant: Sendable, Equatable {
     case bool(Bool)
     case int32(Int32)
     case uint32(UInt32)
+    /// `au` (systemd's `PIDs`).
+    case uint32Array([UInt32])
 }
 
 /// Appends arguments to a method call being built (sd-bus's non-variadic
@@ -49,9 +51,24 @@ public struct MessageWriter {
 
     /// `a{sv}`, in the order given.
     public func dictionary(_ entries: [(String, BusVariant)]) throws(DBusError) {
-        try open("a", "{sv}")
+        try pairs(entries, array: "{sv}", entry: "e")
+    }
+
+    /// `a(sv)` (systemd's unit properties), in the order given.
+    public func properties(_ entries: [(String, BusVariant)]) throws(DBusError) {
+        try pairs(entries, array: "(sv)", entry: "r")
+    }
+
+    /// An empty array of the element type `element` (e.g. `(sa(sv))`).
+    public func emptyArray(of element: String) throws(DBusError) {
+        try open("a", element)
+        try close()
+    }
+
+    private func pairs(_ entries: [(String, BusVariant)], array: String, entry: Character) throws(DBusError) {
+        try open("a", array)
         for (key, value) in entries {
-            try open("e", "sv")
+            try open(entry, "sv")
             try string(key)
             switch value {
             case .string(let s): try open("v", "s"); try string(s)
@@ -59,6 +76,11 @@ public struct MessageWriter {
             case .bool(let b): try open("v", "b"); try bool(b)
             case .int32(let i): try open("v", "i"); try int32(i)
             case .uint32(let u): try open("v", "u"); try uint32(u)
+            case .uint32Array(let values):
+                try open("v", "au")
+                try open("a", "u")
+                for u in values { try uint32(u) }
+                try close()
             }
             try close()
             try close()

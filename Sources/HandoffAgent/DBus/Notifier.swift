@@ -297,7 +297,8 @@ public final class Notifier<Key: Hashable> {
 
     private func activationToken(id: UInt32, token: String) {
         guard let key = keysByID[id] else { return }
-        entries[key]?.activationToken = String(token.prefix(256))
+        // A token cut short is no token: one over 256 bytes is dropped.
+        entries[key]?.activationToken = ActivationToken.checked(token)
     }
 
     private func serverClosed(id: UInt32, reason: CloseReason) {

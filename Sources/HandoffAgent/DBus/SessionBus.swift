@@ -143,10 +143,13 @@ public final class SessionBus {
 
     /// Calls `member` and hands the reply (or its error) to `reply`, on a
     /// later `process()`. `build` appends the arguments. The call's own
-    /// timeout is `timeout` seconds. Throws, without calling `reply`, when
+    /// timeout is `timeout` seconds. `autoStart` false: the bus does not
+    /// start the destination's service when no one owns the name (it
+    /// answers ServiceUnknown). Throws, without calling `reply`, when
     /// the call cannot be sent (bound reached, bad argument, no bus).
     public func call(destination: String, path: String, interface: String, member: String,
-                     timeout: Double, build: (MessageWriter) throws(DBusError) -> Void = { _ throws(DBusError) in },
+                     timeout: Double, autoStart: Bool = true,
+                     build: (MessageWriter) throws(DBusError) -> Void = { _ throws(DBusError) in },
                      reply: @escaping ReplyHandler) throws(DBusError) {
         guard let bus, isConnected else { throw DBusError(.disconnected, "\(member): the bus connection is closed") }
         guard pending.count < Self.maxPendingCalls else {
@@ -155,6 +158,7 @@ public final class SessionBus {
         var message: OpaquePointer?
         try check(sd_bus_message_new_method_call(bus, &message, destination, path, interface, member), "\(member)")
         defer { sd_bus_message_unref(message) }
+        if !autoStart { try check(sd_bus_message_set_auto_start(message, 0), "\(member): auto-start") }
         try build(MessageWriter(message: message!))
         var slot: OpaquePointer?
         let micros = UInt64(max(0.001, timeout) * 1_000_000)

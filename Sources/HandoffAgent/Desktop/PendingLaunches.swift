@@ -64,6 +64,24 @@ public struct PendingLaunches<Choice>: Sendable where Choice: Sendable {
         return now < item.deadline ? item.choice : nil
     }
 
+    /// Gives the choice kept for `bundle` a new `lifetime` from `now` (the
+    /// app is being started again, by its `Exec` after D-Bus activation
+    /// failed). False when there is none (the app has connected and taken
+    /// it, or it expired).
+    @discardableResult
+    public mutating func renew(for bundle: String, now: UInt64 = PendingLaunchClock.now()) -> Bool {
+        guard let index = pending.firstIndex(where: { Self.same($0.bundle, bundle) }), now < pending[index].deadline
+        else { return false }
+        let (deadline, overflow) = now.addingReportingOverflow(lifetime)
+        pending[index].deadline = overflow ? .max : deadline
+        return true
+    }
+
+    /// The choice kept (and not expired) for `bundle`, left in the table.
+    public func choice(for bundle: String, now: UInt64 = PendingLaunchClock.now()) -> Choice? {
+        pending.first { Self.same($0.bundle, bundle) && now < $0.deadline }?.choice
+    }
+
     /// Drops every choice whose time is up.
     /// - Returns: the dropped ones, oldest first (the agent logs them).
     @discardableResult

@@ -17,16 +17,18 @@ public struct WebOpener {
         self.searchPath = searchPath
     }
 
+    /// `activationToken` (the person's click) reaches the browser through
+    /// xdg-open's environment, as for any `Exec` (`ActivationToken`).
     /// - Returns: the pid of `xdg-open`.
     /// - Throws: `.invalidValue` for a URL refused above; `.handoffFailed`
     ///   when `xdg-open` is not installed or does not start.
     @discardableResult
-    public func open(_ url: String) throws(HandoffError) -> Int32 {
+    public func open(_ url: String, activationToken: String? = nil) throws(HandoffError) -> Int32 {
         try Self.check(url)
         guard let tool = ExecutableLookup.find("xdg-open", in: searchPath) else {
             throw HandoffError(.handoffFailed, "cannot open \(url): xdg-open is not installed (Debian: apt install xdg-utils)")
         }
-        return try DetachedProcess.spawn(tool, ["xdg-open", url], directory: nil)
+        return try DetachedProcess.spawn(tool, ["xdg-open", url], directory: nil, activationToken: activationToken)
     }
 
     static let allowed: Set<UInt8> = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=%".utf8))

@@ -10,19 +10,25 @@ public final class AgentDesktop {
     public var launcher: Launcher
     public var web: WebOpener
     public var pending = PendingLaunches<RemoteActivity>()
+    /// The launcher's session bus, watched by the server's loop (nil: no
+    /// D-Bus activation and no scopes).
+    public let bus: LaunchBus?
 
-    public init(installed: InstalledApps, launcher: Launcher, web: WebOpener) {
+    public init(installed: InstalledApps, launcher: Launcher, web: WebOpener, bus: LaunchBus? = nil) {
         self.installed = installed
         self.launcher = launcher
         self.web = web
+        self.bus = bus
     }
 
     /// The desktop of the agent's own environment ($XDG_DATA_*, $PATH),
-    /// without D-Bus activation (an entry's Exec is used instead).
-    public static func current(dbus: (any DBusActivating)? = nil) -> AgentDesktop {
+    /// launching through the session bus at `busAddress` (nil: the one the
+    /// environment names, connected when a launch first needs it).
+    public static func current(busAddress: String? = nil) -> AgentDesktop {
         let directories = XDGDataDirectories.current()
+        let bus = LaunchBus(address: busAddress)
         return AgentDesktop(installed: InstalledApps(directories: directories),
-                            launcher: Launcher(dbus: dbus, searchPath: directories.searchPath),
-                            web: WebOpener(searchPath: directories.searchPath))
+                            launcher: Launcher(dbus: bus, scopes: bus, searchPath: directories.searchPath),
+                            web: WebOpener(searchPath: directories.searchPath), bus: bus)
     }
 }

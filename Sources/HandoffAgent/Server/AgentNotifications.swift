@@ -85,11 +85,12 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
 
     private func handle(_ event: Notifier<UUID>.Event) {
         switch event {
-        case .actionInvoked(let id, let action, _) where action == Notifier<UUID>.continueAction || action == "default":
-            server.log("chosen", "the person chose \(id.uuidString) in a notification", ["activity": .string(id.uuidString)])
+        case .actionInvoked(let id, let action, let token) where action == Notifier<UUID>.continueAction || action == "default":
+            server.log("chosen", "the person chose \(id.uuidString) in a notification",
+                       ["activity": .string(id.uuidString), "token": .bool(token != nil)])
             shown.remove(id)
             notifier?.close(id)
-            if case .failure(let error) = server.choose(id) {
+            if case .failure(let error) = server.choose(id, activationToken: token) {
                 server.log("choose-failed", "cannot continue \(id.uuidString): \(error.message)",
                            ["activity": .string(id.uuidString), "code": .int(Int64(error.code.rawValue))])
             }

@@ -79,6 +79,10 @@ public final class AgentServer: @unchecked Sendable {
         let flags = fcntl(listener, F_GETFL)
         _ = fcntl(listener, F_SETFL, (flags < 0 ? 0 : flags) | O_NONBLOCK)
         try loop.add(listener, token: Self.listenerToken, events: EPOLLIN.rawValue)
+        if let desktop {
+            if let bus = desktop.bus { add(bus) }
+            desktop.launcher.onScope = { [unowned self] app, pid, result in self.scoped(app, pid, result) }
+        }
     }
 
     /// Starts the loop thread.
@@ -154,6 +158,9 @@ public final class AgentServer: @unchecked Sendable {
             for job in loop.takeJobs() { job() }
             expireHellos()
             processDueSources()
+            // What this turn did may have queued a bus message or connected
+            // the launcher's bus: watch what each source wants now.
+            for token in Array(sources.keys) { refresh(token) }
         }
         shutDown()
     }
@@ -348,10 +355,11 @@ public final class AgentServer: @unchecked Sendable {
     /// (CHOOSE): the running app that may continue it gets CONTINUE (one of
     /// the sender's bundle first, then the one connected longest); else an
     /// installed one is launched and gets CONTINUE when it says HELLO;
-    /// else its http(s) web page opens. Loop thread.
+    /// else its http(s) web page opens. `activationToken` (the
+    /// notification's) goes to the launched app. Loop thread.
     /// - Returns: what was done, or 4609 (not offered now) / 4608 (nothing
     ///   here can continue it).
-    func choose(_ activityID: UUID) -> Result<ContinueChoice, HandoffError> {
+    func choose(_ activityID: UUID, activationToken: String? = nil) -> Result<ContinueChoice, HandoffError> {
         guard let remote = hub.availableNow.first(where: { $0.activityID == activityID }) else {
             return .failure(HandoffError(.connectionUnavailable, "no device offers activity \(activityID.uuidString) now"))
         }
@@ -366,19 +374,35 @@ public final class AgentServer: @unchecked Sendable {
         }
         for warning in desktop.installed.rescan() { log("desktop", warning) }
         desktop.pending.expire()
-        for app in desktop.installed.apps(continuing: remote.teamIdentifier, type: remote.activityType,
-                                          preferring: remote.bundleIdentifier) {
+        let candidates = desktop.installed.apps(continuing: remote.teamIdentifier, type: remote.activityType,
+                                                preferring: remote.bundleIdentifier)
+        return launchOrOpen(remote, candidates[...], on: desktop, activationToken: activationToken)
+    }
+
+    /// Launches the first of `candidates` that starts (the choice kept for
+    /// it), else opens the web page. A D-Bus activation that fails later
+    /// without an `Exec` to fall back on comes back here with the rest.
+    private func launchOrOpen(_ remote: RemoteActivity, _ candidates: ArraySlice<InstalledApp>, on desktop: AgentDesktop,
+                              activationToken: String?) -> Result<ContinueChoice, HandoffError> {
+        let activityID = remote.activityID
+        var rest = candidates
+        while let app = rest.popFirst() {
+            let others = rest
             do {
-                let launch = try desktop.launcher.launch(app)
+                let launch = try desktop.launcher.launch(app, activationToken: activationToken) { [unowned self] outcome in
+                    self.launched(app, outcome, for: remote, others: others, on: desktop, activationToken: activationToken)
+                }
                 desktop.pending.add(remote, for: app.bundleIdentifier)
                 count { $0.launches += 1 }
                 let how: String = switch launch {
                 case .dbus(let address): "D-Bus activation of \(address.busName)"
                 case .process(let pid): "pid \(pid)"
+                case .processInstead(let pid, let error): "pid \(pid); D-Bus activation failed: \(error.message)"
                 }
                 log("launch", "launched \(app.desktopID) (\(how)) to continue \(remote.activityType) from \(remote.deviceName)",
                     ["activity": .string(activityID.uuidString), "bundle": .string(app.bundleIdentifier),
-                     "desktop": .string(app.desktopID)])
+                     "desktop": .string(app.desktopID), "how": .string(launch.word),
+                     "token": .bool(ActivationToken.checked(activationToken) != nil)])
                 return .success(.launched(app.bundleIdentifier))
             } catch {
                 log("launch-failed", "cannot launch \(app.desktopID): \(error.message)",
@@ -387,7 +411,7 @@ public final class AgentServer: @unchecked Sendable {
         }
         if let url = ActivityGate.webPage(remote.webpageURL) {
             do {
-                try desktop.web.open(url.absoluteString)
+                try desktop.web.open(url.absoluteString, activationToken: activationToken)
                 count { $0.webPagesOpened += 1 }
                 log("web", "opened \(url.absoluteString) for \(remote.activityType) from \(remote.deviceName)",
                     ["activity": .string(activityID.uuidString), "url": .string(url.absoluteString)])
@@ -399,6 +423,44 @@ public final class AgentServer: @unchecked Sendable {
         }
         return .failure(HandoffError(.handoffFailed,
                                      "no app here continues \(remote.activityType) of team \(remote.teamIdentifier), and it has no web page"))
+    }
+
+    /// What became of a D-Bus activation (on a later turn of the loop).
+    private func launched(_ app: InstalledApp, _ outcome: Launcher.Outcome, for remote: RemoteActivity,
+                          others: ArraySlice<InstalledApp>, on desktop: AgentDesktop, activationToken: String?) {
+        let fields: KeyValuePairs<String, AgentLogEvent.Value> = [
+            "activity": .string(remote.activityID.uuidString), "bundle": .string(app.bundleIdentifier),
+            "desktop": .string(app.desktopID)]
+        switch outcome {
+        case .activated:
+            log("activated", "\(app.desktopID) answered its D-Bus activation", fields)
+        case .processInstead(let pid, let error):
+            // Its Exec has the full time to connect.
+            desktop.pending.renew(for: app.bundleIdentifier)
+            log("launch-fallback", "D-Bus activation of \(app.desktopID) failed (\(error.message)): started its Exec, pid \(pid)",
+                fields)
+        case .failed(let error):
+            log("launch-failed", "cannot launch \(app.desktopID): \(error.message)", fields)
+            // Only while the choice still waits for this app: it may have
+            // connected after all, or the person chose again.
+            guard desktop.pending.choice(for: app.bundleIdentifier)?.activityID == remote.activityID else { return }
+            _ = desktop.pending.take(for: app.bundleIdentifier)
+            if case .failure(let error) = launchOrOpen(remote, others, on: desktop, activationToken: activationToken) {
+                log("choose-failed", "cannot continue \(remote.activityID.uuidString): \(error.message)",
+                    ["activity": .string(remote.activityID.uuidString), "code": .int(Int64(error.code.rawValue))])
+            }
+        }
+    }
+
+    /// What became of a launched program's systemd scope.
+    private func scoped(_ app: InstalledApp, _ pid: Int32, _ result: Result<String, HandoffError>) {
+        switch result {
+        case .success(let unit):
+            log("scope", "pid \(pid) (\(app.desktopID)) runs in \(unit)", ["pid": .int(Int64(pid)), "unit": .string(unit)])
+        case .failure(let error):
+            log("scope-failed", "pid \(pid) (\(app.desktopID)) stays in the agent's cgroup: \(error.message)",
+                ["pid": .int(Int64(pid))])
+        }
     }
 
     /// What would continue `remote` if the person chose it now, without
@@ -459,8 +521,9 @@ public final class AgentServer: @unchecked Sendable {
     }
 
     /// `choose` from outside the loop (the notification's "Continue").
-    public func choose(_ activityID: UUID, completion: @escaping @Sendable (Result<ContinueChoice, HandoffError>) -> Void) {
-        loop.post { [self] in completion(self.choose(activityID)) }
+    public func choose(_ activityID: UUID, activationToken: String? = nil,
+                       completion: @escaping @Sendable (Result<ContinueChoice, HandoffError>) -> Void) {
+        loop.post { [self] in completion(self.choose(activityID, activationToken: activationToken)) }
     }
 
     // MARK: Sources
@@ -497,6 +560,17 @@ public final class AgentServer: @unchecked Sendable {
 
     func log(_ name: String, _ text: String, _ fields: KeyValuePairs<String, AgentLogEvent.Value> = [:]) {
         logSink(AgentLogEvent(name, text, fields))
+    }
+}
+
+extension Launcher.Launch {
+    /// For the log.
+    var word: String {
+        switch self {
+        case .dbus: "dbus"
+        case .process: "exec"
+        case .processInstead: "exec-instead"
+        }
     }
 }
 

@@ -98,6 +98,9 @@ final class FakeDesktop {
         var path: String?
         var destination: String?
         var platform_data: [String: Scalar]?
+        var name: String?
+        var mode: String?
+        var pids: [Int32]?
     }
 
     enum Scalar: Decodable, Equatable {
@@ -160,6 +163,19 @@ func pump(_ bus: SessionBus, timeout: Double = 60, until done: () -> Bool) -> Bo
         let wait = bus.timeoutMilliseconds
         _ = poll(&entry, 1, wait < 0 || wait > 100 ? 100 : wait)
         if !bus.process() && !done() { return false }
+    }
+    return true
+}
+
+/// `pump` for a source of the agent's loop (the launcher's bus).
+func pump(_ source: any AgentLoopSource, timeout: Double = 60, until done: () -> Bool) -> Bool {
+    let end = monotonicNow() + timeout
+    while !done() {
+        guard monotonicNow() < end else { return false }
+        var entry = pollfd(fd: source.fd, events: source.pollEvents, revents: 0)
+        let wait = source.timeoutMilliseconds
+        _ = poll(&entry, 1, wait < 0 || wait > 100 ? 100 : wait)
+        source.process()
     }
     return true
 }

@@ -153,26 +153,58 @@ final class RecordingActivator: DBusActivating {
 
         let activator = RecordingActivator()
         let launcher = Launcher(dbus: activator, searchPath: ["/bin"])
-        var outcome: Result<Void, HandoffError>?
+        var outcome: Launcher.Outcome?
         let name = try #require(DBusApplicationName(desktopID: "org.example.Activatable-App.desktop"))
         #expect(try launcher.launch(both, activationToken: "tok-1") { outcome = $0 } == .dbus(name))
         #expect(activator.calls.count == 1)
         #expect(activator.calls.first?.desktopID == "org.example.Activatable-App.desktop" && activator.calls.first?.token == "tok-1")
-        #expect(throws: Never.self) { try outcome?.get() }
+        #expect(outcome == .activated)
 
+        // An error answer: the Exec when there is one, else the error.
         activator.answer = .failure(HandoffError(.handoffFailed, "no such name"))
         outcome = nil
         _ = try launcher.launch(busOnly) { outcome = $0 }
         #expect(activator.calls.count == 2 && activator.calls.last?.token == nil)
-        guard case .failure(let error)? = outcome else { Issue.record("\(String(describing: outcome))"); return }
-        #expect(error.message == "no such name")
+        #expect(outcome == .failed(HandoffError(.handoffFailed, "no such name")))
+        outcome = nil
+        #expect(try launcher.launch(both) { outcome = $0 } == .dbus(name))
+        guard case .processInstead(let pid, let why)? = outcome else { Issue.record("\(String(describing: outcome))"); return }
+        #expect(pid > 0 && why.message == "no such name")
+
+        // The call cannot be sent: the Exec at once, else the error.
         activator.refuse = HandoffError(.connectionUnavailable, "the bus is gone")
         #expect(failure { _ = try launcher.launch(busOnly) }?.code == .connectionUnavailable)
+        outcome = nil
+        guard case .processInstead(_, let refused) = try launcher.launch(both, completion: { outcome = $0 }) else {
+            Issue.record("not started by Exec"); return
+        }
+        #expect(refused.message == "the bus is gone" && outcome == nil)
 
         // Without a session bus: the Exec when there is one.
         let noBus = Launcher(dbus: nil, searchPath: ["/bin"])
         guard case .process = try noBus.launch(both) else { Issue.record("not started by Exec"); return }
         #expect(failure { _ = try noBus.launch(busOnly) }?.code == .connectionUnavailable)
+        #expect(noZombieChildrenLeft())
+    }
+
+    /// The token of the person's click reaches an Exec program's
+    /// environment under both names.
+    @Test func execProgramsGetTheActivationToken() throws {
+        let t = TemporaryTree("handoff-launch")
+        let marker = t.path("marker")
+        t.write("bin/show-token", """
+            #!/bin/sh
+            printf '%s|%s\\n' "${XDG_ACTIVATION_TOKEN-unset}" "${DESKTOP_STARTUP_ID-unset}" > "\(marker).tmp" && mv "\(marker).tmp" "\(marker)"
+            """, mode: 0o755)
+        let launcher = Launcher(dbus: nil, searchPath: [t.path("bin")])
+        _ = try launcher.run(ExecCommandLine("show-token"), for: "x.desktop", activationToken: "tok-9")
+        #expect(eventually { t.exists("marker") })
+        #expect(t.read("marker") == "tok-9|tok-9\n")
+        t.remove("marker")
+        _ = try launcher.run(ExecCommandLine("show-token"), for: "x.desktop")
+        #expect(eventually { t.exists("marker") })
+        #expect(t.read("marker") == "unset|unset\n")
+        #expect(noZombieChildrenLeft())
     }
 
     /// The launcher through the agent's real D-Bus part, on a private bus
@@ -200,11 +232,11 @@ final class RecordingActivator: DBusActivating {
         defer { bus.close() }
         let launcher = Launcher(dbus: ApplicationActivator(bus: bus))
 
-        var outcome: Result<Void, HandoffError>?
+        var outcome: Launcher.Outcome?
         let launch = try launcher.launch(app, activationToken: "tok-7") { outcome = $0 }
         #expect(launch == .dbus(try #require(DBusApplicationName(desktopID: "org.example.Launched"))))
         #expect(pump(bus) { outcome != nil })
-        #expect(throws: Never.self) { try outcome?.get() }
+        #expect(outcome == .activated)
         let activate = try #require(FakeDesktop.records(in: log).first { $0.call == "Activate" })
         #expect(activate.path == "/org/example/Launched")
         #expect(activate.platform_data == ["activation-token": .string("tok-7"), "desktop-startup-id": .string("tok-7")])
@@ -214,7 +246,7 @@ final class RecordingActivator: DBusActivating {
         outcome = nil
         _ = try launcher.launch(absent) { outcome = $0 }
         #expect(pump(bus) { outcome != nil })
-        guard case .failure(let error)? = outcome else { Issue.record("\(String(describing: outcome))"); return }
+        guard case .failed(let error)? = outcome else { Issue.record("\(String(describing: outcome))"); return }
         #expect(error.code == .handoffFailed)
         #expect(error.message.hasPrefix("D-Bus activation of org.example.Absent.desktop: "), "\(error.message)")
     }

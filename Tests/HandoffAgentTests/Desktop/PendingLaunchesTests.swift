@@ -17,6 +17,22 @@ import Testing
         #expect(pending.isEmpty && pending.nextDeadline == nil)
     }
 
+    /// An Exec started after D-Bus activation failed gets the full time;
+    /// a choice already taken (the app connected) or expired is not revived.
+    @Test func renewedForAFallbackLaunch() {
+        var pending = PendingLaunches<String>()
+        pending.add("activity-1", for: "a.b", now: 0)
+        #expect(pending.choice(for: "a.b", now: 20 * second) == "activity-1")
+        #expect(pending.renew(for: "a.b", now: 25 * second) == true)
+        #expect(pending.nextDeadline == 55 * second)
+        #expect(pending.choice(for: "a.b", now: 54 * second) == "activity-1", "looking does not take it")
+        #expect(pending.choice(for: "a.b", now: 55 * second) == nil)
+        #expect(pending.renew(for: "a.b", now: 55 * second) == false, "an expired one is not revived")
+        #expect(pending.renew(for: "c.d", now: 1) == false)
+        #expect(pending.take(for: "a.b", now: 54 * second) == "activity-1")
+        #expect(pending.renew(for: "a.b", now: 54 * second) == false, "taken: the app connected")
+    }
+
     @Test func expiredOnesAreNeverHandedOut() {
         var pending = PendingLaunches<Int>()
         pending.add(1, for: "a.b", now: 0)

@@ -28,6 +28,15 @@ import Testing
                                 web: WebOpener(searchPath: directories.searchPath))
         }
 
+        /// Launching through the session bus at `address` (D-Bus activation, scopes).
+        func desktop(busAddress address: String) -> AgentDesktop {
+            let directories = XDGDataDirectories(directories: [tree.path("data")], searchPath: [tree.path("bin")])
+            let bus = LaunchBus(address: address)
+            return AgentDesktop(installed: InstalledApps(directories: directories),
+                                launcher: Launcher(dbus: bus, scopes: bus, searchPath: directories.searchPath),
+                                web: WebOpener(searchPath: directories.searchPath), bus: bus)
+        }
+
         init() {
             tree.write("bin/xdg-open", "#!/bin/sh\nprintf '%s\\n' \"$1\" > \"\(tree.path("opened")).tmp\" && mv \"\(tree.path("opened")).tmp\" \"\(tree.path("opened"))\"\n",
                        mode: 0o755)
@@ -116,6 +125,41 @@ import Testing
         let again = try f.app(Self.appA)
         _ = try again.status()
         #expect(again.next(within: 0) { if case .continueActivity = $0.message { true } else { false } } == nil)
+    }
+
+    /// A D-Bus-only app the bus cannot start (no service file) gives way,
+    /// once the error comes back on the agent's loop, to the next app that
+    /// declares the type; CHOOSE answered OK when the call went out.
+    @Test func aDBusOnlyAppThatCannotBeActivatedGivesWayToTheNext() throws {
+        let privateBus = try PrivateBus()
+        defer { privateBus.stop() }
+        let fake = FakeDesktop()
+        fake.tree.write("data/applications/com.a.app.desktop", """
+            [Desktop Entry]
+            Type=Application
+            DBusActivatable=true
+            X-Handoff-ActivityTypes=com.a.edit;
+            X-Handoff-TeamIdentifier=TEAMA
+
+            """)
+        let other = try Manifest(bundleIdentifier: "com.a.other", teamIdentifier: "TEAMA", activityTypes: ["com.a.edit"])
+        fake.install(other)
+        let f = try AgentFixture(desktop: fake.desktop(busAddress: privateBus.address))
+        let observer = try f.app(Self.tool, observer: true)
+        let sender = try RemoteDevice(Self.appA, peers: [f.agent.engine.beaconPort])
+        let activity = try UserActivity(activityType: "com.a.edit")
+        #expect(try offer(activity, from: sender, to: observer))
+        #expect(try choose(activity.activityID, by: observer) == .ok)
+        #expect(f.log.wait { $0.name == "launch" && $0.field("bundle") == .string("com.a.app") && $0.field("how") == .string("dbus") })
+        #expect(f.log.wait { $0.name == "launch-failed" && $0.field("bundle") == .string("com.a.app") })
+        #expect(eventually { fake.launched(other) })
+        #expect(f.log.wait { $0.name == "launch" && $0.field("bundle") == .string("com.a.other") && $0.field("how") == .string("exec") })
+        #expect(f.counters.launches == 2)
+        // The choice waits for the app that was started.
+        let started = try f.app(other)
+        let continued = try #require(started.next { if case .continueActivity = $0.message { true } else { false } })
+        guard case .continueActivity(let remote) = continued.frame.message else { return }
+        #expect(remote.activityID == activity.activityID)
     }
 
     @Test func withNoAppTheWebPageOpensElseItFails() throws {
