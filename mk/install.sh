@@ -80,6 +80,8 @@ do_install() {
     if [ -f "$DESTDIR$MANIFEST" ]; then
         created=$(sed -n 's/^dir //p' "$DESTDIR$MANIFEST")
     fi
+    # The staging folder itself is the packager's, not recorded.
+    [ -z "$DESTDIR" ] || mkdir -p "$DESTDIR"
     new=$(install_dirs | while IFS= read -r dir; do make_dir "$dir"; done)
     [ -z "$new" ] || created="${created:+$created$NL}$new"
 
