@@ -36,8 +36,12 @@ def can_overlay():
         probe.rmdir()
 
 
-pytestmark = pytest.mark.skipif(not can_overlay(),
-                                reason="needs root, unshare and overlayfs for a private /usr/local")
+pytestmark = [
+    pytest.mark.skipif(any(Path(p).exists() for p in ("/usr/local/lib/libhandoff.so.0",
+                                                      "/usr/local/share/handoff/install-manifest")),
+                       reason="libhandoff is installed in this machine's /usr/local: uninstall would remove it"),
+    pytest.mark.skipif(not can_overlay(), reason="needs root, unshare and overlayfs for a private /usr/local"),
+]
 
 
 @pytest.fixture(scope="module")
