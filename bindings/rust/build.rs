@@ -29,7 +29,18 @@ const SONAME: &str = "libhandoff.so.0";
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    for var in ["HANDOFF_LIB_DIR", "PKG_CONFIG_PATH", "PKG_CONFIG_LIBDIR", "PKG_CONFIG_SYSROOT_DIR", "PKG_CONFIG"] {
+    // ldconfig rewrites its cache when a copy is installed into (or removed
+    // from) a system folder: where the library is found may have changed.
+    if Path::new("/etc/ld.so.cache").exists() {
+        println!("cargo:rerun-if-changed=/etc/ld.so.cache");
+    }
+    for var in [
+        "HANDOFF_LIB_DIR",
+        "PKG_CONFIG_PATH",
+        "PKG_CONFIG_LIBDIR",
+        "PKG_CONFIG_SYSROOT_DIR",
+        "PKG_CONFIG",
+    ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
 
@@ -48,12 +59,19 @@ fn main() {
         return;
     };
     if !dir.join("libhandoff.so").exists() {
-        println!("cargo:warning=libhandoff.so is not in {} ({origin})", dir.display());
+        println!(
+            "cargo:warning=libhandoff.so is not in {} ({origin})",
+            dir.display()
+        );
     }
     println!("cargo:rustc-link-search=native={}", dir.display());
     println!("cargo:rustc-link-lib=dylib=handoff");
 
-    let rpath = if linker_resolves(&dir) { None } else { Some(&dir) };
+    let rpath = if linker_resolves(&dir) {
+        None
+    } else {
+        Some(&dir)
+    };
     if let Some(dir) = rpath {
         // This package's binaries, tests and examples only.
         println!("cargo:rustc-link-arg=-Wl,-rpath,{}", dir.display());
@@ -61,7 +79,10 @@ fn main() {
     // For crates that depend on this one (links = "handoff"): DEP_HANDOFF_*.
     println!("cargo:lib_dir={}", dir.display());
     println!("cargo:origin={origin}");
-    println!("cargo:rpath={}", rpath.map(|d| d.display().to_string()).unwrap_or_default());
+    println!(
+        "cargo:rpath={}",
+        rpath.map(|d| d.display().to_string()).unwrap_or_default()
+    );
 }
 
 /// The folder holding libhandoff.so, and which source named it.
@@ -75,7 +96,10 @@ fn library_dir() -> Option<(PathBuf, &'static str)> {
     }
     let manifest = env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     let build = Path::new(&manifest).join("../../build/lib");
-    build.join("libhandoff.so").exists().then(|| (absolute(&build), "build folder"))
+    build
+        .join("libhandoff.so")
+        .exists()
+        .then(|| (absolute(&build), "build folder"))
 }
 
 /// `pkg-config --variable=libdir handoff`, when pkg-config and handoff.pc
@@ -83,7 +107,10 @@ fn library_dir() -> Option<(PathBuf, &'static str)> {
 /// /usr/lib: libdir always names the folder.)
 fn pkg_config_libdir() -> Option<PathBuf> {
     let program = env::var_os("PKG_CONFIG").unwrap_or_else(|| "pkg-config".into());
-    let out = Command::new(program).args(["--variable=libdir", "handoff"]).output().ok()?;
+    let out = Command::new(program)
+        .args(["--variable=libdir", "handoff"])
+        .output()
+        .ok()?;
     let text = String::from_utf8(out.stdout).ok()?;
     let dir = text.trim();
     (out.status.success() && !dir.is_empty()).then(|| PathBuf::from(dir))
@@ -94,7 +121,13 @@ fn pkg_config_libdir() -> Option<PathBuf> {
 fn linker_resolves(dir: &Path) -> bool {
     let ldconfig = ["ldconfig", "/sbin/ldconfig", "/usr/sbin/ldconfig"]
         .into_iter()
-        .find_map(|program| Command::new(program).arg("-p").output().ok().filter(|o| o.status.success()));
+        .find_map(|program| {
+            Command::new(program)
+                .arg("-p")
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+        });
     let Some(out) = ldconfig else { return false };
     // Lines "\tlibhandoff.so.0 (libc6,x86-64) => /usr/local/lib/libhandoff.so.0";
     // the first is the one programs get.
