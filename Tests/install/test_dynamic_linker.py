@@ -20,6 +20,8 @@ import pytest
 from install_support import ROOT
 
 NOBODY = 65534
+# The root cases run as root (as CI does); as another user they are skipped.
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="the root cases need root (setpriv for the user case)")
 FAKE_LDCONFIG = """#!/bin/sh
 # A stand-in for ldconfig: its folders, its cache, and a log of real runs.
 case "$*" in
@@ -77,6 +79,7 @@ def cached(fake, path):
     (fake / "cache").write_text(f"\tlibhandoff.so.0 (libc6,x86-64) => {path}\n")
 
 
+@as_root
 def test_root_installing_into_a_searched_folder_runs_ldconfig(fake):
     libdir = fake / "lib"
     searched(fake, "/usr/lib", libdir)
@@ -88,6 +91,7 @@ def test_root_installing_into_a_searched_folder_runs_ldconfig(fake):
     assert done.stderr == ""
 
 
+@as_root
 def test_a_folder_is_matched_as_a_file_not_as_a_string(fake):
     # /lib and /usr/lib are one folder on merged-/usr systems: ldconfig
     # lists one name, the install may use the other.
@@ -98,6 +102,7 @@ def test_a_folder_is_matched_as_a_file_not_as_a_string(fake):
     assert done.returncode == 0 and runs == 1, done.stdout + done.stderr
 
 
+@as_root
 def test_ldconfig_that_leaves_the_library_out_of_its_cache_fails_the_install(fake):
     searched(fake, fake / "lib")
     done, runs = decide(fake, "install", fake / "lib")
@@ -105,6 +110,7 @@ def test_ldconfig_that_leaves_the_library_out_of_its_cache_fails_the_install(fak
     assert done.returncode != 0 and "its cache has no libhandoff.so.0" in done.stderr
 
 
+@as_root
 def test_another_copy_first_in_the_cache_is_reported(fake):
     searched(fake, fake / "lib")
     cached(fake, "/usr/lib/libhandoff.so.0")
@@ -122,6 +128,7 @@ def test_a_folder_the_linker_does_not_search_gets_the_two_lines_and_no_ldconfig(
     assert f"  echo '{libdir}' > /etc/ld.so.conf.d/handoff.conf && ldconfig\n" in done.stdout
 
 
+@as_root
 def test_a_user_installing_into_a_searched_folder_is_told_to_run_ldconfig_as_root(fake):
     searched(fake, fake / "lib")
     cached(fake, fake / "lib" / "libhandoff.so.0")
@@ -140,6 +147,7 @@ def test_destdir_runs_nothing_and_prints_no_line(fake):
     assert done.returncode == 0 and runs == 0 and done.stdout == ""
 
 
+@as_root
 def test_root_uninstalling_from_a_searched_folder_runs_ldconfig_so_the_cache_forgets(fake):
     searched(fake, fake / "lib")
     done, runs = decide(fake, "uninstall", fake / "lib")
@@ -168,6 +176,7 @@ def linker_folders():
     return [line.split(":")[0] for line in out.splitlines() if line and not line[0].isspace()]
 
 
+@as_root
 def test_this_machines_own_folders_are_read_from_ldconfig(machine):
     folders = linker_folders()
     assert folders, "ldconfig lists no folder"
