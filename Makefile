@@ -44,6 +44,12 @@ lib: $(LIB) $(INCDIR)/handoff.h
 deps:
 	@sh scripts/install-deps.sh
 
+# Under -j too: the library that `make test` and `make demo` build waits
+# for deps (it needs OpenSSL's and expat's headers).
+ifneq ($(filter test demo,$(MAKECMDGOALS)),)
+$(LIB): | deps
+endif
+
 # The library as hosts see it: a stripped copy with its SONAME link and the
 # development link, next to the header.
 $(LIB): $(SWIFT_SOURCES)

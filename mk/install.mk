@@ -4,8 +4,15 @@
 #       bin/handoff, lib/libhandoff.so.$(VERSION) with its SONAME and
 #       development links, include/handoff.h, lib/pkgconfig/handoff.pc, and
 #       the agent's systemd user units in lib/systemd/user (ExecStart names
-#       the installed command)
+#       the installed command), and share/handoff/install-manifest; then,
+#       installing for real as root into a folder the dynamic linker
+#       searches, runs ldconfig (otherwise prints the line to run)
 #   make uninstall [PREFIX=...] [DESTDIR=]
+#       removes what the manifest lists: the files, and the folders install
+#       created (never one that existed before)
+#   make test-install    install/uninstall into temporary prefixes, the
+#       ldconfig decision, C and Rust programs built against the installed
+#       copy, /usr/local for real in a private mount namespace (Tests/install)
 #   make test-units      the units, their installation, and what links sd-bus (Tests/agent)
 #
 # DESTDIR stages the files (packaging); PREFIX is where they will live and
@@ -20,38 +27,35 @@ INCLUDEDIR_INSTALL ?= $(PREFIX)/include
 PKGCONFIGDIR       ?= $(LIBDIR_INSTALL)/pkgconfig
 # A user unit directory systemd searches for PREFIX=/usr/local and /usr.
 USERUNITDIR        ?= $(PREFIX)/lib/systemd/user
+# share/handoff/install-manifest: what install created, for uninstall.
+DATADIR_INSTALL    ?= $(PREFIX)/share
 
-UNITS := handoff-agent.socket handoff-agent.service
+.PHONY: install uninstall test-units test-install
 
-.PHONY: install uninstall test-units
+# mk/install.sh does the work (and keeps the manifest uninstall reads);
+# mk/dynamic-linker.sh then runs ldconfig or prints the line to run.
+INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR_INSTALL)' LIBDIR='$(LIBDIR_INSTALL)' \
+    INCLUDEDIR='$(INCLUDEDIR_INSTALL)' PKGCONFIGDIR='$(PKGCONFIGDIR)' USERUNITDIR='$(USERUNITDIR)' \
+    DATADIR='$(DATADIR_INSTALL)' VERSION='$(VERSION)' SOMAJOR='$(SOMAJOR)'
 
 install: lib $(TOOL)
-	@case "$(PREFIX)" in /*) ;; *) echo "PREFIX must be an absolute path, not '$(PREFIX)'" >&2; exit 2;; esac
-	install -d $(DESTDIR)$(LIBDIR_INSTALL) $(DESTDIR)$(INCLUDEDIR_INSTALL) $(DESTDIR)$(BINDIR_INSTALL) $(DESTDIR)$(PKGCONFIGDIR) \
-	    $(DESTDIR)$(USERUNITDIR)
-	install -m 0755 $(LIBDIR)/libhandoff.so.$(VERSION) $(DESTDIR)$(LIBDIR_INSTALL)/libhandoff.so.$(VERSION)
-	ln -sf libhandoff.so.$(VERSION) $(DESTDIR)$(LIBDIR_INSTALL)/libhandoff.so.$(SOMAJOR)
-	ln -sf libhandoff.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR_INSTALL)/libhandoff.so
-	install -m 0644 include/handoff.h $(DESTDIR)$(INCLUDEDIR_INSTALL)/handoff.h
-	install -m 0755 $(TOOL) $(DESTDIR)$(BINDIR_INSTALL)/handoff
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR_INSTALL)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR_INSTALL)|' \
-	    -e 's|@VERSION@|$(VERSION)|' mk/handoff.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/handoff.pc
-	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/handoff.pc
-	install -m 0644 dist/systemd/handoff-agent.socket $(DESTDIR)$(USERUNITDIR)/handoff-agent.socket
-	sed -e 's|^ExecStart=.*/handoff agent$$|ExecStart=$(subst %,%%,$(BINDIR_INSTALL))/handoff agent|' \
-	    dist/systemd/handoff-agent.service > $(DESTDIR)$(USERUNITDIR)/handoff-agent.service
-	chmod 0644 $(DESTDIR)$(USERUNITDIR)/handoff-agent.service
-	@echo "installed libhandoff $(VERSION) under $(DESTDIR)$(PREFIX); if the dynamic linker does not search" \
-	      "$(LIBDIR_INSTALL), run ldconfig (as root) or use LD_LIBRARY_PATH=$(LIBDIR_INSTALL)"
-	@echo "the agent: systemctl --user daemon-reload && systemctl --user enable --now handoff-agent.socket handoff-agent.service"
+	@$(INSTALL_ENV) BUILT_LIB='$(LIBDIR)/libhandoff.so.$(VERSION)' BUILT_TOOL='$(TOOL)' HEADER=include/handoff.h \
+	    PC_IN=mk/handoff.pc.in UNIT_SOCKET=dist/systemd/handoff-agent.socket \
+	    UNIT_SERVICE=dist/systemd/handoff-agent.service sh mk/install.sh install
 
+# Builds nothing: removing needs only the manifest.
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR_INSTALL)/libhandoff.so $(DESTDIR)$(LIBDIR_INSTALL)/libhandoff.so.$(SOMAJOR) \
-	      $(DESTDIR)$(LIBDIR_INSTALL)/libhandoff.so.$(VERSION) $(DESTDIR)$(INCLUDEDIR_INSTALL)/handoff.h \
-	      $(DESTDIR)$(BINDIR_INSTALL)/handoff $(DESTDIR)$(PKGCONFIGDIR)/handoff.pc \
-	      $(addprefix $(DESTDIR)$(USERUNITDIR)/,$(UNITS))
+	@$(INSTALL_ENV) sh mk/install.sh uninstall
 
 test-units: $(TOOL) $(LIB)
 	$(PYTHON) -m pytest -q -p no:cacheprovider Tests/agent/test_units.py Tests/agent/test_linkage.py
 
 EXTRA_TESTS += test-units
+
+# Installs into temporary prefixes, and into /usr/local inside a private
+# mount namespace (root; skipped otherwise); builds C and Rust programs
+# against the installed copies (cargo runs offline).
+test-install: $(TOOL) $(LIB)
+	$(PYTHON) -m pytest -q -p no:cacheprovider Tests/install
+
+EXTRA_TESTS += test-install

@@ -1,6 +1,7 @@
 # Rust binding (bindings/rust): its cargo tests, and the DocEdit example
-# pair (examples/rust). Cargo runs offline (the crate has no dependencies)
-# and builds under build/rust; build.rs links $(LIB) through HANDOFF_LIB_DIR.
+# pair (bindings/rust/examples, run by examples/rust/run-demo.sh). Cargo
+# runs offline (the crate has no dependencies) and builds under build/rust;
+# build.rs links $(LIB) through HANDOFF_LIB_DIR.
 #
 #   make test-rust   cargo test: header sync, values, runtime rules, in-process
 #                    and two-process handoffs (against build/bin/peer) and

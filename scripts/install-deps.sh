@@ -30,5 +30,7 @@ fi
 
 if ! python3 -c 'import pytest' 2>/dev/null; then
     echo "installing: pytest"
-    python3 -m pip install -q pytest
+    # Debian's own python3 refuses pip (PEP 668): its package then.
+    python3 -m pip install -q pytest ||
+        { [ "$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pytest; }
 fi

@@ -11,6 +11,7 @@
 # Every process ends by itself; none is left behind, nor any library.
 #
 # Usage: run-demo.sh [DIR-WITH-doc_sender-AND-doc_receiver]
+# (the pair is the Rust crate's examples: bindings/rust/examples)
 set -u
 bin=${1:-build/rust/debug/examples}
 work=$(mktemp -d "${TMPDIR:-/tmp}/handoff-docedit.XXXXXX") || exit 1

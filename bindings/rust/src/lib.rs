@@ -59,7 +59,8 @@
 //! # Ok(()) }
 //! ```
 //!
-//! `examples/rust` in the repository holds a whole sender and receiver.
+//! The crate's `examples` folder holds a whole sender and receiver
+//! (`doc_sender`, `doc_receiver`).
 //!
 //! # Continuation streams
 //!
@@ -72,8 +73,22 @@
 //!
 //! # Linking
 //!
-//! `build.rs` links `libhandoff.so` from `HANDOFF_LIB_DIR`, else from the
-//! repository's `build/lib` (`make lib`), and sets an rpath to it.
+//! `build.rs` links `libhandoff.so` from `HANDOFF_LIB_DIR`, else the
+//! installed copy `pkg-config handoff` names (`make install`), else the
+//! repository's `build/lib` (`make lib`). A program using an installed copy
+//! in a folder the dynamic linker searches (`/usr/local/lib`, after the
+//! `ldconfig` that `make install` runs) needs nothing more. For any other
+//! folder the crate's own tests and examples get an rpath; a dependent
+//! program gets one from a build script of its own, since Cargo passes
+//! linker arguments to the crate's own targets only:
+//!
+//! ```no_run
+//! // build.rs of a program that depends on handoff; DEP_HANDOFF_RPATH is
+//! // empty when the dynamic linker finds the library by itself.
+//! if let Some(dir) = std::env::var_os("DEP_HANDOFF_RPATH").filter(|d| !d.is_empty()) {
+//!     println!("cargo:rustc-link-arg=-Wl,-rpath,{}", dir.to_string_lossy());
+//! }
+//! ```
 
 #![warn(missing_docs)]
 

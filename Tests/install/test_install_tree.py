@@ -1,0 +1,166 @@
+"""`make install` and `make uninstall` into temporary prefixes, with and
+without DESTDIR: the layout and its links, the manifest, a C program built
+through pkg-config that runs with the line install printed, and an
+uninstall that leaves the tree exactly as it was (the folders install
+created gone, every folder that existed before kept, empty or not).
+"""
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from install_support import (ROOT, VERSION, build_c, export_line, install, make, readelf_dynamic, run, snapshot,
+                             uninstall)
+
+
+@pytest.fixture
+def root():
+    folder = Path(tempfile.mkdtemp(prefix="handoff-install-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def manifest_entries(prefix):
+    lines = (prefix / "share" / "handoff" / "install-manifest").read_text().splitlines()
+    return [tuple(line.split(" ", 1)) for line in lines if not line.startswith("#")]
+
+
+def test_a_fresh_prefix_gets_the_library_its_links_and_a_manifest_then_uninstall_removes_it_all(root):
+    (root / "unrelated").write_text("not ours\n")
+    before = snapshot(root)
+    prefix = root / "usr"
+    out = install(f"PREFIX={prefix}")
+
+    lib = prefix / "lib"
+    assert os.readlink(lib / "libhandoff.so.0") == f"libhandoff.so.{VERSION}"
+    assert os.readlink(lib / "libhandoff.so") == "libhandoff.so.0"
+    assert readelf_dynamic(lib / f"libhandoff.so.{VERSION}", "SONAME") == ["libhandoff.so.0"]
+    assert (prefix / "include" / "handoff.h").read_bytes() == (ROOT / "include" / "handoff.h").read_bytes()
+    assert (prefix / "lib" / "systemd" / "user" / "handoff-agent.service").is_file()
+    entries = manifest_entries(prefix)
+    files = {path for kind, path in entries if kind == "file"}
+    dirs = {path for kind, path in entries if kind == "dir"}
+    # Everything install made is listed, and nothing else.
+    made = {str(p) for p in prefix.rglob("*") if not p.is_dir()}
+    assert files == made
+    assert dirs == {str(prefix), *(str(p) for p in prefix.rglob("*") if p.is_dir())}
+    assert f"manifest: {prefix}/share/handoff/install-manifest" in out
+
+    uninstall(f"PREFIX={prefix}")
+    assert snapshot(root) == before
+
+
+def test_uninstall_keeps_every_folder_that_existed_before_empty_or_not(root):
+    prefix = root / "local"
+    for folder in ("lib", "include", "share/doc", "bin"):
+        (prefix / folder).mkdir(parents=True)
+    (prefix / "lib" / "libother.so.1").write_text("someone else's\n")
+    (prefix / "share" / "doc" / "README").write_text("someone else's\n")
+    before = snapshot(root)
+
+    install(f"PREFIX={prefix}")
+    created = {path for kind, path in manifest_entries(prefix) if kind == "dir"}
+    assert created == {str(prefix / p) for p in ("lib/pkgconfig", "lib/systemd", "lib/systemd/user",
+                                                 "share/handoff")}
+    uninstall(f"PREFIX={prefix}")
+    assert snapshot(root) == before  # include/ and bin/ stay, empty as they were
+
+
+def test_a_second_install_keeps_the_record_of_the_folders_the_first_created(root):
+    prefix = root / "opt"
+    before = snapshot(root)
+    install(f"PREFIX={prefix}")
+    first = manifest_entries(prefix)
+    install(f"PREFIX={prefix}")
+    assert manifest_entries(prefix) == first
+    uninstall(f"PREFIX={prefix}")
+    assert snapshot(root) == before
+
+
+def test_a_folder_holding_someone_elses_file_is_left_with_it(root):
+    prefix = root / "usr"
+    install(f"PREFIX={prefix}")
+    (prefix / "lib" / "pkgconfig" / "other.pc").write_text("Name: other\n")
+    out = uninstall(f"PREFIX={prefix}")
+    assert f"left {prefix}/lib/pkgconfig" in out
+    remaining = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+    assert remaining == ["usr", "usr/lib", "usr/lib/pkgconfig", "usr/lib/pkgconfig/other.pc"]
+
+
+def test_an_edited_manifest_cannot_make_uninstall_remove_other_things(root):
+    prefix = root / "usr"
+    victim_file = root / "victim.txt"
+    victim_file.write_text("keep me\n")
+    victim_dir = root / "victim-dir"
+    victim_dir.mkdir()
+    install(f"PREFIX={prefix}")
+    with (prefix / "share" / "handoff" / "install-manifest").open("a") as out:
+        out.write(f"file {victim_file}\ndir {victim_dir}\n")
+    done = make("uninstall", f"PREFIX={prefix}")
+    assert done.returncode == 0, done.stderr
+    assert f"not removing {victim_file}" in done.stderr and f"not removing {victim_dir}" in done.stderr
+    assert victim_file.read_text() == "keep me\n" and victim_dir.is_dir()
+    assert not prefix.exists()
+
+
+def test_uninstall_without_a_manifest_removes_the_files_and_no_folder(root):
+    prefix = root / "usr"
+    install(f"PREFIX={prefix}")
+    (prefix / "share" / "handoff" / "install-manifest").unlink()
+    out = uninstall(f"PREFIX={prefix}")
+    assert "no manifest" in out
+    assert not [p for p in prefix.rglob("*") if not p.is_dir()]
+    assert (prefix / "lib" / "pkgconfig").is_dir()
+
+
+def test_a_c_program_built_with_pkg_config_runs_with_the_line_install_printed(root):
+    prefix = root / "usr"
+    out = install(f"PREFIX={prefix}")
+    line = export_line(out)
+    assert line == f"export LD_LIBRARY_PATH={prefix}/lib${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}"
+    assert "ldconfig" in out and f"echo '{prefix}/lib' > /etc/ld.so.conf.d/handoff.conf" in out
+
+    program = build_c(root / "uses_handoff", pc_path=prefix / "lib" / "pkgconfig")
+    assert readelf_dynamic(program, "NEEDED").count("libhandoff.so.0") == 1
+    assert not readelf_dynamic(program, "RUNPATH") and not readelf_dynamic(program, "RPATH")
+    # Without the line the dynamic linker cannot find it (the 127 of issue 17)...
+    alone = run(program)
+    assert alone.returncode == 127 and "libhandoff.so.0" in alone.stderr
+    # ...with it, it runs.
+    ran = run(program, setup=line)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == f"libhandoff {VERSION}\n"
+
+    uninstall(f"PREFIX={prefix}")
+    assert run(program, setup=line).returncode == 127
+
+
+def test_destdir_stages_under_the_final_prefix_and_runs_no_ldconfig(root):
+    stage = root / "stage"
+    stage.mkdir()
+    before = snapshot(root)
+    out = install(f"DESTDIR={stage}", "PREFIX=/usr/local")
+    top = stage / "usr" / "local"
+    assert (top / "lib" / f"libhandoff.so.{VERSION}").is_file()
+    assert "prefix=/usr/local\n" in (top / "lib" / "pkgconfig" / "handoff.pc").read_text()
+    # The manifest names the final paths, not the staging ones.
+    entries = dict((path, kind) for kind, path in manifest_entries(top))
+    assert entries["/usr/local/lib/libhandoff.so.0"] == "file"
+    assert "/usr/local/lib/pkgconfig" in entries and not any(p.startswith(str(stage)) for p in entries)
+    assert "staged under DESTDIR" in out
+    assert export_line(out) is None and "running ldconfig" not in out
+
+    uninstall(f"DESTDIR={stage}", "PREFIX=/usr/local")
+    assert snapshot(root) == before
+
+
+def test_a_relative_prefix_is_refused_before_anything_is_made():
+    done = make("install", "PREFIX=relative/dir")
+    assert done.returncode != 0
+    assert "PREFIX must be an absolute path" in done.stderr
+    assert not (ROOT / "relative").exists()

@@ -1,0 +1,155 @@
+#!/bin/sh
+# `make install` and `make uninstall` (mk/install.mk): copy the library,
+# header, tool, handoff.pc and the agent's user units into place, and
+# record in a manifest what was created, so that uninstall removes exactly
+# that: the files, and the folders that did not exist before (never one
+# that did, such as /usr/local/lib). Then mk/dynamic-linker.sh makes the
+# dynamic linker find the library, or says the one line that does.
+#
+#   sh mk/install.sh install|uninstall
+#
+# Everything comes from the environment (mk/install.mk sets it):
+#   DESTDIR    stages the files (packaging); paths below are the final ones
+#   PREFIX BINDIR LIBDIR INCLUDEDIR PKGCONFIGDIR USERUNITDIR DATADIR
+#   VERSION SOMAJOR
+#   install only: BUILT_LIB BUILT_TOOL HEADER PC_IN UNIT_SOCKET UNIT_SERVICE
+#
+# The manifest, $DATADIR/handoff/install-manifest, holds one entry a line:
+# "file PATH" (also the links) and "dir PATH", final paths. Uninstall
+# trusts it only within what this script installs: a "file" it removes
+# must be one of the paths below, a "dir" one of the install folders or a
+# parent of one, removed with rmdir (so only when empty).
+set -eu
+
+here=$(dirname "$0")
+: "${DESTDIR=}"
+for var in PREFIX BINDIR LIBDIR INCLUDEDIR PKGCONFIGDIR USERUNITDIR DATADIR; do
+    eval "value=\${$var:?$var is not set}"
+    case $value in
+        /*) ;;
+        *) echo "$var must be an absolute path, not '$value'" >&2; exit 2 ;;
+    esac
+done
+[ "$1" = uninstall ] || [ "$1" = install ] || { echo "usage: $0 install|uninstall" >&2; exit 2; }
+
+MANIFEST=$DATADIR/handoff/install-manifest
+REAL=libhandoff.so.$VERSION
+NL='
+'
+
+# Every file install makes (final paths), one a line.
+installed_files() {
+    printf '%s\n' "$LIBDIR/$REAL" "$LIBDIR/libhandoff.so.$SOMAJOR" "$LIBDIR/libhandoff.so" \
+        "$INCLUDEDIR/handoff.h" "$BINDIR/handoff" "$PKGCONFIGDIR/handoff.pc" \
+        "$USERUNITDIR/handoff-agent.socket" "$USERUNITDIR/handoff-agent.service" "$MANIFEST"
+}
+
+# The folders the files go in.
+install_dirs() {
+    printf '%s\n' "$LIBDIR" "$INCLUDEDIR" "$BINDIR" "$PKGCONFIGDIR" "$USERUNITDIR" "$DATADIR/handoff"
+}
+
+# Is line $1 one of the lines of $2?
+listed() {
+    case "$NL$2$NL" in *"$NL$1$NL"*) return 0 ;; esac
+    return 1
+}
+
+# Creates folder $1 (final path) under DESTDIR with its missing parents,
+# printing each one it created, parents first.
+make_dir() {
+    missing=""
+    dir=$1
+    while [ -n "$dir" ] && [ "$dir" != / ] && [ ! -d "$DESTDIR$dir" ]; do
+        missing="$dir$NL$missing"
+        dir=$(dirname "$dir")
+    done
+    printf '%s' "$missing" | while IFS= read -r dir; do
+        [ -n "$dir" ] || continue
+        mkdir -m 0755 "$DESTDIR$dir"
+        printf '%s\n' "$dir"
+    done
+}
+
+# sed replacement text: \, & and the delimiter | taken literally.
+sed_text() { printf '%s' "$1" | sed -e 's/[\\&|]/\\&/g'; }
+
+do_install() {
+    # Folders created by an earlier install stay ours: it made them.
+    created=""
+    if [ -f "$DESTDIR$MANIFEST" ]; then
+        created=$(sed -n 's/^dir //p' "$DESTDIR$MANIFEST")
+    fi
+    # The staging folder itself is the packager's, not recorded.
+    [ -z "$DESTDIR" ] || mkdir -p "$DESTDIR"
+    new=$(install_dirs | while IFS= read -r dir; do make_dir "$dir"; done)
+    [ -z "$new" ] || created="${created:+$created$NL}$new"
+
+    install -m 0755 "$BUILT_LIB" "$DESTDIR$LIBDIR/$REAL"
+    ln -sfn "$REAL" "$DESTDIR$LIBDIR/libhandoff.so.$SOMAJOR"
+    ln -sfn "libhandoff.so.$SOMAJOR" "$DESTDIR$LIBDIR/libhandoff.so"
+    install -m 0644 "$HEADER" "$DESTDIR$INCLUDEDIR/handoff.h"
+    install -m 0755 "$BUILT_TOOL" "$DESTDIR$BINDIR/handoff"
+    sed -e "s|@PREFIX@|$(sed_text "$PREFIX")|" -e "s|@LIBDIR@|$(sed_text "$LIBDIR")|" \
+        -e "s|@INCLUDEDIR@|$(sed_text "$INCLUDEDIR")|" -e "s|@VERSION@|$VERSION|" \
+        "$PC_IN" > "$DESTDIR$PKGCONFIGDIR/handoff.pc"
+    chmod 0644 "$DESTDIR$PKGCONFIGDIR/handoff.pc"
+    install -m 0644 "$UNIT_SOCKET" "$DESTDIR$USERUNITDIR/handoff-agent.socket"
+    # systemd reads "%x" as a specifier: a "%" in the path is doubled.
+    exec_start=$(sed_text "$(printf '%s' "$BINDIR" | sed 's/%/%%/g')")
+    sed -e "s|^ExecStart=.*/handoff agent\$|ExecStart=$exec_start/handoff agent|" \
+        "$UNIT_SERVICE" > "$DESTDIR$USERUNITDIR/handoff-agent.service"
+    chmod 0644 "$DESTDIR$USERUNITDIR/handoff-agent.service"
+
+    {
+        echo "# libhandoff $VERSION: what \`make install\` created; \`make uninstall\` removes exactly this."
+        installed_files | sed 's/^/file /'
+        printf '%s\n' "$created" | sort -u | sed -n 's/^./dir &/p'
+    } > "$DESTDIR$MANIFEST.tmp"
+    chmod 0644 "$DESTDIR$MANIFEST.tmp"
+    mv -f "$DESTDIR$MANIFEST.tmp" "$DESTDIR$MANIFEST"
+
+    echo "installed libhandoff $VERSION under $DESTDIR$PREFIX (manifest: $DESTDIR$MANIFEST)"
+    sh "$here/dynamic-linker.sh" install "$LIBDIR"
+    echo "the agent: systemctl --user daemon-reload && systemctl --user enable --now handoff-agent.socket handoff-agent.service"
+}
+
+# Is $1 one of the install folders or a parent of one?
+ours_or_parent() {
+    install_dirs | while IFS= read -r dir; do
+        case "$dir/" in "$1/"*) echo yes; break ;; esac
+    done | grep -q yes
+}
+
+do_uninstall() {
+    known=$(installed_files)
+    if [ -f "$DESTDIR$MANIFEST" ]; then
+        files=$(sed -n 's/^file //p' "$DESTDIR$MANIFEST")
+        dirs=$(sed -n 's/^dir //p' "$DESTDIR$MANIFEST")
+    else
+        echo "no manifest at $DESTDIR$MANIFEST (not installed, or by an older version): removing the files, leaving every folder"
+        files=$known
+        dirs=""
+    fi
+    printf '%s\n' "$files" | while IFS= read -r path; do
+        [ -n "$path" ] || continue
+        if listed "$path" "$known"; then
+            rm -f "$DESTDIR$path"
+        else
+            echo "not removing $path: not a file this install makes (manifest edited?)" >&2
+        fi
+    done
+    # Deepest first: a folder's children (longer paths) go before it.
+    printf '%s\n' "$dirs" | awk 'length { print length($0) "\t" $0 }' | sort -rn | cut -f2- |
+        while IFS= read -r dir; do
+            if ! ours_or_parent "$dir"; then
+                echo "not removing $dir: not an install folder (manifest edited?)" >&2
+            elif [ -d "$DESTDIR$dir" ] && ! rmdir "$DESTDIR$dir" 2>/dev/null; then
+                echo "left $DESTDIR$dir: it holds files install did not put there"
+            fi
+        done
+    echo "uninstalled libhandoff from $DESTDIR$PREFIX"
+    sh "$here/dynamic-linker.sh" uninstall "$LIBDIR"
+}
+
+if [ "$1" = install ]; then do_install; else do_uninstall; fi
