@@ -299,6 +299,8 @@ while time.monotonic() < end and not os.path.exists(sys.argv[6]):
                 sockets.pop(0).close()
         except OSError:
             pass
+    if n == 60:
+        print("flooding", flush=True)  # the test starts the sponsor now
     time.sleep(0.01)
 print(json.dumps(counts), flush=True)
 """
@@ -310,12 +312,14 @@ def test_a_pairing_succeeds_through_a_flood(switch, tmp_path, procs):
     subnet = netns.subnet(219)
     port_file = tmp_path / "joiner-port"
     stop_file = tmp_path / "stop-flood"
+    joiner = pairing(j, "--timeout", WINDOW)
+    port_file.write_text(str(joiner.event("listening")["port"]))
     flooder = Process(["ip", "netns", "exec", hosts["f"], "python3", "-c", FLOODER, GROUP, f"{subnet}.1",
                        f"{subnet}.2", str(port_file), str(WAIT * 4), str(stop_file), f"{subnet}.3"], dict(os.environ))
     procs.append(flooder)
     try:
-        joiner = pairing(j, "--timeout", WINDOW)
-        port_file.write_text(str(joiner.event("listening")["port"]))
+        # The sponsor starts into a flood already under way (60 rounds sent).
+        flooder.expect_line("flooding")
         sponsor = pairing(s, "--timeout", WINDOW)
         codes = code_of(sponsor), code_of(joiner)
         assert codes[0] == codes[1], codes
