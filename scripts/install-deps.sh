@@ -16,6 +16,8 @@ command -v readelf >/dev/null 2>&1 || need_apt="$need_apt binutils"
 command -v ip >/dev/null 2>&1 || need_apt="$need_apt iproute2"
 command -v valgrind >/dev/null 2>&1 || need_apt="$need_apt valgrind"
 command -v nft >/dev/null 2>&1 || need_apt="$need_apt nftables"   # test_discovery.py filters IPv4
+command -v qrencode >/dev/null 2>&1 || need_apt="$need_apt qrencode"   # handoff account code --qr draws with it
+command -v zbarimg >/dev/null 2>&1 || need_apt="$need_apt zbar-tools"   # the --qr test decodes the drawing
 
 if [ -n "$need_apt" ] && [ "$(id -u)" != 0 ]; then
     echo "missing:$need_apt" >&2

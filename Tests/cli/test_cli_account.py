@@ -3,7 +3,9 @@ code, joining, and what is (never) printed."""
 
 import json
 import os
+import shutil
 import stat
+import subprocess
 
 import pytest
 
@@ -165,3 +167,100 @@ def test_a_config_directory_of_another_user_is_refused(device):
     result = device.run("--json", "account", "show")
     assert result.code == 1
     assert "belongs to user id 4242" in result.json()["error"]["message"]
+
+
+# ------------------------------------------------------------ code --qr
+
+def qr_pixels(drawing):
+    """The light (1) and dark (0) modules of qrencode's UTF8 drawing: each
+    character is two pixels, upper and lower (█ both light, ▀ upper light,
+    ▄ lower light, space both dark), as the tool draws for dark terminals."""
+    halves = {"█": (1, 1), "▀": (1, 0), "▄": (0, 1), " ": (0, 0)}
+    rows = []
+    for line in drawing:
+        upper, lower = zip(*(halves[c] for c in line))
+        rows += [list(upper), list(lower)]
+    return rows
+
+
+def test_code_as_a_qr_code(device, tmp_path):
+    if shutil.which("qrencode") is None:
+        pytest.skip("qrencode is not installed (scripts/install-deps.sh installs it)")
+    assert device.run("account", "create").code == 0
+    code = device.run("account", "code").out.strip()
+    result = device.run("account", "code", "--qr")
+    assert result.code == 0, result
+    lines = result.out.rstrip("\n").split("\n")
+    assert lines[-1] == code  # the text too, under the drawing
+    drawing = lines[:-1]
+    # A square block of half blocks: version 3 (29 modules) at level M, with
+    # a 2-module quiet zone: 33 columns and 33 pixel rows (17 lines).
+    assert set("".join(drawing)) <= set("█▀▄ ") and len(drawing) >= 10, drawing
+    widths = {len(line) for line in drawing}
+    assert len(widths) == 1, widths
+    pixels = qr_pixels(drawing)
+    assert widths.pop() in (len(pixels), len(pixels) - 1), (len(drawing), len(pixels))
+    assert all(pixels[0]) and all(row[0] for row in pixels)  # the quiet zone is light
+    assert "secret" in result.err
+    # The key is not on the command line of any process: qrencode read it
+    # from standard input (nothing to assert from here but the JSON form).
+    as_json = device.run("--json", "account", "code", "--qr").json()
+    assert as_json["pairing_code"] == code and as_json["qr"].rstrip("\n").split("\n") == drawing
+    if shutil.which("zbarimg") is None:
+        return
+    # Decode it: the pixels, 8 times larger and dark on light, as a PGM image.
+    scale = 8
+    image = tmp_path / "code.pgm"
+    width, height = len(pixels[0]) * scale, len(pixels) * scale
+    body = bytearray()
+    for row in pixels:
+        line = bytes(255 if p else 0 for p in row for _ in range(scale))
+        body += line * scale
+    image.write_bytes(b"P5 %d %d 255\n" % (width, height) + bytes(body))
+    decoded = subprocess.run(["zbarimg", "-q", "--raw", str(image)], capture_output=True, text=True, timeout=30)
+    assert decoded.returncode == 0, decoded
+    assert decoded.stdout.strip() == code
+
+
+def test_code_qr_without_qrencode_says_how_to_get_it(device, tmp_path):
+    assert device.run("account", "create").code == 0
+    bare = tmp_path / "bin"  # a PATH with nothing on it
+    bare.mkdir()
+    result = device.run("--json", "account", "code", "--qr", env=dict(device.env, PATH=str(bare)))
+    assert result.code == 1, result
+    error = result.json()["error"]
+    assert error["code"] == 4 and "qrencode" in error["message"] and "apt install qrencode" in error["message"]
+    code = device.run("account", "code").out.strip()
+    assert code not in result.out and code not in result.err  # nothing half-done is printed
+
+
+# ------------------------------------------------------------ rotate
+
+def test_rotate_replaces_the_key_through_the_store(device):
+    created = device.run("--json", "account", "create").json()
+    before = device.account_file.read_text()
+    result = device.run("--json", "account", "rotate")
+    assert result.code == 0, result
+    rotated = result.json()
+    assert rotated["previous"] == created["account"] and rotated["account"] != created["account"]
+    assert device.account_file.read_text() != before
+    assert stat.S_IMODE(os.stat(device.account_file).st_mode) == 0o600
+    assert [p.name for p in device.directory.iterdir() if p.name.startswith(".")] == []  # no temporary left
+    assert device.run("--json", "account", "show").json()["account"] == rotated["account"]
+    human = device.run("account", "rotate")
+    assert human.code == 0 and "handoff pair --join --force" in human.err
+
+
+def test_rotate_keeps_the_file_checks(device):
+    """A key file others may read is refused, not silently replaced."""
+    assert device.run("account", "create").code == 0
+    os.chmod(device.account_file, 0o644)
+    before = device.account_file.read_text()
+    result = device.run("--json", "account", "rotate")
+    assert result.code == 1 and result.json()["error"]["code"] == 11, result
+    assert device.account_file.read_text() == before
+
+
+def test_rotate_without_an_account_says_how_to_get_one(device):
+    result = device.run("account", "rotate")
+    assert result.code == 1 and "handoff account create" in result.err

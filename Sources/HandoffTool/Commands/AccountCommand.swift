@@ -4,17 +4,18 @@ import HandoffModel
 import Glibc
 #endif
 
-/// `handoff account create | code | join CODE | show`: the account every
-/// device of the person shares. The key never leaves the account file
-/// except as the pairing code, and only `code` prints that.
+/// `handoff account create | code [--qr] | join CODE | show | rotate`: the
+/// account every device of the person shares. The key never leaves the
+/// account file except as the pairing code, and only `code` prints that.
 enum AccountCommand: Command {
     static let name = "account"
     static let summary = "create this person's account, show its pairing code, join it on another device"
     static let synopsis = [
         "account create [--force]",
-        "account code",
+        "account code [--qr]",
         "account join CODE [--force]      (CODE \"-\": read it from standard input)",
         "account show",
+        "account rotate",
     ]
     static let details = """
         The account is a secret key every device of one person holds; only devices
@@ -26,11 +27,18 @@ enum AccountCommand: Command {
           join    stores the account of a pairing code from another device
           show    prints the account ID (a public fingerprint), the files, and this device;
                   never the key
+          rotate  replaces the account key on this device with a new one, so a lost or sold
+                  device's key opens nothing any more; then pair your other devices again
+                  (`handoff pair --join --force` there, `handoff pair` here)
+
+        code --qr shows the code as a QR code too, drawn by the qrencode tool
+        (Debian/Ubuntu: apt install qrencode).
 
         Files: $XDG_CONFIG_HOME/handoff/account (mode 0600) and .../device.
         """
     static let options: [OptionSpec] = [
         .flag("--force", "create/join: replace an existing, different account"),
+        .flag("--qr", "code: show the pairing code as a QR code too (needs qrencode)"),
     ]
     static let positionals = 1...64
 
@@ -45,16 +53,23 @@ enum AccountCommand: Command {
         case "code":
             try expectNone(rest, arguments)
             let key = try profile.account()
+            // Drawn before anything is printed: without qrencode, no code either.
+            let qr = arguments.has("--qr") ? try QRCode.draw(key.pairingCode, forTerminal: !output.json && isatty(1) != 0) : nil
             output.note("The pairing code is the account's secret: type it only into your own devices.")
-            output.emit(["account": .string(key.id), "pairing_code": .string(key.pairingCode)], human: key.pairingCode)
+            var fields: JSONObject = ["account": .string(key.id), "pairing_code": .string(key.pairingCode)]
+            if let qr { fields["qr"] = .string(qr) }
+            output.emit(.object(fields), human: qr.map { $0 + key.pairingCode } ?? key.pairingCode)
             return ExitCode.ok
         case "join":
             return try join(profile, rest, arguments, output)
         case "show":
             try expectNone(rest, arguments)
             return try show(profile, output)
+        case "rotate":
+            try expectNone(rest, arguments)
+            return try rotate(profile, output)
         default:
-            throw arguments.usage("unknown account action \"\(action)\": use create, code, join or show")
+            throw arguments.usage("unknown account action \"\(action)\": use create, code, join, show or rotate")
         }
     }
 
@@ -104,6 +119,27 @@ enum AccountCommand: Command {
         output.emit(["account": .string(key.id), "path": .string(profile.store.accountPath), "joined": .bool(true),
                      "device": deviceJSON(device)],
                     human: "Joined account \(key.id) as \(device.name).")
+        return ExitCode.ok
+    }
+
+    /// The ceremony for a lost or sold device (docs/cli.md): a new key here,
+    /// written over the old one by the account store (same checks, atomic
+    /// rename); the other devices then pair again.
+    private static func rotate(_ profile: Profile, _ output: Output) throws -> Int32 {
+        let old = try profile.account()
+        var key = AccountKey.generate()
+        while key == old { key = AccountKey.generate() }
+        try profile.store.saveAccount(key)
+        let device = try profile.device()
+        output.emit(["account": .string(key.id), "previous": .string(old.id), "path": .string(profile.store.accountPath),
+                     "device": deviceJSON(device)],
+                    human: "Rotated: this device is now on account \(key.id); account \(old.id) is gone from it.")
+        output.note("""
+            Devices still holding the old key (the lost one too) no longer see this one, nor it them.
+            Pair each of your other devices again: run `handoff pair --join --force` there and
+            `handoff pair` here, and compare the codes. Restart programs that use Handoff on this
+            device (and `handoff agent`), which still hold the old key.
+            """)
         return ExitCode.ok
     }
 
