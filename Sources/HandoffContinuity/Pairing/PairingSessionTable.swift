@@ -46,13 +46,22 @@ struct PairingSessionTable {
     }
 
     /// The session to try now, marked tried: heard within the freshness
-    /// time, not tried within the retry time, least recently tried first;
-    /// nil when none, or when the connection rate is spent.
+    /// time, not tried within the retry time; the address tried least
+    /// recently first, then the session tried least recently, then the one
+    /// heard last. Ordering by address first means one address announcing
+    /// many sessions (a flood) gets at most every other attempt while
+    /// another address waits. nil when none, or when the connection rate
+    /// is spent.
     mutating func next(now: Double) -> Candidate? {
+        var addressTried: [String: Double] = [:]
+        for candidate in candidates.values {
+            if let tried = candidate.tried { addressTried[candidate.host] = max(addressTried[candidate.host] ?? tried, tried) }
+        }
         let ready = candidates.values.filter {
             now - $0.heard <= limits.sessionFreshness && ($0.tried.map { now - $0 >= limits.sessionRetry } ?? true)
         }
-        guard let pick = ready.min(by: { ($0.tried ?? -1, -$0.heard) < ($1.tried ?? -1, -$1.heard) }),
+        func order(_ c: Candidate) -> (Double, Double, Double) { (addressTried[c.host] ?? -1, c.tried ?? -1, -c.heard) }
+        guard let pick = ready.min(by: { order($0) < order($1) }),
               connections.take(now: now) else { return nil }
         candidates[Key(sessionID: pick.sessionID, host: pick.host, port: pick.port)]?.tried = now
         return pick
