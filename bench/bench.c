@@ -62,6 +62,7 @@
 #include <handoff.h>
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -814,6 +815,7 @@ struct agents {
     char socket[2][160];
     pid_t pid[2];
     int watched; /* where in agent_pids its pids are: 0 or 2 */
+    long wakeups[2], cpu_us[2]; /* at the start of its rounds (agents_mark) */
     char why[240];
 };
 
@@ -846,6 +848,73 @@ static int log_says(const char *path, const char *what, char *tail, size_t tail_
                 *c = ' ';
     }
     return strstr(buf, what) != NULL;
+}
+
+/* A process's wake-ups (voluntary context switches, all its threads) and
+ * CPU time (us) so far, from /proc; -1 when unreadable. */
+static void process_cost(pid_t pid, long *wakeups, long *cpu_us)
+{
+    char path[64];
+    *wakeups = -1;
+    *cpu_us = -1;
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    long total = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char status[320], line[128];
+        snprintf(status, sizeof status, "/proc/%d/task/%s/status", (int)pid, e->d_name);
+        FILE *f = fopen(status, "r");
+        if (!f)
+            continue;
+        while (fgets(line, sizeof line, f))
+            if (strncmp(line, "voluntary_ctxt_switches:", 24) == 0)
+                total += atol(line + 24);
+        fclose(f);
+    }
+    closedir(d);
+    *wakeups = total;
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char buf[1024];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')'); /* the command may hold spaces */
+    unsigned long utime = 0, stime = 0;
+    if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) == 2)
+        *cpu_us = (long)((utime + stime) * 1000000 / (unsigned long)sysconf(_SC_CLK_TCK));
+}
+
+/* What each agent of a pair cost during its rounds (set by agents_mark). */
+static void agents_mark(struct agents *ag)
+{
+    for (int i = 0; i < 2; i++)
+        if (ag->pid[i] > 0)
+            process_cost(ag->pid[i], &ag->wakeups[i], &ag->cpu_us[i]);
+}
+
+static void agents_report(struct agents *ag, long rounds)
+{
+    for (int i = ag->both ? 0 : 1; i < 2 && rounds > 0; i++) {
+        long w, c;
+        if (ag->pid[i] <= 0 || ag->wakeups[i] < 0)
+            continue;
+        process_cost(ag->pid[i], &w, &c);
+        if (w < 0)
+            continue;
+        extra_printf("  continue %s  the %s's agent per round: %.2f wake-ups (voluntary context "
+                     "switches, a count), %.0f us of CPU\n",
+                     ag->both ? "2agnt" : "1agnt", i ? "receiver" : "sender",
+                     (double)(w - ag->wakeups[i]) / (double)rounds,
+                     (double)(c - ag->cpu_us[i]) / (double)rounds);
+    }
 }
 
 static void agents_stop(struct agents *ag)
@@ -2801,10 +2870,14 @@ int main(int argc, char **argv)
             agent_up[both] = !ag[both].why[0];
             unsetenv("HANDOFF_AGENT_SOCKET");
         }
+        for (int both = 0; both < 2; both++)
+            agents_mark(&ag[both]);
         measure_continue_ring(prs, rows, n);
         for (int both = 0; both < 2; both++) {
-            if (agent_up[both])
+            if (agent_up[both]) {
+                agents_report(&ag[both], agent_pr[both].round);
                 pair_stop(&agent_pr[both]);
+            }
             agents_stop(&ag[both]);
         }
         printf("bench: beacons...\n");
