@@ -31,7 +31,11 @@
  *                   is the first argument, else $HANDOFF_TOOL) with its own
  *                   XDG_CONFIG_HOME (this bench's account), XDG_RUNTIME_DIR
  *                   and socket, unicast beacons on 127.0.0.1; printed next
- *                   to the embedded row with the difference at p50.
+ *                   to the embedded row with the difference at p50. The
+ *                   three warm rows run interleaved, one round of each in
+ *                   turn, so that a machine whose load changes weighs on
+ *                   them alike. BENCH_QUICK=1 in the environment runs only
+ *                   these three rows (and a TCP round trip).
  *   beacon          sender's handoff_application_become_current (a new
  *                   activity each round) -> receiver's activity_available;
  *                   a plain UDP socket among the sender's peers, read with
@@ -58,6 +62,7 @@
 #include <handoff.h>
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -374,11 +379,16 @@ static void set_result(int row, const series *s)
 
 /* The completion check: prints each row that completed fewer than 95% of
  * its planned rounds, or did not run; returns the exit status (0 or 1). */
+/* BENCH_QUICK set: only the raw TCP round trip and the three warm rows. */
+static int quick;
+
 static int check_rounds(void)
 {
     int status = 0;
     pthread_mutex_lock(&report_lock);
     for (int i = 0; i < ROW_COUNT; i++) {
+        if (quick && i != ROW_RAW_RTT && i != ROW_WARM && i != ROW_AGENT_RECV && i != ROW_AGENT_WARM)
+            continue;
         if (!have_result[i]) {
             printf("bench: FAILED: \"%s\" did not run%s%s\n", row_names[i], notes[i][0] ? ": " : "",
                    notes[i]);
@@ -643,7 +653,7 @@ static void print_analysis(void)
 static _Atomic int all_done;
 /* The agents the bench started (agents_start): the watchdog kills them too,
  * an overrun must not leave them behind. */
-static _Atomic pid_t agent_pids[2];
+static _Atomic pid_t agent_pids[4]; /* two sets of agents at once */
 
 static void *watchdog_main(void *arg)
 {
@@ -652,7 +662,7 @@ static void *watchdog_main(void *arg)
         if (now_ns() - start_ns > WATCHDOG_NS) {
             print_report("WATCHDOG: the run overran its time limit; rows not shown did not finish");
             check_rounds(); /* names what did not finish */
-            for (int i = 0; i < 2; i++)
+            for (int i = 0; i < 4; i++)
                 if (atomic_load(&agent_pids[i]) > 0)
                     kill(atomic_load(&agent_pids[i]), SIGKILL);
             _exit(1);
@@ -804,6 +814,8 @@ struct agents {
     char dir[64];
     char socket[2][160];
     pid_t pid[2];
+    int watched; /* where in agent_pids its pids are: 0 or 2 */
+    long wakeups[2], cpu_us[2]; /* at the start of its rounds (agents_mark) */
     char why[240];
 };
 
@@ -838,6 +850,73 @@ static int log_says(const char *path, const char *what, char *tail, size_t tail_
     return strstr(buf, what) != NULL;
 }
 
+/* A process's wake-ups (voluntary context switches, all its threads) and
+ * CPU time (us) so far, from /proc; -1 when unreadable. */
+static void process_cost(pid_t pid, long *wakeups, long *cpu_us)
+{
+    char path[64];
+    *wakeups = -1;
+    *cpu_us = -1;
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    long total = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char status[320], line[128];
+        snprintf(status, sizeof status, "/proc/%d/task/%s/status", (int)pid, e->d_name);
+        FILE *f = fopen(status, "r");
+        if (!f)
+            continue;
+        while (fgets(line, sizeof line, f))
+            if (strncmp(line, "voluntary_ctxt_switches:", 24) == 0)
+                total += atol(line + 24);
+        fclose(f);
+    }
+    closedir(d);
+    *wakeups = total;
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char buf[1024];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')'); /* the command may hold spaces */
+    unsigned long utime = 0, stime = 0;
+    if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) == 2)
+        *cpu_us = (long)((utime + stime) * 1000000 / (unsigned long)sysconf(_SC_CLK_TCK));
+}
+
+/* What each agent of a pair cost during its rounds (set by agents_mark). */
+static void agents_mark(struct agents *ag)
+{
+    for (int i = 0; i < 2; i++)
+        if (ag->pid[i] > 0)
+            process_cost(ag->pid[i], &ag->wakeups[i], &ag->cpu_us[i]);
+}
+
+static void agents_report(struct agents *ag, long rounds)
+{
+    for (int i = ag->both ? 0 : 1; i < 2 && rounds > 0; i++) {
+        long w, c;
+        if (ag->pid[i] <= 0 || ag->wakeups[i] < 0)
+            continue;
+        process_cost(ag->pid[i], &w, &c);
+        if (w < 0)
+            continue;
+        extra_printf("  continue %s  the %s's agent per round: %.2f wake-ups (voluntary context "
+                     "switches, a count), %.0f us of CPU\n",
+                     ag->both ? "2agnt" : "1agnt", i ? "receiver" : "sender",
+                     (double)(w - ag->wakeups[i]) / (double)rounds,
+                     (double)(c - ag->cpu_us[i]) / (double)rounds);
+    }
+}
+
 static void agents_stop(struct agents *ag)
 {
     for (int i = 0; i < 2; i++) {
@@ -854,7 +933,7 @@ static void agents_stop(struct agents *ag)
             sleep_ns(10 * 1000000);
         }
         ag->pid[i] = 0;
-        atomic_store(&agent_pids[i], 0);
+        atomic_store(&agent_pids[ag->watched + i], 0);
     }
     if (ag->dir[0])
         remove_tree(ag->dir);
@@ -866,6 +945,7 @@ static int agents_start(struct agents *ag, const char *tool, int both)
 {
     memset(ag, 0, sizeof *ag);
     ag->both = both;
+    ag->watched = both ? 2 : 0;
     if (!tool || access(tool, X_OK) != 0) {
         snprintf(ag->why, sizeof ag->why, "no handoff tool (give its path as the first argument)");
         return -1;
@@ -933,7 +1013,7 @@ static int agents_start(struct agents *ag, const char *tool, int both)
             return -1;
         }
         ag->pid[i] = p;
-        atomic_store(&agent_pids[i], p);
+        atomic_store(&agent_pids[ag->watched + i], p);
     }
     /* The agent logs "listening" once its socket accepts. */
     int64_t end = now_ns() + 20LL * 1000000000;
@@ -942,7 +1022,7 @@ static int agents_start(struct agents *ag, const char *tool, int both)
         while (!log_says(logs[i], "listening", tail, sizeof tail)) {
             if (waitpid(ag->pid[i], NULL, WNOHANG) == ag->pid[i]) {
                 ag->pid[i] = 0;
-                atomic_store(&agent_pids[i], 0);
+                atomic_store(&agent_pids[ag->watched + i], 0);
                 snprintf(ag->why, sizeof ag->why, "agent %d exited: %s", i, tail);
                 return -1;
             }
@@ -1375,7 +1455,7 @@ static void floor_beacon(void)
 
 enum { PH_IDLE, PH_CONTINUE, PH_BEACON };
 
-enum { RS_WAIT_REMOTE, RS_READY, RS_IN_FLIGHT, RS_CONFIRM, RS_GAP, RS_DRAIN, RS_DONE };
+enum { RS_WAIT_REMOTE, RS_TURN, RS_READY, RS_IN_FLIGHT, RS_CONFIRM, RS_GAP, RS_DRAIN, RS_DONE };
 
 struct pair;
 
@@ -1398,6 +1478,7 @@ struct side {
 
 struct pair {
     int reuse_ms;
+    int slot; /* its place in the ring of interleaved pairs, or -1 */
     int agent;        /* the receiver app in agent mode, through its agent (agents_start) */
     int agent_sender; /* the sender app too, through an agent of its own */
     struct side sender, receiver;
@@ -1587,10 +1668,38 @@ static void on_fail(handoff_application *app, const char *type, int error, const
 
 /* ---- receiver: the continue rounds ---- */
 
+/* The warm rows (embedded, one agent, two agents) run interleaved: the
+ * pairs of the ring take turns, one round each, so that a machine whose
+ * load changes during the run weighs on the three rows alike and their
+ * difference is the agents' (a pair waits in RS_TURN for its turn). */
+#define RING_MAX 3
+static struct pair *ring[RING_MAX];
+static int ring_size;
+static _Atomic int ring_turn;
+
+static void poke(struct side *sd);
+
+/* The next pair of the ring that has rounds left gets the turn. */
+static void ring_pass(struct pair *pr)
+{
+    if (pr->slot < 0)
+        return;
+    for (int k = 1; k <= ring_size; k++) {
+        struct pair *next = ring[(pr->slot + k) % ring_size];
+        if (next == pr || !atomic_load(&next->phase_done)) {
+            atomic_store(&ring_turn, next->slot);
+            poke(&next->receiver);
+            return;
+        }
+    }
+}
+
 static void finish_continue_phase(struct pair *pr)
 {
     pr->rs = RS_DONE;
     atomic_store(&pr->phase_done, 1);
+    if (pr->slot >= 0 && atomic_load(&ring_turn) == pr->slot)
+        ring_pass(pr);
 }
 
 /* One step of the receiver's state machine; returns how long its poll()
@@ -1611,11 +1720,17 @@ static int receiver_continue_step(struct pair *pr)
         int have = pr->have_remote;
         pthread_mutex_unlock(&pr->lock);
         if (have) {
-            pr->rs = RS_READY;
+            pr->rs = pr->slot >= 0 ? RS_TURN : RS_READY;
             return 0;
         }
         return 5;
     }
+    case RS_TURN:
+        if (atomic_load(&ring_turn) == pr->slot) {
+            pr->rs = RS_READY;
+            return 0;
+        }
+        return 50; /* ring_pass pokes */
     case RS_READY: {
         if (pr->round >= pr->rounds_total) {
             finish_continue_phase(pr);
@@ -1713,7 +1828,8 @@ static int receiver_continue_step(struct pair *pr)
         return ms_until(pr->deadline, 50);
     case RS_GAP:
         if (now >= pr->deadline) {
-            pr->rs = RS_READY;
+            pr->rs = pr->slot >= 0 ? RS_TURN : RS_READY;
+            ring_pass(pr);
             return 0;
         }
         return ms_until(pr->deadline, 50);
@@ -2034,6 +2150,7 @@ static int pair_start(struct pair *pr, int reuse_ms, const struct agents *ag, ch
                       size_t why_size)
 {
     memset(pr, 0, sizeof *pr);
+    pr->slot = -1;
     pr->reuse_ms = reuse_ms;
     pr->agent = ag != NULL;
     pr->agent_sender = ag && ag->both;
@@ -2212,13 +2329,68 @@ static void measure_dispatch(struct pair *pr)
     free(s.v), free(call.v);
 }
 
-static void measure_continue(struct pair *pr, int row)
+static void continue_begin(struct pair *pr)
 {
     pr->rs = RS_WAIT_REMOTE;
     pr->round = 0;
     pr->warmup = CONTINUE_WARMUP;
     pr->rounds_total = CONTINUE_WARMUP + CONTINUE_N;
+}
+
+static void continue_end(struct pair *pr, int row);
+
+static void measure_continue(struct pair *pr, int row)
+{
+    continue_begin(pr);
     run_phase(pr, PH_CONTINUE, PHASE_BUDGET_CONTINUE_NS);
+    continue_end(pr, row);
+}
+
+/* The continue rounds of several pairs, interleaved (the ring above):
+ * one round of each in turn. */
+static void measure_continue_ring(struct pair **prs, const int *rows, int n)
+{
+    int64_t end = now_ns() + PHASE_BUDGET_CONTINUE_NS * n;
+    ring_size = n;
+    atomic_store(&ring_turn, 0);
+    for (int i = 0; i < n; i++) {
+        ring[i] = prs[i];
+        prs[i]->slot = i;
+        prs[i]->phase_end = end;
+        continue_begin(prs[i]);
+        atomic_store(&prs[i]->phase_done, 0);
+    }
+    for (int i = 0; i < n; i++) {
+        atomic_store(&prs[i]->phase, PH_CONTINUE);
+        poke(&prs[i]->sender);
+        poke(&prs[i]->receiver);
+    }
+    int64_t hard = end + DRAIN_TIMEOUT_NS + 2LL * 1000000000;
+    for (int i = 0; i < n; i++) {
+        while (!atomic_load(&prs[i]->phase_done) && now_ns() < hard)
+            sleep_ns(5 * 1000000);
+        if (!atomic_load(&prs[i]->phase_done)) {
+            /* Overran: stop its threads before reading what they wrote. */
+            atomic_store(&prs[i]->stop, 1);
+            for (int k = 0; k < 2; k++) {
+                struct side *sd = k ? &prs[i]->receiver : &prs[i]->sender;
+                poke(sd);
+                if (sd->started)
+                    pthread_join(sd->thread, NULL);
+                sd->started = 0;
+            }
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        atomic_store(&prs[i]->phase, PH_IDLE);
+        continue_end(prs[i], rows[i]);
+        prs[i]->slot = -1;
+    }
+    ring_size = 0;
+}
+
+static void continue_end(struct pair *pr, int row)
+{
     /* The receiver thread wrote the series; phase_done (seq_cst) orders it. */
     set_result(row, &pr->total);
     /* A measured round whose restore came but whose CONFIRM did not is not
@@ -2640,8 +2812,10 @@ int main(int argc, char **argv)
     pthread_t watchdog;
     pthread_create(&watchdog, NULL, watchdog_main, NULL);
 
+    quick = getenv("BENCH_QUICK") != NULL;
     printf("bench: raw baselines...\n");
     start_work = cpu_work_ns();
+    if (!quick) {
     raw_tcp_rtt(ROW_RAW_RTT);
     raw_tcp_fresh();
     raw_oneway(ROW_RAW_PIPE, 0, 0, RAW_WAKE_WARMUP, RAW_WAKE_N);
@@ -2652,10 +2826,13 @@ int main(int argc, char **argv)
     floor_beacon();
     measure_thread_start();
     measure_coding();
+    }
+    if (quick) raw_tcp_rtt(ROW_RAW_RTT);
 
     static struct pair pr;
     char why[256];
 
+    if (!quick) {
     printf("bench: fresh connections (connection_reuse_ms = -1)...\n");
     if (pair_start(&pr, -1, NULL, why, sizeof why) == 0) {
         measure_dispatch(&pr);
@@ -2666,12 +2843,46 @@ int main(int argc, char **argv)
         printf("bench: fresh pair: %s\n", why);
     }
     pair_stop(&pr);
+    }
 
-    printf("bench: warm connection (connection_reuse_ms = 0, the default)...\n");
+    /* The three warm rows, interleaved round by round (the ring): the
+     * embedded pair, the receiver through an agent, both through agents. */
+    printf("bench: warm connection (connection_reuse_ms = 0, the default), embedded and through "
+           "handoff agents, interleaved...\n");
+    static struct pair agent_pr[2];
+    static struct agents ag[2];
+    int agent_up[2] = {0, 0};
+    const char *tool = argc > 1 ? argv[1] : getenv("HANDOFF_TOOL");
     if (pair_start(&pr, 0, NULL, why, sizeof why) == 0) {
-        measure_continue(&pr, ROW_WARM);
+        struct pair *prs[3] = {&pr};
+        int rows[3] = {ROW_WARM};
+        int n = 1;
+        for (int both = 0; both < 2; both++) {
+            int row = both ? ROW_AGENT_WARM : ROW_AGENT_RECV;
+            if (agents_start(&ag[both], tool, both) == 0 &&
+                pair_start(&agent_pr[both], 0, &ag[both], why, sizeof why) == 0) {
+                prs[n] = &agent_pr[both];
+                rows[n++] = row;
+            } else {
+                note(row, "%s", ag[both].why[0] ? ag[both].why : why);
+                printf("bench: agent pair: %s\n", ag[both].why[0] ? ag[both].why : why);
+            }
+            agent_up[both] = !ag[both].why[0];
+            unsetenv("HANDOFF_AGENT_SOCKET");
+        }
+        for (int both = 0; both < 2; both++)
+            agents_mark(&ag[both]);
+        measure_continue_ring(prs, rows, n);
+        for (int both = 0; both < 2; both++) {
+            if (agent_up[both]) {
+                agents_report(&ag[both], agent_pr[both].round);
+                pair_stop(&agent_pr[both]);
+            }
+            agents_stop(&ag[both]);
+        }
         printf("bench: beacons...\n");
-        measure_beacon(&pr);
+        if (!quick)
+            measure_beacon(&pr);
     } else {
         note(ROW_WARM, "%s", why);
         note(ROW_EVENT, "%s", why);
@@ -2679,27 +2890,11 @@ int main(int argc, char **argv)
     }
     pair_stop(&pr);
 
-    for (int both = 0; both < 2; both++) {
-        static struct agents ag;
-        int row = both ? ROW_AGENT_WARM : ROW_AGENT_RECV;
-        const char *tool = argc > 1 ? argv[1] : getenv("HANDOFF_TOOL");
-        printf("bench: warm connection, %s...\n",
-               both ? "both apps through handoff agents" : "the receiver through a handoff agent");
-        if (agents_start(&ag, tool, both) == 0 && pair_start(&pr, 0, &ag, why, sizeof why) == 0)
-            measure_continue(&pr, row);
-        else {
-            note(row, "%s", ag.why[0] ? ag.why : why);
-            printf("bench: agent pair: %s\n", ag.why[0] ? ag.why : why);
-        }
-        if (!ag.why[0])
-            pair_stop(&pr);
-        agents_stop(&ag);
-        unsetenv("HANDOFF_AGENT_SOCKET");
-    }
-
     printf("bench: cold start (receiver start -> available)...\n");
+    if (!quick) {
     raw_udp_rtt();
     measure_cold_start();
+    }
 
     raw_tcp_rtt(ROW_RAW_RTT_END);
     end_work = cpu_work_ns();

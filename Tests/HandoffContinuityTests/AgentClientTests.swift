@@ -338,6 +338,29 @@ import Testing
         #expect(client.pollCount <= before + 1)
     }
 
+    /// A FETCH is written by the caller's thread and its deadline armed on
+    /// a timer: the reader thread is not woken for it (on a handoff's path
+    /// it would take the CPU the agent needs), only for the answer.
+    @Test func aFetchDoesNotWakeTheReaderThread() throws {
+        let agent = try FakeAgent()
+        defer { agent.stop() }
+        let (client, _) = try agentClient(agent)
+        defer { client.detach() }
+        // Asleep in poll once it has counted its first wait (nothing else
+        // can wake it: no message, no poke, no deadline).
+        for _ in 0..<2000 where client.pollCount == 0 { usleep(1000) }
+        let before = client.pollCount
+        try #require(before >= 1)
+        let outcome = Outcome<Result<[UInt8], HandoffError>>()
+        client.fetch(agentRemote()) { outcome.set($0) }
+        let fetch = try Self.onlyRequest(agent, .fetch)
+        #expect(client.pollCount == before)
+        try agent.send(AgentFrame(.payload([7]), requestID: fetch.frame.requestID))
+        #expect((try outcome.wait()?.get()) == [7])
+        // The answer wakes it once (it may not be back in poll yet).
+        #expect(client.pollCount <= before + 1)
+    }
+
     @Test func detachWithdrawsClosesAndFailsWhatWaits() throws {
         let agent = try FakeAgent()
         defer { agent.stop() }

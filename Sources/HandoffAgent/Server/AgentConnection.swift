@@ -10,8 +10,13 @@ import Glibc
 /// written when the socket takes it; what the socket does not take waits
 /// in the queue (the loop then watches for writability), and a queue that
 /// would hold more than `maxQueued` closes the connection: nothing is
-/// dropped silently. Loop thread only.
-final class AgentConnection {
+/// dropped silently. Loop thread only, but for `sendNow` (any thread),
+/// which writes a message at once when nothing is queued before it: a
+/// reply need not wait for the loop to wake up (docs/agent.md §8,
+/// latency).
+final class AgentConnection: @unchecked Sendable {
+    // @unchecked: the outgoing side is behind `output`; the rest is
+    // touched on the loop thread only.
     enum CloseReason: Equatable {
         /// The app closed it (or it failed under us).
         case peer
@@ -35,11 +40,18 @@ final class AgentConnection {
     /// Called once, when it closes (the server forgets it).
     var onClose: ((CloseReason) -> Void)?
 
-    private(set) var isClosed = false
-    private var queue: [(bytes: [UInt8], stream: ContinuationStream?)] = []
-    private var head = 0
-    private var watchingWrites = false
-    private var closeAfterFlush = false
+    /// What goes out, and whether the descriptor is still ours: `sendNow`
+    /// writes from other threads under the same lock, so it never writes
+    /// past a queued message nor to a closed (and maybe reused) descriptor.
+    private struct Output {
+        var closed = false
+        var queue: [(bytes: [UInt8], stream: ContinuationStream?)] = []
+        var head = 0
+        var watchingWrites = false
+        var closeAfterFlush = false
+        var queued: Int { queue.count - head }
+    }
+    private let output = Locked(Output())
 
     init(fd: Int32, peer: LocalSocket.Credentials, token: EventLoop.Token, loop: EventLoop, maxQueued: Int) {
         self.fd = fd
@@ -49,63 +61,92 @@ final class AgentConnection {
         self.maxQueued = maxQueued
     }
 
+    var isClosed: Bool { output.withLock { $0.closed } }
+
     /// Messages waiting to be written.
-    var queued: Int { queue.count - head }
+    var queued: Int { output.withLock { $0.queued } }
+
+    /// Any thread: writes one datagram (no descriptor) now if nothing is
+    /// queued before it and the socket takes it without blocking. False
+    /// when it was not sent: the caller queues it on the loop thread
+    /// (`enqueue`), which keeps the order and handles a full or broken
+    /// socket.
+    func sendNow(_ bytes: [UInt8]) -> Bool {
+        output.withLock { o in
+            guard !o.closed, o.queued == 0 else { return false }
+            return (try? LocalSocket.send(fd, bytes)) == true
+        }
+    }
 
     /// Queues one datagram (with the stream's socket, passed by
     /// SCM_RIGHTS; this side's copy is closed once sent) and writes what
     /// the socket takes.
     func enqueue(_ bytes: [UInt8], passing stream: ContinuationStream? = nil) {
-        guard !isClosed else {
-            stream?.close()
-            return
+        let taken: Bool? = output.withLock { o in
+            guard !o.closed else { return nil }
+            guard o.queued < maxQueued else { return false }
+            o.queue.append((bytes, stream))
+            return true
         }
-        guard queued < maxQueued else {
+        switch taken {
+        case nil:
+            stream?.close()
+        case false?:
             stream?.close()
             close(.queueFull)
-            return
+        case true?:
+            if !output.withLock({ $0.watchingWrites }) { flush() }
         }
-        queue.append((bytes, stream))
-        if !watchingWrites { flush() }
     }
 
     /// Writes queued messages until the socket is full (then waits for
     /// EPOLLOUT) or the queue is empty.
     func flush() {
-        while !isClosed, head < queue.count {
-            let item = queue[head]
-            let sent: Bool
-            do {
-                sent = try LocalSocket.send(fd, item.bytes, passing: item.stream.map { $0.fileDescriptor })
-            } catch {
-                close(.peer)
-                return
+        enum After { case nothing, failed, refused }
+        let after: After = output.withLock { o in
+            while !o.closed, o.head < o.queue.count {
+                let item = o.queue[o.head]
+                let sent: Bool
+                do {
+                    sent = try LocalSocket.send(fd, item.bytes, passing: item.stream.map { $0.fileDescriptor })
+                } catch {
+                    return .failed
+                }
+                guard sent else { break }
+                item.stream?.close()
+                o.queue[o.head] = ([], nil)
+                o.head += 1
             }
-            guard sent else { break }
-            item.stream?.close()
-            queue[head] = ([], nil)
-            head += 1
+            if o.head == o.queue.count {
+                o.queue.removeAll(keepingCapacity: o.queue.count <= 64)
+                o.head = 0
+            } else if o.head > 64 {
+                o.queue.removeFirst(o.head)
+                o.head = 0
+            }
+            guard !o.closed else { return .nothing }
+            if o.queued == 0 && o.closeAfterFlush { return .refused }
+            let want = o.queued > 0
+            if want != o.watchingWrites {
+                o.watchingWrites = want
+                loop.modify(fd, token: token, events: EPOLLIN.rawValue | (want ? EPOLLOUT.rawValue : 0))
+            }
+            return .nothing
         }
-        if head == queue.count {
-            queue.removeAll(keepingCapacity: queue.count <= 64)
-            head = 0
-        } else if head > 64 {
-            queue.removeFirst(head)
-            head = 0
-        }
-        guard !isClosed else { return }
-        if queued == 0 && closeAfterFlush { return close(.refused) }
-        let want = queued > 0
-        if want != watchingWrites {
-            watchingWrites = want
-            loop.modify(fd, token: token, events: EPOLLIN.rawValue | (want ? EPOLLOUT.rawValue : 0))
+        switch after {
+        case .nothing: break
+        case .failed: close(.peer)
+        case .refused: close(.refused)
         }
     }
 
     /// Closes once what is queued is written (an ERROR the app must read).
     func closeWhenFlushed() {
-        closeAfterFlush = true
-        if queued == 0 { close(.refused) }
+        let now = output.withLock { o in
+            o.closeAfterFlush = true
+            return o.queued == 0
+        }
+        if now { close(.refused) }
     }
 
     func receive() -> LocalSocket.Received {
@@ -116,14 +157,22 @@ final class AgentConnection {
     /// hears of it (counts, logs) before the descriptor closes, so an app
     /// that sees the end finds it counted.
     func close(_ reason: CloseReason) {
-        guard !isClosed else { return }
-        isClosed = true
+        let first = output.withLock { o in
+            defer { o.closed = true }
+            return !o.closed
+        }
+        guard first else { return }
         onClose?(reason)
         onClose = nil
         loop.remove(fd)
-        Glibc.close(fd)
-        for item in queue[head...] { item.stream?.close() }
-        queue.removeAll()
-        head = 0
+        let streams: [ContinuationStream] = output.withLock { o in
+            Glibc.close(fd)
+            defer {
+                o.queue.removeAll()
+                o.head = 0
+            }
+            return o.queue[o.head...].compactMap(\.stream)
+        }
+        streams.forEach { $0.close() }
     }
 }

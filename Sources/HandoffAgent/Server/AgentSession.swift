@@ -11,12 +11,16 @@ import Glibc
 /// `ContinuityEndpoint` of that place: what the engine asks of the app
 /// becomes a message, and the app's requests become calls on its port.
 ///
-/// Threads: everything runs on the server's loop thread. The endpoint
-/// methods, which the engine and the hub call from theirs, only post a job
-/// there (they never block, as the hub requires).
+/// Threads: everything runs on the server's loop thread, but for the two
+/// messages on a handoff's path: PROVIDE (the engine asks for a payload)
+/// and the answer to the app's FETCH are written from the engine's thread
+/// when the socket takes them (`AgentConnection.sendNow`), else queued
+/// through the loop; the requests they belong to are in `requests`, under
+/// a lock. The endpoint methods never block, as the hub requires.
 final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
-    // @unchecked: state is touched on the loop thread only; `identity`
-    // is set there once, before the hub can read it.
+    // @unchecked: state is touched on the loop thread only, but for
+    // `requests` (locked); `identity` is set there once, before the hub
+    // can read it.
     let connection: AgentConnection
     unowned let server: AgentServer
     /// When HELLO is due (before it came).
@@ -27,11 +31,18 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
     /// What this app was told others offer, by activity id (gated for it):
     /// its FETCH, CONFIRM, OPEN_STREAM and CHOOSE name one of these.
     private var told: [UUID: RemoteActivity] = [:]
-    /// Its requests the agent has not answered yet.
-    private var requestsInFlight = 0
-    /// The agent's requests it has not answered yet.
-    private var pending: [UInt32: PendingRequest] = [:]
-    private var nextRequestID: UInt32 = 1
+    /// The requests in flight both ways, for any thread.
+    private let requests = Locked(Requests())
+
+    private struct Requests {
+        /// Registered and not closed: the agent may ask it things.
+        var registered = false
+        /// Its requests the agent has not answered yet.
+        var inFlight = 0
+        /// The agent's requests it has not answered yet.
+        var pending: [UInt32: PendingRequest] = [:]
+        var nextRequestID: UInt32 = 1
+    }
 
     fileprivate enum PendingRequest {
         case provide(UUID, @Sendable (Result<[UInt8], HandoffError>) -> Bool)
@@ -57,11 +68,10 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         server.loop.post { [weak self] in self?.tell(change) }
     }
 
+    /// PROVIDE, from the engine's thread: through the loop only when the
+    /// socket does not take it at once.
     func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
-        server.loop.post { [weak self] in
-            guard let self else { return _ = reply(.failure(Self.gone)) }
-            self.ask(.provide(activityID), pending: .provide(activityID, reply))
-        }
+        ask(.provide(activityID), pending: .provide(activityID, reply), onLoop: false)
     }
 
     /// A continuation chosen for this app: CONTINUE, on the loop thread.
@@ -83,7 +93,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
                 stream.close()
                 return _ = reply(.failure(Self.gone))
             }
-            self.ask(.acceptStream(activityID), passing: stream, pending: .acceptStream(activityID, reply))
+            self.ask(.acceptStream(activityID), passing: stream, pending: .acceptStream(activityID, reply), onLoop: true)
         }
     }
 
@@ -111,12 +121,15 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
             guard begin(id) else { return nil }
             guard let port, let remote = told[activityID] else { return finish(id, .error(Self.notTold)) }
             port.fetch(remote) { [weak self] result in
-                self?.server.loop.post { [weak self] in
-                    switch result {
-                    case .success(let bytes): self?.finish(id, .payload(bytes))
-                    case .failure(let error): self?.finish(id, .error(error))
-                    }
+                let reply: AgentMessage
+                switch result {
+                case .success(let bytes): reply = .payload(bytes)
+                case .failure(let error): reply = .error(error)
                 }
+                // From the fetch's thread when the socket takes it: the
+                // loop would only add a wake-up on the handoff's path.
+                guard let self, !self.finishNow(id, reply) else { return }
+                self.server.loop.post { [weak self] in self?.finish(id, reply) }
             }
         case .openStream(let activityID):
             guard begin(id) else { return nil }
@@ -168,6 +181,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         server.registered(self)
         let port = server.hub.makePort()
         self.port = port
+        requests.withLock { $0.registered = true }
         port.attach(self)
         send(.welcome(server.welcome), requestID: requestID)
         if !h.observer, let remote = server.takePendingLaunch(for: h.manifest.bundleIdentifier) {
@@ -179,7 +193,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
 
     /// The app answered one of the agent's requests.
     private func answer(_ frame: AgentFrame) -> String? {
-        guard let request = pending.removeValue(forKey: frame.requestID) else {
+        guard let request = requests.withLock({ $0.pending.removeValue(forKey: frame.requestID) }) else {
             return "it answered request \(frame.requestID), which the agent did not send (or was answered)"
         }
         let taken: Bool
@@ -224,39 +238,72 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
     }
 
     /// Sends an agent request and keeps its reply closure until answered.
-    private func ask(_ message: AgentMessage, passing stream: ContinuationStream? = nil, pending request: PendingRequest) {
-        guard isRegistered else {
-            stream?.close()
-            return request.fail(Self.gone)
+    /// Any thread: straight into the socket when it takes it at once (no
+    /// descriptor passed), else queued on the loop thread (at once when
+    /// `onLoop`, else by a job posted there).
+    private func ask(_ message: AgentMessage, passing stream: ContinuationStream? = nil, pending request: PendingRequest,
+                     onLoop: Bool) {
+        let limit = server.limits.maxAgentRequestsInFlight
+        let admitted: Result<UInt32, HandoffError> = requests.withLock { r in
+            guard r.registered else { return .failure(Self.gone) }
+            guard r.pending.count < limit else {
+                return .failure(HandoffError(.remoteApplicationTimedOut,
+                                             "the application has \(r.pending.count) requests of the agent unanswered"))
+            }
+            repeat {
+                r.nextRequestID = r.nextRequestID == UInt32.max ? 1 : r.nextRequestID + 1
+            } while r.pending[r.nextRequestID] != nil
+            r.pending[r.nextRequestID] = request
+            return .success(r.nextRequestID)
         }
-        guard pending.count < server.limits.maxAgentRequestsInFlight else {
+        let id: UInt32
+        switch admitted {
+        case .success(let admittedID): id = admittedID
+        case .failure(let error):
             stream?.close()
+            guard error.code == .remoteApplicationTimedOut else { return request.fail(error) }
             server.count { $0.refusedAgentRequests += 1 }
-            let refused = HandoffError(.remoteApplicationTimedOut,
-                                       "the application has \(pending.count) requests of the agent unanswered")
-            // The app would have answered too late: it is told so.
-            if case .provide(let activityID, _) = request { send(.undelivered(activityID, refused)) }
-            return request.fail(refused)
+            // The app would have answered too late: it is told so (sent
+            // from the loop thread, like every queued message).
+            if case .provide(let activityID, _) = request {
+                if onLoop {
+                    send(.undelivered(activityID, error))
+                } else {
+                    server.loop.post { [self] in self.send(.undelivered(activityID, error)) }
+                }
+            }
+            return request.fail(error)
         }
-        repeat {
-            nextRequestID = nextRequestID == UInt32.max ? 1 : nextRequestID + 1
-        } while pending[nextRequestID] != nil
-        let id = nextRequestID
-        pending[id] = request
-        send(message, requestID: id, passing: stream)
+        // PROVIDE and ACCEPT_STREAM bodies are a UUID: they always fit.
+        guard let bytes = try? AgentFrame(message, requestID: id).encoded() else {
+            stream?.close()
+            if let request = requests.withLock({ $0.pending.removeValue(forKey: id) }) {
+                request.fail(HandoffError(.handoffFailed, "the agent could not encode \(message.kind)"))
+            }
+            return
+        }
+        if stream == nil, connection.sendNow(bytes) { return }
+        // Closed meanwhile: `didClose` fails the request (it was pending).
+        if onLoop { return connection.enqueue(bytes, passing: stream) }
+        server.loop.post { [self] in self.connection.enqueue(bytes, passing: stream) }
     }
 
     /// Counts a request of the app in; false (after ERROR 4609) when it
     /// has too many in flight.
     private func begin(_ requestID: UInt32) -> Bool {
-        guard requestsInFlight < server.limits.maxRequestsInFlight else {
+        let limit = server.limits.maxRequestsInFlight
+        let inFlight: Int? = requests.withLock { r in
+            guard r.inFlight < limit else { return r.inFlight }
+            r.inFlight += 1
+            return nil
+        }
+        if let inFlight {
             server.count { $0.refusedInFlight += 1 }
             send(.error(HandoffError(.connectionUnavailable,
-                                     "\(requestsInFlight) requests are in flight on this connection already (at most \(server.limits.maxRequestsInFlight))")),
+                                     "\(inFlight) requests are in flight on this connection already (at most \(limit))")),
                  requestID: requestID)
             return false
         }
-        requestsInFlight += 1
         return true
     }
 
@@ -267,9 +314,18 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
             stream?.close()
             return nil
         }
-        requestsInFlight -= 1
+        requests.withLock { $0.inFlight -= 1 }
         send(reply, requestID: requestID, passing: stream)
         return nil
+    }
+
+    /// Answers a request counted in by `begin` from any thread, if the
+    /// socket takes the answer at once; false when it did not (then
+    /// `finish` on the loop thread).
+    private func finishNow(_ requestID: UInt32, _ reply: AgentMessage) -> Bool {
+        guard let bytes = try? AgentFrame(reply, requestID: requestID).encoded(), connection.sendNow(bytes) else { return false }
+        requests.withLock { $0.inFlight -= 1 }
+        return true
     }
 
     private func send(_ message: AgentMessage, requestID: UInt32 = 0, passing stream: ContinuationStream? = nil) {
@@ -293,8 +349,11 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
     func didClose() {
         port?.detach()
         port = nil
-        let unanswered = pending.values
-        pending.removeAll()
+        let unanswered = requests.withLock { r in
+            r.registered = false
+            defer { r.pending.removeAll() }
+            return Array(r.pending.values)
+        }
         told.removeAll()
         for request in unanswered { request.fail(Self.gone) }
     }

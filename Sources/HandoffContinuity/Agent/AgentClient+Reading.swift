@@ -41,10 +41,17 @@ extension AgentClient {
                 reconnect()
             case .wait(let fd, let generation, let writable, let deadline):
                 var fds = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: fd ?? -1, events: Int16(POLLIN) | (writable ? Int16(POLLOUT) : 0), revents: 0)]
+                           pollfd(fd: fd ?? -1, events: Int16(POLLIN) | (writable ? Int16(POLLOUT) : 0), revents: 0),
+                           pollfd(fd: timer, events: Int16(POLLIN), revents: 0)]
                 let timeout = deadline.map { Int32(max(0, min(Double(Int32.max), (($0 - now) * 1000).rounded(.up)))) } ?? -1
-                _ = poll(&fds, 2, timeout)
+                _ = poll(&fds, 3, timeout)
                 if fds[0].revents != 0 { Self.drain(wake.read) }
+                if fds[2].revents != 0 {
+                    // Fired: the deadlines are looked at below and on every turn.
+                    var expirations: UInt64 = 0
+                    _ = read(timer, &expirations, 8)
+                    state.withLock { $0.timerArmedFor = nil }
+                }
                 if fd != nil, fds[1].revents & Int16(POLLOUT) != 0 { state.withLock { s in flush(in: &s) } }
                 if let fd, fds[1].revents & ~Int16(POLLOUT) != 0 { readAvailable(fd, generation: generation) }
                 expire()
@@ -127,7 +134,16 @@ extension AgentClient {
     // MARK: Replies to the app's requests
 
     private func reply(_ frame: AgentFrame, descriptor: Int32?) -> Bool {
-        let match = state.withLock { $0.requests.take(frame.requestID) }
+        let match = state.withLock { s in
+            defer {
+                // Nothing left to time out: no wake-up for it later.
+                if s.requests.outgoing.isEmpty, s.timerArmedFor != nil {
+                    s.timerArmedFor = nil
+                    setTimer(nil)
+                }
+            }
+            return s.requests.take(frame.requestID)
+        }
         let request: AgentRequests.Outgoing
         switch match {
         case .late:

@@ -78,6 +78,10 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
     let hello: AgentHello
     let state: Locked<State>
     let wake: (read: Int32, write: Int32)
+    /// Wakes the reader thread at the earliest deadline of the app's
+    /// requests: arming it is a system call, where a poke would wake the
+    /// reader just as the agent needs the CPU (docs/agent.md §8).
+    let timer: Int32
 
     struct Connection {
         let fd: Int32
@@ -109,6 +113,8 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
         var lastFailure: String?
         /// Times the reader thread went to sleep in poll (idle: none).
         var polls = 0
+        /// What `timer` is armed for (nil: disarmed, or fired).
+        var timerArmedFor: Double?
     }
 
     /// Connects to the agent and waits for its WELCOME (at most
@@ -125,6 +131,13 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
             throw HandoffError(.io, "cannot create a pipe: \(String(cString: strerror(errno)))")
         }
         wake = (fds[0], fds[1])
+        timer = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
+        guard timer >= 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fds[0])
+            close(fds[1])
+            throw HandoffError(.io, "cannot create a timer: \(reason)")
+        }
         let (fd, welcome): (Int32, AgentWelcome)
         do {
             (fd, welcome) = try AgentHandshake.connect(path: options.socketPath, hello: hello, accountID: options.accountID,
@@ -132,6 +145,7 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
         } catch {
             close(fds[0])
             close(fds[1])
+            close(timer)
             throw error
         }
         var s = State(backoff: options.backoff.initial)
@@ -145,6 +159,7 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
         if let c = state.withLock({ $0.connection }) { close(c.fd) }
         close(wake.read)
         close(wake.write)
+        close(timer)
     }
 
     /// The agent's WELCOME on the latest connection: the device it speaks for.
@@ -255,13 +270,36 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
             guard !s.stopped, s.connection != nil else {
                 return HandoffError(.connectionUnavailable, "the handoff agent is not reachable now (\(options.socketPath)); it is being reconnected")
             }
-            guard let id = s.requests.add(pending, deadline: monotonicSeconds() + options.requestTimeout) else {
+            let deadline = monotonicSeconds() + options.requestTimeout
+            guard let id = s.requests.add(pending, deadline: deadline) else {
                 return HandoffError(.connectionUnavailable, "\(AgentRequests.limit) requests to the handoff agent are in flight already")
             }
+            // The reader thread wakes by the deadline, without a poke now.
+            armTimer(for: deadline, in: &s)
             send(AgentFrame(message, requestID: id), in: &s)
             return nil
         }
-        if let refusal { pending.fail(refusal) } else { poke() }  // the reader thread learns the new deadline
+        if let refusal { pending.fail(refusal) }
+    }
+
+    /// Arms `timer` for `deadline` unless it fires sooner already.
+    func armTimer(for deadline: Double, in s: inout State) {
+        if let armed = s.timerArmedFor, armed <= deadline { return }
+        s.timerArmedFor = deadline
+        setTimer(deadline)
+    }
+
+    /// Arms the timer for `deadline` (CLOCK_MONOTONIC seconds), or
+    /// disarms it for nil.
+    func setTimer(_ deadline: Double?) {
+        var spec = itimerspec()
+        if let deadline {
+            // A zero it_value would disarm: at least 1 ns.
+            let ns = max(1, UInt64(max(0, deadline * 1e9).rounded(.up)))
+            spec.it_value.tv_sec = Int(ns / 1_000_000_000)
+            spec.it_value.tv_nsec = Int(ns % 1_000_000_000)
+        }
+        _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
     }
 
     /// Sends a frame on the current connection, under the lock, without
