@@ -33,7 +33,7 @@ def sponsor_agent(tmp_path, procs, desktop, own_port):
     assert s.run("account", "create").code == 0
     assert s.run("device", "--name", "Sponsor").code == 0
     socket_path = tmp_path / "run" / "agent.sock"
-    agent = s.spawn("--json", "agent", "--socket", socket_path, "--beacon-port", own_port, "--no-multicast",
+    agent = s.spawn("--json", "agent", "--socket", socket_path, "--beacon-port", own_port, "--no-multicast", "--peer", f"127.0.0.1:{free_port()}",
                     "--channel", "127.0.0.1:0", env=desktop.env(s.env, socket_path))
     agent.expect_stderr('"event":"listening"')
     return s, agent
@@ -99,7 +99,7 @@ def test_not_now_fails_the_joiner_and_stores_nothing(tmp_path, procs):
     shown = desktop.notified(PROMPT)
     assert shown["body"] == f"Compare: {code['text']}"
     desktop.click(shown["id"], "not-now")
-    answer(new, "y")
+    # The joiner's person never answers: the sponsor's no ends it.
     failed_with(new, HANDOFF_FAILED)
     assert not j.account_file.exists()
     agent.expect_stderr('"event":"pairing-ended"')

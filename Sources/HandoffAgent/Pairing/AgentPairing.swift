@@ -35,7 +35,7 @@ final class AgentPairing: @unchecked Sendable {
     init(server: AgentServer, account: AccountKey, deviceName: String, config: PairingConfiguration) throws(HandoffError) {
         var pipe: [Int32] = [-1, -1]
         guard clinux_pipe2(&pipe, O_CLOEXEC | O_NONBLOCK) == 0 else {
-            throw HandoffError(.io, "cannot create a pipe (\(errnoText(errno)))")
+            throw HandoffError(.io, "cannot create a pipe (\(String(cString: strerror(errno))))")
         }
         (cancelRead, cancelWrite) = (pipe[0], pipe[1])
         self.server = server
@@ -124,6 +124,13 @@ final class AgentPairing: @unchecked Sendable {
             s.running = false
         }
     }
+}
+
+/// Seconds on CLOCK_MONOTONIC (the gate's clock).
+private func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
 /// The person's answer, from the loop thread to the run's thread: a pipe
