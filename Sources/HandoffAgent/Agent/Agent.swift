@@ -30,6 +30,8 @@ public final class Agent: @unchecked Sendable {
     /// only if it is still that file (another agent may have replaced it).
     private let created: (dev: UInt64, ino: UInt64)?
     private let stopped = Locked(false)
+    /// Sponsoring new devices' pairings (docs/agent.md §9); nil when off.
+    private let pairing: AgentPairing?
 
     /// Opens the socket, starts the engine and the server's loop.
     /// - Throws: `.invalidState` when another agent listens at the path,
@@ -45,6 +47,7 @@ public final class Agent: @unchecked Sendable {
 
     public init(configuration: ContinuityConfiguration, listener: Listener, agentVersion: String,
                 limits: AgentLimits = AgentLimits(), desktop: AgentDesktop? = nil, notifications: Notifications = .off,
+                pairing pairingOn: Bool = true, pairingLimits: PairingLimits = PairingLimits(),
                 log: @escaping AgentLogSink = { _ in }) throws(HandoffError) {
         let fd: Int32
         switch listener {
@@ -78,6 +81,17 @@ public final class Agent: @unchecked Sendable {
             throw error
         }
         if case .sessionBus(let address) = notifications { server.startNotifications(busAddress: address) }
+        // Pairing asks the person in a notification: none, no pairing.
+        var pairingConfig = PairingConfiguration(beacons: configuration.beacons)
+        pairingConfig.limits = pairingLimits
+        if pairingOn, case .sessionBus = notifications,
+           let pairing = try? AgentPairing(server: server, account: configuration.account,
+                                           deviceName: configuration.device.name, config: pairingConfig) {
+            self.pairing = pairing
+            engine.routePairingBeacons { pairing.heard($0, from: $1) }
+        } else {
+            pairing = nil
+        }
     }
 
     /// Stops in order: every app's connection (their advertisements
@@ -89,6 +103,8 @@ public final class Agent: @unchecked Sendable {
             return !s
         }
         guard first else { return }
+        engine.routePairingBeacons(to: nil)
+        pairing?.stop()
         server.stop()
         hub.stop()
         Self.unlinkIfOurs(socketPath, created)

@@ -2,6 +2,21 @@
 /// (docs/agent.md §6): the summary is the activity's title (its type when
 /// it has none), the body says which device it is on.
 public struct NotificationContent: Sendable, Equatable {
+    public static func == (a: Self, b: Self) -> Bool {
+        a.title == b.title && a.type == b.type && a.deviceName == b.deviceName && a.icon == b.icon
+            && a.desktopEntry == b.desktopEntry && a.text?.summary == b.text?.summary && a.text?.body == b.text?.body
+            && a.actions.map { $0.map { [$0.key, $0.label] } } == b.actions.map { $0.map { [$0.key, $0.label] } }
+            && a.urgency == b.urgency
+    }
+
+    /// The agent's own notification: `summary` and `body` shown as they are.
+    public init(summary: String, body: String, actions: [(key: String, label: String)], urgency: UInt8) {
+        self.init(title: nil, type: "", deviceName: "")
+        text = (summary, body)
+        self.actions = actions
+        self.urgency = urgency
+    }
+
     public var title: String?
     public var type: String
     public var deviceName: String
@@ -10,6 +25,13 @@ public struct NotificationContent: Sendable, Equatable {
     /// The `desktop-entry` hint: the desktop id (without ".desktop") of the
     /// app that would continue it, so the server can show its name and icon.
     public var desktopEntry: String?
+    /// A notification of the agent's own (pairing, docs/agent.md §9):
+    /// this summary and body as they are, instead of an activity's.
+    public var text: (summary: String, body: String)?
+    /// The actions offered as (key, label); nil: the activity's "Continue".
+    public var actions: [(key: String, label: String)]?
+    /// The `urgency` hint: 1 normal; 2 critical (servers keep it until answered).
+    public var urgency: UInt8 = 1
 
     /// Longest summary and device name shown, in characters (the rest is
     /// cut with "…"): titles come from other devices.
@@ -28,6 +50,11 @@ public struct NotificationContent: Sendable, Equatable {
     /// markup-escaped where the server reads markup ("body-markup"), and
     /// where it shows no body at all the device goes into the summary.
     func rendered(capabilities: Set<String>) -> (summary: String, body: String) {
+        if let text {
+            let summary = Self.cut(Self.oneLine(text.summary), Self.maxSummaryCharacters)
+            guard capabilities.contains("body") else { return (text.body.isEmpty ? summary : "\(summary) \(text.body)", "") }
+            return (summary, capabilities.contains("body-markup") ? Self.escapeMarkup(text.body) : text.body)
+        }
         let name = (title?.isEmpty == false ? title! : type)
         let summary = Self.cut(Self.oneLine(name), Self.maxSummaryCharacters)
         let device = Self.cut(Self.oneLine(deviceName), Self.maxDeviceCharacters)

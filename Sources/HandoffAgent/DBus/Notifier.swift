@@ -199,9 +199,10 @@ public final class Notifier<Key: Hashable> {
             return
         }
         let (summary, body) = entry.content.rendered(capabilities: caps)
-        var hints: [(String, BusVariant)] = [("urgency", .byte(1))]
+        var hints: [(String, BusVariant)] = [("urgency", .byte(entry.content.urgency))]
         if let desktop = entry.content.desktopEntry { hints.append(("desktop-entry", .string(desktop))) }
-        let actions = caps.contains("actions") ? [Self.continueAction, "Continue"] : []
+        let offered = entry.content.actions.map { $0.flatMap { [$0.key, $0.label] } } ?? [Self.continueAction, "Continue"]
+        let actions = caps.contains("actions") ? offered : []
         let replaces = entry.id ?? 0
         let icon = entry.content.icon
         let generation = entry.generation

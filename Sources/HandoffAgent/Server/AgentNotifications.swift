@@ -19,6 +19,12 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
     private var notifier: Notifier<UUID>?
     private var port: HubPort?
     private var shown: Set<UUID> = []
+    /// The pairing prompt's answer while it is shown (docs/agent.md §9);
+    /// called once, then nil.
+    private var pairingAnswer: ((Bool) -> Void)?
+    static let pairingPromptKey = UUID(uuidString: "0A1B0000-0000-4000-8000-000000000001")!
+    static let pairedKey = UUID(uuidString: "0A1B0000-0000-4000-8000-000000000002")!
+    static let pairAction = "pair", notNowAction = "not-now"
 
     /// Connects to the session bus at `address` (nil: the one the
     /// environment names) and starts watching. Loop thread.
@@ -83,8 +89,46 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
         }
     }
 
+    // MARK: Pairing (docs/agent.md §9), loop thread
+
+    /// Asks "Pair a new device?" with the code; `answer` hears true for
+    /// "Pair", false for "Not now", a closed notification, or no server.
+    func askPairing(_ code: ComparisonCode, answer: @escaping (Bool) -> Void) {
+        endPairing()
+        guard let notifier else { return answer(false) }
+        pairingAnswer = answer
+        notifier.show(NotificationContent(summary: "Pair a new device?", body: "Compare: \(code)",
+                                          actions: [(Self.pairAction, "Pair"), (Self.notNowAction, "Not now")],
+                                          urgency: 2), for: Self.pairingPromptKey)
+    }
+
+    /// Withdraws the prompt (the pairing ended); its answer is not called.
+    func endPairing() {
+        pairingAnswer = nil
+        notifier?.close(Self.pairingPromptKey)
+    }
+
+    func showPaired(_ name: String) {
+        notifier?.show(NotificationContent(summary: "Paired with \(name)", body: "It joined this device's account.",
+                                           actions: [], urgency: 1), for: Self.pairedKey)
+    }
+
+    private func answerPairing(_ yes: Bool) {
+        guard let answer = pairingAnswer else { return }
+        pairingAnswer = nil
+        notifier?.close(Self.pairingPromptKey)
+        answer(yes)
+    }
+
     private func handle(_ event: Notifier<UUID>.Event) {
         switch event {
+        case .actionInvoked(let id, let action, _) where id == Self.pairingPromptKey:
+            // A click on the body ("default") is no answer: only the buttons are.
+            if action == Self.pairAction || action == Self.notNowAction { answerPairing(action == Self.pairAction) }
+        case .actionInvoked(let id, _, _) where id == Self.pairedKey:
+            break
+        case .closed(let id, _) where id == Self.pairingPromptKey:
+            answerPairing(false)
         case .actionInvoked(let id, let action, let token) where action == Notifier<UUID>.continueAction || action == "default":
             server.log("chosen", "the person chose \(id.uuidString) in a notification",
                        ["activity": .string(id.uuidString), "token": .bool(token != nil)])
@@ -99,6 +143,7 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
         case .closed(let id, _):
             shown.remove(id)
         case .unavailable(let error):
+            answerPairing(false)
             server.log("notifications", "no notification server: \(error.message) (the agent works without it)",
                        ["available": .bool(false)])
         case .available:
@@ -122,6 +167,8 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
 
     /// Closes what it showed and lets go of the bus and the hub.
     func loopWillStop() {
+        answerPairing(false)
+        notifier?.close(Self.pairingPromptKey)
         for id in shown { notifier?.close(id) }
         shown.removeAll()
         stopWatching()

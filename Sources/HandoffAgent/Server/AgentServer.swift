@@ -51,6 +51,8 @@ public final class AgentServer: @unchecked Sendable {
     private var sessions: [EventLoop.Token: AgentSession] = [:]
     private var sources: [EventLoop.Token: (source: any AgentLoopSource, fd: Int32, events: UInt32)] = [:]
     private var nextToken: EventLoop.Token = 16
+    /// The desktop notifications, once started (pairing asks through them).
+    var notifications: AgentNotifications?
 
     private struct Shared {
         var counters = AgentCounters()
@@ -504,6 +506,7 @@ public final class AgentServer: @unchecked Sendable {
     public func startNotifications(busAddress: String? = nil) {
         loop.post { [self] in
             guard let notifications = AgentNotifications.start(server: self, address: busAddress) else { return }
+            self.notifications = notifications
             let token = self.takeToken()
             self.sources[token] = (notifications, -1, 0)
             self.refresh(token)

@@ -373,7 +373,23 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     // MARK: Receiving beacons
 
     /// One datagram from the transport (internal: tests feed it directly).
+    /// Where pairing beacons heard on the engine's beacon socket go (the
+    /// agent's pairing, docs/agent.md §9); nil drops them as before.
+    private let pairingBeacons = Locked<(@Sendable ([UInt8], String) -> Void)?>(nil)
+
+    /// Hands datagrams that are pairing beacons by size and magic
+    /// (docs/PROTOCOL.md §9) to `handler`, on the beacon receive thread,
+    /// instead of dropping them; the handler bounds its own work. nil stops.
+    public func routePairingBeacons(to handler: (@Sendable ([UInt8], String) -> Void)?) {
+        pairingBeacons.withLock { $0 = handler }
+    }
+
     func received(_ packet: [UInt8], from: UDPAddress) {
+        if packet.count == PairingBeacon.size, packet.starts(with: PairingBeacon.magic),
+           let handler = pairingBeacons.withLock({ $0 }) {
+            handler(packet, from.host)
+            return
+        }
         // Anything that does not authenticate is dropped here, silently;
         // so is everything before an application is attached (the beacon
         // is not consumed: its next copy still counts).

@@ -14,27 +14,28 @@ public enum PairingSponsor {
     /// errors as `PairingJoiner.run`.
     public static func run(_ config: PairingConfiguration, accountKey: AccountKey, deviceName: String,
                            events: PairingEvents) throws(HandoffError) -> PairingResult {
-        let limits = config.limits
-        let windowEnd = Deadline(after: limits.window)
-        let table = Locked(PairingSessionTable(limits: limits, now: monotonicSeconds()))
-        var pipe: [Int32] = [-1, -1]
-        guard clinux_pipe2(&pipe, O_CLOEXEC | O_NONBLOCK) == 0 else {
-            throw HandoffError(.io, "cannot create a pipe (\(errnoText(errno)))")
-        }
-        let (wakeRead, wakeWrite) = (pipe[0], pipe[1])
-        defer {
-            close(wakeRead)
-            close(wakeWrite)
-        }
+        let inbox = try PairingBeaconInbox(limits: config.limits)
         let transport = try BeaconTransport(config: config.beacons) { packet, from in
-            guard let beacon = PairingBeacon.parse(packet) else { return }
-            if table.withLock({ $0.heard(beacon, from: from.host, now: monotonicSeconds()) }) {
-                var byte: UInt8 = 1
-                _ = write(wakeWrite, &byte, 1)
-            }
+            inbox.offer(packet, from: from.host)
         }
         defer { transport.stop() }
         events.beaconsReady(transport.port)
+        return try run(config, inbox: inbox, accountKey: accountKey, deviceName: deviceName, events: events,
+                       connected: { transport.stop() })
+    }
+
+    /// The same run on beacons someone else receives and hands to `inbox`
+    /// (the agent, which holds the beacon socket: docs/agent.md §9);
+    /// `connected` is called when the attempt begins (no more beacons are
+    /// needed). `config.beacons` is not used.
+    public static func run(_ config: PairingConfiguration, inbox: PairingBeaconInbox, accountKey: AccountKey,
+                           deviceName: String, events: PairingEvents,
+                           connected: () -> Void = {}) throws(HandoffError) -> PairingResult {
+        let limits = config.limits
+        let windowEnd = Deadline(after: limits.window)
+        let table = inbox.table
+        let wakeRead = inbox.wakeRead
+        defer { inbox.close() }
 
         while true {
             guard windowEnd.pollTimeout != nil else {
@@ -56,7 +57,8 @@ public enum PairingSponsor {
                 if (try? checkCancelled(config.cancelFD)) == nil { throw PairingConnection.cancelled }
                 continue
             }
-            transport.stop()
+            inbox.close()
+            connected()
             events.found(connection.peer)
             // The attempt begins with REVEAL: from here any failure ends the run.
             var code: ComparisonCode?
@@ -95,4 +97,45 @@ public enum PairingSponsor {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         if fd >= 0, poll(&entry, 1, 0) > 0 { throw PairingConnection.cancelled }
     }
+}
+
+/// Pairing beacons on their way to a sponsor run: any thread offers what
+/// it heard; the run takes sessions from the table (rate limits and
+/// bounds of `PairingSessionTable`, docs/PROTOCOL.md §9) and wakes on the
+/// pipe. Closed (offers refused) once the run's attempt begins or it ends.
+public final class PairingBeaconInbox: @unchecked Sendable {
+    // @unchecked: the table is locked; the descriptors are fixed until deinit.
+    let table: Locked<PairingSessionTable>
+    let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let closed = Locked(false)
+
+    public init(limits: PairingLimits) throws(HandoffError) {
+        var pipe: [Int32] = [-1, -1]
+        guard clinux_pipe2(&pipe, O_CLOEXEC | O_NONBLOCK) == 0 else {
+            throw HandoffError(.io, "cannot create a pipe (\(errnoText(errno)))")
+        }
+        (wakeRead, wakeWrite) = (pipe[0], pipe[1])
+        table = Locked(PairingSessionTable(limits: limits, now: monotonicSeconds()))
+    }
+
+    deinit {
+        Glibc.close(wakeRead)
+        Glibc.close(wakeWrite)
+    }
+
+    /// Hands a datagram heard from `host` to the run (any thread): false
+    /// when it is no pairing beacon, the rate limits refused it, or the
+    /// inbox is closed.
+    @discardableResult
+    public func offer(_ packet: [UInt8], from host: String) -> Bool {
+        guard let beacon = PairingBeacon.parse(packet), !closed.withLock({ $0 }) else { return false }
+        guard table.withLock({ $0.heard(beacon, from: host, now: monotonicSeconds()) }) else { return false }
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+        return true
+    }
+
+    /// Refuses further offers.
+    public func close() { closed.withLock { $0 = true } }
 }

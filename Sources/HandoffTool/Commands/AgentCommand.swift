@@ -9,7 +9,7 @@ import Glibc
 enum AgentCommand: Command {
     static let name = "agent"
     static let summary = "run the per-user agent that serves every app of this user (foreground)"
-    static let synopsis = ["agent [--socket PATH] [--no-launch] [--no-notifications] [network options]"]
+    static let synopsis = ["agent [--socket PATH] [--no-launch] [--no-notifications] [--no-pairing] [network options]"]
     static let details = """
         Runs the device's continuity for every app of this user: one engine on the
         account and device identity `handoff account` keeps, and a local socket
@@ -27,6 +27,13 @@ enum AgentCommand: Command {
         continues it. Without a session bus or a notification server it says so
         once and works on.
 
+        When a new device runs `handoff pair` nearby, the agent sponsors it: once the
+        comparison code exists it asks "Pair a new device? Compare: 123 456"; "Pair"
+        (when the new device shows the same code) gives it this device's account,
+        "Not now" or closing the notification refuses. At most one pairing at a time
+        and one question per address every 30 seconds (docs/agent.md §9).
+        --no-pairing turns this off (so does --no-notifications).
+
         Logs one line per notable event on stderr (connections, registrations,
         launches, errors); with --json, one JSON object per line.
         """
@@ -34,6 +41,7 @@ enum AgentCommand: Command {
         .value("--socket", "PATH", "where apps connect (default $HANDOFF_AGENT_SOCKET, else $XDG_RUNTIME_DIR/handoff/agent.sock)"),
         .flag("--no-launch", "never launch installed apps nor open web pages for chosen activities"),
         .flag("--no-notifications", "show no desktop notifications (default: on the session bus, when there is one)"),
+        .flag("--no-pairing", "never offer to pair new devices that run `handoff pair` nearby"),
     ] + NetworkOptions.beacons + NetworkOptions.channel
 
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
@@ -60,7 +68,7 @@ enum AgentCommand: Command {
 
         let notifications: Agent.Notifications = arguments.has("--no-notifications") ? .off : .sessionBus(nil)
         let agent = try Agent(configuration: config, listener: listener, agentVersion: Tool.version, desktop: desktop,
-                              notifications: notifications, log: log)
+                              notifications: notifications, pairing: !arguments.has("--no-pairing"), log: log)
         let socket: String = switch listener {
         case .path(let path): path
         case .activated(_, let path): "\(path ?? "?") (from systemd)"

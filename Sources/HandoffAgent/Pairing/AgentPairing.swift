@@ -1,0 +1,165 @@
+import CLinux
+import HandoffContinuity
+import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The agent sponsoring a new device's pairing with the person's consent
+/// (docs/agent.md §9): the engine hands it the pairing beacons it hears;
+/// a beacon starts one sponsor run (docs/PROTOCOL.md §9) on its own
+/// thread, which runs the protocol up to the comparison code and only then
+/// asks, in one notification whose "Pair"/"Not now" is the answer.
+/// Bounds: `AgentPairingGate`, the run's own (`PairingLimits`,
+/// `PairingSessionTable`), one run at a time.
+final class AgentPairing: @unchecked Sendable {
+    // @unchecked: the mutable state is in `state`; the rest is fixed.
+    private unowned let server: AgentServer
+    private let account: AccountKey
+    private let deviceName: String
+    private let config: PairingConfiguration
+    private let cancelRead: Int32
+    private let cancelWrite: Int32
+
+    private struct State {
+        var gate: AgentPairingGate
+        /// The run under way, if any.
+        var inbox: PairingBeaconInbox?
+        var running = false
+        var stopped = false
+        /// The source of the run's current attempt.
+        var peer: String?
+    }
+    private let state: Awaitable<State>
+
+    init(server: AgentServer, account: AccountKey, deviceName: String, config: PairingConfiguration) throws(HandoffError) {
+        var pipe: [Int32] = [-1, -1]
+        guard clinux_pipe2(&pipe, O_CLOEXEC | O_NONBLOCK) == 0 else {
+            throw HandoffError(.io, "cannot create a pipe (\(String(cString: strerror(errno))))")
+        }
+        (cancelRead, cancelWrite) = (pipe[0], pipe[1])
+        self.server = server
+        self.account = account
+        self.deviceName = deviceName
+        var config = config
+        config.cancelFD = cancelRead
+        self.config = config
+        state = Awaitable(State(gate: AgentPairingGate(now: monotonicSeconds())))
+    }
+
+    deinit {
+        close(cancelRead)
+        close(cancelWrite)
+    }
+
+    /// A datagram with the pairing magic, from the beacon receive thread.
+    func heard(_ packet: [UInt8], from host: String) {
+        let start: PairingBeaconInbox? = state.update { s in
+            let now = monotonicSeconds()
+            guard !s.stopped, s.gate.hears(host, now: now) else { return nil }
+            if let inbox = s.inbox {
+                inbox.offer(packet, from: host)
+                return nil
+            }
+            guard PairingBeacon.parse(packet) != nil, s.gate.startRun(now: now),
+                  let inbox = try? PairingBeaconInbox(limits: config.limits) else { return nil }
+            inbox.offer(packet, from: host)
+            s.inbox = inbox
+            s.running = true
+            return inbox
+        }
+        guard let start else { return }
+        if !startDetachedThread(named: "hoff-pairing", { [self] in self.run(start) }) {
+            state.update { s in
+                s.inbox = nil
+                s.running = false
+            }
+        }
+    }
+
+    /// Ends a run under way (as a "no") and waits for its thread. Idempotent.
+    func stop() {
+        state.update { $0.stopped = true }
+        var byte: UInt8 = 1
+        _ = write(cancelWrite, &byte, 1)
+        state.wait(until: { !$0.running }, seconds: 30) { _, _ in }
+    }
+
+    // MARK: The run's thread
+
+    private func run(_ inbox: PairingBeaconInbox) {
+        let answer = PromptAnswer()
+        var events = PairingEvents { [self] code in
+            let host = state.update { $0.peer } ?? "?"
+            let allowed = state.update { $0.gate.prompt(host, now: monotonicSeconds()) }
+            guard allowed, let answer else {
+                server.log("pairing-refused", "a device at \(host) asked to pair: not asked again so soon",
+                           ["address": .string(host)])
+                return PairingPrompt(fd: -1) { false }
+            }
+            server.log("pairing-prompt", "a device at \(host) asks to pair: asking the person",
+                       ["address": .string(host)])
+            server.perform { [server] in
+                guard let notifications = server.notifications else { return answer.give(false) }
+                notifications.askPairing(code) { answer.give($0) }
+            }
+            return PairingPrompt(fd: answer.fd) { answer.take() }
+        }
+        events.found = { [self] host in state.update { $0.peer = host } }
+        let result = Result { () throws(HandoffError) in
+            try PairingSponsor.run(config, inbox: inbox, accountKey: account, deviceName: deviceName, events: events)
+        }
+        server.perform { [server] in server.notifications?.endPairing() }
+        switch result {
+        case .success(let paired):
+            server.log("paired", "paired with \(paired.peerName): it joined account \(paired.accountID)",
+                       ["peer": .string(paired.peerName), "account": .string(paired.accountID)])
+            server.perform { [server] in server.notifications?.showPaired(paired.peerName) }
+        case .failure(let error):
+            server.log("pairing-ended", "pairing ended: \(error.message)", ["code": .int(Int64(error.code.rawValue))])
+        }
+        state.update { s in
+            s.inbox = nil
+            s.peer = nil
+            s.running = false
+        }
+    }
+}
+
+/// Seconds on CLOCK_MONOTONIC (the gate's clock).
+private func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// The person's answer, from the loop thread to the run's thread: a pipe
+/// the run polls and a value given once.
+private final class PromptAnswer: @unchecked Sendable {
+    let fd: Int32
+    private let writeFD: Int32
+    private let value = Locked<Bool?>(nil)
+
+    init?() {
+        var pipe: [Int32] = [-1, -1]
+        guard clinux_pipe2(&pipe, O_CLOEXEC | O_NONBLOCK) == 0 else { return nil }
+        (fd, writeFD) = (pipe[0], pipe[1])
+    }
+
+    deinit {
+        close(fd)
+        close(writeFD)
+    }
+
+    func give(_ yes: Bool) {
+        let first = value.withLock { v in
+            defer { if v == nil { v = yes } }
+            return v == nil
+        }
+        guard first else { return }
+        var byte: UInt8 = 1
+        _ = write(writeFD, &byte, 1)
+    }
+
+    func take() -> Bool? { value.withLock { $0 } }
+}
