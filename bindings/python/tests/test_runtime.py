@@ -309,7 +309,10 @@ def test_remote_activity_is_a_plain_snapshot():
 
 def test_ctrl_c_interrupts_run(spawn):
     # The child interrupts itself (as Ctrl-C would) a moment after entering run().
+    # SIGINT handled as in a terminal even when the test runs with it ignored
+    # (a background job inherits SIG_IGN, and Python then installs no handler).
     script = ("import os, signal, sys, threading; sys.path.insert(0, sys.argv[1]); import handoff\n"
+              "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
               "app = handoff.Application(handoff.Manifest('com.example.myapp', 'TEAM1'))\n"
               "threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()\n"
               "try:\n    app.run(timeout=60)\n    print('returned', flush=True)\n"
