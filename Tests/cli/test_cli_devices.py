@@ -56,7 +56,7 @@ def test_devices_lists_the_other_device_once_its_channel_verified(pair, ports, t
 
     human = a.run("devices", *embedded(*ports))
     assert human.code == 0, human
-    assert "* Device A (this device)" in human.out and "Device B" in human.out
+    assert human.out.startswith("Devices of account ") and "\n* Device A (this device)\n" in human.out, human
     for proc in (sender, other):
         proc.signal(signal.SIGINT)
         assert proc.wait() == 0
@@ -114,7 +114,8 @@ def test_devices_through_the_agent_answers_from_its_table(pair, ports, tmp_path)
     assert report["devices"][0]["name"] == "Device A" and report["devices"][0]["channel_port"] > 0
     assert by_id[b_id]["name"] == "Device B" and by_id[b_id]["role"] == "full"
     human = a.run("devices", env=env)
-    assert human.code == 0 and "through the handoff agent" in human.out and "reachable" in human.out, human
+    assert human.code == 0 and "through the handoff agent" in human.out, human
+    assert "\n  Device B\n" in human.out and "\n    reachable\n" in human.out + "\n", human
     # --agent with a device-level option is a usage error, as for nearby.
     refused = a.run("--json", "devices", "--agent", "--peer", f"127.0.0.1:{ports[1]}", env=env)
     assert refused.code == 2 and "--peer" in refused.json()["error"]["message"], refused
@@ -139,7 +140,8 @@ def test_a_send_only_devices_role(pair, ports):
     # activity) is heard, but never verified there: nothing is offered to it.
     a_sender, a_published = publish(a, ports[0], ports[1], "--type", TYPE)
     a_id = a_published["device"]["id"]
-    report, by_id = devices_until(b, lambda d: a_id in d, *embedded(ports[1], ports[0]))
+    # B does not solicit (send-only): it hears A's keep-alives (every 4 s).
+    report, by_id = devices_until(b, lambda d: a_id in d, *embedded(ports[1], ports[0], listen="6"))
     assert report["devices"][0]["role"] == "send-only" and report["devices"][0]["name"] == "Device B"
     assert by_id[a_id]["reachable"] is None and by_id[a_id]["error"] is None, by_id
     a_sender.signal(signal.SIGINT)
