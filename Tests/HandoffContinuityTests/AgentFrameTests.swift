@@ -33,7 +33,13 @@ import Glibc
         let status = AgentStatus(deviceID: Array(0..<16), deviceName: "Desk", role: .full, channelPort: 4000, beaconPort: 52370,
                                  clients: 2, remotes: [.init(deviceID: Array(16..<32), deviceName: "Laptop",
                                                              addresses: ["127.0.0.1:5000", "[::1]:5000"], verified: true,
-                                                             lastHeardMilliseconds: 1200, role: .sendOnly)],
+                                                             lastHeardMilliseconds: 1200, role: .sendOnly),
+                                                       .init(deviceID: Array(32..<48), deviceName: "Gone",
+                                                             addresses: ["127.0.0.1:6000"], verified: false,
+                                                             lastHeardMilliseconds: 300,
+                                                             lastError: .init(address: "127.0.0.1:6000",
+                                                                              error: HandoffError(.connectionUnavailable, "refused"),
+                                                                              milliseconds: 250))],
                                  counters: ["duplicates": 3, "refused": 0], beacons: tally)
         return [
             (.hello(AgentHello(manifest: manifest, pid: 4242, observer: true)), .app),

@@ -38,6 +38,21 @@ import Testing
         guard case .available? = reported.first else { Issue.record("\(reported)"); return }
     }
 
+    /// `handoff devices` shows why a device is unreachable: the latest
+    /// failure is kept until a verification succeeds.
+    @Test func theLatestVerificationFailureIsKeptUntilOneSucceeds() throws {
+        var t = RemoteTable()
+        let id = hex(advert().deviceID)
+        let channel = try #require(t.apply(advert(), from: "127.0.0.1", manifest: try manifest(), ownRole: .full, now: 0).verify)
+        let refused = HandoffError(.connectionUnavailable, "connection refused")
+        #expect(t.verified(id, at: channel, failure: refused, now: 1).isEmpty)
+        #expect(t.entries[id]?.lastFailure == RemoteTable.VerificationFailure(channel: channel, error: refused, at: 1))
+        #expect(t.entries[id]?.verified == false)
+        let again = try #require(t.apply(advert(), from: "127.0.0.1", manifest: try manifest(), ownRole: .full, now: 3).verify)
+        #expect(t.verified(id, at: again, failure: nil, now: 4).count == 1)
+        #expect(t.entries[id]?.lastFailure == nil && t.entries[id]?.verified == true)
+    }
+
     @Test func anotherChannelMeansVerifyingAgain() throws {
         var t = RemoteTable()
         _ = try apply(advert(), &t)

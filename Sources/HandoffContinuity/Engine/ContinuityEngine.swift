@@ -470,12 +470,13 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         guard admitted else { return }
         let client = self.client
         let submitted = verifier.submit { [weak self] in
-            let ok = client.verify(channel)
+            let failure = client.verify(channel)
             guard let self else { return }
             let (changes, endpoint, retry) = self.state.withLock { s in
                 s.counters.verifications += 1
-                let changes = s.remotes.verified(deviceID, at: channel, ok)
-                return (changes, s.endpoint, ok ? nil : s.remotes.untriedChannel(deviceID, now: monotonicSeconds()))
+                let now = monotonicSeconds()
+                let changes = s.remotes.verified(deviceID, at: channel, failure: failure, now: now)
+                return (changes, s.endpoint, failure == nil ? nil : s.remotes.untriedChannel(deviceID, now: now))
             }
             if let endpoint { changes.forEach(endpoint.remoteActivityChanged) }
             if let retry { self.startVerifying(deviceID, at: retry) }
@@ -509,7 +510,11 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             (s.remotes.entries.map { id, entry in
                 EngineStatus.RemoteDevice(id: id, name: entry.name, role: entry.role,
                                           channels: entry.channels.values.map(\.description).sorted(),
-                                          verified: entry.verified, secondsSinceHeard: max(0, now - entry.lastHeard))
+                                          verified: entry.verified, secondsSinceHeard: max(0, now - entry.lastHeard),
+                                          lastError: entry.lastFailure.map { f in
+                                              EngineStatus.VerificationError(channel: f.channel.description, error: f.error,
+                                                                             secondsAgo: max(0, now - f.at))
+                                          })
             }, s.beacons)
         }
         let counters = discovery.dictionary.merging(beacons.counters) { _, tally in tally }

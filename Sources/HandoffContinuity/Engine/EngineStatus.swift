@@ -1,3 +1,5 @@
+import HandoffModel
+
 /// What an engine knows of the other devices now, and what its discovery
 /// did, in counts: the agent's STATUS reply (docs/agent.md §3) and
 /// diagnostics. A snapshot; reading it changes nothing.
@@ -14,6 +16,17 @@ public struct EngineStatus: Sendable, Equatable {
         /// Its channel completed a handshake with the account's key.
         public var verified: Bool
         public var secondsSinceHeard: Double
+        /// Its latest failed verification, until one succeeds (a verified
+        /// device whose channel moved may have one from before).
+        public var lastError: VerificationError?
+    }
+
+    /// Why a device's channel did not complete a handshake.
+    public struct VerificationError: Sendable, Equatable {
+        /// The channel tried, "host:port".
+        public var channel: String
+        public var error: HandoffError
+        public var secondsAgo: Double
     }
 
     /// Sorted by id.

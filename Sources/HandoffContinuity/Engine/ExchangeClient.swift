@@ -61,12 +61,16 @@ final class ExchangeClient: Sendable {
         }
     }
 
-    /// Whether `peer` completes a handshake with the account's PSK now; the
+    /// Whether `peer` completes a handshake with the account's PSK now: nil
+    /// when it does, else why not (kept for `handoff devices`); the
     /// connection stays in the pool (when reuse is on) for the next fetch.
-    func verify(_ peer: SocketAddress) -> Bool {
-        guard let connection = try? connection(to: peer) else { return false }
-        release(connection, to: peer)
-        return true
+    func verify(_ peer: SocketAddress) -> HandoffError? {
+        do {
+            release(try connection(to: peer), to: peer)
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// Tells `peer` its activity was continued. Best effort.

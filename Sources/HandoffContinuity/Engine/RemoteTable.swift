@@ -41,8 +41,18 @@ struct RemoteTable {
         /// The device's name and role, as its latest beacon gives them.
         var name = ""
         var role = DeviceRole.full
+        /// The latest failed verification, until one succeeds.
+        var lastFailure: VerificationFailure?
 
         var verified: Bool { verifiedChannel != nil }
+    }
+
+    /// Why the device's channel did not verify, where, and when
+    /// (monotonic seconds): STATUS `lastError`, `handoff devices`.
+    struct VerificationFailure: Equatable {
+        var channel: SocketAddress
+        var error: HandoffError
+        var at: Double
     }
 
     /// Seconds between verification attempts of one device; doubled after
@@ -160,20 +170,29 @@ struct RemoteTable {
 
     /// The outcome of verifying `deviceID` at `channel`.
     mutating func verified(_ deviceID: String, at channel: SocketAddress, _ ok: Bool) -> [RemoteActivityChange] {
+        verified(deviceID, at: channel, failure: ok ? nil : HandoffError(.handoffFailed, "the handshake failed"), now: 0)
+    }
+
+    /// The outcome of verifying `deviceID` at `channel`: `failure` nil when
+    /// its handshake succeeded; a failure is kept until one succeeds.
+    mutating func verified(_ deviceID: String, at channel: SocketAddress, failure: HandoffError?,
+                           now: Double) -> [RemoteActivityChange] {
         guard var entry = entries[deviceID], entry.verifying == channel else { return [] }
         entry.verifying = nil
         var changes: [RemoteActivityChange] = []
-        if ok {
-            entry.verifiedChannel = channel
-            entry.failures = 0
-            entry.failedFamilies = []
-            changes = Self.report(&entry)
-        } else {
+        if let failure {
+            entry.lastFailure = VerificationFailure(channel: channel, error: failure, at: now)
             entry.failedFamilies.insert(Self.family(of: channel.host))
             if entry.channels.keys.allSatisfy(entry.failedFamilies.contains) {
                 entry.failures += 1
                 entry.failedFamilies = []
             }
+        } else {
+            entry.verifiedChannel = channel
+            entry.failures = 0
+            entry.failedFamilies = []
+            entry.lastFailure = nil
+            changes = Self.report(&entry)
         }
         entries[deviceID] = entry
         return changes

@@ -58,9 +58,15 @@ enum AgentBodyCoding {
                     "message": .string(truncateUTF8(e.message, to: 1024))]
         case .status(let s):
             let remotes: [PropertyListValue] = s.remotes.map { r in
-                .dictionary(["deviceID": .data(r.deviceID), "deviceName": .string(r.deviceName),
-                             "addresses": .array(r.addresses.map { .string($0) }), "verified": .boolean(r.verified),
-                             "lastHeard": .integer(r.lastHeardMilliseconds), "role": .string(r.role.name)])
+                var d: Body = ["deviceID": .data(r.deviceID), "deviceName": .string(r.deviceName),
+                               "addresses": .array(r.addresses.map { .string($0) }), "verified": .boolean(r.verified),
+                               "lastHeard": .integer(r.lastHeardMilliseconds), "role": .string(r.role.name)]
+                if let e = r.lastError {
+                    d["lastError"] = .dictionary(["address": .string(e.address), "code": .integer(Int64(e.error.code.rawValue)),
+                                                  "message": .string(truncateUTF8(e.error.message, to: 1024)),
+                                                  "ago": .integer(e.milliseconds)])
+                }
+                return .dictionary(d)
             }
             return ["deviceID": .data(s.deviceID), "deviceName": .string(s.deviceName), "role": .string(s.role.name),
                     "channelPort": .integer(Int64(s.channelPort)), "beaconPort": .integer(Int64(s.beaconPort)),
@@ -68,6 +74,14 @@ enum AgentBodyCoding {
                     "counters": .dictionary(s.counters.mapValues { .integer($0) }),
                     "beacons": .dictionary(beacons(s.beacons))]
         }
+    }
+
+    /// STATUS `remotes[].lastError`.
+    static func verificationError(_ f: Fields) throws(HandoffError) -> AgentStatus.VerificationError {
+        let code = try f.integer("code", in: 1...Int64(Int32.max))
+        return AgentStatus.VerificationError(address: try f.string("address"),
+                                             error: HandoffError(HandoffError.Code(rawValue: Int32(code)), try f.string("message")),
+                                             milliseconds: try f.integer("ago", in: 0...Int64.max))
     }
 
     /// STATUS `beacons`: the engine's tally (`BeaconTally`).
@@ -181,7 +195,10 @@ enum AgentBodyCoding {
                                                   role: try r.optionalString("role").map { name throws(HandoffError) in
                                                       guard let role = DeviceRole(name: name) else { throw malformed("role is full or send-only") }
                                                       return role
-                                                  } ?? .full))
+                                                  } ?? .full,
+                                                  lastError: try r.optionalDictionary("lastError").map { d throws(HandoffError) in
+                                                      try verificationError(Fields(d))
+                                                  }))
             }
             var counters: [String: Int64] = [:]
             for (key, value) in try b.dictionary("counters") {

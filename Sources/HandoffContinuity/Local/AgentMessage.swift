@@ -130,15 +130,32 @@ public struct AgentStatus: Sendable, Equatable {
         public var lastHeardMilliseconds: Int64
         /// As its latest beacon says (`role`; full when an older agent leaves it out).
         public var role: DeviceRole
+        /// Its latest failed verification until one succeeds (`lastError`;
+        /// nil when none, or an older agent leaves it out).
+        public var lastError: VerificationError?
 
         public init(deviceID: [UInt8], deviceName: String, addresses: [String], verified: Bool, lastHeardMilliseconds: Int64,
-                    role: DeviceRole = .full) {
+                    role: DeviceRole = .full, lastError: VerificationError? = nil) {
             self.deviceID = deviceID
             self.deviceName = deviceName
             self.addresses = addresses
             self.verified = verified
             self.lastHeardMilliseconds = lastHeardMilliseconds
             self.role = role
+            self.lastError = lastError
+        }
+    }
+
+    /// STATUS `lastError`: the channel tried, the error, milliseconds ago.
+    public struct VerificationError: Sendable, Equatable {
+        public var address: String
+        public var error: HandoffError
+        public var milliseconds: Int64
+
+        public init(address: String, error: HandoffError, milliseconds: Int64) {
+            self.address = address
+            self.error = error
+            self.milliseconds = milliseconds
         }
     }
 
@@ -172,7 +189,10 @@ public struct AgentStatus: Sendable, Equatable {
         let status = engine.status
         let remotes = status.remotes.map { r in
             Remote(deviceID: AgentBodyCoding.deviceBytes(r.id), deviceName: r.name, addresses: r.channels,
-                   verified: r.verified, lastHeardMilliseconds: Int64((r.secondsSinceHeard * 1000).rounded()), role: r.role)
+                   verified: r.verified, lastHeardMilliseconds: Int64((r.secondsSinceHeard * 1000).rounded()), role: r.role,
+                   lastError: r.lastError.map { e in
+                       VerificationError(address: e.channel, error: e.error, milliseconds: Int64((e.secondsAgo * 1000).rounded()))
+                   })
         }
         self.init(deviceID: device.idBytes, deviceName: device.name, role: device.role, channelPort: engine.channelPort,
                   beaconPort: engine.beaconPort, clients: clients, remotes: remotes,

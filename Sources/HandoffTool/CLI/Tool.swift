@@ -10,6 +10,7 @@ enum Tool {
         PairCommand.self,
         DeviceCommand.self,
         NearbyCommand.self,
+        DevicesCommand.self,
         PublishCommand.self,
         ContinueCommand.self,
         DoctorCommand.self,
