@@ -141,7 +141,7 @@ import Testing
         #expect(try receiver.pump { receiver.delegate.events.contains { $0.hasPrefix("didFail:") } })
         #expect(receiver.delegate.events.contains("didFail:4610"))
         #expect(try sender.pump { recorder.events.contains { $0.hasPrefix("didFailToHandOff") } })
-        #expect(recorder.events == ["didFailToHandOff:4610"])
+        #expect(recorder.events == ["willSave", "didFailToHandOff:4610"])
     }
 
     /// A payload over the userInfo budget: the receiver hears 4611 and so
