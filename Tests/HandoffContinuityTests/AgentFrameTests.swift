@@ -66,6 +66,9 @@ import Glibc
             (.status(status), .agent),
             (.choose(id), .app),
             (.undelivered(id, HandoffError(.remoteApplicationTimedOut, "too late")), .agent),
+            (.offer(id, [0x62, 0x70]), .app),
+            (.offer(id, nil), .app),
+            (.served(id), .agent),
         ]
     }
 

@@ -149,6 +149,12 @@ final class AgentConnection: @unchecked Sendable {
         if now { close(.refused) }
     }
 
+    /// Whether a datagram from the app waits unread (any thread).
+    var hasUnreadInput: Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, 0) != 0
+    }
+
     func receive() -> LocalSocket.Received {
         isClosed ? .closed : LocalSocket.receive(fd)
     }

@@ -21,6 +21,10 @@ public struct AgentCounters: Sendable, Equatable {
     /// engine stopped waiting, and those refused because 16 were pending.
     public var lateReplies = 0
     public var refusedAgentRequests = 0
+    /// Payloads the engine asked an app for: sent PROVIDE, or answered
+    /// from the app's OFFER without asking it.
+    public var provides = 0
+    public var servedFromOffers = 0
     public var launches = 0
     public var webPagesOpened = 0
 
@@ -31,7 +35,8 @@ public struct AgentCounters: Sendable, Equatable {
          "closedByPeer": closedByPeer, "closedMalformed": closedMalformed, "closedNoHello": closedNoHello,
          "closedHelloTimeout": closedHelloTimeout, "closedQueueFull": closedQueueFull,
          "refusedInFlight": refusedInFlight, "unknownTypes": unknownTypes, "lateReplies": lateReplies,
-         "refusedAgentRequests": refusedAgentRequests, "launches": launches, "webPagesOpened": webPagesOpened]
+         "refusedAgentRequests": refusedAgentRequests,
+         "provides": provides, "servedFromOffers": servedFromOffers, "launches": launches, "webPagesOpened": webPagesOpened]
             .mapValues { Int64($0) }
     }
 }

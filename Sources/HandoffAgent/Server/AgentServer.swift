@@ -246,6 +246,8 @@ public final class AgentServer: @unchecked Sendable {
 
     private func read(_ session: AgentSession) {
         let connection = session.connection
+        session.beginReading()  // no offer served while a withdrawal may be in hand
+        defer { session.endReading() }
         for _ in 0..<limits.readsPerTurn where !connection.isClosed {
             switch connection.receive() {
             case .wouldBlock:

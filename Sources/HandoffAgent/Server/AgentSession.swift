@@ -42,6 +42,15 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         /// The agent's requests it has not answered yet.
         var pending: [UInt32: PendingRequest] = [:]
         var nextRequestID: UInt32 = 1
+        /// The app's latest ADVERTISE: its activity id and expiration.
+        var advertised: (id: UUID, expiration: Date?)?
+        /// The payload the app offered for it (OFFER), if any.
+        var offer: (id: UUID, payload: [UInt8])?
+        /// The loop is between reading the app's datagrams and handling
+        /// them: an offer may be about to be withdrawn.
+        var reading = false
+        /// Offered payloads served whose SERVED is not yet queued.
+        var served: [UUID: Int] = [:]
     }
 
     fileprivate enum PendingRequest {
@@ -71,8 +80,54 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
     /// PROVIDE, from the engine's thread: through the loop only when the
     /// socket does not take it at once.
     func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
+        if let payload = takeOffer(activityID) {
+            // The critical path is the reply; SERVED follows through the loop.
+            let taken = reply(.success(payload))
+            server.count { $0.servedFromOffers += 1 }
+            server.loop.post { [weak self] in
+                guard let self else { return }
+                self.flushServed()
+                if !taken { self.send(.undelivered(activityID, Self.late)) }
+            }
+            return
+        }
+        server.count { $0.provides += 1 }
         ask(.provide(activityID), pending: .provide(activityID, reply), onLoop: false)
     }
+
+    /// The payload the app offered for `activityID`, when it is still what
+    /// the app would answer PROVIDE with: offered after its latest
+    /// ADVERTISE, not expired, and nothing the app sent since is unread
+    /// (the loop is not handling its datagrams, and its socket holds none:
+    /// checked under the lock the loop takes before it reads, so a
+    /// withdrawal the app wrote before this cannot be overtaken). Counts
+    /// the SERVED owed.
+    private func takeOffer(_ activityID: UUID) -> [UInt8]? {
+        requests.withLock { r -> [UInt8]? in
+            guard r.registered, !r.reading, let offer = r.offer, offer.id == activityID,
+                  let ad = r.advertised, ad.id == activityID else { return nil }
+            if let expiration = ad.expiration, expiration <= Date() { return nil }
+            guard !connection.hasUnreadInput else { return nil }
+            r.served[activityID, default: 0] += 1
+            return offer.payload
+        }
+    }
+
+    /// Loop thread: SERVED for each offered payload served so far, before
+    /// whatever about that activity is sent next (CONTINUED, ACCEPT_STREAM).
+    private func flushServed() {
+        let served = requests.withLock { r in
+            defer { r.served.removeAll() }
+            return r.served
+        }
+        guard isRegistered else { return }
+        for (id, n) in served { for _ in 0..<n { send(.served(id)) } }
+    }
+
+    /// The server's read turn: offers are not served from the first
+    /// datagram read until all read are handled.
+    func beginReading() { requests.withLock { $0.reading = true } }
+    func endReading() { requests.withLock { $0.reading = false } }
 
     /// A continuation chosen for this app: CONTINUE, on the loop thread.
     func continueChosen(_ remote: RemoteActivity) {
@@ -82,6 +137,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
     func activityWasContinued(_ activityID: UUID) {
         server.loop.post { [weak self] in
             guard let self, self.isRegistered else { return }
+            self.flushServed()
             self.send(.continued(activityID))
         }
     }
@@ -93,6 +149,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
                 stream.close()
                 return _ = reply(.failure(Self.gone))
             }
+            self.flushServed()
             self.ask(.acceptStream(activityID), passing: stream, pending: .acceptStream(activityID, reply), onLoop: true)
         }
     }
@@ -114,7 +171,18 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         case .hello:
             return "it said HELLO twice"
         case .advertise(let ad):
+            // An advertisement withdraws the offer; OFFER follows it.
+            requests.withLock { r in
+                r.offer = nil
+                r.advertised = ad.map { ($0.activityID, $0.expirationDate) }
+            }
             port?.advertise(ad)
+        case .offer(let activityID, let payload):
+            requests.withLock { r in
+                guard let payload else { return r.offer = nil }
+                // Only for what is advertised now: an older offer is stale.
+                r.offer = r.advertised?.id == activityID ? (activityID, payload) : nil
+            }
         case .confirm(let activityID):
             if let remote = told[activityID] { port?.confirmContinued(remote) }
         case .fetch(let activityID):
@@ -155,7 +223,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
             }
         case .payload, .ok, .error:
             return answer(frame)
-        case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity, .status, .undelivered:
+        case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity, .status, .undelivered, .served:
             return "it sent \(frame.message.kind), which only the agent sends"  // the decoder refuses these first
         }
         return nil
@@ -351,6 +419,8 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         port = nil
         let unanswered = requests.withLock { r in
             r.registered = false
+            r.offer = nil
+            r.served.removeAll()
             defer { r.pending.removeAll() }
             return Array(r.pending.values)
         }

@@ -122,9 +122,11 @@ extension AgentClient {
             endpoint?.continueChosen(remote)
         case .undelivered(let activityID, let error):
             endpoint?.handOffFailed(activityID, error.asUserActivityErrorForWire)
+        case .served(let activityID):
+            endpoint?.activityServed(activityID)
         case .payload, .stream, .ok, .error, .welcome, .status:
             return reply(frame, descriptor: descriptors.first)
-        case .hello, .advertise, .fetch, .confirm, .openStream, .statusRequest, .choose:
+        case .hello, .advertise, .fetch, .confirm, .openStream, .statusRequest, .choose, .offer:
             drop("the agent sent \(frame.message.kind), which only apps send")  // the decoder refuses these already
             return false
         }

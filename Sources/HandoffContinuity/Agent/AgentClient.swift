@@ -199,6 +199,14 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
         }
     }
 
+    public var takesOffers: Bool { true }
+
+    /// OFFER, in order with ADVERTISE on the one socket. Not kept for a
+    /// reconnection: the new agent session has none until the next offer.
+    public func offer(_ activityID: UUID, payload: [UInt8]?) {
+        state.withLock { s in _ = send(AgentFrame(.offer(activityID, payload)), in: &s) }
+    }
+
     public func fetch(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
         request(.fetch(completion), .fetch(remote.activityID))
     }

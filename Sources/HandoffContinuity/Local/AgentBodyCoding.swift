@@ -44,8 +44,12 @@ enum AgentBodyCoding {
             case .withdrawn: 2
             }
             return ["change": .integer(number), "activity": .dictionary(remote(change.remote))]
+        case .offer(let id, let payload):
+            var b: Body = ["activityID": .data(id.bytes)]
+            b["payload"] = payload.map { .data($0) }
+            return b
         case .fetch(let id), .provide(let id), .confirm(let id), .continued(let id), .openStream(let id),
-             .acceptStream(let id), .choose(let id):
+             .acceptStream(let id), .choose(let id), .served(let id):
             return ["activityID": .data(id.bytes)]
         case .payload(let bytes):
             return ["payload": .data(bytes)]
@@ -172,6 +176,13 @@ enum AgentBodyCoding {
         case .openStream: return .openStream(UUID(bytes: try b.id("activityID")))
         case .acceptStream: return .acceptStream(UUID(bytes: try b.id("activityID")))
         case .choose: return .choose(UUID(bytes: try b.id("activityID")))
+        case .served: return .served(UUID(bytes: try b.id("activityID")))
+        case .offer:
+            let payload = try b.optionalData("payload")
+            if let payload, payload.count > ActivityCoding.maxPayloadSize {
+                throw malformed("an offered payload is at most \(ActivityCoding.maxPayloadSize) bytes")
+            }
+            return .offer(UUID(bytes: try b.id("activityID")), payload)
         case .payload: return .payload(try b.data("payload"))
         case .stream: return .stream
         case .ok: return .ok
@@ -344,6 +355,11 @@ enum AgentBodyCoding {
         func data(_ key: String) throws(HandoffError) -> [UInt8] {
             guard case .data(let d)? = body[key] else { throw malformed("\(key) is data") }
             return d
+        }
+
+        func optionalData(_ key: String) throws(HandoffError) -> [UInt8]? {
+            guard body[key] != nil else { return nil }
+            return try data(key)
         }
 
         func id(_ key: String) throws(HandoffError) -> [UInt8] {

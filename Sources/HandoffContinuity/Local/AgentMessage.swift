@@ -35,10 +35,15 @@ public enum AgentMessage: Sendable, Equatable {
     /// did not reach the other device: the app's delegate hears
     /// `didFailToHandOff` with this error.
     case undelivered(UUID, HandoffError)
+    /// OFFER (app → agent): the payload the advertised activity encodes to
+    /// now, served for a fetch without PROVIDE; nil withdraws it.
+    case offer(UUID, [UInt8]?)
+    /// SERVED (agent → app): an offered payload went to a device.
+    case served(UUID)
 
     public enum Kind: UInt8, Sendable, CaseIterable {
         case hello = 1, welcome, advertise, remote, fetch, payload, provide, confirm, continued,
-             openStream, stream, acceptStream, ok, continueActivity, error, status, choose, undelivered
+             openStream, stream, acceptStream, ok, continueActivity, error, status, choose, undelivered, offer, served
     }
 
     public var kind: Kind {
@@ -61,6 +66,8 @@ public enum AgentMessage: Sendable, Equatable {
         case .statusRequest, .status: .status
         case .choose: .choose
         case .undelivered: .undelivered
+        case .offer: .offer
+        case .served: .served
         }
     }
 
@@ -75,8 +82,9 @@ public enum AgentMessage: Sendable, Equatable {
     static func allowed(_ kind: Kind, from sender: Sender) -> Bool {
         switch kind {
         case .payload, .ok, .error, .status: true
-        case .hello, .advertise, .fetch, .confirm, .openStream, .choose: sender == .app
-        case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity, .undelivered: sender == .agent
+        case .hello, .advertise, .fetch, .confirm, .openStream, .choose, .offer: sender == .app
+        case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity, .undelivered, .served:
+            sender == .agent
         }
     }
 }

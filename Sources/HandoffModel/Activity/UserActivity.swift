@@ -27,6 +27,8 @@ public final class UserActivity: Sendable {
         weak var owner: (any UserActivityOwner)?
         weak var bindingHandle: AnyObject?
         var isInvalidated = false
+        /// Bumped after every change of a property (`revision`).
+        var revision: UInt64 = 0
     }
 
     /// Creates an activity of a type as `Manifest.declare` accepts it.
@@ -53,49 +55,49 @@ public final class UserActivity: Sendable {
 
     public var title: String? {
         get { state.withLock { $0.title } }
-        set { state.withLock { $0.title = newValue } }
+        set { state.withLock { $0.title = newValue }; changed() }
     }
 
     public var targetContentIdentifier: String? {
         get { state.withLock { $0.targetContentIdentifier } }
-        set { state.withLock { $0.targetContentIdentifier = newValue } }
+        set { state.withLock { $0.targetContentIdentifier = newValue }; changed() }
     }
 
     public var persistentIdentifier: String? {
         get { state.withLock { $0.persistentIdentifier } }
-        set { state.withLock { $0.persistentIdentifier = newValue } }
+        set { state.withLock { $0.persistentIdentifier = newValue }; changed() }
     }
 
     public var keywords: Set<String> {
         get { state.withLock { $0.keywords } }
-        set { state.withLock { $0.keywords = newValue } }
+        set { state.withLock { $0.keywords = newValue }; changed() }
     }
 
     /// The minimal set of userInfo keys that makes the activity restorable;
     /// an activity missing one of them is not handed off.
     public var requiredUserInfoKeys: Set<String> {
         get { state.withLock { $0.requiredUserInfoKeys } }
-        set { state.withLock { $0.requiredUserInfoKeys = newValue } }
+        set { state.withLock { $0.requiredUserInfoKeys = newValue }; changed() }
     }
 
     public var isEligibleForHandoff: Bool {
         get { state.withLock { $0.isEligibleForHandoff } }
-        set { state.withLock { $0.isEligibleForHandoff = newValue } }
+        set { state.withLock { $0.isEligibleForHandoff = newValue }; changed() }
     }
 
     public var isEligibleForSearch: Bool {
         get { state.withLock { $0.isEligibleForSearch } }
-        set { state.withLock { $0.isEligibleForSearch = newValue } }
+        set { state.withLock { $0.isEligibleForSearch = newValue }; changed() }
     }
 
     public var isEligibleForPublicIndexing: Bool {
         get { state.withLock { $0.isEligibleForPublicIndexing } }
-        set { state.withLock { $0.isEligibleForPublicIndexing = newValue } }
+        set { state.withLock { $0.isEligibleForPublicIndexing = newValue }; changed() }
     }
 
     public var isEligibleForPrediction: Bool {
         get { state.withLock { $0.isEligibleForPrediction } }
-        set { state.withLock { $0.isEligibleForPrediction = newValue } }
+        set { state.withLock { $0.isEligibleForPrediction = newValue }; changed() }
     }
 
     /// Asks for a lazy, coalesced save: the owning application later calls
@@ -106,6 +108,7 @@ public final class UserActivity: Sendable {
         get { state.withLock { $0.needsSave } }
         set {
             state.withLock { $0.needsSave = newValue }
+            changed()
             if newValue, let owner = links.withLock({ $0.owner }) {
                 owner.activityNeedsSave(self)
             }
@@ -122,7 +125,7 @@ public final class UserActivity: Sendable {
 
     public var supportsContinuationStreams: Bool {
         get { state.withLock { $0.supportsContinuationStreams } }
-        set { state.withLock { $0.supportsContinuationStreams = newValue } }
+        set { state.withLock { $0.supportsContinuationStreams = newValue }; changed() }
     }
 
     // MARK: Checked properties
@@ -134,6 +137,7 @@ public final class UserActivity: Sendable {
     public func setUserInfo(_ userInfo: UserInfo) throws(HandoffError) {
         try UserInfoRules.check(userInfo)
         state.withLock { $0.userInfo = userInfo }
+        changed()
     }
 
     /// Merges entries into the userInfo; a key already there takes the new value.
@@ -141,6 +145,7 @@ public final class UserActivity: Sendable {
     public func addUserInfoEntries(_ entries: UserInfo) throws(HandoffError) {
         try UserInfoRules.check(entries)
         state.withLock { $0.userInfo.merge(entries) { _, new in new } }
+        changed()
     }
 
     /// The web page to open when no app on the other device can continue.
@@ -150,6 +155,7 @@ public final class UserActivity: Sendable {
     public func setWebpageURL(_ url: URL?) throws(HandoffError) {
         if let url { try Self.checkWebURL(url, property: "webpageURL") }
         state.withLock { $0.webpageURL = url }
+        changed()
     }
 
     /// The page that referred the person to the content, if any.
@@ -159,6 +165,7 @@ public final class UserActivity: Sendable {
     public func setReferrerURL(_ url: URL?) throws(HandoffError) {
         if let url { try Self.checkWebURL(url, property: "referrerURL") }
         state.withLock { $0.referrerURL = url }
+        changed()
     }
 
     /// After this date the activity is no longer offered to other devices.
@@ -170,6 +177,7 @@ public final class UserActivity: Sendable {
             throw HandoffError(.invalidValue, "expirationDate must be a finite point in time")
         }
         state.withLock { $0.expirationDate = date }
+        changed()
     }
 
     /// True when an expiration date is set and has passed at `now`.
@@ -226,6 +234,20 @@ public final class UserActivity: Sendable {
     }
 
     public var isInvalidated: Bool { links.withLock { $0.isInvalidated } }
+
+    /// Counts the changes of its properties: a payload encoded while it
+    /// stayed the same is what the activity encodes to now. Read it before
+    /// encoding; it moves after a change is made, before the owner hears.
+    public var revision: UInt64 { links.withLock { $0.revision } }
+
+    /// After a property changed: a new revision, and the owner told.
+    private func changed() {
+        let owner: (any UserActivityOwner)? = links.withLock { l in
+            l.revision &+= 1
+            return l.owner
+        }
+        owner?.activityDidChange(self)
+    }
 
     // MARK: Continuation streams
 

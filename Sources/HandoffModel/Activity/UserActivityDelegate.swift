@@ -36,10 +36,18 @@ public protocol UserActivityOwner: AnyObject, Sendable {
     func activityNeedsSave(_ activity: UserActivity)
     /// The activity was invalidated: stop offering it.
     func activityWasInvalidated(_ activity: UserActivity)
+    /// A property changed (called after the change, on the setter's
+    /// thread, before the setter returns): what the activity would encode
+    /// to may differ now, so a payload handed out ahead is withdrawn.
+    func activityDidChange(_ activity: UserActivity)
     /// Opens a continuation stream to the device this activity was
     /// continued from; `completion` runs once, on the dispatch thread.
     /// - Throws: `.invalidState` when the activity was not continued from
     ///   another device through this owner.
     func activity(_ activity: UserActivity,
                   openContinuationStream completion: @escaping (Result<ContinuationStream, HandoffError>) -> Void) throws(HandoffError)
+}
+
+extension UserActivityOwner {
+    public func activityDidChange(_ activity: UserActivity) {}
 }

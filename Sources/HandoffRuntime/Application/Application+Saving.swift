@@ -6,7 +6,11 @@ extension Application {
     /// The queued save: runs if needsSave is still set.
     func runPendingSave(_ activity: UserActivity) {
         state.withLock { _ = $0.pendingSaves.remove(ObjectIdentifier(activity)) }
-        if activity.takeNeedsSave() { performSave(activity) }
+        if activity.takeNeedsSave() {
+            performSave(activity)
+        } else if activity === currentActivity {
+            offerCurrent()  // a fetch ran the save first; its offer waited for this
+        }
     }
 
     /// Responders' `updateUserActivityState` in registration order, then

@@ -45,7 +45,7 @@ extension Application: ContinuityEndpoint {
 
     /// Counts one more fetch of `activity` awaiting its CONFIRM; the most
     /// recently served activity moves last, so the oldest is forgotten.
-    private func rememberServed(_ activity: UserActivity) {
+    func rememberServed(_ activity: UserActivity) {
         state.withLock { s in
             var entry = ServedActivity(activity: activity)
             if let i = s.served.firstIndex(where: { $0.id == activity.activityID }) {

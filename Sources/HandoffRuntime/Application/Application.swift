@@ -30,6 +30,13 @@ public final class Application: @unchecked Sendable {
         /// Activities continued here, by id, with the device they came
         /// from: where their continuation streams connect. Bounded.
         var continued: [(activity: UserActivity, remote: RemoteActivity)] = []
+        /// The activity whose payload the service holds now (agent mode),
+        /// at the revision it was encoded at (Application+Offering).
+        var offered: (activity: UserActivity, revision: UInt64)?
+        /// The activity offered last, for SERVED after it changed.
+        var lastOffered: UserActivity?
+        /// A job that offers the current activity again is queued.
+        var offerQueued = false
     }
 
     struct ServedActivity {
@@ -155,9 +162,13 @@ public final class Application: @unchecked Sendable {
             let ad = s.current.flatMap(advertisement)
             guard ad != s.advertised || (touched && ad != nil) else { return .none }
             s.advertised = ad
+            s.offered = nil  // an advertisement withdraws the offer
             return .some(ad)
         }
-        if case .some(let ad) = change { continuity?.advertise(ad) }
+        if case .some(let ad) = change {
+            continuity?.advertise(ad)
+            if ad != nil { offerCurrent() }
+        }
     }
 
     /// What to advertise for an activity, or nil when it may not be offered.
@@ -217,5 +228,9 @@ extension Application: UserActivityOwner {
 
     public func activityWasInvalidated(_ activity: UserActivity) {
         resignCurrent(activity)
+    }
+
+    public func activityDidChange(_ activity: UserActivity) {
+        withdrawOffer(of: activity)
     }
 }

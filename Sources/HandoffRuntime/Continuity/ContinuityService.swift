@@ -22,6 +22,14 @@ public protocol ContinuityService: AnyObject, Sendable {
                     completion: @escaping @Sendable (Result<ContinuationStream, HandoffError>) -> Void)
     /// Stops: withdraws what is advertised, lets go of the endpoint.
     func detach()
+    /// Whether `offer` is heard (the agent's client): the application then
+    /// hands out its advertised activity's payload ahead of any fetch.
+    var takesOffers: Bool { get }
+    /// The payload the advertised activity `activityID` encodes to now,
+    /// served for it without asking the application until it is replaced
+    /// or withdrawn (nil; a new advertisement withdraws it too). Sent in
+    /// order with `advertise` (docs/agent.md §3, OFFER).
+    func offer(_ activityID: UUID, payload: [UInt8]?)
 }
 
 /// The application side, as the continuity layer sees it.
@@ -53,6 +61,10 @@ public protocol ContinuityEndpoint: AnyObject, Sendable {
     /// hears `didFailToHandOff` with `error`, as when `reply` returns false
     /// in embedded mode. Any thread.
     func handOffFailed(_ activityID: UUID, _ error: HandoffError)
+    /// The payload offered for `activityID` was handed to a device that
+    /// fetched it: one more fetch to be confirmed, as when `reply` returns
+    /// true. On the thread that tells it (before any later event), at once.
+    func activityServed(_ activityID: UUID)
     /// The device that fetched `activityID` opens a continuation stream.
     /// The application checks, on its main thread, that the activity was
     /// sent and supports streams, then calls `reply` exactly once: with
@@ -73,6 +85,7 @@ extension ContinuityEndpoint {
 
     /// Endpoints that serve no activity of their own (observers) hear nothing.
     public func handOffFailed(_ activityID: UUID, _ error: HandoffError) {}
+    public func activityServed(_ activityID: UUID) {}
 
     public func acceptStream(_ activityID: UUID, _ stream: ContinuationStream,
                              reply: @escaping @Sendable (Result<Void, HandoffError>) -> Bool) {
@@ -81,6 +94,9 @@ extension ContinuityEndpoint {
 }
 
 extension ContinuityService {
+    public var takesOffers: Bool { false }
+    public func offer(_ activityID: UUID, payload: [UInt8]?) {}
+
     public func openStream(_ remote: RemoteActivity,
                            completion: @escaping @Sendable (Result<ContinuationStream, HandoffError>) -> Void) {
         completion(.failure(HandoffError(.handoffFailed, "this continuity service does not carry continuation streams")))

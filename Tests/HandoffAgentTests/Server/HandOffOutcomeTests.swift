@@ -28,7 +28,7 @@ import Testing
         let delegate = RemoteDelegate()
         let beaconPort: UInt16
         private let engine: ContinuityEngine?
-        private let fixture: AgentFixture?
+        let fixture: AgentFixture?
 
         init(_ mode: Mode, engineFetchTimeout: Double = 5, peers: [UInt16] = [],
              manifest: Manifest = HandOffOutcomeTests.sender) throws {
@@ -133,12 +133,15 @@ import Testing
         let recorder = OutcomeRecorder()
         activity.delegate = recorder
         try Self.offer(activity, sender, receiver)
+        // A save is due, so the main thread is asked (not an offer served
+        // without it, in agent mode).
+        activity.needsSave = true
         try receiver.app.continueActivity(id: activity.activityID)
         // The sender does not dispatch until the receiver has its answer.
         #expect(try receiver.pump { receiver.delegate.events.contains { $0.hasPrefix("didFail:") } })
         #expect(receiver.delegate.events.contains("didFail:4610"))
         #expect(try sender.pump { recorder.events.contains { $0.hasPrefix("didFailToHandOff") } })
-        #expect(recorder.events == ["didFailToHandOff:4610"])
+        #expect(recorder.events == ["willSave", "didFailToHandOff:4610"])
     }
 
     /// A payload over the userInfo budget: the receiver hears 4611 and so
@@ -201,6 +204,94 @@ import Testing
     }
 }
 
+extension HandOffOutcomeTests {
+    /// The agent's PROVIDE and offered-payload counts (agent mode).
+    static func provides(_ sender: SendingApp) -> (provides: Int, offered: Int)? {
+        sender.fixture.map { f in
+            let c = f.agent.server.counters
+            return (c.provides, c.servedFromOffers)
+        }
+    }
+
+    /// Nothing changed since the activity became current: the agent
+    /// serves the offered payload without PROVIDE; the sender hears
+    /// `wasContinued` as in embedded mode.
+    @Test(arguments: Mode.allCases) func anOfferedPayloadIsServedWithoutProvide(_ mode: Mode) throws {
+        let (sender, receiver) = try Self.pair(mode)
+        let activity = try UserActivity(activityType: "com.example.edit")
+        try activity.setUserInfo(["v": .integer(1)])
+        let recorder = OutcomeRecorder()
+        activity.delegate = recorder
+        try Self.offer(activity, sender, receiver)
+        try receiver.app.continueActivity(id: activity.activityID)
+        #expect(try receiver.pump { _ = try? sender.app.dispatch(); return receiver.delegate.events.contains("continue") })
+        #expect(receiver.delegate.restored?.userInfo["v"] == .integer(1))
+        #expect(try sender.pump { recorder.events.contains("wasContinued") })
+        #expect(recorder.events == ["wasContinued"])
+        if mode == .agent { #expect(Self.provides(sender)! == (0, 1)) }
+    }
+
+    /// needsSave set: the save runs (`userActivityWillSave`) before the
+    /// payload goes, through PROVIDE in agent mode, and its state is sent.
+    @Test(arguments: Mode.allCases) func aPendingSaveGoesThroughTheMainThread(_ mode: Mode) throws {
+        let (sender, receiver) = try Self.pair(mode)
+        let activity = try UserActivity(activityType: "com.example.edit")
+        let recorder = OutcomeRecorder()
+        recorder.onWillSave = { try? $0.addUserInfoEntries(["saved": .integer(7)]) }
+        activity.delegate = recorder
+        try Self.offer(activity, sender, receiver)
+        activity.needsSave = true
+        try receiver.app.continueActivity(id: activity.activityID)
+        if mode == .agent {
+            // The sender does not dispatch (so does not save) before the
+            // fetch reaches its agent: no offer then, so PROVIDE.
+            #expect(try receiver.pump { Self.provides(sender)!.provides == 1 })
+        }
+        #expect(try receiver.pump { _ = try? sender.app.dispatch(); return receiver.delegate.events.contains("continue") })
+        #expect(receiver.delegate.restored?.userInfo["saved"] == .integer(7))
+        #expect(try sender.pump { recorder.events.contains("wasContinued") })
+        #expect(recorder.events == ["willSave", "wasContinued"])
+        if mode == .agent { #expect(Self.provides(sender)! == (1, 0)) }
+    }
+
+    /// A change after the payload was offered: the new state is served,
+    /// never the offered one, though the sender has not dispatched since.
+    @Test(arguments: Mode.allCases) func aChangeAfterTheOfferIsServed(_ mode: Mode) throws {
+        let (sender, receiver) = try Self.pair(mode)
+        let activity = try UserActivity(activityType: "com.example.edit")
+        try activity.setUserInfo(["v": .integer(1)])
+        try Self.offer(activity, sender, receiver)
+        #expect(try sender.pump { true })
+        try activity.setUserInfo(["v": .integer(2)])
+        activity.title = "changed"
+        try receiver.app.continueActivity(id: activity.activityID)
+        #expect(try receiver.pump { _ = try? sender.app.dispatch(); return receiver.delegate.events.contains("continue") })
+        #expect(receiver.delegate.restored?.userInfo["v"] == .integer(2))
+        #expect(receiver.delegate.restored?.title == "changed")
+    }
+
+    /// Two fetches, each restored and confirmed: `wasContinued` twice, in
+    /// both modes (each served payload counts once, each CONFIRM takes one).
+    @Test(arguments: Mode.allCases) func eachServedPayloadIsToldContinuedOnce(_ mode: Mode) throws {
+        let (sender, receiver) = try Self.pair(mode)
+        let activity = try UserActivity(activityType: "com.example.edit")
+        let recorder = OutcomeRecorder()
+        activity.delegate = recorder
+        try Self.offer(activity, sender, receiver)
+        for round in 1...2 {
+            try receiver.app.continueActivity(id: activity.activityID)
+            #expect(try receiver.pump {
+                _ = try? sender.app.dispatch()
+                return receiver.delegate.events.filter { $0 == "continue" }.count == round
+            })
+            #expect(try sender.pump { recorder.events.filter { $0 == "wasContinued" }.count == round })
+        }
+        #expect(try sender.pump { true })
+        #expect(recorder.events == ["wasContinued", "wasContinued"])
+        if mode == .agent { #expect(Self.provides(sender)! == (0, 2)) }
+    }
+}
+
 /// An activity delegate that records what it hears (any thread).
 final class OutcomeRecorder: UserActivityDelegate, @unchecked Sendable {
     let takesContinuationStreams: Bool
@@ -208,6 +299,12 @@ final class OutcomeRecorder: UserActivityDelegate, @unchecked Sendable {
     private let state = Locked<(events: [String], streams: [ContinuationStream])>(([], []))
     var events: [String] { state.withLock { $0.events } }
     var streams: [ContinuationStream] { state.withLock { $0.streams } }
+    /// Runs in `userActivityWillSave` (main thread).
+    nonisolated(unsafe) var onWillSave: ((UserActivity) -> Void)?
+    func userActivityWillSave(_ activity: UserActivity) {
+        state.withLock { $0.events.append("willSave") }
+        onWillSave?(activity)
+    }
     func userActivityWasContinued(_ activity: UserActivity) { state.withLock { $0.events.append("wasContinued") } }
     func userActivity(_ activity: UserActivity, didFailToHandOffWith error: HandoffError) {
         state.withLock { $0.events.append("didFailToHandOff:\(error.code.rawValue)") }
