@@ -300,14 +300,7 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
     /// Arms the timer for `deadline` (CLOCK_MONOTONIC seconds), or
     /// disarms it for nil.
     func setTimer(_ deadline: Double?) {
-        var spec = itimerspec()
-        if let deadline {
-            // A zero it_value would disarm: at least 1 ns.
-            let ns = max(1, UInt64(max(0, deadline * 1e9).rounded(.up)))
-            spec.it_value.tv_sec = Int(ns / 1_000_000_000)
-            spec.it_value.tv_nsec = Int(ns % 1_000_000_000)
-        }
-        _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+        armMonotonicTimer(timer, atSeconds: deadline)
     }
 
     /// Sends a frame on the current connection, under the lock, without

@@ -1,5 +1,6 @@
 import CLinux
 import HandoffModel
+import HandoffRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,15 +52,7 @@ final class SchedulerAlarm: Sendable {
     /// `monotonicSeconds`), or disarms it for nil. A deadline already past
     /// fires at once.
     func arm(at deadline: Double?) {
-        var spec = itimerspec()
-        if let deadline {
-            // Rounded up, so that `monotonicSeconds()` after the wake-up is
-            // not before it; a zero it_value would disarm, so at least 1 ns.
-            let ns = max(1, UInt64(max(0, deadline * 1e9).rounded(.up)))
-            spec.it_value.tv_sec = Int(ns / 1_000_000_000)
-            spec.it_value.tv_nsec = Int(ns % 1_000_000_000)
-        }
-        _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+        armMonotonicTimer(timer, atSeconds: deadline)
     }
 
     /// Sleeps, with no time limit, until poked, the timer fires or one of

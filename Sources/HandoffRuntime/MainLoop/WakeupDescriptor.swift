@@ -60,14 +60,7 @@ final class WakeupDescriptor: Sendable {
     func armTimer(at deadline: UInt64?) {
         var expirations: UInt64 = 0
         _ = read(timer, &expirations, 8)
-        var spec = itimerspec()
-        if let deadline {
-            // A zero it_value disarms, so a due deadline becomes 1 ns.
-            let d = max(deadline, 1)
-            spec.it_value.tv_sec = Int(d / 1_000_000_000)
-            spec.it_value.tv_nsec = Int(d % 1_000_000_000)
-        }
-        _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+        armMonotonicTimer(timer, atNanoseconds: deadline)
     }
 
     /// Waits until the fd or `extra` is readable, or `milliseconds` pass
