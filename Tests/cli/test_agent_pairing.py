@@ -21,9 +21,8 @@ import threading
 
 from agent_desktop import Desktop, json_lines
 from cli_support import TOOL, WAIT, Device, Process, free_port
+from pairing_support import HANDOFF_FAILED, TIMED_OUT, answer, failed_with, outcome
 
-HANDOFF_FAILED = 4608  # include/handoff.h
-TIMED_OUT = 10
 PROMPT = "Pair a new device?"
 MAGIC = b"HOFFPAIR"
 
@@ -47,23 +46,6 @@ def joiner(tmp_path, procs, name, agent_port, timeout):
                    j.env, stdin=subprocess.PIPE)
     procs.append(proc)
     return j, proc
-
-
-def answer(proc, word):
-    proc.proc.stdin.write(word + "\n")
-    proc.proc.stdin.flush()
-
-
-def outcome(proc):
-    status = proc.wait(timeout=WAIT * 4)
-    events = proc.events()
-    assert events, f"no output; stderr {proc.stderr}"
-    return status, events[-1]
-
-
-def failed_with(proc, code):
-    status, last = outcome(proc)
-    assert status == 1 and last.get("error", {}).get("code") == code, (status, proc.lines, proc.stderr)
 
 
 def prompts(desktop):

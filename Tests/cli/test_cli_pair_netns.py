@@ -21,10 +21,9 @@ import pytest
 
 import netns
 from cli_support import TOOL, WAIT, Device, Process
+from pairing_support import HANDOFF_FAILED, TIMED_OUT, answer, failed_with, outcome
 
 PREFIX = "hpair-"
-HANDOFF_FAILED = 4608  # include/handoff.h
-TIMED_OUT = 10
 BEACON_PORT = 52370
 GROUP = "239.255.72.79"
 # Long enough for both people to answer on a loaded machine, short enough
@@ -42,33 +41,8 @@ def pairing(device, *args):
     return proc
 
 
-def answer(proc, word):
-    """The person's answer. The other side may have ended the run already
-    (it said no first: this side heard REJECT and exited), which the
-    outcome checks that follow tell; a closed pipe is not an error here."""
-    try:
-        proc.proc.stdin.write(word + "\n")
-        proc.proc.stdin.flush()
-    except BrokenPipeError:
-        pass
-
-
 def code_of(proc):
     return proc.event("code", timeout=WAIT * 2)["code"]
-
-
-def outcome(proc):
-    """(exit status, last JSON line) once the process has ended."""
-    status = proc.wait(timeout=WAIT * 2)
-    events = proc.events()
-    assert events, f"no output; stderr {proc.stderr}"
-    return status, events[-1]
-
-
-def failed_with(proc, code):
-    status, last = outcome(proc)
-    assert status == 1 and last.get("error", {}).get("code") == code, (status, proc.lines, proc.stderr)
-    return last["error"]
 
 
 def account_of(device):
