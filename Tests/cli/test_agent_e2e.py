@@ -142,8 +142,11 @@ def test_an_app_killed_while_asked_to_provide_fails_the_fetch_and_the_agent_serv
     observer.hello()
 
     doomed_log = tmp_path / "doomed.jsonl"
+    # Hung in its save: it offers no payload ahead of time, so the agent
+    # must ask it (PROVIDE) and the fetch waits on the app.
     doomed = start_app(desktop, a, socket_a, doomed_log, "org.example.Doomed", [TYPE], "--advertise", TYPE,
-                       "--info", "n=1")
+                       "--info", "n=1", "--stuck-saving")
+    app_event(doomed_log, "will_save")
     advertised = app_event(doomed_log, "advertising")["id"]
     remote = next_remote_with(observer, advertised)
     # Stopped, it cannot answer; the agent's PROVIDE waits in its socket.

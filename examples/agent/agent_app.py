@@ -4,7 +4,10 @@ agent in mode AGENT and writes what happens, one JSON line per event, to the
 --log file: connected, will_continue, continue (with the userInfo), failed,
 available, was_continued.
 With --advertise TYPE it makes an activity of that type current, and
-advertises again by itself when the agent comes back. It runs until SIGTERM
+advertises again by itself when the agent comes back. With --stuck-saving
+the activity has a save due and the app's main thread never returns from
+it (an app hung mid-exchange): it never offers a payload ahead of time, so
+a fetch makes the agent ask it (PROVIDE), which it cannot answer. It runs until SIGTERM
 or --seconds pass (a bound: an app the test forgot never lingers)."""
 
 import argparse
@@ -29,6 +32,7 @@ def main():
     parser.add_argument("--type", action="append", default=[])
     parser.add_argument("--advertise")
     parser.add_argument("--info", action="append", default=[])
+    parser.add_argument("--stuck-saving", action="store_true")
     parser.add_argument("--seconds", type=float, default=120)
     args = parser.parse_args()
     log = open(args.log, "a", buffering=1)
@@ -54,6 +58,11 @@ def main():
             emit("failed", type=activity_type, code=int(error.code))
 
     class Advertised(handoff.UserActivityDelegate):
+        def user_activity_will_save(self, activity):
+            emit("will_save", id=activity.activity_id)
+            if args.stuck_saving:
+                time.sleep(args.seconds)  # hung, within the app's own bound
+
         def user_activity_was_continued(self, activity):
             emit("was_continued", id=activity.activity_id)
 
@@ -67,6 +76,7 @@ def main():
         activity.title = "From the app"
         activity.user_info = dict(item.split("=", 1) for item in args.info)
         activity.delegate = Advertised()
+        activity.needs_save = args.stuck_saving
         app.become_current(activity)
         emit("advertising", id=activity.activity_id)
     signal.signal(signal.SIGTERM, lambda *_: app.stop())
