@@ -32,8 +32,10 @@ import Testing
     /// Runs a sponsor and a joiner. `answers` decide each person's answer
     /// from the code (nil: never answers); `during` runs while the joiner
     /// listens (its TCP port, the sponsor's UDP port) — an attacker.
-    static func run(window: Double = 30, sponsorSays: @escaping @Sendable (ComparisonCode) -> Bool?,
-                    joinerSays: @escaping @Sendable (ComparisonCode) -> Bool?,
+    /// `sponsorMethod`/`joinerMethod`: a one-time code each side was given.
+    static func run(window: Double = 30, sponsorMethod: PairingMethod = .comparison, joinerMethod: PairingMethod = .comparison,
+                    sponsorSays: @escaping @Sendable (ComparisonCode) -> Bool? = { _ in nil },
+                    joinerSays: @escaping @Sendable (ComparisonCode) -> Bool? = { _ in nil },
                     during: (@Sendable (UInt16, UInt16) -> Void)? = nil) throws -> Outcome {
         var limits = PairingLimits()
         limits.window = window
@@ -62,7 +64,7 @@ import Testing
             let sponsorEvents = boxedEvents.value
             do throws(HandoffError) {
                 sponsorResult.value = .success(try PairingSponsor.run(sponsorConfig, accountKey: account, deviceName: "sponsor box",
-                                                                      events: sponsorEvents))
+                                                                      method: sponsorMethod, events: sponsorEvents))
             } catch {
                 sponsorResult.value = .failure(error)
             }
@@ -83,7 +85,8 @@ import Testing
         }
         let joinerResult: Result<PairingResult, HandoffError>
         do throws(HandoffError) {
-            joinerResult = .success(try PairingJoiner.run(joinerConfig, deviceName: "joiner box", store: store, events: joinerEvents))
+            joinerResult = .success(try PairingJoiner.run(joinerConfig, deviceName: "joiner box", store: store,
+                                                          method: joinerMethod, events: joinerEvents))
         } catch {
             joinerResult = .failure(error)
         }

@@ -34,6 +34,22 @@ public enum PairingCrypto {
          Crypto.hkdfSHA256(key: sharedSecret, salt: transcript, info: Array("pair key j to s".utf8), length: 32))
     }
 
+    static let codeLabel: [UInt8] = Array("libhandoff pair code v1".utf8)
+
+    /// A one-time-code run's SPAKE2 for `role`: identities and AAD bound to
+    /// the session (docs/PROTOCOL.md §9 "One-time code", "Derivation").
+    static func spake(_ role: SPAKE2.Role, code: OneTimeCode, sessionID: [UInt8], secret: [UInt8]?) -> SPAKE2 {
+        SPAKE2(role: role, password: code.password, identityA: Array("libhandoff sponsor".utf8),
+               identityB: Array("libhandoff joiner".utf8), aad: codeLabel + sessionID, secret: secret)
+    }
+
+    /// The direction keys of a one-time-code run, from SPAKE2's Ke.
+    static func keys(spake: SPAKE2.Keys) -> (sponsorToJoiner: [UInt8], joinerToSponsor: [UInt8]) {
+        let salt = Crypto.sha256(spake.transcript)
+        return (Crypto.hkdfSHA256(key: spake.sharedKey, salt: salt, info: Array("pair key s to j".utf8), length: 32),
+                Crypto.hkdfSHA256(key: spake.sharedKey, salt: salt, info: Array("pair key j to s".utf8), length: 32))
+    }
+
     /// seal(k, label, m): AES-256-GCM, AAD "libhandoff pair v1 " ‖ label.
     /// A random nonce unless one is given (test vectors only).
     public static func seal(_ message: [UInt8], key: [UInt8], label: String, nonce: [UInt8]? = nil) -> [UInt8] {

@@ -1,25 +1,27 @@
 import HandoffModel
 
 /// The joiner's run (docs/PROTOCOL.md §9): announce a fresh session with
-/// pairing beacons, listen, take the first sponsor whose COMMIT names the
-/// session, compare the code, store the account key. One attempt per run.
+/// pairing beacons, listen, take the first sponsor whose COMMIT (or
+/// CODE_START) names the session, compare the code (or check the one-time
+/// code's confirmation), store the account key. One attempt per run.
 public enum PairingJoiner {
     /// Blocks the calling thread until success, failure or the window's end.
     /// Throws `.timedOut` when no sponsor came or nobody answered in time,
-    /// `.handoffFailed` when either person rejected or the other device
-    /// misbehaved (nothing stored), `.io` when it cannot listen.
+    /// `.handoffFailed` when either person rejected, the one-time codes
+    /// differ or the other device misbehaved (nothing stored), `.io` when
+    /// it cannot listen.
     public static func run(_ config: PairingConfiguration, deviceName: String, store: AccountStore,
-                           events: PairingEvents) throws(HandoffError) -> PairingResult {
+                           method: PairingMethod = .comparison, events: PairingEvents) throws(HandoffError) -> PairingResult {
         let limits = config.limits
         let windowEnd = Deadline(after: limits.window)
         let sessionID = Crypto.randomBytes(PairingBeacon.sessionIDSize)
-        var machine = PairingJoinerMachine(sessionID: sessionID, deviceName: deviceName)
+        var machine = PairingJoinerMachine(sessionID: sessionID, deviceName: deviceName, method: method)
         let listener = try PairingListener(address: config.listenAddress, limits: limits)
         let transport = try BeaconTransport(config: config.beacons) { _, _ in }
         defer { transport.stop() }
         events.listening(listener.port)
 
-        let beacon = PairingBeacon(port: listener.port, sessionID: sessionID).encoded()
+        let beacon = PairingBeacon(port: listener.port, sessionID: sessionID, kind: PairingBeacon.kind(for: method)).encoded()
         let start = monotonicSeconds()
         var sent = 0
         // 0, 0.25, 0.75 s, then every beaconInterval.
@@ -38,22 +40,27 @@ public enum PairingJoiner {
         transport.stop()
         events.found(connection.peer)
 
-        // The attempt begins with SHARE: from here any failure ends the run.
+        // The attempt begins with SHARE (CODE_SHARE): from here any failure
+        // ends the run.
         var code: ComparisonCode?
         do throws(HandoffError) {
             for frame in try machine.receive(commit).send {
                 try connection.send(frame, until: Deadline(after: limits.stepTimeout))
             }
-            let reveal = try connection.receive(until: Deadline(after: min(limits.stepTimeout, max(0, windowEnd.end - monotonicSeconds()))),
-                                                cancelFD: config.cancelFD, what: "its key (REVEAL)")
-            code = try machine.receive(reveal).code
+            let second = try connection.receive(until: Deadline(after: min(limits.stepTimeout, max(0, windowEnd.end - monotonicSeconds()))),
+                                                cancelFD: config.cancelFD,
+                                                what: method == .comparison ? "its key (REVEAL)" : "its confirmation (CODE_CONFIRM)")
+            let step = try machine.receive(second)
+            for frame in step.send {
+                try connection.send(frame, until: Deadline(after: limits.stepTimeout))
+            }
+            code = step.code
         } catch {
             if !machine.peerEnded { connection.sendReject() }
             throw error
         }
-        guard let code else { preconditionFailure("REVEAL gave no code") }
         var storedKey: AccountKey?
-        let peer = try PairingComparison.run(
+        let peer = try PairingAttempt.run(
             &machine, connection: connection, code: code, events: events, windowEnd: windowEnd, limits: limits,
             cancelFD: config.cancelFD, store: { key throws(HandoffError) in
                 try store.saveAccount(key)

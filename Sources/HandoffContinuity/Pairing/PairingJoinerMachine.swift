@@ -3,17 +3,22 @@ import HandoffModel
 /// The joiner's side of a pairing (docs/PROTOCOL.md §9): the responder,
 /// the device without the account. Pure like `PairingSponsorMachine`.
 ///
-/// COMMIT (own session) → SHARE (the attempt begins); REVEAL matching the
-/// commitment → the code; the person's yes → ACCEPT; KEY → store the key;
-/// `keyStored()` → DONE and paired.
+/// Comparison: COMMIT (own session) → SHARE (the attempt begins); REVEAL
+/// matching the commitment → the code; the person's yes → ACCEPT.
+/// One-time code: CODE_START (own session) → CODE_SHARE (the attempt
+/// begins); CODE_CONFIRM with the right cA → ACCEPT, nobody asked.
+/// Then KEY → store the key; `keyStored()` → DONE and paired.
 public struct PairingJoinerMachine: Sendable {
-    enum State: Sendable { case awaitingCommit, awaitingReveal, comparing, awaitingKey, storing, paired, failed }
+    enum State: Sendable { case awaitingCommit, awaitingReveal, awaitingConfirm, comparing, awaitingKey, storing, paired, failed }
 
     private let keyPair: X25519KeyPair
     private let nonce: [UInt8]
     private let sessionID: [UInt8]
     private let deviceName: String
     private let acceptNonce: [UInt8]?
+    private let method: PairingMethod
+    private let spakeSecret: [UInt8]?
+    private var expectedConfirmation: [UInt8] = []
     private(set) var state = State.awaitingCommit
     private var commitPayload: [UInt8] = []
     private var commitment: [UInt8] = []
@@ -25,21 +30,31 @@ public struct PairingJoinerMachine: Sendable {
     /// True once SHARE has gone: from then on a failure ends the run.
     public var attemptBegun: Bool { !sharePayload.isEmpty }
 
-    public init(sessionID: [UInt8], deviceName: String, keyPair: X25519KeyPair = .generate(),
-                nonce: [UInt8] = Crypto.randomBytes(PairingMessage.nonceSize), acceptNonce: [UInt8]? = nil) {
+    /// `keyPair`, `nonce`, `acceptNonce` (ACCEPT's GCM nonce) and
+    /// `spakeSecret` (SPAKE2's y) are fresh unless a test vector fixes them.
+    public init(sessionID: [UInt8], deviceName: String, method: PairingMethod = .comparison, keyPair: X25519KeyPair = .generate(),
+                nonce: [UInt8] = Crypto.randomBytes(PairingMessage.nonceSize), acceptNonce: [UInt8]? = nil,
+                spakeSecret: [UInt8]? = nil) {
         precondition(sessionID.count == PairingBeacon.sessionIDSize && nonce.count == PairingMessage.nonceSize)
         self.sessionID = sessionID
         self.deviceName = deviceName
         self.keyPair = keyPair
         self.nonce = nonce
         self.acceptNonce = acceptNonce
+        self.method = method
+        self.spakeSecret = spakeSecret
     }
 
-    /// Whether `frame` is a COMMIT for this joiner's session: the listener's
-    /// cheap filter, before any cryptography.
+    /// Whether `frame` opens this joiner's session the way its method
+    /// expects (COMMIT, or CODE_START whose pA is a point of P-256): the
+    /// listener's filter, so garbage and other sessions never begin the
+    /// attempt.
     public func isCommitForUs(_ frame: Frame) -> Bool {
-        guard case .commit(let session, _)? = try? PairingMessage(frame) else { return false }
-        return session == sessionID
+        switch (method, try? PairingMessage(frame)) {
+        case (.comparison, .commit(let session, _)?): session == sessionID
+        case (.code, .codeStart(let session, let share)?): session == sessionID && P256().point(share) != nil
+        default: false
+        }
     }
 
     public mutating func receive(_ frame: Frame) throws(HandoffError) -> PairingStep {
@@ -57,6 +72,10 @@ public struct PairingJoinerMachine: Sendable {
             state = .failed
             throw PairingFailure.rejectedHere
         }
+        return accept()
+    }
+
+    private mutating func accept() -> PairingStep {
         state = .awaitingKey
         let sealed = PairingCrypto.seal(Array(deviceName.utf8), key: keys.joinerToSponsor, label: "accept", nonce: acceptNonce)
         return PairingStep(send: [PairingMessage.accept(sealed: sealed).frame])
@@ -78,7 +97,7 @@ public struct PairingJoinerMachine: Sendable {
         }
         switch (state, message) {
         case (.awaitingCommit, .commit(let session, let commitment)):
-            guard session == sessionID else {
+            guard method == .comparison, session == sessionID else {
                 throw HandoffError(.malformedData, "a sponsor named another pairing session: not this one")
             }
             commitPayload = frame.payload
@@ -99,6 +118,21 @@ public struct PairingJoinerMachine: Sendable {
             state = .comparing
             return PairingStep(code: PairingCrypto.code(sponsorKey: sponsorKey, joinerKey: keyPair.publicKey,
                                                         sponsorNonce: sponsorNonce, joinerNonce: nonce, transcript: transcript))
+        case (.awaitingCommit, .codeStart(let session, let share)):
+            guard case .code(let code) = method, session == sessionID else {
+                throw HandoffError(.malformedData, "a sponsor named another pairing session or method: not this one")
+            }
+            let spake = PairingCrypto.spake(.b, code: code, sessionID: sessionID, secret: spakeSecret)
+            guard let agreed = spake.finish(peerShare: share) else { throw PairingFailure.badPoint }
+            keys = PairingCrypto.keys(spake: agreed)
+            expectedConfirmation = agreed.confirmationA
+            let reply = PairingMessage.codeShare(share: spake.share, confirmation: agreed.confirmationB).frame
+            sharePayload = reply.payload
+            state = .awaitingConfirm
+            return PairingStep(send: [reply])
+        case (.awaitingConfirm, .codeConfirm(let confirmation)):
+            guard Crypto.constantTimeEqual(expectedConfirmation, confirmation) else { throw PairingFailure.codeMismatch }
+            return accept()
         case (.awaitingKey, .key(let sealed)):
             guard let plain = PairingCrypto.open(sealed, key: keys.sponsorToJoiner, label: "key") else {
                 throw PairingFailure.undecryptable("account key")

@@ -19,6 +19,12 @@ public enum PairingMessage: Sendable, Equatable {
     case done(sealed: [UInt8])
     /// Either way: this side ends the pairing.
     case reject
+    /// One-time code, S → J: version, the joiner's session ID and SPAKE2's pA.
+    case codeStart(sessionID: [UInt8], share: [UInt8])
+    /// One-time code, J → S: SPAKE2's pB and the joiner's confirmation cB.
+    case codeShare(share: [UInt8], confirmation: [UInt8])
+    /// One-time code, S → J: the sponsor's confirmation cA.
+    case codeConfirm(confirmation: [UInt8])
 
     public static let commitType: UInt8 = 0x21
     public static let shareType: UInt8 = 0x22
@@ -27,6 +33,9 @@ public enum PairingMessage: Sendable, Equatable {
     public static let keyType: UInt8 = 0x25
     public static let doneType: UInt8 = 0x26
     public static let rejectType: UInt8 = 0x27
+    public static let codeStartType: UInt8 = 0x28
+    public static let codeShareType: UInt8 = 0x29
+    public static let codeConfirmType: UInt8 = 0x2A
 
     public static let version: UInt8 = 1
     public static let nonceSize = 16
@@ -34,6 +43,9 @@ public enum PairingMessage: Sendable, Equatable {
     static let commitSize = 1 + PairingBeacon.sessionIDSize + 32
     static let sealOverhead = AESGCM.overhead
     static let accountIDSize = 8
+    static let confirmationSize = 32
+    static let codeStartSize = 1 + PairingBeacon.sessionIDSize + P256.pointSize
+    static let codeShareSize = P256.pointSize + confirmationSize
 
     /// The values of N (type byte + payload) a frame of `type` may have;
     /// nil for a type that is no pairing message.
@@ -45,6 +57,9 @@ public enum PairingMessage: Sendable, Equatable {
         case keyType: 1 + sealOverhead + AccountKey.size + 1...1 + sealOverhead + AccountKey.size + DeviceIdentity.maxNameLength
         case doneType: 1 + sealOverhead + accountIDSize...1 + sealOverhead + accountIDSize
         case rejectType: 1...1
+        case codeStartType: 1 + codeStartSize...1 + codeStartSize
+        case codeShareType: 1 + codeShareSize...1 + codeShareSize
+        case codeConfirmType: 1 + confirmationSize...1 + confirmationSize
         default: nil
         }
     }
@@ -58,11 +73,16 @@ public enum PairingMessage: Sendable, Equatable {
         }
         let p = frame.payload
         switch frame.type {
-        case Self.commitType:
+        case Self.commitType, Self.codeStartType:
             guard p[0] == Self.version else {
                 throw HandoffError(.malformedData, "the other device speaks pairing version \(p[0]), not \(Self.version): update libhandoff on both")
             }
-            self = .commit(sessionID: Array(p[1..<17]), commitment: Array(p[17...]))
+            self = frame.type == Self.commitType
+                ? .commit(sessionID: Array(p[1..<17]), commitment: Array(p[17...]))
+                : .codeStart(sessionID: Array(p[1..<17]), share: Array(p[17...]))
+        case Self.codeShareType:
+            self = .codeShare(share: Array(p[..<P256.pointSize]), confirmation: Array(p[P256.pointSize...]))
+        case Self.codeConfirmType: self = .codeConfirm(confirmation: p)
         case Self.shareType:
             self = .share(publicKey: Array(p[..<32]), nonce: Array(p[32...]))
         case Self.revealType:
@@ -84,6 +104,9 @@ public enum PairingMessage: Sendable, Equatable {
         case .key(let sealed): Frame(type: Self.keyType, payload: sealed)
         case .done(let sealed): Frame(type: Self.doneType, payload: sealed)
         case .reject: Frame(type: Self.rejectType, payload: [])
+        case .codeStart(let session, let share): Frame(type: Self.codeStartType, payload: [Self.version] + session + share)
+        case .codeShare(let share, let confirmation): Frame(type: Self.codeShareType, payload: share + confirmation)
+        case .codeConfirm(let confirmation): Frame(type: Self.codeConfirmType, payload: confirmation)
         }
     }
 }

@@ -58,6 +58,6 @@ public struct PairingResult: Sendable, Equatable {
     public var peerName: String
     /// The account now shared (the public ID).
     public var accountID: String
-    /// The code both people compared.
-    public var code: ComparisonCode
+    /// The code both people compared; nil for a one-time-code pairing.
+    public var code: ComparisonCode?
 }

@@ -5,22 +5,23 @@ import Glibc
 #endif
 
 /// The sponsor's run (docs/PROTOCOL.md §9): listen for joiners' beacons,
-/// connect to one session at a time, commit, and once the joiner shares
-/// its key, reveal and compare — one attempt per run. A joiner that cannot
-/// be reached, or misbehaves before the reveal, costs nothing: the next
-/// session is tried.
+/// connect to one session at a time, commit (or start SPAKE2), and once
+/// the joiner shares its key, reveal and compare (or check its
+/// confirmation) — one attempt per run. A joiner that cannot be reached,
+/// or misbehaves before it shares, costs nothing: the next session is
+/// tried.
 public enum PairingSponsor {
     /// Blocks the calling thread until success, failure or the window's end;
     /// errors as `PairingJoiner.run`.
     public static func run(_ config: PairingConfiguration, accountKey: AccountKey, deviceName: String,
-                           events: PairingEvents) throws(HandoffError) -> PairingResult {
-        let inbox = try PairingBeaconInbox(limits: config.limits)
+                           method: PairingMethod = .comparison, events: PairingEvents) throws(HandoffError) -> PairingResult {
+        let inbox = try PairingBeaconInbox(limits: config.limits, kind: PairingBeacon.kind(for: method))
         let transport = try BeaconTransport(config: config.beacons) { packet, from in
             inbox.offer(packet, from: from.host)
         }
         defer { transport.stop() }
         events.beaconsReady(transport.port)
-        return try run(config, inbox: inbox, accountKey: accountKey, deviceName: deviceName, events: events,
+        return try run(config, inbox: inbox, accountKey: accountKey, deviceName: deviceName, method: method, events: events,
                        connected: { transport.stop() })
     }
 
@@ -29,7 +30,7 @@ public enum PairingSponsor {
     /// `connected` is called when the attempt begins (no more beacons are
     /// needed). `config.beacons` is not used.
     public static func run(_ config: PairingConfiguration, inbox: PairingBeaconInbox, accountKey: AccountKey,
-                           deviceName: String, events: PairingEvents,
+                           deviceName: String, method: PairingMethod = .comparison, events: PairingEvents,
                            connected: () -> Void = {}) throws(HandoffError) -> PairingResult {
         let limits = config.limits
         let windowEnd = Deadline(after: limits.window)
@@ -52,7 +53,8 @@ public enum PairingSponsor {
                 while read(wakeRead, &drain, drain.count) > 0 {}
                 continue
             }
-            var machine = PairingSponsorMachine(sessionID: candidate.sessionID, accountKey: accountKey, deviceName: deviceName)
+            var machine = PairingSponsorMachine(sessionID: candidate.sessionID, accountKey: accountKey, deviceName: deviceName,
+                                                method: method)
             guard let (connection, share) = try? open(candidate, &machine, limits: limits, cancelFD: config.cancelFD) else {
                 if (try? checkCancelled(config.cancelFD)) == nil { throw PairingConnection.cancelled }
                 continue
@@ -60,7 +62,8 @@ public enum PairingSponsor {
             inbox.close()
             connected()
             events.found(connection.peer)
-            // The attempt begins with REVEAL: from here any failure ends the run.
+            // The attempt begins with the joiner's share: from here any
+            // failure ends the run.
             var code: ComparisonCode?
             do throws(HandoffError) {
                 let step = try machine.receive(share)
@@ -70,24 +73,26 @@ public enum PairingSponsor {
                 if !machine.peerEnded { connection.sendReject() }
                 throw error
             }
-            guard let code else { preconditionFailure("SHARE gave no code") }
-            let peer = try PairingComparison.run(
+            let peer = try PairingAttempt.run(
                 &machine, connection: connection, code: code, events: events, windowEnd: windowEnd, limits: limits,
                 cancelFD: config.cancelFD, store: { _ in })
             return PairingResult(peerName: peer, accountID: accountKey.derived.accountID, code: code)
         }
     }
 
-    /// Connects, sends COMMIT and waits for SHARE; any failure here is no
-    /// attempt (nothing was revealed).
+    /// Connects, sends COMMIT (CODE_START) and waits for SHARE
+    /// (CODE_SHARE); any failure here is no attempt (nothing was revealed
+    /// or checked).
     private static func open(_ candidate: PairingSessionTable.Candidate, _ machine: inout PairingSponsorMachine,
                              limits: PairingLimits, cancelFD: Int32) throws(HandoffError) -> (PairingConnection, Frame) {
         let address = SocketAddress(host: candidate.host, port: candidate.port)
         let fd = try openTCPConnection(to: try address.resolved(), address: address, timeout: limits.connectTimeout)
         let connection = PairingConnection(fd: fd, peer: candidate.host)
-        try connection.send(machine.start(), until: Deadline(after: limits.stepTimeout))
-        let share = try connection.receive(until: Deadline(after: limits.stepTimeout), cancelFD: cancelFD, what: "its key (SHARE)")
-        guard share.type == PairingMessage.shareType else {
+        let start = machine.start()
+        try connection.send(start, until: Deadline(after: limits.stepTimeout))
+        let share = try connection.receive(until: Deadline(after: limits.stepTimeout), cancelFD: cancelFD, what: "its key share")
+        let expected = start.type == PairingMessage.commitType ? PairingMessage.shareType : PairingMessage.codeShareType
+        guard share.type == expected else {
             throw HandoffError(.handoffFailed, "\(candidate.host) did not answer with its key")
         }
         return (connection, share)
@@ -110,7 +115,13 @@ public final class PairingBeaconInbox: @unchecked Sendable {
     private let wakeWrite: Int32
     private let closed = Locked(false)
 
-    public init(limits: PairingLimits) throws(HandoffError) {
+    private let kind: UInt8
+
+    /// An inbox for joiners of `kind` (`PairingBeacon.joinerKind` for a
+    /// comparison, `codeJoinerKind` for a one-time code); other beacons
+    /// are refused.
+    public init(limits: PairingLimits, kind: UInt8 = PairingBeacon.joinerKind) throws(HandoffError) {
+        self.kind = kind
         var pipe: [Int32] = [-1, -1]
         guard clinux_pipe2(&pipe, O_CLOEXEC | O_NONBLOCK) == 0 else {
             throw HandoffError(.io, "cannot create a pipe (\(errnoText(errno)))")
@@ -125,11 +136,11 @@ public final class PairingBeaconInbox: @unchecked Sendable {
     }
 
     /// Hands a datagram heard from `host` to the run (any thread): false
-    /// when it is no pairing beacon, the rate limits refused it, or the
-    /// inbox is closed.
+    /// when it is no pairing beacon of this inbox's kind, the rate limits
+    /// refused it, or the inbox is closed.
     @discardableResult
     public func offer(_ packet: [UInt8], from host: String) -> Bool {
-        guard let beacon = PairingBeacon.parse(packet), !closed.withLock({ $0 }) else { return false }
+        guard let beacon = PairingBeacon.parse(packet), beacon.kind == kind, !closed.withLock({ $0 }) else { return false }
         guard table.withLock({ $0.heard(beacon, from: host, now: monotonicSeconds()) }) else { return false }
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)

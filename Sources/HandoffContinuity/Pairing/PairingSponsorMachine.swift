@@ -4,9 +4,12 @@ import HandoffModel
 /// holding the account key. Pure: frames in, `PairingStep`s out, no I/O,
 /// so tests drive it with fixed keys and nonces.
 ///
-/// start → COMMIT; SHARE → REVEAL and the code (the attempt begins);
-/// then the person's answer and the joiner's ACCEPT in either order; both
-/// yes → KEY; DONE naming the account → paired.
+/// Comparison: start → COMMIT; SHARE → REVEAL and the code (the attempt
+/// begins); then the person's answer and the joiner's ACCEPT in either
+/// order; both yes → KEY; DONE naming the account → paired.
+/// One-time code: start → CODE_START; CODE_SHARE with the right cB →
+/// CODE_CONFIRM (the attempt begins with CODE_SHARE; the code stands for
+/// the person's yes); ACCEPT → KEY; DONE → paired.
 public struct PairingSponsorMachine: Sendable {
     enum State: Sendable { case start, awaitingShare, comparing, awaitingDone, paired, failed }
 
@@ -16,6 +19,9 @@ public struct PairingSponsorMachine: Sendable {
     private let accountKey: AccountKey
     private let deviceName: String
     private let keyNonce: [UInt8]?
+    private let method: PairingMethod
+    private var spake: SPAKE2?
+    private let spakeSecret: [UInt8]?
     private(set) var state = State.start
     private var commitPayload: [UInt8] = []
     private var keys: (sponsorToJoiner: [UInt8], joinerToSponsor: [UInt8]) = ([], [])
@@ -27,10 +33,11 @@ public struct PairingSponsorMachine: Sendable {
     public var attemptBegun: Bool { state == .comparing || state == .awaitingDone || state == .paired }
 
     /// - Parameters: `keyPair` and `nonce` fresh unless a test vector
-    ///   fixes them; `keyNonce` fixes KEY's GCM nonce (test vectors only).
-    public init(sessionID: [UInt8], accountKey: AccountKey, deviceName: String,
+    ///   fixes them; `keyNonce` fixes KEY's GCM nonce and `spakeSecret`
+    ///   SPAKE2's x (test vectors only).
+    public init(sessionID: [UInt8], accountKey: AccountKey, deviceName: String, method: PairingMethod = .comparison,
                 keyPair: X25519KeyPair = .generate(), nonce: [UInt8] = Crypto.randomBytes(PairingMessage.nonceSize),
-                keyNonce: [UInt8]? = nil) {
+                keyNonce: [UInt8]? = nil, spakeSecret: [UInt8]? = nil) {
         precondition(sessionID.count == PairingBeacon.sessionIDSize && nonce.count == PairingMessage.nonceSize)
         self.sessionID = sessionID
         self.accountKey = accountKey
@@ -38,12 +45,19 @@ public struct PairingSponsorMachine: Sendable {
         self.keyPair = keyPair
         self.nonce = nonce
         self.keyNonce = keyNonce
+        self.method = method
+        self.spakeSecret = spakeSecret
     }
 
-    /// COMMIT, the first message.
+    /// COMMIT (or CODE_START), the first message.
     public mutating func start() -> Frame {
         precondition(state == .start)
         state = .awaitingShare
+        if case .code(let code) = method {
+            let spake = PairingCrypto.spake(.a, code: code, sessionID: sessionID, secret: spakeSecret)
+            self.spake = spake
+            return PairingMessage.codeStart(sessionID: sessionID, share: spake.share).frame
+        }
         let frame = PairingMessage.commit(sessionID: sessionID,
                                           commitment: PairingCrypto.commitment(publicKey: keyPair.publicKey, nonce: nonce)).frame
         commitPayload = frame.payload
@@ -61,7 +75,7 @@ public struct PairingSponsorMachine: Sendable {
 
     /// The person's answer to the code.
     public mutating func answer(_ yes: Bool) throws(HandoffError) -> PairingStep {
-        guard state == .comparing, !personAccepted else {
+        guard state == .comparing, !personAccepted, method == .comparison else {
             throw HandoffError(.invalidState, "the code is not being compared now")
         }
         guard yes else {
@@ -79,7 +93,7 @@ public struct PairingSponsorMachine: Sendable {
             throw PairingFailure.peerRejected
         }
         switch (state, message) {
-        case (.awaitingShare, .share(let joinerKey, let joinerNonce)):
+        case (.awaitingShare, .share(let joinerKey, let joinerNonce)) where method == .comparison:
             guard let secret = keyPair.sharedSecret(with: joinerKey) else { throw PairingFailure.badKey }
             let reveal = PairingMessage.reveal(publicKey: keyPair.publicKey, nonce: nonce).frame
             let transcript = PairingCrypto.transcriptHash(commit: commitPayload, share: frame.payload, reveal: reveal.payload)
@@ -88,6 +102,13 @@ public struct PairingSponsorMachine: Sendable {
             let code = PairingCrypto.code(sponsorKey: keyPair.publicKey, joinerKey: joinerKey, sponsorNonce: nonce,
                                           joinerNonce: joinerNonce, transcript: transcript)
             return PairingStep(send: [reveal], code: code)
+        case (.awaitingShare, .codeShare(let share, let confirmation)) where spake != nil:
+            guard let agreed = spake!.finish(peerShare: share) else { throw PairingFailure.badPoint }
+            guard Crypto.constantTimeEqual(agreed.confirmationB, confirmation) else { throw PairingFailure.codeMismatch }
+            keys = PairingCrypto.keys(spake: agreed)
+            state = .comparing
+            personAccepted = true
+            return PairingStep(send: [PairingMessage.codeConfirm(confirmation: agreed.confirmationA).frame])
         case (.comparing, .accept(let sealed)) where peerName == nil:
             guard let plain = PairingCrypto.open(sealed, key: keys.joinerToSponsor, label: "accept") else {
                 throw PairingFailure.undecryptable("acceptance")

@@ -39,5 +39,12 @@ enum PairingFailure {
                 + "interfering (or the codes were not compared); nothing was stored")
     }
 
+    static let codeMismatch = HandoffError(
+        .handoffFailed, "the other device does not hold this code (a typo there, or another device answered): "
+            + "pairing stopped and nothing was exchanged. Run it again with a new code")
+
+    static let badPoint = HandoffError(
+        .handoffFailed, "the other device sent no valid key share (not a point of P-256): pairing stopped")
+
     static let badKey = HandoffError(.handoffFailed, "the other device could not agree on a key (an invalid public key): pairing stopped")
 }

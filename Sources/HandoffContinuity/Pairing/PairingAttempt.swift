@@ -17,16 +17,17 @@ extension PairingSponsorMachine: PairingMachine {
 }
 extension PairingJoinerMachine: PairingMachine {}
 
-/// The attempt after the code is known: asks the person, reads the other
-/// device, sends what the machine says, until success or failure. Every
-/// failure sends REJECT unless the other side ended first.
-enum PairingComparison {
+/// The rest of an attempt once the keys are agreed: asks the person to
+/// compare `code` (none for a one-time-code run), reads the other device,
+/// sends what the machine says, until success or failure. Every failure
+/// sends REJECT unless the other side ended first.
+enum PairingAttempt {
     static func run<M: PairingMachine>(
-        _ machine: inout M, connection: PairingConnection, code: ComparisonCode, events: PairingEvents,
+        _ machine: inout M, connection: PairingConnection, code: ComparisonCode?, events: PairingEvents,
         windowEnd: Deadline, limits: PairingLimits, cancelFD: Int32,
         store: (AccountKey) throws(HandoffError) -> Void
     ) throws(HandoffError) -> String {
-        var prompt: PairingPrompt? = events.compare(code)
+        var prompt: PairingPrompt? = code.map(events.compare)
         var deadline = windowEnd
         do throws(HandoffError) {
             while true {
