@@ -5,13 +5,14 @@ import Glibc
 #endif
 
 /// `handoff pair`: brings a new device into the account by comparing six
-/// digits (docs/PROTOCOL.md §9). The same command on both devices: one with
-/// the account sponsors, one without joins.
+/// digits, or by a one-time code carried from one device to the other
+/// (docs/PROTOCOL.md §9). The same command on both devices: one with the
+/// account sponsors, one without joins.
 enum PairCommand: Command {
     static let name = "pair"
-    static let summary = "add a device to the account by comparing a six-digit code on both"
+    static let summary = "add a device to the account by comparing a six-digit code on both (or by a one-time code)"
     static let synopsis = [
-        "pair [--join [--force]] [--yes-if-code DIGITS] [--timeout SECONDS]",
+        "pair [--join [--force]] [--yes-if-code DIGITS | --show-code | --code CODE] [--timeout SECONDS]",
         " [--beacon-port PORT] [--peer HOST:PORT]... [--no-multicast] [--interface NAME]...",
     ]
     static let details = """
@@ -25,6 +26,13 @@ enum PairCommand: Command {
         answer is what protects the key. One comparison per run; a run ends after one
         success, one failed comparison, or the timeout.
 
+        Where one device has no screen to compare on (a headless machine reached by ssh),
+        use a one-time code instead: --show-code on one device prints a code like
+        1234-5678; give it to the other with --code 1234-5678. Either device may show it.
+        Nothing is compared or asked: the devices prove to each other that they hold the
+        same code (SPAKE2), and a typo is caught before anything is sent. A code serves
+        one run.
+
         --yes-if-code DIGITS answers by itself (yes only when the code is DIGITS), for
         scripts. With --json, events are JSON lines and the answer is read as a line
         (y/yes or n/no) from standard input unless --yes-if-code is given.
@@ -33,6 +41,8 @@ enum PairCommand: Command {
         .flag("--join", "join another account even though this device has one (needs --force)"),
         .flag("--force", "with --join: replace this device's account"),
         .value("--yes-if-code", "DIGITS", "answer the comparison without asking: yes if the code is DIGITS, else no"),
+        .flag("--show-code", "pair by a one-time code instead of comparing: make one and show it"),
+        .value("--code", "CODE", "pair by the one-time code the other device shows (--show-code there)"),
         .value("--timeout", "SECONDS", "how long to wait, at most and by default 120"),
         .value("--listen", "HOST:PORT", "joiner: TCP address to listen on (default [::]:0, a free port)"),
     ]
@@ -52,6 +62,8 @@ enum PairCommand: Command {
             expected = code
         }
         if arguments.has("--force") && !arguments.has("--join") { throw arguments.usage("--force goes with --join") }
+        let method = try Self.method(arguments, output)
+        if method != .comparison, expected != nil { throw arguments.usage("--yes-if-code is for a comparison, not with a one-time code") }
         let profile = try Profile.open()
         let device = try profile.device()
         let existing = try profile.existingAccount()
@@ -77,7 +89,7 @@ enum PairCommand: Command {
         }
 
         if let account = existing, !arguments.has("--join") {
-            let result = try PairingSponsor.run(config, accountKey: account, deviceName: device.name, events: events)
+            let result = try PairingSponsor.run(config, accountKey: account, deviceName: device.name, method: method, events: events)
             output.emit(["event": "paired", "role": "sponsor", "peer": .string(result.peerName), "account": .string(result.accountID)],
                         human: "Paired with \(result.peerName): it joined account \(result.accountID).")
             return ExitCode.ok
@@ -86,10 +98,28 @@ enum PairCommand: Command {
             throw HandoffError(.invalidState,
                 "this device is on account \(account.id); --join --force replaces it with the account of the other device")
         }
-        let result = try PairingJoiner.run(config, deviceName: device.name, store: profile.store, events: events)
+        let result = try PairingJoiner.run(config, deviceName: device.name, store: profile.store, method: method, events: events)
         output.emit(["event": "paired", "role": "joiner", "peer": .string(result.peerName), "account": .string(result.accountID)],
                     human: "Paired with \(result.peerName): this device joined account \(result.accountID).")
         return ExitCode.ok
+    }
+}
+
+extension PairCommand {
+    /// Comparison, or a one-time code made here (shown now) or given.
+    static func method(_ arguments: ParsedArguments, _ output: Output) throws -> PairingMethod {
+        switch (arguments.has("--show-code"), arguments.value("--code")) {
+        case (true, _?): throw arguments.usage("--show-code makes a code, --code takes the other device's: choose one")
+        case (true, nil):
+            let code = OneTimeCode.generate()
+            output.emit(["event": "one-time-code", "code": .string(code.description)],
+                        human: "Pairing code: \(code)\nType it on the other device: handoff pair --code \(code)")
+            return .code(code)
+        case (false, let text?):
+            return .code(try OneTimeCode(typed: text))
+        case (false, nil):
+            return .comparison
+        }
     }
 }
 

@@ -3,8 +3,8 @@
 // then as the bytes arriving on a pairing connection: through the real
 // frame reader (PairingConnection, over a socket pair), each frame into
 // PairingMessage (must re-encode to the frame) and into a joiner and a
-// sponsor state machine (session c0…cf, as the seeds), which may refuse
-// anything but never trap.
+// sponsor state machine of each method (session c0…cf and one-time code
+// 4711-0828, as the seeds), which may refuse anything but never trap.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,6 +12,7 @@ import Glibc
 
 let session: [UInt8] = Array(0xc0...0xcf)
 let account = try! AccountKey(bytes: Array(0..<32))
+let code = PairingMethod.code(try! OneTimeCode(typed: "4711-0828"))
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -25,24 +26,30 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     precondition(input.isEmpty || write(fds[1], input, input.count) == input.count, "short write to the socket pair")
     shutdown(fds[1], Int32(SHUT_WR))
     let connection = PairingConnection(fd: fds[0], peer: "fuzz")
-    var joiner: PairingJoinerMachine? = PairingJoinerMachine(sessionID: session, deviceName: "joiner")
-    var sponsor: PairingSponsorMachine? = PairingSponsorMachine(sessionID: session, accountKey: account, deviceName: "sponsor")
-    _ = sponsor!.start()
+    var joiners: [PairingJoinerMachine?] = [.comparison, code].map { PairingJoinerMachine(sessionID: session, deviceName: "joiner", method: $0) }
+    var sponsors: [PairingSponsorMachine?] = [.comparison, code].map {
+        var sponsor = PairingSponsorMachine(sessionID: session, accountKey: account, deviceName: "sponsor", method: $0)
+        _ = sponsor.start()
+        return sponsor
+    }
     for _ in 0..<size {
         guard let frame = try? connection.readFrame() else { break }
         precondition(frame.length <= PairingLimits.maxFrameSize, "a frame over the limit was read")
         guard let message = try? PairingMessage(frame) else { continue }
         precondition(message.frame == frame, "a message does not re-encode to its frame")
-        if var j = joiner {
+        for i in joiners.indices {
+            guard var j = joiners[i] else { continue }
+            _ = j.isCommitForUs(frame)
             if let step = try? j.receive(frame) {
                 if step.storeKey != nil { _ = j.keyStored() }
-                joiner = j
+                joiners[i] = j
             } else {
-                joiner = nil
+                joiners[i] = nil
             }
         }
-        if var s = sponsor {
-            sponsor = (try? s.receive(frame)) != nil ? s : nil
+        for i in sponsors.indices {
+            guard var s = sponsors[i] else { continue }
+            sponsors[i] = (try? s.receive(frame)) != nil ? s : nil
         }
     }
     return 0

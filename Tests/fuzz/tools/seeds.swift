@@ -772,6 +772,26 @@ func writePairingSeeds(_ w: Writer) {
     w("pairing-messages", "sponsor-side", [share, accept].flatMap { $0.encoded() })
     w("pairing-messages", "reject", PairingMessage.reject.frame.encoded())
     w("pairing-messages", "beacon", PairingBeacon(port: 52371, sessionID: run(0xc0, 16)).encoded())
+
+    // The documented one-time-code run (code 4711-0828, RFC 9382's x and y).
+    let code = PairingMethod.code(try! OneTimeCode(typed: "4711-0828"))
+    let hex = { (text: String) in stride(from: 0, to: text.count, by: 2).map { UInt8(String(Array(text)[$0..<$0 + 2]), radix: 16)! } }
+    var codeSponsor = PairingSponsorMachine(
+        sessionID: run(0xc0, 16), accountKey: try! AccountKey(bytes: run(0, 32)), deviceName: "laptop", method: code,
+        keyNonce: run(0xd0, 12), spakeSecret: hex("43dd0fd7215bdcb482879fca3220c6a968e66d70b1356cac18bb26c84a78d729"))
+    var codeJoiner = PairingJoinerMachine(
+        sessionID: run(0xc0, 16), deviceName: "desktop", method: code, acceptNonce: run(0xe0, 12),
+        spakeSecret: hex("dcb60106f276b02606d8ef0a328c02e4b629f84f89786af5befb0bc75b6e66be"))
+    let codeStart = codeSponsor.start()
+    let codeShare = try! codeJoiner.receive(codeStart).send[0]
+    let codeConfirm = try! codeSponsor.receive(codeShare).send[0]
+    let codeAccept = try! codeJoiner.receive(codeConfirm).send[0]
+    let codeKey = try! codeSponsor.receive(codeAccept).send[0]
+    w("pairing-messages", "code-joiner-side", [codeStart, codeConfirm, codeKey].flatMap { $0.encoded() })
+    w("pairing-messages", "code-sponsor-side", [codeShare, codeAccept].flatMap { $0.encoded() })
+    w("pairing-messages", "code-beacon", PairingBeacon(port: 52371, sessionID: run(0xc0, 16), kind: PairingBeacon.codeJoinerKind).encoded())
+    w("pairing-code", "one-time-code", "4711-0828")
+    w("pairing-code", "one-time-code-typo", "4711-0882")
 }
 
 /// Hostile pairing input: lengths out of range or not the message's size,
