@@ -149,3 +149,25 @@ def test_a_flood_and_three_joiners_make_one_notification(tmp_path, procs):
     assert counts[0] > 0
     assert desktop.notified("Paired with Joiner0")
     assert len(prompts(desktop)) == 1, prompts(desktop)
+
+
+def test_a_joiner_waiting_for_a_one_time_code_is_left_alone(tmp_path, procs):
+    """A joiner run by a one-time code (beacon kind 2) is the business of
+    the `handoff pair --code` the person runs on this device, not the
+    agent's: no run, no notification; then a comparison joiner is still
+    sponsored as before."""
+    desktop = Desktop(tmp_path / "desktop", procs)
+    port = free_port()
+    s, agent = sponsor_agent(tmp_path, procs, desktop, port)
+    j = Device(tmp_path, "Headless", procs)
+    assert j.run("device", "--name", "Headless").code == 0
+    waiting = Process([str(TOOL), "--json", "pair", "--timeout", "4", "--code", "4711-0828", "--beacon-port", str(free_port()),
+                       "--no-multicast", "--peer", f"127.0.0.1:{port}", "--listen", "127.0.0.1:0"], j.env)
+    procs.append(waiting)
+    waiting.event("listening")
+    failed_with(waiting, TIMED_OUT)
+    assert not j.account_file.exists()
+    assert prompts(desktop) == []
+    j2, new = joiner(tmp_path, procs, "Joiner", port, 90)
+    code = new.event("code", timeout=WAIT * 2)
+    assert desktop.notified(PROMPT)["body"] == f"Compare: {code['text']}"

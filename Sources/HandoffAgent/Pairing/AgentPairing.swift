@@ -61,7 +61,7 @@ final class AgentPairing: @unchecked Sendable {
                 inbox.offer(packet, from: host)
                 return nil
             }
-            guard PairingBeacon.parse(packet) != nil, s.gate.startRun(now: now),
+            guard PairingBeacon.parse(packet)?.kind == PairingBeacon.joinerKind, s.gate.startRun(now: now),
                   let inbox = try? PairingBeaconInbox(limits: config.limits) else { return nil }
             inbox.offer(packet, from: host)
             s.inbox = inbox

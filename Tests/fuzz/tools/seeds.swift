@@ -614,6 +614,8 @@ func writeAgentSeeds(_ w: Writer) throws {
         ("continue", .continueActivity(remote)),
         ("error", .error(HandoffError(.remoteApplicationTimedOut, "the other device did not answer"))),
         ("status-request", .statusRequest), ("status", .status(status)), ("choose", .choose(id)),
+        ("undelivered", .undelivered(id, HandoffError(.remoteApplicationTimedOut, "the app did not answer in time"))),
+        ("offer", .offer(id, Array(0..<64))), ("offer-withdrawn", .offer(id, nil)), ("served", .served(id)),
     ]
     precondition(Set(messages.map { $0.1.kind }) == Set(AgentMessage.Kind.allCases), "a message kind has no seed")
     // Each from both sides: the one that may not send it is refused.
