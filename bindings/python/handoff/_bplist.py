@@ -55,7 +55,8 @@ class _Wide(Exception):
 # ------------------------------------------------------------------ write
 
 _SMALL_INTS = [bytes((0x10, n)) for n in range(256)]
-_ASCII_MARKERS = [bytes((0x50 | n,)) for n in range(15)]
+_ASCII_MARKERS = [bytes((0x50 | n,)) for n in range(15)] + [bytes((0x5F, 0x10, n))
+                                                             for n in range(15, 256)]
 _TRUE, _FALSE, _NULL = b"\x09", b"\x08", b"\x00"
 
 # Encoded keys by key: an app writes the same few keys again and again.
@@ -81,7 +82,7 @@ def _text(s: str) -> bytes:
         raise _Unusual
     if s.isascii():
         n = len(s)
-        return (_ASCII_MARKERS[n] if n < 15 else _count(0x50, n)) + s.encode()
+        return (_ASCII_MARKERS[n] if n < 256 else _count(0x50, n)) + s.encode()
     try:
         units = s.encode("utf-16-be")  # lone surrogates refuse to encode
     except UnicodeEncodeError:
@@ -114,10 +115,7 @@ def _put(obj: object, out: list, wide: bool, depth: int) -> int:
     """Appends `obj`'s objects to `out`; its own number."""
     kind = type(obj)
     if kind is str:
-        if obj.isascii() and len(obj) < 15 and "\0" not in obj:
-            out.append(_ASCII_MARKERS[len(obj)] + obj.encode())
-        else:
-            out.append(_text(obj))
+        out.append(_text(obj))
     elif kind is int:
         out.append(_SMALL_INTS[obj] if 0 <= obj < 256 else _integer(obj))
     elif kind is dict:
@@ -135,10 +133,32 @@ def _put(obj: object, out: list, wide: bool, depth: int) -> int:
     return len(out) - 1
 
 
+def _put_all(items, out: list, wide: bool, depth: int) -> list[int]:
+    """_put of each item (the common kinds inline: this loop is the hot one)."""
+    numbers = []
+    for item in items:
+        kind = type(item)
+        if kind is str:
+            chunk = (_ASCII_MARKERS[len(item)] + item.encode()
+                     if len(item) < 15 and item.isascii() and "\0" not in item else _text(item))
+        elif kind is int and 0 <= item < 256:
+            chunk = _SMALL_INTS[item]
+        elif kind is float:
+            chunk = _MARKED_DOUBLE.pack(0x23, item)
+        elif kind is bool:
+            chunk = _TRUE if item else _FALSE
+        else:
+            numbers.append(_put(item, out, wide, depth))
+            continue
+        numbers.append(len(out))
+        out.append(chunk)
+    return numbers
+
+
 def _array(items: list | tuple, out: list, wide: bool, depth: int) -> int:
     if depth > _MAX_DEPTH:
         raise _Unusual
-    numbers = [_put(item, out, wide, depth) for item in items]
+    numbers = _put_all(items, out, wide, depth)
     out.append(_count(0xA0, len(numbers)) + _refs(numbers, wide))
     return len(out) - 1
 
@@ -158,12 +178,7 @@ def _dictionary(mapping: dict, out: list, wide: bool, depth: int) -> int:
                 checked = True
         numbers.append(len(out))
         out.append(encoded)
-    for item in mapping.values():
-        if type(item) is str:  # inline: the usual value
-            numbers.append(len(out))
-            out.append(_text(item))
-        else:
-            numbers.append(_put(item, out, wide, depth))
+    numbers += _put_all(mapping.values(), out, wide, depth)
     out.append(_count(0xD0, len(mapping)) + _refs(numbers, wide))
     return len(out) - 1
 
@@ -276,38 +291,57 @@ def _length(data: bytes, position: int, low: int) -> tuple[int, int]:
     return int.from_bytes(data[start:start + size], "big"), start + size
 
 
+def _read_all(data: bytes, text: str, position: int, n: int, ref_size: int,
+              hashable: bool) -> tuple[list, int]:
+    """`n` values in a row (the common kinds inline: this loop is the hot one)."""
+    items = []
+    append = items.append
+    for _ in range(n):
+        marker = data[position]
+        if 0x50 <= marker < 0x5F:  # a short ASCII string
+            start = position + 1
+            position = start + marker - 0x50
+            append(text[start:position])
+        elif marker == 0x10:  # an integer below 256
+            append(data[position + 1])
+            position += 2
+        elif marker == 0x5F and data[position + 1] == 0x10:  # ASCII, 15 to 255
+            start = position + 3
+            position = start + data[position + 2]
+            append(text[start:position])
+        elif marker == 0x23:
+            append(_DOUBLE.unpack_from(data, position + 1)[0])
+            position += 9
+        elif marker == 0x09 or marker == 0x08:
+            append(marker == 0x09)
+            position += 1
+        else:
+            value, position = _read(data, text, position, ref_size, hashable)
+            append(value)
+    return items, position
+
+
 def _read(data: bytes, text: str, position: int, ref_size: int,
           hashable: bool) -> tuple[object, int]:
     """The value at `position`, and where the next object starts."""
     marker = data[position]
     high = marker >> 4
-    if high == 0x5:
-        low = marker & 0x0F
-        if low != 15:
-            return text[position + 1:position + 1 + low], position + 1 + low
-        n, start = _length(data, position, low)
-        return text[start:start + n], start + n
-    if high == 0x1:
-        if marker == 0x10:
-            return data[position + 1], position + 2
-        end = position + 1 + (1 << (marker & 0x0F))
-        return int.from_bytes(data[position + 1:end], "big", signed=(marker == 0x13)), end
     if high == 0xD:
         return _read_dictionary(data, text, position, ref_size, hashable)
     if high == 0xA:
         n, position = _length(data, position, marker & 0x0F)
-        position += n * ref_size
-        items = []
-        for _ in range(n):
-            item, position = _read(data, text, position, ref_size, hashable)
-            items.append(item)
+        items, position = _read_all(data, text, position + n * ref_size, n, ref_size, hashable)
         return (tuple(items) if hashable else items), position
+    if high == 0x5:
+        n, start = _length(data, position, marker & 0x0F)
+        return text[start:start + n], start + n
+    if high == 0x1:
+        end = position + 1 + (1 << (marker & 0x0F))
+        return int.from_bytes(data[position + 1:end], "big", signed=(marker == 0x13)), end
     if marker == 0x23:
         return _DOUBLE.unpack_from(data, position + 1)[0], position + 9
-    if marker == 0x09:
-        return True, position + 1
-    if marker == 0x08:
-        return False, position + 1
+    if marker == 0x09 or marker == 0x08:
+        return marker == 0x09, position + 1
     if high == 0x6:
         n, start = _length(data, position, marker & 0x0F)
         return data[start:start + 2 * n].decode("utf-16-be"), start + 2 * n
@@ -326,34 +360,12 @@ def _read(data: bytes, text: str, position: int, ref_size: int,
 def _read_dictionary(data: bytes, text: str, position: int, ref_size: int,
                      hashable: bool) -> tuple[object, int]:
     n, position = _length(data, position, data[position] & 0x0F)
-    position += 2 * n * ref_size
-    keys = []
-    for _ in range(n):
-        marker = data[position]
-        if 0x50 <= marker < 0x5F:  # a short ASCII key, the usual
-            start = position + 1
-            position = start + marker - 0x50
-            keys.append(text[start:position])
-        else:
-            key, position = _read(data, text, position, ref_size, False)
-            keys.append(key)
+    keys, position = _read_all(data, text, position + 2 * n * ref_size, n, ref_size, False)
     if n and keys[0] == "$class":  # sorts first of the tagged values' keys
         return _read_tagged(data, text, position, ref_size)
     if hashable:
         raise TypeError("a set holds a dictionary, which has no hashable Python form")
-    values = []
-    for _ in range(n):
-        marker = data[position]
-        if 0x50 <= marker < 0x5F:  # inline: a short ASCII string
-            start = position + 1
-            position = start + marker - 0x50
-            values.append(text[start:position])
-        elif marker == 0x10:  # inline: a small integer
-            values.append(data[position + 1])
-            position += 2
-        else:
-            value, position = _read(data, text, position, ref_size, False)
-            values.append(value)
+    values, position = _read_all(data, text, position, n, ref_size, False)
     return dict(zip(keys, values)), position
 
 
