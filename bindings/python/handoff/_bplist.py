@@ -30,6 +30,10 @@ from itertools import accumulate
 
 from .errors import HandoffError, Status
 
+TYPE_CHECKING = False  # typing costs milliseconds at import; annotations only
+if TYPE_CHECKING:
+    from typing import Any, Iterable
+
 # Seconds from 1970-01-01 to 2001-01-01, the plist date epoch.
 _EPOCH_2001 = 978307200.0
 _DOUBLE = struct.Struct(">d")
@@ -111,7 +115,7 @@ def _refs(numbers: list[int], wide: bool) -> bytes:
         raise _Wide from None
 
 
-def _put(obj: object, out: list, wide: bool, depth: int) -> int:
+def _put(obj: Any, out: list, wide: bool, depth: int) -> int:
     """Appends `obj`'s objects to `out`; its own number."""
     kind = type(obj)
     if kind is str:
@@ -133,7 +137,7 @@ def _put(obj: object, out: list, wide: bool, depth: int) -> int:
     return len(out) - 1
 
 
-def _put_all(items, out: list, wide: bool, depth: int) -> list[int]:
+def _put_all(items: Iterable[Any], out: list, wide: bool, depth: int) -> list[int]:
     """_put of each item (the common kinds inline: this loop is the hot one)."""
     numbers = []
     for item in items:
@@ -202,7 +206,7 @@ def _check_equivalent_keys(mapping: dict) -> None:
         raise _Unusual
 
 
-def _other(obj: object, out: list, wide: bool, depth: int) -> int:
+def _other(obj: Any, out: list, wide: bool, depth: int) -> int:
     """The rarer kinds, and subclasses of the common ones."""
     from .values import URL  # values imports this module
     if isinstance(obj, URL):
@@ -243,7 +247,7 @@ def _tagged(class_name: str, key: str, value: int, out: list, wide: bool) -> int
     return len(out) - 1
 
 
-def write(obj: object) -> bytes | None:
+def write(obj: Any) -> bytes | None:
     """`obj` as a binary property list for handoff_value_decode, or None
     when it is not the common case (see the module's doc)."""
     for wide in (False, True):
@@ -294,7 +298,7 @@ def _length(data: bytes, position: int, low: int) -> tuple[int, int]:
 def _read_all(data: bytes, text: str, position: int, n: int, ref_size: int,
               hashable: bool) -> tuple[list, int]:
     """`n` values in a row (the common kinds inline: this loop is the hot one)."""
-    items = []
+    items: list[Any] = []
     append = items.append
     for _ in range(n):
         marker = data[position]
@@ -322,7 +326,7 @@ def _read_all(data: bytes, text: str, position: int, n: int, ref_size: int,
 
 
 def _read(data: bytes, text: str, position: int, ref_size: int,
-          hashable: bool) -> tuple[object, int]:
+          hashable: bool) -> tuple[Any, int]:
     """The value at `position`, and where the next object starts."""
     marker = data[position]
     high = marker >> 4
