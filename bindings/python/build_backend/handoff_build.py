@@ -164,7 +164,7 @@ def build_sdist(sdist_directory, config_settings=None):
     base = f"{_normalized(project['name'])}-{project['version']}"
     filename = f"{base}.tar.gz"
     files = [SOURCE / "pyproject.toml", SOURCE / "README.md"]
-    for folder in (PACKAGE, "build_backend", "tests"):
+    for folder in (PACKAGE, "build_backend", "tests", "bench"):
         files += [p for p in sorted((SOURCE / folder).rglob("*"))
                   if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
                   and not p.name.startswith("libhandoff.so")]
