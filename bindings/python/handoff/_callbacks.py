@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import sys
 import threading
-import traceback
 import weakref
-from typing import Any, Callable, Iterator
 from contextlib import contextmanager
 
 from . import _ffi
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; annotations only
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator
 
 # address of a C handle -> the live Python object that owns a reference to it
 activities: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
@@ -57,6 +59,7 @@ def report(exc: BaseException, err_msg: str, obj: Any = None) -> None:
             print(f"Exception in sys.unraisablehook: {hook_error!r}", file=sys.stderr)
     # The default hook accepts only its own argument type: print as it does.
     print(f"{err_msg}: {obj!r}" if obj is not None else err_msg, file=sys.stderr)
+    import traceback  # not at import: it costs milliseconds
     traceback.print_exception(args.exc_type, exc, args.exc_traceback, file=sys.stderr)
 
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import ctypes
 import math
-from typing import Any, Iterable
 
 from . import _ffi
 from .account import Account, ContinuityMode, DeviceRole
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; annotations only
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 _INT_MAX = 2 ** 31 - 1
 

@@ -12,10 +12,13 @@ from __future__ import annotations
 import ctypes
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_int64,
                     c_size_t, c_uint, c_uint8, c_void_p)
-from typing import Any, Callable
 
 from . import _library
 from .errors import HandoffError
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; annotations only
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 lib, library_path = _library.load()
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; annotations only
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 class OwnedHandle:

@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import ctypes
 import os
-from pathlib import Path
 
 ENVIRONMENT_VARIABLE = "HANDOFF_LIBRARY"
 SONAME = "libhandoff.so.0"
 #: The library major version this binding speaks.
 MAJOR_VERSION = 0
 
-_PACKAGE_DIR = Path(__file__).resolve().parent
+# (os.path, not pathlib: importing pathlib costs more than the rest of
+# this module; import time matters.)
+_PACKAGE_DIR = os.path.dirname(os.path.realpath(__file__))
 # bindings/python/handoff/_library.py -> the repository root.
-_REPOSITORY_DIR = _PACKAGE_DIR.parents[2]
+_REPOSITORY_DIR = os.path.dirname(os.path.dirname(os.path.dirname(_PACKAGE_DIR)))
 
 
 def places() -> list[tuple[str, str]]:
@@ -33,8 +34,8 @@ def places() -> list[tuple[str, str]]:
     if explicit:
         return [(f"${ENVIRONMENT_VARIABLE}", explicit)]
     return [
-        ("copy inside the package", str(_PACKAGE_DIR / SONAME)),
-        ("repository build folder", str(_REPOSITORY_DIR / "build" / "lib" / SONAME)),
+        ("copy inside the package", os.path.join(_PACKAGE_DIR, SONAME)),
+        ("repository build folder", os.path.join(_REPOSITORY_DIR, "build", "lib", SONAME)),
         ("system (dynamic linker search)", SONAME),
     ]
 

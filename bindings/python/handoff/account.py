@@ -5,16 +5,19 @@ from __future__ import annotations
 import ctypes
 import enum
 import os
-from typing import Union
 
 from . import _ffi
 from ._handle import OwnedHandle
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; annotations only
+if TYPE_CHECKING:
+    from typing import Union
+    PathLike = Union[str, "os.PathLike[str]"]
 
 __all__ = ["Account", "DeviceRole"]
 
 lib = _ffi.lib
 
-PathLike = Union[str, "os.PathLike[str]"]
 
 
 class DeviceRole(enum.IntEnum):

@@ -6,12 +6,15 @@ import ctypes
 import datetime
 import itertools
 import os
-import socket
-from typing import Any, Callable, Iterable, Mapping
 
 from . import _callbacks, _ffi, values
 from ._handle import OwnedHandle
 from .errors import HandoffError, Status
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; annotations only
+if TYPE_CHECKING:
+    import socket
+    from typing import Any, Callable, Iterable, Mapping
 
 __all__ = ["UserActivity", "UserActivityDelegate"]
 
@@ -371,6 +374,7 @@ def _hand_over_stream(fd: int, method: Callable[..., Any], activity: "UserActivi
     stream = None
     handed = False
     try:
+        import socket  # not at import: it costs milliseconds
         stream = socket.socket(fileno=fd)
         result = _callbacks.invoke(method, activity, stream, *after, default=_HANDED_OVER_NOT)
         handed = result is not _HANDED_OVER_NOT

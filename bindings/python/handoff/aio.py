@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Iterator
 
 from .application import Application
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; annotations only
+if TYPE_CHECKING:
+    from typing import Iterator
 
 __all__ = ["attach", "detach", "attached"]
 

@@ -6,7 +6,6 @@ import ctypes
 import math
 import time
 import types
-from typing import Any, Iterable, Mapping
 
 from . import _callbacks, _continuity, _ffi
 from ._handle import OwnedHandle
@@ -16,6 +15,10 @@ from .errors import HandoffError, Status
 from .manifest import Manifest
 from .remote import RemoteActivity
 from .responder import Responder, RestorationHandler
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; annotations only
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Mapping
 
 __all__ = ["Application", "ApplicationDelegate"]
 

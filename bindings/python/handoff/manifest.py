@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import os
-from typing import Iterable, Union
 
 from . import _ffi
 from ._handle import OwnedHandle
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; annotations only
+if TYPE_CHECKING:
+    from typing import Iterable, Union
+    PathLike = Union[str, "os.PathLike[str]"]
 
 __all__ = ["Manifest"]
 
 lib = _ffi.lib
 
-PathLike = Union[str, "os.PathLike[str]"]
 
 
 class Manifest(OwnedHandle):

@@ -4,14 +4,16 @@ restoration handler that hands them a continued activity."""
 from __future__ import annotations
 
 import ctypes
-from typing import TYPE_CHECKING, Any, Iterable
 
 from . import _callbacks, _ffi
 from ._handle import OwnedHandle
 from .activity import UserActivity
 from .errors import HandoffError, Status
 
+TYPE_CHECKING = False  # typing costs milliseconds at import; annotations only
 if TYPE_CHECKING:
+    from typing import Any, Iterable
+
     from .application import Application
 
 __all__ = ["Responder", "RestorationHandler"]

@@ -30,19 +30,25 @@ from __future__ import annotations
 import ctypes
 import datetime
 import math
-from typing import Any, Dict, Mapping
-from urllib.parse import SplitResult, urlsplit
+from collections.abc import Mapping
 
-from . import _ffi
+from . import _bplist, _ffi
 from .errors import HandoffError, Status
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; annotations only
+if TYPE_CHECKING:
+    from typing import Any, Dict
+    from urllib.parse import SplitResult
+    UserInfo = Dict[str, Any]
+else:
+    UserInfo = dict  # for annotations at run time
 
 __all__ = ["URL", "UserInfo", "encode_value", "decode_value"]
 
 lib = _ffi.lib
 
-UserInfo = Dict[str, Any]
 
-_INT64 = range(-(2 ** 63), 2 ** 63)
+_INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 _ALLOWED = ("None, bool, int, float, str, bytes, datetime, handoff.URL, list, tuple, "
             "dict, set or frozenset")
 
@@ -65,6 +71,7 @@ class URL(str):
 
     def parts(self) -> SplitResult:
         """The URL's parts (urllib.parse.urlsplit)."""
+        from urllib.parse import urlsplit  # not at import: it costs milliseconds
         return urlsplit(self)
 
     def __repr__(self) -> str:
@@ -85,7 +92,8 @@ def to_value(obj: Any, path: str = "", _seen: frozenset = frozenset()) -> Any:
     if isinstance(obj, bool):
         return lib.handoff_value_new_boolean(1 if obj else 0)
     if isinstance(obj, int):
-        if obj not in _INT64:
+        # (not `in range(...)`: for an int subclass that walks the range)
+        if not _INT64_MIN <= obj <= _INT64_MAX:
             raise OverflowError(f"{_where(path)}: {obj} does not fit a 64-bit signed integer")
         return lib.handoff_value_new_integer(obj)
     if isinstance(obj, float):
@@ -146,11 +154,24 @@ def _add(add: Any, container: Any, path: str, item: Any, seen: frozenset, *key: 
         lib.handoff_value_free(child)
 
 
+def new_value(obj: Any, what: str = "") -> Any:
+    """to_value, in one call into the library for the common case: `obj`
+    written as a binary property list that the library reads (and checks).
+    Anything else goes value by value, which raises the errors."""
+    data = _bplist.write(obj)
+    if data is not None:
+        try:
+            return lib.handoff_value_decode(data, len(data))
+        except HandoffError:
+            pass  # refused: the slow path says why in its own words
+    return to_value(obj, what)
+
+
 def dictionary_value(mapping: Mapping[str, Any], what: str) -> Any:
     """A new dictionary handoff_value for a userInfo mapping."""
     if not isinstance(mapping, Mapping):
         raise TypeError(f"{what} must be a dict, not {type(mapping).__name__}")
-    return to_value(dict(mapping), what)
+    return new_value(dict(mapping), what)
 
 
 # ------------------------------------------------------------- from C
@@ -219,9 +240,17 @@ def _datetime(seconds: float) -> datetime.datetime:
 
 
 def take(value: Any, hashable: bool = False) -> Any:
-    """from_value for an owned handoff_value, which it then frees."""
+    """from_value for an owned handoff_value, which it then frees: in one
+    call into the library, read from its binary property list, unless the
+    library cannot encode it (nesting too deep for userInfo)."""
     try:
-        return from_value(value, hashable)
+        data = ctypes.POINTER(ctypes.c_uint8)()
+        length = ctypes.c_size_t()
+        try:
+            lib.handoff_value_encode(value, ctypes.byref(data), ctypes.byref(length))
+        except HandoffError:
+            return from_value(value, hashable)
+        return _bplist.read(_ffi.take_bytes(data, length.value), hashable)
     finally:
         lib.handoff_value_free(value)
 
@@ -232,7 +261,7 @@ def encode_value(obj: Any) -> bytes:
     """`obj` as the library's binary property list (``bplist00``), the
     encoding userInfo travels in (null, set and URL as docs/PROTOCOL.md
     tags them)."""
-    value = to_value(obj)
+    value = new_value(obj)
     try:
         data = ctypes.POINTER(ctypes.c_uint8)()
         length = ctypes.c_size_t()
