@@ -18,6 +18,10 @@ command -v valgrind >/dev/null 2>&1 || need_apt="$need_apt valgrind"
 command -v nft >/dev/null 2>&1 || need_apt="$need_apt nftables"   # test_discovery.py filters IPv4
 command -v qrencode >/dev/null 2>&1 || need_apt="$need_apt qrencode"   # handoff account code --qr draws with it
 command -v zbarimg >/dev/null 2>&1 || need_apt="$need_apt zbar-tools"   # the --qr test decodes the drawing
+# The main-loop helpers' tests (mk/native.mk): GLib, and Qt 6 (Qt 5 where
+# the distribution has no Qt 6 yet).
+pkg_config_has glib-2.0 || need_apt="$need_apt libglib2.0-dev"
+pkg_config_has Qt6Core || pkg_config_has Qt5Core || need_apt="$need_apt qt6-base-dev"
 
 if [ -n "$need_apt" ] && [ "$(id -u)" != 0 ]; then
     echo "missing:$need_apt" >&2
@@ -27,6 +31,10 @@ fi
 if [ -n "$need_apt" ]; then
     echo "installing:$need_apt"
     apt-get update -qq
+    case " $need_apt " in
+        *" qt6-base-dev "*) apt-cache show qt6-base-dev >/dev/null 2>&1 ||
+            need_apt=$(echo "$need_apt" | sed 's/ qt6-base-dev/ qtbase5-dev/') ;;
+    esac
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need_apt
 fi
 
