@@ -86,13 +86,16 @@ $(BINDIR)/header_cxx: Tests/c/header_cxx.cpp $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)
 	$(CXX) $(CXXFLAGS_STRICT) -I$(INCDIR) -o $@ $< $(LINK_HANDOFF)
 
-C_TESTS := $(BINDIR)/test_model $(BINDIR)/test_runtime $(BINDIR)/test_restoration
+C_TESTS := $(BINDIR)/test_model $(BINDIR)/test_runtime $(BINDIR)/test_restoration \
+           $(BINDIR)/test_delegate_names
 
 test-c: $(C_TESTS) $(BINDIR)/header_cxx
 	$(BINDIR)/header_cxx
 	$(BINDIR)/test_model
 	$(BINDIR)/test_runtime
 	$(BINDIR)/test_restoration
+	$(BINDIR)/test_delegate_names
+	sh Tests/c/check_deprecated_names.sh '$(CC)' '$(CXX)' $(INCDIR)
 
 # The C tests again under valgrind, in one process: no invalid access and
 # no definite leak through the C ABI. (The Swift runtime's one-time caches

@@ -111,7 +111,7 @@
 
 #define ROUND_TIMEOUT_NS (2000LL * 1000000)    /* a continue or beacon round */
 #define DRAIN_TIMEOUT_NS (6000LL * 1000000)    /* a timed-out continue to settle */
-#define CONFIRM_TIMEOUT_NS (1000LL * 1000000)  /* was_continued after a restore */
+#define CONFIRM_TIMEOUT_NS (1000LL * 1000000)  /* user_activity_was_continued after a restore */
 #ifndef ROUND_GAP_NS
 #define ROUND_GAP_NS (2LL * 1000000) /* quiet time between rounds */
 #endif
@@ -1504,7 +1504,7 @@ struct pair {
     /* Continue phase, receiver thread only. */
     int rs;
     int round, rounds_total, warmup;
-    int outstanding; /* continues without continue_activity/did_fail yet */
+    int outstanding; /* continues without continue_user_activity/did_fail yet */
     int64_t t0, deadline;
     int64_t t_will, t_cont, t_restore;
     long tag, saves_before, confirms_before;
@@ -1512,7 +1512,7 @@ struct pair {
     long restored_tag;
     series total;
     series seg_will, seg_fetch, seg_restore, seg_save, seg_save_to_cont; /* breakdown */
-    series seg_confirm; /* continue_activity -> sender's was_continued */
+    series seg_confirm; /* continue_user_activity -> the sender's was-continued */
     int save_missing;
     int confirm_missing, fail_count, stale_count, continue_errors;
     int confirm_missing_measured; /* of measured rounds that restored */
@@ -1982,9 +1982,9 @@ static int side_setup(struct side *sd)
     if (!sd->is_sender) {
         d.activity_available = on_available;
         d.activity_updated = on_available;
-        d.will_continue = on_will_continue;
-        d.continue_activity = on_continue;
-        d.did_fail_to_continue = on_fail;
+        d.will_continue_user_activity = on_will_continue;
+        d.continue_user_activity = on_continue;
+        d.did_fail_to_continue_user_activity = on_fail;
     }
     sd->app = handoff_application_new(m, &d, sd, NULL);
     handoff_manifest_free(m);
@@ -2010,7 +2010,7 @@ static int side_setup(struct side *sd)
         handoff_activity_set_title(sd->activity, "bench viewport");
         handoff_activity_set_required_user_info_keys(sd->activity, required, 1);
         handoff_activity_delegate ad = HANDOFF_ACTIVITY_DELEGATE_INIT;
-        ad.was_continued = on_was_continued;
+        ad.user_activity_was_continued = on_was_continued;
         handoff_activity_set_delegate(sd->activity, &ad, sd, NULL);
         handoff_responder_set_user_activity(sd->responder, sd->activity);
         handoff_activity_set_flag(sd->activity, HANDOFF_ACTIVITY_NEEDS_SAVE, 1);
@@ -2404,15 +2404,15 @@ static void continue_end(struct pair *pr, int row)
         note(row, "rounds %d/%d, failed %d, stale %d, continue errors %d, confirm missing %d%s%s",
              pr->round, pr->rounds_total, pr->fail_count, pr->stale_count, pr->continue_errors,
              pr->confirm_missing, pr->last_failure[0] ? "; last: " : "", pr->last_failure);
-    extra_printf("  continue %-5s  continue()->will_continue %7.1f | will_continue->continue_activity "
-                 "(fetch) %7.1f (p99 %.1f) | continue_activity->restore %5.1f\n",
+    extra_printf("  continue %-5s  continue()->will_continue_user_activity %7.1f | will_continue_user_activity->continue_user_activity "
+                 "(fetch) %7.1f (p99 %.1f) | continue_user_activity->restore %5.1f\n",
                  kind, median_of(&pr->seg_will) / 1e3, median_of(&pr->seg_fetch) / 1e3,
                  p99_of(&pr->seg_fetch) / 1e3, median_of(&pr->seg_restore) / 1e3);
-    extra_printf("  continue %-5s  continue_activity->sender's was_continued (the CONFIRM, after "
+    extra_printf("  continue %-5s  continue_user_activity->sender's user_activity_was_continued (the CONFIRM, after "
                  "the timed interval) %.1f (p99 %.1f)\n",
                  kind, median_of(&pr->seg_confirm) / 1e3, p99_of(&pr->seg_confirm) / 1e3);
     extra_printf("  continue %-5s  sender's save (update_user_activity_state) at continue()+%.1f "
-                 "(p99 %.1f), %.1f before continue_activity; rounds without a save %d; rounds "
+                 "(p99 %.1f), %.1f before continue_user_activity; rounds without a save %d; rounds "
                  "whose restored \"round\" was not the one saved for it %d\n",
                  kind, median_of(&pr->seg_save) / 1e3, p99_of(&pr->seg_save) / 1e3,
                  median_of(&pr->seg_save_to_cont) / 1e3, pr->save_missing, pr->stale_count);
@@ -2508,7 +2508,7 @@ static void measure_thread_start(void)
 }
 
 /* The payload's own cost: encode as the sender does after its save, decode
- * as the receiver does before continue_activity. */
+ * as the receiver does before continue_user_activity. */
 static void measure_coding(void)
 {
     handoff_activity *a = handoff_activity_new(ACTIVITY_TYPE);

@@ -46,6 +46,25 @@ extern "C" {
 #define HANDOFF_API
 #endif
 
+/* Callback fields carry Apple's names (the table in README.md, "Delegate
+ * methods"). A field renamed to them keeps its old name for one release as
+ * a deprecated alias of the same storage, an anonymous union of the two:
+ * old code builds, with a warning naming the new field; layout and size are
+ * unchanged. The _INIT macros brace each such union ({NULL}). Swift, which
+ * implements this header, sees the current names only. */
+#if defined(__GNUC__) || defined(__clang__)
+#define HANDOFF_DEPRECATED_(message) __attribute__((deprecated(message)))
+#define HANDOFF_EXTENSION_ __extension__
+#else
+#define HANDOFF_DEPRECATED_(message)
+#define HANDOFF_EXTENSION_
+#endif
+#if defined(__swift__)
+#define HANDOFF_RENAMED_FIELD_(current, old) current
+#else
+#define HANDOFF_RENAMED_FIELD_(current, old) HANDOFF_EXTENSION_ union { current; old; }
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Version                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -443,20 +462,27 @@ HANDOFF_API int handoff_activity_is_invalidated(const handoff_activity *activity
  * may be NULL. They run inside handoff_application_dispatch, on the
  * application's main thread, for the application holding the activity;
  * `activity` is lent for the call (handoff_activity_ref to keep it).
- *  - will_save: the activity is being saved, after the responders'
- *    update_user_activity_state: last chance to add state;
- *  - was_continued: another device continued it: once per continuation
- *    (an activity that stays current and is continued again hears it
- *    again; a duplicate confirmation of one fetch is ignored);
- *  - did_receive_stream: the device that continued it opened a
- *    continuation stream (handoff_activity_get_continuation_streams
- *    there; Apple: didReceiveInputStream:outputStream:). `fd` is a
- *    connected, bidirectional socket, now the callee's to close; see
- *    "Continuation streams" below. NULL: this app refuses streams, and the
- *    other device's request fails with HANDOFF_E_HANDOFF_FAILED.
- *  - did_fail_to_hand_off: another device fetched the activity and the
- *    fetch failed on this side, so it could not continue it (no Apple
- *    counterpart: there only the receiving side hears of it). `error` is
+ * (0.1.0 named them will_save, was_continued, did_receive_stream and
+ * did_fail_to_hand_off: deprecated aliases now, see HANDOFF_RENAMED_FIELD_.)
+ *  - user_activity_will_save (Apple: userActivityWillSave): the activity is
+ *    being saved, after the responders' update_user_activity_state: last
+ *    chance to add state;
+ *  - user_activity_was_continued (Apple: userActivityWasContinued): another
+ *    device continued it: once per continuation (an activity that stays
+ *    current and is continued again hears it again; a duplicate
+ *    confirmation of one fetch is ignored);
+ *  - user_activity_did_receive_stream (Apple:
+ *    userActivity(_:didReceive:outputStream:)): the device that continued
+ *    it opened a continuation stream
+ *    (handoff_activity_get_continuation_streams there). `fd` is one
+ *    connected, bidirectional socket for Apple's stream pair, now the
+ *    callee's to close; see "Continuation streams" below. NULL: this app
+ *    refuses streams, and the other device's request fails with
+ *    HANDOFF_E_HANDOFF_FAILED.
+ *  - user_activity_did_fail_to_hand_off: another device fetched the
+ *    activity and the fetch failed on this side, so it could not continue
+ *    it (no Apple counterpart: there only the receiving side hears of it;
+ *    named in Apple's pattern). `error` is
  *    HANDOFF_E_USER_INFO_TOO_LARGE (the encoded userInfo is over
  *    HANDOFF_USER_INFO_BUDGET bytes), HANDOFF_E_MISSING_REQUIRED_KEY (a
  *    required userInfo key is absent; HANDOFF_E_HANDOFF_FAILED on the other
@@ -471,14 +497,28 @@ HANDOFF_API int handoff_activity_is_invalidated(const handoff_activity *activity
  *    is not reported. Informational: nothing to return or release. */
 typedef struct handoff_activity_delegate {
     size_t size; /* sizeof(handoff_activity_delegate): use the _INIT macro */
-    void (*will_save)(handoff_activity *activity, void *user_data);
-    void (*was_continued)(handoff_activity *activity, void *user_data);
-    void (*did_receive_stream)(handoff_activity *activity, int fd, void *user_data);
-    void (*did_fail_to_hand_off)(handoff_activity *activity, int error, const char *message,
-                                 void *user_data);
+    HANDOFF_RENAMED_FIELD_(
+        void (*user_activity_will_save)(handoff_activity *activity, void *user_data),
+        void (*will_save)(handoff_activity *, void *)
+            HANDOFF_DEPRECATED_("renamed user_activity_will_save"));
+    HANDOFF_RENAMED_FIELD_(
+        void (*user_activity_was_continued)(handoff_activity *activity, void *user_data),
+        void (*was_continued)(handoff_activity *, void *)
+            HANDOFF_DEPRECATED_("renamed user_activity_was_continued"));
+    HANDOFF_RENAMED_FIELD_(
+        void (*user_activity_did_receive_stream)(handoff_activity *activity, int fd,
+                                                 void *user_data),
+        void (*did_receive_stream)(handoff_activity *, int, void *)
+            HANDOFF_DEPRECATED_("renamed user_activity_did_receive_stream"));
+    HANDOFF_RENAMED_FIELD_(
+        void (*user_activity_did_fail_to_hand_off)(handoff_activity *activity, int error,
+                                                   const char *message, void *user_data),
+        void (*did_fail_to_hand_off)(handoff_activity *, int, const char *, void *)
+            HANDOFF_DEPRECATED_("renamed user_activity_did_fail_to_hand_off"));
 } handoff_activity_delegate;
 
-#define HANDOFF_ACTIVITY_DELEGATE_INIT {sizeof(handoff_activity_delegate), NULL, NULL, NULL, NULL}
+#define HANDOFF_ACTIVITY_DELEGATE_INIT \
+    {sizeof(handoff_activity_delegate), {NULL}, {NULL}, {NULL}, {NULL}}
 
 /* Sets the activity's delegate (the struct is copied; NULL removes it).
  * `destroy`, if not NULL, is called with `user_data` when the delegate is
@@ -513,11 +553,11 @@ HANDOFF_API int handoff_activity_set_delegate(handoff_activity *activity,
  *    of a stream; the rest waits in the kernel's socket buffers.
  * The sending app sets HANDOFF_ACTIVITY_SUPPORTS_CONTINUATION_STREAMS on the
  * activity before it is continued (the flag travels with it) and gives the
- * activity a delegate with did_receive_stream. */
+ * activity a delegate with user_activity_did_receive_stream. */
 
 /* Opens a continuation stream to the device `activity` was continued from
  * (Apple: getContinuationStreams); call it on an activity received in
- * continue_activity, then or later. Each call opens another stream.
+ * continue_user_activity, then or later. Each call opens another stream.
  * `callback` receives the stream or why there is none: `fd` >= 0 with
  * `error` 0 and `message` NULL, or `fd` -1 with `error` one of 4608..4611
  * (HANDOFF_E_CONNECTION_UNAVAILABLE when the other device cannot be
@@ -636,12 +676,15 @@ HANDOFF_API const char *handoff_manifest_warning_at(const handoff_manifest *mani
  *
  *     struct pollfd p = { handoff_application_get_fd(app), POLLIN, 0 };
  *     for (;;) {
- *         poll(&p, 1, handoff_application_next_timeout(app));
+ *         poll(&p, 1, -1);
  *         handoff_application_dispatch(app);
  *     }
  *
- * or add the fd to GLib (g_unix_fd_add), asyncio (loop.add_reader), Qt
- * (QSocketNotifier) or epoll. Simple programs call handoff_application_run.
+ * The fd alone is enough: a due timer makes it readable too, so no loop
+ * needs a timeout of its own (see handoff_application_get_fd). Add it to
+ * GLib (handoff-glib.h, installed next to this header, or g_unix_fd_add),
+ * asyncio (loop.add_reader), Qt (QSocketNotifier: examples/qt) or epoll.
+ * Simple programs call handoff_application_run.
  * No callback runs while the library holds a lock: callbacks may call any
  * function here, except dispatch and run themselves. */
 typedef struct handoff_application handoff_application;
@@ -659,35 +702,63 @@ typedef struct handoff_remote_activity handoff_remote_activity;
 
 /* The application's Handoff callbacks; each may be NULL. All run inside
  * handoff_application_dispatch on the main thread. Strings and handles
- * passed in are lent for the call. For each will_continue, exactly one of
- * continue_activity or did_fail_to_continue follows.
- *  - will_continue: the person chose to continue an activity of this type
- *    and its payload is on its way. Return non-zero if the app shows its
- *    own progress. NULL: 0.
- *  - continue_activity: the activity arrived. `handler` is the callee's:
- *    call handoff_restoration_handler_restore with the responders to
- *    restore (now or later, at most once, on the main thread) and release
- *    it with handoff_restoration_handler_free either way. Return non-zero
- *    if the app handled the activity; the sender then hears it was
- *    continued. NULL: 0, and the handler is released for you.
- *  - did_fail_to_continue: the activity could not be continued; `error` is
- *    one of 4608..4611 and `message` says why.
- *  - did_update: a save updated an activity the app holds.
+ * passed in are lent for the call. For each will_continue_user_activity,
+ * exactly one of continue_user_activity or
+ * did_fail_to_continue_user_activity follows. (0.1.0 named the first four
+ * will_continue, continue_activity, did_fail_to_continue and did_update:
+ * deprecated aliases now, see HANDOFF_RENAMED_FIELD_.)
+ *  - will_continue_user_activity (Apple:
+ *    application(_:willContinueUserActivityWithType:)): the person chose to
+ *    continue an activity of this type and its payload is on its way.
+ *    Return non-zero if the app shows its own progress. NULL: 0.
+ *  - continue_user_activity (Apple:
+ *    application(_:continue:restorationHandler:)): the activity arrived.
+ *    `handler` is the callee's: call handoff_restoration_handler_restore
+ *    with the responders to restore (now or later, at most once, on the
+ *    main thread) and release it with handoff_restoration_handler_free
+ *    either way. Return non-zero if the app handled the activity; the
+ *    sender then hears it was continued. NULL: 0, and the handler is
+ *    released for you.
+ *  - did_fail_to_continue_user_activity (Apple:
+ *    application(_:didFailToContinueUserActivityWithType:error:)): the
+ *    activity could not be continued; `error` is one of 4608..4611 and
+ *    `message` says why.
+ *  - did_update_user_activity (Apple: application(_:didUpdate:)): a save
+ *    updated an activity the app holds.
  *  - activity_available / activity_updated / activity_withdrawn: another
  *    device of the account offers an activity this app can continue (or,
  *    when handoff_remote_activity_is_web_only, open as a web page), its
  *    details changed, or it is gone: show or hide a Handoff indicator, and
- *    continue it with handoff_application_continue.
+ *    continue it with handoff_application_continue. (No Apple counterpart:
+ *    there the system shows the indicator.)
  *  - open_webpage: the person continued a web-only activity. NULL: the
- *    library runs `xdg-open URL` when xdg-open is installed. */
+ *    library runs `xdg-open URL` when xdg-open is installed. (Apple: the
+ *    system opens the browser.) */
 typedef struct handoff_application_delegate {
     size_t size; /* sizeof(handoff_application_delegate): use the _INIT macro */
-    int (*will_continue)(handoff_application *app, const char *activity_type, void *user_data);
-    int (*continue_activity)(handoff_application *app, handoff_activity *activity,
-                             handoff_restoration_handler *handler, void *user_data);
-    void (*did_fail_to_continue)(handoff_application *app, const char *activity_type, int error,
-                                 const char *message, void *user_data);
-    void (*did_update)(handoff_application *app, handoff_activity *activity, void *user_data);
+    HANDOFF_RENAMED_FIELD_(
+        int (*will_continue_user_activity)(handoff_application *app, const char *activity_type,
+                                           void *user_data),
+        int (*will_continue)(handoff_application *, const char *, void *)
+            HANDOFF_DEPRECATED_("renamed will_continue_user_activity"));
+    HANDOFF_RENAMED_FIELD_(
+        int (*continue_user_activity)(handoff_application *app, handoff_activity *activity,
+                                      handoff_restoration_handler *handler, void *user_data),
+        int (*continue_activity)(handoff_application *, handoff_activity *,
+                                 handoff_restoration_handler *, void *)
+            HANDOFF_DEPRECATED_("renamed continue_user_activity"));
+    HANDOFF_RENAMED_FIELD_(
+        void (*did_fail_to_continue_user_activity)(handoff_application *app,
+                                                   const char *activity_type, int error,
+                                                   const char *message, void *user_data),
+        void (*did_fail_to_continue)(handoff_application *, const char *, int, const char *,
+                                     void *)
+            HANDOFF_DEPRECATED_("renamed did_fail_to_continue_user_activity"));
+    HANDOFF_RENAMED_FIELD_(
+        void (*did_update_user_activity)(handoff_application *app, handoff_activity *activity,
+                                         void *user_data),
+        void (*did_update)(handoff_application *, handoff_activity *, void *)
+            HANDOFF_DEPRECATED_("renamed did_update_user_activity"));
     void (*activity_available)(handoff_application *app, const handoff_remote_activity *remote,
                                void *user_data);
     void (*activity_updated)(handoff_application *app, const handoff_remote_activity *remote,
@@ -699,7 +770,7 @@ typedef struct handoff_application_delegate {
 } handoff_application_delegate;
 
 #define HANDOFF_APPLICATION_DELEGATE_INIT \
-    {sizeof(handoff_application_delegate), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+    {sizeof(handoff_application_delegate), {NULL}, {NULL}, {NULL}, {NULL}, NULL, NULL, NULL, NULL}
 
 /* Creates the application on the calling thread, which becomes its main
  * thread. The manifest is copied; the delegate struct is copied (NULL: no
@@ -727,13 +798,20 @@ HANDOFF_API handoff_application *handoff_application_new(const handoff_manifest 
 HANDOFF_API void handoff_application_free(handoff_application *app);
 
 /* The pollable file descriptor: readable exactly while callbacks are queued
- * or a timer is due. Owned by the application: never close or read it.
- * -1 for NULL. Any thread. */
+ * or a timer is due, and so enough on its own: a main loop that watches it
+ * for readability and calls handoff_application_dispatch when it is
+ * readable, with no timeout, misses nothing (the library's timers are a
+ * timerfd inside it: the fd is an epoll set of an eventfd and a timerfd).
+ * Watch it level-triggered, as poll, select, GLib, Qt and epoll without
+ * EPOLLET do: it stays readable until dispatch has run the work. Owned by
+ * the application: never close or read it. -1 for NULL. Any thread. */
 HANDOFF_API int handoff_application_get_fd(const handoff_application *app);
 
 /* Milliseconds until dispatch has work: 0 when callbacks are queued or a
  * timer is due, -1 when nothing is scheduled; usable as a poll() timeout.
- * -1 for NULL. Any thread. */
+ * Never needed to wait on the fd (a due timer makes it readable); for a
+ * loop that wants to know ahead, e.g. to sleep no longer than that. -1 for
+ * NULL. Any thread. */
 HANDOFF_API int handoff_application_next_timeout(const handoff_application *app);
 
 /* Runs the callbacks queued and the timers due, in order, on the calling
@@ -771,8 +849,9 @@ HANDOFF_API handoff_activity *handoff_application_copy_current_activity(
     const handoff_application *app);
 
 /* Continues the activity `activity_id` (handoff_remote_activity_get_id)
- * that another device offers: will_continue follows at the next dispatch,
- * then exactly one of continue_activity or did_fail_to_continue; for a
+ * that another device offers: will_continue_user_activity follows at the
+ * next dispatch, then exactly one of continue_user_activity or
+ * did_fail_to_continue_user_activity; for a
  * web-only activity, open_webpage instead. HANDOFF_E_NOT_FOUND when no
  * device offers it (any more); HANDOFF_E_INVALID_VALUE for a malformed id.
  * Any thread. */

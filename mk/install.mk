@@ -2,7 +2,8 @@
 #
 #   make install [PREFIX=/usr/local] [DESTDIR=]
 #       bin/handoff, lib/libhandoff.so.$(VERSION) with its SONAME and
-#       development links, include/handoff.h, lib/pkgconfig/handoff.pc, and
+#       development links, include/handoff.h and include/handoff-glib.h
+#       (the header-only GLib GSource), lib/pkgconfig/handoff.pc, and
 #       the agent's systemd user units in lib/systemd/user (ExecStart names
 #       the installed command), and share/handoff/install-manifest; then,
 #       installing for real as root into a folder the dynamic linker
@@ -39,7 +40,7 @@ INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR_INSTALL)'
     DATADIR='$(DATADIR_INSTALL)' VERSION='$(VERSION)' SOMAJOR='$(SOMAJOR)'
 
 install: lib $(TOOL)
-	@$(INSTALL_ENV) BUILT_LIB='$(LIBDIR)/libhandoff.so.$(VERSION)' BUILT_TOOL='$(TOOL)' HEADER=include/handoff.h \
+	@$(INSTALL_ENV) BUILT_LIB='$(LIBDIR)/libhandoff.so.$(VERSION)' BUILT_TOOL='$(TOOL)' HEADER=include/handoff.h GLIB_HEADER=include/handoff-glib.h \
 	    PC_IN=mk/handoff.pc.in UNIT_SOCKET=dist/systemd/handoff-agent.socket \
 	    UNIT_SERVICE=dist/systemd/handoff-agent.service sh mk/install.sh install
 

@@ -12,7 +12,8 @@
 #   DESTDIR    stages the files (packaging); paths below are the final ones
 #   PREFIX BINDIR LIBDIR INCLUDEDIR PKGCONFIGDIR USERUNITDIR DATADIR
 #   VERSION SOMAJOR
-#   install only: BUILT_LIB BUILT_TOOL HEADER PC_IN UNIT_SOCKET UNIT_SERVICE
+#   install only: BUILT_LIB BUILT_TOOL HEADER GLIB_HEADER PC_IN UNIT_SOCKET
+#                 UNIT_SERVICE
 #
 # The manifest, $DATADIR/handoff/install-manifest, holds one entry a line:
 # "file PATH" (also the links) and "dir PATH", final paths. Uninstall
@@ -40,7 +41,7 @@ NL='
 # Every file install makes (final paths), one a line.
 installed_files() {
     printf '%s\n' "$LIBDIR/$REAL" "$LIBDIR/libhandoff.so.$SOMAJOR" "$LIBDIR/libhandoff.so" \
-        "$INCLUDEDIR/handoff.h" "$BINDIR/handoff" "$PKGCONFIGDIR/handoff.pc" \
+        "$INCLUDEDIR/handoff.h" "$INCLUDEDIR/handoff-glib.h" "$BINDIR/handoff" "$PKGCONFIGDIR/handoff.pc" \
         "$USERUNITDIR/handoff-agent.socket" "$USERUNITDIR/handoff-agent.service" "$MANIFEST"
 }
 
@@ -89,6 +90,7 @@ do_install() {
     ln -sfn "$REAL" "$DESTDIR$LIBDIR/libhandoff.so.$SOMAJOR"
     ln -sfn "libhandoff.so.$SOMAJOR" "$DESTDIR$LIBDIR/libhandoff.so"
     install -m 0644 "$HEADER" "$DESTDIR$INCLUDEDIR/handoff.h"
+    install -m 0644 "$GLIB_HEADER" "$DESTDIR$INCLUDEDIR/handoff-glib.h"   # header-only GLib GSource
     install -m 0755 "$BUILT_TOOL" "$DESTDIR$BINDIR/handoff"
     sed -e "s|@PREFIX@|$(sed_text "$PREFIX")|" -e "s|@LIBDIR@|$(sed_text "$LIBDIR")|" \
         -e "s|@INCLUDEDIR@|$(sed_text "$INCLUDEDIR")|" -e "s|@VERSION@|$VERSION|" \

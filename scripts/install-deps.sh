@@ -20,6 +20,10 @@ command -v qrencode >/dev/null 2>&1 || need_apt="$need_apt qrencode"   # handoff
 command -v zbarimg >/dev/null 2>&1 || need_apt="$need_apt zbar-tools"   # the --qr test decodes the drawing
 python3 -m pip --version >/dev/null 2>&1 || need_apt="$need_apt python3-pip"   # pytest, auditwheel below
 python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt="$need_apt python3-venv"   # the Python tests' fresh venvs
+# The main-loop helpers' tests (mk/native.mk): GLib, and Qt 6 (Qt 5 where
+# the distribution has no Qt 6 yet).
+pkg_config_has glib-2.0 || need_apt="$need_apt libglib2.0-dev"
+pkg_config_has Qt6Core || pkg_config_has Qt5Core || need_apt="$need_apt qt6-base-dev"
 
 if [ -n "$need_apt" ] && [ "$(id -u)" != 0 ]; then
     echo "missing:$need_apt" >&2
@@ -29,6 +33,10 @@ fi
 if [ -n "$need_apt" ]; then
     echo "installing:$need_apt"
     apt-get update -qq
+    case " $need_apt " in
+        *" qt6-base-dev "*) apt-cache show qt6-base-dev >/dev/null 2>&1 ||
+            need_apt=$(echo "$need_apt" | sed 's/ qt6-base-dev/ qtbase5-dev/') ;;
+    esac
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need_apt
 fi
 

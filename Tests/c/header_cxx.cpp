@@ -69,6 +69,19 @@ int main() {
     }
     handoff_activity_free(activity);
 
+    // The delegate structs in C++: the _INIT macros and Apple's field names.
+    handoff_application_delegate app_delegate = HANDOFF_APPLICATION_DELEGATE_INIT;
+    app_delegate.will_continue_user_activity = [](handoff_application *, const char *, void *) {
+        return 1;
+    };
+    if (app_delegate.size != sizeof app_delegate || app_delegate.continue_user_activity != nullptr ||
+        app_delegate.will_continue_user_activity(nullptr, "t", nullptr) != 1)
+        failures++;
+    handoff_activity_delegate activity_delegate = HANDOFF_ACTIVITY_DELEGATE_INIT;
+    if (activity_delegate.size != sizeof activity_delegate ||
+        activity_delegate.user_activity_did_receive_stream != nullptr)
+        failures++;
+
     std::printf("header_cxx: %s\n", failures == 0 ? "ok" : "FAILED");
     return failures == 0 ? 0 : 1;
 }

@@ -24,9 +24,9 @@ struct side {
     char available_id[64];
     handoff_restoration_handler *kept; /* a handler the test keeps */
     int keep_handler;                  /* 1: keep it; 0: free it unused */
-    int return_value;                  /* what continue_activity returns */
+    int return_value;                  /* what continue_user_activity returns */
     int failures, last_error;
-    int handoff_failures, handoff_error; /* sender: did_fail_to_hand_off */
+    int handoff_failures, handoff_error; /* sender: its did_fail_to_hand_off */
     char handoff_message[256];
 };
 
@@ -141,9 +141,9 @@ static handoff_application *make_app(struct side *s, int port, int peer_port)
     handoff_application *app;
     handoff_manifest_declare_activity_type(m, TYPE);
     d.activity_available = on_available;
-    d.will_continue = on_will_continue;
-    d.continue_activity = on_continue;
-    d.did_fail_to_continue = on_fail;
+    d.will_continue_user_activity = on_will_continue;
+    d.continue_user_activity = on_continue;
+    d.did_fail_to_continue_user_activity = on_fail;
     app = handoff_application_new(m, &d, s, NULL);
     snprintf(peer, sizeof peer, "127.0.0.1:%d", peer_port);
     peers[0] = peer;
@@ -175,8 +175,8 @@ static void set_up(void)
     activity = handoff_activity_new(TYPE);
     handoff_activity_set_title(activity, "Shopping list");
     handoff_activity_delegate ad = HANDOFF_ACTIVITY_DELEGATE_INIT;
-    ad.was_continued = on_was_continued;
-    ad.did_fail_to_hand_off = on_did_fail_to_hand_off;
+    ad.user_activity_was_continued = on_was_continued;
+    ad.user_activity_did_fail_to_hand_off = on_did_fail_to_hand_off;
     handoff_activity_set_delegate(activity, &ad, &sender, NULL);
     handoff_application_become_current(sender.app, activity);
 }
@@ -301,7 +301,8 @@ out:
 }
 
 /* Continues the sender's current activity `times` times; each round
- * dispatches both until the sender's was_continued arrives (bounded). */
+ * dispatches both until the sender's user_activity_was_continued arrives
+ * (bounded). */
 static int have_confirm_count;
 static int enough_confirms(void)
 {

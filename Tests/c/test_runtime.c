@@ -10,9 +10,9 @@
  * Each test runs in its own process (see check.h); CHECK_NOFORK=1 runs them
  * all in one, e.g. under valgrind. Test names as arguments run only those.
  *
- * Not tested here yet: continuing an activity (will_continue,
- * continue_activity, did_fail_to_continue, was_continued,
- * restore_user_activity_state) and handoff_restoration_handler_restore with
+ * Not tested here yet: continuing an activity (will_continue_user_activity,
+ * continue_user_activity, did_fail_to_continue_user_activity,
+ * user_activity_was_continued, restore_user_activity_state) and handoff_restoration_handler_restore with
  * a real handler. Only continuing from another device reaches them; their
  * tests come with the continuity layer. Only the argument checks of the
  * restoration handler functions are tested below.
@@ -50,9 +50,9 @@
  * (user_data) it was called with, and the name of the activity it was given
  * (a letter registered with name_activity, '?' for an unknown pointer).
  *   u: update_user_activity_state   r: restore_user_activity_state
- *   w: will_save                    c: was_continued
- *   d: did_update                   W: will_continue
- *   C: continue_activity            F: did_fail_to_continue */
+ *   w: user_activity_will_save      c: user_activity_was_continued
+ *   d: did_update_user_activity     W: will_continue_user_activity
+ *   C: continue_user_activity       F: did_fail_to_continue_user_activity */
 
 #define MAX_EVENTS 1024
 #define MAX_TAGS 16
@@ -273,17 +273,17 @@ static handoff_responder_callbacks recording_responder_callbacks(void) {
 
 static handoff_activity_delegate recording_activity_delegate(void) {
     handoff_activity_delegate d = HANDOFF_ACTIVITY_DELEGATE_INIT;
-    d.will_save = on_will_save;
-    d.was_continued = on_was_continued;
+    d.user_activity_will_save = on_will_save;
+    d.user_activity_was_continued = on_was_continued;
     return d;
 }
 
 static handoff_application_delegate recording_app_delegate(void) {
     handoff_application_delegate d = HANDOFF_APPLICATION_DELEGATE_INIT;
-    d.will_continue = on_will_continue;
-    d.continue_activity = on_continue;
-    d.did_fail_to_continue = on_did_fail;
-    d.did_update = on_did_update;
+    d.will_continue_user_activity = on_will_continue;
+    d.continue_user_activity = on_continue;
+    d.did_fail_to_continue_user_activity = on_did_fail;
+    d.did_update_user_activity = on_did_update;
     return d;
 }
 
@@ -624,7 +624,8 @@ static void test_callbacks_only_inside_dispatch(void) {
     CHECK(app_readable(app));
 
     CHECK_OK(handoff_application_dispatch(app));
-    /* Both saves ran, each with its own responder, will_save and did_update. */
+    /* Both saves ran, each with its own responder, user_activity_will_save
+     * and did_update_user_activity. */
     CHECK_EQ_INT(count_kind('u'), 2);
     CHECK_EQ_INT(count_kind('w'), 1);
     CHECK_EQ_INT(count_kind('d'), 2);
@@ -681,7 +682,7 @@ static void test_coalescing(void) {
     check_callback_hygiene();
 }
 
-/* Responders and will_save add state; the saved activity carries it all. */
+/* Responders and user_activity_will_save add state; the saved activity carries it all. */
 static void add_entry_hook(tag *t, handoff_activity *activity) {
     handoff_value *d = handoff_value_new_dictionary();
     handoff_value *v = handoff_value_new_integer(t->id);
@@ -1067,7 +1068,8 @@ static void test_reentrancy(void) {
     check_callback_hygiene();
 }
 
-/* Dispatch from inside will_save and did_update is refused as well. */
+/* Dispatch from inside user_activity_will_save and did_update_user_activity
+ * is refused as well. */
 struct nested_dispatch {
     handoff_application *app;
     int statuses[4];
@@ -1736,12 +1738,12 @@ static void test_older_struct_sizes(void) {
     handoff_responder *r;
     tag *app_tag, *rt, *dt;
     reset_state();
-    ad = recording_app_delegate(); /* did_update is set... */
-    ad.size = offsetof(handoff_application_delegate, continue_activity); /* ...but past size */
+    ad = recording_app_delegate(); /* did_update_user_activity is set... */
+    ad.size = offsetof(handoff_application_delegate, continue_user_activity); /* ...but past size */
     rc = recording_responder_callbacks();
     rc.size = offsetof(handoff_responder_callbacks, restore_user_activity_state);
     d = recording_activity_delegate();
-    d.size = offsetof(handoff_activity_delegate, was_continued);
+    d.size = offsetof(handoff_activity_delegate, user_activity_was_continued);
 
     app_tag = new_tag(0);
     app = make_app_with(&ad, app_tag);
@@ -1756,7 +1758,8 @@ static void test_older_struct_sizes(void) {
     CHECK_OK(handoff_activity_set_delegate(a, &d, dt, tag_destroy));
 
     save_and_dispatch(app, a);
-    /* update and will_save (covered) run; did_update (not covered) does not. */
+    /* update and user_activity_will_save (covered) run;
+     * did_update_user_activity (not covered) does not. */
     CHECK_EQ_STR(log_all(), "u1@A w2@A");
     CHECK(!app_readable(app));
 

@@ -7,12 +7,13 @@ created gone, every folder that existed before kept, empty or not).
 
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from install_support import (ROOT, VERSION, build_c, export_line, install, make, readelf_dynamic, run, snapshot,
+from install_support import (HERE, ROOT, VERSION, build_c, export_line, install, make, readelf_dynamic, run, snapshot,
                              uninstall)
 
 
@@ -41,6 +42,7 @@ def test_a_fresh_prefix_gets_the_library_its_links_and_a_manifest_then_uninstall
     assert os.readlink(lib / "libhandoff.so") == "libhandoff.so.0"
     assert readelf_dynamic(lib / f"libhandoff.so.{VERSION}", "SONAME") == ["libhandoff.so.0"]
     assert (prefix / "include" / "handoff.h").read_bytes() == (ROOT / "include" / "handoff.h").read_bytes()
+    assert (prefix / "include" / "handoff-glib.h").read_bytes() == (ROOT / "include" / "handoff-glib.h").read_bytes()
     assert (prefix / "lib" / "systemd" / "user" / "handoff-agent.service").is_file()
     entries = manifest_entries(prefix)
     files = {path for kind, path in entries if kind == "file"}
@@ -138,6 +140,27 @@ def test_a_c_program_built_with_pkg_config_runs_with_the_line_install_printed(ro
 
     uninstall(f"PREFIX={prefix}")
     assert run(program, setup=line).returncode == 127
+
+
+def test_a_glib_program_built_with_pkg_config_dispatches_through_the_installed_gsource(root):
+    if subprocess.run(["pkg-config", "--exists", "glib-2.0"]).returncode != 0:
+        pytest.skip("GLib's development files are missing (libglib2.0-dev: sh scripts/install-deps.sh)")
+    prefix = root / "usr"
+    line = export_line(install(f"PREFIX={prefix}"))
+    env = dict(os.environ, PKG_CONFIG_PATH=str(prefix / "lib" / "pkgconfig"))
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "handoff", "glib-2.0"], capture_output=True,
+                           text=True, env=env, check=True).stdout.split()
+    assert f"-I{prefix}/include" in flags
+    program = root / "uses_handoff_glib"
+    built = subprocess.run([os.environ.get("CC", "cc"), "-std=c11", "-Wall", "-Wextra", "-Werror",
+                            str(HERE / "uses_handoff_glib.c"), "-o", str(program), *flags],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    ran = run(program, setup=line)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.stdout == "saves 1\n"
+    uninstall(f"PREFIX={prefix}")
+    assert not (prefix / "include" / "handoff-glib.h").exists()
 
 
 def test_destdir_stages_under_the_final_prefix_and_runs_no_ldconfig(root):

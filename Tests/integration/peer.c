@@ -70,7 +70,7 @@ struct peer {
     handoff_responder *responder;
     handoff_activity *activity; /* sender: the current one */
     int continued_once;         /* receiver: auto-continue done */
-    int continues_done;         /* receiver: continue_activity calls */
+    int continues_done;         /* receiver: continue_user_activity calls */
 };
 
 static volatile sig_atomic_t stop_requested, offer_requested;
@@ -331,7 +331,7 @@ static void offer(struct peer *s)
         die("handoff_activity_set_title");
     if (s->o.url && handoff_activity_set_webpage_url(activity, s->o.url) != HANDOFF_OK)
         die("handoff_activity_set_webpage_url");
-    delegate.was_continued = on_was_continued;
+    delegate.user_activity_was_continued = on_was_continued;
     if (handoff_activity_set_delegate(activity, &delegate, s, NULL) != HANDOFF_OK)
         die("handoff_activity_set_delegate");
     /* The userInfo comes from the responder, in a lazy save. */
@@ -512,9 +512,9 @@ int main(int argc, char **argv)
     delegate.activity_available = on_available;
     delegate.activity_updated = on_updated;
     delegate.activity_withdrawn = on_withdrawn;
-    delegate.will_continue = on_will_continue;
-    delegate.continue_activity = on_continue;
-    delegate.did_fail_to_continue = on_fail;
+    delegate.will_continue_user_activity = on_will_continue;
+    delegate.continue_user_activity = on_continue;
+    delegate.did_fail_to_continue_user_activity = on_fail;
     delegate.open_webpage = on_webpage;
     s.app = handoff_application_new(manifest, &delegate, &s, NULL);
     if (!s.app)

@@ -345,7 +345,7 @@ static void offer(void)
     if (!o.no_support && handoff_activity_set_flag(activity, HANDOFF_ACTIVITY_SUPPORTS_CONTINUATION_STREAMS, 1) != HANDOFF_OK)
         die("handoff_activity_set_flag");
     if (!o.refuse)
-        delegate.did_receive_stream = on_did_receive_stream;
+        delegate.user_activity_did_receive_stream = on_did_receive_stream;
     if (handoff_activity_set_delegate(activity, &delegate, NULL, NULL) != HANDOFF_OK)
         die("handoff_activity_set_delegate");
     if (handoff_application_become_current(app, activity) != HANDOFF_OK)
@@ -376,8 +376,8 @@ int main(int argc, char **argv)
     manifest = handoff_manifest_new("com.example.streamer", "STREAMTEAM");
     if (!manifest || handoff_manifest_declare_activity_type(manifest, "com.example.streamer.transfer") != HANDOFF_OK)
         die("handoff_manifest_new");
-    delegate.continue_activity = on_continue;
-    delegate.did_fail_to_continue = on_fail;
+    delegate.continue_user_activity = on_continue;
+    delegate.did_fail_to_continue_user_activity = on_fail;
     delegate.activity_available = o.sending ? NULL : on_available;
     app = handoff_application_new(manifest, &delegate, NULL, NULL);
     if (!app)

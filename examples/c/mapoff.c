@@ -224,9 +224,9 @@ int main(int argc, char **argv)
 
     handoff_application_delegate delegate = HANDOFF_APPLICATION_DELEGATE_INIT;
     delegate.activity_available = on_available;
-    delegate.will_continue = on_will_continue;
-    delegate.continue_activity = on_continue;
-    delegate.did_fail_to_continue = on_fail;
+    delegate.will_continue_user_activity = on_will_continue;
+    delegate.continue_user_activity = on_continue;
+    delegate.did_fail_to_continue_user_activity = on_fail;
     s.app = handoff_application_new(manifest, &delegate, &s, NULL);
     if (!s.app)
         fail("application_new");
@@ -267,7 +267,7 @@ int main(int argc, char **argv)
         const char *required[] = {"latitude", "longitude"};
         handoff_activity_set_required_user_info_keys(activity, required, 2);
         handoff_activity_delegate activity_delegate = HANDOFF_ACTIVITY_DELEGATE_INIT;
-        activity_delegate.was_continued = on_was_continued;
+        activity_delegate.user_activity_was_continued = on_was_continued;
         handoff_activity_set_delegate(activity, &activity_delegate, &s, NULL);
         handoff_responder_set_user_activity(s.map_responder, activity);
         handoff_activity_set_flag(activity, HANDOFF_ACTIVITY_NEEDS_SAVE, 1);

@@ -2,7 +2,7 @@ import CHandoffHeader
 import HandoffModel
 
 // Continuation streams, receiving side (the sending side is the activity
-// delegate's did_receive_stream).
+// delegate's user_activity_did_receive_stream).
 
 @c @implementation public func handoff_activity_get_continuation_streams(_ act: OpaquePointer?, _ callback: (@convention(c) (OpaquePointer?, Int32, Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void)?,
                                                                          _ userData: UnsafeMutableRawPointer?) -> Int32 {

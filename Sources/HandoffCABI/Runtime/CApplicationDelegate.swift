@@ -16,10 +16,10 @@ final class CApplicationDelegate: ApplicationDelegate, @unchecked Sendable {
         var c = handoff_application_delegate()
         if let delegate {
             let s = try CStruct(delegate, "handoff_application_delegate")
-            c.will_continue = s.field(\.will_continue) ?? nil
-            c.continue_activity = s.field(\.continue_activity) ?? nil
-            c.did_fail_to_continue = s.field(\.did_fail_to_continue) ?? nil
-            c.did_update = s.field(\.did_update) ?? nil
+            c.will_continue_user_activity = s.field(\.will_continue_user_activity) ?? nil
+            c.continue_user_activity = s.field(\.continue_user_activity) ?? nil
+            c.did_fail_to_continue_user_activity = s.field(\.did_fail_to_continue_user_activity) ?? nil
+            c.did_update_user_activity = s.field(\.did_update_user_activity) ?? nil
             c.activity_available = s.field(\.activity_available) ?? nil
             c.activity_updated = s.field(\.activity_updated) ?? nil
             c.activity_withdrawn = s.field(\.activity_withdrawn) ?? nil
@@ -29,13 +29,13 @@ final class CApplicationDelegate: ApplicationDelegate, @unchecked Sendable {
     }
 
     func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
-        guard let f = callbacks.will_continue else { return false }
+        guard let f = callbacks.will_continue_user_activity else { return false }
         return activityType.withCString { f(Handle.unretained(application), $0, userData.pointer) } != 0
     }
 
     func application(_ application: Application, continue userActivity: UserActivity,
                      restorationHandler: RestorationHandler) -> Bool {
-        guard let f = callbacks.continue_activity else { return false }
+        guard let f = callbacks.continue_user_activity else { return false }
         let box = ActivityBox.handle(for: userActivity)
         return withExtendedLifetime(box) {
             // The handler is the callee's: +1, released by handoff_restoration_handler_free.
@@ -45,7 +45,7 @@ final class CApplicationDelegate: ApplicationDelegate, @unchecked Sendable {
 
     func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
                      error: HandoffError) {
-        guard let f = callbacks.did_fail_to_continue else { return }
+        guard let f = callbacks.did_fail_to_continue_user_activity else { return }
         activityType.withCString { type in
             error.message.withCString { message in
                 f(Handle.unretained(application), type, error.code.rawValue, message, userData.pointer)
@@ -54,7 +54,7 @@ final class CApplicationDelegate: ApplicationDelegate, @unchecked Sendable {
     }
 
     func application(_ application: Application, didUpdate userActivity: UserActivity) {
-        guard let f = callbacks.did_update else { return }
+        guard let f = callbacks.did_update_user_activity else { return }
         let box = ActivityBox.handle(for: userActivity)
         withExtendedLifetime(box) { f(Handle.unretained(application), Handle.unretained(box), userData.pointer) }
     }
@@ -100,21 +100,21 @@ final class CActivityDelegate: UserActivityDelegate, @unchecked Sendable {
     init(_ delegate: UnsafePointer<handoff_activity_delegate>, _ userData: UserData) throws(HandoffError) {
         let s = try CStruct(delegate, "handoff_activity_delegate")
         var c = handoff_activity_delegate()
-        c.will_save = s.field(\.will_save) ?? nil
-        c.was_continued = s.field(\.was_continued) ?? nil
-        c.did_receive_stream = s.field(\.did_receive_stream) ?? nil
-        c.did_fail_to_hand_off = s.field(\.did_fail_to_hand_off) ?? nil
+        c.user_activity_will_save = s.field(\.user_activity_will_save) ?? nil
+        c.user_activity_was_continued = s.field(\.user_activity_was_continued) ?? nil
+        c.user_activity_did_receive_stream = s.field(\.user_activity_did_receive_stream) ?? nil
+        c.user_activity_did_fail_to_hand_off = s.field(\.user_activity_did_fail_to_hand_off) ?? nil
         callbacks = c
         self.userData = userData
     }
 
-    func userActivityWillSave(_ activity: UserActivity) { call(callbacks.will_save, activity) }
-    func userActivityWasContinued(_ activity: UserActivity) { call(callbacks.was_continued, activity) }
+    func userActivityWillSave(_ activity: UserActivity) { call(callbacks.user_activity_will_save, activity) }
+    func userActivityWasContinued(_ activity: UserActivity) { call(callbacks.user_activity_was_continued, activity) }
 
-    var takesContinuationStreams: Bool { callbacks.did_receive_stream != nil }
+    var takesContinuationStreams: Bool { callbacks.user_activity_did_receive_stream != nil }
 
     func userActivity(_ activity: UserActivity, didFailToHandOffWith error: HandoffError) {
-        guard let callback = callbacks.did_fail_to_hand_off else { return }
+        guard let callback = callbacks.user_activity_did_fail_to_hand_off else { return }
         let box = ActivityBox.handle(for: activity)
         withExtendedLifetime(box) {
             error.message.withCString { callback(Handle.unretained(box), error.code.rawValue, $0, userData.pointer) }
@@ -122,7 +122,7 @@ final class CActivityDelegate: UserActivityDelegate, @unchecked Sendable {
     }
 
     func userActivity(_ activity: UserActivity, didReceive stream: ContinuationStream) {
-        guard let callback = callbacks.did_receive_stream else { return }  // the stream closes
+        guard let callback = callbacks.user_activity_did_receive_stream else { return }  // the stream closes
         let box = ActivityBox.handle(for: activity)
         withExtendedLifetime(box) { callback(Handle.unretained(box), stream.takeFileDescriptor(), userData.pointer) }
     }

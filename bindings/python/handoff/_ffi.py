@@ -105,10 +105,10 @@ class ActivityDelegate(Structure):
     """handoff_activity_delegate"""
     _fields_ = [
         ("size", c_size_t),
-        ("will_save", ActivityCallbackFn),
-        ("was_continued", ActivityCallbackFn),
-        ("did_receive_stream", DidReceiveStreamFn),
-        ("did_fail_to_hand_off", DidFailToHandOffFn),
+        ("user_activity_will_save", ActivityCallbackFn),
+        ("user_activity_was_continued", ActivityCallbackFn),
+        ("user_activity_did_receive_stream", DidReceiveStreamFn),
+        ("user_activity_did_fail_to_hand_off", DidFailToHandOffFn),
     ]
 
 
@@ -125,10 +125,10 @@ class ApplicationDelegate(Structure):
     """handoff_application_delegate"""
     _fields_ = [
         ("size", c_size_t),
-        ("will_continue", WillContinueFn),
-        ("continue_activity", ContinueActivityFn),
-        ("did_fail_to_continue", DidFailToContinueFn),
-        ("did_update", DidUpdateFn),
+        ("will_continue_user_activity", WillContinueFn),
+        ("continue_user_activity", ContinueActivityFn),
+        ("did_fail_to_continue_user_activity", DidFailToContinueFn),
+        ("did_update_user_activity", DidUpdateFn),
         ("activity_available", RemoteActivityFn),
         ("activity_updated", RemoteActivityFn),
         ("activity_withdrawn", RemoteActivityFn),

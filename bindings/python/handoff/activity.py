@@ -422,11 +422,11 @@ def _stream_arrived(pointer: Any, fd: int, code: int, message: bytes | None,
 
 
 _DELEGATE = _ffi.sized(_ffi.ActivityDelegate)
-_DELEGATE.will_save = _will_save
-_DELEGATE.was_continued = _was_continued
-_DELEGATE.did_fail_to_hand_off = _did_fail_to_hand_off
+_DELEGATE.user_activity_will_save = _will_save
+_DELEGATE.user_activity_was_continued = _was_continued
+_DELEGATE.user_activity_did_fail_to_hand_off = _did_fail_to_hand_off
 _DELEGATE_WITH_STREAMS = _ffi.sized(_ffi.ActivityDelegate)
-_DELEGATE_WITH_STREAMS.will_save = _will_save
-_DELEGATE_WITH_STREAMS.was_continued = _was_continued
-_DELEGATE_WITH_STREAMS.did_receive_stream = _did_receive_stream
-_DELEGATE_WITH_STREAMS.did_fail_to_hand_off = _did_fail_to_hand_off
+_DELEGATE_WITH_STREAMS.user_activity_will_save = _will_save
+_DELEGATE_WITH_STREAMS.user_activity_was_continued = _was_continued
+_DELEGATE_WITH_STREAMS.user_activity_did_receive_stream = _did_receive_stream
+_DELEGATE_WITH_STREAMS.user_activity_did_fail_to_hand_off = _did_fail_to_hand_off

@@ -97,8 +97,7 @@ class Application(OwnedHandle):
             raise TypeError(f"manifest is a Manifest, not {type(manifest).__name__}")
         struct = _ffi.sized(_ffi.ApplicationDelegate)
         for field, trampoline in _DELEGATE_FIELDS.items():
-            name = _METHOD_OF_FIELD.get(field)
-            if name is None or _provides(delegate, name):
+            if field not in _WIRED_IF_PROVIDED or _provides(delegate, field):
                 setattr(struct, field, trampoline)
         self._adopt(lib.handoff_application_new(manifest._live(), ctypes.byref(struct), None,
                                                 _ffi.NO_DESTROY), lib.handoff_application_free)
@@ -262,9 +261,10 @@ class Application(OwnedHandle):
         return types.MappingProxyType(self._remote)
 
     def continue_activity(self, remote: RemoteActivity | str) -> None:
-        """Continues an activity another device offers: will_continue follows
-        at the next dispatch, then continue or did_fail (open_webpage for a
-        web-only one). HandoffError NOT_FOUND when it is no longer offered."""
+        """Continues an activity another device offers (C:
+        handoff_application_continue): will_continue_user_activity follows at
+        the next dispatch, then continue_user_activity or
+        did_fail_to_continue_user_activity (open_webpage for a web-only one). HandoffError NOT_FOUND when it is no longer offered."""
         if isinstance(remote, RemoteActivity):
             activity_id = remote.id
         elif isinstance(remote, str):
@@ -362,22 +362,19 @@ def _open_webpage(pointer: Any, url: bytes, remote_pointer: Any, user_data: Any)
 
 
 _DELEGATE_FIELDS = {
-    "will_continue": _will_continue,
-    "continue_activity": _continue_activity,
-    "did_fail_to_continue": _did_fail,
-    "did_update": _did_update,
+    "will_continue_user_activity": _will_continue,
+    "continue_user_activity": _continue_activity,
+    "did_fail_to_continue_user_activity": _did_fail,
+    "did_update_user_activity": _did_update,
     "activity_available": _available,
     "activity_updated": _updated,
     "activity_withdrawn": _withdrawn,
     "open_webpage": _open_webpage,
 }
 
-# Fields wired only when the delegate provides the method; the availability
-# events are always wired, to keep remote_activities current.
-_METHOD_OF_FIELD = {
-    "will_continue": "will_continue_user_activity",
-    "continue_activity": "continue_user_activity",
-    "did_fail_to_continue": "did_fail_to_continue_user_activity",
-    "did_update": "did_update_user_activity",
-    "open_webpage": "open_webpage",
-}
+# Fields wired only when the delegate provides the method of the same name
+# (the C fields carry the method names); the availability events are always
+# wired, to keep remote_activities current.
+_WIRED_IF_PROVIDED = frozenset({"will_continue_user_activity", "continue_user_activity",
+                                "did_fail_to_continue_user_activity", "did_update_user_activity",
+                                "open_webpage"})

@@ -54,7 +54,7 @@ impl ApplicationDelegate for Receiver {
         }
     }
 
-    fn will_continue(&mut self, _: &ApplicationRef, activity_type: &str) -> bool {
+    fn will_continue_user_activity(&mut self, _: &ApplicationRef, activity_type: &str) -> bool {
         println!("receiver: fetching {activity_type}");
         true
     }
@@ -112,7 +112,12 @@ impl ApplicationDelegate for Receiver {
         }
     }
 
-    fn did_fail_to_continue(&mut self, app: &ApplicationRef, activity_type: &str, error: Error) {
+    fn did_fail_to_continue_user_activity(
+        &mut self,
+        app: &ApplicationRef,
+        activity_type: &str,
+        error: Error,
+    ) {
         self.finish(
             app,
             Err(format!("could not continue {activity_type}: {error}")),

@@ -59,7 +59,7 @@ struct Continued {
 impl ActivityDelegate for Continued {
     const ACCEPTS_CONTINUATION_STREAMS: bool = true;
 
-    fn was_continued(&mut self, activity: &ActivityRef) {
+    fn user_activity_was_continued(&mut self, activity: &ActivityRef) {
         println!(
             "sender: \"{}\" was continued on the other device",
             activity.title().unwrap_or_default()
@@ -77,7 +77,7 @@ impl ActivityDelegate for Continued {
     /// own (the main thread must not block), half-close, and end. (The
     /// library still sends what was written when the app ends right
     /// after.)
-    fn did_receive_stream(&mut self, _: &ActivityRef, stream: UnixStream) {
+    fn user_activity_did_receive_stream(&mut self, _: &ActivityRef, stream: UnixStream) {
         self.serving.store(true, Ordering::SeqCst);
         let (document, stopper) = (self.document.clone(), self.stopper.clone());
         thread::spawn(move || {

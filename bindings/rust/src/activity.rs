@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, TryLockError};
 
 use crate::callback::guard;
 use crate::error::{check, Error, ErrorCode, Result};
-use crate::streams::did_receive_stream;
+use crate::streams::user_activity_did_receive_stream;
 use crate::strings::{borrow_lock, borrowed, c_string, c_string_opt, owned, ptr_or_null};
 use crate::sys;
 use crate::value::{take_buffer, Date, RawValue, UserInfo};
@@ -352,7 +352,7 @@ impl ActivityRef {
 
     /// Asks for a lazy, coalesced save (Apple: `needsSave = true`): later,
     /// and right before the activity is sent, the responders holding it
-    /// update it, then its delegate's [`ActivityDelegate::will_save`] runs.
+    /// update it, then its delegate's [`ActivityDelegate::user_activity_will_save`] runs.
     pub fn set_needs_save(&self, on: bool) -> Result<()> {
         self.set_flag(ActivityFlag::NeedsSave, on)
     }
@@ -492,12 +492,12 @@ impl ActivityRef {
     /// the activity last, hence `Send`.
     pub fn set_delegate<D: ActivityDelegate>(&self, delegate: D) -> Result<()> {
         let callbacks = sys::handoff_activity_delegate {
-            will_save: Some(will_save::<D>),
-            was_continued: Some(was_continued::<D>),
-            did_fail_to_hand_off: Some(did_fail_to_hand_off::<D>),
+            user_activity_will_save: Some(user_activity_will_save::<D>),
+            user_activity_was_continued: Some(user_activity_was_continued::<D>),
+            user_activity_did_fail_to_hand_off: Some(user_activity_did_fail_to_hand_off::<D>),
             // NULL tells the library this app refuses streams (4608 there).
-            did_receive_stream: if D::ACCEPTS_CONTINUATION_STREAMS {
-                Some(did_receive_stream::<D>)
+            user_activity_did_receive_stream: if D::ACCEPTS_CONTINUATION_STREAMS {
+                Some(user_activity_did_receive_stream::<D>)
             } else {
                 None
             },
@@ -541,43 +541,47 @@ impl ActivityRef {
 /// method had returned.
 pub trait ActivityDelegate: Send + 'static {
     /// Set to `true` when you implement
-    /// [`did_receive_stream`](Self::did_receive_stream). When `false` (the
-    /// default) this app refuses continuation streams: the other device's
+    /// [`user_activity_did_receive_stream`](Self::user_activity_did_receive_stream).
+    /// When `false` (the default) this app refuses continuation streams:
+    /// the other device's
     /// [`ActivityRef::get_continuation_streams`] fails with
     /// [`crate::ErrorCode::HandoffFailed`] (4608).
     const ACCEPTS_CONTINUATION_STREAMS: bool = false;
 
     /// The activity is being saved, after the responders updated it: the
-    /// last chance to add state.
-    fn will_save(&mut self, activity: &ActivityRef) {
+    /// last chance to add state (Apple: `userActivityWillSave(_:)`).
+    fn user_activity_will_save(&mut self, activity: &ActivityRef) {
         let _ = activity;
     }
 
-    /// Another device continued the activity: once per continuation.
-    fn was_continued(&mut self, activity: &ActivityRef) {
+    /// Another device continued the activity: once per continuation
+    /// (Apple: `userActivityWasContinued(_:)`).
+    fn user_activity_was_continued(&mut self, activity: &ActivityRef) {
         let _ = activity;
     }
 
     /// Another device fetched the activity and the fetch failed on this
-    /// side (no Apple counterpart; there only the receiver hears it):
+    /// side (no Apple counterpart; there only the receiver hears it; named
+    /// in Apple's pattern):
     /// [`crate::ErrorCode::UserInfoTooLarge`] (4611),
     /// [`crate::ErrorCode::MissingRequiredKey`], or
     /// [`crate::ErrorCode::RemoteApplicationTimedOut`] (4610: this main
     /// thread did not dispatch within the fetch timeout; told late, at the
     /// next dispatch). Once per failed fetch.
-    fn did_fail_to_hand_off(&mut self, activity: &ActivityRef, error: &Error) {
+    fn user_activity_did_fail_to_hand_off(&mut self, activity: &ActivityRef, error: &Error) {
         let _ = (activity, error);
     }
 
     /// The device that continued the activity opened a continuation
-    /// stream (Apple: `didReceiveInputStream:outputStream:`); it is yours,
-    /// closed when dropped. Set the activity's
+    /// stream (Apple: `userActivity(_:didReceive:outputStream:)`, one
+    /// bidirectional stream for Apple's pair); it is yours, closed when
+    /// dropped. Set the activity's
     /// [`ActivityFlag::SupportsContinuationStreams`] before it is continued
     /// and [`ACCEPTS_CONTINUATION_STREAMS`](Self::ACCEPTS_CONTINUATION_STREAMS)
     /// to `true`; otherwise this is never called. Move the stream to a
     /// thread of its own, or make it non-blocking and poll it with the
     /// application's descriptor: blocking here blocks the main thread.
-    fn did_receive_stream(&mut self, activity: &ActivityRef, stream: UnixStream) {
+    fn user_activity_did_receive_stream(&mut self, activity: &ActivityRef, stream: UnixStream) {
         let _ = (activity, stream);
     }
 }
@@ -604,49 +608,68 @@ pub(crate) fn with_delegate<D: ActivityDelegate>(user_data: *mut c_void, f: impl
     f(&mut delegate);
 }
 
-unsafe extern "C" fn will_save<D: ActivityDelegate>(
+unsafe extern "C" fn user_activity_will_save<D: ActivityDelegate>(
     activity: *mut sys::handoff_activity,
     user_data: *mut c_void,
 ) {
-    guard("ActivityDelegate::will_save", "ignored", (), || {
-        // SAFETY: the library lends a live activity for the call.
-        let activity = unsafe { ActivityRef::from_ptr(activity) };
-        with_delegate::<D>(user_data, |d| d.will_save(activity));
-    })
+    guard(
+        "ActivityDelegate::user_activity_will_save",
+        "ignored",
+        (),
+        || {
+            // SAFETY: the library lends a live activity for the call.
+            let activity = unsafe { ActivityRef::from_ptr(activity) };
+            with_delegate::<D>(user_data, |d| d.user_activity_will_save(activity));
+        },
+    )
 }
 
-unsafe extern "C" fn was_continued<D: ActivityDelegate>(
+unsafe extern "C" fn user_activity_was_continued<D: ActivityDelegate>(
     activity: *mut sys::handoff_activity,
     user_data: *mut c_void,
 ) {
-    guard("ActivityDelegate::was_continued", "ignored", (), || {
-        // SAFETY: as in `will_save`.
-        let activity = unsafe { ActivityRef::from_ptr(activity) };
-        with_delegate::<D>(user_data, |d| d.was_continued(activity));
-    })
+    guard(
+        "ActivityDelegate::user_activity_was_continued",
+        "ignored",
+        (),
+        || {
+            // SAFETY: as in `user_activity_will_save`.
+            let activity = unsafe { ActivityRef::from_ptr(activity) };
+            with_delegate::<D>(user_data, |d| d.user_activity_was_continued(activity));
+        },
+    )
 }
 
-unsafe extern "C" fn did_fail_to_hand_off<D: ActivityDelegate>(
+unsafe extern "C" fn user_activity_did_fail_to_hand_off<D: ActivityDelegate>(
     activity: *mut sys::handoff_activity,
     code: c_int,
     message: *const c_char,
     user_data: *mut c_void,
 ) {
-    guard("ActivityDelegate::did_fail_to_hand_off", "ignored", (), || {
-        // SAFETY: as in `will_save`; `message` is a NUL-terminated string
-        // lent for the call (or NULL).
-        let activity = unsafe { ActivityRef::from_ptr(activity) };
-        let text = if message.is_null() {
-            String::new()
-        } else {
-            unsafe { CStr::from_ptr(message) }.to_string_lossy().into_owned()
-        };
-        let error = Error::new(
-            ErrorCode::from_raw(code).unwrap_or(ErrorCode::Other(code)),
-            text,
-        );
-        with_delegate::<D>(user_data, |d| d.did_fail_to_hand_off(activity, &error));
-    })
+    guard(
+        "ActivityDelegate::user_activity_did_fail_to_hand_off",
+        "ignored",
+        (),
+        || {
+            // SAFETY: as in `user_activity_will_save`; `message` is a NUL-terminated string
+            // lent for the call (or NULL).
+            let activity = unsafe { ActivityRef::from_ptr(activity) };
+            let text = if message.is_null() {
+                String::new()
+            } else {
+                unsafe { CStr::from_ptr(message) }
+                    .to_string_lossy()
+                    .into_owned()
+            };
+            let error = Error::new(
+                ErrorCode::from_raw(code).unwrap_or(ErrorCode::Other(code)),
+                text,
+            );
+            with_delegate::<D>(user_data, |d| {
+                d.user_activity_did_fail_to_hand_off(activity, &error)
+            });
+        },
+    )
 }
 
 unsafe extern "C" fn release_delegate<D: ActivityDelegate>(user_data: *mut c_void) {

@@ -20,17 +20,19 @@ use crate::strings::{borrowed, c_string};
 use crate::sys;
 
 /// The application's Handoff callbacks (Apple: the application delegate's
-/// user-activity methods). Every method has a default that does what the
-/// library does for a NULL callback.
+/// user-activity methods, named as Apple names them; the same names as the
+/// C fields and the Python methods: README, "Delegate methods"). Every
+/// method has a default that does what the library does for a NULL
+/// callback.
 ///
 /// All run on the application's main thread, inside
 /// [`Application::dispatch`] or [`Application::run`]. For each
-/// `will_continue`, exactly one of `continue_user_activity` or
-/// `did_fail_to_continue` follows.
+/// `will_continue_user_activity`, exactly one of `continue_user_activity` or
+/// `did_fail_to_continue_user_activity` follows.
 ///
 /// A panic in a method is caught (it never reaches the library), reported
 /// through [`crate::set_callback_panic_hook`], and the library gets the
-/// method's default result: `false` for `will_continue` and
+/// method's default result: `false` for `will_continue_user_activity` and
 /// `continue_user_activity` (whose restoration handler is then released),
 /// nothing for the others. The same holds when the delegate is borrowed
 /// elsewhere ([`Application::delegate`]) while it is called.
@@ -41,14 +43,17 @@ pub trait ApplicationDelegate: 'static {
     const OPENS_WEBPAGES: bool = false;
 
     /// The person chose to continue an activity of this type and its
-    /// payload is on its way. Return `true` if the app shows its own
-    /// progress. Default: `false`.
-    fn will_continue(&mut self, app: &ApplicationRef, activity_type: &str) -> bool {
+    /// payload is on its way (Apple:
+    /// `application(_:willContinueUserActivityWithType:)`). Return `true`
+    /// if the app shows its own progress. Default: `false`.
+    fn will_continue_user_activity(&mut self, app: &ApplicationRef, activity_type: &str) -> bool {
         let _ = (app, activity_type);
         false
     }
 
-    /// The activity arrived. Restore it through `handler`, now or later
+    /// The activity arrived (Apple:
+    /// `application(_:continue:restorationHandler:)`). Restore it through
+    /// `handler`, now or later
     /// (keep the handler; it restores at most once, on the main thread).
     /// Return `true` if the app handled the activity: the sender then hears
     /// it was continued. Default: `false` (the handler is dropped).
@@ -62,14 +67,21 @@ pub trait ApplicationDelegate: 'static {
         false
     }
 
-    /// The activity could not be continued: `error` is one of Apple's
-    /// codes 4608–4611 with the library's message.
-    fn did_fail_to_continue(&mut self, app: &ApplicationRef, activity_type: &str, error: Error) {
+    /// The activity could not be continued (Apple:
+    /// `application(_:didFailToContinueUserActivityWithType:error:)`):
+    /// `error` is one of Apple's codes 4608–4611 with the library's message.
+    fn did_fail_to_continue_user_activity(
+        &mut self,
+        app: &ApplicationRef,
+        activity_type: &str,
+        error: Error,
+    ) {
         let _ = (app, activity_type, error);
     }
 
-    /// A save updated an activity the app holds.
-    fn did_update(&mut self, app: &ApplicationRef, activity: &ActivityRef) {
+    /// A save updated an activity the app holds (Apple:
+    /// `application(_:didUpdate:)`).
+    fn did_update_user_activity(&mut self, app: &ApplicationRef, activity: &ActivityRef) {
         let _ = (app, activity);
     }
 
@@ -151,10 +163,10 @@ impl<D: ApplicationDelegate> Application<D> {
     /// continuing fails with [`ErrorCode::ConnectionUnavailable`].
     pub fn new(manifest: &Manifest, delegate: D) -> Result<Application<D>> {
         let callbacks = sys::handoff_application_delegate {
-            will_continue: Some(will_continue::<D>),
-            continue_activity: Some(continue_activity::<D>),
-            did_fail_to_continue: Some(did_fail_to_continue::<D>),
-            did_update: Some(did_update::<D>),
+            will_continue_user_activity: Some(will_continue_user_activity::<D>),
+            continue_user_activity: Some(continue_user_activity::<D>),
+            did_fail_to_continue_user_activity: Some(did_fail_to_continue_user_activity::<D>),
+            did_update_user_activity: Some(did_update_user_activity::<D>),
             activity_available: Some(activity_available::<D>),
             activity_updated: Some(activity_updated::<D>),
             activity_withdrawn: Some(activity_withdrawn::<D>),
@@ -192,8 +204,8 @@ impl<D: ApplicationDelegate> Application<D> {
 
     /// Runs the queued callbacks and due timers, in order, on this thread
     /// (the main thread); callbacks queued meanwhile wait for the next
-    /// call. Call it when [`fd`](ApplicationRef::fd) is readable or
-    /// [`next_timeout`](ApplicationRef::next_timeout) has passed.
+    /// call. Call it when [`fd`](ApplicationRef::fd) is readable (a due
+    /// timer makes it readable too: no timeout is needed).
     pub fn dispatch(&self) -> Result<()> {
         // SAFETY: a live application.
         let status = unsafe { sys::handoff_application_dispatch(self.as_ptr()) };
@@ -296,9 +308,11 @@ impl ApplicationRef {
     }
 
     /// The pollable descriptor: readable exactly while callbacks are
-    /// queued or a timer is due; then call [`Application::dispatch`]. Add
-    /// it to your main loop (poll, epoll, GLib, an async reactor). Owned
-    /// by the application: never close or read it.
+    /// queued or a timer is due; then call [`Application::dispatch`]. It is
+    /// enough on its own (the library's timers make it readable: a loop
+    /// needs no timeout of its own); watch it level-triggered. Add it to
+    /// your main loop (poll, epoll, GLib, an async reactor). Owned by the
+    /// application: never close or read it.
     pub fn fd(&self) -> BorrowedFd<'_> {
         // SAFETY: a live application.
         let fd = unsafe { sys::handoff_application_get_fd(self.as_ptr()) };
@@ -308,7 +322,8 @@ impl ApplicationRef {
     }
 
     /// How long until dispatch has work: zero when callbacks are queued or
-    /// a timer is due, `None` when nothing is scheduled. A poll timeout.
+    /// a timer is due, `None` when nothing is scheduled. Never needed to
+    /// wait on [`fd`](Self::fd); for loops that want to know ahead.
     pub fn next_timeout(&self) -> Option<Duration> {
         // SAFETY: a live application.
         let ms = unsafe { sys::handoff_application_next_timeout(self.as_ptr()) };
@@ -349,8 +364,8 @@ impl ApplicationRef {
     }
 
     /// Continues the activity another device offers, by its
-    /// [`RemoteActivity::id`]: `will_continue` follows at the next
-    /// dispatch, then `continue_user_activity` or `did_fail_to_continue`.
+    /// [`RemoteActivity::id`]: `will_continue_user_activity` follows at the next
+    /// dispatch, then `continue_user_activity` or `did_fail_to_continue_user_activity`.
     /// [`ErrorCode::NotFound`] when no device offers it any more.
     pub fn continue_activity(&self, activity_id: &str) -> Result<()> {
         let id = c_string(activity_id, "the activity id")?;
@@ -441,25 +456,29 @@ unsafe fn parts<'a, D>(
     )
 }
 
-unsafe extern "C" fn will_continue<D: ApplicationDelegate>(
+unsafe extern "C" fn will_continue_user_activity<D: ApplicationDelegate>(
     app: *mut sys::handoff_application,
     activity_type: *const c_char,
     user_data: *mut c_void,
 ) -> c_int {
     guard(
-        "ApplicationDelegate::will_continue",
+        "ApplicationDelegate::will_continue_user_activity",
         "returned false",
         0,
         || {
             // SAFETY: the library calls with our user_data and live arguments.
             let (app, delegate) = unsafe { parts::<D>(app, user_data) };
             let activity_type = unsafe { borrowed(activity_type) }.unwrap_or("");
-            c_int::from(delegate.borrow_mut().will_continue(app, activity_type))
+            c_int::from(
+                delegate
+                    .borrow_mut()
+                    .will_continue_user_activity(app, activity_type),
+            )
         },
     )
 }
 
-unsafe extern "C" fn continue_activity<D: ApplicationDelegate>(
+unsafe extern "C" fn continue_user_activity<D: ApplicationDelegate>(
     app: *mut sys::handoff_application,
     activity: *mut sys::handoff_activity,
     handler: *mut sys::handoff_restoration_handler,
@@ -486,7 +505,7 @@ unsafe extern "C" fn continue_activity<D: ApplicationDelegate>(
     )
 }
 
-unsafe extern "C" fn did_fail_to_continue<D: ApplicationDelegate>(
+unsafe extern "C" fn did_fail_to_continue_user_activity<D: ApplicationDelegate>(
     app: *mut sys::handoff_application,
     activity_type: *const c_char,
     error: c_int,
@@ -494,32 +513,39 @@ unsafe extern "C" fn did_fail_to_continue<D: ApplicationDelegate>(
     user_data: *mut c_void,
 ) {
     guard(
-        "ApplicationDelegate::did_fail_to_continue",
+        "ApplicationDelegate::did_fail_to_continue_user_activity",
         "ignored",
         (),
         || {
-            // SAFETY: as in `will_continue`.
+            // SAFETY: as in `will_continue_user_activity`.
             let (app, delegate) = unsafe { parts::<D>(app, user_data) };
             let activity_type = unsafe { borrowed(activity_type) }.unwrap_or("");
             let error = unsafe { Error::reported(error, message) };
             delegate
                 .borrow_mut()
-                .did_fail_to_continue(app, activity_type, error);
+                .did_fail_to_continue_user_activity(app, activity_type, error);
         },
     )
 }
 
-unsafe extern "C" fn did_update<D: ApplicationDelegate>(
+unsafe extern "C" fn did_update_user_activity<D: ApplicationDelegate>(
     app: *mut sys::handoff_application,
     activity: *mut sys::handoff_activity,
     user_data: *mut c_void,
 ) {
-    guard("ApplicationDelegate::did_update", "ignored", (), || {
-        // SAFETY: as in `will_continue`.
-        let (app, delegate) = unsafe { parts::<D>(app, user_data) };
-        let activity = unsafe { ActivityRef::from_ptr(activity) };
-        delegate.borrow_mut().did_update(app, activity);
-    })
+    guard(
+        "ApplicationDelegate::did_update_user_activity",
+        "ignored",
+        (),
+        || {
+            // SAFETY: as in `will_continue_user_activity`.
+            let (app, delegate) = unsafe { parts::<D>(app, user_data) };
+            let activity = unsafe { ActivityRef::from_ptr(activity) };
+            delegate
+                .borrow_mut()
+                .did_update_user_activity(app, activity);
+        },
+    )
 }
 
 /// The three availability callbacks share one shape.
@@ -531,7 +557,7 @@ macro_rules! remote_trampoline {
             user_data: *mut c_void,
         ) {
             guard($label, "ignored", (), || {
-                // SAFETY: as in `will_continue`; the remote activity is
+                // SAFETY: as in `will_continue_user_activity`; the remote activity is
                 // lent for the call.
                 let (app, delegate) = unsafe { parts::<D>(app, user_data) };
                 let remote = unsafe { RemoteActivity::from_ptr(remote) };
@@ -564,7 +590,7 @@ unsafe extern "C" fn open_webpage<D: ApplicationDelegate>(
     user_data: *mut c_void,
 ) {
     guard("ApplicationDelegate::open_webpage", "ignored", (), || {
-        // SAFETY: as in `will_continue`.
+        // SAFETY: as in `will_continue_user_activity`.
         let (app, delegate) = unsafe { parts::<D>(app, user_data) };
         let url = unsafe { borrowed(url) }.unwrap_or("");
         let remote = unsafe { RemoteActivity::from_ptr(remote) };

@@ -11,7 +11,7 @@ use std::thread::{self, ThreadId};
 /// A panic caught in a callback, as the panic hook sees it.
 #[derive(Clone, Debug)]
 pub struct CallbackPanic {
-    /// The callback that panicked, e.g. `"ApplicationDelegate::will_continue"`.
+    /// The callback that panicked, e.g. `"ApplicationDelegate::will_continue_user_activity"`.
     pub callback: &'static str,
     /// What the library was told instead, e.g. `"returned false"`.
     pub outcome: &'static str,

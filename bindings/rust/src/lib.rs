@@ -66,7 +66,7 @@
 //!
 //! For data beyond the userInfo budget (a document, attachments), the
 //! receiver calls [`ActivityRef::get_continuation_streams`] on the activity
-//! it continued; the sender's [`ActivityDelegate::did_receive_stream`]
+//! it continued; the sender's [`ActivityDelegate::user_activity_did_receive_stream`]
 //! gets the other end. Each end is a [`std::os::unix::net::UnixStream`]
 //! the app owns; the library carries its bytes over the account's
 //! encrypted channel.

@@ -148,9 +148,9 @@ unsafe extern "C" fn stream_arrived<F>(
     )
 }
 
-/// The `did_receive_stream` trampoline of an [`ActivityDelegate`] that
+/// The `user_activity_did_receive_stream` trampoline of an [`ActivityDelegate`] that
 /// accepts streams ([`ActivityDelegate::ACCEPTS_CONTINUATION_STREAMS`]).
-pub(crate) unsafe extern "C" fn did_receive_stream<D: ActivityDelegate>(
+pub(crate) unsafe extern "C" fn user_activity_did_receive_stream<D: ActivityDelegate>(
     activity: *mut sys::handoff_activity,
     fd: c_int,
     user_data: *mut c_void,
@@ -162,13 +162,15 @@ pub(crate) unsafe extern "C" fn did_receive_stream<D: ActivityDelegate>(
     // or a delegate busy elsewhere, still closes it.
     let stream = unsafe { take_stream(fd) };
     guard(
-        "ActivityDelegate::did_receive_stream",
+        "ActivityDelegate::user_activity_did_receive_stream",
         "ignored, the stream closed",
         (),
         move || {
             // SAFETY: the library lends a live activity for the call.
             let activity = unsafe { ActivityRef::from_ptr(activity) };
-            with_delegate::<D>(user_data, |d| d.did_receive_stream(activity, stream));
+            with_delegate::<D>(user_data, |d| {
+                d.user_activity_did_receive_stream(activity, stream)
+            });
         },
     )
 }

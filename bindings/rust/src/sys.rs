@@ -296,14 +296,14 @@ extern "C" {
 #[derive(Clone, Copy, Debug)]
 pub struct handoff_activity_delegate {
     pub size: usize,
-    pub will_save:
+    pub user_activity_will_save:
         Option<unsafe extern "C" fn(activity: *mut handoff_activity, user_data: *mut c_void)>,
-    pub was_continued:
+    pub user_activity_was_continued:
         Option<unsafe extern "C" fn(activity: *mut handoff_activity, user_data: *mut c_void)>,
-    pub did_receive_stream: Option<
+    pub user_activity_did_receive_stream: Option<
         unsafe extern "C" fn(activity: *mut handoff_activity, fd: c_int, user_data: *mut c_void),
     >,
-    pub did_fail_to_hand_off: Option<
+    pub user_activity_did_fail_to_hand_off: Option<
         unsafe extern "C" fn(
             activity: *mut handoff_activity,
             error: c_int,
@@ -315,10 +315,10 @@ pub struct handoff_activity_delegate {
 
 pub const HANDOFF_ACTIVITY_DELEGATE_INIT: handoff_activity_delegate = handoff_activity_delegate {
     size: size_of::<handoff_activity_delegate>(),
-    will_save: None,
-    was_continued: None,
-    did_receive_stream: None,
-    did_fail_to_hand_off: None,
+    user_activity_will_save: None,
+    user_activity_was_continued: None,
+    user_activity_did_receive_stream: None,
+    user_activity_did_fail_to_hand_off: None,
 };
 
 // -------------------------------------------------- Continuation streams
@@ -399,14 +399,14 @@ opaque!(
 #[derive(Clone, Copy, Debug)]
 pub struct handoff_application_delegate {
     pub size: usize,
-    pub will_continue: Option<
+    pub will_continue_user_activity: Option<
         unsafe extern "C" fn(
             app: *mut handoff_application,
             activity_type: *const c_char,
             user_data: *mut c_void,
         ) -> c_int,
     >,
-    pub continue_activity: Option<
+    pub continue_user_activity: Option<
         unsafe extern "C" fn(
             app: *mut handoff_application,
             activity: *mut handoff_activity,
@@ -414,7 +414,7 @@ pub struct handoff_application_delegate {
             user_data: *mut c_void,
         ) -> c_int,
     >,
-    pub did_fail_to_continue: Option<
+    pub did_fail_to_continue_user_activity: Option<
         unsafe extern "C" fn(
             app: *mut handoff_application,
             activity_type: *const c_char,
@@ -423,7 +423,7 @@ pub struct handoff_application_delegate {
             user_data: *mut c_void,
         ),
     >,
-    pub did_update: Option<
+    pub did_update_user_activity: Option<
         unsafe extern "C" fn(
             app: *mut handoff_application,
             activity: *mut handoff_activity,
@@ -464,10 +464,10 @@ pub struct handoff_application_delegate {
 pub const HANDOFF_APPLICATION_DELEGATE_INIT: handoff_application_delegate =
     handoff_application_delegate {
         size: size_of::<handoff_application_delegate>(),
-        will_continue: None,
-        continue_activity: None,
-        did_fail_to_continue: None,
-        did_update: None,
+        will_continue_user_activity: None,
+        continue_user_activity: None,
+        did_fail_to_continue_user_activity: None,
+        did_update_user_activity: None,
         activity_available: None,
         activity_updated: None,
         activity_withdrawn: None,

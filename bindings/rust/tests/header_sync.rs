@@ -74,7 +74,7 @@ fn the_header_reading_is_not_vacuous() {
     assert_eq!(
         h.structs["handoff_application_delegate"][1],
         (
-            "will_continue".to_owned(),
+            "will_continue_user_activity".to_owned(),
             "fn(*m handoff_application, *c char, *m void) -> int".to_owned()
         )
     );

@@ -31,9 +31,9 @@ macro_rules! struct_layouts {
 
 fn rust_structs() -> Vec<StructLayout> {
     struct_layouts! {
-        handoff_activity_delegate { size, will_save, was_continued, did_receive_stream, did_fail_to_hand_off }
+        handoff_activity_delegate { size, user_activity_will_save, user_activity_was_continued, user_activity_did_receive_stream, user_activity_did_fail_to_hand_off }
         handoff_application_delegate {
-            size, will_continue, continue_activity, did_fail_to_continue, did_update,
+            size, will_continue_user_activity, continue_user_activity, did_fail_to_continue_user_activity, did_update_user_activity,
             activity_available, activity_updated, activity_withdrawn, open_webpage,
         }
         handoff_continuity_options {

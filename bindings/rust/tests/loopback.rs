@@ -28,7 +28,7 @@ use handoff::{
 enum SenderEvent {
     Offering(String),
     WasContinued(String),
-    /// did_fail_to_hand_off: the raw code and the message.
+    /// user_activity_did_fail_to_hand_off: the raw code and the message.
     FailedHere(i32, String),
 }
 
@@ -50,14 +50,14 @@ struct Announcer {
 }
 
 impl ActivityDelegate for Announcer {
-    fn was_continued(&mut self, activity: &ActivityRef) {
+    fn user_activity_was_continued(&mut self, activity: &ActivityRef) {
         let _ = self
             .events
             .send(SenderEvent::WasContinued(activity.id().to_owned()));
         self.stopper.stop();
     }
 
-    fn did_fail_to_hand_off(&mut self, _: &ActivityRef, error: &Error) {
+    fn user_activity_did_fail_to_hand_off(&mut self, _: &ActivityRef, error: &Error) {
         let _ = self.events.send(SenderEvent::FailedHere(
             error.raw_code(),
             error.message().to_owned(),
@@ -145,10 +145,11 @@ impl ApplicationDelegate for Receiving {
         app.continue_activity(remote.id()).unwrap();
     }
 
-    fn will_continue(&mut self, _: &ApplicationRef, activity_type: &str) -> bool {
-        self.log.push(format!("will_continue {activity_type}"));
-        if self.panic_in == Some("will_continue") {
-            panic!("will_continue exploded");
+    fn will_continue_user_activity(&mut self, _: &ApplicationRef, activity_type: &str) -> bool {
+        self.log
+            .push(format!("will_continue_user_activity {activity_type}"));
+        if self.panic_in == Some("will_continue_user_activity") {
+            panic!("will_continue_user_activity exploded");
         }
         true
     }
@@ -174,7 +175,12 @@ impl ApplicationDelegate for Receiving {
         true
     }
 
-    fn did_fail_to_continue(&mut self, app: &ApplicationRef, activity_type: &str, error: Error) {
+    fn did_fail_to_continue_user_activity(
+        &mut self,
+        app: &ApplicationRef,
+        activity_type: &str,
+        error: Error,
+    ) {
         self.log
             .push(format!("failed {activity_type} {}", error.raw_code()));
         self.failure = Some(error);
@@ -230,7 +236,7 @@ fn a_handoff_between_two_applications_restores_the_state() {
         delegate.log,
         [
             "available Chapter 3 Loopback sender",
-            &format!("will_continue {TYPE}"),
+            &format!("will_continue_user_activity {TYPE}"),
             "continue Chapter 3"
         ]
     );
@@ -284,7 +290,7 @@ fn a_panic_in_will_continue_is_reported_and_the_handoff_goes_on() {
         rport,
         sport,
         Receiving {
-            panic_in: Some("will_continue"),
+            panic_in: Some("will_continue_user_activity"),
             ..Receiving::default()
         },
     );
@@ -292,7 +298,10 @@ fn a_panic_in_will_continue_is_reported_and_the_handoff_goes_on() {
     run_until_stopped(&app);
     let panics = panics_on_this_thread();
     assert_eq!(panics.len(), 1, "{panics:?}");
-    assert_eq!(panics[0].callback, "ApplicationDelegate::will_continue");
+    assert_eq!(
+        panics[0].callback,
+        "ApplicationDelegate::will_continue_user_activity"
+    );
     assert_eq!(panics[0].outcome, "returned false");
     let d = app.delegate();
     assert_eq!(d.log.last().map(String::as_str), Some("continue Panicky"));
@@ -348,7 +357,10 @@ fn a_user_info_over_budget_fails_with_apples_code() {
     let sender = SenderThread::start(key, sport, rport, "Too big", big);
     run_until_stopped(&app);
     let d = app.delegate();
-    let failure = d.failure.as_ref().expect("did_fail_to_continue was called");
+    let failure = d
+        .failure
+        .as_ref()
+        .expect("did_fail_to_continue_user_activity was called");
     assert_eq!(failure.code(), ErrorCode::UserInfoTooLarge, "{failure}");
     assert!(failure.is_user_activity_error());
     assert!(!failure.message().is_empty());
@@ -397,14 +409,20 @@ fn a_sender_that_answers_too_late_hears_4610() {
     });
     run_until_stopped(&app);
     let failure = app.delegate().failure.clone().expect("the receiver failed");
-    assert_eq!(failure.code(), ErrorCode::RemoteApplicationTimedOut, "{failure}");
+    assert_eq!(
+        failure.code(),
+        ErrorCode::RemoteApplicationTimedOut,
+        "{failure}"
+    );
     assert!(
         events.try_recv().is_err(),
         "nothing is told before the sender dispatches"
     );
     go_tx.send(()).unwrap();
     match events.recv_timeout(PATIENCE) {
-        Ok(SenderEvent::FailedHere(4610, message)) => assert!(message.contains("4610"), "{message}"),
+        Ok(SenderEvent::FailedHere(4610, message)) => {
+            assert!(message.contains("4610"), "{message}")
+        }
         other => panic!("the sender heard {other:?}, not 4610"),
     }
     sender.join().unwrap();

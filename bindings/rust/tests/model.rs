@@ -285,7 +285,7 @@ struct Counting {
 }
 
 impl ActivityDelegate for Counting {
-    fn will_save(&mut self, _: &ActivityRef) {
+    fn user_activity_will_save(&mut self, _: &ActivityRef) {
         self.calls.fetch_add(1, Ordering::SeqCst);
     }
 }
@@ -351,9 +351,7 @@ fn a_manifest_declares_types_in_order() {
     assert!(m.declares("com.example.model.a"));
     assert!(!m.declares("com.example.model.c"));
     assert_eq!(
-        m.declare_activity_type("bad\ttype")
-            .unwrap_err()
-            .code(),
+        m.declare_activity_type("bad\ttype").unwrap_err().code(),
         ErrorCode::InvalidValue
     );
 }

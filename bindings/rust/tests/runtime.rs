@@ -81,9 +81,9 @@ impl UserActivityResponder for Recorder {
 struct SaveLog(Arc<Mutex<Vec<String>>>);
 
 impl ActivityDelegate for SaveLog {
-    fn will_save(&mut self, activity: &ActivityRef) {
+    fn user_activity_will_save(&mut self, activity: &ActivityRef) {
         self.0.lock().unwrap().push(format!(
-            "will_save:{}",
+            "user_activity_will_save:{}",
             activity.title().unwrap_or_default()
         ));
     }
@@ -122,7 +122,7 @@ fn callbacks_run_only_inside_dispatch() {
     assert_eq!(*log.borrow(), ["update:editor"]);
     assert_eq!(
         *saves.lock().unwrap(),
-        ["will_save:doc"],
+        ["user_activity_will_save:doc"],
         "the delegate hears it after the responders"
     );
     assert!(activity.user_info().unwrap().contains_key("editor"));
@@ -431,7 +431,7 @@ struct ExplodingDelegate {
 }
 
 impl ActivityDelegate for ExplodingDelegate {
-    fn will_save(&mut self, _: &ActivityRef) {
+    fn user_activity_will_save(&mut self, _: &ActivityRef) {
         let mut saves = self.saves.lock().unwrap();
         *saves += 1;
         if *saves == 1 {
@@ -460,7 +460,10 @@ fn a_panicking_activity_delegate_is_caught_and_keeps_working() {
     assert_eq!(*saves.lock().unwrap(), 2);
     let reported = panics_on_this_thread();
     assert_eq!(reported.len(), 1, "{reported:?}");
-    assert_eq!(reported[0].callback, "ActivityDelegate::will_save");
+    assert_eq!(
+        reported[0].callback,
+        "ActivityDelegate::user_activity_will_save"
+    );
 }
 
 #[test]
@@ -548,7 +551,7 @@ struct Borrowing {
 }
 
 impl ApplicationDelegate for Borrowing {
-    fn did_update(&mut self, _: &ApplicationRef, _: &ActivityRef) {
+    fn did_update_user_activity(&mut self, _: &ApplicationRef, _: &ActivityRef) {
         self.calls += 1;
     }
 }

@@ -232,11 +232,14 @@ fn a_panic_in_did_receive_stream_closes_the_stream() {
     );
     assert_eq!(received.load(Ordering::SeqCst), 1);
     let panics = await_reports(
-        "ActivityDelegate::did_receive_stream",
+        "ActivityDelegate::user_activity_did_receive_stream",
         "ignored, the stream closed",
     );
     assert_eq!(panics.len(), 1, "{panics:?}");
-    assert_eq!(panics[0].message, "did_receive_stream exploded");
+    assert_eq!(
+        panics[0].message,
+        "user_activity_did_receive_stream exploded"
+    );
 }
 
 #[test]

@@ -14,10 +14,10 @@ int main(void)
 {
     SIZE(handoff_activity_delegate);
     FIELD(handoff_activity_delegate, size);
-    FIELD(handoff_activity_delegate, will_save);
-    FIELD(handoff_activity_delegate, was_continued);
-    FIELD(handoff_activity_delegate, did_receive_stream);
-    FIELD(handoff_activity_delegate, did_fail_to_hand_off);
+    FIELD(handoff_activity_delegate, user_activity_will_save);
+    FIELD(handoff_activity_delegate, user_activity_was_continued);
+    FIELD(handoff_activity_delegate, user_activity_did_receive_stream);
+    FIELD(handoff_activity_delegate, user_activity_did_fail_to_hand_off);
 
     SIZE(handoff_responder_callbacks);
     FIELD(handoff_responder_callbacks, size);
@@ -26,10 +26,10 @@ int main(void)
 
     SIZE(handoff_application_delegate);
     FIELD(handoff_application_delegate, size);
-    FIELD(handoff_application_delegate, will_continue);
-    FIELD(handoff_application_delegate, continue_activity);
-    FIELD(handoff_application_delegate, did_fail_to_continue);
-    FIELD(handoff_application_delegate, did_update);
+    FIELD(handoff_application_delegate, will_continue_user_activity);
+    FIELD(handoff_application_delegate, continue_user_activity);
+    FIELD(handoff_application_delegate, did_fail_to_continue_user_activity);
+    FIELD(handoff_application_delegate, did_update_user_activity);
     FIELD(handoff_application_delegate, activity_available);
     FIELD(handoff_application_delegate, activity_updated);
     FIELD(handoff_application_delegate, activity_withdrawn);

@@ -72,7 +72,7 @@ pub struct StreamTaker {
 impl ActivityDelegate for StreamTaker {
     const ACCEPTS_CONTINUATION_STREAMS: bool = true;
 
-    fn did_receive_stream(&mut self, activity: &ActivityRef, stream: UnixStream) {
+    fn user_activity_did_receive_stream(&mut self, activity: &ActivityRef, stream: UnixStream) {
         let _ = activity;
         self.received.fetch_add(1, Ordering::SeqCst);
         match self.mode {
@@ -82,7 +82,7 @@ impl ActivityDelegate for StreamTaker {
             OnStream::Give => {
                 let _ = self.given.send(stream);
             }
-            OnStream::Panic => panic!("did_receive_stream exploded"),
+            OnStream::Panic => panic!("user_activity_did_receive_stream exploded"),
             OnStream::WriteAndStop => {
                 let mut stream = stream;
                 stream.write_all(&pattern(7, STOP_WRITES)).unwrap();
@@ -238,7 +238,7 @@ impl ApplicationDelegate for Opener {
         true
     }
 
-    fn did_fail_to_continue(&mut self, _: &ApplicationRef, _: &str, error: Error) {
+    fn did_fail_to_continue_user_activity(&mut self, _: &ApplicationRef, _: &str, error: Error) {
         panic!("the handoff failed: {error}");
     }
 }

@@ -1,6 +1,8 @@
 //! Reads the declarations of `include/handoff.h`: the subset of C it is
 //! written in (typedef'd enums and structs, `HANDOFF_API` prototypes,
-//! object-like `#define`s).
+//! object-like `#define`s). A renamed field,
+//! `HANDOFF_RENAMED_FIELD_(current, old)`, reads as its current name; macros
+//! whose names end in `_` are the header's machinery, not its interface.
 
 use super::model::{closing, eval, split_top_level, tokenize, Constant, Decls, Function};
 
@@ -25,7 +27,8 @@ pub fn parse(header: &str) -> Result<Decls, String> {
                 if let Some(def) = rest.strip_prefix("define") {
                     let def = def.trim();
                     let (name, value) = def.split_once(char::is_whitespace).unwrap_or((def, ""));
-                    if !name.contains('(') && !NOT_CONSTANTS.contains(&name) {
+                    if !name.contains('(') && !name.ends_with('_') && !NOT_CONSTANTS.contains(&name)
+                    {
                         defines.push((name.to_owned(), value.trim().to_owned()));
                     }
                 }
@@ -120,10 +123,12 @@ fn define_value(value: &str, decls: &Decls) -> Result<Constant, String> {
     eval(&tokens, &int_of(decls)).map(Constant::Int)
 }
 
-/// `NULL` -> null, `sizeof(T)` -> sizeof(T), else an integer expression.
+/// `NULL` (or `{NULL}`, a renamed field's union) -> null, `sizeof(T)` ->
+/// sizeof(T), else an integer expression.
 fn init_element(e: &[String], decls: &Decls) -> Result<String, String> {
     match e.first().map(String::as_str) {
         Some("NULL") if e.len() == 1 => Ok("null".into()),
+        Some("{") if e.len() == 3 && e[1] == "NULL" && e[2] == "}" => Ok("null".into()),
         Some("sizeof") => Ok(format!("sizeof({})", e[2..e.len() - 1].join(" "))),
         _ => eval(e, &int_of(decls)).map(|v| v.to_string()),
     }
@@ -167,7 +172,7 @@ fn parse_struct(t: &[String], start: usize, decls: &mut Decls) -> Result<usize, 
     let mut field: Vec<String> = Vec::new();
     for tok in body {
         if tok == ";" {
-            fields.push(parse_declaration(&field)?);
+            fields.push(parse_field(&field)?);
             field.clear();
         } else {
             field.push(tok.clone());
@@ -175,6 +180,25 @@ fn parse_struct(t: &[String], start: usize, decls: &mut Decls) -> Result<usize, 
     }
     decls.structs.insert(t[close + 1].clone(), fields);
     Ok(close + 3)
+}
+
+/// A struct field: a declaration, or `HANDOFF_RENAMED_FIELD_(current, old)`
+/// read as `current` (the old name is a deprecated alias in the same union).
+fn parse_field(t: &[String]) -> Result<(String, String), String> {
+    if t.first().map(String::as_str) != Some("HANDOFF_RENAMED_FIELD_") {
+        return parse_declaration(t);
+    }
+    if t.get(1).map(String::as_str) != Some("(") || closing(t, 1) != t.len() - 1 {
+        return Err(format!("malformed renamed field: {}", t.join(" ")));
+    }
+    let args = split_top_level(&t[2..t.len() - 1]);
+    match args.as_slice() {
+        [current, _old] => parse_declaration(current),
+        _ => Err(format!(
+            "a renamed field takes (current, old): {}",
+            t.join(" ")
+        )),
+    }
 }
 
 /// `RET NAME(PARAMS)` of a prototype.

@@ -178,7 +178,7 @@ impl ApplicationDelegate for PeerDelegate {
         );
     }
 
-    fn will_continue(&mut self, _: &ApplicationRef, activity_type: &str) -> bool {
+    fn will_continue_user_activity(&mut self, _: &ApplicationRef, activity_type: &str) -> bool {
         event("will-continue", &[("type", activity_type)]);
         false
     }
@@ -211,7 +211,12 @@ impl ApplicationDelegate for PeerDelegate {
         true
     }
 
-    fn did_fail_to_continue(&mut self, _: &ApplicationRef, activity_type: &str, error: Error) {
+    fn did_fail_to_continue_user_activity(
+        &mut self,
+        _: &ApplicationRef,
+        activity_type: &str,
+        error: Error,
+    ) {
         event(
             "failed",
             &[
@@ -230,7 +235,7 @@ impl ApplicationDelegate for PeerDelegate {
 struct WasContinued;
 
 impl ActivityDelegate for WasContinued {
-    fn was_continued(&mut self, activity: &ActivityRef) {
+    fn user_activity_was_continued(&mut self, activity: &ActivityRef) {
         event("was-continued", &[("id", activity.id())]);
     }
 }
