@@ -82,7 +82,7 @@ import Testing
         let delegate = EngineDelegate()
         let engine = try loopbackEngine()
         let receiver = try Application(manifest: try manifest(), delegate: delegate, continuity: engine)
-        let activityID = UUID()
+        let activityID = ActivityID()
         let beacon = Beacon(kind: .advert, timestamp: wallMilliseconds(), sequence: wallMilliseconds(),
                             deviceID: Crypto.randomBytes(16), deviceName: "fake", role: .full, channelPort: fake.port,
                             activity: BeaconActivity(activityID: activityID.bytes, activityType: "com.example.app.edit",

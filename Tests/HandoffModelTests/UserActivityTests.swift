@@ -63,11 +63,11 @@ import Testing
     @Test func expiration() throws {
         let a = try UserActivity(activityType: "com.example.app.view")
         #expect(!a.isExpired())
-        try a.setExpirationDate(Date(timeIntervalSinceNow: -1))
+        try a.setExpirationDate(Timestamp(timeIntervalSinceNow: -1))
         #expect(a.isExpired())
-        try a.setExpirationDate(Date(timeIntervalSinceNow: 3600))
+        try a.setExpirationDate(Timestamp(timeIntervalSinceNow: 3600))
         #expect(!a.isExpired())
-        #expect(throws: HandoffError.self) { try a.setExpirationDate(Date(timeIntervalSinceReferenceDate: .infinity)) }
+        #expect(throws: HandoffError.self) { try a.setExpirationDate(Timestamp(timeIntervalSinceReferenceDate: .infinity)) }
     }
 
     @Test func missingRequiredKeys() throws {

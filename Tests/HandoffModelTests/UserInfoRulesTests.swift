@@ -34,7 +34,7 @@ import Testing
 
     @Test func nonFiniteDateIsRefused() {
         #expect(throws: HandoffError.self) {
-            try UserInfoRules.check(["d": .date(Date(timeIntervalSinceReferenceDate: .nan))])
+            try UserInfoRules.check(["d": .date(Timestamp(timeIntervalSinceReferenceDate: .nan))])
         }
     }
 

@@ -121,7 +121,7 @@ private func webURL(_ s: String?, _ name: String) throws(HandoffError) -> URL? {
 
 @c @implementation public func handoff_activity_set_expiration_date(_ a: OpaquePointer?, _ unixSeconds: Double) -> Int32 {
     Thunk.status { () throws(HandoffError) in
-        try box(a).activity.setExpirationDate(Date(timeIntervalSince1970: unixSeconds))
+        try box(a).activity.setExpirationDate(Timestamp(timeIntervalSince1970: unixSeconds))
     }
 }
 

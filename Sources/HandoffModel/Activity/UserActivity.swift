@@ -8,7 +8,7 @@ import FoundationEssentials
 /// each access is atomic on its own.
 public final class UserActivity: Sendable {
     /// Unique per activity; travels with it and names it on other devices.
-    public let activityID: UUID
+    public let activityID: ActivityID
     /// The activity type: reverse-DNS (`com.example.shapes.create-shape`),
     /// an intent class name or a short name; 1–255 bytes, no control characters.
     public let activityType: String
@@ -37,12 +37,12 @@ public final class UserActivity: Sendable {
     public init(activityType: String) throws(HandoffError) {
         try Identifier.checkActivityType(activityType)
         self.activityType = activityType
-        self.activityID = UUID()
+        self.activityID = ActivityID()
         self.state = Locked(ActivityState())
     }
 
     /// Rebuilds an activity received from another device.
-    init(activityType: String, activityID: UUID, state: ActivityState) {
+    init(activityType: String, activityID: ActivityID, state: ActivityState) {
         self.activityType = activityType
         self.activityID = activityID
         self.state = Locked(state)
@@ -169,10 +169,10 @@ public final class UserActivity: Sendable {
     }
 
     /// After this date the activity is no longer offered to other devices.
-    public var expirationDate: Date? { state.withLock { $0.expirationDate } }
+    public var expirationDate: Timestamp? { state.withLock { $0.expirationDate } }
 
     /// - Throws: `.invalidValue` for a date that is not finite.
-    public func setExpirationDate(_ date: Date?) throws(HandoffError) {
+    public func setExpirationDate(_ date: Timestamp?) throws(HandoffError) {
         if let date, !date.timeIntervalSinceReferenceDate.isFinite {
             throw HandoffError(.invalidValue, "expirationDate must be a finite point in time")
         }
@@ -181,7 +181,7 @@ public final class UserActivity: Sendable {
     }
 
     /// True when an expiration date is set and has passed at `now`.
-    public func isExpired(at now: Date = Date()) -> Bool {
+    public func isExpired(at now: Timestamp = Timestamp()) -> Bool {
         guard let expirationDate else { return false }
         return expirationDate <= now
     }
@@ -302,7 +302,7 @@ public struct ActivityState: Sendable, Equatable {
     public var webpageURL: URL?
     public var referrerURL: URL?
     public var targetContentIdentifier: String?
-    public var expirationDate: Date?
+    public var expirationDate: Timestamp?
     public var keywords: Set<String> = []
     public var persistentIdentifier: String?
     public var isEligibleForHandoff = true

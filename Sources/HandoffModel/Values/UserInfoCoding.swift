@@ -40,7 +40,7 @@ public enum UserInfoCoding {
         case .integer(let i): return .integer(i)
         case .real(let d): return .real(d)
         case .string(let s): return .string(s)
-        case .data(let d): return .data([UInt8](d))
+        case .data(let d): return .data(d)
         case .date(let d): return .date(d.timeIntervalSinceReferenceDate)
         case .url(let u):
             return .dictionary([UserInfoRules.classKey: .string(urlClass), urlStringKey: .string(u.absoluteString)])
@@ -85,10 +85,10 @@ public enum UserInfoCoding {
         case .integer(let i): return .integer(i)
         case .real(let d): return .real(d)
         case .string(let s): return .string(s)
-        case .data(let bytes): return .data(Data(bytes))
+        case .data(let bytes): return .data(bytes)
         case .date(let t):
             guard t.isFinite else { throw HandoffError(.malformedData, "date is not finite") }
-            return .date(Date(timeIntervalSinceReferenceDate: t))
+            return .date(Timestamp(timeIntervalSinceReferenceDate: t))
         case .array(let items):
             var out: [UserInfoValue] = []
             out.reserveCapacity(items.count)

@@ -69,7 +69,7 @@ import Testing
         return observer.waitOffered { $0.keys.contains(activity.activityID) }
     }
 
-    func choose(_ id: UUID, by client: AgentTestClient) throws -> AgentMessage? {
+    func choose(_ id: ActivityID, by client: AgentTestClient) throws -> AgentMessage? {
         try client.request(.choose(id))?.frame.message
     }
 
@@ -178,7 +178,7 @@ import Testing
         let plain = try UserActivity(activityType: "com.b.view")
         #expect(try offer(plain, from: sender, to: observer))
         guard case .error(let nothing)? = try choose(plain.activityID, by: observer),
-              case .error(let unknown)? = try choose(UUID(), by: observer) else {
+              case .error(let unknown)? = try choose(ActivityID(), by: observer) else {
             Issue.record("CHOOSE did not fail")
             return
         }
