@@ -12,7 +12,7 @@ import Testing
 @Suite struct AgentClientTests {
     static let advert = Advertisement(activityID: ActivityID(bytes: [UInt8](repeating: 9, count: 16)), activityType: "com.example.app.edit",
                                       title: "Draft", bundleIdentifier: "com.example.app", teamIdentifier: "TEAM1",
-                                      webpageURL: URL(string: "https://example.com/d"), expirationDate: nil,
+                                      webpageURL: URLReference(string: "https://example.com/d"), expirationDate: nil,
                                       supportsContinuationStreams: true)
 
     /// The request id the agent saw on the one message of `kind`.

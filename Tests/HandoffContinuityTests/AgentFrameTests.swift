@@ -11,7 +11,7 @@ import Glibc
 @Suite struct AgentFrameTests {
     static let id = ActivityID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!
     static let remote = RemoteActivity(deviceID: "00112233445566778899aabbccddeeff", deviceName: "Laptop", activityID: id,
-                                       activityType: "com.example.edit", title: "Notes", webpageURL: URL(string: "https://example.com/a"),
+                                       activityType: "com.example.edit", title: "Notes", webpageURL: URLReference(string: "https://example.com/a"),
                                        supportsContinuationStreams: true, isWebOnly: false,
                                        firstSeen: Timestamp(timeIntervalSince1970: 1_700_000_000.123),
                                        teamIdentifier: "A1B2C3D4E5", bundleIdentifier: "com.example.app",
@@ -22,7 +22,7 @@ import Glibc
         let manifest = try! Manifest(bundleIdentifier: "com.example.app", teamIdentifier: "A1B2C3D4E5",
                                      activityTypes: ["com.example.edit", "INSendMessageIntent"])
         let advert = Advertisement(activityID: id, activityType: "com.example.edit", title: "Notes", bundleIdentifier: "com.example.app",
-                                   teamIdentifier: "A1B2C3D4E5", webpageURL: URL(string: "https://example.com/a"),
+                                   teamIdentifier: "A1B2C3D4E5", webpageURL: URLReference(string: "https://example.com/a"),
                                    expirationDate: Timestamp(timeIntervalSince1970: 1_800_000_000), supportsContinuationStreams: true)
         var tally = BeaconTally()
         (tally.packets, tally.accepted, tally.foreign, tally.stale) = (9, 4, 2, 3)

@@ -115,7 +115,7 @@ import Testing
         let sender = try Application(manifest: try manifest(), delegate: EngineDelegate(),
                                      continuity: try loopbackEngine(peers: [engine.beaconPort]))
         let activity = try UserActivity(activityType: "com.example.app.edit")
-        try activity.setWebpageURL(URL(string: "https://example.com/doc/42")!)
+        try activity.setWebpageURL(URLReference(string: "https://example.com/doc/42")!)
         try sender.becomeCurrent(activity)
         #expect(try pump([sender, receiver]) { delegate.events.contains("available-web") })
         try receiver.continueActivity(id: activity.activityID)

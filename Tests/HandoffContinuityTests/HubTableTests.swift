@@ -12,7 +12,7 @@ import Testing
     static func remote(team: String = "TEAMA", type: String = "com.a.edit", url: String? = nil,
                        id: ActivityID = ActivityID(), device: String = "d1", title: String = "T") -> RemoteActivity {
         RemoteActivity(deviceID: device, deviceName: "dev", activityID: id, activityType: type, title: title,
-                       webpageURL: url.flatMap(URL.init(string:)), teamIdentifier: team, bundleIdentifier: "com.x")
+                       webpageURL: url.flatMap(URLReference.init(string:)), teamIdentifier: team, bundleIdentifier: "com.x")
     }
 
     static func ad(_ id: ActivityID = ActivityID(), title: String = "T") -> Advertisement {

@@ -43,7 +43,7 @@ import Testing
         let recorderA = ActivityRecorder()
         activityA.delegate = recorderA
         let activityB = try UserActivity(activityType: "com.b.view")
-        try activityB.setWebpageURL(URL(string: "https://example.com/b")!)
+        try activityB.setWebpageURL(URLReference(string: "https://example.com/b")!)
         try senderA.becomeCurrent(activityA)
         try senderB.becomeCurrent(activityB)
         let (idA, idB) = (activityA.activityID, activityB.activityID)

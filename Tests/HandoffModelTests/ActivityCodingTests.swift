@@ -8,8 +8,8 @@ import Testing
         a.title = "Circle"
         try a.setUserInfo(everyType)
         a.requiredUserInfoKeys = ["text", "int"]
-        try a.setWebpageURL(URL(string: "https://example.com/shapes/1")!)
-        try a.setReferrerURL(URL(string: "http://example.org/from")!)
+        try a.setWebpageURL(URLReference(string: "https://example.com/shapes/1")!)
+        try a.setReferrerURL(URLReference(string: "http://example.org/from")!)
         a.targetContentIdentifier = "shape-1"
         a.persistentIdentifier = "persist-1"
         try a.setExpirationDate(Timestamp(timeIntervalSince1970: 2_000_000_000))

@@ -22,7 +22,7 @@ let everyType: UserInfo = [
     "text": .string("Grüße 👋"),
     "data": .data([0, 1, 2, 255]),
     "date": .date(Timestamp(timeIntervalSince1970: 1_700_000_000.5)),
-    "url": .url(URL(string: "https://example.com/a?b=c")!),
+    "url": .url(URLReference(string: "https://example.com/a?b=c")!),
     "list": .array([.integer(1), .string("two"), .array([.real(3)])]),
     "dict": .dictionary(["inner": .dictionary(["deep": .boolean(true)])]),
     "set": .set([.string("a"), .string("b"), .integer(3)]),

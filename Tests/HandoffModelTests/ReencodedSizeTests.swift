@@ -198,7 +198,7 @@ struct ReencodedSizeTests {
         ("tagged null", [Wire.dictionary([1], [2]), Wire.ascii("$class"), Wire.ascii("NSNull")], .null),
         ("tagged URL", [Wire.dictionary([1, 2], [3, 4]), Wire.ascii("$class"), Wire.ascii("NS.relative"),
                         Wire.ascii("NSURL"), Wire.ascii("https://example.com/a")],
-         .url(URL(string: "https://example.com/a")!)),
+         .url(URLReference(string: "https://example.com/a")!)),
         ("tagged set", [Wire.dictionary([1, 2], [3, 4]), Wire.ascii("$class"), Wire.ascii("NS.objects"),
                         Wire.ascii("NSSet"), Wire.array([5, 6]), [0x10, 2], [0x10, 1]],
          .set([.integer(1), .integer(2)])),
@@ -259,7 +259,7 @@ struct ReencodedSizeTests {
     func urlGrowth() throws {
         var pad = 0
         func written(_ pad: Int) -> Int {
-            UserInfoCoding.encode(["u": .url(URL(string: "https://a/" + String(repeating: " ", count: 500))!),
+            UserInfoCoding.encode(["u": .url(URLReference(string: "https://a/" + String(repeating: " ", count: 500))!),
                                    "p": .string(String(repeating: "-", count: pad))]).count
         }
         while written(pad + 1) <= budget { pad += 1 }
@@ -304,7 +304,7 @@ struct ReencodedSizeTests {
     @Test("canonicalCost(of:) is the size of the encoding, every kind nested")
     func costOfEveryKind() {
         var userInfo = everyType
-        userInfo["nested"] = .array([.set([.null, .url(URL(string: "https://x/ y")!), .set([.data([UInt8](repeating: 0, count: 40))])]),
+        userInfo["nested"] = .array([.set([.null, .url(URLReference(string: "https://x/ y")!), .set([.data([UInt8](repeating: 0, count: 40))])]),
                                      .dictionary(["n": .null, "s": .set([])])])
         userInfo["long"] = .set(Set((0 ..< 40).map { UserInfoValue.integer(Int64($0) << 20) }))
         let encoded = UserInfoCoding.encode(userInfo)

@@ -54,9 +54,9 @@ import Testing
     @Test(arguments: ["ftp://example.com/x", "mailto:a@example.com", "file:///etc/passwd", "https:no-host"])
     func webpageURLMustBeHTTP(url: String) throws {
         let a = try UserActivity(activityType: "com.example.app.view")
-        try a.setWebpageURL(URL(string: "https://example.com/ok")!)
-        #expect(throws: HandoffError.self) { try a.setWebpageURL(URL(string: url)!) }
-        #expect(throws: HandoffError.self) { try a.setReferrerURL(URL(string: url)!) }
+        try a.setWebpageURL(URLReference(string: "https://example.com/ok")!)
+        #expect(throws: HandoffError.self) { try a.setWebpageURL(URLReference(string: url)!) }
+        #expect(throws: HandoffError.self) { try a.setReferrerURL(URLReference(string: url)!) }
         #expect(a.webpageURL?.absoluteString == "https://example.com/ok")
     }
 

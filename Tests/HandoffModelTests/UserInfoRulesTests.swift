@@ -40,7 +40,7 @@ import Testing
 
     @Test func relativeURLIsRefused() {
         #expect(throws: HandoffError.self) {
-            try UserInfoRules.check(["u": .url(URL(string: "just/a/path")!)])
+            try UserInfoRules.check(["u": .url(URLReference(string: "just/a/path")!)])
         }
     }
 

@@ -585,7 +585,7 @@ public enum ContinueChoice: Sendable, Equatable {
     case running(String)
     /// This installed app was launched; it gets CONTINUE when it connects.
     case launched(String)
-    case webPage(URL)
+    case webPage(URLReference)
 }
 
 /// A descriptor the agent's loop watches besides its own (the session

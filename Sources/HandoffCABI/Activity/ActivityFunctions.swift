@@ -31,9 +31,9 @@ private func setString(_ p: OpaquePointer?, _ value: UnsafePointer<CChar>?, _ na
 }
 
 /// Parses a web URL argument; the model checks the scheme.
-private func webURL(_ s: String?, _ name: String) throws(HandoffError) -> URL? {
+private func webURL(_ s: String?, _ name: String) throws(HandoffError) -> URLReference? {
     guard let s else { return nil }
-    guard let url = URL(string: s) else {
+    guard let url = URLReference(string: s) else {
         throw HandoffError(.invalidValue, "\(name) \"\(s)\" is not a URL; give an http or https URL")
     }
     return url

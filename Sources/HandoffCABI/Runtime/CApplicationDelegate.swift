@@ -71,7 +71,7 @@ final class CApplicationDelegate: ApplicationDelegate, @unchecked Sendable {
         lend(remote, to: callbacks.activity_withdrawn, application)
     }
 
-    func application(_ application: Application, openWebpage url: URL, for remote: RemoteActivity) {
+    func application(_ application: Application, openWebpage url: URLReference, for remote: RemoteActivity) {
         guard let f = callbacks.open_webpage else {
             WebFallback.open(url)
             return

@@ -46,7 +46,7 @@ private func mismatch(_ value: UserInfoValue, _ expected: UserInfoValue.Kind) ->
 @c @implementation public func handoff_value_new_url(_ url: UnsafePointer<CChar>?) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
         let s = try CArgument.string(url, "url")
-        guard let u = URL(string: s), u.scheme != nil else {
+        guard let u = URLReference(string: s), u.scheme != nil else {
             throw HandoffError(.invalidValue, "\"\(s)\" is not an absolute URL; give a scheme, e.g. https://example.com/page")
         }
         return newValue(.url(u))

@@ -260,7 +260,7 @@ struct RemoteTable {
         let id = ActivityID(bytes: a.activityID)
         return RemoteActivity(deviceID: deviceID, deviceName: beacon.deviceName, activityID: id,
                               activityType: a.activityType, title: a.title,
-                              webpageURL: ActivityGate.webPage(a.webpageURL.flatMap(URL.init(string:))),
+                              webpageURL: ActivityGate.webPage(a.webpageURL.flatMap(URLReference.init(string:))),
                               supportsContinuationStreams: a.supportsContinuationStreams,
                               firstSeen: previous?.activityID == id ? previous!.firstSeen : Timestamp(),
                               teamIdentifier: a.teamIdentifier, bundleIdentifier: a.bundleIdentifier,

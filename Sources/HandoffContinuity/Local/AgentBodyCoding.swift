@@ -370,9 +370,9 @@ enum AgentBodyCoding {
 
         /// The URL is sent on as its `absoluteString`, which percent-encodes
         /// what the text left raw: that form must fit the string bound too.
-        func optionalURL(_ key: String) throws(HandoffError) -> URL? {
+        func optionalURL(_ key: String) throws(HandoffError) -> URLReference? {
             guard let s = try optionalString(key) else { return nil }
-            guard let url = URL(string: s) else { throw malformed("\(key) is not a URL") }
+            guard let url = URLReference(string: s) else { throw malformed("\(key) is not a URL") }
             guard url.absoluteString.utf8.count <= maxString else {
                 throw malformed("\(key) is over \(maxString) bytes once percent-encoded")
             }

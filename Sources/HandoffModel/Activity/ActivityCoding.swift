@@ -230,9 +230,9 @@ public enum ActivityCoding {
             }
         }
 
-        func webURL(_ key: String) throws(HandoffError) -> URL? {
+        func webURL(_ key: String) throws(HandoffError) -> URLReference? {
             guard let s = try string(key) else { return nil }
-            guard let url = URL(string: s) else { throw wrongType(key, "a URL") }
+            guard let url = URLReference(string: s) else { throw wrongType(key, "a URL") }
             do { try UserActivity.checkWebURL(url, property: key) } catch {
                 throw HandoffError(.malformedData, "activity payload: \(error.message)")
             }

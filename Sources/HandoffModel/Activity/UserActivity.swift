@@ -149,20 +149,20 @@ public final class UserActivity: Sendable {
     }
 
     /// The web page to open when no app on the other device can continue.
-    public var webpageURL: URL? { state.withLock { $0.webpageURL } }
+    public var webpageURL: URLReference? { state.withLock { $0.webpageURL } }
 
     /// - Throws: `.invalidValue` unless the URL is http or https.
-    public func setWebpageURL(_ url: URL?) throws(HandoffError) {
+    public func setWebpageURL(_ url: URLReference?) throws(HandoffError) {
         if let url { try Self.checkWebURL(url, property: "webpageURL") }
         state.withLock { $0.webpageURL = url }
         changed()
     }
 
     /// The page that referred the person to the content, if any.
-    public var referrerURL: URL? { state.withLock { $0.referrerURL } }
+    public var referrerURL: URLReference? { state.withLock { $0.referrerURL } }
 
     /// - Throws: `.invalidValue` unless the URL is http or https.
-    public func setReferrerURL(_ url: URL?) throws(HandoffError) {
+    public func setReferrerURL(_ url: URLReference?) throws(HandoffError) {
         if let url { try Self.checkWebURL(url, property: "referrerURL") }
         state.withLock { $0.referrerURL = url }
         changed()
@@ -285,7 +285,7 @@ public final class UserActivity: Sendable {
     /// Size of the encoded userInfo, the figure the 3072-byte budget counts.
     public var encodedUserInfoSize: Int { UserInfoCoding.encode(userInfo).count }
 
-    static func checkWebURL(_ url: URL, property: String) throws(HandoffError) {
+    static func checkWebURL(_ url: URLReference, property: String) throws(HandoffError) {
         let scheme = url.scheme?.lowercased()
         guard scheme == "http" || scheme == "https", url.host != nil else {
             throw HandoffError(.invalidValue,
@@ -299,8 +299,8 @@ public struct ActivityState: Sendable, Equatable {
     public var title: String?
     public var userInfo: UserInfo = [:]
     public var requiredUserInfoKeys: Set<String> = []
-    public var webpageURL: URL?
-    public var referrerURL: URL?
+    public var webpageURL: URLReference?
+    public var referrerURL: URLReference?
     public var targetContentIdentifier: String?
     public var expirationDate: Timestamp?
     public var keywords: Set<String> = []

@@ -112,7 +112,7 @@ public enum UserInfoCoding {
         case nullClass where dict.count == 1:
             return .null
         case urlClass where dict.count == 2:
-            guard case .string(let s)? = dict[urlStringKey], let url = URL(string: s), url.scheme != nil else {
+            guard case .string(let s)? = dict[urlStringKey], let url = URLReference(string: s), url.scheme != nil else {
                 throw HandoffError(.malformedData, "NSURL object has no valid absolute \(urlStringKey) string")
             }
             return .url(url)

@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 /// A value in an activity's `userInfo`: exactly the types Handoff carries
-/// (Apple: array, data, date, dictionary, null, number, set, string, URL).
+/// (Apple: array, data, date, dictionary, null, number, set, string, URLReference).
 ///
 /// Numbers keep their kind: integer, real and boolean are distinct, as they
 /// are in a property list.
@@ -13,7 +13,7 @@ public indirect enum UserInfoValue: Sendable, Hashable {
     case string(String)
     case data([UInt8])
     case date(Timestamp)
-    case url(URL)
+    case url(URLReference)
     case array([UserInfoValue])
     case dictionary([String: UserInfoValue])
     case set(Set<UserInfoValue>)

@@ -42,7 +42,7 @@ public enum ActivityGate {
 
     /// `url` if it is an http or https page (what a browser can open in
     /// its place), else nil.
-    public static func webPage(_ url: URL?) -> URL? {
+    public static func webPage(_ url: URLReference?) -> URLReference? {
         guard let url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
         return url
     }

@@ -111,12 +111,12 @@ public struct Advertisement: Sendable, Equatable {
     public var title: String?
     public var bundleIdentifier: String
     public var teamIdentifier: String
-    public var webpageURL: URL?
+    public var webpageURL: URLReference?
     public var expirationDate: Timestamp?
     public var supportsContinuationStreams: Bool
 
     public init(activityID: ActivityID, activityType: String, title: String?, bundleIdentifier: String,
-                teamIdentifier: String, webpageURL: URL?, expirationDate: Timestamp?, supportsContinuationStreams: Bool) {
+                teamIdentifier: String, webpageURL: URLReference?, expirationDate: Timestamp?, supportsContinuationStreams: Bool) {
         self.activityID = activityID
         self.activityType = activityType
         self.title = title
@@ -135,7 +135,7 @@ public struct RemoteActivity: Sendable, Hashable {
     public var activityID: ActivityID
     public var activityType: String
     public var title: String?
-    public var webpageURL: URL?
+    public var webpageURL: URLReference?
     public var supportsContinuationStreams: Bool
     /// No app here can continue it (another team, an undeclared type), but
     /// it has a web page: continuing it opens that page instead.
@@ -150,7 +150,7 @@ public struct RemoteActivity: Sendable, Hashable {
     public var expirationDate: Timestamp?
 
     public init(deviceID: String, deviceName: String, activityID: ActivityID, activityType: String,
-                title: String? = nil, webpageURL: URL? = nil, supportsContinuationStreams: Bool = false,
+                title: String? = nil, webpageURL: URLReference? = nil, supportsContinuationStreams: Bool = false,
                 isWebOnly: Bool = false, firstSeen: Timestamp = Timestamp(), teamIdentifier: String = "",
                 bundleIdentifier: String = "", expirationDate: Timestamp? = nil) {
         self.deviceID = deviceID

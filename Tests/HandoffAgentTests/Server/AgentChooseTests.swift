@@ -168,7 +168,7 @@ import Testing
         let observer = try f.app(Self.tool, observer: true)
         let sender = try RemoteDevice(Self.appB, peers: [f.agent.engine.beaconPort])
         let page = try UserActivity(activityType: "com.b.view")
-        try page.setWebpageURL(URL(string: "https://example.com/page?x=1")!)
+        try page.setWebpageURL(URLReference(string: "https://example.com/page?x=1")!)
         #expect(try offer(page, from: sender, to: observer))
         #expect(try choose(page.activityID, by: observer) == .ok)
         #expect(eventually { fake.opened == "https://example.com/page?x=1\n" })
@@ -191,7 +191,7 @@ import Testing
         let observer = try f.app(Self.tool, observer: true)
         let sender = try RemoteDevice(Self.appB, peers: [f.agent.engine.beaconPort])
         let page = try UserActivity(activityType: "com.b.view")
-        try page.setWebpageURL(URL(string: "https://example.com/")!)
+        try page.setWebpageURL(URLReference(string: "https://example.com/")!)
         #expect(try offer(page, from: sender, to: observer))
         guard case .error(let error)? = try choose(page.activityID, by: observer) else {
             Issue.record("CHOOSE did not fail")

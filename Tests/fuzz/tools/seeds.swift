@@ -54,7 +54,7 @@ let richUserInfo: UserInfo = [
     "null": .null, "yes": .boolean(true), "int": .integer(-42), "big": .integer(Int64.max),
     "real": .real(3.25), "text": .string("Grüße 👋"), "data": .data([0, 1, 2, 255]),
     "date": .date(Timestamp(timeIntervalSince1970: 1_700_000_000.5)),
-    "url": .url(URL(string: "https://example.com/a?b=c")!),
+    "url": .url(URLReference(string: "https://example.com/a?b=c")!),
     "list": .array([.integer(1), .string("two"), .array([.real(3)])]),
     "dict": .dictionary(["inner": .dictionary(["deep": .boolean(true)])]),
     "set": .set([.string("a"), .string("b"), .integer(3)]),
@@ -79,7 +79,7 @@ func writeSeeds(_ w: Writer) throws {
     w("userinfo", "every-type", UserInfoCoding.encode(richUserInfo))
     w("userinfo", "empty", UserInfoCoding.encode([:]))
     w("userinfo", "null", UserInfoCoding.encode(["n": .null]))
-    w("userinfo", "url", UserInfoCoding.encode(["u": .url(URL(string: "file:///tmp/x.txt")!)]))
+    w("userinfo", "url", UserInfoCoding.encode(["u": .url(URLReference(string: "file:///tmp/x.txt")!)]))
     w("userinfo", "set", UserInfoCoding.encode(["s": .set([.integer(1), .data([9]), .string("z")])]))
     w("userinfo", "deep", UserInfoCoding.encode(["d": nested(15)]))
 
@@ -95,8 +95,8 @@ func writeSeeds(_ w: Writer) throws {
     full.supportsContinuationStreams = true
     try full.setUserInfo(richUserInfo)
     full.requiredUserInfoKeys = ["text", "int"]
-    try full.setWebpageURL(URL(string: "https://example.com/docs/42")!)
-    try full.setReferrerURL(URL(string: "https://example.com/")!)
+    try full.setWebpageURL(URLReference(string: "https://example.com/docs/42")!)
+    try full.setReferrerURL(URLReference(string: "https://example.com/")!)
     try full.setExpirationDate(Timestamp(timeIntervalSince1970: 1_900_000_000))
     w("activity", "full", try ActivityCoding.encode(full))
     let small = activity("org.example.map.view", 3)
@@ -582,14 +582,14 @@ func writeAgentSeeds(_ w: Writer) throws {
     let id = ActivityID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
     let remote = RemoteActivity(deviceID: "00112233445566778899aabbccddeeff", deviceName: "Ada's laptop", activityID: id,
                                 activityType: "com.example.docs.edit", title: "Report",
-                                webpageURL: URL(string: "https://example.com/d?x=1"), supportsContinuationStreams: true,
+                                webpageURL: URLReference(string: "https://example.com/d?x=1"), supportsContinuationStreams: true,
                                 isWebOnly: false, firstSeen: Timestamp(timeIntervalSince1970: 1_700_000_000.123),
                                 teamIdentifier: "A1B2C3D4E5", bundleIdentifier: "com.example.docs")
     let manifest = try Manifest(bundleIdentifier: "com.example.docs", teamIdentifier: "A1B2C3D4E5",
                                 activityTypes: ["com.example.docs.edit", "INSendMessageIntent"])
     let advert = Advertisement(activityID: id, activityType: "com.example.docs.edit", title: "Grüße 👋",
                                bundleIdentifier: "com.example.docs", teamIdentifier: "A1B2C3D4E5",
-                               webpageURL: URL(string: "https://example.com/docs/42"),
+                               webpageURL: URLReference(string: "https://example.com/docs/42"),
                                expirationDate: Timestamp(timeIntervalSince1970: 1_800_000_000), supportsContinuationStreams: true)
     let status = AgentStatus(deviceID: Array(0..<16), deviceName: "Desk", role: .full, channelPort: 49_152, beaconPort: 52_370,
                              clients: 2, remotes: [.init(deviceID: Array(16..<32), deviceName: "Laptop",
