@@ -17,7 +17,7 @@ import PackageDescription
 /// whatever directory SwiftPM runs the linker from.
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
 
-/// libhandoff.so is self-contained: the Swift runtime and FoundationEssentials
+/// libhandoff.so is self-contained: the Swift runtime and standard library
 /// are linked statically, only `handoff_*` symbols are exported (version
 /// script), and the library carries a SONAME so hosts link against the ABI
 /// major version.
@@ -35,6 +35,13 @@ let sharedLibraryLinkerFlags: [String] = [
 let footprintSettings: [SwiftSetting] = [
     .unsafeFlags(["-Xfrontend", "-internalize-at-link", "-Xfrontend", "-function-sections"],
                  .when(configuration: .release)),
+]
+
+/// libhandoff.so links neither Foundation nor the regex modules (README,
+/// "Size"): its targets import no Foundation module, and code that reaches
+/// for the regex module's string algorithms does not compile there.
+let libraryTargetSettings: [SwiftSetting] = footprintSettings + [
+    .unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"]),
 ]
 
 /// Identical code folding (lld), and a linker map per release link that
@@ -75,10 +82,10 @@ let package = Package(
         ),
         .target(name: "CLinux"),
         .systemLibrary(name: "CHandoffHeader"),
-        .target(name: "HandoffModel", dependencies: ["CExpat"], swiftSettings: footprintSettings),
-        .target(name: "HandoffRuntime", dependencies: ["HandoffModel", "CLinux"], swiftSettings: footprintSettings),
+        .target(name: "HandoffModel", dependencies: ["CExpat"], swiftSettings: libraryTargetSettings),
+        .target(name: "HandoffRuntime", dependencies: ["HandoffModel", "CLinux"], swiftSettings: libraryTargetSettings),
         .target(name: "HandoffContinuity", dependencies: ["HandoffModel", "HandoffRuntime", "COpenSSL", "CLinux"],
-                swiftSettings: footprintSettings),
+                swiftSettings: libraryTargetSettings),
         .target(
             name: "HandoffCABI",
             dependencies: ["CHandoffHeader", "HandoffModel", "HandoffRuntime", "HandoffContinuity"],
@@ -87,7 +94,7 @@ let package = Package(
                 // `@c @implementation`: each thunk is checked against handoff.h.
                 .enableExperimentalFeature("CImplementation"),
                 .unsafeFlags(["-static-stdlib"]),
-            ] + footprintSettings,
+            ] + libraryTargetSettings,
             linkerSettings: [.unsafeFlags(sharedLibraryLinkerFlags)] + footprintLinkerSettings(map: "libhandoff.so")
         ),
         // The per-user agent (docs/agent.md); linked into the `handoff` command only.

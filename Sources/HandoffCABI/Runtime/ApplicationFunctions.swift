@@ -1,5 +1,4 @@
 import CHandoffHeader
-import FoundationEssentials
 import HandoffModel
 import HandoffRuntime
 

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 #if canImport(Glibc)
 import Glibc

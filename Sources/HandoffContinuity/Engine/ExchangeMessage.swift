@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 
 /// The frames of the fetch exchange (docs/PROTOCOL.md, "Exchange").

@@ -1,4 +1,3 @@
-import FoundationEssentials
 
 /// The activity payload: what the sender answers to a fetch, as a binary
 /// property list dictionary (docs/PROTOCOL.md, "Activity payload").

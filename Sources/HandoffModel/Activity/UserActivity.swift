@@ -1,4 +1,3 @@
-import FoundationEssentials
 
 /// What a person is doing in an app, described so another device can
 /// continue it: Apple's NSUserActivity, reduced to its Handoff surface.

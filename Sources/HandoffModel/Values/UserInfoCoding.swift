@@ -1,4 +1,3 @@
-import FoundationEssentials
 
 /// Maps userInfo values to property-list values and back.
 ///

@@ -1,4 +1,3 @@
-import FoundationEssentials
 
 /// A value in an activity's `userInfo`: exactly the types Handoff carries
 /// (Apple: array, data, date, dictionary, null, number, set, string, URLReference).

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 
 /// Agent mode: the advertised activity's payload is handed to the agent

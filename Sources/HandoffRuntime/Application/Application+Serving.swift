@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 
 /// The sending side: another device fetches the current activity.

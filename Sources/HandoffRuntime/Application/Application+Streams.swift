@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 
 /// Continuation streams: the receiving app opens them on an activity it

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 
 /// One per host process: the app's side of Handoff. It holds the manifest,

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 
 /// The application's Handoff callbacks (Apple: UIApplicationDelegate /

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 
 /// Who an endpoint is, as far as other devices' activities go.

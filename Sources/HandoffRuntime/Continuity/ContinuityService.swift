@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 
 /// What the runtime needs from the layer that talks to other devices
