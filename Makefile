@@ -5,6 +5,7 @@
 #   make demo     build, then run the demo
 #   make bench    build, then print latency figures next to a raw baseline
 #   make bench-agent-idle   wake-ups/s, RSS, threads of an idle agent and a connected app
+#   make size     stripped library and tool, split by origin (mk/size.mk)
 #   make clean    remove build output
 
 SWIFT        ?= swift

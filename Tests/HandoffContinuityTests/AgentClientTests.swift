@@ -10,9 +10,9 @@ import Testing
 /// The app side of agent mode (docs/agent.md §3) against a fake agent on
 /// a real SEQPACKET socket.
 @Suite struct AgentClientTests {
-    static let advert = Advertisement(activityID: UUID(bytes: [UInt8](repeating: 9, count: 16)), activityType: "com.example.app.edit",
+    static let advert = Advertisement(activityID: ActivityID(bytes: [UInt8](repeating: 9, count: 16)), activityType: "com.example.app.edit",
                                       title: "Draft", bundleIdentifier: "com.example.app", teamIdentifier: "TEAM1",
-                                      webpageURL: URL(string: "https://example.com/d"), expirationDate: nil,
+                                      webpageURL: URLReference(string: "https://example.com/d"), expirationDate: nil,
                                       supportsContinuationStreams: true)
 
     /// The request id the agent saw on the one message of `kind`.

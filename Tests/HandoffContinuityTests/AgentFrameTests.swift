@@ -9,21 +9,21 @@ import Glibc
 
 /// The local protocol's codec (docs/agent.md §3).
 @Suite struct AgentFrameTests {
-    static let id = UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!
+    static let id = ActivityID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!
     static let remote = RemoteActivity(deviceID: "00112233445566778899aabbccddeeff", deviceName: "Laptop", activityID: id,
-                                       activityType: "com.example.edit", title: "Notes", webpageURL: URL(string: "https://example.com/a"),
+                                       activityType: "com.example.edit", title: "Notes", webpageURL: URLReference(string: "https://example.com/a"),
                                        supportsContinuationStreams: true, isWebOnly: false,
-                                       firstSeen: Date(timeIntervalSince1970: 1_700_000_000.123),
+                                       firstSeen: Timestamp(timeIntervalSince1970: 1_700_000_000.123),
                                        teamIdentifier: "A1B2C3D4E5", bundleIdentifier: "com.example.app",
-                                       expirationDate: Date(timeIntervalSince1970: 1_800_000_000.5))
+                                       expirationDate: Timestamp(timeIntervalSince1970: 1_800_000_000.5))
 
     /// Every message, as the side that sends it.
     static var samples: [(AgentMessage, AgentMessage.Sender)] {
         let manifest = try! Manifest(bundleIdentifier: "com.example.app", teamIdentifier: "A1B2C3D4E5",
                                      activityTypes: ["com.example.edit", "INSendMessageIntent"])
         let advert = Advertisement(activityID: id, activityType: "com.example.edit", title: "Notes", bundleIdentifier: "com.example.app",
-                                   teamIdentifier: "A1B2C3D4E5", webpageURL: URL(string: "https://example.com/a"),
-                                   expirationDate: Date(timeIntervalSince1970: 1_800_000_000), supportsContinuationStreams: true)
+                                   teamIdentifier: "A1B2C3D4E5", webpageURL: URLReference(string: "https://example.com/a"),
+                                   expirationDate: Timestamp(timeIntervalSince1970: 1_800_000_000), supportsContinuationStreams: true)
         var tally = BeaconTally()
         (tally.packets, tally.accepted, tally.foreign, tally.stale) = (9, 4, 2, 3)
         tally.foreignSources = ["192.0.2.7"]
@@ -198,7 +198,7 @@ import Glibc
             return [1, AgentMessage.Kind.remote.rawValue, 0, 0, 0, 0, 0, 0]
                 + BinaryPropertyList.encode(.dictionary(["change": .integer(0), "activity": .dictionary(activity)]))
         }
-        // 2^52 ms on, a Date moved by 1 ms on each relay.
+        // 2^52 ms on, a Timestamp moved by 1 ms on each relay.
         #expect(Self.isMalformed(Self.refusal(remote(firstSeen: 4_438_484_538_790_688), from: .agent)))
         #expect(Self.isMalformed(Self.refusal(remote(firstSeen: -1), from: .agent)))
         #expect(Self.isMalformed(Self.refusal(remote(firstSeen: AgentBodyCoding.dates.upperBound + 1), from: .agent)))
@@ -209,8 +209,8 @@ import Glibc
         }
         // The encoder clamps to the same range, so what it writes is read back.
         var advert = Advertisement(activityID: Self.id, activityType: "t", title: nil, bundleIdentifier: "b", teamIdentifier: "T",
-                                   webpageURL: nil, expirationDate: Date(timeIntervalSince1970: -5), supportsContinuationStreams: false)
-        for (date, ms) in [(Date(timeIntervalSince1970: -5), 0), (Date(timeIntervalSince1970: 1e15), AgentBodyCoding.dates.upperBound)] {
+                                   webpageURL: nil, expirationDate: Timestamp(timeIntervalSince1970: -5), supportsContinuationStreams: false)
+        for (date, ms) in [(Timestamp(timeIntervalSince1970: -5), 0), (Timestamp(timeIntervalSince1970: 1e15), AgentBodyCoding.dates.upperBound)] {
             advert.expirationDate = date
             let decoded = try AgentFrame(decoding: try AgentFrame(.advertise(advert)).encoded(), from: .app)
             guard case .advertise(let a?) = decoded.message else { Issue.record("not an advertisement"); continue }

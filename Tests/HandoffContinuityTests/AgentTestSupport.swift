@@ -223,7 +223,7 @@ func rmdirTree(_ directory: String) -> Bool {
 /// agent's requests as the test says.
 final class RecordingEndpoint: ContinuityEndpoint, @unchecked Sendable {
     enum Event: Equatable {
-        case available(UUID), updated(UUID), withdrawn(UUID), continued(UUID), chosen(UUID)
+        case available(ActivityID), updated(ActivityID), withdrawn(ActivityID), continued(ActivityID), chosen(ActivityID)
     }
 
     let manifest: Manifest
@@ -255,7 +255,7 @@ final class RecordingEndpoint: ContinuityEndpoint, @unchecked Sendable {
         }
     }
 
-    func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
+    func provideActivity(_ activityID: ActivityID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
         guard let answer = provideAnswer.withLock({ $0 }) else {
             pendingProvide.withLock { $0.append(reply) }
             return
@@ -264,9 +264,9 @@ final class RecordingEndpoint: ContinuityEndpoint, @unchecked Sendable {
         provideReplies.withLock { $0.append(taken) }
     }
 
-    func activityWasContinued(_ activityID: UUID) { state.update { $0.append(.continued(activityID)) } }
+    func activityWasContinued(_ activityID: ActivityID) { state.update { $0.append(.continued(activityID)) } }
 
-    func acceptStream(_ activityID: UUID, _ stream: ContinuationStream,
+    func acceptStream(_ activityID: ActivityID, _ stream: ContinuationStream,
                       reply: @escaping @Sendable (Result<Void, HandoffError>) -> Bool) {
         guard let answer = acceptAnswer.withLock({ $0 }) else { return }
         // Kept before the reply goes out: the test reads it once the agent has the OK.
@@ -296,9 +296,9 @@ func agentClient(_ agent: FakeAgent, fetchTimeout: Double = 5, requestMargin: Do
 /// A remote activity as an agent reports it.
 func agentRemote(_ n: UInt8 = 1, streams: Bool = true) -> RemoteActivity {
     RemoteActivity(deviceID: "00112233445566778899aabbccddeeff", deviceName: "Laptop",
-                   activityID: UUID(bytes: [UInt8](repeating: n, count: 16)), activityType: "com.example.app.edit",
+                   activityID: ActivityID(bytes: [UInt8](repeating: n, count: 16)), activityType: "com.example.app.edit",
                    title: "Notes \(n)", supportsContinuationStreams: streams,
-                   firstSeen: Date(timeIntervalSince1970: 1_700_000_000 + Double(n)),
+                   firstSeen: Timestamp(timeIntervalSince1970: 1_700_000_000 + Double(n)),
                    teamIdentifier: "TEAM1", bundleIdentifier: "com.example.app")
 }
 

@@ -42,7 +42,7 @@ import Testing
         }
         #expect(t.entries.count == 64)
         #expect(verifications == 5000)  // the table asks; the engine's limits refuse (below)
-        #expect(t.channel(offering: UUID(bytes: Array(0..<16))) == SocketAddress(host: "10.0.0.1", port: 9))
+        #expect(t.channel(offering: ActivityID(bytes: Array(0..<16))) == SocketAddress(host: "10.0.0.1", port: 9))
     }
 
     @Test func whenEveryDeviceIsVerifiedTheLeastRecentlyHeardIsForgotten() throws {
@@ -107,7 +107,7 @@ import Testing
         let entry = try #require(t.entries[hex(id)])
         #expect(entry.channels[.ipv4] == SocketAddress(host: "10.0.0.1", port: 9))
         #expect(entry.channels[.ipv6] == SocketAddress(host: "fe80::1%1", port: 9))
-        #expect(t.channel(offering: UUID(bytes: Array(0..<16))) == channel)
+        #expect(t.channel(offering: ActivityID(bytes: Array(0..<16))) == channel)
         // A copy never replaces an address.
         t.heardCopy(of: Self.advert(device: id), from: "10.0.0.66")
         #expect(t.entries[hex(id)]?.channels[.ipv4] == SocketAddress(host: "10.0.0.1", port: 9))
@@ -324,7 +324,7 @@ extension DiscoveryBoundsTests {
         let v4 = try #require(untried)
         #expect(v4 == SocketAddress(host: "10.0.0.1", port: 9))
         #expect(t.verified(hex(id), at: v4, true).count == 1)
-        #expect(t.channel(offering: UUID(bytes: Array(0..<16))) == v4)
+        #expect(t.channel(offering: ActivityID(bytes: Array(0..<16))) == v4)
         // Both failing is one failed round.
         var u = RemoteTable()
         let r2 = u.apply(Self.advert(device: id, sequence: 1), from: "fe80::1%1", manifest: m, ownRole: .full, now: 0)

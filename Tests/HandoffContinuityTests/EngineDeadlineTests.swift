@@ -27,7 +27,7 @@ import Testing
     static func advertOnce(to engine: ContinuityEngine, channel: UInt16, expiration: UInt64? = nil) throws {
         let beacon = Beacon(kind: .advert, timestamp: wallMilliseconds(), sequence: wallMilliseconds(),
                             deviceID: Crypto.randomBytes(16), deviceName: "fake", role: .full, channelPort: channel,
-                            activity: BeaconActivity(activityID: UUID().bytes, activityType: "com.example.app.edit",
+                            activity: BeaconActivity(activityID: ActivityID().bytes, activityType: "com.example.app.edit",
                                                      title: nil, teamIdentifier: "TEAM1", bundleIdentifier: "com.example.app",
                                                      webpageURL: nil, expiration: expiration, supportsContinuationStreams: false))
         try sendUDP(try BeaconCodec.seal(beacon, key: testAccount.derived.beaconKey), to: engine.beaconPort)

@@ -35,7 +35,7 @@ final class EngineDelegate: ApplicationDelegate, @unchecked Sendable {
         available.append(remote)
     }
     func application(_ application: Application, remoteActivityWasWithdrawn remote: RemoteActivity) { add("withdrawn") }
-    func application(_ application: Application, openWebpage url: URL, for remote: RemoteActivity) { add("web:\(url.absoluteString)") }
+    func application(_ application: Application, openWebpage url: URLReference, for remote: RemoteActivity) { add("web:\(url.absoluteString)") }
 }
 
 let testAccount = try! AccountKey(bytes: Array(repeating: 7, count: 32))

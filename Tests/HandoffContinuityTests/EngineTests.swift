@@ -82,7 +82,7 @@ import Testing
         let delegate = EngineDelegate()
         let engine = try loopbackEngine()
         let receiver = try Application(manifest: try manifest(), delegate: delegate, continuity: engine)
-        let activityID = UUID()
+        let activityID = ActivityID()
         let beacon = Beacon(kind: .advert, timestamp: wallMilliseconds(), sequence: wallMilliseconds(),
                             deviceID: Crypto.randomBytes(16), deviceName: "fake", role: .full, channelPort: fake.port,
                             activity: BeaconActivity(activityID: activityID.bytes, activityType: "com.example.app.edit",
@@ -115,7 +115,7 @@ import Testing
         let sender = try Application(manifest: try manifest(), delegate: EngineDelegate(),
                                      continuity: try loopbackEngine(peers: [engine.beaconPort]))
         let activity = try UserActivity(activityType: "com.example.app.edit")
-        try activity.setWebpageURL(URL(string: "https://example.com/doc/42")!)
+        try activity.setWebpageURL(URLReference(string: "https://example.com/doc/42")!)
         try sender.becomeCurrent(activity)
         #expect(try pump([sender, receiver]) { delegate.events.contains("available-web") })
         try receiver.continueActivity(id: activity.activityID)

@@ -10,12 +10,12 @@ import Testing
     static let teamB = try! Manifest(bundleIdentifier: "com.b.app", teamIdentifier: "TEAMB", activityTypes: ["com.b.view"])
 
     static func remote(team: String = "TEAMA", type: String = "com.a.edit", url: String? = nil,
-                       id: UUID = UUID(), device: String = "d1", title: String = "T") -> RemoteActivity {
+                       id: ActivityID = ActivityID(), device: String = "d1", title: String = "T") -> RemoteActivity {
         RemoteActivity(deviceID: device, deviceName: "dev", activityID: id, activityType: type, title: title,
-                       webpageURL: url.flatMap(URL.init(string:)), teamIdentifier: team, bundleIdentifier: "com.x")
+                       webpageURL: url.flatMap(URLReference.init(string:)), teamIdentifier: team, bundleIdentifier: "com.x")
     }
 
-    static func ad(_ id: UUID = UUID(), title: String = "T") -> Advertisement {
+    static func ad(_ id: ActivityID = ActivityID(), title: String = "T") -> Advertisement {
         Advertisement(activityID: id, activityType: "com.a.edit", title: title, bundleIdentifier: "com.a.app",
                       teamIdentifier: "TEAMA", webpageURL: nil, expirationDate: nil, supportsContinuationStreams: false)
     }
@@ -133,7 +133,7 @@ import Testing
         _ = t.advertise(second, from: 2)
         #expect(t.route(first.activityID) == 1)     // advertised a moment ago, replaced since
         #expect(t.route(second.activityID) == 2)
-        #expect(t.route(UUID()) == nil)
+        #expect(t.route(ActivityID()) == nil)
         // The same id advertised later by another endpoint goes to the later one.
         _ = t.advertise(first, from: 2)
         #expect(t.route(first.activityID) == 2)

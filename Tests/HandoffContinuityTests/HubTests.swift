@@ -43,7 +43,7 @@ import Testing
         let recorderA = ActivityRecorder()
         activityA.delegate = recorderA
         let activityB = try UserActivity(activityType: "com.b.view")
-        try activityB.setWebpageURL(URL(string: "https://example.com/b")!)
+        try activityB.setWebpageURL(URLReference(string: "https://example.com/b")!)
         try senderA.becomeCurrent(activityA)
         try senderB.becomeCurrent(activityB)
         let (idA, idB) = (activityA.activityID, activityB.activityID)
@@ -117,7 +117,7 @@ import Testing
         two.supportsContinuationStreams = true
         two.delegate = recorder
         let apps = [receiver, x, y]
-        func offered() -> [UUID] { receiver.availableActivities.map(\.activityID) }
+        func offered() -> [ActivityID] { receiver.availableActivities.map(\.activityID) }
 
         try x.becomeCurrent(one)
         #expect(hub.advertised?.activityID == one.activityID)
@@ -142,7 +142,7 @@ import Testing
         #expect(decoded.activityID == one.activityID && decoded.userInfo == ["from": .string("x")])
         // An id no endpoint advertised: what an app answers for one it does not offer.
         let unknown = OneShot<Result<[UInt8], HandoffError>>()
-        hub.provideActivity(UUID()) { unknown.fulfil($0) }
+        hub.provideActivity(ActivityID()) { unknown.fulfil($0) }
         #expect(unknown.wait(seconds: 0)?.failure?.code == .handoffFailed)
 
         // Y resigns: X's activity stands in.
@@ -211,15 +211,15 @@ final class HubRecorder: ContinuityEndpoint, @unchecked Sendable {
     var changes: [RemoteActivityChange] { log.update { $0 } }
 
     /// What is offered now, by activity id, as told.
-    var offered: [UUID: RemoteActivity] { Self.offered(changes) }
+    var offered: [ActivityID: RemoteActivity] { Self.offered(changes) }
 
     /// Waits until what is offered satisfies `ready`.
-    func wait(seconds: Double, until ready: @escaping ([UUID: RemoteActivity]) -> Bool) -> Bool {
+    func wait(seconds: Double, until ready: @escaping ([ActivityID: RemoteActivity]) -> Bool) -> Bool {
         log.wait(until: { ready(Self.offered($0)) }, seconds: seconds) { _, ok in ok }
     }
 
-    static func offered(_ changes: [RemoteActivityChange]) -> [UUID: RemoteActivity] {
-        var now: [UUID: RemoteActivity] = [:]
+    static func offered(_ changes: [RemoteActivityChange]) -> [ActivityID: RemoteActivity] {
+        var now: [ActivityID: RemoteActivity] = [:]
         for c in changes {
             switch c {
             case .available(let r), .updated(let r): now[r.activityID] = r
@@ -230,10 +230,10 @@ final class HubRecorder: ContinuityEndpoint, @unchecked Sendable {
     }
 
     func remoteActivityChanged(_ change: RemoteActivityChange) { log.update { $0.append(change) } }
-    func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
+    func provideActivity(_ activityID: ActivityID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
         _ = reply(.failure(HandoffError(.handoffFailed, "a recorder offers nothing")))
     }
-    func activityWasContinued(_ activityID: UUID) {}
+    func activityWasContinued(_ activityID: ActivityID) {}
     func continueChosen(_ remote: RemoteActivity) {}
 }
 

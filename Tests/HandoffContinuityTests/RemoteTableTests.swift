@@ -68,7 +68,7 @@ import Testing
         var late = advert(id: Array(0..<16))
         late.kind = .withdraw
         #expect(try apply(late, &t).isEmpty)
-        #expect(t.channel(offering: UUID(bytes: Array(16..<32))) != nil)
+        #expect(t.channel(offering: ActivityID(bytes: Array(16..<32))) != nil)
     }
 
     @Test func sameTeamAndDeclaredTypeIsOffered() throws {
@@ -131,7 +131,7 @@ import Testing
 
 @Suite struct ExchangeMessageTests {
     @Test func roundTrips() throws {
-        let id = UUID()
+        let id = ActivityID()
         for m in [ExchangeMessage.fetch(id), .confirm(id), .payload([1, 2, 3]), .payload([]),
                   .error(code: 4610, message: "late ⏰")] {
             #expect(try ExchangeMessage(m.frame) == m)

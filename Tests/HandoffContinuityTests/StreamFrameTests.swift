@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test func streamRequestsRoundTrip() throws {
-        let id = UUID()
+        let id = ActivityID()
         #expect(try ExchangeMessage(ExchangeMessage.streamOpen(id).frame) == .streamOpen(id))
         #expect(try ExchangeMessage(ExchangeMessage.streamAccepted.frame) == .streamAccepted)
         #expect(ExchangeMessage.streamOpen(id).frame.type == 5 && ExchangeMessage.streamAccepted.frame.type == 6)

@@ -8,11 +8,11 @@ import Testing
         a.title = "Circle"
         try a.setUserInfo(everyType)
         a.requiredUserInfoKeys = ["text", "int"]
-        try a.setWebpageURL(URL(string: "https://example.com/shapes/1")!)
-        try a.setReferrerURL(URL(string: "http://example.org/from")!)
+        try a.setWebpageURL(URLReference(string: "https://example.com/shapes/1")!)
+        try a.setReferrerURL(URLReference(string: "http://example.org/from")!)
         a.targetContentIdentifier = "shape-1"
         a.persistentIdentifier = "persist-1"
-        try a.setExpirationDate(Date(timeIntervalSince1970: 2_000_000_000))
+        try a.setExpirationDate(Timestamp(timeIntervalSince1970: 2_000_000_000))
         a.keywords = ["circle", "shape"]
         a.isEligibleForSearch = true
         a.isEligibleForPrediction = true
@@ -47,10 +47,10 @@ import Testing
         let a = try UserActivity(activityType: "com.example.app.view")
         // Find the largest data value that fits, byte by byte around the edge.
         var n = 3000
-        try a.setUserInfo(["blob": .data(Data(count: n))])
+        try a.setUserInfo(["blob": .data([UInt8](repeating: 0, count: n))])
         while a.encodedUserInfoSize <= UserInfoRules.payloadBudget {
             n += 1
-            try a.setUserInfo(["blob": .data(Data(count: n))])
+            try a.setUserInfo(["blob": .data([UInt8](repeating: 0, count: n))])
         }
         #expect(a.encodedUserInfoSize == UserInfoRules.payloadBudget + 1)
         do {
@@ -60,15 +60,15 @@ import Testing
             #expect(error.code == .userInfoTooLarge)
             #expect(error.code.rawValue == 4611)
         }
-        try a.setUserInfo(["blob": .data(Data(count: n - 1))])
+        try a.setUserInfo(["blob": .data([UInt8](repeating: 0, count: n - 1))])
         #expect(a.encodedUserInfoSize == UserInfoRules.payloadBudget)
         _ = try ActivityCoding.encode(a)
     }
 
     @Test func overBudgetPayloadIsRefusedOnDecodeToo() throws {
-        let info = UserInfoCoding.propertyList(["blob": .data(Data(count: 4000))])
+        let info = UserInfoCoding.propertyList(["blob": .data([UInt8](repeating: 0, count: 4000))])
         let payload = BinaryPropertyList.encode(.dictionary([
-            "version": .integer(1), "activityID": .string(UUID().uuidString),
+            "version": .integer(1), "activityID": .string(ActivityID().uuidString),
             "activityType": .string("com.example.a"), "userInfo": info,
         ]))
         do {
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func hostilePayloadsAreMalformed() throws {
-        let id = PropertyListValue.string(UUID().uuidString)
+        let id = PropertyListValue.string(ActivityID().uuidString)
         let good: [String: PropertyListValue] = [
             "version": .integer(1), "activityID": id, "activityType": .string("com.example.a"), "userInfo": .dictionary([:]),
         ]
@@ -109,7 +109,7 @@ import Testing
 
     @Test func unknownKeysAreIgnored() throws {
         let payload = BinaryPropertyList.encode(.dictionary([
-            "version": .integer(1), "activityID": .string(UUID().uuidString),
+            "version": .integer(1), "activityID": .string(ActivityID().uuidString),
             "activityType": .string("com.example.a"), "userInfo": .dictionary([:]),
             "someFutureField": .array([.integer(1)]),
         ]))

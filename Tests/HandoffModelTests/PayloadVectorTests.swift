@@ -64,16 +64,16 @@ struct ProtocolVectorTests {
         state.title = "Blue square"
         state.userInfo = [
             "color": .string("blue"),
-            "created": .date(Date(timeIntervalSinceReferenceDate: 100)),
+            "created": .date(Timestamp(timeIntervalSinceReferenceDate: 100)),
             "side": .real(12.5),
             "tags": .set([.string("a")]),
-            "page": .url(URL(string: "https://example.com/s/1")!),
+            "page": .url(URLReference(string: "https://example.com/s/1")!),
             "ratio": .integer(-1),
         ]
         state.requiredUserInfoKeys = ["color"]
         state.keywords = ["shape", "blue"]
-        state.webpageURL = URL(string: "https://example.com/shapes/1")
-        let id = try #require(UUID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E"))
+        state.webpageURL = URLReference(string: "https://example.com/shapes/1")
+        let id = try #require(ActivityID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E"))
         return UserActivity(activityType: "com.example.shapes.create-shape", activityID: id, state: state)
     }
 

@@ -183,7 +183,7 @@ struct ReencodedSizeTests {
     /// A userInfo {"v": value} in a non-canonical wire form, and what the
     /// value is.
     static let kinds: [(name: String, objects: [[UInt8]], value: UserInfoValue)] = [
-        ("date", [[0x33] + Wire.be(Double(1e9).bitPattern, 8)], .date(Date(timeIntervalSinceReferenceDate: 1e9))),
+        ("date", [[0x33] + Wire.be(Double(1e9).bitPattern, 8)], .date(Timestamp(timeIntervalSinceReferenceDate: 1e9))),
         ("4-byte real", [[0x22] + Wire.be(Float(1.5).bitPattern, 4)], .real(1.5)),
         ("8-byte real", [[0x23] + Wire.be((-2.25).bitPattern, 8)], .real(-2.25)),
         ("small integer in 8 bytes", [[0x13] + Wire.be(7, 8)], .integer(7)),
@@ -191,14 +191,14 @@ struct ReencodedSizeTests {
         ("integer in 16 bytes", [[0x14] + Wire.be(0, 8) + Wire.be(300, 8)], .integer(300)),
         ("negative integer in 16 bytes", [[0x14] + Wire.be(-1, 8) + Wire.be(-5, 8)], .integer(-5)),
         ("data with a 2-byte length", [Wire.marker(0x40, 20) + Array(repeating: 0xAB, count: 20)],
-         .data(Data(repeating: 0xAB, count: 20))),
+         .data([UInt8](repeating: 0xAB, count: 20))),
         ("ASCII string as UTF-16", [Wire.utf16("plain ascii text")], .string("plain ascii text")),
         ("short ASCII string as UTF-16", [Wire.utf16("abc")], .string("abc")),
         ("non-ASCII string", [Wire.utf16("Grüße 👋 and more")], .string("Grüße 👋 and more")),
         ("tagged null", [Wire.dictionary([1], [2]), Wire.ascii("$class"), Wire.ascii("NSNull")], .null),
         ("tagged URL", [Wire.dictionary([1, 2], [3, 4]), Wire.ascii("$class"), Wire.ascii("NS.relative"),
                         Wire.ascii("NSURL"), Wire.ascii("https://example.com/a")],
-         .url(URL(string: "https://example.com/a")!)),
+         .url(URLReference(string: "https://example.com/a")!)),
         ("tagged set", [Wire.dictionary([1, 2], [3, 4]), Wire.ascii("$class"), Wire.ascii("NS.objects"),
                         Wire.ascii("NSSet"), Wire.array([5, 6]), [0x10, 2], [0x10, 1]],
          .set([.integer(1), .integer(2)])),
@@ -259,7 +259,7 @@ struct ReencodedSizeTests {
     func urlGrowth() throws {
         var pad = 0
         func written(_ pad: Int) -> Int {
-            UserInfoCoding.encode(["u": .url(URL(string: "https://a/" + String(repeating: " ", count: 500))!),
+            UserInfoCoding.encode(["u": .url(URLReference(string: "https://a/" + String(repeating: " ", count: 500))!),
                                    "p": .string(String(repeating: "-", count: pad))]).count
         }
         while written(pad + 1) <= budget { pad += 1 }
@@ -304,7 +304,7 @@ struct ReencodedSizeTests {
     @Test("canonicalCost(of:) is the size of the encoding, every kind nested")
     func costOfEveryKind() {
         var userInfo = everyType
-        userInfo["nested"] = .array([.set([.null, .url(URL(string: "https://x/ y")!), .set([.data(Data(count: 40))])]),
+        userInfo["nested"] = .array([.set([.null, .url(URLReference(string: "https://x/ y")!), .set([.data([UInt8](repeating: 0, count: 40))])]),
                                      .dictionary(["n": .null, "s": .set([])])])
         userInfo["long"] = .set(Set((0 ..< 40).map { UserInfoValue.integer(Int64($0) << 20) }))
         let encoded = UserInfoCoding.encode(userInfo)
@@ -363,7 +363,7 @@ struct ReencodedPayloadTests {
         func written(_ title: Int) -> Int {
             var s = state
             s.title = String(repeating: "t", count: title)
-            return ActivityCoding.canonicalSize(s, id: UUID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E")!,
+            return ActivityCoding.canonicalSize(s, id: ActivityID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E")!,
                                                 type: "com.example.reencode")
         }
         // The longest title that still fits once written.

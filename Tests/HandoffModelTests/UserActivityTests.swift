@@ -54,20 +54,20 @@ import Testing
     @Test(arguments: ["ftp://example.com/x", "mailto:a@example.com", "file:///etc/passwd", "https:no-host"])
     func webpageURLMustBeHTTP(url: String) throws {
         let a = try UserActivity(activityType: "com.example.app.view")
-        try a.setWebpageURL(URL(string: "https://example.com/ok")!)
-        #expect(throws: HandoffError.self) { try a.setWebpageURL(URL(string: url)!) }
-        #expect(throws: HandoffError.self) { try a.setReferrerURL(URL(string: url)!) }
+        try a.setWebpageURL(URLReference(string: "https://example.com/ok")!)
+        #expect(throws: HandoffError.self) { try a.setWebpageURL(URLReference(string: url)!) }
+        #expect(throws: HandoffError.self) { try a.setReferrerURL(URLReference(string: url)!) }
         #expect(a.webpageURL?.absoluteString == "https://example.com/ok")
     }
 
     @Test func expiration() throws {
         let a = try UserActivity(activityType: "com.example.app.view")
         #expect(!a.isExpired())
-        try a.setExpirationDate(Date(timeIntervalSinceNow: -1))
+        try a.setExpirationDate(Timestamp(timeIntervalSinceNow: -1))
         #expect(a.isExpired())
-        try a.setExpirationDate(Date(timeIntervalSinceNow: 3600))
+        try a.setExpirationDate(Timestamp(timeIntervalSinceNow: 3600))
         #expect(!a.isExpired())
-        #expect(throws: HandoffError.self) { try a.setExpirationDate(Date(timeIntervalSinceReferenceDate: .infinity)) }
+        #expect(throws: HandoffError.self) { try a.setExpirationDate(Timestamp(timeIntervalSinceReferenceDate: .infinity)) }
     }
 
     @Test func missingRequiredKeys() throws {

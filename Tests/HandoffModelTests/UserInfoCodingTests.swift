@@ -11,7 +11,7 @@ import Testing
 
     @Test func nullSetAndURLAreTaggedDictionaries() {
         let plist = UserInfoCoding.propertyList([
-            "n": .null, "u": .url(URL(string: "https://x.example/p")!), "s": .set([.integer(1)]),
+            "n": .null, "u": .url(URLReference(string: "https://x.example/p")!), "s": .set([.integer(1)]),
         ])
         guard case .dictionary(let d) = plist else { Issue.record("not a dictionary"); return }
         #expect(d["n"] == .dictionary(["$class": .string("NSNull")]))

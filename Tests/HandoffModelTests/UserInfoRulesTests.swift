@@ -34,13 +34,13 @@ import Testing
 
     @Test func nonFiniteDateIsRefused() {
         #expect(throws: HandoffError.self) {
-            try UserInfoRules.check(["d": .date(Date(timeIntervalSinceReferenceDate: .nan))])
+            try UserInfoRules.check(["d": .date(Timestamp(timeIntervalSinceReferenceDate: .nan))])
         }
     }
 
     @Test func relativeURLIsRefused() {
         #expect(throws: HandoffError.self) {
-            try UserInfoRules.check(["u": .url(URL(string: "just/a/path")!)])
+            try UserInfoRules.check(["u": .url(URLReference(string: "just/a/path")!)])
         }
     }
 

@@ -9,7 +9,7 @@ import Testing
 @Suite struct ConfirmationTests {
     /// Serves `id` as a channel thread would; `received` is what the
     /// service's wait answers (false: it had timed out).
-    func serve(_ p: Pair, _ id: UUID, received: Bool = true) throws -> Result<[UInt8], HandoffError>? {
+    func serve(_ p: Pair, _ id: ActivityID, received: Bool = true) throws -> Result<[UInt8], HandoffError>? {
         let got = Locked<Result<[UInt8], HandoffError>?>(nil)
         p.sender.provideActivity(id) { r in got.withLock { $0 = r }; return received }
         try p.settle()
@@ -60,7 +60,7 @@ import Testing
         a.delegate = delegate
         try p.sender.becomeCurrent(a)
         p.sender.activityWasContinued(a.activityID)  // current, but never fetched
-        p.sender.activityWasContinued(UUID())
+        p.sender.activityWasContinued(ActivityID())
         try p.settle()
         #expect(p.log.count("wasContinued") == 0)
         withExtendedLifetime(delegate) {}

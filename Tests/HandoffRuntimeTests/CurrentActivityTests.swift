@@ -55,7 +55,7 @@ import Glibc
     @Test func expiredActivityIsWithdrawnWhenItsTimerFires() throws {
         let p = try Pair()
         let a = try shape()
-        try a.setExpirationDate(Date(timeIntervalSinceNow: 0.05))
+        try a.setExpirationDate(Timestamp(timeIntervalSinceNow: 0.05))
         try p.sender.becomeCurrent(a)
         #expect(p.senderService.advertised != nil)
         #expect(p.sender.queue.nextTimeoutMilliseconds > 0)
@@ -65,7 +65,7 @@ import Glibc
         try a.setExpirationDate(nil)
         try p.sender.becomeCurrent(a)
         let offered = try #require(p.senderService.offered)
-        try a.setExpirationDate(Date(timeIntervalSinceNow: -1))
+        try a.setExpirationDate(Timestamp(timeIntervalSinceNow: -1))
         p.receiver.continueActivity(offered)
         try p.settle()
         #expect(p.log.all.contains("didFail:\(a.activityType):4608"))

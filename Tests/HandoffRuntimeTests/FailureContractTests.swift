@@ -25,7 +25,7 @@ import Testing
         let log = Log()
         let delegate = RecordingDelegate(log: log)
         let app = try Application(manifest: try Manifest(bundleIdentifier: "com.example.a", teamIdentifier: "T1"), delegate: delegate)
-        app.continueActivity(RemoteActivity(deviceID: "x", deviceName: "x", activityID: UUID(), activityType: "com.example.a.b"))
+        app.continueActivity(RemoteActivity(deviceID: "x", deviceName: "x", activityID: ActivityID(), activityType: "com.example.a.b"))
         try app.dispatch()
         #expect(log.all == ["willContinue:com.example.a.b", "didFail:com.example.a.b:4609"])
     }
@@ -46,7 +46,7 @@ import Testing
         let p = try Pair()
         let a = try shape()
         try p.sender.becomeCurrent(a)
-        try a.addUserInfoEntries(["blob": .data(Data(count: 5000))])
+        try a.addUserInfoEntries(["blob": .data([UInt8](repeating: 0, count: 5000))])
         p.receiver.continueActivity(try #require(p.senderService.offered))
         try p.settle()
         #expect(outcome(p) == (1, 0, 1))
@@ -80,7 +80,7 @@ import Testing
         let log = Log()
         let app = try Application(manifest: try Manifest(bundleIdentifier: "com.example.a", teamIdentifier: "T1"),
                                   delegate: RecordingDelegate(log: log), continuity: Garbage())
-        app.continueActivity(RemoteActivity(deviceID: "x", deviceName: "x", activityID: UUID(), activityType: "com.example.a.b"))
+        app.continueActivity(RemoteActivity(deviceID: "x", deviceName: "x", activityID: ActivityID(), activityType: "com.example.a.b"))
         try app.dispatch()
         try app.dispatch()
         #expect(log.all == ["willContinue:com.example.a.b", "didFail:com.example.a.b:4608"])

@@ -8,7 +8,7 @@ import Testing
 @Suite struct HandOffFailureTests {
     /// Asks the sender for `id` as a channel thread would; `waited` is what
     /// the service's wait answers (false: it had timed out).
-    func fetch(_ p: Pair, _ id: UUID, waited: Bool = true) throws -> Result<[UInt8], HandoffError>? {
+    func fetch(_ p: Pair, _ id: ActivityID, waited: Bool = true) throws -> Result<[UInt8], HandoffError>? {
         let got = Locked<Result<[UInt8], HandoffError>?>(nil)
         p.sender.provideActivity(id) { r in got.withLock { $0 = r }; return waited }
         try p.settle()
@@ -20,7 +20,7 @@ import Testing
         let a = try shape()
         let delegate = RecordingActivityDelegate(log: p.log)
         a.delegate = delegate
-        try a.setUserInfo(["blob": .data(Data(repeating: 7, count: 4000))])
+        try a.setUserInfo(["blob": .data([UInt8](repeating: 7, count: 4000))])
         a.requiredUserInfoKeys = []
         try p.sender.becomeCurrent(a)
         let result = try fetch(p, a.activityID)

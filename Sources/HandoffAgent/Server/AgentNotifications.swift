@@ -16,14 +16,14 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
     // @unchecked: touched on the loop thread only (the endpoint methods post).
     private unowned let server: AgentServer
     private var bus: SessionBus?
-    private var notifier: Notifier<UUID>?
+    private var notifier: Notifier<ActivityID>?
     private var port: HubPort?
-    private var shown: Set<UUID> = []
+    private var shown: Set<ActivityID> = []
     /// The pairing prompt's answer while it is shown (docs/agent.md §9);
     /// called once, then nil.
     private var pairingAnswer: ((Bool) -> Void)?
-    static let pairingPromptKey = UUID(uuidString: "0A1B0000-0000-4000-8000-000000000001")!
-    static let pairedKey = UUID(uuidString: "0A1B0000-0000-4000-8000-000000000002")!
+    static let pairingPromptKey = ActivityID(uuidString: "0A1B0000-0000-4000-8000-000000000001")!
+    static let pairedKey = ActivityID(uuidString: "0A1B0000-0000-4000-8000-000000000002")!
     static let pairAction = "pair", notNowAction = "not-now"
 
     /// Connects to the session bus at `address` (nil: the one the
@@ -33,7 +33,7 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
         do {
             let bus = try SessionBus(address: address)
             notifications.bus = bus
-            notifications.notifier = try Notifier<UUID>(bus: bus) { [unowned notifications] event in
+            notifications.notifier = try Notifier<ActivityID>(bus: bus) { [unowned notifications] event in
                 notifications.handle(event)
             }
         } catch {
@@ -60,11 +60,11 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
         server.loop.post { [weak self] in self?.apply(change) }
     }
 
-    func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
+    func provideActivity(_ activityID: ActivityID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
         _ = reply(.failure(HandoffError(.handoffFailed, "the agent's notifications advertise nothing")))
     }
 
-    func activityWasContinued(_ activityID: UUID) {}
+    func activityWasContinued(_ activityID: ActivityID) {}
     /// Choices go through the server (`choose`), never to the notifier.
     func continueChosen(_ remote: RemoteActivity) {}
 
@@ -120,7 +120,7 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
         answer(yes)
     }
 
-    private func handle(_ event: Notifier<UUID>.Event) {
+    private func handle(_ event: Notifier<ActivityID>.Event) {
         switch event {
         case .actionInvoked(let id, let action, _) where id == Self.pairingPromptKey:
             // A click on the body ("default") is no answer: only the buttons are.
@@ -129,7 +129,7 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
             break
         case .closed(let id, _) where id == Self.pairingPromptKey:
             answerPairing(false)
-        case .actionInvoked(let id, let action, let token) where action == Notifier<UUID>.continueAction || action == "default":
+        case .actionInvoked(let id, let action, let token) where action == Notifier<ActivityID>.continueAction || action == "default":
             server.log("chosen", "the person chose \(id.uuidString) in a notification",
                        ["activity": .string(id.uuidString), "token": .bool(token != nil)])
             shown.remove(id)

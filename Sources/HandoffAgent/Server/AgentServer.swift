@@ -363,7 +363,7 @@ public final class AgentServer: @unchecked Sendable {
     /// notification's) goes to the launched app. Loop thread.
     /// - Returns: what was done, or 4609 (not offered now) / 4608 (nothing
     ///   here can continue it).
-    func choose(_ activityID: UUID, activationToken: String? = nil) -> Result<ContinueChoice, HandoffError> {
+    func choose(_ activityID: ActivityID, activationToken: String? = nil) -> Result<ContinueChoice, HandoffError> {
         guard let remote = hub.availableNow.first(where: { $0.activityID == activityID }) else {
             return .failure(HandoffError(.connectionUnavailable, "no device offers activity \(activityID.uuidString) now"))
         }
@@ -526,7 +526,7 @@ public final class AgentServer: @unchecked Sendable {
     }
 
     /// `choose` from outside the loop (the notification's "Continue").
-    public func choose(_ activityID: UUID, activationToken: String? = nil,
+    public func choose(_ activityID: ActivityID, activationToken: String? = nil,
                        completion: @escaping @Sendable (Result<ContinueChoice, HandoffError>) -> Void) {
         loop.post { [self] in completion(self.choose(activityID, activationToken: activationToken)) }
     }
@@ -585,7 +585,7 @@ public enum ContinueChoice: Sendable, Equatable {
     case running(String)
     /// This installed app was launched; it gets CONTINUE when it connects.
     case launched(String)
-    case webPage(URL)
+    case webPage(URLReference)
 }
 
 /// A descriptor the agent's loop watches besides its own (the session

@@ -30,7 +30,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
     private var port: HubPort?
     /// What this app was told others offer, by activity id (gated for it):
     /// its FETCH, CONFIRM, OPEN_STREAM and CHOOSE name one of these.
-    private var told: [UUID: RemoteActivity] = [:]
+    private var told: [ActivityID: RemoteActivity] = [:]
     /// The requests in flight both ways, for any thread.
     private let requests = Locked(Requests())
 
@@ -43,19 +43,19 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         var pending: [UInt32: PendingRequest] = [:]
         var nextRequestID: UInt32 = 1
         /// The app's latest ADVERTISE: its activity id and expiration.
-        var advertised: (id: UUID, expiration: Date?)?
+        var advertised: (id: ActivityID, expiration: Timestamp?)?
         /// The payload the app offered for it (OFFER), if any.
-        var offer: (id: UUID, payload: [UInt8])?
+        var offer: (id: ActivityID, payload: [UInt8])?
         /// The loop is between reading the app's datagrams and handling
         /// them: an offer may be about to be withdrawn.
         var reading = false
         /// Offered payloads served whose SERVED is not yet queued.
-        var served: [UUID: Int] = [:]
+        var served: [ActivityID: Int] = [:]
     }
 
     fileprivate enum PendingRequest {
-        case provide(UUID, @Sendable (Result<[UInt8], HandoffError>) -> Bool)
-        case acceptStream(UUID, @Sendable (Result<Void, HandoffError>) -> Bool)
+        case provide(ActivityID, @Sendable (Result<[UInt8], HandoffError>) -> Bool)
+        case acceptStream(ActivityID, @Sendable (Result<Void, HandoffError>) -> Bool)
     }
 
     init(connection: AgentConnection, server: AgentServer, helloDeadline: Double) {
@@ -79,7 +79,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
 
     /// PROVIDE, from the engine's thread: through the loop only when the
     /// socket does not take it at once.
-    func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
+    func provideActivity(_ activityID: ActivityID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
         if let payload = takeOffer(activityID) {
             // The critical path is the reply; SERVED follows through the loop.
             let taken = reply(.success(payload))
@@ -102,11 +102,11 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
     /// checked under the lock the loop takes before it reads, so a
     /// withdrawal the app wrote before this cannot be overtaken). Counts
     /// the SERVED owed.
-    private func takeOffer(_ activityID: UUID) -> [UInt8]? {
+    private func takeOffer(_ activityID: ActivityID) -> [UInt8]? {
         requests.withLock { r -> [UInt8]? in
             guard r.registered, !r.reading, let offer = r.offer, offer.id == activityID,
                   let ad = r.advertised, ad.id == activityID else { return nil }
-            if let expiration = ad.expiration, expiration <= Date() { return nil }
+            if let expiration = ad.expiration, expiration <= Timestamp() { return nil }
             guard !connection.hasUnreadInput else { return nil }
             r.served[activityID, default: 0] += 1
             return offer.payload
@@ -134,7 +134,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         server.loop.post { [weak self] in self?.continueActivity(remote) }
     }
 
-    func activityWasContinued(_ activityID: UUID) {
+    func activityWasContinued(_ activityID: ActivityID) {
         server.loop.post { [weak self] in
             guard let self, self.isRegistered else { return }
             self.flushServed()
@@ -142,7 +142,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         }
     }
 
-    func acceptStream(_ activityID: UUID, _ stream: ContinuationStream,
+    func acceptStream(_ activityID: ActivityID, _ stream: ContinuationStream,
                       reply: @escaping @Sendable (Result<Void, HandoffError>) -> Bool) {
         server.loop.post { [weak self] in
             guard let self else {

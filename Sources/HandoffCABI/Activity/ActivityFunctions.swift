@@ -1,4 +1,3 @@
-import FoundationEssentials
 import CHandoffHeader
 import HandoffModel
 
@@ -31,9 +30,9 @@ private func setString(_ p: OpaquePointer?, _ value: UnsafePointer<CChar>?, _ na
 }
 
 /// Parses a web URL argument; the model checks the scheme.
-private func webURL(_ s: String?, _ name: String) throws(HandoffError) -> URL? {
+private func webURL(_ s: String?, _ name: String) throws(HandoffError) -> URLReference? {
     guard let s else { return nil }
-    guard let url = URL(string: s) else {
+    guard let url = URLReference(string: s) else {
         throw HandoffError(.invalidValue, "\(name) \"\(s)\" is not a URL; give an http or https URL")
     }
     return url
@@ -121,7 +120,7 @@ private func webURL(_ s: String?, _ name: String) throws(HandoffError) -> URL? {
 
 @c @implementation public func handoff_activity_set_expiration_date(_ a: OpaquePointer?, _ unixSeconds: Double) -> Int32 {
     Thunk.status { () throws(HandoffError) in
-        try box(a).activity.setExpirationDate(Date(timeIntervalSince1970: unixSeconds))
+        try box(a).activity.setExpirationDate(Timestamp(timeIntervalSince1970: unixSeconds))
     }
 }
 

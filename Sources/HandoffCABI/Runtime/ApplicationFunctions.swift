@@ -1,5 +1,4 @@
 import CHandoffHeader
-import FoundationEssentials
 import HandoffModel
 import HandoffRuntime
 
@@ -84,7 +83,7 @@ private func activity(_ p: OpaquePointer?) throws(HandoffError) -> UserActivity 
     Thunk.status { () throws(HandoffError) in
         let application = try app(a)
         let text = try CArgument.string(activityID, "activity_id")
-        guard let id = UUID(uuidString: text) else {
+        guard let id = ActivityID(uuidString: text) else {
             throw HandoffError(.invalidValue, "\"\(text)\" is not an activity id; pass handoff_remote_activity_get_id's string")
         }
         try application.continueActivity(id: id)

@@ -1,5 +1,4 @@
 import CHandoffHeader
-import FoundationEssentials
 import HandoffModel
 import HandoffRuntime
 
@@ -71,7 +70,7 @@ final class CApplicationDelegate: ApplicationDelegate, @unchecked Sendable {
         lend(remote, to: callbacks.activity_withdrawn, application)
     }
 
-    func application(_ application: Application, openWebpage url: URL, for remote: RemoteActivity) {
+    func application(_ application: Application, openWebpage url: URLReference, for remote: RemoteActivity) {
         guard let f = callbacks.open_webpage else {
             WebFallback.open(url)
             return

@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import FoundationEssentials
 import HandoffModel
 
 /// The object behind a `handoff_value *`: a userInfo value plus the C views

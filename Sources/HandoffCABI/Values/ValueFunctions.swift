@@ -1,4 +1,3 @@
-import FoundationEssentials
 import CHandoffHeader
 import HandoffModel
 
@@ -31,7 +30,7 @@ private func mismatch(_ value: UserInfoValue, _ expected: UserInfoValue.Kind) ->
 }
 
 @c @implementation public func handoff_value_new_data(_ bytes: UnsafeRawPointer?, _ length: Int) -> OpaquePointer? {
-    Thunk.value { () throws(HandoffError) in newValue(.data(Data(try CArgument.bytes(bytes, length, "bytes")))) }
+    Thunk.value { () throws(HandoffError) in newValue(.data(try CArgument.bytes(bytes, length, "bytes"))) }
 }
 
 @c @implementation public func handoff_value_new_date(_ unixSeconds: Double) -> OpaquePointer? {
@@ -39,14 +38,14 @@ private func mismatch(_ value: UserInfoValue, _ expected: UserInfoValue.Kind) ->
         guard unixSeconds.isFinite else {
             throw HandoffError(.invalidValue, "a date must be a finite number of seconds since 1970-01-01T00:00:00Z")
         }
-        return newValue(.date(Date(timeIntervalSince1970: unixSeconds)))
+        return newValue(.date(Timestamp(timeIntervalSince1970: unixSeconds)))
     }
 }
 
 @c @implementation public func handoff_value_new_url(_ url: UnsafePointer<CChar>?) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
         let s = try CArgument.string(url, "url")
-        guard let u = URL(string: s), u.scheme != nil else {
+        guard let u = URLReference(string: s), u.scheme != nil else {
             throw HandoffError(.invalidValue, "\"\(s)\" is not an absolute URL; give a scheme, e.g. https://example.com/page")
         }
         return newValue(.url(u))

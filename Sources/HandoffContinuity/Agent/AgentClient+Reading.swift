@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 import HandoffRuntime
 #if canImport(Glibc)
@@ -186,7 +185,7 @@ extension AgentClient {
 
     /// PROVIDE: the app's main thread hands over the payload, within the
     /// fetch timeout (else the client answers 4610, as the engine does).
-    private func provide(_ activityID: UUID, requestID: UInt32, generation: UInt64,
+    private func provide(_ activityID: ActivityID, requestID: UInt32, generation: UInt64,
                          endpoint: (any ContinuityEndpoint)?) -> Bool {
         switch admit(requestID, stream: nil) {
         case .admitted: break
@@ -209,7 +208,7 @@ extension AgentClient {
 
     /// ACCEPT_STREAM: the app takes the stream (OK) or refuses it (ERROR;
     /// its socket is closed then), within the fetch timeout.
-    private func acceptStream(_ activityID: UUID, _ descriptor: Int32, requestID: UInt32, generation: UInt64,
+    private func acceptStream(_ activityID: ActivityID, _ descriptor: Int32, requestID: UInt32, generation: UInt64,
                               endpoint: (any ContinuityEndpoint)?) -> Bool {
         let stream: ContinuationStream
         do throws(HandoffError) {

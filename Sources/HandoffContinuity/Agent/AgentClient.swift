@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 import CLinux
 import HandoffRuntime
@@ -103,7 +102,7 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
         var welcome: AgentWelcome?
         var outbox: [[UInt8]] = []
         var requests = AgentRequests()
-        var reported: [UUID: RemoteActivity] = [:]
+        var reported: [ActivityID: RemoteActivity] = [:]
         var reconnectAt: Double?
         var backoff: Double
         var thread: pthread_t?
@@ -203,7 +202,7 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
 
     /// OFFER, in order with ADVERTISE on the one socket. Not kept for a
     /// reconnection: the new agent session has none until the next offer.
-    public func offer(_ activityID: UUID, payload: [UInt8]?) {
+    public func offer(_ activityID: ActivityID, payload: [UInt8]?) {
         state.withLock { s in _ = send(AgentFrame(.offer(activityID, payload)), in: &s) }
     }
 

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 import HandoffRuntime
 
@@ -85,7 +84,7 @@ public struct ContinuityModeChoice: Sendable {
         } catch {
             if error.code == .invalidState || error.code == .io { throw error }
             // The agent's own words when it refused this app; else the socket named.
-            let message = error.message.contains(socketPath) ? error.message : "no handoff agent at \(socketPath): \(error.message)"
+            let message = error.message.containsCharacters(socketPath) ? error.message : "no handoff agent at \(socketPath): \(error.message)"
             throw HandoffError(.connectionUnavailable, message)
         }
     }

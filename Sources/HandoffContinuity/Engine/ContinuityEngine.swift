@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 import CLinux
 import HandoffRuntime
@@ -45,7 +44,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         var nextBeacon: Double?
         var burstStep = 0
         /// Withdrawal beacons still to send for what was advertised last.
-        var withdrawal: (activityID: UUID, remaining: [Double])?
+        var withdrawal: (activityID: ActivityID, remaining: [Double])?
         var lastSequence: UInt64 = 0
         var remotes = RemoteTable()
         /// When the remote table's next sweep has something to do.
@@ -246,7 +245,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         // withdrawal beacons the scheduler (stopping now) may not have sent
         // yet (resign, then detach: without it, receivers keep the activity
         // for its 12 s lifetime).
-        let last: [UUID] = state.withLock { s in
+        let last: [ActivityID] = state.withLock { s in
             guard !s.stopped else { return [] }
             s.stopped = true
             s.endpoint = nil
@@ -286,7 +285,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         state.withLock { $0.scheduler = pthread_self() }
         while true {
             let now = monotonicSeconds() + Self.timerSlack
-            let (advert, withdrawal, solicitation, stopped): (Advertisement?, UUID?, Bool, Bool) = state.withLock { s in
+            let (advert, withdrawal, solicitation, stopped): (Advertisement?, ActivityID?, Bool, Bool) = state.withLock { s in
                 var advert: Advertisement?
                 if let due = s.nextBeacon, due <= now, let a = s.advertisement {
                     advert = a
@@ -295,7 +294,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
                     let delay = s.burstStep < burst.count ? burst[s.burstStep] - burst[s.burstStep - 1] : configuration.keepaliveInterval
                     s.nextBeacon = now + max(0.01, delay)
                 }
-                var withdrawal: UUID?
+                var withdrawal: ActivityID?
                 if var w = s.withdrawal, let first = w.remaining.first, first <= now {
                     withdrawal = w.activityID
                     w.remaining.removeFirst()
@@ -347,7 +346,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         seal(kind: .advert, activity: activity, alsoTo: solicitor)
     }
 
-    private func send(withdrawal activityID: UUID) {
+    private func send(withdrawal activityID: ActivityID) {
         let activity = BeaconActivity(activityID: activityID.bytes, activityType: "", title: nil, teamIdentifier: "",
                                       bundleIdentifier: "", webpageURL: nil, expiration: nil,
                                       supportsContinuationStreams: false)

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 #if canImport(Glibc)
 import Glibc
@@ -41,7 +40,7 @@ final class ExchangeClient: Sendable {
 
     /// Fetches the payload of `activityID` from `peer`. Blocking; call it
     /// off the host's thread. Errors are user-activity errors (4608-4611).
-    func fetch(_ activityID: UUID, from peer: SocketAddress) -> Result<[UInt8], HandoffError> {
+    func fetch(_ activityID: ActivityID, from peer: SocketAddress) -> Result<[UInt8], HandoffError> {
         // The sender waits fetchTimeout for its app, then answers 4610
         // itself; the margin covers the network.
         let replyTimeout = fetchTimeout + limits.handshakeTimeout + 2
@@ -74,7 +73,7 @@ final class ExchangeClient: Sendable {
     }
 
     /// Tells `peer` its activity was continued. Best effort.
-    func confirm(_ activityID: UUID, to peer: SocketAddress) {
+    func confirm(_ activityID: ActivityID, to peer: SocketAddress) {
         guard let connection = try? connection(to: peer) else { return }
         do {
             try connection.send(ExchangeMessage.confirm(activityID).frame, timeout: limits.handshakeTimeout)
@@ -89,7 +88,7 @@ final class ExchangeClient: Sendable {
     /// on carries only the stream. Returns the connection and the bytes
     /// that already arrived after the acceptance. Blocking; errors are
     /// user-activity errors (4608-4611).
-    func openStream(_ activityID: UUID, to peer: SocketAddress) -> Result<(ChannelConnection, [UInt8]), HandoffError> {
+    func openStream(_ activityID: ActivityID, to peer: SocketAddress) -> Result<(ChannelConnection, [UInt8]), HandoffError> {
         let replyTimeout = fetchTimeout + limits.handshakeTimeout + 2
         do throws(HandoffError) {
             let (reply, connection) = try request(.streamOpen(activityID), with: peer, replyTimeout: replyTimeout)

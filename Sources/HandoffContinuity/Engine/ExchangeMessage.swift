@@ -1,19 +1,18 @@
-import FoundationEssentials
 import HandoffModel
 
 /// The frames of the fetch exchange (docs/PROTOCOL.md, "Exchange").
 enum ExchangeMessage: Equatable {
     /// Receiver → sender: hand over this activity.
-    case fetch(UUID)
+    case fetch(ActivityID)
     /// Sender → receiver: the activity payload (a binary property list).
     case payload([UInt8])
     /// Either way: the request failed with a user-activity error.
     case error(code: Int32, message: String)
     /// Receiver → sender: the activity was continued.
-    case confirm(UUID)
+    case confirm(ActivityID)
     /// Receiver → sender: open a continuation stream for this activity on
     /// this connection. Answered by `streamAccepted` or `error`.
-    case streamOpen(UUID)
+    case streamOpen(ActivityID)
     /// Sender → receiver: from the next byte on, the connection carries
     /// the stream (docs/PROTOCOL.md, "Continuation streams").
     case streamAccepted
@@ -41,7 +40,7 @@ enum ExchangeMessage: Equatable {
         switch Kind(rawValue: frame.type) {
         case .fetch?, .confirm?, .streamOpen?:
             guard frame.payload.count == 16 else { throw HandoffError(.malformedData, "an activity id is 16 bytes") }
-            let id = UUID(bytes: frame.payload)
+            let id = ActivityID(bytes: frame.payload)
             switch Kind(rawValue: frame.type) {
             case .fetch?: self = .fetch(id)
             case .confirm?: self = .confirm(id)
@@ -62,16 +61,5 @@ enum ExchangeMessage: Equatable {
         case nil:
             throw HandoffError(.malformedData, "unknown frame type \(frame.type)")
         }
-    }
-}
-
-extension UUID {
-    /// The 16 bytes of the UUID, in order.
-    var bytes: [UInt8] { withUnsafeBytes(of: uuid, Array.init) }
-
-    init(bytes: [UInt8]) {
-        precondition(bytes.count == 16)
-        self.init(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                         bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 }

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 import HandoffRuntime
 #if canImport(Glibc)
@@ -65,7 +64,7 @@ struct ExchangeServer: Sendable {
     /// Offers the app a continuation stream for activity `id`. Returns
     /// whether the connection can serve more requests: true after a
     /// refusal; false after the stream (which ends the connection).
-    private func serveStream(_ id: UUID, on connection: ChannelConnection) -> Bool {
+    private func serveStream(_ id: ActivityID, on connection: ChannelConnection) -> Bool {
         func refuse(_ code: HandoffError.Code, _ message: String) -> Bool {
             (try? connection.send(ExchangeMessage.error(code: code.rawValue, message: message).frame, timeout: fetchTimeout)) != nil
         }
@@ -111,7 +110,7 @@ struct ExchangeServer: Sendable {
     }
 
     /// The payload from the app's main thread, or the reason there is none.
-    private func answer(_ id: UUID) -> ExchangeMessage {
+    private func answer(_ id: ActivityID) -> ExchangeMessage {
         guard let endpoint = endpoint() else {
             return .error(code: HandoffError.Code.handoffFailed.rawValue, message: "the application has stopped")
         }
@@ -133,9 +132,9 @@ struct ExchangeServer: Sendable {
 /// The ids of the activities served lately (a bounded, oldest-first set).
 final class ServedActivities: Sendable {
     static let capacity = 64
-    private let ids = Locked<[UUID]>([])
+    private let ids = Locked<[ActivityID]>([])
 
-    func insert(_ id: UUID) {
+    func insert(_ id: ActivityID) {
         ids.withLock { list in
             list.removeAll { $0 == id }
             list.append(id)
@@ -143,5 +142,5 @@ final class ServedActivities: Sendable {
         }
     }
 
-    func contains(_ id: UUID) -> Bool { ids.withLock { $0.contains(id) } }
+    func contains(_ id: ActivityID) -> Bool { ids.withLock { $0.contains(id) } }
 }

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 import HandoffRuntime
 
@@ -75,7 +74,7 @@ struct RemoteTable {
     static func family(of host: String) -> Family { host.contains(":") ? .ipv6 : .ipv4 }
 
     /// The device that offers an activity (as reported), and where to reach it.
-    func channel(offering activityID: UUID) -> SocketAddress? {
+    func channel(offering activityID: ActivityID) -> SocketAddress? {
         entries.values.first { $0.reported?.activityID == activityID }?.verifiedChannel
     }
 
@@ -131,7 +130,7 @@ struct RemoteTable {
         case .withdraw:
             // A withdrawal names the activity it ends (or none: all of them);
             // a late one for an activity already replaced changes nothing.
-            let named = beacon.activity.map(\.activityID).flatMap { $0.count == 16 ? UUID(bytes: $0) : nil }
+            let named = beacon.activity.map(\.activityID).flatMap { $0.count == 16 ? ActivityID(bytes: $0) : nil }
             if named == nil || named == entry.offered?.activityID {
                 entry.offered = nil
                 entry.expiration = nil
@@ -257,14 +256,14 @@ struct RemoteTable {
     static func remote(_ beacon: Beacon, deviceID: String, firstSeen previous: RemoteActivity?) -> RemoteActivity? {
         guard let a = beacon.activity, a.activityID.count == 16 else { return nil }
         if let expiration = a.expiration, expiration <= wallMilliseconds() { return nil }
-        let id = UUID(bytes: a.activityID)
+        let id = ActivityID(bytes: a.activityID)
         return RemoteActivity(deviceID: deviceID, deviceName: beacon.deviceName, activityID: id,
                               activityType: a.activityType, title: a.title,
-                              webpageURL: ActivityGate.webPage(a.webpageURL.flatMap(URL.init(string:))),
+                              webpageURL: ActivityGate.webPage(a.webpageURL.flatMap(URLReference.init(string:))),
                               supportsContinuationStreams: a.supportsContinuationStreams,
-                              firstSeen: previous?.activityID == id ? previous!.firstSeen : Date(),
+                              firstSeen: previous?.activityID == id ? previous!.firstSeen : Timestamp(),
                               teamIdentifier: a.teamIdentifier, bundleIdentifier: a.bundleIdentifier,
-                              expirationDate: a.expiration.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+                              expirationDate: a.expiration.map { Timestamp(timeIntervalSince1970: Double($0) / 1000) })
     }
 
     static func changes(from old: RemoteActivity?, to new: RemoteActivity?) -> [RemoteActivityChange] {

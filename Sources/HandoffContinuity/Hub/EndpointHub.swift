@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 import HandoffRuntime
 
@@ -130,7 +129,7 @@ public final class EndpointHub: ContinuityEndpoint, @unchecked Sendable {
         tell { $0.table.apply(change) }
     }
 
-    public func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
+    public func provideActivity(_ activityID: ActivityID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
         guard let endpoint = endpoint(advertising: activityID) else {
             _ = reply(.failure(Self.notOffered))
             return
@@ -138,11 +137,11 @@ public final class EndpointHub: ContinuityEndpoint, @unchecked Sendable {
         endpoint.provideActivity(activityID, reply: reply)
     }
 
-    public func activityWasContinued(_ activityID: UUID) {
+    public func activityWasContinued(_ activityID: ActivityID) {
         endpoint(advertising: activityID)?.activityWasContinued(activityID)
     }
 
-    public func acceptStream(_ activityID: UUID, _ stream: ContinuationStream,
+    public func acceptStream(_ activityID: ActivityID, _ stream: ContinuationStream,
                              reply: @escaping @Sendable (Result<Void, HandoffError>) -> Bool) {
         guard let endpoint = endpoint(advertising: activityID) else {
             _ = reply(.failure(HandoffError(.handoffFailed, "this device did not send that activity (or no longer remembers it)")))
@@ -156,7 +155,7 @@ public final class EndpointHub: ContinuityEndpoint, @unchecked Sendable {
 
     // MARK: Inside
 
-    private func endpoint(advertising activityID: UUID) -> (any ContinuityEndpoint)? {
+    private func endpoint(advertising activityID: ActivityID) -> (any ContinuityEndpoint)? {
         state.withLock { s in s.table.route(activityID).flatMap { s.endpoints[$0]?.endpoint } }
     }
 

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 import HandoffRuntime
 
@@ -12,7 +11,7 @@ struct HubTable {
     /// One activity of one device (ids are random, but a device is keyed too).
     struct RemoteKey: Hashable {
         var deviceID: String
-        var activityID: UUID
+        var activityID: ActivityID
         init(_ r: RemoteActivity) {
             deviceID = r.deviceID
             activityID = r.activityID
@@ -29,7 +28,7 @@ struct HubTable {
         var advertisedAt: UInt64 = 0
         /// The ids it advertised lately, oldest first, with their stamps:
         /// a FETCH, stream or CONFIRM for one of them comes here.
-        var recent: [(id: UUID, stamp: UInt64)] = []
+        var recent: [(id: ActivityID, stamp: UInt64)] = []
     }
 
     /// Activity ids remembered per endpoint for routing (an app remembers
@@ -108,7 +107,7 @@ struct HubTable {
 
     /// The endpoint that advertised `activityID` most recently, among what
     /// each remembers.
-    func route(_ activityID: UUID) -> PortID? {
+    func route(_ activityID: ActivityID) -> PortID? {
         var best: (port: PortID, stamp: UInt64)?
         for (port, entry) in ports {
             if let hit = entry.recent.last(where: { $0.id == activityID }), hit.stamp > (best?.stamp ?? 0) {

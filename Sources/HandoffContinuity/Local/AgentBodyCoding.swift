@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 import HandoffRuntime
 
@@ -11,7 +10,7 @@ enum AgentBodyCoding {
     /// Longest string in a body, in UTF-8 bytes, and most entries of an array.
     static let maxString = 4096
     static let maxArray = 512
-    /// Dates are 0 ... the end of year 9999, in ms. Up to there a Date (a
+    /// Dates are 0 ... the end of year 9999, in ms. Up to there a Timestamp (a
     /// Double of seconds) gives back every millisecond exactly; from 2^52 ms
     /// on a round trip can move it by one, so a relayed date would drift.
     static let dates: ClosedRange<Int64> = 0...253_402_300_799_999
@@ -157,7 +156,7 @@ enum AgentBodyCoding {
             guard !body.isEmpty else { return .advertise(nil) }
             let type = try b.string("type")
             try Identifier.checkActivityType(type)
-            return .advertise(Advertisement(activityID: UUID(bytes: try b.id("activityID")), activityType: type,
+            return .advertise(Advertisement(activityID: ActivityID(bytes: try b.id("activityID")), activityType: type,
                                             title: try b.optionalString("title"), bundleIdentifier: try b.string("bundle"),
                                             teamIdentifier: try b.string("team"), webpageURL: try b.optionalURL("url"),
                                             expirationDate: try b.optionalDate("expiration"),
@@ -169,20 +168,20 @@ enum AgentBodyCoding {
             case 1: return .remote(.updated(activity))
             default: return .remote(.withdrawn(activity))
             }
-        case .fetch: return .fetch(UUID(bytes: try b.id("activityID")))
-        case .provide: return .provide(UUID(bytes: try b.id("activityID")))
-        case .confirm: return .confirm(UUID(bytes: try b.id("activityID")))
-        case .continued: return .continued(UUID(bytes: try b.id("activityID")))
-        case .openStream: return .openStream(UUID(bytes: try b.id("activityID")))
-        case .acceptStream: return .acceptStream(UUID(bytes: try b.id("activityID")))
-        case .choose: return .choose(UUID(bytes: try b.id("activityID")))
-        case .served: return .served(UUID(bytes: try b.id("activityID")))
+        case .fetch: return .fetch(ActivityID(bytes: try b.id("activityID")))
+        case .provide: return .provide(ActivityID(bytes: try b.id("activityID")))
+        case .confirm: return .confirm(ActivityID(bytes: try b.id("activityID")))
+        case .continued: return .continued(ActivityID(bytes: try b.id("activityID")))
+        case .openStream: return .openStream(ActivityID(bytes: try b.id("activityID")))
+        case .acceptStream: return .acceptStream(ActivityID(bytes: try b.id("activityID")))
+        case .choose: return .choose(ActivityID(bytes: try b.id("activityID")))
+        case .served: return .served(ActivityID(bytes: try b.id("activityID")))
         case .offer:
             let payload = try b.optionalData("payload")
             if let payload, payload.count > ActivityCoding.maxPayloadSize {
                 throw malformed("an offered payload is at most \(ActivityCoding.maxPayloadSize) bytes")
             }
-            return .offer(UUID(bytes: try b.id("activityID")), payload)
+            return .offer(ActivityID(bytes: try b.id("activityID")), payload)
         case .payload: return .payload(try b.data("payload"))
         case .stream: return .stream
         case .ok: return .ok
@@ -192,7 +191,7 @@ enum AgentBodyCoding {
             return .error(HandoffError(HandoffError.Code(rawValue: Int32(code)), try b.string("message")))
         case .undelivered:
             let code = try b.integer("code", in: 1...Int64(Int32.max))
-            return .undelivered(UUID(bytes: try b.id("activityID")),
+            return .undelivered(ActivityID(bytes: try b.id("activityID")),
                                 HandoffError(HandoffError.Code(rawValue: Int32(code)), try b.string("message")))
         case .status:
             guard sender == .agent else { return .statusRequest }
@@ -231,7 +230,7 @@ enum AgentBodyCoding {
         let type = try b.string("type")
         try Identifier.checkActivityType(type)
         return RemoteActivity(deviceID: hex(try b.id("deviceID")), deviceName: try b.string("deviceName"),
-                              activityID: UUID(bytes: try b.id("activityID")), activityType: type,
+                              activityID: ActivityID(bytes: try b.id("activityID")), activityType: type,
                               title: try b.optionalString("title"), webpageURL: try b.optionalURL("url"),
                               supportsContinuationStreams: try b.optionalBool("streams") ?? false,
                               isWebOnly: try b.optionalBool("webOnly") ?? false,
@@ -244,13 +243,13 @@ enum AgentBodyCoding {
     // MARK: Values
 
     /// Clamped to `dates`, so whatever is written is read back.
-    static func milliseconds(_ date: Date) -> Int64 {
+    static func milliseconds(_ date: Timestamp) -> Int64 {
         let ms = (date.timeIntervalSince1970 * 1000).rounded()
         guard ms.isFinite else { return 0 }
         return Int64(max(Double(dates.lowerBound), min(Double(dates.upperBound), ms)))
     }
 
-    static func date(_ ms: Int64) -> Date { Date(timeIntervalSince1970: Double(ms) / 1000) }
+    static func date(_ ms: Int64) -> Timestamp { Timestamp(timeIntervalSince1970: Double(ms) / 1000) }
 
     /// A device id is 32 hex digits in the model and 16 bytes on this socket.
     static func deviceBytes(_ hexID: String) -> [UInt8] {
@@ -331,11 +330,11 @@ enum AgentBodyCoding {
             return n
         }
 
-        func date(_ key: String) throws(HandoffError) -> Date {
+        func date(_ key: String) throws(HandoffError) -> Timestamp {
             AgentBodyCoding.date(try integer(key, in: dates))
         }
 
-        func optionalDate(_ key: String) throws(HandoffError) -> Date? {
+        func optionalDate(_ key: String) throws(HandoffError) -> Timestamp? {
             guard let n = try optionalInteger(key) else { return nil }
             guard dates.contains(n) else { throw malformed("\(key) out of range") }
             return AgentBodyCoding.date(n)
@@ -370,9 +369,9 @@ enum AgentBodyCoding {
 
         /// The URL is sent on as its `absoluteString`, which percent-encodes
         /// what the text left raw: that form must fit the string bound too.
-        func optionalURL(_ key: String) throws(HandoffError) -> URL? {
+        func optionalURL(_ key: String) throws(HandoffError) -> URLReference? {
             guard let s = try optionalString(key) else { return nil }
-            guard let url = URL(string: s) else { throw malformed("\(key) is not a URL") }
+            guard let url = URLReference(string: s) else { throw malformed("\(key) is not a URL") }
             guard url.absoluteString.utf8.count <= maxString else {
                 throw malformed("\(key) is over \(maxString) bytes once percent-encoded")
             }

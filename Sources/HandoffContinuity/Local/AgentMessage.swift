@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 import HandoffRuntime
 
@@ -11,17 +10,17 @@ public enum AgentMessage: Sendable, Equatable {
     /// The app's current activity; nil withdraws it.
     case advertise(Advertisement?)
     case remote(RemoteActivityChange)
-    case fetch(UUID)
+    case fetch(ActivityID)
     case payload([UInt8])
-    case provide(UUID)
-    case confirm(UUID)
-    case continued(UUID)
-    case openStream(UUID)
+    case provide(ActivityID)
+    case confirm(ActivityID)
+    case continued(ActivityID)
+    case openStream(ActivityID)
     /// The reply to OPEN_STREAM; the stream's socket travels with it.
     case stream
     /// The agent passes a stream another device opened (its socket
     /// travels with it); the app answers OK or ERROR.
-    case acceptStream(UUID)
+    case acceptStream(ActivityID)
     case ok
     /// Continue this activity: chosen outside the app.
     case continueActivity(RemoteActivity)
@@ -30,16 +29,16 @@ public enum AgentMessage: Sendable, Equatable {
     case statusRequest
     case status(AgentStatus)
     /// Continue this remote activity as the person would from a notification.
-    case choose(UUID)
+    case choose(ActivityID)
     /// The payload the app gave for this activity (its PAYLOAD to PROVIDE)
     /// did not reach the other device: the app's delegate hears
     /// `didFailToHandOff` with this error.
-    case undelivered(UUID, HandoffError)
+    case undelivered(ActivityID, HandoffError)
     /// OFFER (app → agent): the payload the advertised activity encodes to
     /// now, served for a fetch without PROVIDE; nil withdraws it.
-    case offer(UUID, [UInt8]?)
+    case offer(ActivityID, [UInt8]?)
     /// SERVED (agent → app): an offered payload went to a device.
-    case served(UUID)
+    case served(ActivityID)
 
     public enum Kind: UInt8, Sendable, CaseIterable {
         case hello = 1, welcome, advertise, remote, fetch, payload, provide, confirm, continued,

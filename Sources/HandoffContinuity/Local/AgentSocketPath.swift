@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +9,7 @@ import Glibc
 public enum AgentSocketPath {
     /// The socket's path, or nil when there is no runtime directory (then
     /// no agent can run for this session: apps embed their engine).
-    public static func resolve(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    public static func resolve(_ environment: [String: String] = ProcessEnvironment.current) -> String? {
         if let path = environment["HANDOFF_AGENT_SOCKET"], !path.isEmpty { return path }
         guard let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else { return nil }
         return runtime + "/handoff/agent.sock"

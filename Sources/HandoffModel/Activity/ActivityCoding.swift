@@ -1,4 +1,3 @@
-import FoundationEssentials
 
 /// The activity payload: what the sender answers to a fetch, as a binary
 /// property list dictionary (docs/PROTOCOL.md, "Activity payload").
@@ -53,7 +52,7 @@ public enum ActivityCoding {
 
     /// The payload dictionary of an activity's state, its userInfo given
     /// already as a property list.
-    static func payload(_ s: ActivityState, id: UUID, type: String, userInfo: PropertyListValue) -> PropertyListValue {
+    static func payload(_ s: ActivityState, id: ActivityID, type: String, userInfo: PropertyListValue) -> PropertyListValue {
         var d: [String: PropertyListValue] = [
             Key.version: .integer(version),
             Key.activityID: .string(id.uuidString),
@@ -83,7 +82,7 @@ public enum ActivityCoding {
     /// The size `encode` would write for a decoded activity, computed
     /// without writing it: the userInfo is measured on its own (no set
     /// sorted) and stands in as an empty dictionary (one value, one byte).
-    static func canonicalSize(_ s: ActivityState, id: UUID, type: String) -> Int {
+    static func canonicalSize(_ s: ActivityState, id: ActivityID, type: String) -> Int {
         var cost = BinaryPropertyList.measure(payload(s, id: id, type: type, userInfo: .dictionary([:])), null: nil, atMost: .max)!.cost
         let userInfo = UserInfoCoding.canonicalCost(of: s.userInfo)
         cost.objects += userInfo.objects - 1
@@ -113,7 +112,7 @@ public enum ActivityCoding {
         guard v == version else {
             throw HandoffError(.malformedData, "activity payload version \(v.map(String.init) ?? "missing") is not supported (this library reads version \(version)); update libhandoff on both devices")
         }
-        guard let idString = try r.string(Key.activityID), let id = UUID(uuidString: idString) else {
+        guard let idString = try r.string(Key.activityID), let id = ActivityID(uuidString: idString) else {
             throw HandoffError(.malformedData, "activity payload has no valid activityID")
         }
         guard let type = try r.string(Key.activityType) else {
@@ -208,10 +207,10 @@ public enum ActivityCoding {
             }
         }
 
-        func date(_ key: String) throws(HandoffError) -> Date? {
+        func date(_ key: String) throws(HandoffError) -> Timestamp? {
             switch d[key] {
             case nil: return nil
-            case .date(let t)? where t.isFinite: return Date(timeIntervalSinceReferenceDate: t)
+            case .date(let t)? where t.isFinite: return Timestamp(timeIntervalSinceReferenceDate: t)
             default: throw wrongType(key, "a finite date")
             }
         }
@@ -230,9 +229,9 @@ public enum ActivityCoding {
             }
         }
 
-        func webURL(_ key: String) throws(HandoffError) -> URL? {
+        func webURL(_ key: String) throws(HandoffError) -> URLReference? {
             guard let s = try string(key) else { return nil }
-            guard let url = URL(string: s) else { throw wrongType(key, "a URL") }
+            guard let url = URLReference(string: s) else { throw wrongType(key, "a URL") }
             do { try UserActivity.checkWebURL(url, property: key) } catch {
                 throw HandoffError(.malformedData, "activity payload: \(error.message)")
             }

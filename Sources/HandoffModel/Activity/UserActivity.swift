@@ -1,4 +1,3 @@
-import FoundationEssentials
 
 /// What a person is doing in an app, described so another device can
 /// continue it: Apple's NSUserActivity, reduced to its Handoff surface.
@@ -8,7 +7,7 @@ import FoundationEssentials
 /// each access is atomic on its own.
 public final class UserActivity: Sendable {
     /// Unique per activity; travels with it and names it on other devices.
-    public let activityID: UUID
+    public let activityID: ActivityID
     /// The activity type: reverse-DNS (`com.example.shapes.create-shape`),
     /// an intent class name or a short name; 1–255 bytes, no control characters.
     public let activityType: String
@@ -37,12 +36,12 @@ public final class UserActivity: Sendable {
     public init(activityType: String) throws(HandoffError) {
         try Identifier.checkActivityType(activityType)
         self.activityType = activityType
-        self.activityID = UUID()
+        self.activityID = ActivityID()
         self.state = Locked(ActivityState())
     }
 
     /// Rebuilds an activity received from another device.
-    init(activityType: String, activityID: UUID, state: ActivityState) {
+    init(activityType: String, activityID: ActivityID, state: ActivityState) {
         self.activityType = activityType
         self.activityID = activityID
         self.state = Locked(state)
@@ -149,30 +148,30 @@ public final class UserActivity: Sendable {
     }
 
     /// The web page to open when no app on the other device can continue.
-    public var webpageURL: URL? { state.withLock { $0.webpageURL } }
+    public var webpageURL: URLReference? { state.withLock { $0.webpageURL } }
 
     /// - Throws: `.invalidValue` unless the URL is http or https.
-    public func setWebpageURL(_ url: URL?) throws(HandoffError) {
+    public func setWebpageURL(_ url: URLReference?) throws(HandoffError) {
         if let url { try Self.checkWebURL(url, property: "webpageURL") }
         state.withLock { $0.webpageURL = url }
         changed()
     }
 
     /// The page that referred the person to the content, if any.
-    public var referrerURL: URL? { state.withLock { $0.referrerURL } }
+    public var referrerURL: URLReference? { state.withLock { $0.referrerURL } }
 
     /// - Throws: `.invalidValue` unless the URL is http or https.
-    public func setReferrerURL(_ url: URL?) throws(HandoffError) {
+    public func setReferrerURL(_ url: URLReference?) throws(HandoffError) {
         if let url { try Self.checkWebURL(url, property: "referrerURL") }
         state.withLock { $0.referrerURL = url }
         changed()
     }
 
     /// After this date the activity is no longer offered to other devices.
-    public var expirationDate: Date? { state.withLock { $0.expirationDate } }
+    public var expirationDate: Timestamp? { state.withLock { $0.expirationDate } }
 
     /// - Throws: `.invalidValue` for a date that is not finite.
-    public func setExpirationDate(_ date: Date?) throws(HandoffError) {
+    public func setExpirationDate(_ date: Timestamp?) throws(HandoffError) {
         if let date, !date.timeIntervalSinceReferenceDate.isFinite {
             throw HandoffError(.invalidValue, "expirationDate must be a finite point in time")
         }
@@ -181,7 +180,7 @@ public final class UserActivity: Sendable {
     }
 
     /// True when an expiration date is set and has passed at `now`.
-    public func isExpired(at now: Date = Date()) -> Bool {
+    public func isExpired(at now: Timestamp = Timestamp()) -> Bool {
         guard let expirationDate else { return false }
         return expirationDate <= now
     }
@@ -285,7 +284,7 @@ public final class UserActivity: Sendable {
     /// Size of the encoded userInfo, the figure the 3072-byte budget counts.
     public var encodedUserInfoSize: Int { UserInfoCoding.encode(userInfo).count }
 
-    static func checkWebURL(_ url: URL, property: String) throws(HandoffError) {
+    static func checkWebURL(_ url: URLReference, property: String) throws(HandoffError) {
         let scheme = url.scheme?.lowercased()
         guard scheme == "http" || scheme == "https", url.host != nil else {
             throw HandoffError(.invalidValue,
@@ -299,10 +298,10 @@ public struct ActivityState: Sendable, Equatable {
     public var title: String?
     public var userInfo: UserInfo = [:]
     public var requiredUserInfoKeys: Set<String> = []
-    public var webpageURL: URL?
-    public var referrerURL: URL?
+    public var webpageURL: URLReference?
+    public var referrerURL: URLReference?
     public var targetContentIdentifier: String?
-    public var expirationDate: Date?
+    public var expirationDate: Timestamp?
     public var keywords: Set<String> = []
     public var persistentIdentifier: String?
     public var isEligibleForHandoff = true

@@ -114,7 +114,7 @@ extension Manifest {
     /// Xcode expands `$(VARIABLE)` when it builds the app; a plist that still
     /// holds one is the source Info.plist.
     private static func refuseBuildVariable(_ value: String, key: String, in name: String) throws(HandoffError) {
-        guard value.contains("$(") || value.contains("${") else { return }
+        guard value.containsCharacters("$(") || value.containsCharacters("${") else { return }
         throw HandoffError(.malformedData,
             "\(name): \(key) is \(Identifier.quoted(value)), an unexpanded Xcode build variable: this is a source Info.plist. Pass the Info.plist of the built app (inside the .app bundle, where Xcode has expanded the variables), or write the values out; the team identifier can be given as \(teamIdentifierKey) or through handoff_manifest_new")
     }

@@ -1,4 +1,3 @@
-import FoundationEssentials
 
 /// Maps userInfo values to property-list values and back.
 ///
@@ -40,7 +39,7 @@ public enum UserInfoCoding {
         case .integer(let i): return .integer(i)
         case .real(let d): return .real(d)
         case .string(let s): return .string(s)
-        case .data(let d): return .data([UInt8](d))
+        case .data(let d): return .data(d)
         case .date(let d): return .date(d.timeIntervalSinceReferenceDate)
         case .url(let u):
             return .dictionary([UserInfoRules.classKey: .string(urlClass), urlStringKey: .string(u.absoluteString)])
@@ -85,10 +84,10 @@ public enum UserInfoCoding {
         case .integer(let i): return .integer(i)
         case .real(let d): return .real(d)
         case .string(let s): return .string(s)
-        case .data(let bytes): return .data(Data(bytes))
+        case .data(let bytes): return .data(bytes)
         case .date(let t):
             guard t.isFinite else { throw HandoffError(.malformedData, "date is not finite") }
-            return .date(Date(timeIntervalSinceReferenceDate: t))
+            return .date(Timestamp(timeIntervalSinceReferenceDate: t))
         case .array(let items):
             var out: [UserInfoValue] = []
             out.reserveCapacity(items.count)
@@ -112,7 +111,7 @@ public enum UserInfoCoding {
         case nullClass where dict.count == 1:
             return .null
         case urlClass where dict.count == 2:
-            guard case .string(let s)? = dict[urlStringKey], let url = URL(string: s), url.scheme != nil else {
+            guard case .string(let s)? = dict[urlStringKey], let url = URLReference(string: s), url.scheme != nil else {
                 throw HandoffError(.malformedData, "NSURL object has no valid absolute \(urlStringKey) string")
             }
             return .url(url)

@@ -1,4 +1,3 @@
-import FoundationEssentials
 
 /// What a userInfo may hold beyond its value types, checked whenever a
 /// userInfo is set, merged or decoded, so a refused value never gets in.

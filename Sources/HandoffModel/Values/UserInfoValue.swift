@@ -1,7 +1,6 @@
-import FoundationEssentials
 
 /// A value in an activity's `userInfo`: exactly the types Handoff carries
-/// (Apple: array, data, date, dictionary, null, number, set, string, URL).
+/// (Apple: array, data, date, dictionary, null, number, set, string, URLReference).
 ///
 /// Numbers keep their kind: integer, real and boolean are distinct, as they
 /// are in a property list.
@@ -11,9 +10,9 @@ public indirect enum UserInfoValue: Sendable, Hashable {
     case integer(Int64)
     case real(Double)
     case string(String)
-    case data(Data)
-    case date(Date)
-    case url(URL)
+    case data([UInt8])
+    case date(Timestamp)
+    case url(URLReference)
     case array([UserInfoValue])
     case dictionary([String: UserInfoValue])
     case set(Set<UserInfoValue>)

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 import Synchronization
 
@@ -15,7 +14,7 @@ extension Application {
     /// Continues the activity `activityID` that another device offers, as
     /// last reported to the delegate. Any thread.
     /// - Throws: `.notFound` when no device offers it (any more).
-    public func continueActivity(id activityID: UUID) throws(HandoffError) {
+    public func continueActivity(id activityID: ActivityID) throws(HandoffError) {
         guard let remote = state.withLock({ $0.available[activityID] }) else {
             throw HandoffError(.notFound, "no other device offers activity \(activityID.uuidString) (any more)")
         }

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 
 /// Agent mode: the advertised activity's payload is handed to the agent
@@ -54,7 +53,7 @@ extension Application {
 
     /// SERVED: the agent handed the offered payload of `activityID` to a
     /// device; counted as a served fetch (its CONFIRM tells the delegate).
-    public func activityServed(_ activityID: UUID) {
+    public func activityServed(_ activityID: ActivityID) {
         let activity = state.withLock { s -> UserActivity? in
             if let a = s.lastOffered, a.activityID == activityID { return a }
             if let a = s.current, a.activityID == activityID { return a }

@@ -1,9 +1,8 @@
-import FoundationEssentials
 import HandoffModel
 
 /// The sending side: another device fetches the current activity.
 extension Application: ContinuityEndpoint {
-    public func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
+    public func provideActivity(_ activityID: ActivityID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
         queue.post { [weak self] in
             guard let self else {
                 _ = reply(.failure(HandoffError(.handoffFailed, "the application has stopped")))
@@ -16,7 +15,7 @@ extension Application: ContinuityEndpoint {
     /// Main thread: the pending save, then the payload. A payload the
     /// service still waited for is remembered, to be confirmed; a failure
     /// of this side's own making is told to the activity's delegate.
-    private func serve(_ activityID: UUID, reply: (Result<[UInt8], HandoffError>) -> Bool) {
+    private func serve(_ activityID: ActivityID, reply: (Result<[UInt8], HandoffError>) -> Bool) {
         guard let activity = currentActivity, activity.activityID == activityID,
               advertisement(for: activity) != nil else {
             _ = reply(.failure(HandoffError(.handoffFailed, "the activity is no longer offered on the other device")))
@@ -76,7 +75,7 @@ extension Application: ContinuityEndpoint {
 
     /// The payload served for `activityID` never reached the other device:
     /// no CONFIRM can come for it, and the delegate is told (main thread).
-    public func handOffFailed(_ activityID: UUID, _ error: HandoffError) {
+    public func handOffFailed(_ activityID: ActivityID, _ error: HandoffError) {
         queue.post { [weak self] in
             guard let self else { return }
             let served = self.state.withLock { s -> UserActivity? in
@@ -90,7 +89,7 @@ extension Application: ContinuityEndpoint {
         }
     }
 
-    public func activityWasContinued(_ activityID: UUID) {
+    public func activityWasContinued(_ activityID: ActivityID) {
         queue.post { [weak self] in
             guard let self else { return }
             // One CONFIRM per fetch served: a duplicate, or one for an id

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 
 /// Continuation streams: the receiving app opens them on an activity it
@@ -31,7 +30,7 @@ extension Application {
         }
     }
 
-    public func acceptStream(_ activityID: UUID, _ stream: ContinuationStream,
+    public func acceptStream(_ activityID: ActivityID, _ stream: ContinuationStream,
                              reply: @escaping @Sendable (Result<Void, HandoffError>) -> Bool) {
         queue.post { [weak self] in
             guard let self else {

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 
 /// One per host process: the app's side of Handoff. It holds the manifest,
@@ -17,7 +16,7 @@ public final class Application: @unchecked Sendable {
     struct State: @unchecked Sendable {
         var continuity: (any ContinuityService)?
         /// What other devices offer, as last told to the delegate.
-        var available: [UUID: RemoteActivity] = [:]
+        var available: [ActivityID: RemoteActivity] = [:]
         var current: UserActivity?
         var expiryTimer: HostQueue.TimerID?
         var advertised: Advertisement?
@@ -46,7 +45,7 @@ public final class Application: @unchecked Sendable {
         /// a duplicate CONFIRM of one fetch is heard once. Bounded by
         /// `unconfirmedLimit`.
         var unconfirmed = 0
-        var id: UUID { activity.activityID }
+        var id: ActivityID { activity.activityID }
     }
 
     struct WeakResponder {

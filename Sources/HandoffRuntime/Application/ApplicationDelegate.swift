@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 
 /// The application's Handoff callbacks (Apple: UIApplicationDelegate /
@@ -34,7 +33,7 @@ public protocol ApplicationDelegate: AnyObject {
 
     /// The person continued a web-only activity: open its page. The default
     /// runs `xdg-open URL` when xdg-open is installed.
-    func application(_ application: Application, openWebpage url: URL, for remote: RemoteActivity)
+    func application(_ application: Application, openWebpage url: URLReference, for remote: RemoteActivity)
 }
 
 extension ApplicationDelegate {
@@ -47,7 +46,7 @@ extension ApplicationDelegate {
     public func application(_ application: Application, remoteActivityBecameAvailable remote: RemoteActivity) {}
     public func application(_ application: Application, remoteActivityWasUpdated remote: RemoteActivity) {}
     public func application(_ application: Application, remoteActivityWasWithdrawn remote: RemoteActivity) {}
-    public func application(_ application: Application, openWebpage url: URL, for remote: RemoteActivity) {
+    public func application(_ application: Application, openWebpage url: URLReference, for remote: RemoteActivity) {
         WebFallback.open(url)
     }
 }

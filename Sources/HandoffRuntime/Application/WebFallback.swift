@@ -1,4 +1,4 @@
-import FoundationEssentials
+import HandoffModel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +9,7 @@ public enum WebFallback {
     /// Starts xdg-open without waiting for it; a thread reaps it.
     /// - Returns: false when xdg-open is not installed or cannot start.
     @discardableResult
-    public static func open(_ url: URL) -> Bool {
+    public static func open(_ url: URLReference) -> Bool {
         let scheme = url.scheme?.lowercased()
         guard scheme == "http" || scheme == "https" else { return false }
         guard let tool = findInPath("xdg-open") else { return false }

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 
 /// Who an endpoint is, as far as other devices' activities go.
@@ -42,7 +41,7 @@ public enum ActivityGate {
 
     /// `url` if it is an http or https page (what a browser can open in
     /// its place), else nil.
-    public static func webPage(_ url: URL?) -> URL? {
+    public static func webPage(_ url: URLReference?) -> URLReference? {
         guard let url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
         return url
     }

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 
 /// What the runtime needs from the layer that talks to other devices
@@ -29,7 +28,7 @@ public protocol ContinuityService: AnyObject, Sendable {
     /// served for it without asking the application until it is replaced
     /// or withdrawn (nil; a new advertisement withdraws it too). Sent in
     /// order with `advertise` (docs/agent.md §3, OFFER).
-    func offer(_ activityID: UUID, payload: [UInt8]?)
+    func offer(_ activityID: ActivityID, payload: [UInt8]?)
 }
 
 /// The application side, as the continuity layer sees it.
@@ -49,28 +48,28 @@ public protocol ContinuityEndpoint: AnyObject, Sendable {
     /// returns whether the service still waited for it (false after its
     /// timeout: the other device heard 4610). A host that never dispatches
     /// never replies: the service times out.
-    func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool)
+    func provideActivity(_ activityID: ActivityID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool)
     /// The device that fetched `activityID` continued it: sent once per
     /// fetch it restored, so an activity continued many times hears it
     /// each time.
-    func activityWasContinued(_ activityID: UUID)
+    func activityWasContinued(_ activityID: ActivityID)
     /// A payload this app handed over (its `provideActivity` reply was
     /// taken) was not taken after all by what asked for it: through the
     /// agent, the app's answer reached the agent after its engine stopped
     /// waiting (UNDELIVERED, docs/agent.md §3). The activity's delegate
     /// hears `didFailToHandOff` with `error`, as when `reply` returns false
     /// in embedded mode. Any thread.
-    func handOffFailed(_ activityID: UUID, _ error: HandoffError)
+    func handOffFailed(_ activityID: ActivityID, _ error: HandoffError)
     /// The payload offered for `activityID` was handed to a device that
     /// fetched it: one more fetch to be confirmed, as when `reply` returns
     /// true. On the thread that tells it (before any later event), at once.
-    func activityServed(_ activityID: UUID)
+    func activityServed(_ activityID: ActivityID)
     /// The device that fetched `activityID` opens a continuation stream.
     /// The application checks, on its main thread, that the activity was
     /// sent and supports streams, then calls `reply` exactly once: with
     /// success, `reply` returns whether the service still waits, and only
     /// then does the activity's delegate get `stream` (else it is closed).
-    func acceptStream(_ activityID: UUID, _ stream: ContinuationStream,
+    func acceptStream(_ activityID: ActivityID, _ stream: ContinuationStream,
                       reply: @escaping @Sendable (Result<Void, HandoffError>) -> Bool)
     /// The person chose, outside the app (the agent's notification,
     /// `handoff continue`, a launch to continue), to continue `remote`
@@ -84,10 +83,10 @@ extension ContinuityEndpoint {
     public var audience: ActivityAudience { .application(manifest) }
 
     /// Endpoints that serve no activity of their own (observers) hear nothing.
-    public func handOffFailed(_ activityID: UUID, _ error: HandoffError) {}
-    public func activityServed(_ activityID: UUID) {}
+    public func handOffFailed(_ activityID: ActivityID, _ error: HandoffError) {}
+    public func activityServed(_ activityID: ActivityID) {}
 
-    public func acceptStream(_ activityID: UUID, _ stream: ContinuationStream,
+    public func acceptStream(_ activityID: ActivityID, _ stream: ContinuationStream,
                              reply: @escaping @Sendable (Result<Void, HandoffError>) -> Bool) {
         _ = reply(.failure(HandoffError(.handoffFailed, "this endpoint takes no continuation streams")))
     }
@@ -95,7 +94,7 @@ extension ContinuityEndpoint {
 
 extension ContinuityService {
     public var takesOffers: Bool { false }
-    public func offer(_ activityID: UUID, payload: [UInt8]?) {}
+    public func offer(_ activityID: ActivityID, payload: [UInt8]?) {}
 
     public func openStream(_ remote: RemoteActivity,
                            completion: @escaping @Sendable (Result<ContinuationStream, HandoffError>) -> Void) {
@@ -106,17 +105,17 @@ extension ContinuityService {
 /// What this application offers: the current activity, as the continuity
 /// layer needs it to announce it.
 public struct Advertisement: Sendable, Equatable {
-    public var activityID: UUID
+    public var activityID: ActivityID
     public var activityType: String
     public var title: String?
     public var bundleIdentifier: String
     public var teamIdentifier: String
-    public var webpageURL: URL?
-    public var expirationDate: Date?
+    public var webpageURL: URLReference?
+    public var expirationDate: Timestamp?
     public var supportsContinuationStreams: Bool
 
-    public init(activityID: UUID, activityType: String, title: String?, bundleIdentifier: String,
-                teamIdentifier: String, webpageURL: URL?, expirationDate: Date?, supportsContinuationStreams: Bool) {
+    public init(activityID: ActivityID, activityType: String, title: String?, bundleIdentifier: String,
+                teamIdentifier: String, webpageURL: URLReference?, expirationDate: Timestamp?, supportsContinuationStreams: Bool) {
         self.activityID = activityID
         self.activityType = activityType
         self.title = title
@@ -132,27 +131,27 @@ public struct Advertisement: Sendable, Equatable {
 public struct RemoteActivity: Sendable, Hashable {
     public var deviceID: String
     public var deviceName: String
-    public var activityID: UUID
+    public var activityID: ActivityID
     public var activityType: String
     public var title: String?
-    public var webpageURL: URL?
+    public var webpageURL: URLReference?
     public var supportsContinuationStreams: Bool
     /// No app here can continue it (another team, an undeclared type), but
     /// it has a web page: continuing it opens that page instead.
     public var isWebOnly: Bool
     /// When this device first saw it offered.
-    public var firstSeen: Date
+    public var firstSeen: Timestamp
     /// The sending app's team and bundle, as its beacon names them.
     public var teamIdentifier: String
     public var bundleIdentifier: String
     /// When the sender's app said it expires (its beacon's expiration);
     /// nil for none. The engine withdraws it then.
-    public var expirationDate: Date?
+    public var expirationDate: Timestamp?
 
-    public init(deviceID: String, deviceName: String, activityID: UUID, activityType: String,
-                title: String? = nil, webpageURL: URL? = nil, supportsContinuationStreams: Bool = false,
-                isWebOnly: Bool = false, firstSeen: Date = Date(), teamIdentifier: String = "",
-                bundleIdentifier: String = "", expirationDate: Date? = nil) {
+    public init(deviceID: String, deviceName: String, activityID: ActivityID, activityType: String,
+                title: String? = nil, webpageURL: URLReference? = nil, supportsContinuationStreams: Bool = false,
+                isWebOnly: Bool = false, firstSeen: Timestamp = Timestamp(), teamIdentifier: String = "",
+                bundleIdentifier: String = "", expirationDate: Timestamp? = nil) {
         self.deviceID = deviceID
         self.deviceName = deviceName
         self.activityID = activityID
@@ -168,7 +167,7 @@ public struct RemoteActivity: Sendable, Hashable {
     }
 
     /// Seconds since this device first saw it offered.
-    public var age: Double { max(0, Date().timeIntervalSince(firstSeen)) }
+    public var age: Double { max(0, Timestamp().timeIntervalSince(firstSeen)) }
 }
 
 /// What changed among the activities other devices offer.

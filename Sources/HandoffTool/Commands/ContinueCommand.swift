@@ -39,7 +39,7 @@ enum ContinueCommand: Command {
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
         Signals.install()
         let idText = arguments.positionals[0]
-        guard let id = UUID(uuidString: idText) else {
+        guard let id = ActivityID(uuidString: idText) else {
             throw arguments.usage("\"\(idText)\" is not an activity id (a UUID such as 6F9619FF-8B86-D011-B42D-00C04FC964FF)")
         }
         let team = ToolIdentity.team(arguments)

@@ -107,7 +107,7 @@ enum PublishCommand: Command {
             }
             try activity.setUserInfo(info)
             if let text = arguments.value("--url") {
-                guard let url = URL(string: text) else { throw arguments.usage("--url \"\(text)\" is not a URL") }
+                guard let url = URLReference(string: text) else { throw arguments.usage("--url \"\(text)\" is not a URL") }
                 try activity.setWebpageURL(url)
             }
             activity.requiredUserInfoKeys = Set(arguments.values("--required-key"))

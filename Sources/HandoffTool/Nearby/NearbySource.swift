@@ -154,11 +154,11 @@ private final class Observer: ContinuityEndpoint, Sendable {
 
     func remoteActivityChanged(_ change: RemoteActivityChange) { deliver(change) }
 
-    func provideActivity(_ activityID: UUID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
+    func provideActivity(_ activityID: ActivityID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
         _ = reply(.failure(HandoffError(.handoffFailed, "the handoff command offers no activity here")))
     }
 
-    func activityWasContinued(_ activityID: UUID) {}
+    func activityWasContinued(_ activityID: ActivityID) {}
 
     /// A CONTINUE for the tool (it never asks for one): nothing to do.
     func continueChosen(_ remote: RemoteActivity) {}

@@ -31,7 +31,7 @@ enum ActivityPrinter {
         return lines.joined(separator: "\n")
     }
 
-    static func webJSON(_ url: URL, remote: RemoteActivity) -> JSONObject {
+    static func webJSON(_ url: URLReference, remote: RemoteActivity) -> JSONObject {
         [
             "id": .string(remote.activityID.uuidString),
             "type": .string(remote.activityType),

@@ -36,7 +36,7 @@ enum InfoArgument {
             default: throw bad("true or false")
             }
         case "url":
-            guard let url = URL(string: raw), url.scheme != nil else { throw bad("an absolute URL") }
+            guard let url = URLReference(string: raw), url.scheme != nil else { throw bad("an absolute URL") }
             return (key, .url(url))
         case "null":
             guard raw.isEmpty else { throw bad("empty (write KEY:null=)") }

@@ -69,7 +69,7 @@ import Testing
         return observer.waitOffered { $0.keys.contains(activity.activityID) }
     }
 
-    func choose(_ id: UUID, by client: AgentTestClient) throws -> AgentMessage? {
+    func choose(_ id: ActivityID, by client: AgentTestClient) throws -> AgentMessage? {
         try client.request(.choose(id))?.frame.message
     }
 
@@ -168,7 +168,7 @@ import Testing
         let observer = try f.app(Self.tool, observer: true)
         let sender = try RemoteDevice(Self.appB, peers: [f.agent.engine.beaconPort])
         let page = try UserActivity(activityType: "com.b.view")
-        try page.setWebpageURL(URL(string: "https://example.com/page?x=1")!)
+        try page.setWebpageURL(URLReference(string: "https://example.com/page?x=1")!)
         #expect(try offer(page, from: sender, to: observer))
         #expect(try choose(page.activityID, by: observer) == .ok)
         #expect(eventually { fake.opened == "https://example.com/page?x=1\n" })
@@ -178,7 +178,7 @@ import Testing
         let plain = try UserActivity(activityType: "com.b.view")
         #expect(try offer(plain, from: sender, to: observer))
         guard case .error(let nothing)? = try choose(plain.activityID, by: observer),
-              case .error(let unknown)? = try choose(UUID(), by: observer) else {
+              case .error(let unknown)? = try choose(ActivityID(), by: observer) else {
             Issue.record("CHOOSE did not fail")
             return
         }
@@ -191,7 +191,7 @@ import Testing
         let observer = try f.app(Self.tool, observer: true)
         let sender = try RemoteDevice(Self.appB, peers: [f.agent.engine.beaconPort])
         let page = try UserActivity(activityType: "com.b.view")
-        try page.setWebpageURL(URL(string: "https://example.com/")!)
+        try page.setWebpageURL(URLReference(string: "https://example.com/")!)
         #expect(try offer(page, from: sender, to: observer))
         guard case .error(let error)? = try choose(page.activityID, by: observer) else {
             Issue.record("CHOOSE did not fail")

@@ -43,7 +43,7 @@ import Testing
         let activityA = try UserActivity(activityType: "com.a.edit")
         try activityA.setUserInfo(["app": .string("A")])
         let activityB = try UserActivity(activityType: "com.b.view")
-        try activityB.setWebpageURL(URL(string: "https://example.com/b")!)
+        try activityB.setWebpageURL(URLReference(string: "https://example.com/b")!)
         try senderA.app.becomeCurrent(activityA)
         try senderB.app.becomeCurrent(activityB)
         let (idA, idB) = (activityA.activityID, activityB.activityID)

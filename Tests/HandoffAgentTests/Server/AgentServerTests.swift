@@ -59,7 +59,7 @@ import Testing
     @Test func aFirstMessageOtherThanHelloCloses() throws {
         let f = try AgentFixture()
         let bystander = try f.app(Self.app)
-        for (message, id): (AgentMessage, UInt32) in [(.statusRequest, 1), (.fetch(UUID()), 2), (.advertise(nil), 0)] {
+        for (message, id): (AgentMessage, UInt32) in [(.statusRequest, 1), (.fetch(ActivityID()), 2), (.advertise(nil), 0)] {
             let client = try f.connect()
             try client.send(message, requestID: id)
             #expect(client.waitUntilClosed())

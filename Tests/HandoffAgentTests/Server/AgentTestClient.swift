@@ -116,8 +116,8 @@ final class AgentTestClient {
 
     /// What REMOTE said is offered now, from the messages received so far
     /// and those that come within `seconds`, until `ready` holds.
-    private(set) var offered: [UUID: RemoteActivity] = [:]
-    func waitOffered(within seconds: Double = 30, until ready: ([UUID: RemoteActivity]) -> Bool) -> Bool {
+    private(set) var offered: [ActivityID: RemoteActivity] = [:]
+    func waitOffered(within seconds: Double = 30, until ready: ([ActivityID: RemoteActivity]) -> Bool) -> Bool {
         let end = clock() + seconds
         while true {
             while let (frame, _) = next(within: 0, where: { if case .remote = $0.message { true } else { false } }) {

@@ -149,7 +149,7 @@ import Testing
     @Test(arguments: Mode.allCases) func aUserInfoOverTheBudgetIsToldAs4611(_ mode: Mode) throws {
         let (sender, receiver) = try Self.pair(mode)
         let activity = try UserActivity(activityType: "com.example.edit")
-        try activity.setUserInfo(["blob": .data(Data(repeating: 7, count: 4000))])
+        try activity.setUserInfo(["blob": .data([UInt8](repeating: 7, count: 4000))])
         let recorder = OutcomeRecorder()
         activity.delegate = recorder
         try Self.offer(activity, sender, receiver)

@@ -52,9 +52,9 @@ struct Writer {
 
 let richUserInfo: UserInfo = [
     "null": .null, "yes": .boolean(true), "int": .integer(-42), "big": .integer(Int64.max),
-    "real": .real(3.25), "text": .string("Grüße 👋"), "data": .data(Data([0, 1, 2, 255])),
-    "date": .date(Date(timeIntervalSince1970: 1_700_000_000.5)),
-    "url": .url(URL(string: "https://example.com/a?b=c")!),
+    "real": .real(3.25), "text": .string("Grüße 👋"), "data": .data([0, 1, 2, 255]),
+    "date": .date(Timestamp(timeIntervalSince1970: 1_700_000_000.5)),
+    "url": .url(URLReference(string: "https://example.com/a?b=c")!),
     "list": .array([.integer(1), .string("two"), .array([.real(3)])]),
     "dict": .dictionary(["inner": .dictionary(["deep": .boolean(true)])]),
     "set": .set([.string("a"), .string("b"), .integer(3)]),
@@ -79,8 +79,8 @@ func writeSeeds(_ w: Writer) throws {
     w("userinfo", "every-type", UserInfoCoding.encode(richUserInfo))
     w("userinfo", "empty", UserInfoCoding.encode([:]))
     w("userinfo", "null", UserInfoCoding.encode(["n": .null]))
-    w("userinfo", "url", UserInfoCoding.encode(["u": .url(URL(string: "file:///tmp/x.txt")!)]))
-    w("userinfo", "set", UserInfoCoding.encode(["s": .set([.integer(1), .data(Data([9])), .string("z")])]))
+    w("userinfo", "url", UserInfoCoding.encode(["u": .url(URLReference(string: "file:///tmp/x.txt")!)]))
+    w("userinfo", "set", UserInfoCoding.encode(["s": .set([.integer(1), .data([9]), .string("z")])]))
     w("userinfo", "deep", UserInfoCoding.encode(["d": nested(15)]))
 
     // Activity payloads.
@@ -95,9 +95,9 @@ func writeSeeds(_ w: Writer) throws {
     full.supportsContinuationStreams = true
     try full.setUserInfo(richUserInfo)
     full.requiredUserInfoKeys = ["text", "int"]
-    try full.setWebpageURL(URL(string: "https://example.com/docs/42")!)
-    try full.setReferrerURL(URL(string: "https://example.com/")!)
-    try full.setExpirationDate(Date(timeIntervalSince1970: 1_900_000_000))
+    try full.setWebpageURL(URLReference(string: "https://example.com/docs/42")!)
+    try full.setReferrerURL(URLReference(string: "https://example.com/")!)
+    try full.setExpirationDate(Timestamp(timeIntervalSince1970: 1_900_000_000))
     w("activity", "full", try ActivityCoding.encode(full))
     let small = activity("org.example.map.view", 3)
     try small.setUserInfo(["lat": .real(48.85), "lon": .real(2.35), "zoom": .integer(12)])
@@ -175,7 +175,7 @@ func writeSeeds(_ w: Writer) throws {
     }
 
     // Exchange messages, alone and as a framed stream.
-    let id = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
+    let id = ActivityID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
     let messages: [(String, ExchangeMessage)] = [
         ("fetch", .fetch(id)), ("payload", .payload(try ActivityCoding.encode(small))),
         ("error", .error(code: 4609, message: "the activity is no longer offered")), ("confirm", .confirm(id)),
@@ -222,7 +222,7 @@ func writeSeeds(_ w: Writer) throws {
 
 /// An activity with a fixed id, so the seeds are the same on every run.
 func activity(_ type: String, _ n: UInt8) -> UserActivity {
-    let id = UUID(uuid: (n, 1, 2, 3, 4, 5, 0x46, 7, 0x88, 9, 10, 11, 12, 13, 14, 15))
+    let id = ActivityID(bytes: [n, 1, 2, 3, 4, 5, 0x46, 7, 0x88, 9, 10, 11, 12, 13, 14, 15])
     return UserActivity(activityType: type, activityID: id, state: ActivityState())
 }
 
@@ -579,18 +579,18 @@ func agentDatagram(_ kind: UInt8, id: UInt32, _ body: [UInt8] = [], version: UIn
 func agentBody(_ body: [String: PropertyListValue]) -> [UInt8] { BinaryPropertyList.encode(.dictionary(body)) }
 
 func writeAgentSeeds(_ w: Writer) throws {
-    let id = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
+    let id = ActivityID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
     let remote = RemoteActivity(deviceID: "00112233445566778899aabbccddeeff", deviceName: "Ada's laptop", activityID: id,
                                 activityType: "com.example.docs.edit", title: "Report",
-                                webpageURL: URL(string: "https://example.com/d?x=1"), supportsContinuationStreams: true,
-                                isWebOnly: false, firstSeen: Date(timeIntervalSince1970: 1_700_000_000.123),
+                                webpageURL: URLReference(string: "https://example.com/d?x=1"), supportsContinuationStreams: true,
+                                isWebOnly: false, firstSeen: Timestamp(timeIntervalSince1970: 1_700_000_000.123),
                                 teamIdentifier: "A1B2C3D4E5", bundleIdentifier: "com.example.docs")
     let manifest = try Manifest(bundleIdentifier: "com.example.docs", teamIdentifier: "A1B2C3D4E5",
                                 activityTypes: ["com.example.docs.edit", "INSendMessageIntent"])
     let advert = Advertisement(activityID: id, activityType: "com.example.docs.edit", title: "Grüße 👋",
                                bundleIdentifier: "com.example.docs", teamIdentifier: "A1B2C3D4E5",
-                               webpageURL: URL(string: "https://example.com/docs/42"),
-                               expirationDate: Date(timeIntervalSince1970: 1_800_000_000), supportsContinuationStreams: true)
+                               webpageURL: URLReference(string: "https://example.com/docs/42"),
+                               expirationDate: Timestamp(timeIntervalSince1970: 1_800_000_000), supportsContinuationStreams: true)
     let status = AgentStatus(deviceID: Array(0..<16), deviceName: "Desk", role: .full, channelPort: 49_152, beaconPort: 52_370,
                              clients: 2, remotes: [.init(deviceID: Array(16..<32), deviceName: "Laptop",
                                                          addresses: ["192.0.2.1:49152", "[2001:db8::1]:49152"], verified: true,
@@ -635,7 +635,7 @@ func writeAgentSeeds(_ w: Writer) throws {
 
 /// Hostile datagrams: each must be refused.
 func writeAgentRegressions(_ w: Writer) throws {
-    let id = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
+    let id = ActivityID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
     let fetchBody = agentBody(["activityID": .data(id.bytes)])
     w("agent-message", "empty", [UInt8]())
     w("agent-message", "header-7", agentInput(.app, [1, 13, 0, 0, 0, 0, 1]))
@@ -656,7 +656,7 @@ func writeAgentRegressions(_ w: Writer) throws {
 
     // The codec's first findings (the target's properties, found by reading
     // the codec while writing the target). A date from 2^52 ms on moved by
-    // 1 ms on each relay (Date is a Double), so m2 != m3:
+    // 1 ms on each relay (Timestamp is a Double), so m2 != m3:
     let remote: [String: PropertyListValue] = [
         "deviceID": .data(Array(0..<16)), "deviceName": .string("x"), "activityID": .data(id.bytes),
         "type": .string("com.example.docs.edit"), "team": .string("T"), "bundle": .string("b"),

@@ -1,0 +1,18 @@
+# Footprint (issue 17): what the stripped library and tool weigh, and why.
+#
+#   make size    the stripped size of build/lib/libhandoff.so and of the
+#                `handoff` tool, each split by origin: the project's own
+#                targets, the Swift standard library, the Swift runtime,
+#                Foundation, the regex modules, what the linker makes
+#                (relocations, unwind index) and headers/alignment
+#
+# The split comes from the linker maps the release links write
+# (Package.swift: lld -Map into .build/), so the rows add up to the file.
+
+LIB_MAP  := .build/libhandoff.so.map
+TOOL_MAP := .build/handoff-cli.map
+
+.PHONY: size
+
+size: $(LIB) $(TOOL)
+	@$(PYTHON) scripts/size.py $(LIB) $(LIB_MAP) $(TOOL) $(TOOL_MAP)
