@@ -172,7 +172,7 @@ private func flag(_ f: handoff_activity_flag) throws(HandoffError) -> ReferenceW
 // MARK: String sets
 
 private func sortedUTF8(_ s: Set<String>) -> [String] {
-    s.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    s.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
 }
 
 @c @implementation public func handoff_activity_set_keywords(_ a: OpaquePointer?, _ keywords: UnsafePointer<UnsafePointer<CChar>?>?,

@@ -70,7 +70,7 @@ final class ValueBox: @unchecked Sendable {
             case .set(let members):
                 children = members.map(ValueBox.init)
             case .dictionary(let dict):
-                keys = dict.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+                keys = dict.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
                 keyPointers = keys.map(CMemory.string)
                 keyIndex = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
                 children = keys.map { ValueBox(dict[$0]!) }

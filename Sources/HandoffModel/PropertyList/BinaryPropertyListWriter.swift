@@ -127,7 +127,7 @@ struct BinaryPropertyListWriter {
             writeMarker(0x40, count: bytes.count)
             out.append(contentsOf: bytes)
         case .string(let string):
-            if string.utf8.allSatisfy({ $0 < 0x80 }) {
+            if BinaryPropertyList.isASCII(string) {
                 writeMarker(0x50, count: string.utf8.count)
                 out.append(contentsOf: string.utf8)
             } else {

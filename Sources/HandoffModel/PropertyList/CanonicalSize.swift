@@ -138,12 +138,18 @@ extension BinaryPropertyList {
 
     /// ASCII strings are written one byte per character, others as UTF-16.
     static func stringSize(_ string: String) -> Int {
-        let utf8 = string.utf8
-        if utf8.allSatisfy({ $0 < 0x80 }) {
-            return markerSize(count: utf8.count) + utf8.count
+        if isASCII(string) {
+            return markerSize(count: string.utf8.count) + string.utf8.count
         }
         let units = string.utf16.count
         return markerSize(count: units) + 2 * units
+    }
+
+    /// Whether a string is written as ASCII. Equal counts mean ASCII (any
+    /// other scalar takes more UTF-8 bytes than UTF-16 units), and a native
+    /// string knows both at once when it is ASCII: no walk over the bytes.
+    static func isASCII(_ string: String) -> Bool {
+        string.utf8.count == string.utf16.count
     }
 
     /// A marker with the count in its low nibble, or followed by the count

@@ -36,57 +36,76 @@ public enum UserInfoRules {
 
     /// Throws `.invalidValue` for what no userInfo may contain.
     public static func check(_ userInfo: UserInfo) throws(HandoffError) {
-        try check(dictionary: userInfo, path: "userInfo", depth: 1)
+        try check(dictionary: userInfo, path: .root("userInfo"), depth: 1)
     }
 
     /// Checks a single value as it would sit inside a userInfo.
     public static func check(_ value: UserInfoValue, path: String = "value") throws(HandoffError) {
-        try check(value, path: path, depth: 0)
+        try check(value, path: .root(path), depth: 0)
     }
 
-    private static func check(_ value: UserInfoValue, path: String, depth: Int) throws(HandoffError) {
+    /// Where a value sits, written out only when a refusal names it: every
+    /// value is checked on each set and decode, and formatting a path for
+    /// each cost more than the check.
+    private indirect enum Path {
+        case root(String)
+        case index(Path, Int)
+        case member(Path)
+        case key(Path, String)
+
+        var text: String {
+            switch self {
+            case .root(let name): name
+            case .index(let parent, let i): "\(parent.text)[\(i)]"
+            case .member(let parent): "\(parent.text){member}"
+            case .key(let parent, let key): "\(parent.text)[\"\(key)\"]"
+            }
+        }
+    }
+
+    private static func check(_ value: UserInfoValue, path: Path, depth: Int) throws(HandoffError) {
         switch value {
         case .null, .boolean, .integer, .real, .string, .data:
             return
         case .date(let date):
             guard date.timeIntervalSinceReferenceDate.isFinite else {
-                throw HandoffError(.invalidValue, "\(path): a date must be a finite point in time")
+                throw HandoffError(.invalidValue, "\(path.text): a date must be a finite point in time")
             }
         case .url(let url):
             guard url.scheme != nil else {
                 throw HandoffError(.invalidValue,
-                    "\(path): URL \(Identifier.quoted(url.absoluteString)) has no scheme; use an absolute URL such as https://example.com/a")
+                    "\(path.text): URL \(Identifier.quoted(url.absoluteString)) has no scheme; use an absolute URL such as https://example.com/a")
             }
         case .array(let items):
             try checkDepth(depth + 1, path)
             for (i, item) in items.enumerated() {
-                try check(item, path: "\(path)[\(i)]", depth: depth + 1)
+                try check(item, path: .index(path, i), depth: depth + 1)
             }
         case .set(let members):
             try checkDepth(depth + 1, path)
             for member in members {
-                try check(member, path: "\(path){member}", depth: depth + 1)
+                try check(member, path: .member(path), depth: depth + 1)
             }
         case .dictionary(let dict):
             try check(dictionary: dict, path: path, depth: depth + 1)
         }
     }
 
-    private static func check(dictionary: UserInfo, path: String, depth: Int) throws(HandoffError) {
+    private static func check(dictionary: UserInfo, path: Path, depth: Int) throws(HandoffError) {
         try checkDepth(depth, path)
         if dictionary[classKey] != nil {
             throw HandoffError(.invalidValue,
-                "\(path): the key \"\(classKey)\" is reserved for the encoding of null, set and URL values; use another key")
+                "\(path.text): the key \"\(classKey)\" is reserved for the encoding of null, set and URL values; use another key")
         }
         for (key, item) in dictionary {
-            try check(item, path: "\(path)[\"\(key)\"]", depth: depth)
+            try check(item, path: .key(path, key), depth: depth)
         }
     }
 
-    private static func checkDepth(_ depth: Int, _ path: String) throws(HandoffError) {
+    private static func checkDepth(_ depth: Int, _ path: Path) throws(HandoffError) {
         if depth > maxDepth {
             throw HandoffError(.invalidValue,
-                "\(path): containers nest deeper than \(maxDepth) levels; flatten the userInfo")
+                "\(path.text): containers nest deeper than \(maxDepth) levels; flatten the userInfo")
         }
     }
 }
