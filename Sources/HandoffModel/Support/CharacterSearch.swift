@@ -3,7 +3,7 @@
 /// which compares whole Characters (so "$(" is not in "$(\u{301}", where
 /// the parenthesis carries an accent).
 extension StringProtocol {
-    package func containsCharacters(_ needle: some StringProtocol) -> Bool {
+    public func containsCharacters(_ needle: some StringProtocol) -> Bool {
         let needle = Array(needle)
         guard !needle.isEmpty else { return true }
         let haystack = Array(self)
