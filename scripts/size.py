@@ -122,8 +122,8 @@ def main(args):
         sys.exit(__doc__)
     for stripped, map_path in zip(args[::2], args[1::2]):
         if not os.path.exists(map_path):
-            sys.exit('%s: no linker map; a release build writes it (Package.swift), '
-                     'e.g. rm %s and make lib tool' % (map_path, stripped))
+            sys.exit('%s: no linker map; each release link writes one (Package.swift): '
+                     'rm .build/release/libhandoff.so .build/release/handoff-cli, then make size' % map_path)
         report(stripped, map_path)
 
 
