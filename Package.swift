@@ -37,10 +37,11 @@ let footprintSettings: [SwiftSetting] = [
                  .when(configuration: .release)),
 ]
 
-/// libhandoff.so links neither Foundation nor the regex modules (README,
-/// "Size"): its targets import no Foundation module, and code that reaches
-/// for the regex module's string algorithms does not compile there.
-let libraryTargetSettings: [SwiftSetting] = footprintSettings + [
+/// Neither libhandoff.so nor the `handoff` tool links Foundation or the
+/// regex modules (README, "Size"): no target of theirs imports a Foundation
+/// module, and code that reaches for the regex module's string algorithms
+/// does not compile there.
+let withoutFoundation: [SwiftSetting] = footprintSettings + [
     .unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"]),
 ]
 
@@ -82,10 +83,10 @@ let package = Package(
         ),
         .target(name: "CLinux"),
         .systemLibrary(name: "CHandoffHeader"),
-        .target(name: "HandoffModel", dependencies: ["CExpat"], swiftSettings: libraryTargetSettings),
-        .target(name: "HandoffRuntime", dependencies: ["HandoffModel", "CLinux"], swiftSettings: libraryTargetSettings),
+        .target(name: "HandoffModel", dependencies: ["CExpat"], swiftSettings: withoutFoundation),
+        .target(name: "HandoffRuntime", dependencies: ["HandoffModel", "CLinux"], swiftSettings: withoutFoundation),
         .target(name: "HandoffContinuity", dependencies: ["HandoffModel", "HandoffRuntime", "COpenSSL", "CLinux"],
-                swiftSettings: libraryTargetSettings),
+                swiftSettings: withoutFoundation),
         .target(
             name: "HandoffCABI",
             dependencies: ["CHandoffHeader", "HandoffModel", "HandoffRuntime", "HandoffContinuity"],
@@ -94,20 +95,20 @@ let package = Package(
                 // `@c @implementation`: each thunk is checked against handoff.h.
                 .enableExperimentalFeature("CImplementation"),
                 .unsafeFlags(["-static-stdlib"]),
-            ] + libraryTargetSettings,
+            ] + withoutFoundation,
             linkerSettings: [.unsafeFlags(sharedLibraryLinkerFlags)] + footprintLinkerSettings(map: "libhandoff.so")
         ),
         // The per-user agent (docs/agent.md); linked into the `handoff` command only.
         .target(
             name: "HandoffAgent",
             dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "CSystemd"],
-            swiftSettings: footprintSettings
+            swiftSettings: withoutFoundation
         ),
         .executableTarget(
             name: "HandoffTool",
             dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "HandoffAgent"],
             // Self-contained like the library: runs where no Swift toolchain is.
-            swiftSettings: [.unsafeFlags(["-static-stdlib"])] + footprintSettings,
+            swiftSettings: [.unsafeFlags(["-static-stdlib"])] + withoutFoundation,
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"])] + footprintLinkerSettings(map: "handoff-cli")
         ),
         .testTarget(name: "HandoffModelTests", dependencies: ["HandoffModel"]),

@@ -121,6 +121,9 @@ def main(args):
     if not args or len(args) % 2:
         sys.exit(__doc__)
     for stripped, map_path in zip(args[::2], args[1::2]):
+        if not os.path.exists(map_path):
+            sys.exit('%s: no linker map; each release link writes one (Package.swift): '
+                     'rm .build/release/libhandoff.so .build/release/handoff-cli, then make size' % map_path)
         report(stripped, map_path)
 
 

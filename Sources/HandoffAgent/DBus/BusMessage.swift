@@ -18,7 +18,7 @@ public struct MessageWriter {
     let message: OpaquePointer
 
     public func string(_ value: String) throws(DBusError) {
-        let clean = value.contains("\0") ? value.replacing("\0", with: "") : value
+        let clean = value.contains("\0") ? value.filter { $0 != "\0" } : value
         try check(clean.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }, "append string")
     }
 

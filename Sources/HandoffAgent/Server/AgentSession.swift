@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffContinuity
 import HandoffModel
 import HandoffRuntime

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 import HandoffRuntime
 

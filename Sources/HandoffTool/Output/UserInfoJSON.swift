@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 
 /// userInfo values as JSON. JSON has strings, numbers, booleans, null,
@@ -19,7 +18,7 @@ enum UserInfoJSON {
         case .integer(let i): .int(i)
         case .real(let d): .double(d)
         case .string(let s): .string(s)
-        case .data(let d): ["$data": .string(Data(d).base64EncodedString())]
+        case .data(let d): ["$data": .string(Base64.encode(d))]
         case .date(let d): ["$date": .double(d.timeIntervalSince1970)]
         case .url(let u): ["$url": .string(u.absoluteString)]
         case .array(let items): .array(items.map(json))

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HandoffModel
 
 /// `--info KEY=VALUE` of publish: a userInfo entry. The value is a string

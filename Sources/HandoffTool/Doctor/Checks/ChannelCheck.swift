@@ -79,7 +79,7 @@ enum ChannelCheck: DoctorCheck {
         }
         let ports = Set(failed.map(\.0.port)).sorted().map(String.init).joined(separator: ", ")
         let blocked = Set(failed.map { AddressFamily(of: $0.0).rawValue }).sorted().joined(separator: " and ")
-        let refused = failed.contains { $0.1.message.contains("connection refused") }
+        let refused = failed.contains { $0.1.message.containsCharacters("connection refused") }
             ? "; a channel on 0.0.0.0 listens over IPv4 only: `--channel [::]:PORT` there listens over both" : ""
         if !reached.isEmpty {
             return .warn("channel.peer", what,
@@ -105,11 +105,11 @@ enum ChannelCheck: DoctorCheck {
         if error.code == .handoffFailed {
             return "\(family) \(address) answers, but the TLS handshake fails: \(error.message)"
         }
-        if error.message.contains("did not answer within") {
+        if error.message.containsCharacters("did not answer within") {
             let guess = otherFamilyReached ? "a firewall drops \(family)?" : "a firewall drops TCP \(address.port), or the device is gone?"
             return "\(family) \(address) timed out after \(ListenCheck.format(limits.connectTimeout)) s: \(guess)"
         }
-        if error.message.contains("connection refused") {
+        if error.message.containsCharacters("connection refused") {
             return "\(family) \(address) refused the connection (connection refused: nothing listens there over \(family))"
         }
         return "cannot reach the channel over \(family) \(address): \(error.message)"

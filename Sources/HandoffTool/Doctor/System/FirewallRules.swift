@@ -1,3 +1,5 @@
+import HandoffModel
+
 /// What a firewall ruleset means for Handoff, read from the text `nft list
 /// ruleset` or `iptables -S` prints. A heuristic, not a packet filter: it
 /// looks for an input policy that drops, and for rules that accept or drop
@@ -15,13 +17,13 @@ struct FirewallRules {
         var rules = FirewallRules()
         for raw in text.split(separator: "\n") {
             let line = raw.trimmingSpaces
-            if line.contains("hook input") && (line.contains("policy drop") || line.contains("policy reject")) {
+            if line.containsCharacters("hook input") && (line.containsCharacters("policy drop") || line.containsCharacters("policy reject")) {
                 rules.dropsInputByDefault = true
             }
-            guard line.hasPrefix("udp ") || line.contains(" udp ") || line.contains("meta l4proto udp"),
+            guard line.hasPrefix("udp ") || line.containsCharacters(" udp ") || line.containsCharacters("meta l4proto udp"),
                   let ports = portsText(line, after: "dport"), matches(ports, port, rangeSeparator: "-") else { continue }
-            if line.hasSuffix("accept") || line.contains(" accept") { rules.acceptsUDPPort = true }
-            if line.contains(" drop") || line.contains(" reject") { rules.dropsUDPPort.append(line) }
+            if line.hasSuffix("accept") || line.containsCharacters(" accept") { rules.acceptsUDPPort = true }
+            if line.containsCharacters(" drop") || line.containsCharacters(" reject") { rules.dropsUDPPort.append(line) }
         }
         return rules
     }
@@ -32,11 +34,11 @@ struct FirewallRules {
         for raw in text.split(separator: "\n") {
             let line = raw.trimmingSpaces
             if line == "-P INPUT DROP" || line == "-P INPUT REJECT" { rules.dropsInputByDefault = true }
-            guard line.hasPrefix("-A "), line.contains("-p udp"),
+            guard line.hasPrefix("-A "), line.containsCharacters("-p udp"),
                   let ports = portsText(line, after: "--dport") ?? portsText(line, after: "--dports"),
                   matches(ports, port, rangeSeparator: ":") else { continue }
             if line.hasSuffix("-j ACCEPT") { rules.acceptsUDPPort = true }
-            if line.hasSuffix("-j DROP") || line.contains("-j REJECT") { rules.dropsUDPPort.append(line) }
+            if line.hasSuffix("-j DROP") || line.containsCharacters("-j REJECT") { rules.dropsUDPPort.append(line) }
         }
         return rules
     }
