@@ -15,6 +15,8 @@ import threading
 import time
 from pathlib import Path
 
+import ports  # Tests/support
+
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = Path(os.environ.get("HANDOFF_TOOL") or ROOT / "build" / "bin" / "handoff")
 
@@ -53,23 +55,12 @@ if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
     signal.signal(signal.SIGTERM, _terminated)
 
 
-_port_counter = iter(range(1_000_000))
 
 
 def free_port():
-    """A port in 40000-60000, free for UDP and TCP on loopback right now."""
-    start = (os.getpid() * 389) % 20000
-    for _ in range(2000):
-        port = 40000 + (start + next(_port_counter)) % 20000
-        try:
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u, \
-                    socket.socket(socket.AF_INET, socket.SOCK_STREAM) as t:
-                u.bind(("0.0.0.0", port))
-                t.bind(("127.0.0.1", port))
-            return port
-        except OSError:
-            continue
-    raise RuntimeError("no free port in 40000-60000")
+    """A port free for UDP and TCP on this host right now, outside the
+    kernel's ephemeral range (Tests/support/ports.py)."""
+    return ports.free_port(os.getpid() * 389)
 
 
 def loopback(own_port, peer_port):

@@ -17,6 +17,8 @@ import time
 import urllib.parse
 from pathlib import Path
 
+import ports  # Tests/support
+
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,24 +26,12 @@ PEER = ROOT / "build" / "bin" / "peer"
 STREAMER = ROOT / "build" / "bin" / "streamer"
 
 
-_port_counter = iter(range(1_000_000))
 
 
 def free_port():
-    """A port in 40000-60000 derived from the pid and a counter, free for
-    UDP and TCP on this host right now."""
-    start = (os.getpid() * 211) % 20000
-    for _ in range(2000):
-        port = 40000 + (start + next(_port_counter)) % 20000
-        try:
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u, \
-                    socket.socket(socket.AF_INET, socket.SOCK_STREAM) as t:
-                u.bind(("0.0.0.0", port))
-                t.bind(("127.0.0.1", port))
-            return port
-        except OSError:
-            continue
-    raise RuntimeError("no free port in 40000-60000")
+    """A port free for UDP and TCP on this host right now, outside the
+    kernel's ephemeral range (Tests/support/ports.py)."""
+    return ports.free_port(os.getpid() * 211)
 
 
 def unescape(value):

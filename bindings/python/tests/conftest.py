@@ -20,6 +20,8 @@ import pytest
 BINDING = Path(__file__).resolve().parents[1]
 REPO = BINDING.parents[1]
 sys.path.insert(0, str(BINDING))
+sys.path.insert(0, str(REPO / "Tests" / "support"))
+import ports as port_picker  # noqa: E402  (Tests/support: one port picker for every suite)
 
 import handoff  # noqa: E402  (the package of this source tree)
 
@@ -27,24 +29,12 @@ BINDIR = REPO / "build" / "bin"
 EXAMPLES = REPO / "examples" / "python"
 TEST_KEY = bytes(range(32))  # docs/PROTOCOL.md's test account (peer.c's default)
 
-_port_counter = iter(range(1_000_000))
 
 
 def free_port() -> int:
-    """A port in 20000-40000, free for UDP and TCP on this host right now
-    (pid-derived, so parallel suites rarely collide)."""
-    start = (os.getpid() * 197) % 20000
-    for _ in range(2000):
-        port = 20000 + (start + next(_port_counter)) % 20000
-        try:
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u, \
-                    socket.socket(socket.AF_INET, socket.SOCK_STREAM) as t:
-                u.bind(("0.0.0.0", port))
-                t.bind(("127.0.0.1", port))
-            return port
-        except OSError:
-            continue
-    raise RuntimeError("no free port in 20000-40000")
+    """A port free for UDP and TCP on this host right now, outside the
+    kernel's ephemeral range (Tests/support/ports.py)."""
+    return port_picker.free_port(os.getpid() * 197)
 
 
 @pytest.fixture
