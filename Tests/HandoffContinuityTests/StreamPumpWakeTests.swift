@@ -24,7 +24,7 @@ import Testing
         defer { stop.fulfil(true); server.stop() }
         let connection = try ChannelConnection.connect(to: ChannelTest.address(server), psk: ChannelTest.key)
         let pair = try LocalSocketPair()  // the host's end is never read
-        let registry = StreamRegistry()
+        let registry = StreamRegistry(threads: ThreadGroup())
         registry.willStart()
         let local = pair.library
         let ended = OneShot<Bool>()

@@ -29,9 +29,12 @@ public final class ChannelServer: Sendable {
     /// Listens on `address` (port 0: an ephemeral port, see `port`). `::`
     /// listens on IPv6 and IPv4 alike (IPV6_V6ONLY off) and falls back to
     /// `0.0.0.0` on a host without IPv6.
+    /// Each authenticated connection runs `onConnection` on a thread of
+    /// `threads`, which an owner that must outlive them waits on.
     /// Throws `.invalidArgument` for a bad address, key or limits, `.io`
     /// when the address cannot be bound.
     public init(listeningOn address: SocketAddress, psk: [UInt8], limits: ChannelLimits = ChannelLimits(),
+                threads: ThreadGroup = ThreadGroup(),
                 onConnection: @escaping @Sendable (ChannelConnection) -> Void) throws(HandoffError) {
         let limits = try limits.validated()
         let context = try TLSContext(role: .server, psk: psk)
@@ -54,7 +57,8 @@ public final class ChannelServer: Sendable {
         }
         port = bound.port
         self.address = bound
-        core = ChannelServerCore(listener: listener, wake: wake, context: context, limits: limits, onConnection: onConnection)
+        core = ChannelServerCore(listener: listener, wake: wake, context: context, limits: limits, threads: threads,
+                                 onConnection: onConnection)
         let core = self.core
         guard let thread = startJoinableThread(named: "hoff-admission", { core.admissionLoop() }) else {
             core.closeDescriptors()
@@ -69,7 +73,8 @@ public final class ChannelServer: Sendable {
 
     /// Closes the listener, aborts pending handshakes and open connections
     /// (their threads fail promptly; `onConnection` is not called for a
-    /// handshake still running), and joins the admission thread.
+    /// handshake still running), and joins the admission thread; the
+    /// connection threads end by themselves (wait on the `threads` given).
     /// Idempotent; may be called from `onConnection`.
     public func stop() {
         core.stop()
@@ -91,6 +96,8 @@ private final class ChannelServerCore: @unchecked Sendable {
     let context: TLSContext
     let limits: ChannelLimits
     let onConnection: @Sendable (ChannelConnection) -> Void
+    /// Where the connection threads run.
+    let threads: ThreadGroup
 
     private struct Active {
         var connection: ChannelConnection
@@ -128,7 +135,9 @@ private final class ChannelServerCore: @unchecked Sendable {
     private var pending: [Pending] = []
     private var nextID = 0
 
-    init(listener: Int32, wake: Int32, context: TLSContext, limits: ChannelLimits, onConnection: @escaping @Sendable (ChannelConnection) -> Void) {
+    init(listener: Int32, wake: Int32, context: TLSContext, limits: ChannelLimits, threads: ThreadGroup,
+         onConnection: @escaping @Sendable (ChannelConnection) -> Void) {
+        self.threads = threads
         self.listener = listener
         self.wake = wake
         self.context = context
@@ -375,7 +384,7 @@ private final class ChannelServerCore: @unchecked Sendable {
         case .admit:
             break
         }
-        let started = startDetachedThread(named: "hoff-connection") { [self] in
+        let started = threads.start(named: "hoff-connection") { [self] in
             onConnection(connection)
             _ = state.withLock { $0.active.removeValue(forKey: id) }
             connection.close()

@@ -16,17 +16,16 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     private let state = Locked(State())
     private let replay = ReplayGuard()
     private let client: ExchangeClient
-    private let streams = StreamRegistry()
-    /// Confirmations being sent: `detach` lets them finish, so a host that
-    /// frees its application right after continuing does not cut off the
-    /// sender's `wasContinued`.
-    private let confirms = InFlight()
-    /// The scheduler thread: `detach` waits for it (and for the verifier
-    /// pool's handshakes), so that none is still inside OpenSSL when the host,
-    /// having freed its application, exits and OpenSSL's exit handler frees
-    /// what they use (a handshake started just before
-    /// `handoff_application_free` crashed test_restoration in exit()).
-    private let background = InFlight()
+    /// Every thread the engine starts but the verifier's (the scheduler,
+    /// fetches, confirmations, streams, served connections): `detach` waits
+    /// until they are gone, so a confirmation of a continue still reaches
+    /// the sender when the host frees its application right after, and no
+    /// thread is inside OpenSSL, or still holds its per-thread state, when
+    /// the host then exits (a handshake started just before
+    /// `handoff_application_free` crashed test_restoration in exit(); a
+    /// verification still unwinding leaked its generators under valgrind).
+    private let threads = ThreadGroup()
+    private let streams: StreamRegistry
     /// Verification handshakes: a few threads and a short queue, however
     /// many devices beacons name (PROTOCOL §5 "Bounds").
     let verifier = WorkerPool(threads: ContinuityEngine.verifyThreads, queueLimit: ContinuityEngine.verifyQueue,
@@ -75,9 +74,6 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         /// Every datagram of the beacon port, by kind (`BeaconTally`).
         var beacons = BeaconTally()
         var stopped = false
-        /// The scheduler thread, which `detach` must not wait for when it
-        /// runs there (the application's last release can happen on it).
-        var scheduler: pthread_t?
     }
 
     // MARK: Bounds (PROTOCOL §5 "Bounds")
@@ -99,6 +95,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     public init(configuration: ContinuityConfiguration) throws(HandoffError) {
         self.configuration = configuration
         keys = configuration.account.derived
+        streams = StreamRegistry(threads: threads)
         let alarm = try SchedulerAlarm()
         self.alarm = alarm
         // A connection joining the pool is one more to watch, with a deadline.
@@ -110,7 +107,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
                                       fetchTimeout: configuration.fetchTimeout, streams: streams)
         do {
             server = try ChannelServer(listeningOn: configuration.channelAddress, psk: keys.channelPSK,
-                                       limits: configuration.channelLimits) { exchange.serve($0) }
+                                       limits: configuration.channelLimits, threads: threads) { exchange.serve($0) }
             transport = try BeaconTransport(config: configuration.beacons, interfacesChanged: { [weak self] in
                 self?.solicit()
             }) { [weak self] packet, from in
@@ -120,12 +117,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             server?.stop()
             throw error
         }
-        let background = self.background
-        background.begin()
-        if !startDetachedThread(named: "hoff-scheduler", { [self] in
-            self.scheduleLoop()
-            background.end()
-        }) { background.end() }
+        threads.start(named: "hoff-scheduler") { [self] in self.scheduleLoop() }
     }
 
     private var endpoint: (any ContinuityEndpoint)? { state.withLock { $0.endpoint } }
@@ -190,7 +182,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             return
         }
         let client = self.client
-        let started = startDetachedThread(named: "hoff-fetch") { completion(client.fetch(remote.activityID, from: peer)) }
+        let started = threads.start(named: "hoff-fetch") { completion(client.fetch(remote.activityID, from: peer)) }
         if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the fetch"))) }
     }
 
@@ -201,7 +193,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             return
         }
         let (client, streams) = (self.client, self.streams)
-        let started = startDetachedThread(named: "hoff-stream-in") {
+        let started = threads.start(named: "hoff-stream-in") {
             let opened = client.openStream(remote.activityID, to: peer)
             let pair: LocalSocketPair
             switch opened {
@@ -228,13 +220,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     public func confirmContinued(_ remote: RemoteActivity) {
         guard let peer = state.withLock({ $0.remotes.channel(offering: remote.activityID) }) else { return }
         let client = self.client
-        let confirms = self.confirms
-        confirms.begin()
-        let started = startDetachedThread(named: "hoff-confirm") {
-            client.confirm(remote.activityID, to: peer)
-            confirms.end()
-        }
-        if !started { confirms.end() }
+        threads.start(named: "hoff-confirm") { client.confirm(remote.activityID, to: peer) }
     }
 
     /// Withdraws what is advertised (one last beacon), lets confirmations
@@ -262,9 +248,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         // Each job is bounded by the channel's timeouts.
         let limits = configuration.channelLimits
         let deadline = monotonicSeconds() + limits.connectTimeout + 2 * limits.handshakeTimeout + 1
-        confirms.waitUntilIdle(seconds: deadline - monotonicSeconds())
-        let onScheduler = state.withLock { s in s.scheduler.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
-        if !onScheduler { background.waitUntilIdle(seconds: deadline - monotonicSeconds()) }
+        threads.waitUntilGone(seconds: deadline - monotonicSeconds())
         // A verification may run this (its job held the last reference).
         verifier.stop(waiting: deadline - monotonicSeconds())
         client.closeAll()
@@ -282,7 +266,6 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// earliest of their deadlines, with no time limit when there is none
     /// (docs/agent.md §8); whoever makes something due sooner pokes it.
     private func scheduleLoop() {
-        state.withLock { $0.scheduler = pthread_self() }
         while true {
             let now = monotonicSeconds() + Self.timerSlack
             let (advert, withdrawal, solicitation, stopped): (Advertisement?, ActivityID?, Bool, Bool) = state.withLock { s in

@@ -63,7 +63,7 @@ final class StreamPump: @unchecked Sendable {
         let pump = StreamPump(connection: connection, local: local)
         registry.add(pump)
         defer { registry.remove(pump) }
-        if !startDetachedThread(named: "hoff-stream-out", { pump.outbound(); pump.outboundDone.fulfil(true) }) {
+        if !registry.threads.start(named: "hoff-stream-out", { pump.outbound(); pump.outboundDone.fulfil(true) }) {
             pump.fail()
             pump.finished()  // the outbound direction that never ran
             pump.outboundDone.fulfil(true)

@@ -11,6 +11,10 @@ final class StreamRegistry: Sendable {
     /// registered yet. Stopping waits for them too: a host that writes and
     /// then frees its application at once must not lose what it wrote.
     private let starting = InFlight()
+    /// Where the pumps' outbound threads run (the engine's threads).
+    let threads: ThreadGroup
+
+    init(threads: ThreadGroup) { self.threads = threads }
 
     /// The host may hold its end of a stream from now on. Exactly one
     /// `add` (`StreamPump.run`) or `abandon` follows.

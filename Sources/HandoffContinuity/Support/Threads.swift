@@ -1,4 +1,5 @@
 import CLinux
+import COpenSSL
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,12 +20,22 @@ func startJoinableThread(named name: String? = nil, _ body: @escaping @Sendable 
         let body = Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue()
         if let name = body.name { clinux_name_thread(name) }
         body.run()
+        releaseThreadState()
         return nil
     }, context) == 0 else {
         Unmanaged<Body>.fromOpaque(context).release()
         return nil
     }
     return thread
+}
+
+/// Frees what OpenSSL keeps for the calling thread (its random generators,
+/// its error queue) now rather than in the thread's exit handler: every
+/// library thread does it when its body ends, and the waits that let an
+/// owner stop (`ThreadGroup`, `WorkerPool.stop`) begin after it. Harmless
+/// to repeat; OpenSSL makes new state if the thread uses it again.
+func releaseThreadState() {
+    OPENSSL_thread_stop()
 }
 
 /// Starts a detached pthread running `body`; false when the system refuses.

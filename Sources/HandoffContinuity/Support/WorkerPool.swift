@@ -67,7 +67,13 @@ public final class WorkerPool: Sendable {
             job()
             state.update { $0.running -= 1 }
         }
-        state.update { _ = $0.workers.remove(me) }
+        // Counted out only now: `stop` must not return while a thread of
+        // the pool still holds OpenSSL state (see `ThreadGroup`).
+        releaseThreadState()
+        state.update { s in
+            s.workers.remove(me)
+            s.started -= 1
+        }
     }
 
     /// Waits for a job; nil when the pool stopped (the thread ends).
@@ -75,10 +81,7 @@ public final class WorkerPool: Sendable {
         state.update { $0.idle += 1 }
         return state.wait(until: { $0.stopped || !$0.queue.isEmpty }, seconds: .infinity) { s, _ in
             s.idle -= 1
-            if s.stopped {
-                s.started -= 1
-                return nil
-            }
+            if s.stopped { return nil }
             s.running += 1
             return s.queue.removeFirst()
         }
