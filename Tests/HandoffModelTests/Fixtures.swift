@@ -1,5 +1,6 @@
 import FoundationEssentials
 @testable import HandoffModel
+import Testing
 
 /// Builds bytes from a hex string (test vectors made with CPython's plistlib).
 func bytes(hex: String) -> [UInt8] {
@@ -49,4 +50,15 @@ func xmlInfoPlist(_ body: String) -> [UInt8] {
     </dict>
     </plist>
     """.utf8)
+}
+
+/// Expects `body` to throw a HandoffError with `code`.
+func expectCode(_ code: HandoffError.Code, sourceLocation: SourceLocation = #_sourceLocation,
+                _ body: () throws(HandoffError) -> Void) {
+    do {
+        try body()
+        Issue.record("accepted; expected \(code.name)", sourceLocation: sourceLocation)
+    } catch {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+    }
 }

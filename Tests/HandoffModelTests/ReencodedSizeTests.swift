@@ -78,16 +78,6 @@ private func expectRoundTrip(_ userInfo: UserInfo, sourceLocation: SourceLocatio
     }
 }
 
-private func expectCode(_ code: HandoffError.Code, sourceLocation: SourceLocation = #_sourceLocation,
-                        _ body: () throws(HandoffError) -> Void) {
-    do {
-        try body()
-        Issue.record("accepted; expected \(code.name)", sourceLocation: sourceLocation)
-    } catch {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-    }
-}
-
 @Suite("Re-encoded size")
 struct ReencodedSizeTests {
     // MARK: Null tokens

@@ -84,16 +84,6 @@ private func squareBomb(wide: Int, leaf: [UInt8]) -> [[UInt8]] {
      array(Array(repeating: 4, count: wide)), leaf]
 }
 
-private func expectCode(_ code: HandoffError.Code, _ body: () throws(HandoffError) -> Void,
-                        sourceLocation: SourceLocation = #_sourceLocation) {
-    do {
-        try body()
-        Issue.record("accepted; expected \(code.name)", sourceLocation: sourceLocation)
-    } catch {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-    }
-}
-
 /// The reader's steps for bytes under limits, refused or not.
 private func steps(_ bytes: [UInt8], _ limits: DecodingLimits) -> Int {
     BinaryPropertyList.decodeCountingSteps(bytes, limits: limits).steps
