@@ -300,6 +300,33 @@ HANDOFF_API int handoff_value_encode(const handoff_value *value, uint8_t **bytes
  * or HANDOFF_E_INVALID_ARGUMENT when bytes is NULL. */
 HANDOFF_API handoff_value *handoff_value_decode(const void *bytes, size_t length);
 
+/* JSON text (RFC 8259, UTF-8) for JSON-shaped values: null, boolean,
+ * integer, finite real, string, array and dictionary. Not a wire format (the
+ * property list above is): it is for bindings whose language parses JSON in
+ * native code but property lists only in interpreted code (Python). The
+ * mapping keeps kinds both ways: an integer is written without fraction or
+ * exponent, a real always with one ("3.0", "1e+16"); dictionary keys are
+ * written sorted by their Unicode scalars.
+ *
+ * encode_json: on success *text receives a NUL-terminated buffer the caller
+ * releases with handoff_free and *length its size without the NUL. Errors:
+ * HANDOFF_E_INVALID_ARGUMENT (NULL argument), HANDOFF_E_INVALID_VALUE (the
+ * value breaks a userInfo rule), HANDOFF_E_TYPE_MISMATCH (the value holds
+ * data, a date, a URL, a set or a non-finite real: use handoff_value_encode).
+ *
+ * decode_json: a new value the caller owns, or NULL with
+ * HANDOFF_E_INVALID_ARGUMENT (text is NULL) or HANDOFF_E_MALFORMED_DATA:
+ * text that is not JSON (invalid UTF-8 and lone surrogate escapes
+ * included), a string or key with NUL, an integer beyond 64 bits, a number
+ * beyond a double's range, nesting deeper than 16, the reserved key
+ * "$class", or more than 16 MiB. A key given twice, or in two canonically
+ * equivalent spellings, keeps its last value. Work and memory are linear
+ * in length; hostile text is safe to pass. text need not be NUL-terminated.
+ *
+ * Both: any thread; the value is only read. */
+HANDOFF_API int handoff_value_encode_json(const handoff_value *value, char **text, size_t *length);
+HANDOFF_API handoff_value *handoff_value_decode_json(const char *text, size_t length);
+
 /* ------------------------------------------------------------------------ */
 /* User activities                                                          */
 /* ------------------------------------------------------------------------ */

@@ -35,7 +35,7 @@ FUZZ_TMPDIR   ?= $(if $(wildcard /dev/shm),/dev/shm,$(abspath $(FUZZ_DIR)/tmp))
 SWIFTC        ?= swiftc
 CLANG         ?= clang
 
-FUZZ_MODEL_TARGETS := bplist activity userinfo manifest
+FUZZ_MODEL_TARGETS := bplist activity userinfo userinfo-json manifest
 FUZZ_CONTINUITY_TARGETS := beacon-plaintext beacon-packet channel-frames exchange-message \
                            stream-frames pairing-code account-file device-file agent-message \
                            pairing-messages

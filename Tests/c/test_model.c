@@ -1212,6 +1212,51 @@ static void test_encode_round_trip_every_kind(void) {
     handoff_free(NULL);
 }
 
+/* JSON text both ways: kinds kept, the buffer NUL-terminated and owned by
+ * the caller, what JSON cannot carry refused with TYPE_MISMATCH, bad text
+ * with MALFORMED_DATA. */
+static void test_value_json(void) {
+    static const char text[] = "{\"b\":[1,2.0,true,null],\"a\":\"\\u00e9\"}";
+    handoff_value *v = handoff_value_decode_json(text, sizeof text - 1);
+    CHECK(v != NULL);
+    CHECK(handoff_value_get_kind(handoff_value_array_get(handoff_value_dictionary_get(v, "b"), 0)) ==
+          HANDOFF_VALUE_INTEGER);
+    CHECK(handoff_value_get_kind(handoff_value_array_get(handoff_value_dictionary_get(v, "b"), 1)) ==
+          HANDOFF_VALUE_REAL);
+    char *out = NULL;
+    size_t length = 0;
+    CHECK_OK(handoff_value_encode_json(v, &out, &length));
+    CHECK(out != NULL && out[length] == '\0' && strlen(out) == length);
+    CHECK(strcmp(out, "{\"a\":\"\xc3\xa9\",\"b\":[1,2.0,true,null]}") == 0);
+    handoff_value *back = handoff_value_decode_json(out, length);
+    CHECK(back != NULL && handoff_value_equal(v, back) == 1);
+    handoff_free(out);
+    handoff_value_free(back);
+    handoff_value_free(v);
+
+    /* Not NUL-terminated: only length counts. */
+    v = handoff_value_decode_json("[7]garbage", 3);
+    CHECK(v != NULL && handoff_value_count(v) == 1);
+    handoff_value_free(v);
+
+    handoff_value *data = handoff_value_new_data((const uint8_t *)"x", 1);
+    out = NULL;
+    CHECK_STATUS(handoff_value_encode_json(data, &out, &length), HANDOFF_E_TYPE_MISMATCH);
+    CHECK(out == NULL);
+    CHECK_STATUS(handoff_value_encode_json(NULL, &out, &length), HANDOFF_E_INVALID_ARGUMENT);
+    CHECK_STATUS(handoff_value_encode_json(data, NULL, &length), HANDOFF_E_INVALID_ARGUMENT);
+    handoff_value_free(data);
+
+    static const char *const bad[] = {"", "[1,]", "01", "1e400", "9223372036854775808", "\"\\ud800\"",
+                                      "\"a\\u0000\"", "{\"$class\":1}", "\"\xff\""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK(handoff_value_decode_json(bad[i], strlen(bad[i])) == NULL);
+        CHECK(handoff_last_error_code() == HANDOFF_E_MALFORMED_DATA);
+    }
+    CHECK(handoff_value_decode_json(NULL, 0) == NULL);
+    CHECK(handoff_last_error_code() == HANDOFF_E_INVALID_ARGUMENT);
+}
+
 /* A chain of `depth` nested arrays with an integer at the bottom. */
 static handoff_value *make_nested_arrays(int depth) {
     handoff_value *v = int_value(1);
@@ -2801,6 +2846,7 @@ int main(int argc, char **argv) {
     CHECK_RUN(test_nested_containers);
     CHECK_RUN(test_value_equal);
     CHECK_RUN(test_value_copy);
+    CHECK_RUN(test_value_json);
     CHECK_RUN(test_encode_round_trip_every_kind);
     CHECK_RUN(test_encode_depth_limit);
     CHECK_RUN(test_decode_hostile_basics);

@@ -280,3 +280,27 @@ private func child(_ container: OpaquePointer?, _ index: Int, _ kind: UserInfoVa
         return newValue(v)
     }
 }
+
+// MARK: JSON (for bindings whose language parses JSON natively)
+
+@c @implementation public func handoff_value_encode_json(_ value: OpaquePointer?, _ text: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                         _ length: UnsafeMutablePointer<Int>?) -> Int32 {
+    Thunk.status { () throws(HandoffError) in
+        let v = try box(value).value
+        let text = try CArgument.out(text, "text")
+        let length = try CArgument.out(length, "length")
+        var json = try UserInfoJSON.encode(v)
+        let count = json.count
+        json.append(0)
+        text.pointee = UnsafeMutableRawPointer(CMemory.bytes(json)).assumingMemoryBound(to: CChar.self)
+        length.pointee = count
+    }
+}
+
+@c @implementation public func handoff_value_decode_json(_ text: UnsafePointer<CChar>?, _ length: Int) -> OpaquePointer? {
+    Thunk.value { () throws(HandoffError) in
+        guard let text else { throw HandoffError(.invalidArgument, "text is NULL") }
+        guard length >= 0 else { throw HandoffError(.invalidArgument, "length is negative") }
+        return newValue(try UserInfoJSON.decode(UnsafeRawBufferPointer(start: text, count: length)))
+    }
+}

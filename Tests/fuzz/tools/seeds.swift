@@ -83,6 +83,17 @@ func writeSeeds(_ w: Writer) throws {
     w("userinfo", "set", UserInfoCoding.encode(["s": .set([.integer(1), .data([9]), .string("z")])]))
     w("userinfo", "deep", UserInfoCoding.encode(["d": nested(15)]))
 
+    // userInfo as JSON text (the Python binding's fast path).
+    let jsonValues: [(String, UserInfoValue)] = [
+        ("kinds", .dictionary(["n": .null, "t": .boolean(true), "i": .integer(-7), "r": .real(2.5), "s": .string("a\"\\\n é 👋"),
+                               "a": .array([.integer(1), .array([]), .dictionary([:])])])),
+        ("empty", .dictionary([:])),
+        ("extremes", .array([.integer(.min), .integer(.max), .real(5e-324), .real(1.7976931348623157e308), .real(-0.0)])),
+        ("deep", nested(15)),
+    ]
+    for (name, value) in jsonValues { w("userinfo-json", name, try UserInfoJSON.encode(value)) }
+    w("userinfo-json", "escapes", Array(#"{"k\u00e9":"\ud83d\udc4b\t\/","x":[1e2,-0.5E-3]}"#.utf8))
+
     // Activity payloads.
     let plain = activity("com.example.shapes.edit", 1)
     w("activity", "plain", try ActivityCoding.encode(plain))

@@ -262,6 +262,8 @@ _declare("handoff_value_dictionary_value_at", ValuePtr, [ValuePtr, c_size_t], NO
 _declare("handoff_value_set_member_at", ValuePtr, [ValuePtr, c_size_t], NOT_NULL)
 _declare("handoff_value_encode", c_int, [ValuePtr, bytes_out, c_size_t_p], STATUS)
 _declare("handoff_value_decode", ValuePtr, [c_char_p, c_size_t], NOT_NULL)
+_declare("handoff_value_encode_json", c_int, [ValuePtr, bytes_out, c_size_t_p], STATUS)
+_declare("handoff_value_decode_json", ValuePtr, [c_char_p, c_size_t], NOT_NULL)
 
 # User activities
 _declare("handoff_activity_new", ActivityPtr, [c_char_p], NOT_NULL)

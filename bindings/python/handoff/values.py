@@ -32,7 +32,7 @@ import datetime
 import math
 from collections.abc import Mapping
 
-from . import _bplist, _ffi
+from . import _bplist, _ffi, _json
 from .errors import HandoffError, Status
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; annotations only
@@ -155,9 +155,13 @@ def _add(add: Any, container: Any, path: str, item: Any, seen: frozenset, *key: 
 
 
 def new_value(obj: Any, what: str = "") -> Any:
-    """to_value, in one call into the library for the common case: `obj`
-    written as a binary property list that the library reads (and checks).
-    Anything else goes value by value, which raises the errors."""
+    """to_value, in one call into the library for the common cases: `obj`
+    as JSON text when it is JSON-shaped, else written as a binary property
+    list, which the library reads (and checks). Anything else goes value by
+    value, which raises the errors."""
+    value = _json.new_value(obj)
+    if value is not None:
+        return value
     data = _bplist.write(obj)
     if data is not None:
         try:
@@ -241,9 +245,14 @@ def _datetime(seconds: float) -> datetime.datetime:
 
 def take(value: Any, hashable: bool = False) -> Any:
     """from_value for an owned handoff_value, which it then frees: in one
-    call into the library, read from its binary property list, unless the
-    library cannot encode it (nesting too deep for userInfo)."""
+    call into the library, read from its JSON text or, when JSON cannot
+    carry it, its binary property list, unless the library cannot encode it
+    (nesting too deep for userInfo)."""
     try:
+        if not hashable:
+            native = _json.read(value)
+            if native is not _json._NOT_JSON:
+                return native
         data = ctypes.POINTER(ctypes.c_uint8)()
         length = ctypes.c_size_t()
         try:

@@ -172,6 +172,12 @@ extern "C" {
         length: *mut usize,
     ) -> c_int;
     pub fn handoff_value_decode(bytes: *const c_void, length: usize) -> *mut handoff_value;
+    pub fn handoff_value_encode_json(
+        value: *const handoff_value,
+        text: *mut *mut c_char,
+        length: *mut usize,
+    ) -> c_int;
+    pub fn handoff_value_decode_json(text: *const c_char, length: usize) -> *mut handoff_value;
 }
 
 // ------------------------------------------------------- User activities
