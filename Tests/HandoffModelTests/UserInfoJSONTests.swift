@@ -46,7 +46,7 @@ import Testing
         "01", "-", "1.", ".5", "1e", "+1", "0x10", "NaN", "Infinity", "1e400", "-1e400",
         "9223372036854775808", "-9223372036854775809", "123456789012345678901234567890",
         "\"\\u0000\"", "\"a\u{0}b\"", "\"\u{1}\"", "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "\"\\x41\"",
-        "\"\\u12\"", "\"\\u12G4\"", "{\"$class\":\"NSNull\"}", "[{\"$class\":1}]",
+        "\"\\u12\"", "\"\\u12G4\"", "\"\\u\u{10}\u{11}\u{12}\u{13}\"", "{\"$class\":\"NSNull\"}", "[{\"$class\":1}]",
     ])
     func malformedTextIsRefused(_ text: String) {
         expectCode(.malformedData) { () throws(HandoffError) in _ = try Self.decode(text) }

@@ -284,11 +284,12 @@ private struct Reader {
         guard bytes.count - at >= 4 else { throw error("a short \\u escape") }
         var v: UInt32 = 0
         for _ in 0..<4 {
-            let b = bytes[at] | 0x20
+            let b = bytes[at]
             let digit: UInt8
             switch b {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = b - UInt8(ascii: "0")
             case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = b - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = b - UInt8(ascii: "A") + 10
             default: throw error("a bad \\u escape")
             }
             v = v << 4 | UInt32(digit)
