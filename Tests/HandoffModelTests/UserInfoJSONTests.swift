@@ -69,6 +69,15 @@ import Testing
         #expect(try Self.decode("\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\udfe2\"") == .string("\"\\/\u{8}\u{c}\n\r\té\u{1F7E2}"))
     }
 
+    @Test func aHugeNumberIsRefusedWithAShortMessage() {
+        do {
+            _ = try Self.decode(String(repeating: "9", count: 1_000_000))
+            Issue.record("accepted")
+        } catch {
+            #expect(error.code == .malformedData && error.message.utf8.count < 200, "\(error.message.prefix(300))")
+        }
+    }
+
     @Test func aKeyGivenTwiceKeepsItsLastValueAsSettingEntriesDoes() throws {
         #expect(try Self.decode("{\"a\":1,\"a\":2}") == .dictionary(["a": .integer(2)]))
         // Canonically equivalent spellings are one key (Swift's String equality).

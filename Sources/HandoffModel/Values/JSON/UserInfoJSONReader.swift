@@ -167,8 +167,10 @@ private struct Reader {
         }
         if integral, let integer = integer(start..<at) { return .integer(integer) }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<at]), as: UTF8.self)
-        if integral { throw error("integer \(text) does not fit 64 bits") }
-        guard let real = Double(text), real.isFinite else { throw error("number \(text) is beyond a double's range") }
+        // (A number may be megabytes long: the message shows its start.)
+        let shown = text.utf8.count <= 32 ? text : text.prefix(32) + "…"
+        if integral { throw error("integer \(shown) does not fit 64 bits") }
+        guard let real = Double(text), real.isFinite else { throw error("number \(shown) is beyond a double's range") }
         return .real(real)
     }
 
