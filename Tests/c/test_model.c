@@ -2073,6 +2073,34 @@ static void test_activity_user_info(void) {
         handoff_value_free(deep);
     }
 
+    /* A value the library made (decoded, or copied out of an activity) is
+     * known to keep the rules and is not walked again when set; once it is
+     * changed, it is. Each of the three sources, changed into a breaker. */
+    {
+        static const char empty_json[] = "{}";
+        handoff_value *sources[3];
+        uint8_t *bytes = NULL;
+        size_t length = 0;
+        handoff_value *empty = handoff_value_new_dictionary();
+        CHECK_OK(handoff_value_encode(empty, &bytes, &length));
+        sources[0] = handoff_value_decode_json(empty_json, 2);
+        sources[1] = handoff_value_decode(bytes, length);
+        sources[2] = handoff_activity_copy_user_info(a);
+        for (int i = 0; i < 3; i++) {
+            handoff_value *after;
+            if (!CHECK(sources[i] != NULL)) continue;
+            dict_put(sources[i], "deep", make_nested_arrays(20));
+            CHECK_STATUS(handoff_activity_set_user_info(a, sources[i]), HANDOFF_E_INVALID_VALUE);
+            CHECK_STATUS(handoff_activity_add_user_info_entries(a, sources[i]), HANDOFF_E_INVALID_VALUE);
+            after = handoff_activity_copy_user_info(a);
+            CHECK(after != NULL && got != NULL && handoff_value_equal(after, got));
+            handoff_value_free(after);
+            handoff_value_free(sources[i]);
+        }
+        handoff_free(bytes);
+        handoff_value_free(empty);
+    }
+
     CHECK_STATUS(handoff_activity_set_user_info(NULL, info), HANDOFF_E_INVALID_ARGUMENT);
     CHECK_STATUS(handoff_activity_add_user_info_entries(NULL, info), HANDOFF_E_INVALID_ARGUMENT);
     CHECK(handoff_activity_copy_user_info(NULL) == NULL);

@@ -218,30 +218,33 @@ private func sortedUTF8(_ s: Set<String>) -> [String] {
 // MARK: userInfo
 
 /// The dictionary behind a `handoff_value *` argument (NULL is empty).
-private func userInfoArgument(_ p: OpaquePointer?) throws(HandoffError) -> UserInfo {
-    guard let p else { return [:] }
-    let v = Handle.object(p, as: ValueBox.self).value
+/// The dictionary, and whether it is known to keep the rules.
+private func userInfoArgument(_ p: OpaquePointer?) throws(HandoffError) -> (UserInfo, checked: Bool) {
+    guard let p else { return ([:], true) }
+    let (v, checked) = Handle.object(p, as: ValueBox.self).checkedValue
     guard case .dictionary(let d) = v else {
         throw HandoffError(.typeMismatch, "userInfo must be a dictionary value, not \(v.kind.name)")
     }
-    return d
+    return (d, checked)
 }
 
 @c @implementation public func handoff_activity_copy_user_info(_ a: OpaquePointer?) -> OpaquePointer? {
     Thunk.value { () throws(HandoffError) in
-        Handle.retained(ValueBox(.dictionary(try box(a).activity.userInfo)))
+        Handle.retained(ValueBox(.dictionary(try box(a).activity.userInfo), checked: true))
     }
 }
 
 @c @implementation public func handoff_activity_set_user_info(_ a: OpaquePointer?, _ dictionary: OpaquePointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
-        try box(a).activity.setUserInfo(try userInfoArgument(dictionary))
+        let (userInfo, checked) = try userInfoArgument(dictionary)
+        try box(a).activity.setUserInfo(userInfo, checked: checked)
     }
 }
 
 @c @implementation public func handoff_activity_add_user_info_entries(_ a: OpaquePointer?, _ dictionary: OpaquePointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
-        try box(a).activity.addUserInfoEntries(try userInfoArgument(dictionary))
+        let (entries, checked) = try userInfoArgument(dictionary)
+        try box(a).activity.addUserInfoEntries(entries, checked: checked)
     }
 }
 

@@ -15,18 +15,27 @@ final class ValueBox: @unchecked Sendable {
     private struct State {
         var value: UserInfoValue
         var views: Views?
+        /// The value is known to keep `UserInfoRules` (a decoder checked it,
+        /// or an activity held it) until it changes: setting it as a
+        /// userInfo need not walk it again.
+        var checked: Bool
     }
 
-    init(_ value: UserInfoValue) {
-        state = Locked(State(value: value, views: nil))
+    init(_ value: UserInfoValue, checked: Bool = false) {
+        state = Locked(State(value: value, views: nil, checked: checked))
     }
 
     var value: UserInfoValue { state.withLock { $0.value } }
 
-    /// Changes the value, dropping every view (and so every borrowed child).
+    /// The value, and whether it is known to keep the rules.
+    var checkedValue: (value: UserInfoValue, checked: Bool) { state.withLock { ($0.value, $0.checked) } }
+
+    /// Changes the value, dropping every view (and so every borrowed child)
+    /// and what was known of it.
     func mutate<R>(_ body: (inout UserInfoValue) throws(HandoffError) -> R) throws(HandoffError) -> R {
         try state.withLock { (s) throws(HandoffError) -> R in
             s.views = nil
+            s.checked = false
             return try body(&s.value)
         }
     }
@@ -66,9 +75,9 @@ final class ValueBox: @unchecked Sendable {
                 bytes = CMemory.bytes(b)
                 byteCount = b.count
             case .array(let items):
-                children = items.map(ValueBox.init)
+                children = items.map { ValueBox($0) }
             case .set(let members):
-                children = members.map(ValueBox.init)
+                children = members.map { ValueBox($0) }
             case .dictionary(let dict):
                 keys = dict.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
                 keyPointers = keys.map(CMemory.string)

@@ -7,8 +7,8 @@ private func box(_ p: OpaquePointer?, _ name: String = "value") throws(HandoffEr
     Handle.object(try CArgument.handle(p, name))
 }
 
-private func newValue(_ value: UserInfoValue) -> OpaquePointer {
-    Handle.retained(ValueBox(value))
+private func newValue(_ value: UserInfoValue, checked: Bool = false) -> OpaquePointer {
+    Handle.retained(ValueBox(value, checked: checked))
 }
 
 private func mismatch(_ value: UserInfoValue, _ expected: UserInfoValue.Kind) -> HandoffError {
@@ -277,7 +277,7 @@ private func child(_ container: OpaquePointer?, _ index: Int, _ kind: UserInfoVa
         do throws(HandoffError) { try UserInfoRules.check(v) } catch {
             throw HandoffError(.malformedData, "decoded value breaks a rule: \(error.message)")
         }
-        return newValue(v)
+        return newValue(v, checked: true)
     }
 }
 
@@ -301,6 +301,6 @@ private func child(_ container: OpaquePointer?, _ index: Int, _ kind: UserInfoVa
     Thunk.value { () throws(HandoffError) in
         guard let text else { throw HandoffError(.invalidArgument, "text is NULL") }
         guard length >= 0 else { throw HandoffError(.invalidArgument, "length is negative") }
-        return newValue(try UserInfoJSON.decode(UnsafeRawBufferPointer(start: text, count: length)))
+        return newValue(try UserInfoJSON.decode(UnsafeRawBufferPointer(start: text, count: length)), checked: true)
     }
 }

@@ -133,16 +133,18 @@ public final class UserActivity: Sendable {
 
     /// Replaces the userInfo.
     /// - Throws: `.invalidValue` (nothing changes) when a value breaks `UserInfoRules`.
-    public func setUserInfo(_ userInfo: UserInfo) throws(HandoffError) {
-        try UserInfoRules.check(userInfo)
+    /// `checked`: the caller knows `userInfo` keeps `UserInfoRules` (a
+    /// decoder that applies them made it), so it is not walked again.
+    public func setUserInfo(_ userInfo: UserInfo, checked: Bool = false) throws(HandoffError) {
+        if !checked { try UserInfoRules.check(userInfo) }
         state.withLock { $0.userInfo = userInfo }
         changed()
     }
 
     /// Merges entries into the userInfo; a key already there takes the new value.
     /// - Throws: `.invalidValue` (nothing changes) when the result breaks `UserInfoRules`.
-    public func addUserInfoEntries(_ entries: UserInfo) throws(HandoffError) {
-        try UserInfoRules.check(entries)
+    public func addUserInfoEntries(_ entries: UserInfo, checked: Bool = false) throws(HandoffError) {
+        if !checked { try UserInfoRules.check(entries) }
         state.withLock { $0.userInfo.merge(entries) { _, new in new } }
         changed()
     }
