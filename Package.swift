@@ -111,9 +111,13 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-static-stdlib"])] + withoutFoundation,
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"])] + footprintLinkerSettings(map: "handoff-cli")
         ),
-        .testTarget(name: "HandoffModelTests", dependencies: ["HandoffModel"]),
+        // What several test targets read from the repository (fuzz corpora,
+        // PROTOCOL.md's vectors); built only for the tests.
+        .target(name: "HandoffTestSupport", dependencies: ["HandoffModel"], path: "Tests/HandoffTestSupport",
+                swiftSettings: withoutFoundation),
+        .testTarget(name: "HandoffModelTests", dependencies: ["HandoffModel", "HandoffTestSupport"]),
         .testTarget(name: "HandoffRuntimeTests", dependencies: ["HandoffRuntime"]),
-        .testTarget(name: "HandoffContinuityTests", dependencies: ["HandoffContinuity"]),
-        .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffAgent", "HandoffModel"]),
+        .testTarget(name: "HandoffContinuityTests", dependencies: ["HandoffContinuity", "HandoffTestSupport"]),
+        .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffAgent", "HandoffModel", "HandoffTestSupport"]),
     ]
 )

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import HandoffModel
 @testable import HandoffContinuity
+import HandoffTestSupport
 import Testing
 
 /// Replays the checked-in regression corpus (Tests/fuzz/regressions/<target>/)
@@ -173,46 +174,5 @@ import Testing
                        "pairing-code", "account-file", "device-file", "agent-message"] {
             #expect(FuzzCorpus.names(target).count >= 3, "Tests/fuzz/regressions/\(target) is missing")
         }
-    }
-}
-
-/// The regression corpus on disk, next to this file's folder.
-enum FuzzCorpus {
-    static let root: String = {
-        var path = #filePath
-        for _ in 0..<2 { path = String(path[..<path.lastIndex(of: "/")!]) }
-        return path + "/fuzz/regressions"
-    }()
-
-    static func names(_ target: String) -> [String] {
-        guard let dir = opendir(root + "/" + target) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            if !name.hasPrefix(".") { names.append(name) }
-        }
-        return names.sorted()
-    }
-
-    static func read(_ target: String, _ name: String) throws -> [UInt8] {
-        let path = root + "/" + target + "/" + name
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw HandoffError(.io, "cannot open \(path)") }
-        defer { close(fd) }
-        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            guard n >= 0 else { throw HandoffError(.io, "cannot read \(path)") }
-            if n == 0 { return bytes }
-            bytes += chunk[0..<n]
-        }
-    }
-
-    /// Inputs a fuzzer found (libFuzzer names them crash-*, timeout-*,
-    /// oom-*, slow-unit-*) may be valid once the bug is fixed; the
-    /// hand-made ones are attacks and must be refused.
-    static func foundByFuzzer(_ name: String) -> Bool {
-        ["crash-", "timeout-", "oom-", "slow-unit-", "leak-"].contains { name.hasPrefix($0) }
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import HandoffModel
 @testable import HandoffContinuity
+import HandoffTestSupport
 import Testing
 
 /// Replays Tests/fuzz/regressions/pairing-messages (hand-made attacks)
@@ -36,15 +37,7 @@ import Testing
     }
 
     @Test func seedsAreAccepted() throws {
-        let root = String(FuzzCorpus.root.dropLast("regressions".count)) + "corpus"
-        func seed(_ name: String) throws -> [UInt8] {
-            let fd = open(root + "/pairing-messages/" + name, O_RDONLY)
-            try #require(fd >= 0)
-            defer { close(fd) }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let n = read(fd, &buffer, buffer.count)
-            return Array(buffer[0..<max(0, n)])
-        }
+        func seed(_ name: String) throws -> [UInt8] { try FuzzCorpus.seed("pairing-messages", name) }
         #expect(PairingBeacon.parse(try seed("beacon"))?.sessionID == Self.session)
         #expect(try Self.frames(try seed("joiner-side")).map(\.type) == [0x21, 0x23, 0x25])
         #expect(try Self.frames(try seed("sponsor-side")).map(\.type) == [0x22, 0x24])

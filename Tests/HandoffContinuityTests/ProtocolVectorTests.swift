@@ -3,31 +3,17 @@ import Glibc
 #endif
 import HandoffModel
 @testable import HandoffContinuity
+import HandoffTestSupport
 import Testing
 
 /// docs/PROTOCOL.md's test vectors, read from the document itself and
 /// recomputed, so the specification and the code cannot drift apart.
 @Suite struct ProtocolVectorTests {
-    /// The protocol document, found from this file's path.
-    static let document: String = {
-        let here = String(#filePath)
-        let root = here.components(separatedBy: "/Tests/").dropLast().joined(separator: "/Tests/")
-        guard let file = fopen(root + "/docs/PROTOCOL.md", "r") else { return "" }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = fread(&buffer, 1, buffer.count, file)
-            if n <= 0 { break }
-            bytes += buffer[0..<n]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }()
+    static var document: String { ProtocolDocument.text }
 
     /// The text of section `number` ("## 4. ...") up to the next section.
     func section(_ number: Int) throws -> String {
-        let parts = Self.document.components(separatedBy: "\n## ")
-        return try #require(parts.first { $0.hasPrefix("\(number). ") }, "PROTOCOL.md has no section \(number)")
+        try #require(ProtocolDocument.section(number), "PROTOCOL.md has no section \(number)")
     }
 
     /// The backquoted value in the table row whose first cell is `name`.
@@ -39,27 +25,10 @@ import Testing
 
     /// The hex of the indented block that follows the line starting with `marker`.
     func hexBlock(after marker: String, in text: String) throws -> [UInt8] {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        let start = try #require(lines.firstIndex { $0.hasPrefix(marker) }, "no block after \(marker)")
-        var hex = ""
-        for line in lines[(start + 1)...] {
-            if line.isEmpty && hex.isEmpty { continue }
-            guard line.hasPrefix("    ") else { break }
-            hex += line.filter { $0 != " " }
-        }
-        return try #require(decodeHex(hex), "block after \(marker) is not hex")
+        try #require(ProtocolDocument.hexBlock(after: marker, in: text), "no hex block after \(marker)")
     }
 
-    func decodeHex(_ s: String) -> [UInt8]? {
-        let chars = Array(s.utf8)
-        guard chars.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        for i in stride(from: 0, to: chars.count, by: 2) {
-            guard let byte = UInt8(String(decoding: chars[i..<i + 2], as: UTF8.self), radix: 16) else { return nil }
-            out.append(byte)
-        }
-        return out
-    }
+    func decodeHex(_ s: String) -> [UInt8]? { ProtocolDocument.bytes(hex: s) }
 
     @Test func documentIsFound() {
         #expect(Self.document.contains("# libhandoff wire protocol"))

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HandoffTestSupport
 import Testing
 @testable import HandoffModel
 
@@ -10,20 +11,20 @@ import Testing
 /// without fuzzing. Each input must give a value or a thrown error, never a
 /// trap, and each file named for an attack must be refused.
 @Suite struct FuzzRegressionTests {
-    @Test(arguments: FuzzRegressions.names("bplist"))
+    @Test(arguments: FuzzCorpus.names("bplist"))
     func binaryPropertyList(_ name: String) throws {
-        let bytes = try FuzzRegressions.read("bplist", name)
+        let bytes = try FuzzCorpus.read("bplist", name)
         guard let value = try? BinaryPropertyList.decode(bytes) else { return }
-        #expect(!FuzzRegressions.mustBeRefused(name, in: "bplist"), "\(name) was accepted")
+        #expect(!FuzzCorpus.mustBeRefused(name, in: "bplist"), "\(name) was accepted")
         _ = value
     }
 
     /// Anything accepted encodes within the budget, and decoding that
     /// encoding gives the same value (compared by its canonical bytes) and
     /// the same encoding: the property the userinfo fuzz target checks.
-    @Test(arguments: FuzzRegressions.names("userinfo"))
+    @Test(arguments: FuzzCorpus.names("userinfo"))
     func userInfo(_ name: String) throws {
-        let bytes = try FuzzRegressions.read("userinfo", name)
+        let bytes = try FuzzCorpus.read("userinfo", name)
         let userInfo: UserInfo
         do {
             userInfo = try UserInfoCoding.decode(bytes)
@@ -31,7 +32,7 @@ import Testing
             #expect([.malformedData, .userInfoTooLarge].contains(error.code), "\(name): \(error)")
             return
         }
-        #expect(!FuzzRegressions.mustBeRefused(name, in: "userinfo"), "\(name) was accepted")
+        #expect(!FuzzCorpus.mustBeRefused(name, in: "userinfo"), "\(name) was accepted")
         let encoded = UserInfoCoding.encode(userInfo)
         #expect(encoded.count <= UserInfoRules.payloadBudget, "\(name) encodes to \(encoded.count) bytes")
         do {
@@ -46,9 +47,9 @@ import Testing
     /// an accepted activity encodes, its userInfo within the budget and the
     /// payload within the payload limit, to a payload that decodes to the
     /// same encoding.
-    @Test(arguments: FuzzRegressions.names("activity"))
+    @Test(arguments: FuzzCorpus.names("activity"))
     func activityPayload(_ name: String) throws {
-        let bytes = try FuzzRegressions.read("activity", name)
+        let bytes = try FuzzCorpus.read("activity", name)
         let activity: UserActivity
         do {
             activity = try ActivityCoding.decode(bytes)
@@ -56,7 +57,7 @@ import Testing
             #expect([.malformedData, .userInfoTooLarge].contains(error.code), "\(name): \(error)")
             return
         }
-        #expect(!FuzzRegressions.mustBeRefused(name, in: "activity"), "\(name) was accepted")
+        #expect(!FuzzCorpus.mustBeRefused(name, in: "activity"), "\(name) was accepted")
         let encoded: [UInt8]
         do {
             encoded = try ActivityCoding.encode(activity)
@@ -78,13 +79,13 @@ import Testing
     /// (the header's promise), never a trap. A few are well-formed plists
     /// whose hostile part (a bomb or deep nesting inside NSUserActivityTypes)
     /// a reader may refuse or skip: those may also give a manifest.
-    @Test(arguments: FuzzRegressions.names("manifest"))
+    @Test(arguments: FuzzCorpus.names("manifest"))
     func manifest(_ name: String) throws {
-        let bytes = try FuzzRegressions.read("manifest", name)
+        let bytes = try FuzzCorpus.read("manifest", name)
         do {
             let manifest = try Manifest(infoPlist: bytes)
             let skippable = ["bomb-", "deep-", "xml-deep-", "cycle"].contains { name.hasPrefix($0) }
-            #expect(skippable || FuzzRegressions.foundByFuzzer(name), "\(name) was accepted")
+            #expect(skippable || FuzzCorpus.foundByFuzzer(name), "\(name) was accepted")
             #expect(manifest.bundleIdentifier == "com.example.x" || !skippable)
         } catch {
             #expect(error.code == .malformedData, "\(name): \(error)")
@@ -93,51 +94,12 @@ import Testing
 
     @Test func theCorpusIsThere() {
         for target in ["bplist", "userinfo", "activity", "manifest"] {
-            #expect(FuzzRegressions.names(target).count >= 10, "Tests/fuzz/regressions/\(target) is missing")
+            #expect(FuzzCorpus.names(target).count >= 10, "Tests/fuzz/regressions/\(target) is missing")
         }
     }
 }
 
-/// The regression corpus on disk, next to this file's folder.
-enum FuzzRegressions {
-    static let root: String = {
-        var path = #filePath
-        for _ in 0..<2 { path = String(path[..<path.lastIndex(of: "/")!]) }
-        return path + "/fuzz/regressions"
-    }()
-
-    /// The file names in Tests/fuzz/regressions/<target>/, sorted.
-    static func names(_ target: String) -> [String] {
-        guard let dir = opendir(root + "/" + target) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            if !name.hasPrefix(".") { names.append(name) }
-        }
-        return names.sorted()
-    }
-
-    static func read(_ target: String, _ name: String) throws -> [UInt8] {
-        let path = root + "/" + target + "/" + name
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw HandoffError(.io, "cannot open \(path)") }
-        defer { close(fd) }
-        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            guard n >= 0 else { throw HandoffError(.io, "cannot read \(path)") }
-            if n == 0 { return bytes }
-            bytes += chunk[0..<n]
-        }
-    }
-
-    /// Inputs a fuzzer found (libFuzzer names them crash-*, timeout-*,
-    /// oom-*, slow-unit-*) may be valid once the bug is fixed.
-    static func foundByFuzzer(_ name: String) -> Bool {
-        ["crash-", "timeout-", "oom-", "slow-unit-", "leak-"].contains { name.hasPrefix($0) }
-    }
-
+extension FuzzCorpus {
     /// Hand-made attacks are named for what they do.
     static func mustBeRefused(_ name: String, in target: String) -> Bool {
         let attacks = ["bomb-", "deep-10000", "deep-65", "cycle", "count-", "int-16-bytes", "trailer-", "string-",

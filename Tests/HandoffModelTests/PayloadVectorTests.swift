@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import FoundationEssentials
+import HandoffTestSupport
 import Testing
 @testable import HandoffModel
 
@@ -10,37 +11,15 @@ import Testing
 /// size cannot drift from the code.
 @Suite("ProtocolVectorTests: activity payload")
 struct ProtocolVectorTests {
-    static let document: String = {
-        let here = String(#filePath)
-        let root = here.components(separatedBy: "/Tests/").dropLast().joined(separator: "/Tests/")
-        guard let file = fopen(root + "/docs/PROTOCOL.md", "r") else { return "" }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = fread(&buffer, 1, buffer.count, file)
-            if n <= 0 { break }
-            bytes += buffer[0..<n]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }()
+    static var document: String { ProtocolDocument.text }
 
     static func section(_ number: Int) throws -> String {
-        let parts = document.components(separatedBy: "\n## ")
-        return try #require(parts.first { $0.hasPrefix("\(number). ") }, "PROTOCOL.md has no section \(number)")
+        try #require(ProtocolDocument.section(number), "PROTOCOL.md has no section \(number)")
     }
 
     /// The hex of the indented block after the line starting with `marker`.
     static func hexBlock(after marker: String, in text: String) throws -> [UInt8] {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        let start = try #require(lines.firstIndex { $0.hasPrefix(marker) }, "no block after \(marker)")
-        var hex = ""
-        for line in lines[(start + 1)...] {
-            if line.isEmpty && hex.isEmpty { continue }
-            guard line.hasPrefix("    ") else { break }
-            hex += line.filter { $0 != " " }
-        }
-        return bytes(hex: hex)
+        try #require(ProtocolDocument.hexBlock(after: marker, in: text), "no hex block after \(marker)")
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

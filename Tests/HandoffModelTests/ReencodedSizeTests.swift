@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HandoffTestSupport
 import Testing
 @testable import HandoffModel
 
@@ -127,7 +128,7 @@ struct ReencodedSizeTests {
 
     @Test("the fuzzer's finding is refused with 4611")
     func fuzzFinding() throws {
-        let bytes = try FuzzRegressions.read("userinfo", "found-null-token-counted-as-1-byte")
+        let bytes = try FuzzCorpus.read("userinfo", "found-null-token-counted-as-1-byte")
         expectCode(.userInfoTooLarge) { () throws(HandoffError) in _ = try UserInfoCoding.decode(bytes) }
     }
 

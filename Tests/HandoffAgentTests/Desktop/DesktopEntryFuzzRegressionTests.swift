@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import HandoffModel
+import HandoffTestSupport
 import Testing
 @testable import HandoffAgent
 
@@ -11,19 +12,12 @@ import Testing
 /// values or a thrown error, never a trap; the hand-made ones are refused
 /// (except the three that only cost work).
 @Suite struct DesktopEntryFuzzRegressionTests {
-    static let root: String = {
-        var path = #filePath
-        for _ in 0..<3 { path = String(path[..<path.lastIndex(of: "/")!]) }
-        return path + "/fuzz"
-    }()
-
     static func names(_ folder: String) -> [String] {
-        (DesktopFileScanner.list(root + "/" + folder + "/desktop-entry") ?? []).filter { !$0.hasPrefix(".") }
+        RepositoryFiles.names(in: "Tests/fuzz/\(folder)/desktop-entry")
     }
 
     static func read(_ folder: String, _ name: String) throws -> [UInt8] {
-        // Over the parser's limit on purpose for some: read with a larger bound.
-        try BoundedFile.read(root + "/" + folder + "/desktop-entry/" + name, maxBytes: 1 << 20)
+        try RepositoryFiles.read("Tests/fuzz/\(folder)/desktop-entry/\(name)")
     }
 
     /// Everything the fuzz target does with a parsed entry.
