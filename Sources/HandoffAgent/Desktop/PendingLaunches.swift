@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HandoffModel
 
 /// Continuations the person chose for an app the agent had to launch
 /// (docs/agent.md §5): each is kept until an app with that bundle
@@ -43,7 +44,7 @@ public struct PendingLaunches<Choice>: Sendable where Choice: Sendable {
     /// - Returns: what it displaced: an earlier choice for the same app, or
     ///   the oldest one when the table was full.
     @discardableResult
-    public mutating func add(_ choice: Choice, for bundle: String, now: UInt64 = PendingLaunchClock.now()) -> [Choice] {
+    public mutating func add(_ choice: Choice, for bundle: String, now: UInt64 = Monotonic.now()) -> [Choice] {
         var displaced: [Choice] = []
         if let index = pending.firstIndex(where: { Self.same($0.bundle, bundle) }) {
             displaced.append(pending.remove(at: index).choice)
@@ -58,7 +59,7 @@ public struct PendingLaunches<Choice>: Sendable where Choice: Sendable {
 
     /// The choice kept for `bundle`, removed from the table; nil when there
     /// is none or it has expired (an expired one is dropped too).
-    public mutating func take(for bundle: String, now: UInt64 = PendingLaunchClock.now()) -> Choice? {
+    public mutating func take(for bundle: String, now: UInt64 = Monotonic.now()) -> Choice? {
         guard let index = pending.firstIndex(where: { Self.same($0.bundle, bundle) }) else { return nil }
         let item = pending.remove(at: index)
         return now < item.deadline ? item.choice : nil
@@ -69,7 +70,7 @@ public struct PendingLaunches<Choice>: Sendable where Choice: Sendable {
     /// failed). False when there is none (the app has connected and taken
     /// it, or it expired).
     @discardableResult
-    public mutating func renew(for bundle: String, now: UInt64 = PendingLaunchClock.now()) -> Bool {
+    public mutating func renew(for bundle: String, now: UInt64 = Monotonic.now()) -> Bool {
         guard let index = pending.firstIndex(where: { Self.same($0.bundle, bundle) }), now < pending[index].deadline
         else { return false }
         let (deadline, overflow) = now.addingReportingOverflow(lifetime)
@@ -78,14 +79,14 @@ public struct PendingLaunches<Choice>: Sendable where Choice: Sendable {
     }
 
     /// The choice kept (and not expired) for `bundle`, left in the table.
-    public func choice(for bundle: String, now: UInt64 = PendingLaunchClock.now()) -> Choice? {
+    public func choice(for bundle: String, now: UInt64 = Monotonic.now()) -> Choice? {
         pending.first { Self.same($0.bundle, bundle) && now < $0.deadline }?.choice
     }
 
     /// Drops every choice whose time is up.
     /// - Returns: the dropped ones, oldest first (the agent logs them).
     @discardableResult
-    public mutating func expire(now: UInt64 = PendingLaunchClock.now()) -> [Choice] {
+    public mutating func expire(now: UInt64 = Monotonic.now()) -> [Choice] {
         let expired = pending.filter { now >= $0.deadline }.map(\.choice)
         pending.removeAll { now >= $0.deadline }
         return expired
@@ -95,11 +96,3 @@ public struct PendingLaunches<Choice>: Sendable where Choice: Sendable {
     private static func same(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
 }
 
-/// CLOCK_MONOTONIC in nanoseconds.
-public enum PendingLaunchClock {
-    public static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
-}

@@ -126,13 +126,6 @@ final class AgentPairing: @unchecked Sendable {
     }
 }
 
-/// Seconds on CLOCK_MONOTONIC (the gate's clock).
-private func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
-
 /// The person's answer, from the loop thread to the run's thread: a pipe
 /// the run polls and a value given once.
 private final class PromptAnswer: @unchecked Sendable {

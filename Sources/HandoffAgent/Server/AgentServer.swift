@@ -171,7 +171,7 @@ public final class AgentServer: @unchecked Sendable {
     private func timeout() -> Int32 {
         var ms: Int32 = -1
         func consider(_ value: Int32) { if value >= 0 && (ms < 0 || value < ms) { ms = value } }
-        let now = agentClock()
+        let now = monotonicSeconds()
         for session in sessions.values where session.hello == nil {
             consider(Int32(min(Double(Int32.max), max(0, (session.helloDeadline - now) * 1000).rounded(.up))))
         }
@@ -226,7 +226,7 @@ public final class AgentServer: @unchecked Sendable {
             log("error", error.message)
             return
         }
-        let session = AgentSession(connection: connection, server: self, helloDeadline: agentClock() + limits.helloTimeout)
+        let session = AgentSession(connection: connection, server: self, helloDeadline: monotonicSeconds() + limits.helloTimeout)
         connection.onClose = { [unowned self, unowned session] reason in self.closed(session, reason) }
         sessions[token] = session
         shared.withLock { s in
@@ -332,7 +332,7 @@ public final class AgentServer: @unchecked Sendable {
     }
 
     private func expireHellos() {
-        let now = agentClock()
+        let now = monotonicSeconds()
         for session in Array(sessions.values) where session.hello == nil && now >= session.helloDeadline {
             session.connection.close(.helloTimeout)
         }

@@ -115,9 +115,3 @@ final class EventLoop: @unchecked Sendable {
     }
 }
 
-/// Seconds on CLOCK_MONOTONIC.
-func agentClock() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}

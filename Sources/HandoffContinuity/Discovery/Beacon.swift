@@ -1,3 +1,5 @@
+import HandoffModel
+
 /// The activity an advert offers: just enough for a receiver to decide
 /// whether one of its apps can continue it (type, team, bundle) and to show
 /// it (title), plus the id it later FETCHes over the channel.

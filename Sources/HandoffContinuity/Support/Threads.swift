@@ -47,16 +47,3 @@ public func startDetachedThread(named name: String? = nil, _ body: @escaping @Se
     return true
 }
 
-/// Milliseconds since the Unix epoch (wall clock: beacons carry it).
-func wallMilliseconds() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return UInt64(ts.tv_sec) * 1000 + UInt64(ts.tv_nsec) / 1_000_000
-}
-
-/// Seconds on CLOCK_MONOTONIC, for schedules.
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}

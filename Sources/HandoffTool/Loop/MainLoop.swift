@@ -1,3 +1,4 @@
+import HandoffModel
 import HandoffRuntime
 #if canImport(Glibc)
 import Glibc

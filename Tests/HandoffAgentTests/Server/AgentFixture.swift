@@ -94,8 +94,8 @@ final class RemoteDevice {
 
     /// Dispatches the app until `done` holds (at most `seconds`).
     func pump(seconds: Double = 30, until done: () -> Bool) throws -> Bool {
-        let end = agentClock() + seconds
-        while agentClock() < end {
+        let end = monotonicSeconds() + seconds
+        while monotonicSeconds() < end {
             try app.dispatch()
             if done() { return true }
             usleep(2000)

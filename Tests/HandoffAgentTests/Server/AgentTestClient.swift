@@ -152,5 +152,5 @@ final class AgentTestClient {
         return false
     }
 
-    private func clock() -> Double { agentClock() }
+    private func clock() -> Double { monotonicSeconds() }
 }

@@ -1,4 +1,5 @@
 import CLinux
+import HandoffModel
 #if canImport(Glibc)
 import Glibc
 #endif
