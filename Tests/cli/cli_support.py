@@ -4,17 +4,16 @@ arrives. Every process started here is killed when its test ends (the
 `procs` fixture) and, as a backstop, at exit.
 """
 
-import atexit
 import json
 import os
 import queue
-import signal
 import socket
 import subprocess
 import threading
 import time
 from pathlib import Path
 
+import children  # Tests/support
 import ports  # Tests/support
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,39 +22,6 @@ TOOL = Path(os.environ.get("HANDOFF_TOOL") or ROOT / "build" / "bin" / "handoff"
 # Bounds on waits, generous for a loaded machine: a test fails only when the
 # thing never happens, never because it was slow.
 WAIT = 40
-
-_LIVE = set()
-
-
-def _kill(proc):
-    if proc.poll() is None:
-        try:
-            proc.kill()
-        except ProcessLookupError:
-            pass
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
-    _LIVE.discard(proc)
-
-
-@atexit.register
-def _kill_leftovers():
-    for proc in list(_LIVE):
-        _kill(proc)
-
-
-def _terminated(signum, frame):
-    raise KeyboardInterrupt("SIGTERM")
-
-
-# A CI job stopped with SIGTERM still runs the fixtures' finalizers.
-if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-    signal.signal(signal.SIGTERM, _terminated)
-
-
-
 
 def free_port():
     """A port free for UDP and TCP on this host right now, outside the
@@ -126,7 +92,7 @@ class Process:
         self.cmd = cmd
         self.proc = subprocess.Popen(cmd, stdin=stdin, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, env=env)
-        _LIVE.add(self.proc)
+        children.track(self.proc)
         self.lines = []
         self.stderr = []
         self._queue = queue.Queue()
@@ -201,11 +167,11 @@ class Process:
         while not self._ended and self._next(deadline):
             pass
         self._stderr_reader.join(timeout=5)
-        _LIVE.discard(self.proc)
+        children.forget(self.proc)
         return code
 
     def kill(self):
-        _kill(self.proc)
+        children.kill(self.proc, wait=10)
 
 
 def pair_of_devices(root, procs, netns=(None, None)):

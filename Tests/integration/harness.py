@@ -4,7 +4,6 @@ bounded waits. Every process started is killed when its test ends (the
 fixtures in conftest.py), with an atexit backstop.
 """
 
-import atexit
 import os
 import queue
 import shutil
@@ -17,6 +16,7 @@ import time
 import urllib.parse
 from pathlib import Path
 
+import children  # Tests/support
 import ports  # Tests/support
 
 import pytest
@@ -50,39 +50,6 @@ def parse_line(line):
 
 # ----------------------------------------------------------------- peers
 
-LIVE = set()  # every Popen not yet reaped, for the atexit backstop
-
-
-def _kill(proc):
-    if proc.poll() is None:
-        try:
-            proc.kill()
-        except ProcessLookupError:
-            pass
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        pass
-    LIVE.discard(proc)
-
-
-@atexit.register
-def _kill_leftovers():
-    for proc in list(LIVE):
-        _kill(proc)
-
-
-def _terminated(signum, frame):
-    raise KeyboardInterrupt("SIGTERM")
-
-
-# A CI job killed with SIGTERM still runs the finalizers (pytest treats
-# KeyboardInterrupt as an interruption and tears fixtures down). A peer
-# orphaned anyway (SIGKILL) ends by itself after its --timeout (30 s).
-if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-    signal.signal(signal.SIGTERM, _terminated)
-
-
 class Event(dict):
     """One printed event: its fields, plus .name and .at (arrival time)."""
 
@@ -109,7 +76,7 @@ class Peer:
         env = dict(os.environ, XDG_CONFIG_HOME=self.config)
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, env=env)
-        LIVE.add(self.proc)
+        children.track(self.proc)
         self.events = []           # Event, in order of arrival
         self.stderr = []
         self.exited = False
@@ -189,17 +156,17 @@ class Peer:
         try:
             code = self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _kill(self.proc)
+            children.kill(self.proc)
             code = "hung, killed"
         self.finish()
         return code
 
     def kill(self):
-        _kill(self.proc)
+        children.kill(self.proc)
         self.finish()
 
     def finish(self):
-        _kill(self.proc)
+        children.kill(self.proc)
         for t in self._threads:
             t.join(timeout=2)
         self._pump(0)

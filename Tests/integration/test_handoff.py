@@ -23,7 +23,8 @@ import time
 import pytest
 
 import netns
-from harness import LIVE, loopback, peer_flags
+import children  # Tests/support
+from harness import loopback, peer_flags
 from keys import derive
 
 # The peer's default account key (docs/PROTOCOL.md §4 test key) and another.
@@ -225,7 +226,7 @@ def s_client(psk_hex, port, timeout=2.5):
         ["openssl", "s_client", "-tls1_3", "-psk", psk_hex, "-psk_identity", "handoff1.x",
          "-connect", loopback(port), "-ign_eof"],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    LIVE.add(proc)
+    children.track(proc)
     try:
         out, _ = proc.communicate(timeout=timeout)
         code = proc.returncode
@@ -233,7 +234,7 @@ def s_client(psk_hex, port, timeout=2.5):
         proc.kill()
         out, _ = proc.communicate()
         code = None
-    LIVE.discard(proc)
+    children.forget(proc)
     return out, code
 
 

@@ -4,7 +4,6 @@ arrive, bounded waits, and a guaranteed end (killed and reaped by the
 
 from __future__ import annotations
 
-import atexit
 import os
 import queue
 import shutil
@@ -16,27 +15,7 @@ import time
 
 import pytest
 
-_LIVE: set = set()
-
-
-def _kill(proc):
-    if proc.poll() is None:
-        try:
-            proc.kill()
-        except ProcessLookupError:
-            pass
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        pass
-    _LIVE.discard(proc)
-
-
-@atexit.register
-def _kill_leftovers():
-    for proc in list(_LIVE):
-        _kill(proc)
-
+import children  # Tests/support (on the path: conftest.py)
 
 class Child:
     """A running child: stdout lines collected by a thread, stderr kept.
@@ -54,7 +33,7 @@ class Child:
             env["XDG_CONFIG_HOME"] = self._config
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
-        _LIVE.add(self.proc)
+        children.track(self.proc)
         self.lines = []
         self.stderr = []
         self._queue = queue.Queue()
@@ -110,12 +89,12 @@ class Child:
         try:
             code = self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _kill(self.proc)
+            children.kill(self.proc)
             pytest.fail(f"{self.name} did not end within {timeout} s\n{self.transcript()}")
         deadline = time.monotonic() + 5
         while not self._ended and time.monotonic() < deadline:
             self._pump(0.1)
-        _LIVE.discard(self.proc)
+        children.forget(self.proc)
         return code
 
     def stop(self):
@@ -125,11 +104,11 @@ class Child:
         try:
             return self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            _kill(self.proc)
+            children.kill(self.proc)
             return "killed"
 
     def kill(self):
-        _kill(self.proc)
+        children.kill(self.proc)
         if self._config:
             shutil.rmtree(self._config, ignore_errors=True)
 
