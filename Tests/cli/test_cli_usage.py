@@ -3,18 +3,41 @@ what a wrong command line gets (status 2, a message naming the problem,
 nothing done)."""
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
-COMMANDS = ["account", "device", "nearby", "publish", "continue", "doctor"]
+COMMANDS = ["account", "pair", "device", "nearby", "devices", "publish", "continue", "doctor", "agent"]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def listed_commands(help_text):
+    """The command names of `handoff --help`'s "Commands:" block, in order."""
+    block = help_text.split("Commands:\n", 1)[1].split("\n\n", 1)[0]
+    return re.findall(r"^  ([a-z]+)  ", block, re.M)
 
 
 def test_tool_help_lists_every_command_and_the_exit_codes(device):
     result = device.run("--help")
     assert result.code == 0
-    for command in COMMANDS:
-        assert f"\n  {command} " in result.out
+    assert listed_commands(result.out) == COMMANDS
     assert "0 ok; 1 failure" in result.out and "2 usage error" in result.out
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_the_documents_describe_every_command_and_option(device, command):
+    """docs/cli.md has a section for each command and names each of its
+    options; README's paragraph on the tool names each command."""
+    reference = (ROOT / "docs" / "cli.md").read_text()
+    readme = (ROOT / "README.md").read_text()
+    assert f"### `handoff {command}" in reference
+    assert f"`{command}" in readme.split("### The `handoff` command", 1)[1].split("\n## ", 1)[0]
+    options = set(re.findall(r"^  (--[a-z-]+)", device.run(command, "--help").out, re.M)) - {"--help", "--json"}
+    assert options, command
+    missing = sorted(o for o in options if not re.search(re.escape(o) + r"(?![a-z-])", reference))
+    assert not missing, f"docs/cli.md does not name {missing} of `handoff {command}`"
 
 
 @pytest.mark.parametrize("command", COMMANDS)
