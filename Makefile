@@ -77,6 +77,7 @@ test-tsan:
 
 test-abi: lib
 	sh Tests/abi/check_abi.sh $(LIB) include/handoff.h
+	$(PYTHON) Tests/abi/check_vocabulary.py
 
 $(BINDIR)/test_%: Tests/c/test_%.c Tests/c/check.h Tests/c/check_handoff.h $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""One delegate vocabulary across C, Python and Rust (README, "Delegate
+methods"): every delegate method the header declares, under its current
+(not deprecated) name, is a method of the Python and Rust bindings and is
+listed in the README of each language.
+
+Usage: check_vocabulary.py [REPOSITORY_ROOT]"""
+
+import glob
+import os
+import re
+import sys
+
+root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+
+
+def read(*path):
+    with open(os.path.join(root, *path), encoding="utf-8") as f:
+        return f.read()
+
+
+def delegate_methods(header):
+    """(struct, field) of each function-pointer field of the delegate
+    structs, without the deprecated aliases (a field whose declaration is
+    marked HANDOFF_DEPRECATED_)."""
+    methods = []
+    for struct, body in re.findall(r"typedef struct (handoff_\w*delegate) \{(.*?)\} \1;", header, re.S):
+        parts = re.split(r"\(\*(\w+)\)", body)
+        for name, declaration in zip(parts[1::2], parts[2::2]):
+            if "HANDOFF_DEPRECATED_" not in declaration.split(";")[0]:
+                methods.append((struct, name))
+    return methods
+
+
+methods = delegate_methods(read("include", "handoff.h"))
+places = {
+    "README.md": read("README.md"),
+    "bindings/python/README.md": read("bindings", "python", "README.md"),
+    "bindings/rust/README.md": read("bindings", "rust", "README.md"),
+}
+python = "".join(read(p) for p in sorted(glob.glob(os.path.join(root, "bindings/python/handoff/*.py"))))
+rust = "".join(read(p) for p in sorted(glob.glob(os.path.join(root, "bindings/rust/src/**/*.rs"), recursive=True)))
+
+failed = passed = 0
+if len(methods) < 12:
+    print(f"FAIL - the header's delegates have {len(methods)} methods; the parser found too few")
+    failed += 1
+for struct, name in methods:
+    missing = [place for place, text in places.items() if not re.search(rf"\b{name}\b", text)]
+    if not re.search(rf"\bdef {name}\(", python):
+        missing.append("a Python method")
+    if not re.search(rf"\bfn {name}\b", rust):
+        missing.append("a Rust method")
+    if missing:
+        print(f"FAIL - {struct}.{name} has no counterpart in: {', '.join(missing)}")
+        failed += 1
+    else:
+        print(f"ok   - {struct}.{name}: C, Python, Rust and their READMEs")
+        passed += 1
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
