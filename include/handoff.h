@@ -805,8 +805,9 @@ typedef struct handoff_application_delegate {
  * application is freed. The caller owns the result. NULL with
  * HANDOFF_E_INVALID_ARGUMENT (NULL manifest, delegate size too small) or
  * HANDOFF_E_IO (no file descriptors left); then `destroy` is not called.
- * Until handoff_application_start_continuity, nothing is advertised and
- * continuing fails with HANDOFF_E_CONNECTION_UNAVAILABLE. */
+ * Until handoff_application_start_continuity, nothing is advertised and no
+ * other device's activity is reported, so handoff_application_continue
+ * fails with HANDOFF_E_NOT_FOUND. */
 HANDOFF_API handoff_application *handoff_application_new(const handoff_manifest *manifest,
                                                          const handoff_application_delegate *delegate,
                                                          void *user_data,

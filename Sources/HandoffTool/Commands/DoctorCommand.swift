@@ -20,7 +20,7 @@ enum DoctorCommand: Command {
 
         Each finding is ok, warn or fail, with what was found and what to do.
         doctor exits 1 when any check fails. Here --peer names another device's
-        channel (TCP) address, as `handoff publish` and `handoff nearby` print it.
+        channel (TCP) address, as `handoff publish` and `handoff devices` print it.
         """
     static let options: [OptionSpec] = [
         .value("--listen", "SECONDS", "how long to listen for beacons of other devices (default 5; 0 skips)"),
