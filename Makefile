@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # libhandoff: build, test and demo.
 #
 #   make          build build/lib/libhandoff.so and build/include/handoff.h

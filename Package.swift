@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //
 // libhandoff: Handoff for Linux apps. The product is libhandoff.so, a C-ABI
 // shared library whose core is Swift. See README.md and docs/.

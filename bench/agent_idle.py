@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """What an idle `handoff agent` and an app connected to it cost: wake-ups
 per second per thread, RSS and threads (docs/agent.md §8, "Figures").
 

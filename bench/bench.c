@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* bench: libhandoff latency over loopback (127.0.0.1), against raw baselines
  * taken in the same run.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* bench_streams: continuation-stream throughput over loopback, next to raw
  * TCP throughput measured in the same run on the same machine.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """A device that holds the account key floods a receiver with beacons of
 5,000 device ids, all naming a TCP port the attacker listens on; prints
 the receiver's peak threads, fds and RSS, what is left after the flood,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* idle_app: an app in agent mode that does nothing, for bench/agent_idle.py.
  *
  *   idle_app [--advertise]

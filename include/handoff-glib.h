@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * handoff-glib.h - libhandoff on a GLib main loop: a GSource that runs
  * handoff_application_dispatch whenever the application has work.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * handoff.h - libhandoff: Handoff for Linux apps.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The agent's D-Bus side (issue 15, docs/agent.md §5–§6): its tests run
 # against a fake notification server and app (Tests/agent/fake_notifications.c)
 # on a private dbus-daemon each test starts.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The `handoff` command, installation, and the C examples (issue 8).
 #
 #   make tool                        build/bin/handoff

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The agent end to end (issue 15): `handoff publish` on one device, `handoff
 # agent` on another with a private dbus-daemon, the fake notification server
 # and a not-running app in a temporary XDG_DATA_HOME (Tests/cli/test_agent_e2e.py,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # After `make install` and `make uninstall` (mk/install.sh): make the
 # dynamic linker find libhandoff.so.$SOMAJOR in LIBDIR, or print the line
 # that does. Without this a program linked with `pkg-config --libs handoff`

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Fuzzing (issue 13): libFuzzer + AddressSanitizer targets for every decoder
 # of untrusted bytes, one per file in Tests/fuzz/targets (README, "Fuzzing").
 #

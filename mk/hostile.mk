@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The hostile-network suite (issue 13 item 8): attacks by a real attacker
 # process (Tests/hostile/attacker.c, OpenSSL) on loopback and in network
 # namespaces, while a genuine sender and receiver keep handing off.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Installation (issue 8, and the agent's units of issue 15):
 #
 #   make install [PREFIX=/usr/local] [DESTDIR=]

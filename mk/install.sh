@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # `make install` and `make uninstall` (mk/install.mk): copy the library,
 # header, tool, handoff.pc and the agent's user units into place, and
 # record in a manifest what was created, so that uninstall removes exactly

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Main-loop helpers (issue 17): the GLib GSource header and the Qt example.
 #
 #   make test-glib   Tests/mainloop/test_glib.c against include/handoff-glib.h

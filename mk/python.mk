@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Python binding (bindings/python): its pytest suite. Beyond the binding's
 # own tests it hands off between Python and the C peer and MapOff (both
 # directions), opens continuation streams to and from the C streamer, runs

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Rust binding (bindings/rust): its cargo tests, and the DocEdit example
 # pair (bindings/rust/examples, run by examples/rust/run-demo.sh). Cargo
 # runs offline (the crate has no dependencies) and builds under build/rust;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Footprint (issue 17): what the stripped library and tool weigh, and why.
 #
 #   make size    the stripped size of build/lib/libhandoff.so and of the

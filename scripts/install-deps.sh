@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Installs what building and testing libhandoff needs beyond the Swift
 # toolchain, gcc, Python and cargo that every machine here has. Safe to run
 # again: it installs only what is missing.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # make wheel: the Python package as a manylinux wheel that carries
 # libhandoff, so `pip install` of it works offline on any manylinux host.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Where the bytes of a stripped binary come from (`make size`).
 
 Reads the linker map that the release link writes (Package.swift: lld

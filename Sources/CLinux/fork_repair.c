@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Keeps the statically linked Swift runtime usable in a child of fork().
  *
  * The Swift runtime caches each thread's kernel thread id in a thread-local

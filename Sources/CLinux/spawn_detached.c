@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Starts a program as a process of its own (the agent's launcher: an app
  * the person chose to continue in). Double fork: the agent's child starts a
  * new session, forks the program and exits at once, so the agent reaps that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* The parts of OpenSSL 3 that libhandoff uses: HKDF, AES-256-GCM, random
    bytes, TLS 1.3 with external PSKs, and P-256 points and HMAC for the
    one-time-code pairing (SPAKE2). */

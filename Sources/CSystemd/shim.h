@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* sd-bus from the system's libsystemd: the agent's D-Bus client
    (notifications, application activation). Linked into the agent only,
    never into libhandoff.so (docs/agent.md §6). Only the non-variadic

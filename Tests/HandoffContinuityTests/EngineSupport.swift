@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 #if canImport(Glibc)
 import Glibc
 #endif

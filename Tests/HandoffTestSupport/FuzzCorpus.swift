@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 
 /// The fuzz targets' inputs kept in the repository: Tests/fuzz/regressions

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// docs/PROTOCOL.md, read by the tests that recompute its test vectors, so
 /// the specification and the code cannot drift apart.
 public enum ProtocolDocument {

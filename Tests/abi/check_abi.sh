@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Checks the shape of the built library against the header:
 #  - NEEDED lists only system libraries (no Swift runtime, Foundation,
 #    libdispatch or BlocksRuntime: hosts need no Swift toolchain); libexpat

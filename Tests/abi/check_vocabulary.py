@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """One delegate vocabulary across C, Python and Rust (README, "Delegate
 methods"): every delegate method the header declares, under its current
 (not deprecated) name, is a method of the Python and Rust bindings and is

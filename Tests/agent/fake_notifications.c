@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* A stand-in desktop for the agent's D-Bus tests, on a private bus the
  * test starts (never the person's session bus):
  *

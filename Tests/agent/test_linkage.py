@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """sd-bus (libsystemd) is linked into the agent, i.e. the `handoff` command,
 and never into libhandoff.so (docs/agent.md §6): apps gain no dependency."""
 

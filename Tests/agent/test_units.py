@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The agent's systemd user units (dist/systemd, docs/agent.md §7) and
 their installation: what the units say, that `make install` puts them in
 the user unit directory with ExecStart naming the installed command, that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * check.h - a tiny test harness for libhandoff's C tests. No dependencies
  * beyond the C11 standard library (plus fork/waitpid/alarm on POSIX, used to

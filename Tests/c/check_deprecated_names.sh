@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Each delegate field name of 0.1.0 still compiles but warns, naming the
 # field that replaces it (include/handoff.h, HANDOFF_RENAMED_FIELD_), in C
 # and in C++; with -Werror, code using one fails to build.

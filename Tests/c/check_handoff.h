@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* check_handoff.h - status assertions for tests of libhandoff's C ABI,
  * on top of check.h. */
 #ifndef HANDOFF_CHECK_HANDOFF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 // header_cxx.cpp - proves include/handoff.h compiles (and links) as C++.
 //
 //   g++ -std=c++17 -Wall -Wextra -Werror -pedantic -I include -c Tests/c/header_cxx.cpp

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* test_delegate_names.c - the delegate structs' fields carry Apple's names,
  * and 0.1.0's names still work as deprecated aliases of the same storage
  * (include/handoff.h, HANDOFF_RENAMED_FIELD_): the layout is what 0.1.0

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_model.c - C tests of libhandoff's model API (values, activities,
  * manifests), through include/handoff.h only.

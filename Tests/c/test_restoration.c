@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* The restoration handler and the failure contract through the header,
  * over a real handoff: a sender and a receiver application in this process,
  * both driven from this (main) thread, joined by continuity on loopback. */

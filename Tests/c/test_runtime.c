@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_runtime.c - C tests of libhandoff's runtime (applications, the main
  * loop and its pollable fd, responders, activity delegates, the current

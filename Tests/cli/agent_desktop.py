@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """A stand-in desktop for the agent end-to-end tests: a private
 dbus-daemon (never the person's session bus) with the fake notification
 server of Tests/agent/fake_notifications.c on it, a temporary data directory

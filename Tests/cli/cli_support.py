@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Helpers of the `handoff` command tests: devices (each its own account
 directory), loopback ports, and running processes whose output is read as it
 arrives. Every process started here is killed when its test ends (the

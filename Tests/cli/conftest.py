@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Fixtures of the `handoff` command tests (see cli_support.py)."""
 
 import sys

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """What the pairing tests share: the person's answers on a `handoff --json
 pair` process's standard input, and how its run ended."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The agent end to end (issue 15, docs/agent.md §5–§6), as a person meets
 it: device A publishes with `handoff publish`; device B runs `handoff agent`
 (its own account directory and socket, loopback unicast to A) on a private

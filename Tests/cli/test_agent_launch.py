@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """How the agent launches an app that is not running (issue 15 item 4,
 docs/agent.md §5), end to end as in test_agent_e2e.py: device A publishes,
 device B's agent runs on a private dbus-daemon with the fake notification

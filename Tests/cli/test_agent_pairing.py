@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The agent sponsoring a pairing (docs/agent.md §9), as a person meets it:
 a device with an account runs `handoff agent` on a private D-Bus with the
 fake notification server; a new device runs `handoff --json pair` on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """`handoff account` and `handoff device`: the account file, the pairing
 code, joining, and what is (never) printed."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """`handoff agent` as a real process (docs/agent.md): apps reach it over its
 SEQPACKET socket, it hands them what another device's `handoff publish`
 offers, and it stops cleanly on SIGTERM. The local protocol is spoken by

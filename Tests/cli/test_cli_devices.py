@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """`handoff devices`: the account's devices the engine heard, this one first,
 with whether each one's channel verified (or why not), with an engine of the
 tool's own and through a running agent. Loopback only."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """`handoff doctor` on a healthy set-up and on broken ones: each finding's
 status, what it says to do, and the exit status (1 when a check fails).
 Only loopback: multicast is off in every run (joining a group would send

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Handoffs between two real `handoff` processes on loopback: publish on
 one device, nearby and continue on another, and the ways a continue fails
 (Apple's codes 4608, 4609, 4611)."""

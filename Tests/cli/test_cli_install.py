@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """`make install` into a temporary prefix, then a C program built against
 the installed copy through pkg-config, and run: the MapOff pair hands off
 through the installed library. The prefix is removed afterwards.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The tool and a C app hand off to each other: the MapOff pair
 (examples/c/mapoff.c, through libhandoff.so) on its embedded demo account,
 which the tool joins with that account's pairing code."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """nearby, continue and doctor through a running agent (one discovery
 pipeline: the tool opens no beacon socket of its own then), and the rule
 that chooses between the agent and an engine of the tool's own."""

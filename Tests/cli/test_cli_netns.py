@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Real multicast between two "hosts": network namespaces a and b joined
 by a veth pair, which the tests create and always delete (needs root and
 iproute2, as CI has). The tool runs with its defaults there: multicast on

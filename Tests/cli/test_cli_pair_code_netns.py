@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """`handoff pair` by a one-time code (docs/PROTOCOL.md §9 "One-time code")
 between network namespaces the tests create and delete (hpair-<pid>-<x>),
 real processes on their defaults:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """`handoff pair` between network namespaces (docs/PROTOCOL.md §9): real
 processes on their defaults (multicast pairing beacons on port 52370, the
 joiner's TCP listener on a free port), in namespaces each test creates and

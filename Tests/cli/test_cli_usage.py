@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The command line itself: help for every command, the exit statuses, and
 what a wrong command line gets (status 2, a message naming the problem,
 nothing done)."""

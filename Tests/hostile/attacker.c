@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* attacker: the hostile side of Tests/hostile (issue 13 item 8).
  *
  *   attacker SUBCOMMAND [N] [options]

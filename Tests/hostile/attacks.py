@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """How every hostile test runs: the genuine pair hands off while the
 attacker is at work, the victims' threads, fds and RSS are sampled all
 along and for a moment after, and one more handoff follows the attack."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Fixtures of the hostile-network suite (issue 13 item 8).
 
 Reuses the process harness of Tests/integration (events one per line,

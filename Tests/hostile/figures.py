@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Prints the figures the hostile suite recorded ($HOSTILE_FIGURES, one JSON
 line per test) as a Markdown table: genuine handoffs succeeded/attempted
 and each victim's peak threads, fds and RSS under each attack."""

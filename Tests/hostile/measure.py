@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The victims' resources, read from /proc while an attack runs: threads
 (/proc/PID/task), open fds (/proc/PID/fd) and resident memory (VmRSS of
 /proc/PID/status); and, once the attack is over, the TCP sockets left in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Attacks on a sender's channel port (docs/PROTOCOL.md §6, §7), with and
 without the account key, while the genuine pair keeps handing off.
 

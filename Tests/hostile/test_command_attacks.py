@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The `handoff` command's own watcher under a beacon flood (issue 13 item
 3: "the same holds for the handoff command's own watcher"): `handoff nearby`
 and `handoff publish`, on loopback, while a device holding the key floods

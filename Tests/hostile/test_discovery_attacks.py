@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Attacks on discovery (docs/PROTOCOL.md §5): beacon floods from many
 device ids of the account, garbage datagrams, beacons of another account,
 replays, while the genuine pair keeps handing off."""

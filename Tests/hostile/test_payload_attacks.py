@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """A device of the account answers FETCH with a decoding bomb: a 6.3 KB
 binary plist whose arrays share references (1000 x 1000 x one 4 KB data
 leaf). The receiver refuses it in memory proportional to its size, and

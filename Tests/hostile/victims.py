@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The genuine pair the attacks run against: a sender that makes a fresh
 activity current on each SIGUSR1 and a receiver that continues every
 activity offered (build/bin/peer --offer-on-usr1 / --continue-each), and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Helpers of the installation tests: `make install`/`make uninstall` run
 as a packager or a person would, snapshots of a folder tree to compare
 before and after, and programs built against the installed copy the way

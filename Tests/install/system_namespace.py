@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Run by test_install_system.py inside a private mount namespace
 (`unshare --mount --propagation private`): installs into /usr/local for
 real, as root, with the machine's own ldconfig, and reports what happened

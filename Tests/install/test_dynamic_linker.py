@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """What `make install` does about the dynamic linker (mk/dynamic-linker.sh),
 case by case: it runs ldconfig only when installing for real (no DESTDIR)
 as root into a folder the linker searches, and otherwise prints the one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """A Rust program outside the repository that depends on bindings/rust by
 path, built against a copy installed into a temporary prefix: build.rs
 finds it through pkg-config (PKG_CONFIG_PATH is all the build is given),

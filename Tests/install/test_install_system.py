@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """`make install PREFIX=/usr/local` for real, as root, with this machine's
 ldconfig: the case of issue 17, where a program built with pkg-config
 exited 127 until someone ran ldconfig. Here the install runs ldconfig, the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """`make install` and `make uninstall` into temporary prefixes, with and
 without DESTDIR: the layout and its links, the manifest, a C program built
 through pkg-config that runs with the line install printed, and an

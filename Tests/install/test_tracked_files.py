@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """What a clone holds: sources only. No wheel, shared or static library,
 object file or other binary is tracked (issue 17 found a stray wheel under
 Tests/integration); build output belongs in build/, .build/ and target/.

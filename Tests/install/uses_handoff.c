@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* A program as its author would write it against the installed library:
  * built with `pkg-config --cflags --libs handoff` and nothing else. It
  * checks the loaded library's version against the header and makes an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! A program outside the repository that depends on the `handoff` crate by
 //! path (Tests/install/test_install_rust.py): it prints the loaded
 //! library's version and makes an activity, so it fails unless it linked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* A GLib program against the installed headers: built with
  * `pkg-config --cflags --libs handoff glib-2.0` and nothing else. One
  * iteration of the default main context dispatches, through the installed

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Beacons from Python, as docs/PROTOCOL.md §5 defines them: the beacon
 key (HKDF-SHA256, §4), the plaintext layout, and AES-256-GCM through the
 system's libcrypto (ctypes), so tests can read a sender's beacons and

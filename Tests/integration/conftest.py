@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Fixtures of the process-level tests (see harness.py)."""
 
 import sys

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """What the process-level tests share: free ports, and running programs
 that print one event per line (build/bin/peer, build/bin/streamer) with
 bounded waits. Every process started is killed when its test ends (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* peer: one libhandoff app, sender or receiver, for the process-level
  * integration tests (Tests/integration/test_handoff.py). It uses only
  * handoff.h and prints one line per event on stdout, flushed:

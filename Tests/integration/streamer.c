@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* streamer: one libhandoff app at either end of continuation streams, for
  * the stream tests (Tests/integration/test_streams.py) and `make bench`.
  * Uses only handoff.h; prints one line per event on stdout, flushed:

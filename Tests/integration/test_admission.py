@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The channel's admission under hostile peers (docs/PROTOCOL.md §6
 "Limits and lifecycle"), with real processes on loopback.
 

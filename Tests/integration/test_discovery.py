@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Discovery at the process level: dual-stack links in network namespaces
 (IPv4 filtered with nft so only IPv6 works, IPv6 only, IPv4 only), and a
 receiver that starts learning what is offered from the answer to its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Process-level integration tests of libhandoff.
 
 Each test starts real peers (build/bin/peer, Tests/integration/peer.c), one

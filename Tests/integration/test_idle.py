@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """An idle engine does not wake up (docs/agent.md §8), counted, not timed.
 
 build/bin/peer runs in a network namespace of its own (hoffi-<pid>-a, lo

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Continuation streams between two real processes over loopback.
 
 build/bin/streamer (Tests/integration/streamer.c) runs at each end: the

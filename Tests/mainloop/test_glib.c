@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* test_glib.c - include/handoff-glib.h driving real GMainLoops: a queued
  * callback dispatched through the GSource, a library timer waking the loop
  * through the fd alone (no timeout anywhere but the watchdog), a handoff

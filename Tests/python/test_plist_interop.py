@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Interoperability of libhandoff's property lists with Python's plistlib.
 
 Standard library only (ctypes + plistlib) plus pytest. The library is the one

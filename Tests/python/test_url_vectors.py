@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """URLs read as libhandoff 0.1.0 read them (Foundation's URL(string:)).
 
 The library reads URLs itself since it stopped linking Foundation

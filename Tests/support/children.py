@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Child processes end with the test run that started them: each suite
 tracks what it starts until it is reaped, and whatever is left is killed
 and reaped at exit. A run stopped with SIGTERM (a CI job cancelled) still

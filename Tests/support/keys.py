@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The account key derivation of docs/PROTOCOL.md §4, for tests that speak
 the protocol from Python (beacons, the channel's PSK)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Network namespaces for the process-level suites (integration, cli, hostile).
 
 A suite opens `Namespaces(prefix)` as a context manager (in a fixture: yield

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Ports for test processes to listen on: one picker for every suite.
 
 A port is chosen below the kernel's ephemeral range

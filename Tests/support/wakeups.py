@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """How often an idle process wakes, per thread: counts, not timings.
 
 Each time a sleeping thread is woken and goes back to sleep the kernel

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The one-time-code pairing vectors of docs/PROTOCOL.md §9, computed
 independently of libhandoff: P-256 in plain Python integers (affine
 coordinates; fine for fixed test scalars, never for secrets), HKDF, HMAC

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The pairing test vectors of docs/PROTOCOL.md §9, computed independently of
 libhandoff with Python's `cryptography` package (OpenSSL underneath, but
 none of libhandoff's code). PairingVectorTests checks the Swift side against

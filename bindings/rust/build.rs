@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Finds libhandoff.so and links it.
 //!
 //! Where it looks, first match wins:

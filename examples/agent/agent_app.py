@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """A small app for agent mode (make demo-agent, Tests/cli/test_agent_e2e.py):
 started by the agent from a .desktop file (stdout and stderr are /dev/null there), it connects to the
 agent in mode AGENT and writes what happens, one JSON line per event, to the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """make demo-agent: Handoff through the agent, two devices on one machine.
 
 Device A and device B each run `handoff agent` (their own account

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* mapoff: a map app that hands off its viewport, after Apple's MapOff
  * sample. Run a receiver on one device and a sender on another (or both on
  * this machine, as `make demo` does):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* roundtrip: builds a user activity, encodes it as the payload another
  * device would receive, decodes it and prints both sides.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # make demo: a real handoff between two processes on this machine. A MapOff
 # receiver waits; a MapOff sender offers its map viewport; the receiver sees
 # it through encrypted beacons on loopback, fetches it over TLS 1.3 and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The "create shape" receiver on asyncio: libhandoff's fd sits in the event
 loop next to the app's other coroutines (loop.add_reader, through
 handoff.aio), so no thread and no blocking run() is needed.

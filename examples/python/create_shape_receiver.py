@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Receiver of the "create shape" demo: waits for another device to offer
 a shape being created, continues it, and restores it on its canvas.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Sender of the "create shape" demo: the person starts creating a shape;
 the app offers that as its current activity until another device
 continues it.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """What the example apps share to reach each other with no set-up: the
 handoff package (from the source checkout when it is not installed), an
 embedded demo account, and loopback unicast peers.

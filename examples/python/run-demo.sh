@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The "create shape" handoff between two Python processes on this machine
 # (loopback): a receiver waits, a sender offers a shape, the receiver
 # continues and restores it. Both end by themselves; none is left behind.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The shapes app's Handoff model (Apple's "create shape" example): an
 activity of type com.example.myapp.create-shape whose userInfo holds the
 shape being created and the activity's version; the shape is required."""

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 // handoff_qt.h - libhandoff on Qt's event loop, in one function: copy it
 // into your application. Qt 6 or Qt 5, QtCore only, no moc.
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 // qt_handoff: a handoff between two applications, driven by Qt's event
 // loop through handoff_qt.h (a QSocketNotifier on each application's fd).
 //

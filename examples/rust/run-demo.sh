@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # make demo-rust: the DocEdit pair hands off a document being edited between
 # two processes on this machine (loopback), twice:
 #  1. both devices reach one document library (a temporary folder standing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Linux system interfaces the Swift Glibc module does not bring in. */
 #ifndef HANDOFF_CLINUX_H
 #define HANDOFF_CLINUX_H

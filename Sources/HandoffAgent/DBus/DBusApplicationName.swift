@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// The D-Bus names of a `DBusActivatable=true` application, derived from
 /// its desktop file id as the Desktop Entry spec's "D-Bus Activation"
 /// section says: the well-known name is the file name without ".desktop"

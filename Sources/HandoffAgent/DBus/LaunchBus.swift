@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 
 /// The launcher's session bus (docs/agent.md §5): D-Bus activation of

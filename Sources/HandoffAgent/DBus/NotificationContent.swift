@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// What the person is shown for an activity they can continue
 /// (docs/agent.md §6): the summary is the activity's title (its type when
 /// it has none), the body says which device it is on.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// Desktop notifications through org.freedesktop.Notifications (the
 /// Desktop Notifications spec): one notification per activity the person
 /// can continue, with a "Continue" action, replaced when the activity

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// Where the person's session bus is, found as sd_bus_open_user and
 /// libdbus find it: `DBUS_SESSION_BUS_ADDRESS`, else the user bus socket
 /// `$XDG_RUNTIME_DIR/bus`. Resolved here rather than inside sd-bus so the

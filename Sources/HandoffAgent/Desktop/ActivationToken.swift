@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// The token that lets a launched app take the focus (docs/agent.md §5):
 /// the notification server sends it (`ActivationToken`, Desktop
 /// Notifications spec 1.2) just before `ActionInvoked`, and the agent hands

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 
 /// Starts a `DBusActivatable=true` app for the launcher: the agent's D-Bus

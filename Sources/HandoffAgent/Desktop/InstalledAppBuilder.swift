@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 
 /// Turns desktop entries (and manifests) into `InstalledApp`s during one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// When the agent may start a pairing run and when it may ask the person
 /// (docs/agent.md §9): one run at a time, runs started at most one a
 /// `runSpacing`, and a prompt at most once a `promptSpacing` per source

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// What the agent's server did, in counts (STATUS `counters`, tests).
 /// Owned by the loop thread; read through `AgentServer.counters`.
 public struct AgentCounters: Sendable, Equatable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// The bounds the agent enforces on its local connections (docs/agent.md
 /// §3 "Bounds"; §8 of that document lists them as built). Tests shrink the
 /// time ones.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 
 /// The object behind a `handoff_activity *`: the shared `UserActivity` plus

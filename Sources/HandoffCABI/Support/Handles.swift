@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// Opaque C handles are retained Swift objects: `*_new` hands out +1,
 /// `*_free` releases it, borrowed children are unretained pointers into
 /// objects their parent keeps alive.

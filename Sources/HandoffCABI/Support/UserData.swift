@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// A host's `void *user_data` and its `destroy`, called once when the
 /// object that holds them goes away.
 public final class UserData: @unchecked Sendable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// Text helpers of the account files and messages.
 enum AccountEncoding {
     /// Lowercase hexadecimal.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// What a device does in Handoff: a full device sends and receives; a
 /// send-only one (Apple: watchOS) offers its activities but is never
 /// offered any.

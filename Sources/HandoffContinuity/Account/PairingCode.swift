@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 
 /// The pairing code: an account key written for people.

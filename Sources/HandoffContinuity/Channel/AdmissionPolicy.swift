@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// Who gives way when the channel server's slots are contended: a pure
 /// function of the connections held, so it is tested without sockets.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import COpenSSL
 #if canImport(Glibc)
 import Glibc

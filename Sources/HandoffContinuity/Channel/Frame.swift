@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 
 /// One message on the channel: `u32 big-endian N`, then `N` bytes, the first

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 
 /// The frames of the fetch exchange (docs/PROTOCOL.md, "Exchange").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// The six digits both devices show for the person to compare (not type):
 /// 0...999 999, shown with leading zeros in two groups of three.
 public struct ComparisonCode: Sendable, Equatable, CustomStringConvertible {

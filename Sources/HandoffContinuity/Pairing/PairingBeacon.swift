@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// A joiner's pairing beacon (docs/PROTOCOL.md §9 "Pairing beacons"): 96
 /// bytes in the clear, carrying nothing secret or stable — the magic, the
 /// version, the kind (comparison or one-time code), the TCP port and a

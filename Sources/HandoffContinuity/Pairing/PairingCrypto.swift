@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 
 /// The pairing's derivations (docs/PROTOCOL.md §9 "Order", step 4), all

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 
 /// The joiner's run (docs/PROTOCOL.md §9): announce a fresh session with

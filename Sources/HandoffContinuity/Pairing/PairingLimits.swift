@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// The bounds of a pairing run (docs/PROTOCOL.md §9 "Limits" states each
 /// one as enforced). Tests shorten the window; the rest rarely changes.
 public struct PairingLimits: Sendable {

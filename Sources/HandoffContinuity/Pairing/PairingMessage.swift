@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 
 /// One pairing message (docs/PROTOCOL.md §9 "Messages"), carried in a

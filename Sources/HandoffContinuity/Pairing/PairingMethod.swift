@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// How the two devices of a pairing authenticate their key agreement
 /// (docs/PROTOCOL.md §9).
 public enum PairingMethod: Sendable, Equatable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// How a pairing asks its person to compare the code: the driver shows
 /// the code through `PairingEvents.compare` and gets back a prompt, then
 /// waits for `fd` to turn readable (or, with `fd` -1, asks at once) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// The sponsor's view of the joiners announcing themselves: bounded,
 /// rate-limited, and handing out one session to try at a time
 /// (docs/PROTOCOL.md §9 "Pairing beacons"). Keyed by session ID *and*

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 
 /// The sponsor's side of a pairing (docs/PROTOCOL.md §9): the initiator,

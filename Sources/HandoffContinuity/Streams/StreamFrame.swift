@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// The frames of a connection in stream mode (docs/PROTOCOL.md,
 /// "Continuation streams"): the same `u32 N, type, payload` framing as the
 /// exchange, with two types of its own.

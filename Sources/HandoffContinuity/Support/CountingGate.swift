@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 
 /// Lets at most `limit` threads between `enter` and `leave` at once; the

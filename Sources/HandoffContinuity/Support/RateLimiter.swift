@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// A token bucket: `rate` tokens a second, at most `burst` saved up.
 struct TokenBucket {
     let rate: Double

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 
 /// The activity payload: what the sender answers to a fetch, as a binary
 /// property list dictionary (docs/PROTOCOL.md, "Activity payload").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 
 /// What a person is doing in an app, described so another device can
 /// continue it: Apple's NSUserActivity, reduced to its Handoff surface.

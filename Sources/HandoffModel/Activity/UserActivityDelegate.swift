@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// Told about an activity's life (Apple: NSUserActivityDelegate). The
 /// runtime calls these on the application's dispatch thread only.
 public protocol UserActivityDelegate: AnyObject {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// An error from libhandoff: a stable numeric code and a message that says
 /// what went wrong and what to do about it.
 ///

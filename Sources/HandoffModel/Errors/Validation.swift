@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// Checks for the identifiers that travel between devices. They are kept
 /// strict so that what one device accepts, every device accepts.
 public enum Identifier {

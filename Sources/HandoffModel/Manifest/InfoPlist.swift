@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// Loading a manifest from an Info.plist, in XML or binary form.
 ///
 /// Keys read: `CFBundleIdentifier` (required), `NSUserActivityTypes`

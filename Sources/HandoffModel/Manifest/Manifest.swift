@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// What an app declares about itself for Handoff: who it is (bundle
 /// identifier), whose it is (team identifier: only apps of the same team
 /// continue each other's activities) and which activity types it can

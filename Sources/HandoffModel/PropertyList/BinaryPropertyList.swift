@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// The binary property list format, `bplist00`, as CoreFoundation and
 /// CPython's plistlib write it:
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// Bounds on what one `BinaryPropertyList.decode` call may build.
 ///
 /// `maxObjects` and `maxBytes` measure the value as if it were written

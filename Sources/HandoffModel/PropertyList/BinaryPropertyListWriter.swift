@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 extension BinaryPropertyList {
     /// Deterministic: the same value always gives the same bytes (dictionary
     /// keys sorted by their UTF-8 bytes).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// The size of a value's canonical encoding (what `BinaryPropertyList.encode`
 /// writes: no object shared, docs/PROTOCOL.md §1), computed without writing
 /// it. The userInfo budget is defined on this size, so sender and receiver

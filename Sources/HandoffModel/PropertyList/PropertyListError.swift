@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// Why bytes are not a binary property list the decoder accepts.
 ///
 /// `reason` names the rule that was broken and the numbers involved, e.g.

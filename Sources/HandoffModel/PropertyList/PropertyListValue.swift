@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// A value as a binary property list stores it.
 ///
 /// This is the codec's own model, closer to the bytes than `UserInfoValue`:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import CExpat
 
 /// The XML property list format (Apple's PropertyList-1.0 DTD), read with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// Substring search without the regex module (`_StringProcessing`), which
 /// libhandoff.so does not link: the same answer as its `contains(_:)`,
 /// which compares whole Characters (so "$(" is not in "$(\u{301}", where

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// Reading a URL reference (RFC 3986 §3, §4.1) with the rules of
 /// Foundation's `URL(string:)` (swift-foundation's RFC3986Parser, invalid
 /// characters encoded, an empty scheme allowed): first split the text into

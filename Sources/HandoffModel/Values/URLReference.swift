@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// A URL as the library carries it (web page and referrer URLs, URL values
 /// in userInfo): an RFC 3986 URI reference, read as Foundation's
 /// `URL(string:)` reads it, without linking Foundation into libhandoff.so.

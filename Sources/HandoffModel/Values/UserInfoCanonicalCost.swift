@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// What a userInfo costs written as `UserInfoCoding.encode` writes it (null,
 /// set and URL as their tagged dictionaries, docs/PROTOCOL.md §2), computed
 /// without building or sorting anything: a set's cost does not depend on the

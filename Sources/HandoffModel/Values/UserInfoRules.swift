@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 
 /// What a userInfo may hold beyond its value types, checked whenever a
 /// userInfo is set, merged or decoded, so a refused value never gets in.

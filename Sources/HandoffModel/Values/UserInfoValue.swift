@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 
 /// A value in an activity's `userInfo`: exactly the types Handoff carries
 /// (Apple: array, data, date, dictionary, null, number, set, string, URLReference).

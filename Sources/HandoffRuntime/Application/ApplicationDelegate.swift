@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 
 /// The application's Handoff callbacks (Apple: UIApplicationDelegate /

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// Parses a command's arguments against its option list, by hand: options
 /// as `--name value` or `--name=value`, `--` ends the options, `-h` is
 /// `--help`. Anything unknown is a usage error naming what is wrong.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// One subcommand of `handoff`: what `--help` shows, and how it runs.
 protocol Command {
     /// The word after `handoff`, e.g. "nearby".

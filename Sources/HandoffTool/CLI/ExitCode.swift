@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// The tool's exit statuses, documented in every `--help`.
 enum ExitCode {
     /// The command did what was asked.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// The text of `--help`, for the tool and for each command.
 enum Help {
     static func tool(_ commands: [any Command.Type]) -> String {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// One option a command accepts, and its line in `--help`.
 struct OptionSpec: Sendable {
     enum Kind: Sendable {

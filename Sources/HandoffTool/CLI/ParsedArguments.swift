@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// A command's arguments after parsing, with typed readers that turn bad
 /// values into usage errors.
 struct ParsedArguments {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// A wrong command line: the tool says what is wrong, points at `--help`
 /// and exits 2 without doing anything.
 struct UsageError: Error {

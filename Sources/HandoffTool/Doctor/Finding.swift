@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// One result of `handoff doctor`: how it stands, what was found, and what
 /// to do about it.
 struct Finding {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// Base64 (RFC 4648 §4: standard alphabet, "=" padding, no line breaks),
 /// as Foundation's `base64EncodedString()` writes it: the `$data` values of
 /// `--json` output (docs/cli.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// A JSON value with keys in the order they were written, so output reads
 /// the same every time. Written compactly, on one line.
 indirect enum JSON {

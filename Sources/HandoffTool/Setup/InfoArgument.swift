@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 
 /// `--info KEY=VALUE` of publish: a userInfo entry. The value is a string

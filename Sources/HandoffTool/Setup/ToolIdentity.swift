@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 
 /// Who the tool is to Handoff. An app's manifest names its bundle, its team

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffAgent
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fuzz target: AccountStore.loadAccount, reading the account file (a pairing code and a newline)
 // as a user's config directory holds it: the input is written to a private
 // file of this process's directory, then loaded through the store's own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fuzz target: ActivityCoding.decode, what a receiver does with the payload
 // a sender answers to a fetch (and handoff_activity_decode). An activity it
 // accepts must encode (its userInfo within the budget, the payload within

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fuzz target: AgentFrame(decoding:from:), one datagram of the local
 // protocol (docs/agent.md §3). Byte 0's low bit is the sender (0 the app,
 // 1 the agent), the rest the datagram.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fuzz target: BeaconCodec.open, a UDP packet from anyone on the LAN.
 // The input is tried twice: as a packet (which must not open: the fuzzer
 // does not know the key), and as a plaintext sealed under the key, which

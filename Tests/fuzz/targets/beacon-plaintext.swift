@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fuzz target: BeaconCodec.parse, a beacon's plaintext once the packet has
 // authenticated. The encoding is canonical: whatever parses must encode to
 // exactly the same bytes.

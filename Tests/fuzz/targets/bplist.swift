@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fuzz target: BinaryPropertyList.decode, the reader every payload and
 // userInfo goes through. Whatever it accepts, the writer must write in a
 // form the reader reads back to the same bytes (values are compared as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fuzz target: the channel's frame reader (FrameInbox, private to
 // ChannelConnection.swift) as a connection drives it: bytes arrive in
 // reads of at most one TLS record, and after each read every complete

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fuzz target: DesktopEntry(bytes:), a desktop entry file as the agent
 // finds one in an applications folder (docs/agent.md §5), then every value
 // read as each type the agent reads, every value parsed as an Exec line and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fuzz target: AccountStore.loadDevice, reading the device file (id=, name=, role= lines)
 // as a user's config directory holds it: the input is written to a private
 // file of this process's directory, then loaded through the store's own

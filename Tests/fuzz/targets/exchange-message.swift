@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fuzz target: ExchangeMessage(frame), every frame of the fetch exchange.
 // Byte 0 is the frame type, the rest its payload. A message it accepts must
 // give back exactly that frame.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fuzz target: Manifest(infoPlist:), an app's Info.plist bytes, XML or
 // binary. Any input gives a manifest or a thrown error, never a trap.
 import HandoffModel

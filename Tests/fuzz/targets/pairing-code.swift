@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fuzz target: PairingCode.decode, what a person types or pastes (`account
 // join CODE`, handoff_account_join). A code it accepts must be the code of
 // the key it gives, up to the forgiveness it allows (case, O/I/L, spacing).

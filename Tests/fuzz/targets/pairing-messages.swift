@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fuzz target: everything a pairing reads from the network. The input is
 // tried as a pairing beacon (a beacon it accepts must re-encode to it),
 // then as the bytes arriving on a pairing connection: through the real

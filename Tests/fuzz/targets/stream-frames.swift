@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fuzz target: StreamFrameParser, the frames of a connection in stream mode,
 // cut into reads as a socket would deliver them. The data handed on must be
 // exactly the DATA payloads in order, and nothing follows END or a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fuzz target: UserInfoJSON.decode, the JSON text a binding hands the
 // library (handoff_value_decode_json). What it accepts keeps the userInfo
 // rules, writes back as JSON, and that text reads back to the same value

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fuzz target: UserInfoCoding.decode, the userInfo of a payload. A userInfo
 // it accepts must encode within the 3072-byte budget (the receiver measured
 // it as it will be written) to bytes that decode to the same value: the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Writes the seed corpora (Tests/fuzz/corpus/<target>/) from the library's
 // own encoders, and the hand-made hostile inputs of the regression corpus
 // (Tests/fuzz/regressions/<target>/): shared-reference bombs, deep nesting,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """`make bench`'s Python section: the userInfo round trip through the
 binding (set, then get, of a 2.7 KB, 35-key dictionary) next to CPython's
 plistlib (binary dumps + loads) and json (dumps + loads) of the same

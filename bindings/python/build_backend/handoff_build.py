@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """A PEP 517 build backend for the libhandoff Python package, standard
 library only, so `pip install ./bindings/python` works offline and with no
 build tools installed (a fresh venv has no `wheel`).
@@ -47,12 +48,26 @@ def _metadata(project: dict) -> str:
         f"Version: {project['version']}",
         f"Summary: {project.get('description', '')}",
         f"Requires-Python: {project.get('requires-python', '>=3.8')}",
-        "License: see the libhandoff repository",
+        "License: MIT OR Apache-2.0",
+        "Classifier: License :: OSI Approved :: MIT License",
+        "Classifier: License :: OSI Approved :: Apache Software License",
         "Description-Content-Type: text/markdown",
         "",
     ]
     readme = SOURCE / "README.md"
     return "\n".join(lines) + "\n" + (readme.read_text("utf-8") if readme.exists() else "")
+
+
+def _licence_files() -> list:
+    """The project's two licence texts (the user's choice of either), from
+    the binding's folder when an sdist was unpacked there, else from the
+    repository root."""
+    names = ("LICENSE-MIT", "LICENSE-APACHE")
+    for folder in (SOURCE, SOURCE.parent.parent):
+        found = [folder / name for name in names if (folder / name).is_file()]
+        if len(found) == len(names):
+            return found
+    raise SystemExit("LICENSE-MIT and LICENSE-APACHE not found beside pyproject.toml or in the repository root")
 
 
 def _dist_info(project: dict) -> str:
@@ -131,6 +146,8 @@ def _build(wheel_directory: str, editable: bool) -> str:
         if library:
             wheel.add(f"{PACKAGE}/{SONAME}", library.read_bytes(), 0o755)
     wheel.add(f"{dist_info}/METADATA", _metadata(project).encode())
+    for path in _licence_files():
+        wheel.add(f"{dist_info}/licenses/{path.name}", path.read_bytes())
     wheel.add(f"{dist_info}/WHEEL", (
         "Wheel-Version: 1.0\nGenerator: handoff_build\n"
         f"Root-Is-Purelib: {'false' if library else 'true'}\nTag: {tag}\n").encode())
@@ -172,6 +189,8 @@ def build_sdist(sdist_directory, config_settings=None):
         for path in files:
             if path.exists():
                 tar.add(path, arcname=f"{base}/{path.relative_to(SOURCE).as_posix()}")
+        for path in _licence_files():
+            tar.add(path, arcname=f"{base}/{path.name}")
         pkg_info = _metadata(project).encode()
         info = tarfile.TarInfo(f"{base}/PKG-INFO")
         info.size = len(pkg_info)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """libhandoff for Python: Handoff (Apple's NSUserActivity continuation
 between a person's devices) on Linux, over libhandoff.so through ctypes.
 

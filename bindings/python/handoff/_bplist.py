@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """userInfo values as binary property lists, at Python speed, so a whole
 userInfo crosses into the library in one call each way instead of a few
 ctypes calls per value (docs/PROTOCOL.md §1-§2).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """How C calls Python back.
 
 Every C callback type has one trampoline, a CFUNCTYPE object created at

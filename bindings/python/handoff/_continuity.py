@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """handoff_continuity_options from start_continuity's keyword arguments."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The C interface of libhandoff, declared for ctypes: one line per function
 of include/handoff.h (argument types, result type, and an errcheck that
 raises HandoffError with the library's code and message), and the structs

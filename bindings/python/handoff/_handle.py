@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The base of every class that owns a libhandoff handle."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """userInfo values through JSON text, the fast path of ``UserActivity.user_info``.
 
 Python parses and writes JSON in C (the ``json`` module's accelerator) but

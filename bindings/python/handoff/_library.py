@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Finding and loading libhandoff.so, and checking its version.
 
 Places, in order (the first that loads wins):

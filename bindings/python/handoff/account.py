@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Accounts: the key a person's devices share, and this device's role."""
 
 from __future__ import annotations

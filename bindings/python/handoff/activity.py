@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """User activities (Apple: NSUserActivity) and their delegate."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """asyncio integration: the application's fd in the event loop.
 
     async def main():

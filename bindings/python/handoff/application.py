@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The application: the app's side of Handoff, its delegate and main loop."""
 
 from __future__ import annotations

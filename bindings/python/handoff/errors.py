@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Errors: the library's status codes, and the exception that carries them."""
 
 from __future__ import annotations

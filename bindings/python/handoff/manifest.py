@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Manifests: who the app is and which activity types it continues."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Activities other devices of the account offer."""
 
 from __future__ import annotations

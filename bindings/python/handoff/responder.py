@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Responders (Apple: UIResponder's userActivity support) and the
 restoration handler that hands them a continued activity."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """userInfo values: Python natives to libhandoff values and back.
 
 ==========================  ===========================  ====================

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Shared set-up of the binding's tests: the package from this source tree,
 the repository's paths, free loopback ports, and a loop that drives
 several applications of this process at once."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Child processes for the two-process tests: their output lines as they
 arrive, bounded waits, and a guaranteed end (killed and reaped by the
 `spawn` fixture, with an atexit backstop)."""

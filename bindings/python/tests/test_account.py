@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Accounts: creating, pairing codes, keys, storage."""
 
 import os

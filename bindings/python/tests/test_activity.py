@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """UserActivity: properties, userInfo rules, the payload, and its life."""
 
 import datetime

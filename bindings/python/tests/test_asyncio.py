@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """asyncio integration: the applications' fds in an event loop
 (loop.add_reader through handoff.aio) carry a whole handoff; errors from
 dispatch go where asyncio sends callback errors."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """userInfo through binary property lists (handoff/_bplist.py): a whole
 userInfo crosses in one library call each way, the library sees exactly
 the value the value-by-value path builds, and whatever is unusual goes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Real two-process handoffs where one side is Python (this process) and
 the other is C: Tests/integration/peer.c (build/bin/peer) and the MapOff
 demo (build/bin/mapoff), in both directions, over loopback."""

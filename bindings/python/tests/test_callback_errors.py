@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """An exception raised in a Python callback is never swallowed: an
 Exception is reported through sys.unraisablehook and the callback returns
 its defined result; KeyboardInterrupt and SystemExit stop the loop and are

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Where continuity runs (handoff_continuity_mode, docs/agent.md §3
 "Choosing the mode"): the getter for EMBEDDED, and AUTO without an agent."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The examples in examples/python, run as a person would from the
 checkout: the create-shape sender with the receiver, and with the asyncio
 receiver; a receiver that refuses a newer activity version."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The raw layer against the header: every function declared with the
 header's arity, the struct layouts as the C compiler lays them out, and
 errcheck turning failures into HandoffError with the library's message."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Real handoffs between two applications of this process over loopback
 (beacons, TLS channel, fetch): everything a delegate and a restoration
 handler can see, failures, and callbacks that raise."""

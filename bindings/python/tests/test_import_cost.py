@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """What `import handoff` costs, as counts (no timings): the standard
 library modules that made it slow (typing, dataclasses with inspect, ast
 and dis, pathlib, socket, traceback, urllib.parse) are not imported until

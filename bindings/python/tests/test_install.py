@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The acceptance command: `pip install ./bindings/python` into a fresh
 venv, offline, then the example pair hands off a shape between two
 processes of that venv, with the library the package carries."""

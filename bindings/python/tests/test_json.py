@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """userInfo through JSON text (handoff/_json.py), the fast path of
 UserActivity.user_info: a JSON-shaped userInfo crosses in one library call
 each way; the library sees exactly the value the value-by-value path

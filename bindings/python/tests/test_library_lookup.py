@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Finding the library: $HANDOFF_LIBRARY, the package's copy, the
 repository's build folder, the system; a clear ImportError otherwise, and
 for a library of another major version. Each case imports the package in

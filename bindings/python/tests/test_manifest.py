@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Manifests: built in code, or loaded from an Info.plist (XML or binary)."""
 
 import plistlib

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The runtime rules through the binding, in this process: lazy coalesced
 saves, responder order, callbacks only inside dispatch, the main thread,
 the fd, run/stop, the current activity, and argument checks."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Continuation streams between Python (this process) and C
 (Tests/integration/streamer.c, build/bin/streamer) in both directions, over
 loopback: megabytes each way checked against the sums streamer prints,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """userInfo values both ways: every Python native into the library and
 back, with its exact type; the library's bplist readable by plistlib; and
 bad input refused with a clear error."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The package as Python developers get it: `make wheel` makes a manylinux
 wheel carrying the library (and the OpenSSL it needs) that installs offline
 into a fresh venv and works there; and a pip install with no library to

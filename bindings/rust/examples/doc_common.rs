@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! What the DocEdit sender and receiver share: who the app is, how it
 //! reaches the other device, and its editor view (a responder).
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! DocEdit receiver: waits for another device of the account to offer a
 //! document being edited, continues it, and restores its editor: it opens
 //! the document named in the userInfo from its own document library and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! DocEdit sender: a text editor that hands off the document being edited.
 //!
 //! It opens "Meeting notes" from the document library, puts the cursor in

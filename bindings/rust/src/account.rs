@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Accounts: the key a person's devices share, its pairing code and its
 //! storage.
 

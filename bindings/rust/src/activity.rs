@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! User activities (Apple: `NSUserActivity`): what the person is doing, so
 //! another device can continue it.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Applications: the app's side of Handoff, its delegate and its main loop.
 
 use std::cell::{Ref, RefCell, RefMut};

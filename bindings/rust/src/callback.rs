@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Calling Rust code from the library's callbacks: a panic must never
 //! unwind into C. Every trampoline of this crate runs the host's code
 //! through [`guard`], which catches the panic, reports it, and returns the

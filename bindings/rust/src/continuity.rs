@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Continuity: how an application reaches the account's other devices.
 
 use std::ffi::{c_char, c_int, CString};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Errors: the library's status code (Apple's numbers for Handoff
 //! failures) and its message saying what went wrong and what to do.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Handoff for Linux apps: the Rust binding of libhandoff.
 //!
 //! A person starts something in an app on one device and continues it in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Manifests: who an app is (bundle identifier), whose it is (team
 //! identifier) and which activity types it can continue.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Remote activities: what the account's other devices offer.
 
 use std::fmt;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Responders (Apple: `UIResponder`'s user-activity support) and the
 //! restoration handler that hands a continued activity to them.
 

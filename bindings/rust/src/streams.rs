@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Continuation streams (Apple: `getContinuationStreams` and the
 //! delegate's `didReceiveInputStream:outputStream:`): byte streams between
 //! the app that continued an activity and the app it came from, for data

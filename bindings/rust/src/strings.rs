@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Strings across the boundary: Rust strings to NUL-terminated C strings,
 //! and the library's borrowed C strings back to Rust.
 

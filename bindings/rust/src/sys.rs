@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The raw C interface: `include/handoff.h` written out in Rust, one item
 //! per header item, in the header's order and with its names.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! userInfo values: exactly the types Handoff carries, as a Rust enum, and
 //! their conversion to and from the library's `handoff_value`.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! `src/sys.rs` declares exactly what `include/handoff.h` declares: every
 //! function with the same parameter and return types, every constant and
 //! enum value, every struct's fields and every `_INIT` macro. Both files

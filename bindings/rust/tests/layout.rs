@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! What the C compiler says about the header equals what Rust compiled:
 //! struct sizes, alignments and field offsets, enum sizes, the `size` the
 //! `_INIT` macros store, and every integer constant's value. A C probe is

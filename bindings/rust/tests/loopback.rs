@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Real handoffs between two applications of this process, each on its
 //! own thread (its main thread), over loopback sockets: encrypted beacons
 //! to unicast peers, the TLS channel, the fetch. Exercises the safe API's

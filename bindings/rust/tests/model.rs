@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Activities, manifests, accounts, errors and versions through the safe
 //! API: properties, ownership and identity, thread use, and what the
 //! library refuses.

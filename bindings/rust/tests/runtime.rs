@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The runtime's rules through the safe API, in one process: callbacks
 //! run only inside dispatch on the main thread, saves are lazy and
 //! coalesced, responders update in order, the main loop's descriptor and

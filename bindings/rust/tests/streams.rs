@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Continuation streams between two applications of this process over
 //! loopback: the receiver asks for a stream on the activity it continued,
 //! the sender's delegate gets the other end, and bytes cross the TLS

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Continuation streams between two processes on loopback: a Rust
 //! application of this test process at one end, the C streamer
 //! (Tests/integration/streamer.c) at the other, in both roles. Each side

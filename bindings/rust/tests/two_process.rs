@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Real handoffs between two processes on loopback, one side Rust (this
 //! crate's safe API), the other the C peer of Tests/integration/peer.c.
 //!

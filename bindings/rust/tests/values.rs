@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! userInfo values through the library and back: every kind, nesting,
 //! sets, the binary property list, and the values the library refuses.
 

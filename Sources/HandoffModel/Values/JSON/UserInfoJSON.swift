@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// userInfo values as JSON text (RFC 8259, UTF-8): not the wire encoding
 /// (that is the binary property list, docs/PROTOCOL.md §2) but the shape
 /// bindings convert through when their language parses JSON natively and

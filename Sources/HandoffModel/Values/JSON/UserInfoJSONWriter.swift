@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 extension UserInfoJSON {
     /// `value` as JSON text, dictionary keys sorted (String's order: by the
     /// Unicode scalars of their canonical form, which for keys in NFC is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// Hints from the host firewall, read with `nft list ruleset` and
 /// `iptables -S` when they are installed. Read only: doctor never changes
 /// a rule; it says which rule to add.

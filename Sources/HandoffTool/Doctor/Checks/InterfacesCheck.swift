@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /// The network interfaces and their addresses: is there a way to other
 /// devices at all?
 enum InterfacesCheck: DoctorCheck {

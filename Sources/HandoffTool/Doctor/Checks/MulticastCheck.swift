@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffContinuity
 
 /// Multicast: which interfaces joined the beacon groups, as the kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 
 /// What a firewall ruleset means for Handoff, read from the text `nft list

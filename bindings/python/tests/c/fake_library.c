@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* fake_library.c: a library that claims to be libhandoff FAKE_VERSION and
  * has nothing else, to test that the binding refuses a library of another
  * major version, or one older than itself, with a clear ImportError. */

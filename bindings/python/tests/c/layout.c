@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* layout.c: prints the size of each struct of handoff.h and the offset of
  * each field, one "struct field offset" line per field and one
  * "struct <size> N" line per struct, for test_ffi.py to compare with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! In-process handoffs between applications of this test process, each on
 //! a thread of its own (its main thread), over loopback sockets: what the
 //! loopback and streams suites share.

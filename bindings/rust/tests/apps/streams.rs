@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Continuation-stream parts the stream suites share: a sender delegate
 //! that takes streams, a receiver delegate that asks for them, and the
 //! bytes they carry.

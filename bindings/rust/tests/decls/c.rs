@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Reads the declarations of `include/handoff.h`: the subset of C it is
 //! written in (typedef'd enums and structs, `HANDOFF_API` prototypes,
 //! object-like `#define`s). A renamed field,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The header's declarations and `src/sys.rs`'s, read from source and
 //! compared.
 

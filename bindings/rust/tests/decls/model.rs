@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! What both parsers produce: the declarations of one interface, with
 //! types written in one canonical form so C and Rust compare as text.
 //!

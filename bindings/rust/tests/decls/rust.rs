@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Reads the declarations of `src/sys.rs`: `extern "C"` functions,
 //! `pub const`s, `pub type` enum aliases, `#[repr(C)]` structs and the
 //! `opaque!` list.

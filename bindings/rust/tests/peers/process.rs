@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! A peer process (the C `peer` or this test's Rust peer) and the events
 //! it prints, one per line: `name key=value ...`, values escaped as
 //! `%XX` outside '!'..'~' (the format of Tests/integration/peer.c).

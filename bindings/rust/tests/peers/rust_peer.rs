@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The Rust peer: one libhandoff app written with the safe API, sender or
 //! receiver, speaking the protocol of Tests/integration/peer.c (same
 //! defaults, same userInfo, same event lines) so the test drives both
