@@ -33,7 +33,7 @@ import Testing
         #expect(hello.frame.requestID == 1)
         #expect(h.manifest.bundleIdentifier == "com.example.app" && h.manifest.teamIdentifier == "TEAM1")
         #expect(h.manifest.activityTypes == ["com.example.app.edit", "com.example.app.view"])
-        #expect(h.pid == getpid() && !h.observer && h.protocolVersion == 1)
+        #expect(h.pid == getpid() && !h.observer && h.revisions == ProtocolRevision.spoken)
         #expect(client.welcome?.deviceName == "Fake agent" && client.welcome?.accountID == testAccount.derived.accountID)
 
         client.advertise(Self.advert)

@@ -16,9 +16,9 @@ struct ChannelInteropTests {
     static let keyHex = ChannelTest.key.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
 
     @Test func opensslSClientCompletesAHandshakeWithTheServer() throws {
-        let handled = ChannelRecorder<String?>()
+        let handled = ChannelRecorder<String>()
         let server = try ChannelServer(listeningOn: ChannelTest.anyPort, psk: ChannelTest.key) { connection in
-            handled.append(connection.keyExchangeGroup)
+            handled.append("\(connection.keyExchangeGroup ?? "none") revision \(connection.revision)")
             try? connection.send(Frame(type: 0x0A, payload: Array("hello from handoff\n".utf8)), timeout: 5)
         }
         defer { server.stop() }
@@ -26,10 +26,28 @@ struct ChannelInteropTests {
             "s_client", "-tls1_3", "-psk", Self.keyHex, "-psk_identity", "handoff1.x",
             "-connect", "127.0.0.1:\(server.port)", "-ign_eof",
         ], timeout: 10)
-        #expect(handled.all == ["x25519"])
+        // No ALPN offered: revision 1, as with a 0.1.0 client.
+        #expect(handled.all == ["x25519 revision 1"])
+        #expect(output.contains("No ALPN negotiated"), "\(output)")
         #expect(output.contains("TLSv1.3, Cipher is TLS_AES_128_GCM_SHA256"), "\(output)")
         #expect(output.contains("Server Temp Key: X25519"), "\(output)")
         #expect(output.contains("hello from handoff"), "\(output)")
+    }
+
+    /// The revisions travel as standard ALPN ids (docs/PROTOCOL.md §10):
+    /// the server picks the highest it speaks from a stock client's list.
+    @Test func opensslSClientOfferingRevisionsGetsTheHighestTheServerSpeaks() throws {
+        let handled = ChannelRecorder<Int>()
+        let server = try ChannelServer(listeningOn: ChannelTest.anyPort, psk: ChannelTest.key) { connection in
+            handled.append(connection.revision)
+        }
+        defer { server.stop() }
+        let output = try OpenSSLProcess.run([
+            "s_client", "-tls1_3", "-psk", Self.keyHex, "-psk_identity", "handoff1.x",
+            "-alpn", "handoff/9,handoff/2,handoff/1,h2", "-connect", "127.0.0.1:\(server.port)", "-ign_eof",
+        ], timeout: 10)
+        #expect(handled.all == [ProtocolRevision.current])
+        #expect(output.contains("ALPN protocol: handoff/\(ProtocolRevision.current)"), "\(output)")
     }
 
     @Test func opensslSClientWithAnotherKeyIsRefused() throws {
@@ -52,13 +70,16 @@ struct ChannelInteropTests {
     /// With `-groups P-256` s_server answers the client's x25519 key share
     /// with a HelloRetryRequest: OpenSSL then asks the client's PSK callback
     /// again, and the identity must stay the same.
-    @Test(arguments: [(nil, "x25519"), ("P-256", "secp256r1")] as [(String?, String)])
-    func theClientCompletesAHandshakeWithOpensslSServer(groups: String?, expectedGroup: String) throws {
+    /// A server that announces no ALPN (s_server without -alpn, as a 0.1.0
+    /// device) is revision 1; one whose list holds only "handoff/1"
+    /// chooses revision 1 from the client's offer.
+    @Test(arguments: [(nil, "x25519", nil), ("P-256", "secp256r1", nil), (nil, "x25519", "handoff/1")] as [(String?, String, String?)])
+    func theClientCompletesAHandshakeWithOpensslSServer(groups: String?, expectedGroup: String, alpn: String?) throws {
         let port = ChannelTest.closedPort()
         let server = try OpenSSLProcess.start([
             "s_server", "-tls1_3", "-psk", Self.keyHex, "-psk_identity", "handoff1.x", "-nocert",
             "-accept", "127.0.0.1:\(port)", "-naccept", "1", "-www",
-        ] + (groups.map { ["-groups", $0] } ?? []))
+        ] + (groups.map { ["-groups", $0] } ?? []) + (alpn.map { ["-alpn", $0] } ?? []))
         defer { _ = server.finish(timeout: 5) }
         let address = SocketAddress(host: "127.0.0.1", port: port)
         var client: ChannelConnection?
@@ -75,6 +96,7 @@ struct ChannelInteropTests {
         let connection = try #require(client)
         defer { connection.close() }
         #expect(connection.keyExchangeGroup == expectedGroup)
+        #expect(connection.revision == 1)
         // -www answers an HTTP request over the session; the answer's first
         // four bytes "HTTP" read as a frame length of 0x48545450, which shows
         // application data decrypted in both directions.

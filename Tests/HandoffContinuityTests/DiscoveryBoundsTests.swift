@@ -282,7 +282,7 @@ import Testing
         defer { server.stop() }
         let client = ExchangeClient(psk: testAccount.derived.channelPSK, limits: ChannelLimits(), fetchTimeout: 1, idleLifetime: 10)
         for n in 1...20 {
-            #expect(client.verify(SocketAddress(host: "127.0.0.\(n)", port: server.port)) == nil)
+            #expect(try client.verify(SocketAddress(host: "127.0.0.\(n)", port: server.port)).get() == ProtocolRevision.current)
             #expect(client.pooledCount <= ExchangeClient.maxPooled)
         }
         #expect(client.pooledCount == ExchangeClient.maxPooled)
@@ -297,7 +297,7 @@ import Testing
                                        psk: testAccount.derived.channelPSK) { c in c.close() }
         defer { server.stop() }
         let client = ExchangeClient(psk: testAccount.derived.channelPSK, limits: ChannelLimits(), fetchTimeout: 1, idleLifetime: 10)
-        #expect(client.verify(SocketAddress(host: "127.0.0.1", port: server.port)) == nil)
+        #expect(try client.verify(SocketAddress(host: "127.0.0.1", port: server.port)).get() == ProtocolRevision.current)
         var reaped = 0
         for _ in 0..<500 where reaped == 0 {   // until the FIN arrives (at most 5 s)
             reaped += client.reap()

@@ -239,8 +239,12 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
     /// HELLO: registers on the hub, answers WELCOME, and hands over a
     /// continuation chosen while the app was being launched.
     private func register(_ h: AgentHello, requestID: UInt32) -> String? {
-        guard h.protocolVersion == AgentFrame.version else {
-            send(.error(HandoffError(.invalidState, "the agent speaks local protocol \(AgentFrame.version), not \(h.protocolVersion)")),
+        // The highest revision both speak (docs/PROTOCOL.md §10); an app
+        // whose range misses ours entirely is told which we speak.
+        guard let revision = ProtocolRevision.agreed(theirs: h.revisions) else {
+            let ours = ProtocolRevision.spoken
+            send(.error(HandoffError(.invalidState,
+                "the agent speaks protocol revisions \(ours.lowerBound)...\(ours.upperBound), the app \(h.revisions.lowerBound)...\(h.revisions.upperBound): update the older of the two")),
                  requestID: requestID)
             connection.closeWhenFlushed()
             return nil
@@ -251,7 +255,9 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         self.port = port
         requests.withLock { $0.registered = true }
         port.attach(self)
-        send(.welcome(server.welcome), requestID: requestID)
+        var welcome = server.welcome
+        welcome.revision = revision
+        send(.welcome(welcome), requestID: requestID)
         if !h.observer, let remote = server.takePendingLaunch(for: h.manifest.bundleIdentifier) {
             // After what the hub just told it (posted before this job).
             server.loop.post { [weak self] in self?.continueActivity(remote) }

@@ -34,6 +34,10 @@ enum AgentHandshake {
         do throws(HandoffError) {
             try LocalSocket.send(fd, try AgentFrame(.hello(hello), requestID: helloID).encoded(), timeout: timeout)
             let welcome = try awaitWelcome(fd, path: path, deadline: deadline, wake: wake, stopped: stopped)
+            guard hello.revisions.contains(welcome.revision) else {
+                throw HandoffError(.invalidState, "the agent at \(path) chose protocol revision \(welcome.revision), which this app "
+                                   + "(revisions \(hello.revisions.lowerBound)...\(hello.revisions.upperBound)) does not speak")
+            }
             if let accountID, welcome.accountID != accountID {
                 throw HandoffError(.invalidState, "the agent at \(path) serves account \(welcome.accountID), "
                                    + "not this app's account \(accountID): join the agent's account (`handoff account`) "

@@ -23,6 +23,9 @@ public final class ChannelConnection: Sendable {
     /// the session keys have forward secrecy. Never nil for an open
     /// connection (a handshake without one is refused).
     public let keyExchangeGroup: String?
+    /// The protocol revision both ends speak (docs/PROTOCOL.md §10): what
+    /// this connection may carry beyond revision 1.
+    public let revision: Int
 
     /// Since when no exchange has been outstanding (nil while one is, and
     /// until the handler first calls `markIdle`): a server closes only idle
@@ -32,11 +35,12 @@ public final class ChannelConnection: Sendable {
     /// looks again then (rather than on a period).
     private let becameIdle: @Sendable () -> Void
 
-    init(socket: TLSSocket, limits: ChannelLimits, keyExchangeGroup: String,
+    init(socket: TLSSocket, limits: ChannelLimits, agreement: TLSSocket.Agreement,
          becameIdle: @escaping @Sendable () -> Void = {}) {
         self.socket = socket
         self.limits = limits
-        self.keyExchangeGroup = keyExchangeGroup
+        self.keyExchangeGroup = agreement.group
+        self.revision = agreement.revision
         self.becameIdle = becameIdle
     }
 
@@ -76,15 +80,17 @@ public final class ChannelConnection: Sendable {
 
     /// `connect` with a chosen PSK identity: only for tests (stock
     /// `openssl s_server` accepts exactly one identity).
-    static func connect(to address: SocketAddress, psk: [UInt8], limits: ChannelLimits, identity: [UInt8]) throws(HandoffError) -> ChannelConnection {
+    /// `revisions`: for tests that play an older or newer device.
+    static func connect(to address: SocketAddress, psk: [UInt8], limits: ChannelLimits, identity: [UInt8],
+                        revisions: ClosedRange<Int> = ProtocolRevision.spoken) throws(HandoffError) -> ChannelConnection {
         let limits = try limits.validated()
         let resolved = try address.resolved()
-        let context = try TLSContext(role: .client, psk: psk, identity: identity)
+        let context = try TLSContext(role: .client, psk: psk, identity: identity, revisions: revisions)
         let fd = try openTCPConnection(to: resolved, address: address, timeout: limits.connectTimeout)
         let socket = try TLSSocket(fd: fd, peer: address, context: context)
         do {
-            let group = try socket.handshake(timeout: limits.handshakeTimeout)
-            return ChannelConnection(socket: socket, limits: limits, keyExchangeGroup: group)
+            let agreement = try socket.handshake(timeout: limits.handshakeTimeout)
+            return ChannelConnection(socket: socket, limits: limits, agreement: agreement)
         } catch {
             socket.close()
             throw error

@@ -34,11 +34,13 @@ public final class ChannelServer: Sendable {
     /// `threads`, which an owner that must outlive them waits on.
     /// Throws `.invalidArgument` for a bad address, key or limits, `.io`
     /// when the address cannot be bound.
+    /// `revisions` other than the release's own are for tests that play an
+    /// older or newer device.
     public init(listeningOn address: SocketAddress, psk: [UInt8], limits: ChannelLimits = ChannelLimits(),
-                threads: ThreadGroup = ThreadGroup(),
+                threads: ThreadGroup = ThreadGroup(), revisions: ClosedRange<Int> = ProtocolRevision.spoken,
                 onConnection: @escaping @Sendable (ChannelConnection) -> Void) throws(HandoffError) {
         let limits = try limits.validated()
-        let context = try TLSContext(role: .server, psk: psk)
+        let context = try TLSContext(role: .server, psk: psk, revisions: revisions)
         let listener = try openListener(address, backlog: limits.acceptBacklog)
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -306,10 +308,10 @@ private final class ChannelServerCore: @unchecked Sendable {
         switch outcome {
         case .wantRead: pending[index].wantsWrite = false
         case .wantWrite: pending[index].wantsWrite = true
-        case .done(let group):
+        case .done(let agreement):
             pending.remove(at: index)
             state.withLock { $0.pendingCount = pending.count }
-            let connection = ChannelConnection(socket: p.socket, limits: limits, keyExchangeGroup: group,
+            let connection = ChannelConnection(socket: p.socket, limits: limits, agreement: agreement,
                                                becameIdle: { [weak self] in self?.connectionBecameIdle() })
             admit(connection, id: p.id, source: p.source)
         }

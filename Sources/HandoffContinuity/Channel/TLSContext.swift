@@ -28,18 +28,25 @@ final class TLSContext: @unchecked Sendable {
     static let groups = "X25519:P-256"
 
     let role: Role
+    /// The protocol revisions this end speaks on the channel, announced
+    /// and chosen through ALPN (docs/PROTOCOL.md §10).
+    let revisions: ClosedRange<Int>
     let ctx: OpaquePointer
     private let psk: [UInt8]
     /// The client's identity, in memory that lives as long as the context.
     private let identity: UnsafeMutableBufferPointer<UInt8>
 
-    init(role: Role, psk: [UInt8], identity: [UInt8] = []) throws(HandoffError) {
+    /// `revisions` other than the release's own are for tests that play an
+    /// older or newer peer.
+    init(role: Role, psk: [UInt8], identity: [UInt8] = [],
+         revisions: ClosedRange<Int> = ProtocolRevision.spoken) throws(HandoffError) {
         guard Self.pskLengths.contains(psk.count) else {
             throw HandoffError(.invalidArgument, "the channel key is \(psk.count) bytes: it must be \(Self.pskLengths.lowerBound)...\(Self.pskLengths.upperBound) bytes")
         }
         self.role = role
         self.psk = psk
-        self.ctx = try Self.makeContext(role)
+        self.revisions = revisions
+        self.ctx = try Self.makeContext(role, revisions: revisions)
         self.identity = .allocate(capacity: max(1, identity.count))
         _ = self.identity.initialize(from: identity)
         identityCount = identity.count
@@ -71,7 +78,7 @@ final class TLSContext: @unchecked Sendable {
         identity.count >= identityPrefix.count && identity.prefix(identityPrefix.count).elementsEqual(identityPrefix)
     }
 
-    private static func makeContext(_ role: Role) throws(HandoffError) -> OpaquePointer {
+    private static func makeContext(_ role: Role, revisions: ClosedRange<Int>) throws(HandoffError) -> OpaquePointer {
         ERR_clear_error()
         let method = role == .client ? TLS_client_method() : TLS_server_method()
         guard let ctx = SSL_CTX_new(method) else {
@@ -116,8 +123,14 @@ final class TLSContext: @unchecked Sendable {
             // No trust anchors are loaded: should a server ever answer with a
             // certificate instead of taking the PSK, verification fails.
             SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
+            // Every revision it speaks, highest first; a revision-1 server
+            // (0.1.0) ignores the list, which means revision 1.
+            let offer = ProtocolRevision.alpnOffer(revisions)
+            let offered = offer.withUnsafeBufferPointer { SSL_CTX_set_alpn_protos(ctx, $0.baseAddress, UInt32($0.count)) }
+            guard offered == 0 else { throw fail("offer the protocol revisions through ALPN") }  // 0 is success here
         case .server:
             SSL_CTX_set_psk_find_session_callback(ctx, serverFindSession)
+            SSL_CTX_set_alpn_select_cb(ctx, serverSelectRevision, nil)
         }
         return ctx
     }
@@ -191,6 +204,19 @@ private let serverFindSession: SSL_psk_find_session_cb_func = { ssl, identity, i
     guard let session = context.makePSKSession(ssl) else { return 0 }
     sessionOut?.pointee = session  // OpenSSL takes ownership
     return 1
+}
+
+/// Server: picks the highest revision in the client's ALPN list that it
+/// speaks; with none (a revision-1 client offers no list, stock `openssl
+/// s_client` neither) the handshake goes on without ALPN: revision 1.
+private let serverSelectRevision: SSL_CTX_alpn_select_cb_func = { ssl, out, outLength, offer, offerLength, _ in
+    guard let ssl, let context = TLSContext.of(ssl), let offer,
+          let chosen = ProtocolRevision.choose(fromOffer: UnsafeBufferPointer(start: offer, count: Int(offerLength)),
+                                               ours: context.revisions)
+    else { return SSL_TLSEXT_ERR_NOACK }
+    out?.pointee = offer + chosen.range.lowerBound  // points into the client's list, as OpenSSL allows
+    outLength?.pointee = UInt8(chosen.range.count)
+    return SSL_TLSEXT_ERR_OK
 }
 
 /// Client: offers the PSK under this connection's identity. OpenSSL may

@@ -310,16 +310,23 @@ final class TLSSocket: @unchecked Sendable {
 
     // MARK: Operations
 
+    /// What a completed handshake agreed on.
+    struct Agreement: Equatable {
+        /// The key exchange group's name, e.g. "x25519".
+        var group: String
+        /// The protocol revision both ends speak (ALPN; none: revision 1).
+        var revision: Int
+    }
+
     /// Runs the TLS 1.3 handshake within `timeout` seconds and checks that
-    /// it authenticated with the PSK and used (EC)DHE. Returns the key
-    /// exchange group's name (e.g. "x25519").
-    func handshake(timeout: Double) throws(HandoffError) -> String {
+    /// it authenticated with the PSK and used (EC)DHE.
+    func handshake(timeout: Double) throws(HandoffError) -> Agreement {
         let deadline = Deadline(after: timeout)
-        return try withUse(.handshake) { () throws(HandoffError) -> String in
+        return try withUse(.handshake) { () throws(HandoffError) -> Agreement in
             while true {
                 switch try handshakeStepInUse() {
-                case .done(let group):
-                    return group
+                case .done(let agreement):
+                    return agreement
                 case let step:
                     if wait(for: step == .wantWrite ? SSL_ERROR_WANT_WRITE : SSL_ERROR_WANT_READ, until: deadline) == .timedOut {
                         throw HandoffError(.connectionUnavailable, "\(peer) did not complete the secure handshake within \(secondsText(timeout)): check that Handoff runs on the other device")
@@ -330,7 +337,7 @@ final class TLSSocket: @unchecked Sendable {
     }
 
     enum HandshakeStep: Equatable {
-        case done(group: String)
+        case done(Agreement)
         /// Call again once the socket is readable (or writable).
         case wantRead, wantWrite
     }
@@ -367,11 +374,16 @@ final class TLSSocket: @unchecked Sendable {
                 throw transportError(outcome, while: "handshaking")
             }
         }
-        let (authenticated, group) = sslLock.withLock { _ -> (Bool, String?) in
+        let (authenticated, group, revision) = sslLock.withLock { _ -> (Bool, String?, Int?) in
             // SSL_get_negotiated_group is a macro over SSL_ctrl.
             let nid = SSL_ctrl(ssl, SSL_CTRL_GET_NEGOTIATED_GROUP, 0, nil)
             let name = nid > 0 ? SSL_group_to_name(ssl, Int32(truncatingIfNeeded: nid)).map { String(cString: $0) } : nil
-            return (SSL_session_reused(ssl) == 1, name)
+            var alpn: UnsafePointer<UInt8>?
+            var alpnLength: UInt32 = 0
+            SSL_get0_alpn_selected(ssl, &alpn, &alpnLength)
+            let revision: Int? = alpn.map { ProtocolRevision.revision(alpnID: UnsafeBufferPointer(start: $0, count: Int(alpnLength))) }
+                ?? ProtocolRevision.unannounced
+            return (SSL_session_reused(ssl) == 1, name, revision)
         }
         guard authenticated else {
             throw HandoffError(.handoffFailed, "\(peer) did not authenticate with the account key: the other device is not signed in to this account")
@@ -379,7 +391,14 @@ final class TLSSocket: @unchecked Sendable {
         guard let group else {
             throw HandoffError(.handoffFailed, "\(peer) completed a handshake without an (EC)DHE key exchange, which the channel requires")
         }
-        return .done(group: group)
+        // A server's ALPN choice we did not offer never completes a
+        // handshake (OpenSSL refuses it), so nil here is a foreign id.
+        guard let revision, context.revisions.contains(revision) else {
+            let ours = context.revisions
+            throw HandoffError(.handoffFailed,
+                "\(peer) speaks no protocol revision this device does (\(ours.lowerBound)...\(ours.upperBound)): update the older of the two devices")
+        }
+        return .done(Agreement(group: group, revision: revision))
     }
 
     /// One SSL_read of at most `capacity` bytes; waits until something

@@ -17,14 +17,22 @@ import HandoffModel
 ///     [flags & 0x02]  activityID [16]
 ///     [kind = advert] activityType str | title str | teamIdentifier str
 ///                     | bundleIdentifier str | webpageURL str | expiration u64
+///     extensions: (type u8 ≠ 0 | length u16 | value)*   (revision 2 on)
 ///     zero padding to a multiple of 64 bytes (0...63 bytes)
 ///
 /// kind: 1 advert, 2 withdraw, 3 solicit (no activity, flags 0).
 /// flags: 0x01 supportsContinuationStreams (adverts only), 0x02 an activity
-/// id follows (always set in adverts); other bits zero. Empty title/URL and
-/// expiration 0 mean absent. The encoding is canonical: `open` refuses
-/// anything `seal` would not have produced (unknown version, kind, role or
-/// flag, bad UTF-8, a string over its limit, non-zero or over-long padding).
+/// id follows (always set in adverts); 0x04 and 0x08 reserved (must be 0);
+/// 0xF0 optional: a receiver ignores those it does not know. Empty
+/// title/URL and expiration 0 mean absent.
+///
+/// How beacons grow (docs/PROTOCOL.md §10): a later revision adds kinds,
+/// optional flags and extensions, which this receiver drops (an unknown
+/// kind) or ignores (the others). Everything else is strict: `open`
+/// refuses an unknown version, kind or role, a reserved flag, bad UTF-8, a
+/// string over its limit, an extension running past the end, non-zero or
+/// over-long padding. This release sends no extension and no optional flag,
+/// so what it seals is exactly what revision 1 (0.1.0) accepts.
 public enum BeaconCodec {
     public static let maxPacketSize = 1200
     /// The smallest packet `seal` produces: one 64-byte block plus overhead.
@@ -42,6 +50,10 @@ public enum BeaconCodec {
 
     static let flagStreams: UInt8 = 0x01
     static let flagActivityID: UInt8 = 0x02
+    /// Flags a later revision may set and a receiver that does not know
+    /// them ignores; 0x04 and 0x08 stay reserved (a beacon setting one is
+    /// dropped), for a change every receiver must understand.
+    static let optionalFlags: UInt8 = 0xF0
     static let idSize = 16
 
     /// Seals `beacon` under `key` (32 bytes) with a fresh random nonce.
@@ -89,7 +101,11 @@ public enum BeaconCodec {
     }
 
     /// The padded plaintext of `beacon` (checked, not yet size-limited).
-    static func encode(_ beacon: Beacon) throws(HandoffError) -> [UInt8] {
+    /// `extensions` and `optionalFlags`: only for tests that play a device
+    /// of a later revision.
+    static func encode(_ beacon: Beacon, extensions: [BeaconExtension] = [],
+                       optionalFlags extra: UInt8 = 0) throws(HandoffError) -> [UInt8] {
+        try check(extra & ~optionalFlags == 0, "only the optional flags 0xF0 can be added")
         try check(beacon.deviceID.count == idSize, "device id must be \(idSize) bytes, not \(beacon.deviceID.count)")
         // One rule for device names, here as in the device file (PROTOCOL §4).
         try DeviceIdentity.validateName(beacon.deviceName)
@@ -123,7 +139,7 @@ public enum BeaconCodec {
         w.u8(version)
         w.u8(beacon.kind.rawValue)
         w.u8(beacon.role.rawValue)
-        w.u8(flags)
+        w.u8(flags | extra)
         w.u64(beacon.timestamp)
         w.u64(beacon.sequence)
         w.bytes(beacon.deviceID)
@@ -137,6 +153,12 @@ public enum BeaconCodec {
             w.string(a.bundleIdentifier)
             w.string(a.webpageURL ?? "")
             w.u64(a.expiration ?? 0)
+        }
+        for e in extensions {
+            try check(e.type != 0 && e.value.count <= Int(UInt16.max), "an extension has a type of 1...255 and at most 65535 bytes")
+            w.u8(e.type)
+            w.u16(UInt16(e.value.count))
+            w.bytes(e.value)
         }
         let padding = (paddingBlock - w.out.count % paddingBlock) % paddingBlock
         w.out.append(contentsOf: repeatElement(0, count: padding))
@@ -159,14 +181,23 @@ public enum BeaconCodec {
 
     // MARK: - Decoding
 
-    /// Parses a plaintext exactly as `encode` writes it; nil otherwise.
+    /// Parses a plaintext as `encode` writes it, ignoring extensions and
+    /// optional flags of later revisions; nil otherwise.
     static func parse(_ p: [UInt8]) -> Beacon? {
+        parseIgnoring(p)?.beacon
+    }
+
+    /// A parsed beacon, and whether it carried anything this release
+    /// ignores (an extension or an optional flag): without either, `encode`
+    /// gives back exactly the bytes parsed.
+    static func parseIgnoring(_ p: [UInt8]) -> (beacon: Beacon, ignored: Bool)? {
         guard p.count % paddingBlock == 0 else { return nil }
         var r = BeaconBytesReader(p)
         guard let v = r.u8(), v == version,
               let kind = r.u8().flatMap(Beacon.Kind.init(rawValue:)),
               let role = r.u8().flatMap(DeviceRole.init(rawValue:)),
-              let flags = r.u8(),
+              let allFlags = r.u8(),
+              case let flags = allFlags & ~optionalFlags,
               flags & ~(flagStreams | flagActivityID) == 0,
               let timestamp = r.u64(),
               let sequence = r.u64(),
@@ -205,12 +236,20 @@ public enum BeaconCodec {
             guard flags == 0 else { return nil }
         }
 
-        // Canonical padding: zeros only, shorter than one block.
+        // Extensions of later revisions, none known to this one: skipped
+        // whole (a type byte of 0 is where the padding starts).
+        var extensions = 0
+        while let type = r.peek(), type != 0 {
+            guard r.u8() != nil, let n = r.u16(), r.skip(Int(n)) else { return nil }
+            extensions += 1
+        }
+        // Padding: zeros only, shorter than one block.
         let rest = r.remaining
         guard rest < paddingBlock, p[(p.count - rest)...].allSatisfy({ $0 == 0 }) else { return nil }
 
-        return Beacon(kind: kind, timestamp: timestamp, sequence: sequence, deviceID: deviceID,
-                      deviceName: deviceName, role: role, channelPort: channelPort, activity: activity)
+        let beacon = Beacon(kind: kind, timestamp: timestamp, sequence: sequence, deviceID: deviceID,
+                            deviceName: deviceName, role: role, channelPort: channelPort, activity: activity)
+        return (beacon, extensions > 0 || allFlags & optionalFlags != 0)
     }
 }
 
@@ -247,6 +286,12 @@ private struct BeaconBytesReader {
         defer { i += 1 }
         return p[i]
     }
+    func peek() -> UInt8? { remaining >= 1 ? p[i] : nil }
+    mutating func skip(_ n: Int) -> Bool {
+        guard remaining >= n else { return false }
+        i += n
+        return true
+    }
     mutating func u16() -> UInt16? {
         guard remaining >= 2 else { return nil }
         defer { i += 2 }
@@ -265,4 +310,12 @@ private struct BeaconBytesReader {
         guard let n = u16(), Int(n) <= max, let b = bytes(Int(n)) else { return nil }
         return String(validating: b, as: UTF8.self)
     }
+}
+
+/// A beacon extension (docs/PROTOCOL.md §10): type-length-value after the
+/// beacon's fields. This release knows no type; a receiver skips each one.
+struct BeaconExtension: Equatable {
+    /// 1...255 (0 is where the padding starts).
+    var type: UInt8
+    var value: [UInt8]
 }

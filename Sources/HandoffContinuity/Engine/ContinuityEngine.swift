@@ -453,12 +453,14 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         guard admitted else { return }
         let client = self.client
         let submitted = verifier.submit { [weak self] in
-            let failure = client.verify(channel)
+            let outcome = client.verify(channel)
+            let failure: HandoffError? = if case .failure(let e) = outcome { e } else { nil }
             guard let self else { return }
             let (changes, endpoint, retry) = self.state.withLock { s in
                 s.counters.verifications += 1
                 let now = monotonicSeconds()
-                let changes = s.remotes.verified(deviceID, at: channel, failure: failure, now: now)
+                let changes = s.remotes.verified(deviceID, at: channel, failure: failure,
+                                                 revision: try? outcome.get(), now: now)
                 return (changes, s.endpoint, failure == nil ? nil : s.remotes.untriedChannel(deviceID, now: now))
             }
             if let endpoint { changes.forEach(endpoint.remoteActivityChanged) }
@@ -493,7 +495,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             (s.remotes.entries.map { id, entry in
                 EngineStatus.RemoteDevice(id: id, name: entry.name, role: entry.role,
                                           channels: entry.channels.values.map(\.description).sorted(),
-                                          verified: entry.verified, secondsSinceHeard: max(0, now - entry.lastHeard),
+                                          verified: entry.verified, revision: entry.revision,
+                                          secondsSinceHeard: max(0, now - entry.lastHeard),
                                           lastError: entry.lastFailure.map { f in
                                               EngineStatus.VerificationError(channel: f.channel.description, error: f.error,
                                                                              secondsAgo: max(0, now - f.at))

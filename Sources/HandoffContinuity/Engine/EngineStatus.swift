@@ -16,6 +16,10 @@ public struct EngineStatus: Sendable, Equatable {
         public var channels: [String]
         /// Its channel completed a handshake with the account's key.
         public var verified: Bool
+        /// The protocol revision its channel agreed on when it was verified
+        /// (docs/PROTOCOL.md §10): below `ProtocolRevision.current`, the
+        /// device runs an older release. Nil while unverified.
+        public var revision: Int?
         public var secondsSinceHeard: Double
         /// Its latest failed verification, until one succeeds (a verified
         /// device whose channel moved may have one from before).

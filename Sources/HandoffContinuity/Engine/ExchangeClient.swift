@@ -61,15 +61,18 @@ final class ExchangeClient: Sendable {
         }
     }
 
-    /// Whether `peer` completes a handshake with the account's PSK now: nil
-    /// when it does, else why not (kept for `handoff devices`); the
+    /// Whether `peer` completes a handshake with the account's PSK now: the
+    /// protocol revision the handshake agreed on when it does, else why
+    /// not (kept for `handoff devices`); the
     /// connection stays in the pool (when reuse is on) for the next fetch.
-    func verify(_ peer: SocketAddress) -> HandoffError? {
+    func verify(_ peer: SocketAddress) -> Result<Int, HandoffError> {
         do {
-            release(try connection(to: peer), to: peer)
-            return nil
+            let connection = try connection(to: peer)
+            let revision = connection.revision
+            release(connection, to: peer)
+            return .success(revision)
         } catch {
-            return error
+            return .failure(error)
         }
     }
 

@@ -29,6 +29,8 @@ struct RemoteTable {
         /// The channel whose handshake succeeded; fetches go there. Nil
         /// until the device is verified.
         var verifiedChannel: SocketAddress?
+        /// The protocol revision its verified channel agreed on.
+        var revision: Int?
         /// The channel being verified now.
         var verifying: SocketAddress?
         var lastAttempt = -Double.infinity
@@ -113,6 +115,7 @@ struct RemoteTable {
             // again. The other family's copy arriving first changes nothing.
             if let verified = entry.verifiedChannel, entry.channels[Self.family(of: verified.host)] != verified {
                 entry.verifiedChannel = nil
+                entry.revision = nil
                 entry.verifying = nil
                 entry.failures = 0
                 entry.lastAttempt = -.infinity
@@ -176,7 +179,7 @@ struct RemoteTable {
     /// The outcome of verifying `deviceID` at `channel`: `failure` nil when
     /// its handshake succeeded; a failure is kept until one succeeds.
     mutating func verified(_ deviceID: String, at channel: SocketAddress, failure: HandoffError?,
-                           now: Double) -> [RemoteActivityChange] {
+                           revision: Int? = nil, now: Double) -> [RemoteActivityChange] {
         guard var entry = entries[deviceID], entry.verifying == channel else { return [] }
         entry.verifying = nil
         var changes: [RemoteActivityChange] = []
@@ -189,6 +192,7 @@ struct RemoteTable {
             }
         } else {
             entry.verifiedChannel = channel
+            entry.revision = revision
             entry.failures = 0
             entry.failedFamilies = []
             entry.lastFailure = nil

@@ -21,12 +21,13 @@ enum AgentBodyCoding {
     static func body(of message: AgentMessage) -> Body? {
         switch message {
         case .hello(let h):
-            return ["protocol": .integer(Int64(h.protocolVersion)), "bundle": .string(h.manifest.bundleIdentifier),
+            return ["protocol": .integer(Int64(h.revisions.lowerBound)), "revision": .integer(Int64(h.revisions.upperBound)),
+                    "bundle": .string(h.manifest.bundleIdentifier),
                     "team": .string(h.manifest.teamIdentifier), "types": .array(h.manifest.activityTypes.map { .string($0) }),
                     "pid": .integer(Int64(h.pid)), "observer": .boolean(h.observer)]
         case .welcome(let w):
             return ["agent": .string(w.agentVersion), "deviceID": .data(w.deviceID), "deviceName": .string(w.deviceName),
-                    "role": .string(w.role.name), "accountID": .string(w.accountID)]
+                    "role": .string(w.role.name), "accountID": .string(w.accountID), "revision": .integer(Int64(w.revision))]
         case .advertise(let a?):
             var b: Body = ["activityID": .data(a.activityID.bytes), "type": .string(a.activityType),
                            "bundle": .string(a.bundleIdentifier), "team": .string(a.teamIdentifier),
@@ -65,6 +66,7 @@ enum AgentBodyCoding {
                 var d: Body = ["deviceID": .data(r.deviceID), "deviceName": .string(r.deviceName),
                                "addresses": .array(r.addresses.map { .string($0) }), "verified": .boolean(r.verified),
                                "lastHeard": .integer(r.lastHeardMilliseconds), "role": .string(r.role.name)]
+                d["revision"] = r.revision.map { .integer(Int64($0)) }
                 if let e = r.lastError {
                     d["lastError"] = .dictionary(["address": .string(e.address), "code": .integer(Int64(e.error.code.rawValue)),
                                                   "message": .string(truncateUTF8(e.error.message, to: 1024)),
@@ -141,18 +143,22 @@ enum AgentBodyCoding {
         let b = Fields(body)
         switch kind {
         case .hello:
-            let version = try b.integer("protocol", in: 1...255)
+            // `protocol`: the lowest revision the app speaks; `revision`
+            // (from revision 2 on) the highest, absent for a revision-1 app.
+            let lowest = Int(try b.integer("protocol", in: 1...255))
+            let highest = Int(try b.optionalInteger("revision", in: Int64(lowest)...255) ?? Int64(lowest))
             let types = try b.strings("types")
             let manifest = try Manifest(bundleIdentifier: try b.string("bundle"), teamIdentifier: try b.string("team"),
                                         activityTypes: types)
-            return .hello(AgentHello(protocolVersion: Int(version), manifest: manifest,
+            return .hello(AgentHello(revisions: lowest...highest, manifest: manifest,
                                      pid: Int32(try b.integer("pid", in: 0...Int64(Int32.max))),
                                      observer: try b.optionalBool("observer") ?? false))
         case .welcome:
             guard let role = DeviceRole(name: try b.string("role")) else { throw malformed("role is full or send-only") }
             return .welcome(AgentWelcome(agentVersion: try b.string("agent"), deviceID: try b.id("deviceID"),
                                          deviceName: try b.string("deviceName"), role: role,
-                                         accountID: try b.string("accountID")))
+                                         accountID: try b.string("accountID"),
+                                         revision: Int(try b.optionalInteger("revision", in: 1...255) ?? Int64(ProtocolRevision.unannounced))))
         case .advertise:
             guard !body.isEmpty else { return .advertise(nil) }
             let type = try b.string("type")
@@ -209,7 +215,8 @@ enum AgentBodyCoding {
                                                   } ?? .full,
                                                   lastError: try r.optionalDictionary("lastError").map { d throws(HandoffError) in
                                                       try verificationError(Fields(d))
-                                                  }))
+                                                  },
+                                                  revision: try r.optionalInteger("revision", in: 1...255).map { Int($0) }))
             }
             var counters: [String: Int64] = [:]
             for (key, value) in try b.dictionary("counters") {
@@ -328,6 +335,12 @@ enum AgentBodyCoding {
         func optionalInteger(_ key: String) throws(HandoffError) -> Int64? {
             guard let v = body[key] else { return nil }
             guard case .integer(let n) = v else { throw malformed("\(key) is an integer") }
+            return n
+        }
+
+        func optionalInteger(_ key: String, in range: ClosedRange<Int64>) throws(HandoffError) -> Int64? {
+            guard let n = try optionalInteger(key) else { return nil }
+            guard range.contains(n) else { throw malformed("\(key) out of range") }
             return n
         }
 

@@ -89,17 +89,19 @@ public enum AgentMessage: Sendable, Equatable {
     }
 }
 
-/// HELLO: who the app is.
+/// HELLO: who the app is, and the protocol revisions it speaks
+/// (`protocol` the lowest, `revision` the highest: docs/PROTOCOL.md §10).
 public struct AgentHello: Sendable, Equatable {
-    /// The local protocol's version the app speaks.
-    public var protocolVersion: Int
+    /// The revisions the app speaks. A revision-1 app (0.1.0) sends
+    /// `protocol` 1 and no `revision`.
+    public var revisions: ClosedRange<Int>
     public var manifest: Manifest
     public var pid: Int32
     /// Sees every team's and type's activities (the `handoff` command).
     public var observer: Bool
 
-    public init(protocolVersion: Int = AgentFrame.version, manifest: Manifest, pid: Int32, observer: Bool = false) {
-        self.protocolVersion = protocolVersion
+    public init(revisions: ClosedRange<Int> = ProtocolRevision.spoken, manifest: Manifest, pid: Int32, observer: Bool = false) {
+        self.revisions = revisions
         self.manifest = manifest
         self.pid = pid
         self.observer = observer
@@ -116,9 +118,14 @@ public struct AgentWelcome: Sendable, Equatable {
     /// The account's public id (hex), so an app can tell it is the same
     /// account as its own.
     public var accountID: String
+    /// The protocol revision the agent chose: the highest both speak
+    /// (`revision`; a revision-1 agent leaves it out).
+    public var revision: Int
 
-    public init(agentVersion: String, deviceID: [UInt8], deviceName: String, role: DeviceRole, accountID: String) {
+    public init(agentVersion: String, deviceID: [UInt8], deviceName: String, role: DeviceRole, accountID: String,
+                revision: Int = ProtocolRevision.current) {
         self.agentVersion = agentVersion
+        self.revision = revision
         self.deviceID = deviceID
         self.deviceName = deviceName
         self.role = role
@@ -141,9 +148,13 @@ public struct AgentStatus: Sendable, Equatable {
         /// Its latest failed verification until one succeeds (`lastError`;
         /// nil when none, or an older agent leaves it out).
         public var lastError: VerificationError?
+        /// The protocol revision its channel agreed on when verified
+        /// (`revision`; nil while unverified, or from a revision-1 agent).
+        public var revision: Int?
 
         public init(deviceID: [UInt8], deviceName: String, addresses: [String], verified: Bool, lastHeardMilliseconds: Int64,
-                    role: DeviceRole = .full, lastError: VerificationError? = nil) {
+                    role: DeviceRole = .full, lastError: VerificationError? = nil, revision: Int? = nil) {
+            self.revision = revision
             self.deviceID = deviceID
             self.deviceName = deviceName
             self.addresses = addresses
@@ -200,7 +211,7 @@ public struct AgentStatus: Sendable, Equatable {
                    verified: r.verified, lastHeardMilliseconds: Int64((r.secondsSinceHeard * 1000).rounded()), role: r.role,
                    lastError: r.lastError.map { e in
                        VerificationError(address: e.channel, error: e.error, milliseconds: Int64((e.secondsAgo * 1000).rounded()))
-                   })
+                   }, revision: r.revision)
         }
         self.init(deviceID: device.idBytes, deviceName: device.name, role: device.role, channelPort: engine.channelPort,
                   beaconPort: engine.beaconPort, clients: clients, remotes: remotes,

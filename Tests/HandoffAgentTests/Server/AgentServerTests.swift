@@ -65,10 +65,10 @@ import Testing
             try client.send(message, requestID: id)
             #expect(client.waitUntilClosed())
         }
-        // Another protocol version: ERROR, then the end.
+        // Only revisions this agent does not speak: ERROR, then the end.
         let future = try f.connect()
-        guard case .error(let version)? = try future.request(.hello(AgentHello(protocolVersion: 2, manifest: Self.app, pid: getpid())))?.frame.message else {
-            Issue.record("HELLO of protocol 2 was not refused")
+        guard case .error(let version)? = try future.request(.hello(AgentHello(revisions: 3...4, manifest: Self.app, pid: getpid())))?.frame.message else {
+            Issue.record("HELLO of revisions 3...4 only was not refused")
             return
         }
         #expect(version.code == .invalidState && future.waitUntilClosed())
