@@ -14,7 +14,8 @@ CC           ?= cc
 CXX          ?= c++
 PYTHON       ?= python3
 
-VERSION      := 0.1.0
+# The project's one version; Tests/abi/check_versions.py keeps every copy in step.
+VERSION      := $(shell cat VERSION)
 SOMAJOR      := 0
 BUILD        := build
 LIBDIR       := $(BUILD)/lib
@@ -79,6 +80,7 @@ test-tsan:
 test-abi: lib
 	sh Tests/abi/check_abi.sh $(LIB) include/handoff.h
 	$(PYTHON) Tests/abi/check_vocabulary.py
+	$(PYTHON) Tests/abi/check_versions.py
 
 $(BINDIR)/test_%: Tests/c/test_%.c Tests/c/check.h Tests/c/check_handoff.h $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)

@@ -52,6 +52,8 @@ def test_devices_lists_the_other_device_once_its_channel_verified(pair, ports, t
     assert me["name"] == "Device A" and me["role"] == "full" and me["reachable"] is None and me["channel_port"] > 0
     row = by_id[b_id]
     assert row["name"] == "Device B" and row["role"] == "full" and row["error"] is None, row
+    # Both run this release: they agreed on its protocol revision (PROTOCOL.md §10).
+    assert row["protocol_revision"] == me["protocol_revision"] >= 2, report
     assert row["addresses"] and all(addr.startswith("127.0.0.1:") for addr in row["addresses"]), row
     assert row["last_seen"] >= 0
     assert other_published["device"]["id"] not in by_id, report

@@ -18,6 +18,8 @@ import pytest
 
 from cli_support import ROOT, WAIT, free_port
 
+VERSION = (ROOT / "VERSION").read_text().strip()
+
 
 def make(*args):
     # A clean environment for the inner make: no jobserver of an outer one.
@@ -45,13 +47,13 @@ def prefix():
 def test_install_lays_out_library_header_tool_and_pc(prefix):
     lib = prefix / "lib"
     assert os.readlink(lib / "libhandoff.so") == "libhandoff.so.0"
-    assert os.readlink(lib / "libhandoff.so.0") == "libhandoff.so.0.1.0"
-    assert (lib / "libhandoff.so.0.1.0").is_file()
+    assert os.readlink(lib / "libhandoff.so.0") == f"libhandoff.so.{VERSION}"
+    assert (lib / f"libhandoff.so.{VERSION}").is_file()
     assert (prefix / "include" / "handoff.h").read_text() == (ROOT / "include" / "handoff.h").read_text()
     assert os.access(prefix / "bin" / "handoff", os.X_OK)
     pc = (lib / "pkgconfig" / "handoff.pc").read_text()
     assert f"prefix={prefix}\n" in pc and f"libdir={prefix}/lib\n" in pc
-    assert "Version: 0.1.0" in pc and "rpath" not in pc.split("Libs:")[1]
+    assert f"Version: {VERSION}" in pc and "rpath" not in pc.split("Libs:")[1]
 
 
 def test_pkg_config_gives_the_installed_copy(prefix):
@@ -60,7 +62,7 @@ def test_pkg_config_gives_the_installed_copy(prefix):
     assert flags.returncode == 0, flags.stderr
     assert flags.stdout.split() == [f"-I{prefix}/include", f"-L{prefix}/lib", "-lhandoff"]
     version = subprocess.run(["pkg-config", "--modversion", "handoff"], capture_output=True, text=True, env=env)
-    assert version.stdout.strip() == "0.1.0"
+    assert version.stdout.strip() == VERSION
 
 
 def build_mapoff(prefix, mode):
@@ -119,7 +121,7 @@ def test_the_installed_tool_needs_no_swift_toolchain(prefix):
     # Runs with nothing of the build on its paths.
     env = {"PATH": "/usr/bin:/bin", "HOME": str(prefix)}
     result = subprocess.run([str(tool), "--version"], capture_output=True, text=True, env=env)
-    assert result.returncode == 0 and result.stdout.startswith("handoff 0.1.0")
+    assert result.returncode == 0 and result.stdout.startswith(f"handoff {VERSION}")
 
 
 def test_destdir_stages_under_the_final_prefix():
@@ -128,7 +130,7 @@ def test_destdir_stages_under_the_final_prefix():
         installed = make("install", f"DESTDIR={stage}", "PREFIX=/opt/handoff")
         assert installed.returncode == 0, installed.stderr
         root = stage / "opt" / "handoff"
-        assert (root / "lib" / "libhandoff.so.0.1.0").is_file() and (root / "bin" / "handoff").is_file()
+        assert (root / "lib" / f"libhandoff.so.{VERSION}").is_file() and (root / "bin" / "handoff").is_file()
         assert "prefix=/opt/handoff\n" in (root / "lib" / "pkgconfig" / "handoff.pc").read_text()
         removed = make("uninstall", f"DESTDIR={stage}", "PREFIX=/opt/handoff")
         assert removed.returncode == 0, removed.stderr

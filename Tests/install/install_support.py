@@ -14,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-VERSION = "0.1.0"
+VERSION = (ROOT / "VERSION").read_text().strip()  # the project's one version
 
 # What a program run "with no environment variables" gets: no
 # LD_LIBRARY_PATH, nothing of the build.

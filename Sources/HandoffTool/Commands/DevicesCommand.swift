@@ -78,6 +78,9 @@ private struct DeviceRow {
     var channelPort: UInt16?
     var verified = false
     var lastError: AgentStatus.VerificationError?
+    /// The protocol revision its channel agreed on (docs/PROTOCOL.md §10):
+    /// this device's own for this device, nil until verified.
+    var revision: Int?
 
     init(this status: AgentStatus) {
         id = hexString(status.deviceID)
@@ -85,6 +88,7 @@ private struct DeviceRow {
         role = status.role
         thisDevice = true
         channelPort = status.channelPort
+        revision = ProtocolRevision.current
     }
 
     init(_ remote: AgentStatus.Remote) {
@@ -95,6 +99,7 @@ private struct DeviceRow {
         addresses = remote.addresses
         verified = remote.verified
         lastError = remote.lastError
+        revision = remote.revision
     }
 
     /// True once its channel verified, false when the latest attempt
@@ -111,6 +116,7 @@ private struct DeviceRow {
                              "addresses": .array(addresses.map { .string($0) })]
         o["channel_port"] = channelPort.map { .int(Int64($0)) } ?? .null
         o["reachable"] = reachable.map { .bool($0) } ?? .null
+        o["protocol_revision"] = revision.map { .int(Int64($0)) } ?? .null
         if let e = lastError {
             var error: JSONObject = ["address": .string(e.address), "code": .int(Int64(e.error.code.rawValue)),
                                      "name": .string(Output.codeName(e.error.code)), "message": .string(e.error.message)]
@@ -132,6 +138,8 @@ private struct DeviceRow {
         if !addresses.isEmpty { details.append(addresses.joined(separator: " ")) }
         let state: String
         switch reachable {
+        case true? where (revision ?? ProtocolRevision.current) < ProtocolRevision.current:
+            state = "reachable; runs an older release (protocol revision \(revision!)): update it to use what is new"
         case true?: state = "reachable"
         case false?:
             let e = lastError!

@@ -17,6 +17,8 @@ import pytest
 
 from conftest import BINDING, REPO
 
+VERSION = (REPO / "VERSION").read_text().strip()
+
 # The venv's program: what a first user does, reported as JSON.
 PROGRAM = r"""
 import json, sys
@@ -64,7 +66,7 @@ def test_the_wheel_is_manylinux_and_carries_the_library(wheel):
     assert re.fullmatch(r"libhandoff-0\.1\.0-py3-none-manylinux_2_\d+_x86_64\.whl", wheel.name)
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
-        wheel_file = archive.read("libhandoff-0.1.0.dist-info/WHEEL").decode()
+        wheel_file = archive.read(f"libhandoff-{VERSION}.dist-info/WHEEL").decode()
     assert "handoff/libhandoff.so.0" in names and "handoff/_bplist.py" in names
     assert "Root-Is-Purelib: false" in wheel_file
     grafted = [n for n in names if n.startswith("libhandoff.libs/")]
@@ -90,7 +92,7 @@ def test_the_wheel_installs_offline_into_a_fresh_venv_and_works(wheel, tmp_path)
     assert report["package"].startswith(str(site))
     assert report["library"] == os.path.join(os.path.dirname(report["package"]),
                                              "libhandoff.so.0")
-    assert report["version"] == "0.1.0"
+    assert report["version"] == VERSION
     assert report["same"] and report["keys"] == ["data", "document", "line", "none", "tags",
                                                  "url", "zoom"]
     assert report["bytes"] == [1, "x"]

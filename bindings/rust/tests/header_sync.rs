@@ -58,10 +58,13 @@ fn the_header_reading_is_not_vacuous() {
         h.constants["HANDOFF_E_USER_INFO_TOO_LARGE"],
         Constant::Int(4611)
     );
-    assert_eq!(h.constants["HANDOFF_VERSION_NUMBER"], Constant::Int(100));
+    // The project's one version (VERSION), as the header spells it.
+    let version = include_str!("../../../VERSION").trim();
+    let number: i64 = version.split('.').fold(0, |n, part| n * 100 + part.parse::<i64>().unwrap());
+    assert_eq!(h.constants["HANDOFF_VERSION_NUMBER"], Constant::Int(number));
     assert_eq!(
         h.constants["HANDOFF_VERSION_STRING"],
-        Constant::Str("0.1.0".into())
+        Constant::Str(version.into())
     );
     assert_eq!(
         h.constants["HANDOFF_RESPONDER_CALLBACKS_INIT"],
