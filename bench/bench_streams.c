@@ -14,6 +14,8 @@
  * compared. Never fails on a figure: it reports.
  */
 #define _GNU_SOURCE
+#include "timing.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -34,27 +36,13 @@
 
 static double now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return (double)now_ns() / 1e9;
 }
 
 static void fail(const char *what)
 {
     perror(what);
     exit(1);
-}
-
-static int compare(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, compare);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Seconds to move `bytes` over one loopback TCP connection. */
@@ -217,8 +205,8 @@ int main(int argc, char **argv)
     nftw(config_root, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
     if (ok == 0)
         return fprintf(stderr, "bench_streams: no stream round completed\n"), 1;
-    r = bytes / median(raw, rounds) / 1e6;
-    s = bytes / median(stream, ok) / 1e6;
+    r = bytes / median_of_values(raw, (size_t)rounds) / 1e6;
+    s = bytes / median_of_values(stream, (size_t)ok) / 1e6;
     printf("%-46s %10s\n", "", "MB/s (median)");
     printf("%-46s %10.0f\n", "raw TCP over loopback (baseline)", r);
     printf("%-46s %10.0f\n", "continuation stream (TLS 1.3, host sockets)", s);
