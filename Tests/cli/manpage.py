@@ -96,8 +96,8 @@ class ManPage:
 
 
 def render_warnings(path):
-    """What groff (all warnings on) and man (as lintian runs it) say about
-    the page: empty when it renders cleanly."""
+    """What groff (all warnings on), man (as lintian runs it) and lexgrog
+    say about the page: empty when it renders cleanly."""
     said = []
     groff = subprocess.run(["groff", "-man", "-ww", "-z", str(path)], capture_output=True, text=True, timeout=60)
     said += [f"groff: {line}" for line in groff.stderr.splitlines()]
@@ -110,4 +110,8 @@ def render_warnings(path):
         said += [f"man: {line}" for line in man.stderr.splitlines()]
         if man.returncode != 0:
             said.append(f"man exited {man.returncode}")
+    if shutil.which("lexgrog"):  # man-db's reader of the NAME line (whatis, apropos; lintian's bad-whatis-entry)
+        whatis = subprocess.run(["lexgrog", str(path)], capture_output=True, text=True, timeout=60)
+        if whatis.returncode != 0 or f'"{path.stem} - ' not in whatis.stdout:
+            said.append(f"lexgrog: no NAME line for {path.stem}: {whatis.stdout.strip()} {whatis.stderr.strip()}")
     return said
