@@ -6,7 +6,11 @@
 #       development links, include/handoff.h and include/handoff-glib.h
 #       (the header-only GLib GSource), lib/pkgconfig/handoff.pc, and
 #       the agent's systemd user units in lib/systemd/user (ExecStart names
-#       the installed command), and share/handoff/install-manifest; then,
+#       the installed command), the man pages handoff(1) and handoff-agent(1)
+#       in share/man/man1, the bash, zsh and fish completions (share/
+#       bash-completion/completions/handoff, share/zsh/vendor-completions/
+#       _handoff, share/fish/vendor_completions.d/handoff.fish), and
+#       share/handoff/install-manifest; then,
 #       installing for real as root into a folder the dynamic linker
 #       searches, runs ldconfig (otherwise prints the line to run)
 #   make uninstall [PREFIX=...] [DESTDIR=]
@@ -31,6 +35,12 @@ PKGCONFIGDIR       ?= $(LIBDIR_INSTALL)/pkgconfig
 USERUNITDIR        ?= $(PREFIX)/lib/systemd/user
 # share/handoff/install-manifest: what install created, for uninstall.
 DATADIR_INSTALL    ?= $(PREFIX)/share
+# Man pages (uncompressed: man reads them as they are; packagers may gzip),
+# and the completions where each shell looks for packages' own.
+MANDIR_INSTALL     ?= $(DATADIR_INSTALL)/man
+BASHCOMPDIR        ?= $(DATADIR_INSTALL)/bash-completion/completions
+ZSHCOMPDIR         ?= $(DATADIR_INSTALL)/zsh/vendor-completions
+FISHCOMPDIR        ?= $(DATADIR_INSTALL)/fish/vendor_completions.d
 
 .PHONY: install uninstall test-units test-install
 
@@ -38,12 +48,13 @@ DATADIR_INSTALL    ?= $(PREFIX)/share
 # mk/dynamic-linker.sh then runs ldconfig or prints the line to run.
 INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR_INSTALL)' LIBDIR='$(LIBDIR_INSTALL)' \
     INCLUDEDIR='$(INCLUDEDIR_INSTALL)' PKGCONFIGDIR='$(PKGCONFIGDIR)' USERUNITDIR='$(USERUNITDIR)' \
-    DATADIR='$(DATADIR_INSTALL)' VERSION='$(VERSION)' SOMAJOR='$(SOMAJOR)'
+    DATADIR='$(DATADIR_INSTALL)' MANDIR='$(MANDIR_INSTALL)' BASHCOMPDIR='$(BASHCOMPDIR)' ZSHCOMPDIR='$(ZSHCOMPDIR)' \
+    FISHCOMPDIR='$(FISHCOMPDIR)' VERSION='$(VERSION)' SOMAJOR='$(SOMAJOR)'
 
 install: lib $(TOOL)
 	@$(INSTALL_ENV) BUILT_LIB='$(LIBDIR)/libhandoff.so.$(VERSION)' BUILT_TOOL='$(TOOL)' HEADER=include/handoff.h GLIB_HEADER=include/handoff-glib.h \
 	    PC_IN=mk/handoff.pc.in UNIT_SOCKET=dist/systemd/handoff-agent.socket \
-	    UNIT_SERVICE=dist/systemd/handoff-agent.service sh mk/install.sh install
+	    UNIT_SERVICE=dist/systemd/handoff-agent.service MAN_PAGES=man COMPLETIONS=completions sh mk/install.sh install
 
 # Builds nothing: removing needs only the manifest.
 uninstall:

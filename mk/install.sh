@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # `make install` and `make uninstall` (mk/install.mk): copy the library,
-# header, tool, handoff.pc and the agent's user units into place, and
+# header, tool, handoff.pc, the agent's user units, the man pages and the
+# shell completions into place, and
 # record in a manifest what was created, so that uninstall removes exactly
 # that: the files, and the folders that did not exist before (never one
 # that did, such as /usr/local/lib). Then mk/dynamic-linker.sh makes the
@@ -12,9 +13,11 @@
 # Everything comes from the environment (mk/install.mk sets it):
 #   DESTDIR    stages the files (packaging); paths below are the final ones
 #   PREFIX BINDIR LIBDIR INCLUDEDIR PKGCONFIGDIR USERUNITDIR DATADIR
-#   VERSION SOMAJOR
+#   MANDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR VERSION SOMAJOR
 #   install only: BUILT_LIB BUILT_TOOL HEADER GLIB_HEADER PC_IN UNIT_SOCKET
-#                 UNIT_SERVICE
+#                 UNIT_SERVICE MAN_PAGES (the folder of handoff.1 and
+#                 handoff-agent.1) COMPLETIONS (of handoff.bash, _handoff,
+#                 handoff.fish)
 #
 # The manifest, $DATADIR/handoff/install-manifest, holds one entry a line:
 # "file PATH" (also the links) and "dir PATH", final paths. Uninstall
@@ -25,7 +28,7 @@ set -eu
 
 here=$(dirname "$0")
 : "${DESTDIR=}"
-for var in PREFIX BINDIR LIBDIR INCLUDEDIR PKGCONFIGDIR USERUNITDIR DATADIR; do
+for var in PREFIX BINDIR LIBDIR INCLUDEDIR PKGCONFIGDIR USERUNITDIR DATADIR MANDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR; do
     eval "value=\${$var:?$var is not set}"
     case $value in
         /*) ;;
@@ -43,12 +46,15 @@ NL='
 installed_files() {
     printf '%s\n' "$LIBDIR/$REAL" "$LIBDIR/libhandoff.so.$SOMAJOR" "$LIBDIR/libhandoff.so" \
         "$INCLUDEDIR/handoff.h" "$INCLUDEDIR/handoff-glib.h" "$BINDIR/handoff" "$PKGCONFIGDIR/handoff.pc" \
-        "$USERUNITDIR/handoff-agent.socket" "$USERUNITDIR/handoff-agent.service" "$MANIFEST"
+        "$USERUNITDIR/handoff-agent.socket" "$USERUNITDIR/handoff-agent.service" \
+        "$MANDIR/man1/handoff.1" "$MANDIR/man1/handoff-agent.1" \
+        "$BASHCOMPDIR/handoff" "$ZSHCOMPDIR/_handoff" "$FISHCOMPDIR/handoff.fish" "$MANIFEST"
 }
 
 # The folders the files go in.
 install_dirs() {
-    printf '%s\n' "$LIBDIR" "$INCLUDEDIR" "$BINDIR" "$PKGCONFIGDIR" "$USERUNITDIR" "$DATADIR/handoff"
+    printf '%s\n' "$LIBDIR" "$INCLUDEDIR" "$BINDIR" "$PKGCONFIGDIR" "$USERUNITDIR" "$DATADIR/handoff" \
+        "$MANDIR/man1" "$BASHCOMPDIR" "$ZSHCOMPDIR" "$FISHCOMPDIR"
 }
 
 # Is line $1 one of the lines of $2?
@@ -103,6 +109,12 @@ do_install() {
     sed -e "s|^ExecStart=.*/handoff agent\$|ExecStart=$exec_start/handoff agent|" \
         "$UNIT_SERVICE" > "$DESTDIR$USERUNITDIR/handoff-agent.service"
     chmod 0644 "$DESTDIR$USERUNITDIR/handoff-agent.service"
+    install -m 0644 "$MAN_PAGES/handoff.1" "$DESTDIR$MANDIR/man1/handoff.1"
+    install -m 0644 "$MAN_PAGES/handoff-agent.1" "$DESTDIR$MANDIR/man1/handoff-agent.1"
+    # Each shell's own name for the file: bash-completion loads it by the command's name.
+    install -m 0644 "$COMPLETIONS/handoff.bash" "$DESTDIR$BASHCOMPDIR/handoff"
+    install -m 0644 "$COMPLETIONS/_handoff" "$DESTDIR$ZSHCOMPDIR/_handoff"
+    install -m 0644 "$COMPLETIONS/handoff.fish" "$DESTDIR$FISHCOMPDIR/handoff.fish"
 
     {
         echo "# libhandoff $VERSION: what \`make install\` created; \`make uninstall\` removes exactly this."

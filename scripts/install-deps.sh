@@ -20,6 +20,10 @@ command -v nft >/dev/null 2>&1 || need_apt="$need_apt nftables"   # test_discove
 command -v qrencode >/dev/null 2>&1 || need_apt="$need_apt qrencode"   # handoff account code --qr draws with it
 command -v zbarimg >/dev/null 2>&1 || need_apt="$need_apt zbar-tools"   # the --qr test decodes the drawing
 command -v abidiff >/dev/null 2>&1 || need_apt="$need_apt abigail-tools"   # make test-abi-compat
+command -v groff >/dev/null 2>&1 || need_apt="$need_apt groff-base"   # test_cli_manpages renders the man pages
+command -v man >/dev/null 2>&1 || need_apt="$need_apt man-db"   # ... and checks them as lintian does
+command -v zsh >/dev/null 2>&1 || need_apt="$need_apt zsh"   # test_cli_completions completes in each shell
+command -v fish >/dev/null 2>&1 || need_apt="$need_apt fish"
 python3 -m pip --version >/dev/null 2>&1 || need_apt="$need_apt python3-pip"   # pytest, auditwheel below
 python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt="$need_apt python3-venv"   # the Python tests' fresh venvs
 # The main-loop helpers' tests (mk/native.mk): GLib, and Qt 6 (Qt 5 where

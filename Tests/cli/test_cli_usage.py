@@ -9,15 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from cli_help import listed_commands, listed_options
+
 COMMANDS = ["account", "pair", "device", "nearby", "devices", "publish", "continue", "doctor", "agent"]
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def listed_commands(help_text):
-    """The command names of `handoff --help`'s "Commands:" block, in order."""
-    block = help_text.split("Commands:\n", 1)[1].split("\n\n", 1)[0]
-    return re.findall(r"^  ([a-z]+)  ", block, re.M)
 
 
 def test_tool_help_lists_every_command_and_the_exit_codes(device):
@@ -35,7 +31,7 @@ def test_the_documents_describe_every_command_and_option(device, command):
     readme = (ROOT / "README.md").read_text()
     assert f"### `handoff {command}" in reference
     assert f"`{command}" in readme.split("### The `handoff` command", 1)[1].split("\n## ", 1)[0]
-    options = set(re.findall(r"^  (--[a-z-]+)", device.run(command, "--help").out, re.M)) - {"--help", "--json"}
+    options = set(listed_options(device.run(command, "--help").out)) - {"--help", "--json"}
     assert options, command
     missing = sorted(o for o in options if not re.search(re.escape(o) + r"(?![a-z-])", reference))
     assert not missing, f"docs/cli.md does not name {missing} of `handoff {command}`"

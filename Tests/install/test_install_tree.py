@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """`make install` and `make uninstall` into temporary prefixes, with and
-without DESTDIR: the layout and its links, the manifest, a C program built
+without DESTDIR: the layout and its links, the man pages and completions
+where man and the shells find them, the manifest, a C program built
 through pkg-config that runs with the line install printed, and an
 uninstall that leaves the tree exactly as it was (the folders install
 created gone, every folder that existed before kept, empty or not).
@@ -27,6 +28,24 @@ def root():
         shutil.rmtree(folder, ignore_errors=True)
 
 
+# The man pages and completions: where install puts each (below the prefix),
+# from which file of the repository. Debian's packaging relies on these paths.
+DOCUMENTATION = {
+    "share/man/man1/handoff.1": "man/handoff.1",
+    "share/man/man1/handoff-agent.1": "man/handoff-agent.1",
+    "share/bash-completion/completions/handoff": "completions/handoff.bash",
+    "share/zsh/vendor-completions/_handoff": "completions/_handoff",
+    "share/fish/vendor_completions.d/handoff.fish": "completions/handoff.fish",
+}
+
+
+def assert_documentation_installed(top):
+    for installed, source in DOCUMENTATION.items():
+        path = top / installed
+        assert path.read_bytes() == (ROOT / source).read_bytes(), installed
+        assert path.stat().st_mode & 0o777 == 0o644, installed
+
+
 def manifest_entries(prefix):
     lines = (prefix / "share" / "handoff" / "install-manifest").read_text().splitlines()
     return [tuple(line.split(" ", 1)) for line in lines if not line.startswith("#")]
@@ -45,6 +64,7 @@ def test_a_fresh_prefix_gets_the_library_its_links_and_a_manifest_then_uninstall
     assert (prefix / "include" / "handoff.h").read_bytes() == (ROOT / "include" / "handoff.h").read_bytes()
     assert (prefix / "include" / "handoff-glib.h").read_bytes() == (ROOT / "include" / "handoff-glib.h").read_bytes()
     assert (prefix / "lib" / "systemd" / "user" / "handoff-agent.service").is_file()
+    assert_documentation_installed(prefix)
     entries = manifest_entries(prefix)
     files = {path for kind, path in entries if kind == "file"}
     dirs = {path for kind, path in entries if kind == "dir"}
@@ -68,8 +88,11 @@ def test_uninstall_keeps_every_folder_that_existed_before_empty_or_not(root):
 
     install(f"PREFIX={prefix}")
     created = {path for kind, path in manifest_entries(prefix) if kind == "dir"}
-    assert created == {str(prefix / p) for p in ("lib/pkgconfig", "lib/systemd", "lib/systemd/user",
-                                                 "share/handoff")}
+    assert created == {str(prefix / p) for p in ("lib/pkgconfig", "lib/systemd", "lib/systemd/user", "share/handoff",
+                                                 "share/man", "share/man/man1", "share/bash-completion",
+                                                 "share/bash-completion/completions", "share/zsh",
+                                                 "share/zsh/vendor-completions", "share/fish",
+                                                 "share/fish/vendor_completions.d")}
     uninstall(f"PREFIX={prefix}")
     assert snapshot(root) == before  # include/ and bin/ stay, empty as they were
 
@@ -181,6 +204,47 @@ def test_destdir_stages_under_the_final_prefix_and_runs_no_ldconfig(root):
 
     uninstall(f"DESTDIR={stage}", "PREFIX=/usr/local")
     assert snapshot(root) == before
+
+
+def test_destdir_with_prefix_usr_stages_the_man_pages_and_completions_where_distributions_look(root):
+    stage = root / "stage"
+    stage.mkdir()
+    before = snapshot(root)
+    install(f"DESTDIR={stage}", "PREFIX=/usr")
+    assert_documentation_installed(stage / "usr")
+    files = {path for kind, path in manifest_entries(stage / "usr") if kind == "file"}
+    assert {f"/usr/{installed}" for installed in DOCUMENTATION} <= files
+    uninstall(f"DESTDIR={stage}", "PREFIX=/usr")
+    assert snapshot(root) == before
+
+
+def test_man_and_the_shells_find_what_install_put_in_place(root):
+    prefix = root / "usr"
+    install(f"PREFIX={prefix}")
+    share = prefix / "share"
+    if shutil.which("man"):  # man-db (sh scripts/install-deps.sh)
+        for page in ("handoff", "handoff-agent"):
+            found = subprocess.run(["man", "-w", page], capture_output=True, text=True,
+                                   env=dict(os.environ, MANPATH=str(share / "man")))
+            assert found.stdout.strip() == str(share / "man" / "man1" / f"{page}.1"), found.stderr
+    # bash-completion loads completions/NAME for the command NAME.
+    bash = subprocess.run(["bash", "--norc", "-c",
+                           f"source {share}/bash-completion/completions/handoff && complete -p handoff"],
+                          capture_output=True, text=True)
+    assert bash.stdout.strip() == "complete -F _handoff handoff", bash.stderr
+    if shutil.which("fish"):  # fish autoloads handoff.fish from its vendor folder for the command on PATH
+        fish = subprocess.run(["fish", "--no-config", "-c",
+                               f"set -p fish_complete_path {share}/fish/vendor_completions.d; complete -C 'handoff acc'"],
+                              capture_output=True, text=True,
+                              env=dict(os.environ, PATH=f"{prefix}/bin:{os.environ['PATH']}"))
+        assert fish.stdout.split("\t")[0] == "account", fish.stdout + fish.stderr
+    if shutil.which("zsh"):  # compinit finds _handoff in the vendor folder by its #compdef line
+        zsh = subprocess.run(["zsh", "-f", "-c", f"fpath=({share}/zsh/vendor-completions $fpath);"
+                              " autoload -Uz compinit; compinit -u -D; print -r -- $_comps[handoff]"],
+                             capture_output=True, text=True)
+        assert zsh.stdout.strip() == "_handoff", zsh.stderr
+    uninstall(f"PREFIX={prefix}")
+    assert not share.exists()
 
 
 def test_a_relative_prefix_is_refused_before_anything_is_made():

@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+# bash completion for handoff(1): commands, account actions, each command's
+# options, and the values some options take (a file for --socket, the roles,
+# network interfaces). Needs nothing of the bash-completion package.
+# Kept in step with `handoff COMMAND --help` by Tests/cli/test_cli_completions.py.
+
+_handoff_commands="account pair device nearby devices publish continue doctor agent help"
+_handoff_account_actions="create code join show rotate"
+
+# The options of one command (--json and --help: every command's).
+_handoff_options() {
+    local beacons="--beacon-port --peer --no-multicast --interface"
+    local channel="--channel --connect-timeout --fetch-timeout"
+    local options
+    case $1 in
+        account) options="--force --qr" ;;
+        pair) options="--join --force --yes-if-code --show-code --code --timeout --listen $beacons" ;;
+        device) options="--name --role" ;;
+        nearby) options="--type --once --timeout --agent --embedded $beacons --connect-timeout" ;;
+        devices) options="--listen --agent --embedded $beacons $channel" ;;
+        publish) options="--type --title --info --url --team --required-key --once --timeout $beacons $channel" ;;
+        continue) options="--type --team --timeout --agent --embedded $beacons $channel" ;;
+        doctor) options="--listen --peer --beacon-port --no-multicast --interface --channel --connect-timeout --agent --embedded" ;;
+        agent) options="--socket --no-launch --no-notifications --no-pairing $beacons $channel" ;;
+    esac
+    echo "$options --json --help"
+}
+
+# The options that take a value (the next word is that value, not an option).
+_handoff_takes_value() {
+    case $1 in
+        --beacon-port | --peer | --interface | --channel | --connect-timeout | --fetch-timeout | \
+        --type | --title | --info | --url | --team | --required-key | --timeout | --listen | \
+        --name | --role | --yes-if-code | --code | --socket) return 0 ;;
+    esac
+    return 1
+}
+
+_handoff() {
+    local cur=${COMP_WORDS[COMP_CWORD]}
+    local prev=${COMP_WORDS[COMP_CWORD-1]}
+    COMPREPLY=()
+
+    # The command: the first word after the global options.
+    local i=1 command=""
+    while [ "$i" -lt "$COMP_CWORD" ]; do
+        case ${COMP_WORDS[i]} in
+            -*) ;;
+            *) command=${COMP_WORDS[i]}; break ;;
+        esac
+        i=$((i + 1))
+    done
+
+    if [ -z "$command" ]; then
+        case $cur in
+            -*) COMPREPLY=($(compgen -W "--json --help --version" -- "$cur")) ;;
+            *) COMPREPLY=($(compgen -W "$_handoff_commands" -- "$cur")) ;;
+        esac
+        return 0
+    fi
+
+    # A value after an option that takes one.
+    if _handoff_takes_value "$prev"; then
+        case $prev in
+            --socket) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+            --role) COMPREPLY=($(compgen -W "full send-only" -- "$cur")) ;;
+            --interface) COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur")) ;;
+        esac
+        return 0
+    fi
+
+    case $command in
+        help)
+            [ "$COMP_CWORD" -eq $((i + 1)) ] && COMPREPLY=($(compgen -W "$_handoff_commands" -- "$cur"))
+            return 0 ;;
+        account)
+            # The action: the first word after "account" that is no option.
+            local j=$((i + 1)) action=""
+            while [ "$j" -lt "$COMP_CWORD" ]; do
+                case ${COMP_WORDS[j]} in
+                    -*) ;;
+                    *) action=${COMP_WORDS[j]}; break ;;
+                esac
+                j=$((j + 1))
+            done
+            if [ -z "$action" ] && [ "${cur#-}" = "$cur" ]; then
+                COMPREPLY=($(compgen -W "$_handoff_account_actions" -- "$cur"))
+                return 0
+            fi
+            local options="--json --help"
+            case $action in
+                create) options="--force $options" ;;
+                code) options="--qr $options" ;;
+                join) options="--force $options" ;;
+                "") options=$(_handoff_options account) ;;
+            esac
+            case $cur in
+                -*) COMPREPLY=($(compgen -W "$options" -- "$cur")) ;;
+            esac
+            return 0 ;;
+    esac
+
+    case $cur in
+        -*) COMPREPLY=($(compgen -W "$(_handoff_options "$command")" -- "$cur")) ;;
+    esac
+    return 0
+}
+
+complete -F _handoff handoff
