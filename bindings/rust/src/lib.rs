@@ -103,6 +103,7 @@ mod continuity;
 mod error;
 mod manifest;
 mod remote;
+mod renamed;
 mod responder;
 mod streams;
 mod strings;
