@@ -51,9 +51,15 @@ static REPORTED: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
 /// Runs `call`, the old name `old` of the method now named `new`, from the
 /// new name's default; reports `old` once if the app implements it.
 pub(crate) fn forward<T>(old: &'static str, new: &'static str, call: impl FnOnce() -> T) -> T {
-    let outer = OLD_DEFAULT_RAN.with(|ran| ran.replace(false));
+    // Without the thread's locals (a thread being torn down) the call
+    // still happens; only the notice is skipped.
+    let Ok(outer) = OLD_DEFAULT_RAN.try_with(|ran| ran.replace(false)) else {
+        return call();
+    };
     let value = call();
-    let overridden = !OLD_DEFAULT_RAN.with(|ran| ran.replace(outer));
+    let overridden = OLD_DEFAULT_RAN
+        .try_with(|ran| !ran.replace(outer))
+        .unwrap_or(false);
     if overridden {
         report_once(old, new);
     }
@@ -62,7 +68,7 @@ pub(crate) fn forward<T>(old: &'static str, new: &'static str, call: impl FnOnce
 
 /// Called by each old name's default body.
 pub(crate) fn old_default_ran() {
-    OLD_DEFAULT_RAN.with(|ran| ran.set(true));
+    let _ = OLD_DEFAULT_RAN.try_with(|ran| ran.set(true));
 }
 
 fn report_once(old: &'static str, new: &'static str) {
