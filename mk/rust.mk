@@ -38,7 +38,7 @@ RUST_VALGRIND := target.'cfg(unix)'.runner=['valgrind','-q','--error-exitcode=1'
 test-rust-valgrind: lib
 	@if command -v valgrind >/dev/null; then \
 	  $(RUST_CARGO) test $(RUST_FLAGS) --config "$(RUST_VALGRIND)" \
-	    --test runtime --test model --test values --test loopback --test streams -- --test-threads=1; \
+	    --test runtime --test model --test values --test loopback --test streams --test renamed -- --test-threads=1; \
 	else echo "valgrind not installed: skipping test-rust-valgrind"; fi
 
 EXTRA_TESTS += test-rust test-rust-valgrind

@@ -3,7 +3,12 @@
 """One delegate vocabulary across C, Python and Rust (README, "Delegate
 methods"): every delegate method the header declares, under its current
 (not deprecated) name, is a method of the Python and Rust bindings and is
-listed in the README of each language.
+listed in the README of each language. And the 0.1.0 names kept for one
+release: each deprecated alias of the header (HANDOFF_DEPRECATED_("renamed
+NEW")) is, in Rust, a trait method of the old name marked #[deprecated]
+whose note names the new one (Rust's trait already said
+continue_user_activity in 0.1.0; Python's methods always had Apple's names,
+so neither has anything to keep there).
 
 Usage: check_vocabulary.py [REPOSITORY_ROOT]"""
 
@@ -33,7 +38,17 @@ def delegate_methods(header):
     return methods
 
 
-methods = delegate_methods(read("include", "handoff.h"))
+def renamed_fields(header):
+    """(old, new) of each deprecated alias field of the delegate structs."""
+    return re.findall(r'\(\*(\w+)\)\([^)]*\)\s*HANDOFF_DEPRECATED_\("renamed (\w+)"\)', header)
+
+
+# 0.1.0 names that were never Rust trait methods.
+NOT_RUST_METHODS_IN_0_1_0 = {"continue_activity"}
+
+header = read("include", "handoff.h")
+methods = delegate_methods(header)
+renamed = renamed_fields(header)
 places = {
     "README.md": read("README.md"),
     "bindings/python/README.md": read("bindings", "python", "README.md"),
@@ -58,5 +73,20 @@ for struct, name in methods:
     else:
         print(f"ok   - {struct}.{name}: C, Python, Rust and their READMEs")
         passed += 1
+if len(renamed) < 8:
+    print(f"FAIL - the header has {len(renamed)} renamed delegate fields; the parser found too few")
+    failed += 1
+for old, new in renamed:
+    if old in NOT_RUST_METHODS_IN_0_1_0:
+        continue
+    deprecated = (rf'#\[deprecated\(\s*since = "0\.2\.0",\s*note = "renamed to `{new}`[^"]*"\s*\)\]'
+                  rf'\s*fn {old}\(')
+    if re.search(deprecated, rust):
+        print(f"ok   - Rust keeps 0.1.0's {old}, deprecated, naming {new}")
+        passed += 1
+    else:
+        print(f"FAIL - Rust has no fn {old} marked #[deprecated(since = \"0.2.0\", "
+              f"note = \"renamed to `{new}`...\")]")
+        failed += 1
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -154,11 +154,14 @@ class Application(OwnedHandle):
         takes the device file's role; beacon_port: UDP port of
         the beacons (None: 52370; each process on a host needs its own);
         multicast: False sends only to `peers`, "host:port" strings such as
-        "127.0.0.1:52371" or "[::1]:52371"; channel_address: where the
-        channel listens (None: "0.0.0.0:0"); fetch_timeout: seconds the main
-        thread has to hand over an activity (None: 5); connect_timeout
-        (None: 3); connection_reuse: seconds an idle connection is kept
-        (None: 30, 0: never); mode: where continuity runs (AUTO: the
+        "127.0.0.1:52371" or "[::1]:52371"; channel_address: where the TLS
+        channel listens, "host:port" (None: "[::]:0", every IPv6 and IPv4
+        address on one free port, IPv4 alone on a host without IPv6;
+        "127.0.0.1:0" keeps it on loopback); fetch_timeout: seconds the main
+        thread has to hand over an activity (None: 5); connect_timeout:
+        seconds to connect to and authenticate a device (None: 3);
+        connection_reuse: seconds an idle connection is kept for the next
+        handoff (None: 10, 0: never); mode: where continuity runs (AUTO: the
         per-user handoff agent when it serves this user and account and none
         of device_id, device_name, role SEND_ONLY, beacon_port, multicast
         False, peers or channel_address is given, else EMBEDDED; AGENT: the

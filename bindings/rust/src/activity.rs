@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, TryLockError};
 
 use crate::callback::guard;
 use crate::error::{check, Error, ErrorCode, Result};
+use crate::renamed;
 use crate::streams::user_activity_did_receive_stream;
 use crate::strings::{borrow_lock, borrowed, c_string, c_string_opt, owned, ptr_or_null};
 use crate::sys;
@@ -551,14 +552,27 @@ pub trait ActivityDelegate: Send + 'static {
 
     /// The activity is being saved, after the responders updated it: the
     /// last chance to add state (Apple: `userActivityWillSave(_:)`).
+    /// Default: nothing (through the deprecated 0.1.0 name
+    /// [`will_save`](Self::will_save)).
+    #[allow(deprecated)] // the old name, called on purpose
     fn user_activity_will_save(&mut self, activity: &ActivityRef) {
-        let _ = activity;
+        renamed::forward(
+            "ActivityDelegate::will_save",
+            "user_activity_will_save",
+            || self.will_save(activity),
+        )
     }
 
     /// Another device continued the activity: once per continuation
-    /// (Apple: `userActivityWasContinued(_:)`).
+    /// (Apple: `userActivityWasContinued(_:)`). Default: nothing (through
+    /// the deprecated 0.1.0 name [`was_continued`](Self::was_continued)).
+    #[allow(deprecated)] // the old name, called on purpose
     fn user_activity_was_continued(&mut self, activity: &ActivityRef) {
-        let _ = activity;
+        renamed::forward(
+            "ActivityDelegate::was_continued",
+            "user_activity_was_continued",
+            || self.was_continued(activity),
+        )
     }
 
     /// Another device fetched the activity and the fetch failed on this
@@ -568,9 +582,16 @@ pub trait ActivityDelegate: Send + 'static {
     /// [`crate::ErrorCode::MissingRequiredKey`], or
     /// [`crate::ErrorCode::RemoteApplicationTimedOut`] (4610: this main
     /// thread did not dispatch within the fetch timeout; told late, at the
-    /// next dispatch). Once per failed fetch.
+    /// next dispatch). Once per failed fetch. Default: nothing (through the
+    /// deprecated 0.1.0 name
+    /// [`did_fail_to_hand_off`](Self::did_fail_to_hand_off)).
+    #[allow(deprecated)] // the old name, called on purpose
     fn user_activity_did_fail_to_hand_off(&mut self, activity: &ActivityRef, error: &Error) {
-        let _ = (activity, error);
+        renamed::forward(
+            "ActivityDelegate::did_fail_to_hand_off",
+            "user_activity_did_fail_to_hand_off",
+            || self.did_fail_to_hand_off(activity, error),
+        )
     }
 
     /// The device that continued the activity opened a continuation
@@ -582,8 +603,65 @@ pub trait ActivityDelegate: Send + 'static {
     /// to `true`; otherwise this is never called. Move the stream to a
     /// thread of its own, or make it non-blocking and poll it with the
     /// application's descriptor: blocking here blocks the main thread.
+    /// Default: the stream is closed (through the deprecated 0.1.0 name
+    /// [`did_receive_stream`](Self::did_receive_stream)).
+    #[allow(deprecated)] // the old name, called on purpose
     fn user_activity_did_receive_stream(&mut self, activity: &ActivityRef, stream: UnixStream) {
+        renamed::forward(
+            "ActivityDelegate::did_receive_stream",
+            "user_activity_did_receive_stream",
+            || self.did_receive_stream(activity, stream),
+        )
+    }
+
+    /// 0.1.0's name of
+    /// [`user_activity_will_save`](Self::user_activity_will_save), called
+    /// only through that method's default: implement that one.
+    #[deprecated(
+        since = "0.2.0",
+        note = "renamed to `user_activity_will_save` (Apple's name); see docs/MIGRATION.md"
+    )]
+    fn will_save(&mut self, activity: &ActivityRef) {
+        let _ = activity;
+        renamed::old_default_ran();
+    }
+
+    /// 0.1.0's name of
+    /// [`user_activity_was_continued`](Self::user_activity_was_continued),
+    /// called only through that method's default: implement that one.
+    #[deprecated(
+        since = "0.2.0",
+        note = "renamed to `user_activity_was_continued` (Apple's name); see docs/MIGRATION.md"
+    )]
+    fn was_continued(&mut self, activity: &ActivityRef) {
+        let _ = activity;
+        renamed::old_default_ran();
+    }
+
+    /// 0.1.0's name of
+    /// [`user_activity_did_fail_to_hand_off`](Self::user_activity_did_fail_to_hand_off),
+    /// called only through that method's default: implement that one.
+    #[deprecated(
+        since = "0.2.0",
+        note = "renamed to `user_activity_did_fail_to_hand_off` (Apple's name); see docs/MIGRATION.md"
+    )]
+    fn did_fail_to_hand_off(&mut self, activity: &ActivityRef, error: &Error) {
+        let _ = (activity, error);
+        renamed::old_default_ran();
+    }
+
+    /// 0.1.0's name of
+    /// [`user_activity_did_receive_stream`](Self::user_activity_did_receive_stream),
+    /// called only through that method's default: implement that one
+    /// ([`ACCEPTS_CONTINUATION_STREAMS`](Self::ACCEPTS_CONTINUATION_STREAMS)
+    /// still decides whether streams are taken).
+    #[deprecated(
+        since = "0.2.0",
+        note = "renamed to `user_activity_did_receive_stream` (Apple's name); see docs/MIGRATION.md"
+    )]
+    fn did_receive_stream(&mut self, activity: &ActivityRef, stream: UnixStream) {
         let _ = (activity, stream);
+        renamed::old_default_ran();
     }
 }
 

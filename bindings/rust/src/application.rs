@@ -16,6 +16,7 @@ use crate::callback::guard;
 use crate::error::{check, Error, ErrorCode, Result};
 use crate::manifest::Manifest;
 use crate::remote::RemoteActivity;
+use crate::renamed;
 use crate::responder::{drain_deferred_frees, RestorationHandler};
 use crate::strings::{borrowed, c_string};
 use crate::sys;
@@ -46,10 +47,16 @@ pub trait ApplicationDelegate: 'static {
     /// The person chose to continue an activity of this type and its
     /// payload is on its way (Apple:
     /// `application(_:willContinueUserActivityWithType:)`). Return `true`
-    /// if the app shows its own progress. Default: `false`.
+    /// if the app shows its own progress. Default: `false` (through the
+    /// deprecated 0.1.0 name [`will_continue`](Self::will_continue), which
+    /// an app may still implement until it is removed).
+    #[allow(deprecated)] // the old name, called on purpose
     fn will_continue_user_activity(&mut self, app: &ApplicationRef, activity_type: &str) -> bool {
-        let _ = (app, activity_type);
-        false
+        renamed::forward(
+            "ApplicationDelegate::will_continue",
+            "will_continue_user_activity",
+            || self.will_continue(app, activity_type),
+        )
     }
 
     /// The activity arrived (Apple:
@@ -71,19 +78,69 @@ pub trait ApplicationDelegate: 'static {
     /// The activity could not be continued (Apple:
     /// `application(_:didFailToContinueUserActivityWithType:error:)`):
     /// `error` is one of Apple's codes 4608–4611 with the library's message.
+    /// Default: nothing (through the deprecated 0.1.0 name
+    /// [`did_fail_to_continue`](Self::did_fail_to_continue)).
+    #[allow(deprecated)] // the old name, called on purpose
     fn did_fail_to_continue_user_activity(
         &mut self,
         app: &ApplicationRef,
         activity_type: &str,
         error: Error,
     ) {
-        let _ = (app, activity_type, error);
+        renamed::forward(
+            "ApplicationDelegate::did_fail_to_continue",
+            "did_fail_to_continue_user_activity",
+            || self.did_fail_to_continue(app, activity_type, error),
+        )
     }
 
     /// A save updated an activity the app holds (Apple:
-    /// `application(_:didUpdate:)`).
+    /// `application(_:didUpdate:)`). Default: nothing (through the
+    /// deprecated 0.1.0 name [`did_update`](Self::did_update)).
+    #[allow(deprecated)] // the old name, called on purpose
     fn did_update_user_activity(&mut self, app: &ApplicationRef, activity: &ActivityRef) {
+        renamed::forward(
+            "ApplicationDelegate::did_update",
+            "did_update_user_activity",
+            || self.did_update(app, activity),
+        )
+    }
+
+    /// 0.1.0's name of
+    /// [`will_continue_user_activity`](Self::will_continue_user_activity),
+    /// called only through that method's default: implement that one.
+    #[deprecated(
+        since = "0.2.0",
+        note = "renamed to `will_continue_user_activity` (Apple's name); see docs/MIGRATION.md"
+    )]
+    fn will_continue(&mut self, app: &ApplicationRef, activity_type: &str) -> bool {
+        let _ = (app, activity_type);
+        renamed::old_default_ran();
+        false
+    }
+
+    /// 0.1.0's name of
+    /// [`did_fail_to_continue_user_activity`](Self::did_fail_to_continue_user_activity),
+    /// called only through that method's default: implement that one.
+    #[deprecated(
+        since = "0.2.0",
+        note = "renamed to `did_fail_to_continue_user_activity` (Apple's name); see docs/MIGRATION.md"
+    )]
+    fn did_fail_to_continue(&mut self, app: &ApplicationRef, activity_type: &str, error: Error) {
+        let _ = (app, activity_type, error);
+        renamed::old_default_ran();
+    }
+
+    /// 0.1.0's name of
+    /// [`did_update_user_activity`](Self::did_update_user_activity), called
+    /// only through that method's default: implement that one.
+    #[deprecated(
+        since = "0.2.0",
+        note = "renamed to `did_update_user_activity` (Apple's name); see docs/MIGRATION.md"
+    )]
+    fn did_update(&mut self, app: &ApplicationRef, activity: &ActivityRef) {
         let _ = (app, activity);
+        renamed::old_default_ran();
     }
 
     /// Another device offers an activity this app can continue (or open as

@@ -133,8 +133,9 @@ impl<'a> ContinuityOptions<'a> {
         self
     }
 
-    /// The address the TLS channel listens on, `"host:port"` (default:
-    /// all IPv4 addresses, a free port).
+    /// The address the TLS channel listens on, `"host:port"` (default
+    /// `"[::]:0"`: every IPv6 and IPv4 address on one port, IPv4 alone on a
+    /// host without IPv6; a free port, announced in the beacons).
     pub fn channel_address(mut self, address: impl Into<String>) -> Self {
         self.channel_address = Some(address.into());
         self
@@ -155,7 +156,7 @@ impl<'a> ContinuityOptions<'a> {
     }
 
     /// How long an idle authenticated connection is kept for the next
-    /// handoff (default 30 s); `None`: never kept, every handoff connects
+    /// handoff (default 10 s); `None`: never kept, every handoff connects
     /// afresh.
     pub fn connection_reuse(mut self, keep: Option<Duration>) -> Self {
         self.connection_reuse = Some(keep);

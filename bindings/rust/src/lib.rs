@@ -35,8 +35,9 @@
 //! The library's own threads queue callbacks; [`ApplicationRef::fd`] is
 //! readable while some wait. Add it to the app's loop (poll, epoll, GLib,
 //! an async reactor) and call [`Application::dispatch`] when it is
-//! readable or [`ApplicationRef::next_timeout`] passes; simple programs
-//! call [`Application::run`].
+//! readable; a due timer makes it readable too, so the loop needs no
+//! timeout of its own ([`ApplicationRef::next_timeout`] is there for loops
+//! that want to know ahead). Simple programs call [`Application::run`].
 //!
 //! # Example: offer what the person is doing
 //!
@@ -103,6 +104,7 @@ mod continuity;
 mod error;
 mod manifest;
 mod remote;
+mod renamed;
 mod responder;
 mod streams;
 mod strings;
@@ -120,6 +122,11 @@ pub use responder::{AsResponder, Responder, RestorationHandler, UserActivityResp
 pub use value::{Date, UserInfo, Value, ValueKind};
 
 use std::ffi::CStr;
+
+/// The README's code blocks, compiled as doctests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 /// Encoded userInfo must stay within this many bytes; beyond it a handoff
 /// fails with [`ErrorCode::UserInfoTooLarge`] (4611).
