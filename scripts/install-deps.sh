@@ -19,6 +19,7 @@ command -v valgrind >/dev/null 2>&1 || need_apt="$need_apt valgrind"
 command -v nft >/dev/null 2>&1 || need_apt="$need_apt nftables"   # test_discovery.py filters IPv4
 command -v qrencode >/dev/null 2>&1 || need_apt="$need_apt qrencode"   # handoff account code --qr draws with it
 command -v zbarimg >/dev/null 2>&1 || need_apt="$need_apt zbar-tools"   # the --qr test decodes the drawing
+command -v bwrap >/dev/null 2>&1 || need_apt="$need_apt bubblewrap"   # test_agent_sandbox.py runs an app as Flatpak would
 python3 -m pip --version >/dev/null 2>&1 || need_apt="$need_apt python3-pip"   # pytest, auditwheel below
 python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt="$need_apt python3-venv"   # the Python tests' fresh venvs
 # The main-loop helpers' tests (mk/native.mk): GLib, and Qt 6 (Qt 5 where
