@@ -9,10 +9,10 @@ public enum PropertyListFile {
     /// - Throws: the reason the bytes are not a property list.
     public static func decode(_ bytes: [UInt8]) throws(PropertyListError) -> (value: PropertyListValue, repeats: [String]) {
         if BinaryPropertyList.hasMagic(bytes) {
-            return try BinaryPropertyList.decode(bytes, repeatedKeys: .refuse)
+            return try BinaryPropertyList.decode(bytes, repeatedKeys: .lastWins)
         }
         if XMLPropertyList.looksLikeXML(bytes) {
-            return try XMLPropertyList.decode(bytes, repeatedKeys: .refuse)
+            return try XMLPropertyList.decode(bytes, repeatedKeys: .lastWins)
         }
         throw PropertyListError(reason: bytes.isEmpty
             ? "the file is empty"
