@@ -58,6 +58,8 @@ def runtime_dir(tmp_path):
 
 def start_sandboxed_app(device, runtime_dir, out_dir, *extra):
     """agent_app.py in the sandbox, in mode AGENT; its log is out_dir/app.jsonl."""
+    # What --filesystem=xdg-run/handoff shows a Flatpak: the socket alone.
+    assert os.listdir(runtime_dir / "handoff") == ["agent.sock"]
     out_dir.mkdir()
     command = ["/usr/bin/python3", str(ROOT / "examples" / "agent" / "agent_app.py"), "--log", "/out/app.jsonl",
                "--bundle", BUNDLE, "--team", TEAM, f"--type={TYPE}", "--seconds", "120", *extra]
