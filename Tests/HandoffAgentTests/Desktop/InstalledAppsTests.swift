@@ -193,6 +193,30 @@ struct DataFolders {
         #expect(warnings.count == 16, "\(warnings)")
     }
 
+    /// A manifest read as Apple's tools read an Info.plist: a repeated key
+    /// keeps its last value (HandoffDesktopEntry included), with a warning
+    /// naming the manifest's path.
+    @Test func manifestWithARepeatedKey() throws {
+        let data = DataFolders()
+        let t = data.tree
+        t.write("dir1/applications/org.example.Second.desktop", "[Desktop Entry]\nType=Application\nExec=second\n")
+        t.write("dir1/handoff/org.example.Repeats.plist", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>CFBundleIdentifier</key><string>org.example.Repeats</string>
+            <key>HandoffTeamIdentifier</key><string>TEAMM</string>
+            <key>NSUserActivityTypes</key><array><string>com.example.repeats.view</string></array>
+            <key>HandoffDesktopEntry</key><string>org.example.First.desktop</string>
+            <key>HandoffDesktopEntry</key><string>org.example.Second.desktop</string>
+            </dict></plist>
+            """)
+        let registry = InstalledApps(directories: data.directories)
+        let app = try #require(registry.apps.first { $0.bundleIdentifier == "org.example.Repeats" })
+        #expect(app.desktopID == "org.example.Second.desktop")
+        #expect(app.exec?.arguments == ["second"])
+        #expect(registry.warnings == ["\(t.path("dir1/handoff/org.example.Repeats.plist")): line 7, column 25: the key \"HandoffDesktopEntry\" appears twice in one <dict>: the last value is used"])
+    }
+
     @Test func candidatesInOrder() {
         let data = DataFolders()
         let t = data.tree
