@@ -629,7 +629,8 @@ HANDOFF_API handoff_manifest *handoff_manifest_new(const char *bundle_identifier
  *    digits), else AppIdentifierPrefix without its trailing dot. Linux has
  *    no code signature to take it from; an app without either key builds
  *    its manifest with handoff_manifest_new instead;
- *  - NSUserActivityTypes (optional array): each string is kept as written
+ *  - NSUserActivityTypes (optional array; any other kind declares no types,
+ *    with a warning, as a bad entry is skipped): each string is kept as written
  *    and matched byte for byte, reverse-DNS types, intent class names
  *    ("INSendMessageIntent") and short names ("ReadArticle") alike; an entry
  *    that cannot be a type (not a string, empty, over 255 bytes, control
@@ -637,7 +638,9 @@ HANDOFF_API handoff_manifest *handoff_manifest_new(const char *bundle_identifier
  *    than 24,576 bytes of them in all, is HANDOFF_E_MALFORMED_DATA (the
  *    same limits in both continuity modes: what the agent carries).
  * Binary plists are read by the library's own reader and XML ones with
- * expat; no input makes either trap. The caller owns the result. NULL with
+ * expat; no input makes either trap. A key repeated in one dictionary keeps
+ * its last value, with a warning (Apple's tools and plistlib read it so;
+ * payloads on the wire still refuse repeats). The caller owns the result. NULL with
  * HANDOFF_E_IO (unreadable file) or HANDOFF_E_MALFORMED_DATA, whose message
  * starts with the path and names the offset (binary) or line and column
  * (XML) of what is malformed, or the key, what was found and what to do: a
@@ -677,8 +680,11 @@ HANDOFF_API size_t handoff_manifest_activity_type_count(const handoff_manifest *
 HANDOFF_API const char *handoff_manifest_activity_type_at(const handoff_manifest *manifest,
                                                           size_t index);
 
-/* What loading the Info.plist skipped and why, in file order: one warning
- * per NSUserActivityTypes entry that cannot be a type (not a string, empty,
+/* What loading the Info.plist skipped and why: first one warning per key
+ * repeated in one dictionary, in file order (the last value is used, as
+ * Apple's tools and plistlib read it; at most 16 listed, then a count),
+ * then one when NSUserActivityTypes is not an array (no types are
+ * declared), else one per entry that cannot be a type (not a string, empty,
  * over 255 bytes, control characters), naming the file, the entry and what
  * was found, e.g. "Info.plist: NSUserActivityTypes[1] is an integer (7),
  * not a string: skipped". None for a manifest made with handoff_manifest_new;

@@ -24,6 +24,7 @@ command -v groff >/dev/null 2>&1 || need_apt="$need_apt groff-base"   # test_cli
 command -v man >/dev/null 2>&1 || need_apt="$need_apt man-db"   # ... and checks them as lintian does
 command -v zsh >/dev/null 2>&1 || need_apt="$need_apt zsh"   # test_cli_completions completes in each shell
 command -v fish >/dev/null 2>&1 || need_apt="$need_apt fish"
+command -v bwrap >/dev/null 2>&1 || need_apt="$need_apt bubblewrap"   # test_agent_sandbox.py runs an app as Flatpak would
 python3 -m pip --version >/dev/null 2>&1 || need_apt="$need_apt python3-pip"   # pytest, auditwheel below
 python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt="$need_apt python3-venv"   # the Python tests' fresh venvs
 # The main-loop helpers' tests (mk/native.mk): GLib, and Qt 6 (Qt 5 where

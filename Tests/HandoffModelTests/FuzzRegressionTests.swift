@@ -91,6 +91,15 @@ import Testing
         } catch {
             #expect(error.code == .malformedData, "\(name): \(error)")
         }
+        // The manifest target's property: the Info.plist reader accepts what
+        // the strict reader (payloads) accepts, the same, with no repeat.
+        let strict = BinaryPropertyList.hasMagic(bytes) ? try? BinaryPropertyList.decode(bytes)
+            : XMLPropertyList.looksLikeXML(bytes) ? try? XMLPropertyList.decode(bytes) : nil
+        if let strict {
+            let lenient = try PropertyListFile.decode(bytes)
+            #expect(lenient.repeats.isEmpty, "\(name)")
+            #expect(BinaryPropertyList.encode(lenient.value) == BinaryPropertyList.encode(strict), "\(name)")
+        }
     }
 
     @Test func theCorpusIsThere() {

@@ -219,7 +219,6 @@ struct InfoPlistTests {
     }
 
     @Test("wrong kinds get the library's own message naming key and what was found", arguments: [
-        ("<key>CFBundleIdentifier</key><string>com.example.a</string><key>HandoffTeamIdentifier</key><string>T1</string><key>NSUserActivityTypes</key><dict/>", "NSUserActivityTypes is a dictionary of 0 keys, not an array"),
         ("<key>CFBundleIdentifier</key><integer>7</integer>", "CFBundleIdentifier is an integer (7), not a string"),
         ("<key>CFBundleName</key><string>x</string>", "no CFBundleIdentifier"),
         ("<key>CFBundleIdentifier</key><string>com.example.a</string>", "no team identifier"),
@@ -237,7 +236,6 @@ struct InfoPlistTests {
         ("<plist version=\"1.0\"><dict/></plist><plist/>", "line 1"),
         ("<plist><dict><key>a</key></dict></plist>", "has no value"),
         ("<plist><dict><string>a</string></dict></plist>", "without a <key>"),
-        ("<plist><dict><key>a</key><string>1</string><key>a</key><string>2</string></dict></plist>", "twice"),
         ("<plist><array><foo/></array></plist>", "unknown element <foo>"),
         ("<plist><array>text</array></plist>", "outside"),
         ("<plist><data>!!!</data></plist>", "base64"),
@@ -295,5 +293,108 @@ struct InfoPlistTests {
             #expect(error.code == .malformedData)
             #expect(error.message.hasPrefix("\"\(path)\": not a property list"), "\(error.message)")
         }
+    }
+}
+
+/// A binary Info.plist (assembled by hand; plistlib reads it as
+/// CFBundleIdentifier "com.example.last") whose top dictionary holds
+/// CFBundleIdentifier twice: "com.example.first", then "com.example.last".
+let repeatedKeyBinary = bytes(hex: "62706c6973743030d401020106030405075f1012434642756e646c654964656e7469666965725f101548616e646f66665465616d4964656e7469666965725f1011636f6d2e6578616d706c652e66697273745a413142324333443445355f1010636f6d2e6578616d706c652e6c6173745f10134e535573657241637469766974795479706573a1085f1015636f6d2e6578616d706c652e6c6173742e656469740811263e525d70868800000000000001010000000000000009000000000000000000000000000000a0")
+
+// Real apps' Info.plists that Apple's tools accept and the reader refused:
+// a key repeated in one <dict> (the last value wins, as in CoreFoundation's
+// XML reader and plistlib), and NSUserActivityTypes written as a
+// dictionary. Each loads, with a warning naming what was found.
+@Suite("Info.plists Apple's tools accept")
+struct InfoPlistLeniencyTests {
+    @Test("a key repeated in a nested <dict> keeps its last value, with a warning naming line and key")
+    func repeatedNestedKey() throws {
+        let m = try Manifest(infoPlist: xmlInfoPlist("""
+            <key>CFBundleIdentifier</key><string>com.example.browser</string>
+            <key>HandoffTeamIdentifier</key><string>A1B2C3D4E5</string>
+            <key>NSAppTransportSecurity</key>
+            <dict>
+                <key>NSAllowsArbitraryLoads</key><true/>
+                <key>NSAllowsArbitraryLoads</key><false/>
+            </dict>
+            <key>NSUserActivityTypes</key><array><string>NSUserActivityTypeBrowsingWeb</string></array>
+            """))
+        #expect(m.activityTypes == ["NSUserActivityTypeBrowsingWeb"])
+        #expect(m.warnings.count == 1)
+        let warning = try #require(m.warnings.first)
+        #expect(warning.hasPrefix("Info.plist: line "), "\(warning)")
+        #expect(warning.contains("\"NSAllowsArbitraryLoads\" appears twice in one <dict>: the last value is used"), "\(warning)")
+    }
+
+    @Test("a repeated key the manifest reads: the last value is the one used, in XML and in binary")
+    func repeatedManifestKey() throws {
+        let xml = try Manifest(infoPlist: xmlInfoPlist("""
+            <key>CFBundleIdentifier</key><string>com.example.first</string>
+            <key>HandoffTeamIdentifier</key><string>A1B2C3D4E5</string>
+            <key>NSUserActivityTypes</key><array><string>com.example.first.edit</string></array>
+            <key>CFBundleIdentifier</key><string>com.example.last</string>
+            <key>NSUserActivityTypes</key><array><string>com.example.last.edit</string></array>
+            """))
+        #expect(xml.bundleIdentifier == "com.example.last")
+        #expect(xml.activityTypes == ["com.example.last.edit"])
+        #expect(xml.warnings.count == 2)
+        #expect(xml.warnings[0].contains("\"CFBundleIdentifier\" appears twice"), "\(xml.warnings)")
+        #expect(xml.warnings[1].contains("\"NSUserActivityTypes\" appears twice"), "\(xml.warnings)")
+        #expect(xml.warnings.allSatisfy { $0.contains("line 8") || $0.contains("line 9") }, "\(xml.warnings)")
+
+        let binary = try Manifest(infoPlist: repeatedKeyBinary)
+        #expect(binary.bundleIdentifier == "com.example.last")
+        #expect(binary.activityTypes == ["com.example.last.edit"])
+        #expect(binary.warnings == ["Info.plist: dictionary (object 0) has the key \"CFBundleIdentifier\" twice: the last value is used"])
+    }
+
+    @Test("the plain readers, which payloads and the agent's socket use, still refuse a repeated key")
+    func strictReadersRefuse() throws {
+        let xml = Array("<plist><dict><key>a</key><string>1</string><key>a</key><string>2</string></dict></plist>".utf8)
+        #expect(throws: PropertyListError.self) { try XMLPropertyList.decode(xml) }
+        #expect(throws: PropertyListError.self) { try BinaryPropertyList.decode(repeatedKeyBinary) }
+        let lenient = try XMLPropertyList.decode(xml, repeatedKeys: .lastWins)
+        #expect(lenient.value == .dictionary(["a": .string("2")]))
+        #expect(lenient.repeats == ["line 1, column 50: the key \"a\" appears twice in one <dict>: the last value is used"])
+        #expect(throws: PropertyListError.self) { try XMLPropertyList.decode(xml, repeatedKeys: .refuse) }
+    }
+
+    @Test("thousands of repeats give a short list: 16 described, the rest counted")
+    func manyRepeats() throws {
+        let repeats = String(repeating: "<key>k</key><integer>1</integer>", count: 1000)
+        let m = try Manifest(infoPlist: xmlInfoPlist("""
+            <key>CFBundleIdentifier</key><string>com.example.a</string>
+            <key>HandoffTeamIdentifier</key><string>T1</string>
+            \(repeats)
+            """))
+        #expect(m.warnings.count == 17)
+        #expect(m.warnings.last == "Info.plist: 983 more keys appear twice in one dictionary: the last value of each is used")
+    }
+
+    @Test("NSUserActivityTypes written as a dictionary: loaded with a warning and no types")
+    func typesAsDictionary() throws {
+        let m = try Manifest(infoPlist: xmlInfoPlist("""
+            <key>CFBundleIdentifier</key><string>org.example.focus</string>
+            <key>HandoffTeamIdentifier</key><string>A1B2C3D4E5</string>
+            <key>NSUserActivityTypes</key>
+            <dict>
+                <key>org.example.focus.search</key><string>Search</string>
+                <key>org.example.focus.erase</key><string>Erase</string>
+            </dict>
+            """))
+        #expect(m.bundleIdentifier == "org.example.focus")
+        #expect(m.activityTypes.isEmpty)
+        #expect(m.warnings == ["Info.plist: NSUserActivityTypes is a dictionary of 2 keys, not an array: no activity types are declared; list them as <array><string>com.example.app.edit</string></array>"])
+    }
+
+    @Test("NSUserActivityTypes of any other kind is the same", arguments: ["<string>org.example.a.edit</string>", "<integer>7</integer>", "<true/>", "<data>AA==</data>"])
+    func typesOfOtherKinds(value: String) throws {
+        let m = try Manifest(infoPlist: xmlInfoPlist("""
+            <key>CFBundleIdentifier</key><string>org.example.a</string>
+            <key>HandoffTeamIdentifier</key><string>A1B2C3D4E5</string>
+            <key>NSUserActivityTypes</key>\(value)
+            """))
+        #expect(m.activityTypes.isEmpty)
+        #expect(m.warnings.count == 1 && m.warnings[0].contains("not an array: no activity types are declared"), "\(m.warnings)")
     }
 }

@@ -87,6 +87,27 @@ import Testing
         #expect(try Manifest(infoPlistAt: path).bundleIdentifier == "com.example.shapes")
     }
 
+    /// Loaded as Apple's tools load them, each with a warning that starts
+    /// with the file's path: a repeated key (the last value wins) and an
+    /// NSUserActivityTypes that is a string, not an array (no types).
+    @Test func repeatedKeyAndNonArrayTypesLoadFromAFileWithWarnings() throws {
+        let path = "/tmp/handoff-manifest-lenient-\(getpid()).plist"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(xmlInfoPlist("""
+            <key>CFBundleIdentifier</key><string>com.example.a</string>
+            <key>HandoffTeamIdentifier</key><string>T0</string>
+            <key>HandoffTeamIdentifier</key><string>T1</string>
+            <key>NSUserActivityTypes</key><string>com.example.a.x</string>
+            """)).write(to: URL(fileURLWithPath: path))
+        let m = try Manifest(infoPlistAt: path)
+        #expect(m.teamIdentifier == "T1")
+        #expect(m.activityTypes.isEmpty)
+        #expect(m.warnings.count == 2)
+        #expect(m.warnings.allSatisfy { $0.hasPrefix("\"\(path)\": ") }, "\(m.warnings)")
+        #expect(m.warnings[0].contains("line 7") && m.warnings[0].contains("\"HandoffTeamIdentifier\" appears twice"))
+        #expect(m.warnings[1].contains("NSUserActivityTypes is the string \"com.example.a.x\", not an array"))
+    }
+
     @Test func missingFileIsIO() {
         do {
             _ = try Manifest(infoPlistAt: "/nonexistent/Info.plist")
@@ -99,7 +120,6 @@ import Testing
     @Test(arguments: [
         "<key>NSUserActivityTypes</key><array/>",  // no bundle, no team
         "<key>CFBundleIdentifier</key><string>com.example.a</string>",  // no team
-        "<key>CFBundleIdentifier</key><string>com.example.a</string><key>HandoffTeamIdentifier</key><string>T1</string><key>NSUserActivityTypes</key><string>com.example.a.x</string>",
         "<key>CFBundleIdentifier</key><integer>7</integer><key>HandoffTeamIdentifier</key><string>T1</string>",
         "<key>CFBundleIdentifier</key><string>com.example.a</string><key>HandoffTeamIdentifier</key><string>T1</string><key>NSUserActivityTypes</key><array><string>$(PRODUCT_BUNDLE_IDENTIFIER).x</string></array>",
     ])

@@ -2643,14 +2643,33 @@ static void test_manifest_load_errors(void) {
     }
     handoff_manifest_free(m);
 
-    /* NSUserActivityTypes not an array. */
-    prime_error(HANDOFF_E_MALFORMED_DATA);
+    /* NSUserActivityTypes not an array: loaded, no types, one warning. */
     m = load_text(PLIST_HEAD "<key>CFBundleIdentifier</key><string>com.example.badtypes</string>\n"
                              "<key>HandoffTeamIdentifier</key><string>A1B2C3D4E5</string>\n"
                              "<key>NSUserActivityTypes</key><string>com.example.badtypes.a</string>\n"
                   PLIST_TAIL, path, sizeof path);
-    CHECK(m == NULL);
-    CHECK_EQ_INT(handoff_last_error_code(), HANDOFF_E_MALFORMED_DATA);
+    if (CHECK(m != NULL)) {
+        CHECK_EQ_INT(handoff_manifest_activity_type_count(m), 0);
+        CHECK_EQ_INT(handoff_manifest_warning_count(m), 1);
+        CHECK(strstr(handoff_manifest_warning_at(m, 0), "NSUserActivityTypes is the string") != NULL);
+        CHECK(strstr(handoff_manifest_warning_at(m, 0), "not an array: no activity types are declared") != NULL);
+    } else {
+        CHECK_FAIL("load: %s", handoff_last_error_message());
+    }
+    handoff_manifest_free(m);
+
+    /* A key repeated in one dict: the last value wins, one warning each. */
+    m = load_text(PLIST_HEAD "<key>CFBundleIdentifier</key><string>com.example.first</string>\n"
+                             "<key>HandoffTeamIdentifier</key><string>A1B2C3D4E5</string>\n"
+                             "<key>CFBundleIdentifier</key><string>com.example.last</string>\n"
+                  PLIST_TAIL, path, sizeof path);
+    if (CHECK(m != NULL)) {
+        CHECK_EQ_STR(handoff_manifest_get_bundle_identifier(m), "com.example.last");
+        CHECK_EQ_INT(handoff_manifest_warning_count(m), 1);
+        CHECK(strstr(handoff_manifest_warning_at(m, 0), "the key \"CFBundleIdentifier\" appears twice in one <dict>: the last value is used") != NULL);
+    } else {
+        CHECK_FAIL("load: %s", handoff_last_error_message());
+    }
     handoff_manifest_free(m);
 
     /* No CFBundleIdentifier; CFBundleIdentifier of the wrong type. */

@@ -36,12 +36,8 @@ struct HandoffManifestFile: Sendable {
         guard fileName == manifest.bundleIdentifier + ".plist" else {
             throw HandoffError(.malformedData, "\(path): its CFBundleIdentifier is \(DesktopEntry.quoted(manifest.bundleIdentifier)); the file must be named \(manifest.bundleIdentifier).plist")
         }
-        let plist: PropertyListValue?
-        if BinaryPropertyList.hasMagic(bytes) {
-            plist = try? BinaryPropertyList.decode(bytes)
-        } else {
-            plist = try? XMLPropertyList.decode(bytes)
-        }
+        // Read as the manifest was: it loaded, so this cannot fail.
+        let plist = try? PropertyListFile.decode(bytes).value
         guard case .dictionary(let keys)? = plist, case .string(var id)? = keys[Self.desktopEntryKey] else {
             throw HandoffError(.malformedData, "\(path): no \(Self.desktopEntryKey) string; name the app's desktop entry, e.g. <key>\(Self.desktopEntryKey)</key><string>\(manifest.bundleIdentifier).desktop</string>")
         }

@@ -6,10 +6,20 @@ import Glibc
 /// Where installed apps are looked for (XDG Base Directory Specification):
 /// `$XDG_DATA_HOME` (default `$HOME/.local/share`), then each directory of
 /// `$XDG_DATA_DIRS` (default `/usr/local/share:/usr/share`), in that order
-/// of precedence. Relative paths are ignored (the spec says they are
-/// invalid), so are repeats; at most `maxDirectories`.
+/// of precedence, then the folders Flatpak exports its apps' desktop
+/// entries to, the user's installation (`<data home>/flatpak/exports/share`)
+/// before the system's (`/var/lib/flatpak/exports/share`): flatpak's
+/// profile script puts them in `$XDG_DATA_DIRS`, but a service started
+/// without it (a systemd user unit, a script) would miss every Flatpak app.
+/// Relative paths are ignored (the spec says they are invalid), so are
+/// repeats (a folder already listed keeps its place); at most
+/// `maxDirectories`.
 public struct XDGDataDirectories: Sendable, Equatable {
     public static let maxDirectories = 32
+    /// Flatpak's system installation (its default `--with-system-install-dir`).
+    public static let flatpakSystemInstallation = "/var/lib/flatpak"
+    /// Below an installation: where `flatpak` exports its apps' data files.
+    static let flatpakExports = "/exports/share"
 
     /// Most important first; `directories[0]` is the data home when set.
     public var directories: [String]
@@ -24,8 +34,9 @@ public struct XDGDataDirectories: Sendable, Equatable {
         self.locale = locale
     }
 
-    /// From an environment (the agent passes its own: `current`).
-    public init(environment: [String: String]) {
+    /// From an environment (the agent passes its own: `current`);
+    /// `flatpakSystemInstallation` is for tests.
+    public init(environment: [String: String], flatpakSystemInstallation: String = Self.flatpakSystemInstallation) {
         var list: [String] = []
         func add(_ path: String) {
             var path = path
@@ -33,13 +44,17 @@ public struct XDGDataDirectories: Sendable, Equatable {
             guard path.hasPrefix("/"), !list.contains(path), list.count < Self.maxDirectories else { return }
             list.append(path)
         }
+        var dataHome: String?
         if let home = environment["XDG_DATA_HOME"], home.hasPrefix("/") {
-            add(home)
+            dataHome = home
         } else if let home = environment["HOME"], home.hasPrefix("/") {
-            add(home + "/.local/share")
+            dataHome = home + "/.local/share"
         }
+        if let dataHome { add(dataHome) }
         let dirs = environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
         for dir in dirs.split(separator: ":") { add(String(dir)) }
+        if let dataHome { add(dataHome + "/flatpak" + Self.flatpakExports) }
+        add(flatpakSystemInstallation + Self.flatpakExports)
         directories = list
         searchPath = (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
             .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }

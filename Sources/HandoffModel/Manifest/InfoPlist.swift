@@ -2,14 +2,17 @@
 /// Loading a manifest from an Info.plist, in XML or binary form.
 ///
 /// Keys read: `CFBundleIdentifier` (required), `NSUserActivityTypes`
-/// (optional array of strings), and the team identifier from
+/// (optional array of strings; any other kind declares none, with a
+/// warning), and the team identifier from
 /// `HandoffTeamIdentifier`, or else from `AppIdentifierPrefix` (Xcode's
 /// "TEAMID." form, trailing dot dropped). On Apple's systems the team comes
 /// from the code signature; Linux has none, so the plist must say it (or the
 /// app builds its manifest through the API).
 ///
 /// Binary plists are read with the library's own reader, XML ones with
-/// expat; neither can trap, and every message is the library's own.
+/// expat; neither can trap, and every message is the library's own. A key
+/// repeated in one dictionary keeps its last value, with a warning, as
+/// Apple's tools and plistlib read it (`PropertyListFile`).
 extension Manifest {
     public static let teamIdentifierKey = "HandoffTeamIdentifier"
     static let bundleIdentifierKey = "CFBundleIdentifier"
@@ -37,16 +40,11 @@ extension Manifest {
             HandoffError(.malformedData, "\(name): \(message)")
         }
         let plist: PropertyListValue
+        var warnings: [String] = []
         do throws(PropertyListError) {
-            if BinaryPropertyList.hasMagic(bytes) {
-                plist = try BinaryPropertyList.decode(bytes)
-            } else if XMLPropertyList.looksLikeXML(bytes) {
-                plist = try XMLPropertyList.decode(bytes)
-            } else {
-                throw PropertyListError(reason: bytes.isEmpty
-                    ? "the file is empty"
-                    : "it starts neither with \"bplist00\" (binary) nor with \"<\" (XML)")
-            }
+            let read = try PropertyListFile.decode(bytes)
+            plist = read.value
+            warnings = read.repeats.map { "\(name): \($0)" }
         } catch {
             throw malformed("not a property list: \(error.reason); pass the Info.plist of the built app, in XML or binary form")
         }
@@ -72,7 +70,6 @@ extension Manifest {
         }
 
         var types: [String] = []
-        var warnings: [String] = []
         switch keys[Self.activityTypesKey] {
         case nil:
             break
@@ -91,7 +88,8 @@ extension Manifest {
                 types.append(type)
             }
         case let other?:
-            throw malformed("\(Self.activityTypesKey) is \(Self.describe(other)), not an array; list the activity types the app continues as <array><string>com.example.app.edit</string></array>")
+            // As for a bad entry: the app loads, continuing nothing.
+            warnings.append("\(name): \(Self.activityTypesKey) is \(Self.describe(other)), not an array: no activity types are declared; list them as <array><string>com.example.app.edit</string></array>")
         }
 
         do {

@@ -11,9 +11,10 @@ public struct Manifest: Sendable, Equatable {
     public let teamIdentifier: String
     /// Declared types, in declaration order, without duplicates.
     public private(set) var activityTypes: [String]
-    /// What loading an Info.plist skipped and why, e.g. an
-    /// `NSUserActivityTypes` entry that is empty or not a string; each names
-    /// the file, the key and what was found.
+    /// What loading an Info.plist skipped and why: a key repeated in one
+    /// dictionary (its last value is used), an `NSUserActivityTypes` that
+    /// is not an array, an entry of it that is empty or not a string; each
+    /// names the file, the key and what was found.
     public internal(set) var warnings: [String] = []
 
     /// Most activity types a manifest declares, and most UTF-8 bytes they

@@ -73,6 +73,18 @@ extension BinaryPropertyList {
         var reader = try BinaryPropertyListReader(bytes, limits: limits)
         return try reader.decode()
     }
+
+    /// `decode` with a rule for a key repeated in one dictionary. With
+    /// `.lastWins` (for Info.plists: payloads keep `decode`, which refuses
+    /// repeats as docs/PROTOCOL.md §1 says) `repeats` describes each
+    /// repeat, once per dictionary object however often it is referenced.
+    public static func decode(
+        _ bytes: [UInt8], limits: DecodingLimits = .default, repeatedKeys: RepeatedKeyRule
+    ) throws(PropertyListError) -> (value: PropertyListValue, repeats: [String]) {
+        var reader = try BinaryPropertyListReader(bytes, limits: limits, repeatedKeys: repeatedKeys)
+        let value = try reader.decode().value
+        return (value, reader.repeats.messages)
+    }
 }
 
 /// Reads one binary property list. Containers are walked with an explicit
@@ -82,6 +94,8 @@ extension BinaryPropertyList {
 struct BinaryPropertyListReader {
     private let bytes: [UInt8]
     private let limits: DecodingLimits
+    private let repeatedKeys: RepeatedKeyRule
+    private(set) var repeats = RepeatedKeyReport()
     private let offsetIntSize: Int
     private let objectRefSize: Int
     private let objectCount: Int
@@ -151,7 +165,7 @@ struct BinaryPropertyListReader {
 
     // MARK: Header and trailer
 
-    init(_ bytes: [UInt8], limits: DecodingLimits) throws(PropertyListError) {
+    init(_ bytes: [UInt8], limits: DecodingLimits, repeatedKeys: RepeatedKeyRule = .refuse) throws(PropertyListError) {
         let header = BinaryPropertyList.headerSize
         let trailerSize = BinaryPropertyList.trailerSize
         guard bytes.count >= header else {
@@ -203,6 +217,7 @@ struct BinaryPropertyListReader {
 
         self.bytes = bytes
         self.limits = limits
+        self.repeatedKeys = repeatedKeys
         self.offsetIntSize = offsetIntSize
         self.objectRefSize = objectRefSize
         // All three are below bytes.count now, so they fit in Int.
@@ -354,12 +369,15 @@ struct BinaryPropertyListReader {
         return string
     }
 
-    private func finish(_ frame: Frame) throws(PropertyListError) -> PropertyListValue {
+    private mutating func finish(_ frame: Frame) throws(PropertyListError) -> PropertyListValue {
         guard frame.isDictionary else { return .array(frame.values) }
         var dictionary = [String: PropertyListValue](minimumCapacity: frame.count)
         for (key, value) in zip(frame.keys, frame.values) {
+            // A repeat's value replaces the earlier one: the last wins.
             if dictionary.updateValue(value, forKey: key) != nil {
-                throw Self.error("dictionary (object \(frame.ref)) has the key \(Self.quoted(key)) twice")
+                let problem = "dictionary (object \(frame.ref)) has the key \(Self.quoted(key)) twice"
+                guard repeatedKeys == .lastWins else { throw Self.error(problem) }
+                repeats.add(problem + ": the last value is used")
             }
         }
         return .dictionary(dictionary)

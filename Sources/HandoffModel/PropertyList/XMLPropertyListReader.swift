@@ -14,7 +14,9 @@ import CExpat
 /// Comments, processing instructions and a DOCTYPE are accepted; entity
 /// declarations are refused (as plistlib does), and so is everything expat
 /// refuses (not well-formed XML, junk after </plist>) and everything the
-/// plist grammar does not allow. Errors name the line and column.
+/// plist grammar does not allow. Errors name the line and column. A key
+/// repeated in one <dict> is refused, or its last value kept
+/// (`RepeatedKeyRule`).
 public enum XMLPropertyList {
     /// Most containers nested inside each other (the binary reader's default).
     public static let maxDepth = 64
@@ -29,7 +31,16 @@ public enum XMLPropertyList {
         return index < bytes.count && bytes[index] == UInt8(ascii: "<")
     }
 
+    /// Decodes a document; a key repeated in one <dict> is refused.
     public static func decode(_ bytes: [UInt8]) throws(PropertyListError) -> PropertyListValue {
+        try decode(bytes, repeatedKeys: .refuse).value
+    }
+
+    /// Decodes a document; with `.lastWins`, `repeats` describes each key
+    /// met again in its <dict> (line, column and key), in document order.
+    public static func decode(
+        _ bytes: [UInt8], repeatedKeys: RepeatedKeyRule
+    ) throws(PropertyListError) -> (value: PropertyListValue, repeats: [String]) {
         guard bytes.count <= Int(Int32.max) else {
             throw PropertyListError(reason: "XML property list of \(bytes.count) bytes is too large")
         }
@@ -37,7 +48,7 @@ public enum XMLPropertyList {
             throw PropertyListError(reason: "cannot create an XML parser (out of memory)")
         }
         defer { XML_ParserFree(parser) }
-        let builder = XMLPlistBuilder(parser: parser)
+        let builder = XMLPlistBuilder(parser: parser, repeatedKeys: repeatedKeys)
         let context = Unmanaged.passUnretained(builder).toOpaque()
         XML_SetUserData(parser, context)
         XML_SetElementHandler(parser, { context, name, _ in
@@ -73,7 +84,7 @@ public enum XMLPropertyList {
         guard let root = builder.root else {
             throw PropertyListError(reason: "the document has no <plist> element holding a value")
         }
-        return root
+        return (root, builder.repeats.messages)
     }
 }
 
@@ -97,9 +108,12 @@ private final class XMLPlistBuilder {
     private(set) var root: PropertyListValue?
     private(set) var failure: String?
     private var sawPlist = false
+    private let repeatedKeys: RepeatedKeyRule
+    private(set) var repeats = RepeatedKeyReport()
 
-    init(parser: XML_Parser) {
+    init(parser: XML_Parser, repeatedKeys: RepeatedKeyRule) {
         self.parser = parser
+        self.repeatedKeys = repeatedKeys
     }
 
     static func from(_ context: UnsafeMutableRawPointer) -> XMLPlistBuilder {
@@ -199,7 +213,13 @@ private final class XMLPlistBuilder {
             switch kind {
             case .key:
                 guard case .dictionary(let entries, nil)? = open.last else { return }
-                if entries[text] != nil { return fail("the key \(Self.shown(text)) appears twice in one <dict>") }
+                if entries[text] != nil {
+                    guard repeatedKeys == .lastWins else {
+                        return fail("the key \(Self.shown(text)) appears twice in one <dict>")
+                    }
+                    // The value that follows replaces the earlier one (deliver).
+                    repeats.add("\(position()): the key \(Self.shown(text)) appears twice in one <dict>: the last value is used")
+                }
                 open[open.count - 1] = .dictionary(entries, pendingKey: text)
             case .string:
                 deliver(.string(text))

@@ -31,6 +31,17 @@ private func exec(_ fileValue: String) throws(HandoffError) -> [String] {
         ("app \"%U\"", ["app"]),
         ("app a=b", ["app", "a=b"]),
         ("app \\s-x", ["app", "-x"]),
+        // What `flatpak` writes into the desktop entries it exports: the
+        // file code between its @@u ... @@ markers is dropped, the markers
+        // stay (flatpak run forwards the files between them, none here).
+        ("/usr/bin/flatpak run --branch=stable --arch=x86_64 --command=notes --file-forwarding org.example.Notes @@u %U @@",
+         ["/usr/bin/flatpak", "run", "--branch=stable", "--arch=x86_64", "--command=notes", "--file-forwarding",
+          "org.example.Notes", "@@u", "@@"]),
+        ("/usr/bin/flatpak run --branch=stable --arch=aarch64 --command=calc org.example.Calc",
+         ["/usr/bin/flatpak", "run", "--branch=stable", "--arch=aarch64", "--command=calc", "org.example.Calc"]),
+        ("/usr/bin/flatpak run --branch=master --arch=x86_64 --command=viewer --file-forwarding org.example.Viewer --new-window @@ %F @@",
+         ["/usr/bin/flatpak", "run", "--branch=master", "--arch=x86_64", "--command=viewer", "--file-forwarding",
+          "org.example.Viewer", "--new-window", "@@", "@@"]),
     ] as [(String, [String])])
     func parses(_ value: String, _ expected: [String]) throws {
         #expect(try exec(value) == expected)

@@ -40,19 +40,62 @@ struct DataFolders {
             "XDG_DATA_DIRS": "\(tree.path("dir1")):relative/ignored:\(tree.path("dir2"))/",
             "PATH": "/usr/bin:/bin",
             "LANG": "de_DE.UTF-8",
-        ])
+        ], flatpakSystemInstallation: tree.path("flatpak"))
     }
 }
 
 @Suite struct InstalledAppsTests {
     @Test func directoriesFromTheEnvironment() {
+        let flatpak = ["/home/p/.local/share/flatpak/exports/share", "/var/lib/flatpak/exports/share"]
         let defaults = XDGDataDirectories(environment: ["HOME": "/home/p"])
-        #expect(defaults.directories == ["/home/p/.local/share", "/usr/local/share", "/usr/share"])
+        #expect(defaults.directories == ["/home/p/.local/share", "/usr/local/share", "/usr/share"] + flatpak)
         let empty = XDGDataDirectories(environment: ["HOME": "/home/p", "XDG_DATA_HOME": "", "XDG_DATA_DIRS": ""])
-        #expect(empty.directories == ["/home/p/.local/share", "/usr/local/share", "/usr/share"])
+        #expect(empty.directories == ["/home/p/.local/share", "/usr/local/share", "/usr/share"] + flatpak)
         let set = XDGDataDirectories(environment: ["XDG_DATA_HOME": "rel", "HOME": "/h", "XDG_DATA_DIRS": "/a:/b/:/a:x", "LC_ALL": "fr_FR", "LANG": "de_DE"])
-        #expect(set.directories == ["/h/.local/share", "/a", "/b"])
+        #expect(set.directories == ["/h/.local/share", "/a", "/b", "/h/.local/share/flatpak/exports/share", "/var/lib/flatpak/exports/share"])
         #expect(set.locale == "fr_FR")
+        let noHome = XDGDataDirectories(environment: [:])
+        #expect(noHome.directories == ["/usr/local/share", "/usr/share", "/var/lib/flatpak/exports/share"])
+    }
+
+    /// Flatpak's export folders: appended when the environment lacks them
+    /// (a systemd user service started without flatpak's profile script),
+    /// user before system; where flatpak's profile script put them
+    /// (before the rest of XDG_DATA_DIRS) they keep their place, once.
+    @Test func flatpakExportFolders() {
+        let bare = XDGDataDirectories(environment: ["XDG_DATA_HOME": "/d", "XDG_DATA_DIRS": "/usr/share"])
+        #expect(bare.directories == ["/d", "/usr/share", "/d/flatpak/exports/share", "/var/lib/flatpak/exports/share"])
+        let profiled = XDGDataDirectories(environment: [
+            "XDG_DATA_HOME": "/d",
+            "XDG_DATA_DIRS": "/d/flatpak/exports/share:/var/lib/flatpak/exports/share/:/usr/local/share:/usr/share",
+        ])
+        #expect(profiled.directories == ["/d", "/d/flatpak/exports/share", "/var/lib/flatpak/exports/share", "/usr/local/share", "/usr/share"])
+        let elsewhere = XDGDataDirectories(environment: ["XDG_DATA_HOME": "/d", "XDG_DATA_DIRS": "/usr/share"],
+                                           flatpakSystemInstallation: "/srv/flatpak")
+        #expect(elsewhere.directories.last == "/srv/flatpak/exports/share")
+    }
+
+    /// Apps installed with Flatpak, user-wide and system-wide, are found in
+    /// the export folders with the Exec line flatpak wrote, though the
+    /// environment names neither folder.
+    @Test func findsAppsFlatpakExported() throws {
+        let data = DataFolders()
+        let t = data.tree
+        let exec = "/usr/bin/flatpak run --branch=stable --arch=x86_64 --command=notes --file-forwarding org.example.Notes @@u %U @@"
+        t.write("home/flatpak/exports/share/applications/org.example.Notes.desktop",
+                handoffEntry(types: "com.example.notes.edit;", exec: exec, "X-Flatpak=org.example.Notes"))
+        t.write("flatpak/exports/share/applications/org.example.Calc.desktop",
+                handoffEntry(types: "com.example.calc.compute;", exec: "/usr/bin/flatpak run --branch=stable --arch=x86_64 --command=calc org.example.Calc"))
+        let registry = InstalledApps(directories: data.directories)
+        #expect(registry.warnings.isEmpty, "\(registry.warnings)")
+        let notes = try #require(registry.apps.first { $0.bundleIdentifier == "org.example.Notes" })
+        #expect(notes.activityTypes == ["com.example.notes.edit"])
+        #expect(notes.desktopFile == t.path("home/flatpak/exports/share/applications/org.example.Notes.desktop"))
+        #expect(notes.exec?.arguments == ["/usr/bin/flatpak", "run", "--branch=stable", "--arch=x86_64", "--command=notes",
+                                          "--file-forwarding", "org.example.Notes", "@@u", "@@"])
+        let calc = try #require(registry.apps.first { $0.bundleIdentifier == "org.example.Calc" })
+        #expect(calc.desktopFile == t.path("flatpak/exports/share/applications/org.example.Calc.desktop"))
+        #expect(calc.dataDirectoryIndex > notes.dataDirectoryIndex)
     }
 
     @Test func scansPrecedenceAndRules() throws {
@@ -148,6 +191,30 @@ struct DataFolders {
             #expect(!warnings.contains { $0.contains(quiet) && !$0.contains("DupBundle") }, "\(quiet): \(warnings)")
         }
         #expect(warnings.count == 16, "\(warnings)")
+    }
+
+    /// A manifest read as Apple's tools read an Info.plist: a repeated key
+    /// keeps its last value (HandoffDesktopEntry included), with a warning
+    /// naming the manifest's path.
+    @Test func manifestWithARepeatedKey() throws {
+        let data = DataFolders()
+        let t = data.tree
+        t.write("dir1/applications/org.example.Second.desktop", "[Desktop Entry]\nType=Application\nExec=second\n")
+        t.write("dir1/handoff/org.example.Repeats.plist", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>CFBundleIdentifier</key><string>org.example.Repeats</string>
+            <key>HandoffTeamIdentifier</key><string>TEAMM</string>
+            <key>NSUserActivityTypes</key><array><string>com.example.repeats.view</string></array>
+            <key>HandoffDesktopEntry</key><string>org.example.First.desktop</string>
+            <key>HandoffDesktopEntry</key><string>org.example.Second.desktop</string>
+            </dict></plist>
+            """)
+        let registry = InstalledApps(directories: data.directories)
+        let app = try #require(registry.apps.first { $0.bundleIdentifier == "org.example.Repeats" })
+        #expect(app.desktopID == "org.example.Second.desktop")
+        #expect(app.exec?.arguments == ["second"])
+        #expect(registry.warnings == ["\(t.path("dir1/handoff/org.example.Repeats.plist")): line 7, column 25: the key \"HandoffDesktopEntry\" appears twice in one <dict>: the last value is used"])
     }
 
     @Test func candidatesInOrder() {

@@ -161,6 +161,31 @@ func writeSeeds(_ w: Writer) throws {
         "When": .date(1000), "Blob": .data([1, 2, 3]), "Ratio": .real(0.25),
     ])))
 
+    // What Apple's tools accept and the manifest loads with warnings: a key
+    // repeated in one dictionary (the last value wins), NSUserActivityTypes
+    // written as a dictionary.
+    w("manifest", "xml-repeated-keys", """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><dict><key>CFBundleIdentifier</key><string>com.example.first</string>\
+        <key>HandoffTeamIdentifier</key><string>A1B2C3D4E5</string><key>NSAppTransportSecurity</key>\
+        <dict><key>NSAllowsArbitraryLoads</key><true/><key>NSAllowsArbitraryLoads</key><false/></dict>\
+        <key>CFBundleIdentifier</key><string>com.example.last</string></dict></plist>
+
+        """)
+    w("manifest", "xml-types-dictionary", """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><dict><key>CFBundleIdentifier</key><string>org.example.focus</string>\
+        <key>HandoffTeamIdentifier</key><string>A1B2C3D4E5</string><key>NSUserActivityTypes</key>\
+        <dict><key>org.example.focus.search</key><string>Search</string></dict></dict></plist>
+
+        """)
+    // CFBundleIdentifier twice in one dictionary (assembled by hand).
+    w("manifest", "binary-repeated-key", hex(
+        "62706c6973743030d401020106030405075f1012434642756e646c654964656e7469666965725f101548616e646f66665465616d"
+        + "4964656e7469666965725f1011636f6d2e6578616d706c652e66697273745a413142324333443445355f1010636f6d2e657861"
+        + "6d706c652e6c6173745f10134e535573657241637469766974795479706573a1085f1015636f6d2e6578616d706c652e6c6173"
+        + "742e656469740811263e525d70868800000000000001010000000000000009000000000000000000000000000000a0"))
+
     // Beacons: plaintexts, and (for open) sealed packets.
     let device: [UInt8] = Array(100..<116), activityID: [UInt8] = Array(200..<216)
     let beacons: [(String, Beacon)] = [

@@ -49,7 +49,9 @@ class Manifest(OwnedHandle):
         """Loads an Info.plist (XML or binary): CFBundleIdentifier,
         NSUserActivityTypes, and the team from HandoffTeamIdentifier (else
         AppIdentifierPrefix). An NSUserActivityTypes entry that cannot be a
-        type is skipped and listed in :attr:`warnings`. HandoffError IO or
+        type is skipped, an NSUserActivityTypes that is not an array declares
+        none, and a key repeated in one dictionary keeps its last value: each
+        listed in :attr:`warnings`. HandoffError IO or
         MALFORMED_DATA."""
         fspath = os.fspath(path)
         encoded = fspath if isinstance(fspath, bytes) else _ffi.text_in(fspath, "path")
@@ -95,10 +97,12 @@ class Manifest(OwnedHandle):
 
     @property
     def warnings(self) -> list[str]:
-        """What loading the Info.plist skipped and why: one message per
-        NSUserActivityTypes entry that cannot be a type (not a string,
-        empty, over 255 bytes, control characters), naming the file, the
-        entry and what was found. Empty for a manifest built in code."""
+        """What loading the Info.plist skipped and why: one message per key
+        repeated in one dictionary (the last value is used), then one for an
+        NSUserActivityTypes that is not an array, or one per entry of it that
+        cannot be a type (not a string, empty, over 255 bytes, control
+        characters), naming the file, the entry and what was found. Empty
+        for a manifest built in code."""
         handle = self._live()
         return [lib.handoff_manifest_warning_at(handle, i).decode("utf-8")
                 for i in range(lib.handoff_manifest_warning_count(handle))]

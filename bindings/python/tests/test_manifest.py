@@ -97,6 +97,23 @@ def test_entries_that_cannot_be_types_are_warnings(tmp_path, fmt):
         assert named_path.endswith(named_data[len("Info.plist"):])
 
 
+def test_what_apples_tools_accept_loads_with_warnings():
+    """A key repeated in one dict (the last value wins, as plistlib reads it)
+    and an NSUserActivityTypes written as a dict (no types)."""
+    xml = (b'<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict>'
+           b"<key>CFBundleIdentifier</key><string>com.example.first</string>"
+           b"<key>HandoffTeamIdentifier</key><string>TEAM1</string>"
+           b"<key>NSUserActivityTypes</key><dict><key>a</key><string>b</string></dict>"
+           b"<key>CFBundleIdentifier</key><string>com.example.last</string></dict></plist>")
+    assert plistlib.loads(xml)["CFBundleIdentifier"] == "com.example.last"
+    m = Manifest.from_info_plist_bytes(xml)
+    assert m.bundle_identifier == "com.example.last"
+    assert m.activity_types == ()
+    assert len(m.warnings) == 2, m.warnings
+    assert 'the key "CFBundleIdentifier" appears twice' in m.warnings[0]
+    assert "NSUserActivityTypes is a dictionary of 1 keys, not an array" in m.warnings[1]
+
+
 def test_no_warnings():
     assert Manifest("com.example.myapp", "TEAM1", [TYPE]).warnings == []
     assert Manifest.from_info_plist(EXAMPLES / "Info.plist").warnings == []

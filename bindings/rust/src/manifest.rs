@@ -39,7 +39,9 @@ impl Manifest {
     /// Loads an Info.plist file, XML or binary: `CFBundleIdentifier`,
     /// `NSUserActivityTypes`, and the team from `HandoffTeamIdentifier`
     /// (else `AppIdentifierPrefix`). An `NSUserActivityTypes` entry that
-    /// cannot be a type is skipped and listed in [`Manifest::warnings`].
+    /// cannot be a type is skipped, an `NSUserActivityTypes` that is not an
+    /// array declares none, and a key repeated in one dictionary keeps its
+    /// last value: each listed in [`Manifest::warnings`].
     pub fn load(path: impl AsRef<Path>) -> Result<Manifest> {
         let path = c_path(path.as_ref(), "the path")?;
         // SAFETY: a string valid for the call; we own the result.
@@ -115,10 +117,12 @@ impl Manifest {
         }
     }
 
-    /// What loading the Info.plist skipped and why, in file order: one
-    /// message per `NSUserActivityTypes` entry that cannot be an activity
-    /// type (not a string, empty, over 255 bytes, control characters),
-    /// naming the file, the entry and what was found. Empty for a manifest
+    /// What loading the Info.plist skipped and why: one message per key
+    /// repeated in one dictionary (the last value is used), in file order,
+    /// then one for an `NSUserActivityTypes` that is not an array, or one
+    /// per entry of it that cannot be an activity type (not a string,
+    /// empty, over 255 bytes, control characters), naming the file, the
+    /// entry and what was found. Empty for a manifest
     /// made with [`Manifest::new`]; declaring types never adds any.
     pub fn warnings(&self) -> Vec<String> {
         // SAFETY: a live manifest; the strings are copied at once and a
