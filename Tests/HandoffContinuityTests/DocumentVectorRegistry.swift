@@ -142,13 +142,7 @@ enum DocumentVectorRegistry {
         var keys: (sponsorToJoiner: [UInt8], joinerToSponsor: [UInt8]) = ([], [])
 
         init() throws {
-            var sponsor = PairingSponsorMachine(
-                sessionID: run(0xc0, 16), accountKey: AccountFixtures.sequentialKey, deviceName: "laptop",
-                keyPair: X25519KeyPair.fromPrivateKey(run(0x00, 32))!, nonce: run(0xa0, 16), keyNonce: run(0xd0, 12))
-            var joiner = PairingJoinerMachine(
-                sessionID: run(0xc0, 16), deviceName: "desktop",
-                keyPair: X25519KeyPair.fromPrivateKey(run(0x20, 32))!, nonce: run(0xb0, 16),
-                acceptNonce: run(0xe0, 12), doneNonce: run(0xf0, 12))
+            var (sponsor, joiner) = PairingVectorTests.machines()
             let commit = sponsor.start()
             let share = try joiner.receive(commit).send[0]
             let revealed = try sponsor.receive(share)
@@ -194,13 +188,8 @@ enum DocumentVectorRegistry {
         var values: [String: [UInt8]] = [:]
 
         init() throws {
-            let code = try OneTimeCode(typed: "4711-0828")
-            let x = ProtocolDocument.bytes(hex: "43dd0fd7215bdcb482879fca3220c6a968e66d70b1356cac18bb26c84a78d729")!
-            let y = ProtocolDocument.bytes(hex: "dcb60106f276b02606d8ef0a328c02e4b629f84f89786af5befb0bc75b6e66be")!
-            var sponsor = PairingSponsorMachine(sessionID: run(0xc0, 16), accountKey: AccountFixtures.sequentialKey,
-                                                deviceName: "laptop", method: .code(code), keyNonce: run(0xd0, 12), spakeSecret: x)
-            var joiner = PairingJoinerMachine(sessionID: run(0xc0, 16), deviceName: "desktop", method: .code(code),
-                                              acceptNonce: run(0xe0, 12), spakeSecret: y)
+            let (code, x) = (CodePairingVectorTests.code, CodePairingVectorTests.x)
+            var (sponsor, joiner) = CodePairingVectorTests.machines()
             let start = sponsor.start()
             let share = try joiner.receive(start).send[0]
             let confirm = try sponsor.receive(share).send[0]
