@@ -10,6 +10,7 @@ enum DocumentVectorRegistry {
     typealias Entries = [String: @Sendable () throws -> String]
 
     static let protocolDocument: Entries = payload
+        .merging(urls) { a, _ in a }
         .merging(account) { a, _ in a }
         .merging(beacons) { a, _ in a }
         .merging(schedule) { a, _ in a }
@@ -40,6 +41,13 @@ enum DocumentVectorRegistry {
         let id = ActivityID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E")!
         return UserActivity(activityType: "com.example.shapes.create-shape", activityID: id, state: state)
     }
+
+    /// §2 "URL text": what each text is carried as.
+    static let urls: Entries = Dictionary(uniqueKeysWithValues: [
+        "https://a/b c", "https://a/%41 b", "HTTPS://Example.COM/a", "https://bücher.de/x", "https://example.com",
+        "https://example.com/./a/../b", "http://h:080/p", "http://h:080/p q", "https://example.com/p?q=é",
+        "1https://a/", "https://a:b/",
+    ].map { text in ("URL `\(text)`", { @Sendable in URLReference(string: text)?.absoluteString ?? "no URL" }) })
 
     static let payload: Entries = [
         "activity payload": { hex(try ActivityCoding.encode(try shapesActivity())) },
