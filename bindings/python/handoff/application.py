@@ -155,10 +155,11 @@ class Application(OwnedHandle):
         the beacons (None: 52370; each process on a host needs its own);
         multicast: False sends only to `peers`, "host:port" strings such as
         "127.0.0.1:52371" or "[::1]:52371"; channel_address: where the
-        channel listens (None: "0.0.0.0:0"); fetch_timeout: seconds the main
-        thread has to hand over an activity (None: 5); connect_timeout
-        (None: 3); connection_reuse: seconds an idle connection is kept
-        (None: 30, 0: never); mode: where continuity runs (AUTO: the
+        channel listens (None: "[::]:0", IPv6 and IPv4); fetch_timeout:
+        seconds the main thread has to hand over an activity (None: 5);
+        connect_timeout: seconds to connect to a device, and as many again
+        to authenticate it (None: 3); connection_reuse: seconds an idle
+        connection is kept (None: 10, 0: never); mode: where continuity runs (AUTO: the
         per-user handoff agent when it serves this user and account and none
         of device_id, device_name, role SEND_ONLY, beacon_port, multicast
         False, peers or channel_address is given, else EMBEDDED; AGENT: the
