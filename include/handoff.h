@@ -1033,7 +1033,8 @@ typedef struct handoff_continuity_options {
     /* Time the app's main thread has to hand over an activity before the
      * receiver gets HANDOFF_E_REMOTE_APPLICATION_TIMED_OUT; 0: 5000 ms. */
     int fetch_timeout_ms;
-    /* Time to connect to and authenticate a device; 0: 3000 ms. */
+    /* Time to connect to a device (TCP), and as much again to authenticate
+     * it (the TLS handshake); 0: 3000 ms each. */
     int connect_timeout_ms;
     /* How long an idle authenticated connection to a device is kept for the
      * next handoff (which then skips the handshake); 0: 10000 ms; negative:

@@ -27,6 +27,7 @@ command -v fish >/dev/null 2>&1 || need_apt="$need_apt fish"
 command -v bwrap >/dev/null 2>&1 || need_apt="$need_apt bubblewrap"   # test_agent_sandbox.py runs an app as Flatpak would
 python3 -m pip --version >/dev/null 2>&1 || need_apt="$need_apt python3-pip"   # pytest, auditwheel below
 python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt="$need_apt python3-venv"   # the Python tests' fresh venvs
+python3 -c 'import cryptography' >/dev/null 2>&1 || need_apt="$need_apt python3-cryptography"   # Tests/vectors (mk/vectors.mk)
 # The main-loop helpers' tests (mk/native.mk): GLib, and Qt 6 (Qt 5 where
 # the distribution has no Qt 6 yet).
 pkg_config_has glib-2.0 || need_apt="$need_apt libglib2.0-dev"

@@ -13,15 +13,24 @@ import Testing
         try #require(doc.decodeHex(try doc.row(name, in: try doc.section(9))), "\(name) is not hex")
     }
 
-    @Test func documentedRunReproduced() throws {
+    static let code = try! OneTimeCode(typed: "4711-0828")
+    /// SPAKE2's x and y: RFC 9382's first vector's.
+    static let x = SPAKE2Tests.hex("43dd0fd7215bdcb482879fca3220c6a968e66d70b1356cac18bb26c84a78d729")
+    static let y = SPAKE2Tests.hex("dcb60106f276b02606d8ef0a328c02e4b629f84f89786af5befb0bc75b6e66be")
+
+    /// Both machines as the document's run fixes them.
+    static func machines() -> (PairingSponsorMachine, PairingJoinerMachine) {
         let run = { (start: Int, n: Int) in (start..<start + n).map { UInt8($0) } }
-        let code = try OneTimeCode(typed: "4711-0828")
-        let x = SPAKE2Tests.hex("43dd0fd7215bdcb482879fca3220c6a968e66d70b1356cac18bb26c84a78d729")
-        let y = SPAKE2Tests.hex("dcb60106f276b02606d8ef0a328c02e4b629f84f89786af5befb0bc75b6e66be")
-        var sponsor = PairingSponsorMachine(sessionID: run(0xc0, 16), accountKey: AccountFixtures.sequentialKey,
+        let sponsor = PairingSponsorMachine(sessionID: run(0xc0, 16), accountKey: AccountFixtures.sequentialKey,
                                             deviceName: "laptop", method: .code(code), keyNonce: run(0xd0, 12), spakeSecret: x)
-        var joiner = PairingJoinerMachine(sessionID: run(0xc0, 16), deviceName: "desktop", method: .code(code),
+        let joiner = PairingJoinerMachine(sessionID: run(0xc0, 16), deviceName: "desktop", method: .code(code),
                                           acceptNonce: run(0xe0, 12), spakeSecret: y)
+        return (sponsor, joiner)
+    }
+
+    @Test func documentedRunReproduced() throws {
+        let code = Self.code
+        var (sponsor, joiner) = Self.machines()
         #expect(P256().bytes(P256().scalar(reducing: code.password)) == (try value("code w")))
         let start = sponsor.start()
         #expect(start.encoded() == (try value("CODE_START frame")))

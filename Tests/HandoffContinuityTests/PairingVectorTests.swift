@@ -19,7 +19,8 @@ import Testing
             keyPair: X25519KeyPair.fromPrivateKey(run(0x00, 32))!, nonce: run(0xa0, 16), keyNonce: run(0xd0, 12))
         let joiner = PairingJoinerMachine(
             sessionID: run(0xc0, 16), deviceName: "desktop",
-            keyPair: X25519KeyPair.fromPrivateKey(run(0x20, 32))!, nonce: run(0xb0, 16), acceptNonce: run(0xe0, 12))
+            keyPair: X25519KeyPair.fromPrivateKey(run(0x20, 32))!, nonce: run(0xb0, 16), acceptNonce: run(0xe0, 12),
+            doneNonce: run(0xf0, 12))
         return (sponsor, joiner)
     }
 

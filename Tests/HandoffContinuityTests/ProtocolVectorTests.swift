@@ -48,34 +48,28 @@ import Testing
 
     @Test func sealedBeaconVector() throws {
         let text = try section(5)
-        let expected = try hexBlock(after: "Packet (", in: text)
-        let beacon = Beacon(kind: .advert, timestamp: 1_700_000_000_000, sequence: 1, deviceID: Array(0xA0...0xAF),
-                            deviceName: "Test Device", role: .full, channelPort: 52371,
-                            activity: BeaconActivity(activityID: Array(0xB0...0xBF), activityType: "com.example.mapoff.view-region",
-                                                     title: "Cupertino", teamIdentifier: "A1B2C3D4E5",
-                                                     bundleIdentifier: "com.example.mapoff", webpageURL: nil,
-                                                     expiration: nil, supportsContinuationStreams: false))
+        let expected = try hexBlock(after: "Vector `advert packet`", in: text)
+        let beacon = DocumentVectorRegistry.testBeacon(.advert, sequence: 1)
         let key: [UInt8] = Array(0...31)
         #expect(try BeaconCodec.seal(beacon, key: key, nonce: Array(0...11)) == expected)
         #expect(BeaconCodec.open(expected, key: key) == beacon)
-        let plaintext = try hexBlock(after: "Plaintext (", in: text)
+        let plaintext = try hexBlock(after: "Vector `advert plaintext`", in: text)
         #expect(AESGCM(key: key).open(expected, aad: Array("libhandoff beacon v1".utf8)) == plaintext)
     }
 
     @Test func solicitationVector() throws {
         let text = try section(5)
-        let expected = try hexBlock(after: "Solicitation packet (", in: text)
-        let beacon = Beacon(kind: .solicit, timestamp: 1_700_000_000_000, sequence: 2, deviceID: Array(0xA0...0xAF),
-                            deviceName: "Test Device", role: .full, channelPort: 52371, activity: nil)
+        let expected = try hexBlock(after: "Vector `solicitation packet`", in: text)
+        let beacon = DocumentVectorRegistry.testBeacon(.solicit, sequence: 2)
         let key: [UInt8] = Array(0...31)
         #expect(try BeaconCodec.seal(beacon, key: key, nonce: Array(0...11)) == expected)
         #expect(BeaconCodec.open(expected, key: key) == beacon)
-        #expect(try BeaconCodec.encode(beacon) == hexBlock(after: "Solicitation plaintext (", in: text))
+        #expect(try BeaconCodec.encode(beacon) == hexBlock(after: "Vector `solicitation plaintext`", in: text))
     }
 
     @Test func frameVector() throws {
         let text = try section(6)
-        let expected = try hexBlock(after: "Frame test vector", in: text)
+        let expected = try hexBlock(after: "Vector `FETCH frame`", in: text)
         #expect(Frame(type: 0x01, payload: Array(0...15)).encoded() == expected)
     }
 

@@ -60,7 +60,7 @@ struct ProtocolVectorTests {
     @Test("the payload encodes to the document's bytes and decodes back")
     func payload() throws {
         let text = try Self.section(3)
-        let expected = try Self.hexBlock(after: "Payload (", in: text)
+        let expected = try Self.hexBlock(after: "Vector `activity payload`", in: text)
         let activity = try Self.activity()
         let encoded = try ActivityCoding.encode(activity)
         #expect(encoded == expected, "PROTOCOL.md §3 should hold:\n\(Self.hex(encoded))")

@@ -48,6 +48,9 @@ k_sj = hkdf(z, th, b"pair key s to j", 32)
 k_js = hkdf(z, th, b"pair key j to s", 32)
 key_sealed = key_nonce + AESGCM(k_sj).encrypt(key_nonce, account_key + b"laptop", LABEL + b" key")
 accept_sealed = accept_nonce + AESGCM(k_js).encrypt(accept_nonce, b"desktop", LABEL + b" accept")
+account_id = hkdf(account_key, b"libhandoff v1", b"account id", 8)
+done_nonce = run(0xF0, 12)
+done_sealed = done_nonce + AESGCM(k_js).encrypt(done_nonce, account_id, LABEL + b" done")
 
 
 def frame(kind, payload):
@@ -64,3 +67,4 @@ for name, value in [
 print(f"SAS: {sas:06d}")
 print(f"KEY payload: {key_sealed.hex()}")
 print(f"ACCEPT payload: {accept_sealed.hex()}")
+print(f"DONE payload: {done_sealed.hex()}")

@@ -90,6 +90,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// A solicitation burst's delays; bursts start at most once a second.
     static let solicitBurst = [0.0, 0.3, 1.0]
     static let solicitSpacing = 1.0
+    /// The withdrawal beacons' delays after an activity stops being advertised.
+    static let withdrawalBurst = [0.0, 0.2, 0.6]
 
     /// Starts the channel server, the beacon transport and the scheduler.
     /// - Throws: `.io` when a socket cannot be opened (e.g. a port in use).
@@ -167,7 +169,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         let changed = state.withLock { s in
             guard s.advertisement != advertisement else { return false }
             if let old = s.advertisement, old.activityID != advertisement?.activityID {
-                s.withdrawal = (old.activityID, [0, 0.2, 0.6].map { monotonicSeconds() + $0 })
+                s.withdrawal = (old.activityID, Self.withdrawalBurst.map { monotonicSeconds() + $0 })
             }
             s.advertisement = advertisement
             s.burstStep = 0
@@ -533,15 +535,4 @@ struct DiscoveryCounters: Sendable, Equatable {
     var verifierThreadsStarted = 0
     var verificationsQueued = 0
     var pooledConnections = 0
-}
-
-/// Cuts a string to at most `limit` UTF-8 bytes at a character boundary.
-func truncateUTF8(_ s: String, to limit: Int) -> String {
-    guard s.utf8.count > limit else { return s }
-    var out = ""
-    for c in s {
-        guard out.utf8.count + String(c).utf8.count <= limit else { break }
-        out.append(c)
-    }
-    return out
 }

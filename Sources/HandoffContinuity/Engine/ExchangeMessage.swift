@@ -32,7 +32,7 @@ enum ExchangeMessage: Equatable {
         case .streamAccepted: Frame(type: Kind.streamAccepted.rawValue, payload: [])
         case .error(let code, let message):
             Frame(type: Kind.error.rawValue, payload: withUnsafeBytes(of: UInt32(bitPattern: code).bigEndian, Array.init)
-                  + Array(Array(message.utf8).prefix(Self.maxMessage)))
+                  + Array(truncateUTF8(message, to: Self.maxMessage).utf8))
         }
     }
 

@@ -59,7 +59,7 @@ public struct OneTimeCode: Sendable, Equatable, CustomStringConvertible {
         return interim
     }
 
-    private static let table: [Int] = [
+    static let table: [Int] = [
         0, 3, 1, 7, 5, 9, 8, 6, 4, 2,
         7, 0, 9, 2, 1, 5, 4, 8, 6, 3,
         4, 2, 0, 6, 8, 7, 1, 3, 5, 9,

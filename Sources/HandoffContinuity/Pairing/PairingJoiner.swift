@@ -25,10 +25,7 @@ public enum PairingJoiner {
         let beacon = PairingBeacon(port: listener.port, sessionID: sessionID, kind: PairingBeacon.kind(for: method)).encoded()
         let start = monotonicSeconds()
         var sent = 0
-        // 0, 0.25, 0.75 s, then every beaconInterval.
-        func nextBeacon(_ k: Int) -> Double {
-            start + (k < 3 ? [0, 0.25, 0.75][k] : 0.75 + Double(k - 2) * limits.beaconInterval)
-        }
+        func nextBeacon(_ k: Int) -> Double { start + limits.beaconTime(k) }
         let (connection, commit) = try listener.waitForCommit(
             until: windowEnd, cancelFD: config.cancelFD, isOurs: machine.isCommitForUs,
             tick: {

@@ -17,6 +17,7 @@ public struct PairingJoinerMachine: Sendable {
     private let sessionID: [UInt8]
     private let deviceName: String
     private let acceptNonce: [UInt8]?
+    private let doneNonce: [UInt8]?
     private let method: PairingMethod
     private let spakeSecret: [UInt8]?
     private var expectedConfirmation: [UInt8] = []
@@ -31,17 +32,19 @@ public struct PairingJoinerMachine: Sendable {
     /// True once SHARE has gone: from then on a failure ends the run.
     public var attemptBegun: Bool { !sharePayload.isEmpty }
 
-    /// `keyPair`, `nonce`, `acceptNonce` (ACCEPT's GCM nonce) and
-    /// `spakeSecret` (SPAKE2's y) are fresh unless a test vector fixes them.
+    /// `keyPair`, `nonce`, `acceptNonce` and `doneNonce` (ACCEPT's and
+    /// DONE's GCM nonces) and `spakeSecret` (SPAKE2's y) are fresh unless a
+    /// test vector fixes them.
     public init(sessionID: [UInt8], deviceName: String, method: PairingMethod = .comparison, keyPair: X25519KeyPair = .generate(),
                 nonce: [UInt8] = Crypto.randomBytes(PairingMessage.nonceSize), acceptNonce: [UInt8]? = nil,
-                spakeSecret: [UInt8]? = nil) {
+                doneNonce: [UInt8]? = nil, spakeSecret: [UInt8]? = nil) {
         precondition(sessionID.count == PairingBeacon.sessionIDSize && nonce.count == PairingMessage.nonceSize)
         self.sessionID = sessionID
         self.deviceName = deviceName
         self.keyPair = keyPair
         self.nonce = nonce
         self.acceptNonce = acceptNonce
+        self.doneNonce = doneNonce
         self.method = method
         self.spakeSecret = spakeSecret
     }
@@ -86,7 +89,8 @@ public struct PairingJoinerMachine: Sendable {
     public mutating func keyStored() -> PairingStep {
         precondition(state == .storing, "keyStored() without a key to store")
         state = .paired
-        let sealed = PairingCrypto.seal(PairingCrypto.accountIDBytes(receivedKey!), key: keys.joinerToSponsor, label: "done")
+        let sealed = PairingCrypto.seal(PairingCrypto.accountIDBytes(receivedKey!), key: keys.joinerToSponsor, label: "done",
+                                       nonce: doneNonce)
         return PairingStep(send: [PairingMessage.done(sealed: sealed).frame], paired: peerName)
     }
 

@@ -33,4 +33,10 @@ public struct PairingLimits: Sendable {
     public var beaconInterval: Double = 1
 
     public init() {}
+
+    /// When the joiner sends its beacon number `k` (from 0), in seconds
+    /// from the start of its run (docs/PROTOCOL.md §9 "Pairing beacons").
+    public func beaconTime(_ k: Int) -> Double {
+        k < 3 ? [0, 0.25, 0.75][k] : 0.75 + Double(k - 2) * beaconInterval
+    }
 }

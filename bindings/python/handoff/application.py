@@ -159,9 +159,9 @@ class Application(OwnedHandle):
         address on one free port, IPv4 alone on a host without IPv6;
         "127.0.0.1:0" keeps it on loopback); fetch_timeout: seconds the main
         thread has to hand over an activity (None: 5); connect_timeout:
-        seconds to connect to and authenticate a device (None: 3);
-        connection_reuse: seconds an idle connection is kept for the next
-        handoff (None: 10, 0: never); mode: where continuity runs (AUTO: the
+        seconds to connect to a device, and as many again to authenticate it
+        (None: 3); connection_reuse: seconds an idle connection is kept for
+        the next handoff (None: 10, 0: never); mode: where continuity runs (AUTO: the
         per-user handoff agent when it serves this user and account and none
         of device_id, device_name, role SEND_ONLY, beacon_port, multicast
         False, peers or channel_address is given, else EMBEDDED; AGENT: the

@@ -149,7 +149,8 @@ impl<'a> ContinuityOptions<'a> {
         self
     }
 
-    /// Time to connect to and authenticate a device (default 3 s).
+    /// Time to connect to a device (TCP), and as much again to authenticate
+    /// it (the TLS handshake) (default 3 s each).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = Some(timeout);
         self

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+
+/// Cuts a string to at most `limit` UTF-8 bytes: the longest run of whole
+/// characters (extended grapheme clusters) from the start that fits, so
+/// the cut never splits a character's bytes, nor a base from its
+/// combining marks (docs/PROTOCOL.md §5 "Sending", §7: beacon titles,
+/// ERROR messages).
+func truncateUTF8(_ s: String, to limit: Int) -> String {
+    guard s.utf8.count > limit else { return s }
+    var out = ""
+    for c in s {
+        guard out.utf8.count + String(c).utf8.count <= limit else { break }
+        out.append(c)
+    }
+    return out
+}
