@@ -92,29 +92,6 @@ import Testing
         #expect(BeaconCodec.parse(grown) == BeaconFixtures.vectorAdvert)
     }
 
-    /// docs/PROTOCOL.md §10's growth vector: the §5 advert as a later
-    /// revision might send it, with an extension and an optional flag.
-    @Test func growthVector() throws {
-        let grown = try BeaconCodec.encode(BeaconFixtures.vectorAdvert,
-                                           extensions: [BeaconExtension(type: 0x7F, value: Array("future".utf8))],
-                                           optionalFlags: 0x80)
-        let packet = AESGCM(key: key).seal(grown, aad: BeaconCodec.associatedData, nonce: BeaconFixtures.nonce)
-        #expect(beaconHex(grown) == Self.growthPlaintextHex)
-        #expect(beaconHex(packet) == Self.growthPacketHex)
-        #expect(BeaconCodec.open(packet, key: key) == BeaconFixtures.vectorAdvert)
-    }
-
-    /// Computed independently from the documented layout (Python: struct,
-    /// and AESGCM of the `cryptography` package).
-    static let growthPlaintextHex =
-        "010101820000018bcfe568000000000000000001a0a1a2a3a4a5a6a7a8a9aaabacadaeafcc93000b5465737420446576"
-        + "696365b0b1b2b3b4b5b6b7b8b9babbbcbdbebf001e636f6d2e6578616d706c652e6d61706f66662e766965772d726567"
-        + "696f6e0009437570657274696e6f000a413142324333443445350012636f6d2e6578616d706c652e6d61706f66660000"
-        + "00000000000000007f000666757475726500000000000000000000000000000000000000000000000000000000000000"
-    static let growthPacketHex =
-        "000102030405060708090a0b4603d799c5e5c39042a4ff8bb1e9786d83d6873550dafddf9cc24322b5c0aa19adbd0053"
-        + "6352129320c10c99a8c34d4e873a053deb64106e8a219da1a1594e524d82797acdb2490c3231d20f82ff628d16e7a812"
-        + "190535468b94fbbb5582dceaa29737e6ad02bd6afb6e4adb261a2175fb562099a0f661ae08ca57dfe1890320de2a61ab"
-        + "c4bbae7d658038ce5bbc4cc236f4e3353511934af35fee118fa69c9cf6979e15e9ffcc7ea763ddfadf8086bb9dceca22"
-        + "8bab73bc65dfc0c771c5b7f3a2c75d65efc2e9f8f2f72a917962f9da"
+    // docs/PROTOCOL.md §10's growth vector is recomputed with the rest of
+    // the document's (DocumentVectorRegistry, Tests/vectors).
 }

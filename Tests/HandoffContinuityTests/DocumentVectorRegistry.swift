@@ -84,7 +84,20 @@ enum DocumentVectorRegistry {
         "solicitation plaintext": { hex(try BeaconCodec.encode(testBeacon(.solicit, sequence: 2))) },
         "solicitation packet": { hex(try BeaconCodec.seal(testBeacon(.solicit, sequence: 2), key: run(0, 32), nonce: run(0, 12))) },
         "freshness verdicts": { freshnessVerdicts() },
+        // §10: the advert with what a later revision may add, which this one reads past.
+        "growth plaintext": { hex(try grownAdvert()) },
+        "growth packet": { hex(AESGCM(key: run(0, 32)).seal(try grownAdvert(), aad: BeaconCodec.associatedData, nonce: run(0, 12))) },
     ]
+
+    static func grownAdvert() throws -> [UInt8] {
+        let plaintext = try BeaconCodec.encode(testBeacon(.advert, sequence: 1),
+                                               extensions: [BeaconExtension(type: 0x7F, value: Array("future".utf8))],
+                                               optionalFlags: 0x80)
+        guard BeaconCodec.parse(plaintext) == testBeacon(.advert, sequence: 1) else {
+            throw HandoffError(.invalidValue, "the grown advert does not read as the §5 advert")
+        }
+        return plaintext
+    }
 
     /// One device's beacons in the order §5 lists them, all stamped now
     /// but the last (30.001 s old): the guard's verdict on each.

@@ -47,12 +47,14 @@ def string(text):
     return struct.pack(">H", len(data)) + data
 
 
-def beacon(kind, sequence, activity=None):
-    flags = 0x02 if activity else 0
+def beacon(kind, sequence, activity=None, optional_flags=0, extensions=()):
+    flags = (0x02 if activity else 0) | optional_flags
     out = struct.pack(">BBBBQQ", 1, kind, 1, flags, 1_700_000_000_000, sequence)
     out += run(0xA0) + struct.pack(">H", 52371) + string("Test Device")
     if activity:
         out += run(0xB0) + b"".join(string(s) for s in activity) + string("") + struct.pack(">Q", 0)
+    for kind_, value in extensions:  # §10: type u8, length u16, value
+        out += struct.pack(">BH", kind_, len(value)) + value
     return out + bytes(-len(out) % 64)
 
 
@@ -63,6 +65,9 @@ def seal(plaintext):
 
 advert = beacon(1, 1, ["com.example.mapoff.view-region", "Cupertino", "A1B2C3D4E5", "com.example.mapoff"])
 solicitation = beacon(3, 2)
+# §10: the same advert as a later revision might send it.
+grown = beacon(1, 1, ["com.example.mapoff.view-region", "Cupertino", "A1B2C3D4E5", "com.example.mapoff"],
+               optional_flags=0x80, extensions=[(0x7F, b"future")])
 
 
 # §6, §8: frames.
@@ -77,6 +82,7 @@ for name, value in [
     ("beacon key", beacon_key), ("channel PSK", channel_psk), ("account ID", account_id), ("checksum", checksum),
     ("advert plaintext", advert), ("advert packet", seal(advert)),
     ("solicitation plaintext", solicitation), ("solicitation packet", seal(solicitation)),
+    ("growth plaintext", grown), ("growth packet", seal(grown)),
     ("FETCH frame", frame(0x01, run(0x00))),
     ("STREAM_OPEN frame", frame(0x05, run(0xB0))), ("STREAM_ACCEPTED frame", frame(0x06)),
     ("DATA frame", frame(0x07, b"hello")), ("END frame", frame(0x08)),
