@@ -19,6 +19,13 @@ command -v valgrind >/dev/null 2>&1 || need_apt="$need_apt valgrind"
 command -v nft >/dev/null 2>&1 || need_apt="$need_apt nftables"   # test_discovery.py filters IPv4
 command -v qrencode >/dev/null 2>&1 || need_apt="$need_apt qrencode"   # handoff account code --qr draws with it
 command -v zbarimg >/dev/null 2>&1 || need_apt="$need_apt zbar-tools"   # the --qr test decodes the drawing
+# make deb and make test-packages (mk/deb.mk): the Debian packaging tools,
+# lintian, and mmdebstrap for the fresh Debian root the .debs go into.
+command -v dpkg-buildpackage >/dev/null 2>&1 || need_apt="$need_apt dpkg-dev"
+command -v dh >/dev/null 2>&1 || need_apt="$need_apt debhelper"
+command -v dh_python3 >/dev/null 2>&1 || need_apt="$need_apt dh-python"
+command -v lintian >/dev/null 2>&1 || need_apt="$need_apt lintian"
+command -v mmdebstrap >/dev/null 2>&1 || need_apt="$need_apt mmdebstrap"
 python3 -m pip --version >/dev/null 2>&1 || need_apt="$need_apt python3-pip"   # pytest, auditwheel below
 python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt="$need_apt python3-venv"   # the Python tests' fresh venvs
 # The main-loop helpers' tests (mk/native.mk): GLib, and Qt 6 (Qt 5 where
