@@ -25,7 +25,9 @@ DEB_STATE    := debian/.debhelper debian/debhelper-build-stamp debian/files debi
 
 .PHONY: deb test-packages
 
-deb:
+# After lib and tool: under make -j the package build's own `make lib tool`
+# then finds them built instead of racing another SwiftPM build.
+deb: $(LIB) $(TOOL)
 	rm -rf $(DEB_STATE) debian/*.substvars debian/*.debhelper.log debian/*.debhelper $(DEB_DIR)
 	mkdir -p $(DEB_DIR)
 	HANDOFF_DEB_DIR=$(abspath $(DEB_DIR)) nice -n 10 dpkg-buildpackage -us -uc -b --no-pre-clean \
