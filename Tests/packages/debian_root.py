@@ -68,6 +68,7 @@ def cached_tarball(cache_dir, debs):
     if not tarball.exists():
         tarball.parent.mkdir(parents=True, exist_ok=True)
         partial = tarball.with_suffix(".tar.partial")
+        partial.unlink(missing_ok=True)  # from a run stopped midway
         subprocess.run(["nice", "-n", "10", "mmdebstrap", "--quiet", "--variant=minbase", "--format=tar",
                         "--include=" + ",".join(include), suite, str(partial)],
                        check=True, timeout=900)
