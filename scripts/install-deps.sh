@@ -25,6 +25,13 @@ command -v man >/dev/null 2>&1 || need_apt="$need_apt man-db"   # ... and checks
 command -v zsh >/dev/null 2>&1 || need_apt="$need_apt zsh"   # test_cli_completions completes in each shell
 command -v fish >/dev/null 2>&1 || need_apt="$need_apt fish"
 command -v bwrap >/dev/null 2>&1 || need_apt="$need_apt bubblewrap"   # test_agent_sandbox.py runs an app as Flatpak would
+# make deb and make test-packages (mk/deb.mk): the Debian packaging tools,
+# lintian, and mmdebstrap for the fresh Debian root the .debs go into.
+command -v dpkg-buildpackage >/dev/null 2>&1 || need_apt="$need_apt dpkg-dev"
+command -v dh >/dev/null 2>&1 || need_apt="$need_apt debhelper"
+command -v dh_python3 >/dev/null 2>&1 || need_apt="$need_apt dh-python"
+command -v lintian >/dev/null 2>&1 || need_apt="$need_apt lintian"
+command -v mmdebstrap >/dev/null 2>&1 || need_apt="$need_apt mmdebstrap"
 python3 -m pip --version >/dev/null 2>&1 || need_apt="$need_apt python3-pip"   # pytest, auditwheel below
 python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt="$need_apt python3-venv"   # the Python tests' fresh venvs
 python3 -c 'import cryptography' >/dev/null 2>&1 || need_apt="$need_apt python3-cryptography"   # Tests/vectors (mk/vectors.mk)

@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+"""Fixtures of the package tests: the built .debs, installed into a fresh
+Debian root (debian_root.py)."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "support"))
+
+from debian_root import DebianRoot, cached_tarball, packages_in  # noqa: E402
+
+DEB_DIR = Path(os.environ.get("DEB_DIR") or HERE.parents[1] / "build" / "deb")
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.geteuid() != 0:
+        raise pytest.UsageError("the package tests need root (chroot, mount namespaces): run as root")
+    if not packages_in(DEB_DIR):
+        raise pytest.UsageError(f"no .debs in {DEB_DIR}: run `make deb` (or `make test-packages`) first")
+
+
+@pytest.fixture(scope="module")
+def debs():
+    """{package name: path of its .deb}."""
+    return packages_in(DEB_DIR)
+
+
+@pytest.fixture(scope="module")
+def root(debs):
+    """A fresh Debian root with the .debs installed; removed afterwards,
+    whatever happens (its mounts live and die with each command's own
+    mount namespace)."""
+    tarball = cached_tarball(DEB_DIR.parent / "deb-root", debs)
+    debian_root = DebianRoot(DEB_DIR.parent / "deb-root" / f"run-{os.getpid()}")
+    try:
+        debian_root.extract(tarball)
+        debian_root.install(debs)
+        yield debian_root
+    finally:
+        debian_root.remove()

@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+"""A minimal Debian root (mmdebstrap) to install the project's .debs into
+and run what they installed.
+
+The root is the host's suite (bookworm here), variant minbase, with the
+packages the .debs depend on already in it, so installing them needs no
+network; built once per dependency list and cached as a tarball. Every
+command runs chrooted in a mount and PID namespace of its own (unshare
+--kill-child), with /proc mounted there: the mount and every process of
+the command end with it, however the test ends."""
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import children
+
+OURS = ("libhandoff0", "libhandoff-dev", "handoff", "python3-handoff")
+PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+# Bound on one command in the root (dpkg, a handoff): generous for a loaded
+# machine; reached only when something hangs.
+COMMAND_TIMEOUT = 180
+
+
+def packages_in(deb_dir):
+    """{package: .deb path} of our packages found in deb_dir."""
+    found = {}
+    for deb in sorted(Path(deb_dir).glob("*.deb")):
+        name = deb.name.split("_")[0]
+        if name in OURS:
+            found[name] = deb
+    return found
+
+
+def field(deb, name):
+    return subprocess.run(["dpkg-deb", "-f", str(deb), name], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def dependencies(debs):
+    """The packages our .debs depend on (first of each alternative), not ours."""
+    names = set()
+    for deb in debs.values():
+        for clause in filter(None, (c.strip() for c in field(deb, "Depends").split(","))):
+            name = re.split(r"[\s(:]", clause.split("|")[0].strip())[0]
+            if name not in OURS:
+                names.add(name)
+    return sorted(names)
+
+
+def host_suite():
+    release = Path("/etc/os-release").read_text()
+    match = re.search(r"^VERSION_CODENAME=\"?(\w+)", release, re.M)
+    assert match, "no VERSION_CODENAME in /etc/os-release"
+    return match.group(1)
+
+
+def cached_tarball(cache_dir, debs):
+    """The root's tarball for these dependencies: made by mmdebstrap on the
+    first run (a minute or so, from Debian's mirror), reused after."""
+    suite = host_suite()
+    include = dependencies(debs)
+    key = hashlib.sha256(" ".join([suite, *include]).encode()).hexdigest()[:12]
+    tarball = Path(cache_dir) / f"{suite}-minbase-{key}.tar"
+    if not tarball.exists():
+        tarball.parent.mkdir(parents=True, exist_ok=True)
+        partial = tarball.with_suffix(".tar.partial")
+        partial.unlink(missing_ok=True)  # from a run stopped midway
+        subprocess.run(["nice", "-n", "10", "mmdebstrap", "--quiet", "--variant=minbase", "--format=tar",
+                        "--include=" + ",".join(include), suite, str(partial)],
+                       check=True, timeout=900)
+        partial.rename(tarball)
+    return tarball
+
+
+class DebianRoot:
+    def __init__(self, path):
+        self.path = Path(path)
+
+    def extract(self, tarball):
+        self.remove()
+        self.path.mkdir(parents=True)
+        subprocess.run(["tar", "-xf", str(tarball), "-C", str(self.path)], check=True)
+
+    def command(self, *argv, env=None):
+        """argv for running argv chrooted into the root, in namespaces of its own."""
+        environment = {"PATH": PATH, "HOME": "/root", "LANG": "C.UTF-8", **(env or {})}
+        return ["unshare", "--mount", "--propagation", "private", "--pid", "--kill-child", "--",
+                "sh", "-c", 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"', str(self.path),
+                "env", "-i", *(f"{k}={v}" for k, v in environment.items()), *argv]
+
+    def run(self, *argv, env=None, check=True):
+        """Runs argv in the root; the CompletedProcess (text)."""
+        result = subprocess.run(self.command(*argv, env=env), capture_output=True, text=True,
+                                timeout=COMMAND_TIMEOUT)
+        if check:
+            assert result.returncode == 0, f"{argv}: exit {result.returncode}\n{result.stdout}\n{result.stderr}"
+        return result
+
+    def spawn(self, *argv, env=None):
+        """Starts argv in the root (stdout a pipe, text); tracked in children."""
+        return children.track(subprocess.Popen(self.command(*argv, env=env), stdout=subprocess.PIPE,
+                                               stderr=subprocess.PIPE, text=True))
+
+    def install(self, debs):
+        """Installs the .debs with dpkg (their dependencies are in the root)."""
+        (self.path / "debs").mkdir()
+        for deb in debs.values():
+            shutil.copy(deb, self.path / "debs")
+        self.run("sh", "-c", "dpkg -i /debs/*.deb")
+        shutil.rmtree(self.path / "debs")
+
+    def file(self, path):
+        """A path inside the root, seen from the host."""
+        return self.path / str(path).lstrip("/")
+
+    def mounts(self):
+        """Mount points of the host's namespace inside the root (none, ever)."""
+        with open("/proc/self/mounts") as mounts:
+            points = [line.split()[1] for line in mounts]
+        return [p for p in points if p == str(self.path) or p.startswith(str(self.path) + "/")]
+
+    def remove(self):
+        if not self.path.exists():
+            return
+        for point in sorted(self.mounts(), key=len, reverse=True):
+            subprocess.run(["umount", "-l", point], check=False)
+        shutil.rmtree(self.path)
