@@ -18,6 +18,11 @@ import PackageDescription
 /// whatever directory SwiftPM runs the linker from.
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
 
+/// Full RELRO: every symbol bound at load (-z now) and the GOT then made
+/// read-only, as Debian builds its binaries (lintian hardening-no-bindnow).
+let hardeningLinkerFlags = ["-Xlinker", "-z", "-Xlinker", "now", "-Xlinker", "-z", "-Xlinker", "relro"]
+// (Top-level code: defined before the lists that use it.)
+
 /// libhandoff.so is self-contained: the Swift runtime and standard library
 /// are linked statically, only `handoff_*` symbols are exported (version
 /// script), and the library carries a SONAME so hosts link against the ABI
@@ -26,7 +31,7 @@ let sharedLibraryLinkerFlags: [String] = [
     "-static-stdlib", "-use-ld=lld",
     "-Xlinker", "--version-script=\(root)/Sources/HandoffCABI/exports.map",
     "-Xlinker", "-soname=libhandoff.so.0",
-]
+] + hardeningLinkerFlags
 
 /// Release builds of the library and the tool, each one link unit that
 /// exports no Swift symbol (only `handoff_*`, or nothing): public Swift
@@ -110,7 +115,7 @@ let package = Package(
             dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "HandoffAgent"],
             // Self-contained like the library: runs where no Swift toolchain is.
             swiftSettings: [.unsafeFlags(["-static-stdlib"])] + withoutFoundation,
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"])] + footprintLinkerSettings(map: "handoff-cli")
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"] + hardeningLinkerFlags)] + footprintLinkerSettings(map: "handoff-cli")
         ),
         // What several test targets read from the repository (fuzz corpora,
         // PROTOCOL.md's vectors); built only for the tests.

@@ -17,7 +17,9 @@ namespace {
 // The enums are plain C enums usable in C++ contexts.
 static_assert(HANDOFF_OK == 0, "HANDOFF_OK");
 static_assert(HANDOFF_E_USER_INFO_TOO_LARGE == 4611, "Apple's number");
-static_assert(HANDOFF_VERSION_NUMBER == 100, "0.1.0");
+static_assert(HANDOFF_VERSION_NUMBER ==
+              HANDOFF_VERSION_MAJOR * 10000 + HANDOFF_VERSION_MINOR * 100 + HANDOFF_VERSION_PATCH,
+              "the version number's formula");
 static_assert(sizeof(handoff_status) >= sizeof(char), "complete enum type");
 
 // Function pointer types with C linkage line up with the declarations.
