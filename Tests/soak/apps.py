@@ -43,14 +43,7 @@ def run(count):
     scratch = soak.Scratch("handoff-apps-")
     started = []
     try:
-        a = soak.Device(scratch.path, "apps-A")
-        b = soak.Device(scratch.path, "apps-B")
-        port_a, port_b = soak.free_port(), soak.free_port()
-        while port_b == port_a:
-            port_b = soak.free_port()
-        for device, own, other in ((a, port_a, port_b), (b, port_b, port_a)):
-            started.append(device.start_agent("--beacon-port", own, "--no-multicast",
-                                              "--peer", "127.0.0.1:%d" % other, "--channel", "127.0.0.1:0"))
+        a, b = soak.two_agents(scratch, "apps", started)
         time.sleep(1.5)  # past the agent's start-up solicitations
         alone = soak.held(a.agent.pid)
 

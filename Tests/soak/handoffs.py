@@ -47,14 +47,7 @@ def run(handoffs, every):
     scratch = soak.Scratch("handoff-soak-")
     started = []
     try:
-        a = soak.Device(scratch.path, "soak-A")
-        b = soak.Device(scratch.path, "soak-B")
-        port_a, port_b = soak.free_port(), soak.free_port()
-        while port_b == port_a:
-            port_b = soak.free_port()
-        for device, own, other in ((a, port_a, port_b), (b, port_b, port_a)):
-            started.append(device.start_agent("--beacon-port", own, "--no-multicast",
-                                              "--peer", "127.0.0.1:%d" % other, "--channel", "127.0.0.1:0"))
+        a, b = soak.two_agents(scratch, "soak", started)
         sender = a.app("--send", "--type", TYPE, "--title", "soak")
         started.append(sender)
         sender.wait_for("offering", 60)

@@ -150,3 +150,17 @@ def require_programs():
     for program, how in ((TOOL, "make tool"), (PEER, "make build/bin/peer")):
         if not program.exists():
             raise Failed("%s is missing (%s)" % (program, how))
+
+
+def two_agents(scratch, prefix, started):
+    """Devices A and B, each with its agent on loopback sending beacons to
+    the other's port (no multicast); the agents join `started`."""
+    a = Device(scratch.path, prefix + "-A")
+    b = Device(scratch.path, prefix + "-B")
+    port_a, port_b = free_port(), free_port()
+    while port_b == port_a:
+        port_b = free_port()
+    for device, own, other in ((a, port_a, port_b), (b, port_b, port_a)):
+        started.append(device.start_agent("--beacon-port", own, "--no-multicast",
+                                          "--peer", "127.0.0.1:%d" % other, "--channel", "127.0.0.1:0"))
+    return a, b
