@@ -113,6 +113,8 @@ _SIGNATURES = {
     "handoff_manifest_get_team_identifier": (c_char_p, [c_void_p]),
     "handoff_manifest_activity_type_count": (c_size_t, [c_void_p]),
     "handoff_manifest_activity_type_at": (c_char_p, [c_void_p, c_size_t]),
+    "handoff_manifest_warning_count": (c_size_t, [c_void_p]),
+    "handoff_manifest_warning_at": (c_char_p, [c_void_p, c_size_t]),
     "handoff_manifest_declares": (c_int, [c_void_p, c_char_p]),
 }
 
@@ -673,6 +675,8 @@ def _load_manifest(lib, path):
                       for i in range(count)],
             "declares_edit": lib.handoff_manifest_declares(manifest, b"com.example.py.edit"),
             "declares_other": lib.handoff_manifest_declares(manifest, b"com.example.py.other"),
+            "warnings": [lib.handoff_manifest_warning_at(manifest, i).decode()
+                         for i in range(lib.handoff_manifest_warning_count(manifest))],
         }
     finally:
         lib.handoff_manifest_free(manifest)
@@ -724,10 +728,11 @@ def test_info_plist_errors(lib, tmp_path):
     not_array = dict(INFO_PLIST, NSUserActivityTypes="com.example.py.edit")
     path = tmp_path / "NotArray.plist"
     path.write_bytes(plistlib.dumps(not_array, fmt=plistlib.FMT_BINARY))
-    assert not lib.handoff_manifest_load(str(path).encode())
-    code, message = last_error(lib)
-    assert code == HANDOFF_E_MALFORMED_DATA
-    assert "NSUserActivityTypes is the string" in message and str(path) in message, message
+    # NSUserActivityTypes not an array: loaded, with no types and a
+    # warning that says why (as a bad entry is skipped, README).
+    loaded = _load_manifest(lib, path)
+    assert loaded["types"] == [] and loaded["bundle"] == "com.example.py", loaded
+    assert any("NSUserActivityTypes is the string" in w and str(path) in w for w in loaded["warnings"]), loaded
 
     assert not lib.handoff_manifest_load(str(tmp_path / "missing.plist").encode())
     assert last_error(lib)[0] == HANDOFF_E_IO
