@@ -26,7 +26,7 @@ HEADER_DEFAULTS = {
     "channel_address": (r'Address the TLS channel listens on, "host:port"; NULL: "([^"]+)"',
                         lambda text: f'"{text}"'),
     "fetch_timeout": (r"HANDOFF_E_REMOTE_APPLICATION_TIMED_OUT; 0: (\d+) ms", lambda ms: int(ms) / 1000),
-    "connect_timeout": (r"Time to connect to and authenticate a device; 0: (\d+) ms",
+    "connect_timeout": (r"Time to connect to a device \(TCP\), and as much again to authenticate it \(the TLS handshake\); 0: (\d+) ms",
                         lambda ms: int(ms) / 1000),
     "connection_reuse": (r"kept for the next handoff \(which then skips the handshake\); 0: (\d+) ms",
                          lambda ms: int(ms) / 1000),

@@ -63,7 +63,7 @@ def wheel(tmp_path_factory):
 
 
 def test_the_wheel_is_manylinux_and_carries_the_library(wheel):
-    assert re.fullmatch(r"libhandoff-0\.1\.0-py3-none-manylinux_2_\d+_x86_64\.whl", wheel.name)
+    assert re.fullmatch(r"libhandoff-" + re.escape(VERSION) + r"-py3-none-manylinux_2_\d+_x86_64\.whl", wheel.name)
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         wheel_file = archive.read(f"libhandoff-{VERSION}.dist-info/WHEEL").decode()

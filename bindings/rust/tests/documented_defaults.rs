@@ -82,7 +82,7 @@ fn continuity_options_document_the_headers_defaults() {
             "connect_timeout",
             seconds(&header_says(
                 &header,
-                "Time to connect to and authenticate a device; 0: ",
+                "Time to connect to a device (TCP), and as much again to authenticate it (the TLS handshake); 0: ",
                 &[' '],
             )),
         ),
