@@ -6,7 +6,8 @@
 #
 #   make previous-release   build it (several minutes the first time)
 #   make test-compat        handoffs between it and this build, both ways:
-#                           embedded apps, an old app on this library,
+#                           embedded apps, continuation streams, an old
+#                           app on this library,
 #                           agents of both releases serving apps of the
 #                           other, and the two releases' `handoff` commands
 #   make test-abi-compat    this library's C ABI against it (abidiff)
@@ -19,7 +20,7 @@ previous-release:
 	@mkdir -p $(BUILD)
 	@sh scripts/build-release.sh --previous > $(PREVIOUS_RELEASE_FILE).tmp && mv $(PREVIOUS_RELEASE_FILE).tmp $(PREVIOUS_RELEASE_FILE)
 
-test-compat: lib $(TOOL) $(BINDIR)/peer previous-release
+test-compat: lib $(TOOL) $(BINDIR)/peer $(BINDIR)/streamer previous-release
 	HANDOFF_PREVIOUS_RELEASE=$$(cat $(PREVIOUS_RELEASE_FILE)) $(PYTHON) -m pytest -q -p no:cacheprovider Tests/compat
 
 test-abi-compat: lib previous-release

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # Builds a recorded release (RELEASES) from its commit, for the
 # compatibility tests: build/releases/<version>/ gets lib/ (the library
-# with its SONAME link), include/handoff.h, bin/handoff and bin/peer (the
-# integration tests' C app, built against that release's header and
-# library). Kept between runs: a release whose stamp names its commit is
+# with its SONAME link), include/handoff.h, bin/handoff, and bin/peer and
+# bin/streamer (the integration tests' C apps, built against that
+# release's header and library). Kept between runs: a release whose stamp names its commit is
 # not built again.
 #
 #   sh scripts/build-release.sh VERSION     build it, print its folder
@@ -27,7 +27,7 @@ commit=$(releases | awk -v v="$version" '$1 == v { print $2 }')
 
 out=build/releases/$version
 stamp=$out/built-from
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$commit" ] && [ -x "$out/bin/handoff" ] && [ -x "$out/bin/peer" ]; then
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$commit" ] && [ -x "$out/bin/handoff" ] && [ -x "$out/bin/peer" ] && [ -x "$out/bin/streamer" ]; then
     echo "$out"
     exit 0
 fi
@@ -51,8 +51,10 @@ make -C "$out/src" lib tool build/bin/peer >"$out/build.log" 2>&1 || {
 cp -P "$out"/src/build/lib/libhandoff.so* "$out/lib/"
 cp "$out/src/include/handoff.h" "$out/include/"
 cp "$out/src/build/bin/handoff" "$out/bin/handoff"
-# The peer finds its release's library by rpath: relink it to the copy.
-cc -std=c11 -D_POSIX_C_SOURCE=200809L -I"$out/include" -o "$out/bin/peer" "$out/src/Tests/integration/peer.c" \
-    -L"$out/lib" -lhandoff -Wl,-rpath,"$(cd "$out/lib" && pwd)"
+# The C apps find their release's library by rpath: the copy's.
+for app in peer streamer; do
+    cc -std=c11 -D_POSIX_C_SOURCE=200809L -I"$out/include" -o "$out/bin/$app" "$out/src/Tests/integration/$app.c" \
+        -L"$out/lib" -lhandoff -Wl,-rpath,"$(cd "$out/lib" && pwd)"
+done
 echo "$commit" >"$stamp"
 echo "$out"

@@ -27,6 +27,10 @@ class Release:
         return self.folder / "bin" / "peer"
 
     @property
+    def streamer(self):
+        return self.folder / "bin" / "streamer"
+
+    @property
     def lib(self):
         return self.folder / "lib"
 
@@ -36,9 +40,9 @@ class Release:
 
 def this_build():
     version = (ROOT / "VERSION").read_text().strip()
-    for needed in ("bin/handoff", "bin/peer", "lib/libhandoff.so.0"):
+    for needed in ("bin/handoff", "bin/peer", "bin/streamer", "lib/libhandoff.so.0"):
         if not (ROOT / "build" / needed).exists():
-            pytest.fail(f"build/{needed} is missing: make lib tool build/bin/peer")
+            pytest.fail(f"build/{needed} is missing: make lib tool build/bin/peer build/bin/streamer")
     return Release(version, ROOT / "build")
 
 

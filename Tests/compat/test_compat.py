@@ -5,7 +5,8 @@ docs/PROTOCOL.md §10): devices update at different times.
 The previous release is built from the commit RELEASES records; each test
 runs real processes of both on loopback, in both directions:
 - two embedded apps (Tests/integration/peer.c, each built against its own
-  release's header and library);
+  release's header and library), and continuation streams between two
+  (Tests/integration/streamer.c);
 - an app built against the previous release running on this library
   (the C ABI: no rebuild needed);
 - two agents of different releases, each serving an app of the other
@@ -85,6 +86,28 @@ def test_embedded_apps_of_both_releases_hand_off(old, new, started, sender_is_ol
     sender = start(started, "sender", s_rel, ["--send", "--port", sport, *peer_flags(rport), "--channel-address",
                                               loopback(channel), "--userinfo-bytes", BLOB, "--timeout", 120])
     handed_off(sender, receiver)
+
+
+@directions()
+def test_continuation_streams_run_between_the_releases(old, new, started, sender_is_old):
+    """The stream frames (PROTOCOL.md §8) across releases: two streams,
+    bytes both ways, each side's sums matching the other's."""
+    s_rel, r_rel = (old, new) if sender_is_old else (new, old)
+    sport, rport = free_ports(2)
+    size = 3_000_000
+    sender = start(started, "sender", s_rel, ["--send", "--port", sport, *peer_flags(rport), "--bytes", size,
+                                              "--streams", 2, "--timeout", 120], program=s_rel.streamer)
+    sender.wait_for("offering", timeout=WAIT)
+    receiver = start(started, "receiver", r_rel, ["--receive", "--port", rport, *peer_flags(sport), "--bytes", size,
+                                                  "--streams", 2, "--timeout", 120], program=r_rel.streamer)
+    receiver.wait_for("all-done", timeout=WAIT)
+    sender.wait_for("all-done", timeout=WAIT)
+    received, sent = receiver.matches("stream-done"), sender.matches("stream-done")
+    assert len(received) == len(sent) == 2
+    assert all(d["end"] == "ok" and int(d["sent"]) == int(d["received"]) == size for d in received + sent), \
+        receiver.transcript() + sender.transcript()
+    assert sorted(d["sent-sum"] for d in sent) == sorted(d["received-sum"] for d in received)
+    assert sorted(d["sent-sum"] for d in received) == sorted(d["received-sum"] for d in sent)
 
 
 def test_an_app_built_against_the_previous_release_runs_on_this_library(old, new, started):
