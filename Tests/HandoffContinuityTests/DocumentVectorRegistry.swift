@@ -25,21 +25,8 @@ enum DocumentVectorRegistry {
 
     /// §3's activity.
     static func shapesActivity() throws -> UserActivity {
-        var state = ActivityState()
-        state.title = "Blue square"
-        state.userInfo = [
-            "color": .string("blue"),
-            "created": .date(Timestamp(timeIntervalSinceReferenceDate: 100)),
-            "side": .real(12.5),
-            "tags": .set([.string("a")]),
-            "page": .url(URLReference(string: "https://example.com/s/1")!),
-            "ratio": .integer(-1),
-        ]
-        state.requiredUserInfoKeys = ["color"]
-        state.keywords = ["shape", "blue"]
-        state.webpageURL = URLReference(string: "https://example.com/shapes/1")
-        let id = ActivityID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E")!
-        return UserActivity(activityType: "com.example.shapes.create-shape", activityID: id, state: state)
+        UserActivity(activityType: PayloadVectorActivity.activityType, activityID: PayloadVectorActivity.activityID,
+                     state: PayloadVectorActivity.state)
     }
 
     /// §2 "URL text": what each text is carried as.

@@ -40,21 +40,8 @@ struct ProtocolVectorTests {
 
     /// The activity the vector describes.
     static func activity() throws -> UserActivity {
-        var state = ActivityState()
-        state.title = "Blue square"
-        state.userInfo = [
-            "color": .string("blue"),
-            "created": .date(Timestamp(timeIntervalSinceReferenceDate: 100)),
-            "side": .real(12.5),
-            "tags": .set([.string("a")]),
-            "page": .url(URLReference(string: "https://example.com/s/1")!),
-            "ratio": .integer(-1),
-        ]
-        state.requiredUserInfoKeys = ["color"]
-        state.keywords = ["shape", "blue"]
-        state.webpageURL = URLReference(string: "https://example.com/shapes/1")
-        let id = try #require(ActivityID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E"))
-        return UserActivity(activityType: "com.example.shapes.create-shape", activityID: id, state: state)
+        UserActivity(activityType: PayloadVectorActivity.activityType, activityID: PayloadVectorActivity.activityID,
+                     state: PayloadVectorActivity.state)
     }
 
     @Test("the payload encodes to the document's bytes and decodes back")
