@@ -135,8 +135,7 @@ def run(count):
                                                           held["cpu"]))
         return True
     finally:
-        for running in reversed(started):
-            soak.stop(running)
+        soak.stop_all(started)
         scratch.close()
 
 
@@ -144,13 +143,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--apps", type=int, default=64)
     args = parser.parse_args()
-    try:
-        soak.require_programs()
-        run(args.apps)
-    except (soak.Failed, RuntimeError) as failure:  # RuntimeError: a process never said something
-        print("scale: apps: FAILED: %s" % failure)
-        return 1
-    return 0
+    return soak.outcome("scale: apps", lambda: run(args.apps))
 
 
 if __name__ == "__main__":

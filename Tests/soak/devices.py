@@ -112,13 +112,10 @@ def run(count, window):
                   "of its namespace); its agent %.2f%% of one CPU, %d KiB RSS, %d threads, %d fds"
                   % (first.name, seconds, count, (udp1[0] - udp0[0]) / seconds, (udp1[1] - udp0[1]) / seconds,
                      (held1["cpu"] - held0["cpu"]) / seconds * 100, held1["rss"], held1["threads"], held1["fds"]))
-            for running in reversed(started):
-                soak.stop(running)
-            started.clear()
+            soak.stop_all(started)
         return True
     finally:
-        for running in reversed(started):
-            soak.stop(running)
+        soak.stop_all(started)
         scratch.close()
 
 
@@ -130,13 +127,7 @@ def main():
     if os.geteuid() != 0:
         print("scale: devices: skipped (network namespaces need root)")
         return 0
-    try:
-        soak.require_programs()
-        run(args.devices, args.window)
-    except (soak.Failed, RuntimeError) as failure:  # RuntimeError: a process never said something
-        print("scale: devices: FAILED: %s" % failure)
-        return 1
-    return 0
+    return soak.outcome("scale: devices", lambda: run(args.devices, args.window))
 
 
 if __name__ == "__main__":

@@ -109,8 +109,7 @@ def run(handoffs, every):
             sample()
         return report(handoffs, every, done, elapsed, confirmed, failures, restarts, marks, samples)
     finally:
-        for running in reversed(started):
-            soak.stop(running)
+        soak.stop_all(started)
         scratch.close()
 
 
@@ -145,15 +144,7 @@ def main():
     parser.add_argument("--handoffs", type=int, default=10000)
     parser.add_argument("--every", type=int, default=500)
     args = parser.parse_args()
-    try:
-        soak.require_programs()
-        ok = run(args.handoffs, args.every)
-    except (soak.Failed, RuntimeError) as failure:  # RuntimeError: a process never said something
-        print("soak: handoffs: FAILED: %s" % failure)
-        return 1
-    if not ok:
-        print("soak: handoffs: FAILED (see above)")
-    return 0 if ok else 1
+    return soak.outcome("soak: handoffs", lambda: run(args.handoffs, args.every))
 
 
 if __name__ == "__main__":

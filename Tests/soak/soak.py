@@ -164,3 +164,26 @@ def two_agents(scratch, prefix, started):
         started.append(device.start_agent("--beacon-port", own, "--no-multicast",
                                           "--peer", "127.0.0.1:%d" % other, "--channel", "127.0.0.1:0"))
     return a, b
+
+
+def stop_all(started):
+    """Stops what a run started, newest first, and forgets it."""
+    for running in reversed(started):
+        stop(running)
+    started.clear()
+
+
+def outcome(what, run):
+    """The exit status of one soak: runs run() (which returns whether what
+    it measured held), 1 with FAILED when it did not or what it drives
+    failed (RuntimeError: a process never said something)."""
+    try:
+        require_programs()
+        ok = run()
+    except (Failed, RuntimeError) as failure:
+        print("%s: FAILED: %s" % (what, failure))
+        return 1
+    if ok is False:
+        print("%s: FAILED (see above)" % what)
+        return 1
+    return 0
