@@ -12,7 +12,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "support"))
 sys.path.insert(0, str(HERE.parent / "integration"))
 
-from releases import Release, previous_release, this_build  # noqa: E402
+from releases import previous_release, this_build  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -67,8 +67,8 @@ def start(running, name, release, args, env=None, program=None, ready="ready"):
     return p
 
 
-def directions():
-    return pytest.mark.parametrize("sender_is_old", [True, False], ids=["old-to-new", "new-to-old"])
+# Each test runs both ways: the previous release sending, then this one.
+BOTH_WAYS = pytest.mark.parametrize("sender_is_old", [True, False], ids=["old-to-new", "new-to-old"])
 
 
 def handed_off(sender, receiver):
@@ -77,7 +77,7 @@ def handed_off(sender, receiver):
     sender.wait_for("was-continued", timeout=WAIT)
 
 
-@directions()
+@BOTH_WAYS
 def test_embedded_apps_of_both_releases_hand_off(old, new, started, sender_is_old):
     s_rel, r_rel = (old, new) if sender_is_old else (new, old)
     sport, rport, channel = free_ports(3)
@@ -88,7 +88,7 @@ def test_embedded_apps_of_both_releases_hand_off(old, new, started, sender_is_ol
     handed_off(sender, receiver)
 
 
-@directions()
+@BOTH_WAYS
 def test_continuation_streams_run_between_the_releases(old, new, started, sender_is_old):
     """The stream frames (PROTOCOL.md §8) across releases: two streams,
     bytes both ways, each side's sums matching the other's."""
@@ -152,7 +152,7 @@ class Agent:
                      env={"HANDOFF_AGENT_SOCKET": self.socket, "XDG_CONFIG_HOME": self.config})
 
 
-@directions()
+@BOTH_WAYS
 def test_agents_of_both_releases_hand_off_for_apps_of_the_other_release(old, new, started, tmp_path, sender_is_old):
     """Device A: an agent of one release, a sending app of the other. Device
     B: the reverse. So the channel joins two releases, and each agent
@@ -177,7 +177,7 @@ def test_agents_of_both_releases_hand_off_for_apps_of_the_other_release(old, new
         assert "runs an older release (protocol revision 1)" in human.stdout, human.stdout
 
 
-@directions()
+@BOTH_WAYS
 def test_the_commands_of_both_releases_hand_off(old, new, tmp_path, sender_is_old):
     """`handoff publish` of one release, `handoff continue` of the other,
     each with an engine of its own (embedded)."""
