@@ -8,10 +8,16 @@
 # `make test-swift` runs the same suites; it gets the fake built here.
 
 FAKE_NOTIFICATIONS := $(BINDIR)/fake_notifications
+# A stand-in panel's org.kde.StatusNotifierWatcher (the tray's tests).
+FAKE_WATCHER := $(BINDIR)/fake_watcher
 
 .PHONY: test-agent-dbus
 
 $(FAKE_NOTIFICATIONS): Tests/agent/fake_notifications.c
+	@mkdir -p $(BINDIR)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -o $@ $< $$(pkg-config --cflags --libs libsystemd)
+
+$(FAKE_WATCHER): Tests/agent/fake_watcher.c
 	@mkdir -p $(BINDIR)
 	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -o $@ $< $$(pkg-config --cflags --libs libsystemd)
 
