@@ -177,3 +177,72 @@ def test_no_tray_turns_it_off(pair, ports, tmp_path, procs):
     names = busctl(desktop.address, "list")[1]
     assert not any(entry["name"].startswith("org.kde.StatusNotifierItem") for entry in names), names
     assert not any('"event":"tray"' in line for line in agent.stderr)
+
+
+def _random_call(rng, name):
+    """One call: a third well-typed with random values, the rest with a
+    member the objects serve (or not) and arguments of random types."""
+    if rng.randrange(3) == 0:
+        item = str(rng.choice([0, 1, 2, 3, 4, 5, 6, 10, 11, 100, 1000, -1, 2**31 - 1]))
+        return rng.choice([
+            [name, "/MenuBar", MENU, "GetLayout", "iias", item, str(rng.randrange(-2, 3)), "1", "label"],
+            [name, "/MenuBar", MENU, "GetProperty", "is", item, rng.choice(["label", "enabled", "type", "x"])],
+            [name, "/MenuBar", MENU, "Event", "isvu", item, rng.choice(["hovered", "opened", "closed"]), "i", "0", "0"],
+            [name, "/MenuBar", MENU, "AboutToShow", "i", item],
+            [name, "/MenuBar", MENU, "GetGroupProperties", "aias", "2", item, "1", "0"],
+            [name, "/StatusNotifierItem", ITEM, "Scroll", "is", item, "vertical"],
+            [name, "/StatusNotifierItem", "org.freedesktop.DBus.Properties", "GetAll", "s", ITEM],
+        ])
+    path = rng.choice(["/MenuBar", "/StatusNotifierItem", "/MenuBar/0", "/"])
+    interface = rng.choice([MENU, ITEM, "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable"])
+    member = rng.choice(["GetLayout", "GetGroupProperties", "GetProperty", "Event", "EventGroup", "AboutToShow",
+                         "AboutToShowGroup", "Activate", "SecondaryActivate", "ContextMenu", "Scroll", "Get", "GetAll",
+                         "Set", "Introspect", "Nope"])
+    signature, args = "", []
+    for _ in range(rng.randrange(0, 5)):
+        kind = rng.choice("isuvab")
+        if kind == "i":
+            signature += "i"
+            args.append(str(rng.choice([0, 1, 2, -1, 2**31 - 1, -2**31, 1000, rng.randrange(-99999, 99999)])))
+        elif kind == "u":
+            signature += "u"
+            args.append(str(rng.choice([0, 3, 2**32 - 1])))
+        elif kind == "s":
+            signature += "s"
+            args.append(rng.choice(["", "clicked", "Id", MENU, ITEM, "ü" * 50, "x" * 4000]))
+        elif kind == "b":
+            signature += "b"
+            args.append(rng.choice(["true", "false"]))
+        elif kind == "v":
+            signature += "v"
+            args += rng.choice([["s", "hi"], ["i", "5"], ["as", "2", "a", "b"]])
+        else:
+            signature += "ai"
+            count = rng.randrange(0, 6)
+            args += [str(count)] + [str(rng.randrange(-5, 1005)) for _ in range(count)]
+    return [name, path, interface, member, signature, *args]
+
+
+def test_random_calls_never_take_the_agent_down(pair, ports, tmp_path, procs):
+    """Fuzz-ish: 300 calls of random members, types and values (fixed seed),
+    each answered (a reply or an error); then the menu still answers and
+    the agent still runs. Clicks that land on Pause or Pair are fine."""
+    import random
+    a, b = pair
+    desktop = Desktop(tmp_path / "desktop", procs)
+    tray = Tray(desktop, procs, tmp_path / "watcher.jsonl")
+    agent = start_agent(b, desktop, tmp_path / "run" / "agent.sock", ports[1], ports[0])
+    name = tray.registered()
+    rng = random.Random(28)
+    outcomes = {"reply": 0, "refused": 0, "busctl": 0}
+    for _ in range(300):
+        ok, answer = busctl(desktop.address, "call", *_random_call(rng, name), check=False)
+        # "Call failed": the bus or the agent answered an error; else busctl
+        # itself would not send such arguments.
+        kind = "reply" if ok else "refused" if "Call failed" in answer else "busctl"
+        outcomes[kind] += 1
+    print(outcomes)
+    # Most reach the agent, some are answered.
+    assert outcomes["reply"] > 0 and outcomes["refused"] > 100, outcomes
+    assert labelled(layout(desktop.address, name)[1], "Pair a new device")
+    assert agent.proc.poll() is None
