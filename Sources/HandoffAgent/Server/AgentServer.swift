@@ -540,6 +540,12 @@ public final class AgentServer: @unchecked Sendable {
         }
     }
 
+    /// The pause state or the devices changed outside the tray (the
+    /// settings store, the roster): it shows them again. Loop thread.
+    func trayStateChanged() {
+        tray?.refresh()
+    }
+
     /// An installed app's Name (its .desktop file's), by desktop id
     /// without ".desktop". Loop thread.
     func installedAppName(desktopEntry: String) -> String? {

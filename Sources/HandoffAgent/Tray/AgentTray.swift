@@ -124,9 +124,11 @@ final class AgentTray: AgentLoopSource {
         return id
     }
 
-    /// Rebuilds the menu and the look; true when the menu changed.
+    /// Rebuilds the menu and the look; true when the menu changed. Also
+    /// what to call when the pause state changed elsewhere
+    /// (`AgentServer.trayStateChanged`).
     @discardableResult
-    private func refresh() -> Bool {
+    func refresh() -> Bool {
         guard let menu, let item else { return false }
         let before = menu.revision, beforeMenu = menu.menu
         menu.update(buildMenu())

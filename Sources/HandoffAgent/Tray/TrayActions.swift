@@ -2,6 +2,9 @@
 
 /// What the tray's menu does besides continuing an offer (docs/agent.md §6
 /// "The tray"): the seams other parts of the agent fill in. Loop thread.
+/// Set `AgentServer.trayActions` on the loop thread before the tray starts
+/// (`AgentServer.startTray` posts its start); when the pause changes
+/// elsewhere (a settings command), call `AgentServer.trayStateChanged()`.
 protocol TrayActions: AnyObject {
     /// Handoff is paused (the menu's checkmark).
     var isPaused: Bool { get }
