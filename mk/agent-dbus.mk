@@ -3,7 +3,7 @@
 # against a fake notification server and app (Tests/agent/fake_notifications.c)
 # on a private dbus-daemon each test starts.
 #
-#   make test-agent-dbus    the HandoffAgent D-Bus and socket-activation suites
+#   make test-agent-dbus    the HandoffAgent D-Bus (notifications, the tray) and socket-activation suites
 #
 # `make test-swift` runs the same suites; it gets the fake built here.
 
@@ -23,7 +23,7 @@ $(FAKE_WATCHER): Tests/agent/fake_watcher.c
 
 test-agent-dbus: $(FAKE_NOTIFICATIONS)
 	HANDOFF_FAKE_NOTIFICATIONS=$(abspath $(FAKE_NOTIFICATIONS)) \
-	  $(SWIFT) test --filter 'HandoffAgentTests\.(SessionBusTests|NotifierTests|ApplicationActivatorTests|ActivatedSocketTests)'
+	  $(SWIFT) test --filter 'HandoffAgentTests\.(SessionBusTests|SessionBusExportTests|TrayMenuTests|NotifierTests|ApplicationActivatorTests|ActivatedSocketTests)'
 
 test-swift: $(FAKE_NOTIFICATIONS)
 test-swift: export HANDOFF_FAKE_NOTIFICATIONS := $(abspath $(FAKE_NOTIFICATIONS))

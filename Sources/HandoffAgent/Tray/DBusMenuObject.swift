@@ -42,7 +42,8 @@ final class DBusMenuObject {
         let old = menu
         menu = new
         if old.ids == new.ids {
-            let changed = new.items.filter { old.item($0.id) != $0 }
+            let changed = new.items.filter { item in old.item(item.id).map { !$0.looksSame(as: item) } ?? true }
+            guard !changed.isEmpty else { return }
             try? bus.emit(path: Self.path, interface: Self.interface, member: "ItemsPropertiesUpdated") { (w) throws(DBusError) in
                 try w.enter("a", "(ia{sv})")
                 for item in changed {

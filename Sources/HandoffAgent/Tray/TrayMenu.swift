@@ -24,6 +24,13 @@ struct TrayMenu: Equatable {
         var checked: Bool?
         var action: Action = .none
 
+        /// Shows the same (what it does may differ: another activity under
+        /// the same id is another layout, not a property change).
+        func looksSame(as other: Item) -> Bool {
+            label == other.label && enabled == other.enabled && isSeparator == other.isSeparator
+                && iconName == other.iconName && checked == other.checked
+        }
+
         /// Its dbusmenu properties (defaults left out, as the spec allows).
         var properties: [(String, BusValue)] {
             if isSeparator { return [("type", .string("separator"))] }
