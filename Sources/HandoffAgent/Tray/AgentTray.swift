@@ -73,9 +73,9 @@ final class AgentTray: AgentLoopSource {
         self.item = item
         try bus.subscribe(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                           member: "NameOwnerChanged", arg0: Self.watcherName) { [weak self] m in
-            guard (try? m.string()) == Self.watcherName, (try? m.string()) != nil,
-                  let new = try? m.string(), !new.isEmpty else { return }
-            self?.register()
+            guard (try? m.string()) == Self.watcherName, (try? m.string()) != nil, let new = try? m.string() else { return }
+            // A panel quitting is said (once); one starting gets the item.
+            if new.isEmpty { self?.noTray("the StatusNotifierWatcher went away") } else { self?.register() }
         }
         try bus.requestName(busName) { [weak self] result in
             guard let self else { return }
