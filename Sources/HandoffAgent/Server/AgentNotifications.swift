@@ -91,13 +91,16 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
 
     // MARK: Pairing (docs/agent.md §9), loop thread
 
-    /// Asks "Pair a new device?" with the code; `answer` hears true for
-    /// "Pair", false for "Not now", a closed notification, or no server.
-    func askPairing(_ code: ComparisonCode, answer: @escaping (Bool) -> Void) {
+    /// Asks "Pair a new device?" with the code (and the name the joiner
+    /// calls itself, unauthenticated: said so, beside the code); `answer`
+    /// hears true for "Pair", false for "Not now", a closed notification,
+    /// or no server.
+    func askPairing(_ code: ComparisonCode, callingItself name: String? = nil, answer: @escaping (Bool) -> Void) {
         endPairing()
         guard let notifier else { return answer(false) }
         pairingAnswer = answer
-        notifier.show(NotificationContent(summary: "Pair a new device?", body: "Compare: \(code)",
+        let body = name.map { "A device calling itself \u{201C}\($0)\u{201D} asks to join. Compare: \(code)" } ?? "Compare: \(code)"
+        notifier.show(NotificationContent(summary: "Pair a new device?", body: body,
                                           actions: [(Self.pairAction, "Pair"), (Self.notNowAction, "Not now")],
                                           urgency: 2), for: Self.pairingPromptKey)
     }
@@ -111,6 +114,14 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
     func showPaired(_ name: String) {
         notifier?.show(NotificationContent(summary: "Paired with \(name)", body: "It joined this device's account.",
                                            actions: [], urgency: 1), for: Self.pairedKey)
+    }
+
+    /// The agent waits for an account (docs/agent.md §10): shown once
+    /// while it waits, by `AccountWait`.
+    static func notSetUpContent() -> NotificationContent {
+        NotificationContent(summary: "Handoff is not set up",
+                            body: "Pair this device with one of yours: run `handoff pair` on both.",
+                            actions: [], urgency: 1)
     }
 
     private func answerPairing(_ yes: Bool) {
