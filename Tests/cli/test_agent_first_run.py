@@ -96,9 +96,9 @@ def test_a_waiting_agent_stops_on_sigterm_and_removes_its_socket(tmp_path, procs
 def test_a_second_agent_finds_the_running_one_and_exits_0(tmp_path, procs):
     device, first, path = waiting_agent(tmp_path, procs)
     second = device.run("--json", "agent", "--no-notifications", "--socket", path, "--beacon-port", free_port(),
-                        "--no-multicast", "--channel", "127.0.0.1:0")
+                        "--no-multicast", "--peer", f"127.0.0.1:{free_port()}", "--channel", "127.0.0.1:0")
     assert second.code == 0, second
-    assert '"event":"already-running"' in second.stderr, second
+    assert '"event":"already-running"' in second.err, second
     # The first one still serves its socket.
     assert first.proc.poll() is None and path.exists()
     assert hello(path)[0] == ERROR
@@ -110,14 +110,17 @@ def test_a_new_device_is_named_from_machine_info_else_after_its_person_and_chass
     info = tmp_path / "machine-info"
     chassis = tmp_path / "chassis_type"
 
+    made = []
+
     def name(**files):
-        device = Device(tmp_path / str(len(list(tmp_path.iterdir()))), "d", procs)
+        made.append(1)  # a fresh device each time: a name is given once, at creation
+        device = Device(tmp_path / f"device{len(made)}", "d", procs)
         env = dict(device.env, HANDOFF_TEST_MACHINE_INFO=str(info), HANDOFF_TEST_CHASSIS_TYPE=str(chassis))
         for path, text in files.items():
             (tmp_path / path).write_text(text)
         result = device.run("--json", "device", env=env)
         assert result.code == 0, result
-        return result.json["device"]["name"]
+        return result.json()["device"]["name"]
 
     assert name(**{"machine-info": 'PRETTY_HOSTNAME="Ada\'s \\"Work\\" Laptop"\nCHASSIS=desktop\n'}) \
         == 'Ada\'s "Work" Laptop'
@@ -151,7 +154,9 @@ def test_pair_name_names_the_new_device_and_the_sponsor_hears_it(tmp_path, procs
                    new.env, stdin=subprocess.PIPE)
     procs.append(proc)
     prompt = desktop.notified("Pair a new device?")
-    proc.event("code")
+    code = proc.event("code")
+    # The sponsor's person sees what the new device calls itself, as a claim, beside the code.
+    assert prompt["body"] == f"A device calling itself \u201cAda's tablet\u201d asks to join. Compare: {code['text']}"
     answer(proc, "y")
     desktop.click(prompt["id"], "pair")
     status, last = outcome(proc)
