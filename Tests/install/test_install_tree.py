@@ -255,18 +255,21 @@ def test_a_relative_prefix_is_refused_before_anything_is_made():
     assert not (ROOT / "relative").exists()
 
 
+def validate(entry):
+    if shutil.which("desktop-file-validate"):
+        checked = subprocess.run(["desktop-file-validate", str(entry)], capture_output=True, text=True)
+        assert checked.returncode == 0 and not checked.stdout.strip(), checked
+
+
 def test_the_autostart_entry_names_the_installed_command_validates_and_systemd_skips_it(root):
-    prefix = root / "pre%fix"
+    prefix = root / "usr"
     install(f"PREFIX={prefix}")
     entry = prefix / "etc" / "xdg" / "autostart" / "handoff-agent.desktop"
     text = entry.read_text()
     assert entry.stat().st_mode & 0o777 == 0o644
-    # A path with reserved characters is quoted in Exec, "%" doubled.
-    assert f'\nExec="{str(prefix).replace("%", "%%")}/bin/handoff" agent\n' in text, text
-    assert f"\nTryExec={prefix}/bin/handoff\n" in text and "\nX-systemd-skip=true\n" in text
-    if shutil.which("desktop-file-validate"):
-        checked = subprocess.run(["desktop-file-validate", str(entry)], capture_output=True, text=True)
-        assert checked.returncode == 0 and not checked.stdout.strip(), checked
+    assert f"\nExec={prefix}/bin/handoff agent\n" in text and f"\nTryExec={prefix}/bin/handoff\n" in text
+    assert "\nX-systemd-skip=true\n" in text
+    validate(entry)
     generator = Path("/usr/lib/systemd/user-generators/systemd-xdg-autostart-generator")
     if generator.exists():
         out = root / "generated"
@@ -281,6 +284,19 @@ def test_the_autostart_entry_names_the_installed_command_validates_and_systemd_s
         subprocess.run([str(generator), *map(str, dirs)], env=env, check=True, capture_output=True)
         assert any(out.rglob("*handoff*")), sorted(out.rglob("*"))
         entry.write_text(text)
+    uninstall(f"PREFIX={prefix}")
+    assert not entry.exists()
+
+
+def test_a_prefix_with_reserved_characters_is_quoted_in_exec(root):
+    prefix = root / "pre%fix"
+    install(f"PREFIX={prefix}")
+    entry = prefix / "etc" / "xdg" / "autostart" / "handoff-agent.desktop"
+    text = entry.read_text()
+    # Quoted, "%" doubled (the Desktop Entry spec's Exec rules).
+    assert f'\nExec="{str(prefix).replace("%", "%%")}/bin/handoff" agent\n' in text, text
+    assert f"\nTryExec={prefix}/bin/handoff\n" in text
+    validate(entry)
     uninstall(f"PREFIX={prefix}")
     assert not entry.exists()
 
