@@ -10,8 +10,11 @@
 #       in share/man/man1, the bash, zsh and fish completions (share/
 #       bash-completion/completions/handoff, share/zsh/vendor-completions/
 #       _handoff, share/fish/vendor_completions.d/handoff.fish), the
-#       tray's icons (share/icons/hicolor/scalable/{apps,status}), and
-#       share/handoff/install-manifest; then,
+#       tray's icons (share/icons/hicolor/scalable/{apps,status}),
+#       share/handoff/install-manifest, and the agent's XDG autostart entry
+#       handoff-agent.desktop in AUTOSTARTDIR (for desktops without systemd
+#       user sessions; X-systemd-skip keeps systemd from running it twice);
+#       then,
 #       installing for real as root into a folder the dynamic linker
 #       searches, runs ldconfig (otherwise prints the line to run)
 #   make uninstall [PREFIX=...] [DESTDIR=]
@@ -42,6 +45,11 @@ MANDIR_INSTALL     ?= $(DATADIR_INSTALL)/man
 BASHCOMPDIR        ?= $(DATADIR_INSTALL)/bash-completion/completions
 ZSHCOMPDIR         ?= $(DATADIR_INSTALL)/zsh/vendor-completions
 FISHCOMPDIR        ?= $(DATADIR_INSTALL)/fish/vendor_completions.d
+# XDG autostart: sessions read $XDG_CONFIG_DIRS/autostart, /etc/xdg by
+# default, so the system prefixes put it there; any other prefix keeps it
+# below itself ($(PREFIX)/etc/xdg/autostart: add $(PREFIX)/etc/xdg to
+# XDG_CONFIG_DIRS to use it).
+AUTOSTARTDIR       ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc/xdg/autostart,$(PREFIX)/etc/xdg/autostart)
 
 .PHONY: install uninstall test-units test-install
 
@@ -50,12 +58,12 @@ FISHCOMPDIR        ?= $(DATADIR_INSTALL)/fish/vendor_completions.d
 INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR_INSTALL)' LIBDIR='$(LIBDIR_INSTALL)' \
     INCLUDEDIR='$(INCLUDEDIR_INSTALL)' PKGCONFIGDIR='$(PKGCONFIGDIR)' USERUNITDIR='$(USERUNITDIR)' \
     DATADIR='$(DATADIR_INSTALL)' MANDIR='$(MANDIR_INSTALL)' BASHCOMPDIR='$(BASHCOMPDIR)' ZSHCOMPDIR='$(ZSHCOMPDIR)' \
-    FISHCOMPDIR='$(FISHCOMPDIR)' VERSION='$(VERSION)' SOMAJOR='$(SOMAJOR)'
+    FISHCOMPDIR='$(FISHCOMPDIR)' AUTOSTARTDIR='$(AUTOSTARTDIR)' VERSION='$(VERSION)' SOMAJOR='$(SOMAJOR)'
 
 install: lib $(TOOL)
 	@$(INSTALL_ENV) BUILT_LIB='$(LIBDIR)/libhandoff.so.$(VERSION)' BUILT_TOOL='$(TOOL)' HEADER=include/handoff.h GLIB_HEADER=include/handoff-glib.h \
 	    PC_IN=mk/handoff.pc.in UNIT_SOCKET=dist/systemd/handoff-agent.socket \
-	    UNIT_SERVICE=dist/systemd/handoff-agent.service MAN_PAGES=man COMPLETIONS=completions ICONS=data/icons sh mk/install.sh install
+	    UNIT_SERVICE=dist/systemd/handoff-agent.service MAN_PAGES=man AUTOSTART=dist/xdg/handoff-agent.desktop COMPLETIONS=completions ICONS=data/icons sh mk/install.sh install
 
 # Builds nothing: removing needs only the manifest.
 uninstall:

@@ -174,6 +174,7 @@ enum DocumentVectorRegistry {
 
     static let pairing: Entries = [
         "pairing beacon": { hex(PairingBeacon(port: 52380, sessionID: run(0xc0, 16)).encoded()) },
+        "named pairing beacon": { hex(PairingBeacon(port: 52380, sessionID: run(0xc0, 16), name: "Ada's tablet").encoded()) },
         "pkS": { hex(X25519KeyPair.fromPrivateKey(run(0, 32))!.publicKey) },
         "pkJ": { hex(X25519KeyPair.fromPrivateKey(run(0x20, 32))!.publicKey) },
         "commitment C": { hex(PairingCrypto.commitment(publicKey: X25519KeyPair.fromPrivateKey(run(0, 32))!.publicKey, nonce: run(0xa0, 16))) },

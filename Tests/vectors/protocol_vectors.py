@@ -77,6 +77,9 @@ def frame(kind, payload=b""):
 
 # §9: the pairing beacon.
 pairing_beacon = b"HOFFPAIR" + bytes([1, 1]) + struct.pack(">H", 52380) + run(0xC0) + bytes(68)
+joiner_name = "Ada's tablet".encode()
+named_pairing_beacon = (b"HOFFPAIR" + bytes([1, 1]) + struct.pack(">H", 52380) + run(0xC0) + bytes([len(joiner_name)])
+                        + joiner_name + bytes(67 - len(joiner_name)))
 
 for name, value in [
     ("beacon key", beacon_key), ("channel PSK", channel_psk), ("account ID", account_id), ("checksum", checksum),
@@ -86,7 +89,7 @@ for name, value in [
     ("FETCH frame", frame(0x01, run(0x00))),
     ("STREAM_OPEN frame", frame(0x05, run(0xB0))), ("STREAM_ACCEPTED frame", frame(0x06)),
     ("DATA frame", frame(0x07, b"hello")), ("END frame", frame(0x08)),
-    ("pairing beacon", pairing_beacon),
+    ("pairing beacon", pairing_beacon), ("named pairing beacon", named_pairing_beacon),
 ]:
     print(f"{name}: {value.hex()}")
 print(f"pairing code: {pairing_code(account_key)}")

@@ -194,7 +194,7 @@ public struct AccountStore: Sendable {
 
     /// Creates the directory and its missing parents with mode 0700, then
     /// checks it (`checkDirectory`).
-    func ensureDirectory() throws(HandoffError) {
+    public func ensureDirectory() throws(HandoffError) {
         guard !directory.isEmpty else {
             throw HandoffError(.invalidArgument, "the account directory is an empty path: give a directory")
         }

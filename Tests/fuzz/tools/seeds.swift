@@ -811,6 +811,7 @@ func writePairingSeeds(_ w: Writer) {
     w("pairing-messages", "sponsor-side", [share, accept].flatMap { $0.encoded() })
     w("pairing-messages", "reject", PairingMessage.reject.frame.encoded())
     w("pairing-messages", "beacon", PairingBeacon(port: 52371, sessionID: run(0xc0, 16)).encoded())
+    w("pairing-messages", "named-beacon", PairingBeacon(port: 52371, sessionID: run(0xc0, 16), name: "Ada's tablet").encoded())
 
     // The documented one-time-code run (code 4711-0828, RFC 9382's x and y).
     let code = PairingMethod.code(try! OneTimeCode(typed: "4711-0828"))
