@@ -20,12 +20,15 @@ import Testing
 
     @Test func aNewDeviceOrAnotherNameIsWorthWritingALaterSightingIsNot() {
         var r = DeviceRoster()
-        #expect(r.saw(Self.record(1, seen: 10)))
-        #expect(!r.saw(Self.record(1, seen: 20)))
+        let new = r.saw(Self.record(1, seen: 10))
+        let later = r.saw(Self.record(1, seen: 20))
+        #expect(new && !later)
         #expect(r.records[Self.record(1, seen: 0).id]?.lastSeen == 20)
-        #expect(!r.saw(Self.record(1, seen: 5)))  // never goes back
+        let earlier = r.saw(Self.record(1, seen: 5))
+        #expect(!earlier)  // never goes back
         #expect(r.records[Self.record(1, seen: 0).id]?.lastSeen == 20)
-        #expect(r.saw(Self.record(1, seen: 30, name: "Renamed")))
+        let renamed = r.saw(Self.record(1, seen: 30, name: "Renamed"))
+        #expect(renamed)
         r.heard(Self.record(1, seen: 0).id, at: 40)
         r.heard("unknown", at: 50)
         #expect(r.records.count == 1 && r.records.first?.value.lastSeen == 40)

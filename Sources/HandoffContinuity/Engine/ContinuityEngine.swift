@@ -248,18 +248,18 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         // withdrawal beacons the scheduler (stopping now) may not have sent
         // yet (resign, then detach: without it, receivers keep the activity
         // for its 12 s lifetime).
-        let last: [ActivityID] = state.withLock { s in
-            guard !s.stopped else { return [] }
+        let last: [ActivityID]? = state.withLock { s in
+            guard !s.stopped else { return nil }
             s.stopped = true
             s.endpoint = nil
             let ids = [s.withdrawal?.activityID, s.advertisement?.activityID].compactMap { $0 }
             s.withdrawal = nil
             return ids.count == 2 && ids[0] == ids[1] ? [ids[0]] : ids
         }
-        for id in last { send(withdrawal: id) }
+        for id in last ?? [] { send(withdrawal: id) }
         // The others show this device offline at once, not after 150 s.
-        seal(kind: .presence, activity: nil, leaving: true)
-        let roster = state.withLock { s in
+        if last != nil { seal(kind: .presence, activity: nil, leaving: true) }
+        let roster = last == nil ? nil : state.withLock { s in
             let (now, wall) = (monotonicSeconds(), wallMilliseconds())
             for (id, entry) in s.remotes.entries where entry.verified {
                 s.roster.heard(id, at: Self.wall(of: entry.lastHeard, now: now, wall: wall))
