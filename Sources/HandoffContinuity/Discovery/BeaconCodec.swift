@@ -33,7 +33,8 @@ import HandoffModel
 /// refuses an unknown version, kind or role, a reserved flag, bad UTF-8, a
 /// string over its limit, an extension running past the end, non-zero or
 /// over-long padding. This release sends no extension and no optional flag,
-/// so what it seals is exactly what revision 1 (0.1.0) accepts.
+/// so what it seals is exactly what revision 1 (0.1.0) accepts, but for
+/// the presence kind (revision 3), which older receivers drop unread.
 public enum BeaconCodec {
     public static let maxPacketSize = 1200
     /// The smallest packet `seal` produces: one 64-byte block plus overhead.
