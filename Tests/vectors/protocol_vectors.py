@@ -65,6 +65,7 @@ def seal(plaintext):
 
 advert = beacon(1, 1, ["com.example.mapoff.view-region", "Cupertino", "A1B2C3D4E5", "com.example.mapoff"])
 solicitation = beacon(3, 2)
+presence = beacon(4, 3)  # revision 3: device fields only, flags 0
 # §10: the same advert as a later revision might send it.
 grown = beacon(1, 1, ["com.example.mapoff.view-region", "Cupertino", "A1B2C3D4E5", "com.example.mapoff"],
                optional_flags=0x80, extensions=[(0x7F, b"future")])
@@ -85,6 +86,7 @@ for name, value in [
     ("beacon key", beacon_key), ("channel PSK", channel_psk), ("account ID", account_id), ("checksum", checksum),
     ("advert plaintext", advert), ("advert packet", seal(advert)),
     ("solicitation plaintext", solicitation), ("solicitation packet", seal(solicitation)),
+    ("presence plaintext", presence), ("presence packet", seal(presence)),
     ("growth plaintext", grown), ("growth packet", seal(grown)),
     ("FETCH frame", frame(0x01, run(0x00))),
     ("STREAM_OPEN frame", frame(0x05, run(0xB0))), ("STREAM_ACCEPTED frame", frame(0x06)),

@@ -98,7 +98,9 @@ enum AgentCommand: Command {
             Self.release(listener)
             throw error
         }
-        let config = settings.configuration(account: account, device: device)
+        var config = settings.configuration(account: account, device: device)
+        // The devices it verified, listed online or not across restarts.
+        config.roster = DeviceRosterFile(store: profile.store, accountID: account.derived.accountID)
         let desktop: AgentDesktop? = arguments.has("--no-launch") ? nil : AgentDesktop.current()
 
         let notifications: Agent.Notifications = arguments.has("--no-notifications") ? .off : .sessionBus(nil)
