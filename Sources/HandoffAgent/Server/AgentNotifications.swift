@@ -18,7 +18,11 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
     private var bus: SessionBus?
     private var notifier: Notifier<ActivityID>?
     private var port: HubPort?
+    /// Offers shown; notices ("no app") shown; activities whose notice was
+    /// shown once (not again until the activity goes and comes back).
     private var shown: Set<ActivityID> = []
+    private var notices: Set<ActivityID> = []
+    private var noticed: Set<ActivityID> = []
     /// The pairing prompt's answer while it is shown (docs/agent.md §9);
     /// called once, then nil.
     private var pairingAnswer: ((Bool) -> Void)?
@@ -77,15 +81,29 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
             // Installed apps are looked at again only for a new activity.
             var rescan = false
             if case .available = change { rescan = true }
+            let id = remote.activityID
             guard let target = server.continuer(of: remote, rescanning: rescan) else {
-                if shown.remove(remote.activityID) != nil { notifier.close(remote.activityID) }
+                // Said once per activity, never again on its keep-alives.
+                guard noticed.insert(id).inserted else {
+                    if shown.remove(id) != nil { notifier.close(id) }
+                    return
+                }
+                shown.remove(id)
+                let web = ActivityGate.webPage(remote.webpageURL) != nil
+                notifier.show(.noApp(remote, webPage: web, installable: server.installable(remote)), for: id)
+                notices.insert(id)
+                server.log("no-app", "no app here continues \(remote.activityType) of team \(remote.teamIdentifier) from \(remote.deviceName); the person is told",
+                           ["activity": .string(id.uuidString), "type": .string(remote.activityType),
+                            "bundle": .string(remote.bundleIdentifier), "web": .bool(web)])
                 return
             }
-            notifier.show(NotificationContent(title: remote.title, type: remote.activityType, deviceName: remote.deviceName,
-                                              desktopEntry: target.desktopEntry), for: remote.activityID)
-            shown.insert(remote.activityID)
+            notices.remove(id)
+            notifier.show(.offer(remote, target), for: id)
+            shown.insert(id)
         case .withdrawn(let remote):
-            if shown.remove(remote.activityID) != nil { notifier.close(remote.activityID) }
+            let id = remote.activityID
+            noticed.remove(id)
+            if shown.remove(id) != nil || notices.remove(id) != nil { notifier.close(id) }
         }
     }
 
@@ -129,6 +147,15 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
             break
         case .closed(let id, _) where id == Self.pairingPromptKey:
             answerPairing(false)
+        case .actionInvoked(let id, let action, let token) where notices.contains(id):
+            // The "no app" notice: its buttons; a click on its body does nothing.
+            guard action == NotificationContent.openWebAction || action == NotificationContent.installAction else { break }
+            notices.remove(id)
+            notifier?.close(id)
+            if case .failure(let error) = server.noticeAction(id, action, activationToken: token) {
+                server.log("choose-failed", "cannot \(action) for \(id.uuidString): \(error.message)",
+                           ["activity": .string(id.uuidString), "code": .int(Int64(error.code.rawValue))])
+            }
         case .actionInvoked(let id, let action, let token) where action == Notifier<ActivityID>.continueAction || action == "default":
             server.log("chosen", "the person chose \(id.uuidString) in a notification",
                        ["activity": .string(id.uuidString), "token": .bool(token != nil)])
@@ -142,6 +169,7 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
             break
         case .closed(let id, _):
             shown.remove(id)
+            notices.remove(id)
         case .unavailable(let error):
             answerPairing(false)
             server.log("notifications", "no notification server: \(error.message) (the agent works without it)",
@@ -169,8 +197,9 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
     func loopWillStop() {
         answerPairing(false)
         notifier?.close(Self.pairingPromptKey)
-        for id in shown { notifier?.close(id) }
+        for id in shown.union(notices) { notifier?.close(id) }
         shown.removeAll()
+        notices.removeAll()
         stopWatching()
     }
 
