@@ -368,7 +368,7 @@ public final class AgentServer: @unchecked Sendable {
             return .failure(HandoffError(.connectionUnavailable, "no device offers activity \(activityID.uuidString) now"))
         }
         if let (session, offered) = runningContinuers(of: remote).first {
-            session.continueActivity(offered)
+            session.continueActivity(offered, activationToken: activationToken)
             log("continue", "\(remote.activityType) from \(remote.deviceName) continues in \(session.describe)",
                 ["activity": .string(activityID.uuidString), "bundle": .string(session.manifest.bundleIdentifier)])
             bringForward(session.manifest.bundleIdentifier, activationToken: activationToken)

@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+"""What the agent's notifications say and what their click does (issue 28
+item 2, docs/agent.md §5–§6), end to end as in test_agent_e2e.py: device A
+publishes with `handoff publish`; device B's agent runs on a private
+dbus-daemon.
+
+With the recording server (Tests/agent/fake_notifications.c):
+- the offer names the app (`Name`), sends its `Icon` and desktop id;
+- an activity no app here declares gets one "No app on this device
+  continues <type>" notice with "Open in browser" and "Install";
+- a click with an activation token on an activity a running app continues
+  reaches that app through the library (handoff_application_get_activation_token,
+  Python `app.activation_token`) during will_continue and continue, and a
+  running DBusActivatable app also gets Activate with the token as
+  platform data; the agent logs nothing alarming on the click.
+
+With a real notification server (dunst under Xvfb), in
+test_agent_notifications_dunst.py."""
+
+from agent_desktop import FAKE, Desktop, app_command, json_lines, kill_apps, wait_for
+from cli_support import Process, publish
+from test_agent_e2e import TYPE, app_event, start_agent
+from test_agent_launch import TOKEN, agent_event
+
+ALARMING = ('"notification call failed', "Invalid notification identifier", '"event":"choose-failed"',
+            '"event":"error"')
+
+
+def alarming(agent):
+    return [line for line in agent.stderr if any(word in line for word in ALARMING)]
+
+
+def test_the_offer_names_the_app_and_sends_its_icon(pair, ports, tmp_path, procs):
+    a, b = pair
+    desktop = Desktop(tmp_path / "desktop", procs)
+    app_log = tmp_path / "app.jsonl"
+    socket_path = tmp_path / "run" / "agent.sock"
+    desktop.install("org.example.Named", "org.example.Named", [TYPE], app_log, icon="accessories-text-editor")
+    start_agent(b, desktop, socket_path, ports[1], ports[0])
+    publish(a, ports[0], ports[1], "--type", TYPE, "--title", "Named draft")
+    shown = desktop.notified("Named draft")
+    assert shown["summary"] == "Continue “Named draft” in E2E app", shown
+    assert shown["body"].startswith("from "), shown
+    assert shown["app_icon"] == "accessories-text-editor", shown
+    assert shown["hints"].get("desktop-entry") == "org.example.Named", shown
+    assert shown["actions"] == ["continue", "Continue"], shown
+    assert "transient" not in shown["hints"], shown
+
+
+def test_what_no_app_here_continues_is_told_once_with_the_web_page_and_install(pair, ports, tmp_path, procs):
+    a, b = pair
+    desktop = Desktop(tmp_path / "desktop", procs)
+    socket_path = tmp_path / "run" / "agent.sock"
+    agent = start_agent(b, desktop, socket_path, ports[1], ports[0])
+    publish(a, ports[0], ports[1], "--type", "com.example.nobody.here", "--title", "Orphan",
+            "--url", "https://example.org/orphan")
+    notice = desktop.notified("No app on this device continues com.example.nobody.here")
+    assert notice["body"].startswith("“Orphan” from "), notice
+    assert notice["actions"][0:2] == ["open-web", "Open in browser"], notice
+    assert notice["hints"].get("transient") is True and notice["hints"].get("urgency") == 0, notice
+    no_app = agent_event(agent, "no-app", type="com.example.nobody.here")
+    assert no_app["web"] is True, no_app
+    # A later offer is shown after it; the notice was not sent again meanwhile.
+    publish(a, ports[0], ports[1], "--type", TYPE, "--title", "After the orphan")
+    desktop.notified("After the orphan")
+    notices = [n for n in desktop.notifications() if n.get("call") == "Notify"
+               and n.get("summary", "").startswith("No app on this device")]
+    assert len(notices) == 1, notices
+    assert sum('"event":"no-app"' in line for line in agent.stderr) == 1, agent.stderr
+
+
+def test_a_running_app_gets_the_clicks_token_through_the_library_and_dbus_activate(pair, ports, tmp_path, procs):
+    a, b = pair
+    desktop = Desktop(tmp_path / "desktop", procs)
+    app_log, bus_log = tmp_path / "app.jsonl", tmp_path / "bus.jsonl"
+    socket_path = tmp_path / "run" / "agent.sock"
+    name = "org.example.Running"
+    desktop.install(name, name, [TYPE], tmp_path / "never.jsonl", dbus_activatable=True)
+    agent = start_agent(b, desktop, socket_path, ports[1], ports[0])
+    # The running app's D-Bus side (records Activate) and its Handoff side.
+    bus_side = Process([str(FAKE), "--address", desktop.address, "--log", str(bus_log),
+                        "--app", name, "/org/example/Running"], desktop.env(b.env, socket_path))
+    procs.append(bus_side)
+    bus_side.expect_line("ready")
+    app = Process(app_command(app_log, name, [TYPE]), desktop.env(b.env, socket_path))
+    procs.append(app)
+    try:
+        connected = app_event(app_log, "connected")
+        assert connected["mode"] == "AGENT", connected
+        sender, published = publish(a, ports[0], ports[1], "--type", TYPE, "--title", "Running draft",
+                                    "--info", "n=1")
+        shown = desktop.notified("Running draft")
+        desktop.click(shown["id"], token=TOKEN)
+        will = app_event(app_log, "will_continue", type=TYPE)
+        assert will["activation_token"] == TOKEN, will
+        done = app_event(app_log, "continue", type=TYPE)
+        assert done["activation_token"] == TOKEN and done["title"] == "Running draft", done
+        sender.event("continued", id=published["id"])
+        activate = wait_for(lambda: next((r for r in json_lines(bus_log) if r.get("call") == "Activate"), None),
+                            "Activate reached the running app")
+        assert activate["platform_data"] == {"activation-token": TOKEN, "desktop-startup-id": TOKEN}, activate
+        raised = agent_event(agent, "raise", bundle=name)
+        assert raised["token"] is True, raised
+        # Nothing was launched: it runs already.
+        assert not any('"event":"launch"' in line for line in agent.stderr), agent.stderr
+        assert json_lines(tmp_path / "never.jsonl") == []
+        # The click closed the notification on the server, and the agent's
+        # own close of it was answered "Invalid notification identifier":
+        # nothing alarming in the log.
+        wait_for(lambda: desktop.closed(shown["id"]), "the agent closed the notification")
+        assert alarming(agent) == [], alarming(agent)
+    finally:
+        kill_apps(app_log)
