@@ -19,13 +19,14 @@ public struct NotificationContent: Sendable, Equatable {
         case app(name: String?)
         /// Only its web page would open, in the browser.
         case webPage
-        /// Nothing here continues it: a notice, with "Open in browser" when
-        /// it has a web page and "Install" when an app for it may be found.
-        case noApp(webPage: Bool, installable: Bool)
+        /// Nothing here continues it, not even a browser (it has no web
+        /// page the agent may open): a notice, with "Install" when an app
+        /// for it may be found.
+        case noApp(installable: Bool)
     }
 
-    /// Action keys of an activity's notification besides `continue`.
-    public static let openWebAction = "open-web", installAction = "install"
+    /// The action key of the notice's "Install".
+    public static let installAction = "install"
 
     /// The agent's own notification: `summary` and `body` shown as they are.
     public init(summary: String, body: String, actions: [(key: String, label: String)], urgency: UInt8) {
@@ -86,9 +87,8 @@ public struct NotificationContent: Sendable, Equatable {
         switch kind {
         case .app: return [("continue", AgentTexts.continueLabel)]
         case .webPage: return [("continue", AgentTexts.openInBrowserLabel)]
-        case .noApp(let web, let installable):
-            return (web ? [(Self.openWebAction, AgentTexts.openInBrowserLabel)] : [])
-                + (installable ? [(Self.installAction, AgentTexts.installLabel)] : [])
+        case .noApp(let installable):
+            return installable ? [(Self.installAction, AgentTexts.installLabel)] : []
         }
     }
 

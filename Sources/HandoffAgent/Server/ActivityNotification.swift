@@ -16,10 +16,11 @@ extension NotificationContent {
     }
 
     /// "No app on this device continues <type>": low urgency, transient,
-    /// with "Open in browser" when it has a web page the agent can open and
-    /// "Install" when the sender's bundle id may name an AppStream component.
-    static func noApp(_ remote: RemoteActivity, webPage: Bool, installable: Bool) -> NotificationContent {
+    /// with "Install" when the sender's bundle id may name an AppStream
+    /// component. (An activity with a web page the agent can open is an
+    /// offer: "Open “Title” in the browser".)
+    static func noApp(_ remote: RemoteActivity, installable: Bool) -> NotificationContent {
         NotificationContent(title: remote.title, type: remote.activityType, deviceName: remote.deviceName,
-                            kind: .noApp(webPage: webPage, installable: installable))
+                            kind: .noApp(installable: installable))
     }
 }

@@ -89,12 +89,11 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
                     return
                 }
                 shown.remove(id)
-                let web = ActivityGate.webPage(remote.webpageURL) != nil
-                notifier.show(.noApp(remote, webPage: web, installable: server.installable(remote)), for: id)
+                notifier.show(.noApp(remote, installable: server.installable(remote)), for: id)
                 notices.insert(id)
                 server.log("no-app", "no app here continues \(remote.activityType) of team \(remote.teamIdentifier) from \(remote.deviceName); the person is told",
                            ["activity": .string(id.uuidString), "type": .string(remote.activityType),
-                            "bundle": .string(remote.bundleIdentifier), "web": .bool(web)])
+                            "bundle": .string(remote.bundleIdentifier)])
                 return
             }
             notices.remove(id)
@@ -148,11 +147,11 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
         case .closed(let id, _) where id == Self.pairingPromptKey:
             answerPairing(false)
         case .actionInvoked(let id, let action, let token) where notices.contains(id):
-            // The "no app" notice: its buttons; a click on its body does nothing.
-            guard action == NotificationContent.openWebAction || action == NotificationContent.installAction else { break }
+            // The "no app" notice: its "Install"; a click on its body does nothing.
+            guard action == NotificationContent.installAction else { break }
             notices.remove(id)
             notifier?.close(id)
-            if case .failure(let error) = server.noticeAction(id, action, activationToken: token) {
+            if case .failure(let error) = server.openInstall(for: id, activationToken: token) {
                 server.log("choose-failed", "cannot \(action) for \(id.uuidString): \(error.message)",
                            ["activity": .string(id.uuidString), "code": .int(Int64(error.code.rawValue))])
             }

@@ -407,28 +407,18 @@ public final class AgentServer: @unchecked Sendable {
         }
     }
 
-    /// A "No app on this device continues …" notice's action
-    /// (docs/agent.md §6): `open-web` opens the activity's web page,
-    /// `install` the software centre at the sender's bundle id. Loop thread.
-    func noticeAction(_ activityID: ActivityID, _ action: String, activationToken: String?) -> Result<Void, HandoffError> {
+    /// The "No app on this device continues …" notice's "Install"
+    /// (docs/agent.md §6): the software centre at the sender's bundle id.
+    /// Loop thread.
+    func openInstall(for activityID: ActivityID, activationToken: String?) -> Result<Void, HandoffError> {
         guard let remote = hub.availableNow.first(where: { $0.activityID == activityID }) else {
             return .failure(HandoffError(.connectionUnavailable, "no device offers activity \(activityID.uuidString) now"))
         }
         guard let desktop else { return .failure(HandoffError(.handoffFailed, "the agent has no desktop to open things with")) }
         do {
-            if action == NotificationContent.installAction {
-                let pid = try desktop.web.openAppStream(remote.bundleIdentifier, activationToken: activationToken)
-                log("install", "opened the software centre at \(remote.bundleIdentifier) (pid \(pid))",
-                    ["activity": .string(activityID.uuidString), "bundle": .string(remote.bundleIdentifier)])
-            } else {
-                guard let url = ActivityGate.webPage(remote.webpageURL) else {
-                    return .failure(HandoffError(.handoffFailed, "\(remote.activityType) has no web page"))
-                }
-                try desktop.web.open(url.absoluteString, activationToken: activationToken)
-                count { $0.webPagesOpened += 1 }
-                log("web", "opened \(url.absoluteString) for \(remote.activityType) from \(remote.deviceName)",
-                    ["activity": .string(activityID.uuidString), "url": .string(url.absoluteString)])
-            }
+            let pid = try desktop.web.openAppStream(remote.bundleIdentifier, activationToken: activationToken)
+            log("install", "opened the software centre at \(remote.bundleIdentifier) (pid \(pid))",
+                ["activity": .string(activityID.uuidString), "bundle": .string(remote.bundleIdentifier)])
             return .success(())
         } catch {
             return .failure(error)

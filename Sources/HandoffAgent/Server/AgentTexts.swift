@@ -22,5 +22,6 @@ enum AgentTexts {
     /// Action labels.
     static let continueLabel = "Continue"
     static let openInBrowserLabel = "Open in browser"
+    /// The "no app" notice's action.
     static let installLabel = "Install"
 }
