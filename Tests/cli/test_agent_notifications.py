@@ -53,6 +53,10 @@ def test_what_no_app_here_continues_is_told_once_and_a_web_page_is_offered_for_t
     a, b = pair
     desktop = Desktop(tmp_path / "desktop", procs)
     socket_path = tmp_path / "run" / "agent.sock"
+    # An app named like the sender's bundle id, D-Bus-activatable, that
+    # declares nothing for Handoff: not asked, and the log says why.
+    (desktop.data / "applications" / "org.libhandoff.handoff.desktop").write_text(
+        "[Desktop Entry]\nType=Application\nName=Handoff\nDBusActivatable=true\nExec=/bin/true\n")
     agent = start_agent(b, desktop, socket_path, ports[1], ports[0])
     orphan, _ = publish(a, ports[0], ports[1], "--type", "com.example.nobody.here", "--title", "Orphan")
     notice = desktop.notified("No app on this device continues com.example.nobody.here")
@@ -60,7 +64,9 @@ def test_what_no_app_here_continues_is_told_once_and_a_web_page_is_offered_for_t
     # `handoff publish` sends as org.libhandoff.handoff: reverse-DNS, so "Install".
     assert notice["actions"] == ["install", "Install"], notice
     assert notice["hints"].get("transient") is True and notice["hints"].get("urgency") == 0, notice
-    agent_event(agent, "no-app", type="com.example.nobody.here", bundle="org.libhandoff.handoff")
+    no_app = agent_event(agent, "no-app", type="com.example.nobody.here", bundle="org.libhandoff.handoff")
+    assert "org.libhandoff.handoff.desktop is named like the sender's app but declares nothing" in no_app["message"], \
+        no_app
     # One publisher at a time (two of one device would take turns: issue 28 item 3).
     orphan.kill()
     # Only its web page would open: said so, with "Open in browser".

@@ -91,7 +91,8 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
                 shown.remove(id)
                 notifier.show(.noApp(remote, installable: server.installable(remote)), for: id)
                 notices.insert(id)
-                server.log("no-app", "no app here continues \(remote.activityType) of team \(remote.teamIdentifier) from \(remote.deviceName); the person is told",
+                let why = server.undeclaredReason(remote).map { " (\($0))" } ?? ""
+                server.log("no-app", "no app here continues \(remote.activityType) of team \(remote.teamIdentifier) from \(remote.deviceName)\(why); the person is told",
                            ["activity": .string(id.uuidString), "type": .string(remote.activityType),
                             "bundle": .string(remote.bundleIdentifier)])
                 return

@@ -425,6 +425,13 @@ public final class AgentServer: @unchecked Sendable {
         }
     }
 
+    /// Why no installed app continues `remote` although one is named like
+    /// its bundle id: that entry declares no activity types. Nil otherwise.
+    func undeclaredReason(_ remote: RemoteActivity) -> String? {
+        guard let path = desktop?.installed.undeclared[remote.bundleIdentifier + ".desktop"] else { return nil }
+        return "\(path) is named like the sender's app but declares nothing for Handoff (no \(InstalledApps.activityTypesKey) and \(InstalledApps.teamIdentifierKey) keys, no manifest), so it is not asked"
+    }
+
     /// Whether the sender's app may be found in a software centre (an
     /// "Install" action on the "no app" notice; `AppStreamLink`).
     func installable(_ remote: RemoteActivity) -> Bool {
@@ -480,8 +487,9 @@ public final class AgentServer: @unchecked Sendable {
             return .failure(HandoffError(.handoffFailed,
                                          "\(failed.joined(separator: ", ")) did not start (see launch-failed above), and \(remote.activityType) has no web page"))
         }
+        let why = undeclaredReason(remote).map { " (\($0))" } ?? ""
         return .failure(HandoffError(.handoffFailed,
-                                     "no app here continues \(remote.activityType) of team \(remote.teamIdentifier), and it has no web page"))
+                                     "no app here continues \(remote.activityType) of team \(remote.teamIdentifier), and it has no web page\(why)"))
     }
 
     /// What became of a D-Bus activation (on a later turn of the loop).
