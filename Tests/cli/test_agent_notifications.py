@@ -13,7 +13,10 @@ With the recording server (Tests/agent/fake_notifications.c):
   reaches that app through the library (handoff_application_get_activation_token,
   Python `app.activation_token`) during will_continue and continue, and a
   running DBusActivatable app also gets Activate with the token as
-  platform data; the agent logs nothing alarming on the click.
+  platform data; the agent logs nothing alarming on the click;
+- a D-Bus-only app whose activation fails is named as having failed to
+  start, not as "no app here continues"; an entry named like the sender's
+  bundle id that declares nothing is named in the no-app log line.
 
 With a real notification server (dunst under Xvfb), in
 test_agent_notifications_dunst.py."""
@@ -123,3 +126,19 @@ def test_a_running_app_gets_the_clicks_token_through_the_library_and_dbus_activa
         assert alarming(agent) == [], alarming(agent)
     finally:
         kill_apps(app_log)
+
+
+def test_a_failed_bus_activation_is_named_as_such_not_as_no_app(pair, ports, tmp_path, procs):
+    a, b = pair
+    desktop = Desktop(tmp_path / "desktop", procs)
+    socket_path = tmp_path / "run" / "agent.sock"
+    name = "org.example.BusOnly"
+    # D-Bus activation only (no Exec), and no service file: activation fails.
+    desktop.install(name, name, [TYPE], None, dbus_activatable=True)
+    agent = start_agent(b, desktop, socket_path, ports[1], ports[0])
+    publish(a, ports[0], ports[1], "--type", TYPE, "--title", "Bus only")
+    desktop.click(desktop.notified("Bus only")["id"], token=TOKEN)
+    agent_event(agent, "launch-failed", bundle=name)
+    failed = agent_event(agent, "choose-failed")
+    assert f"{name}.desktop did not start" in failed["message"], failed
+    assert "no app here continues" not in failed["message"], failed
