@@ -31,7 +31,7 @@ def test_the_menu_lists_the_offer_and_its_click_continues_it_on_this_device(pair
     desktop = Desktop(tmp_path / "desktop", procs)
     tray = Tray(desktop, procs, tmp_path / "watcher.jsonl")
     app_log = tmp_path / "app.jsonl"
-    desktop.install("org.example.Tray", "org.example.Tray", [TYPE], app_log)
+    desktop.install("org.example.Tray", "org.example.Tray", [TYPE], app_log, icon="accessories-text-editor")
     socket_path = tmp_path / "run" / "agent.sock"
     try:
         agent = start_agent(b, desktop, socket_path, ports[1], ports[0])
@@ -60,7 +60,7 @@ def test_the_menu_lists_the_offer_and_its_click_continues_it_on_this_device(pair
                                    "the offer in the menu")
         offer = labelled(items, "Draft 9")
         assert offer[1]["label"] == "Draft 9 — E2E app (from Device A)", offer
-        assert offer[1]["icon-name"] == "org.example.Tray", offer
+        assert offer[1]["icon-name"] == "accessories-text-editor", offer  # the app's Icon=
         assert labelled(items, "Nothing to continue") is None
         agent_event(agent, "tray", state="registered", offers=1)
 

@@ -615,12 +615,6 @@ public final class AgentServer: @unchecked Sendable {
         tray?.refresh()
     }
 
-    /// An installed app's Name (its .desktop file's), by desktop id
-    /// without ".desktop". Loop thread.
-    func installedAppName(desktopEntry: String) -> String? {
-        desktop?.installed.apps.first { $0.desktopID == desktopEntry + ".desktop" }?.name
-    }
-
     /// A continuation chosen for an app being launched, if `bundle` has
     /// one kept (and not expired). Loop thread.
     func takePendingLaunch(for bundle: String) -> RemoteActivity? {
