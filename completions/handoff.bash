@@ -18,7 +18,7 @@ _handoff_options() {
         device) options="--name --role" ;;
         nearby) options="--type --once --timeout --agent --embedded $beacons --connect-timeout" ;;
         devices) options="--listen --agent --embedded $beacons $channel" ;;
-        publish) options="--type --title --info --url --team --required-key --once --timeout $beacons $channel" ;;
+        publish) options="--type --title --info --url --team --required-key --once --timeout --agent --embedded $beacons $channel" ;;
         continue) options="--type --team --timeout --agent --embedded $beacons $channel" ;;
         doctor) options="--listen --peer --beacon-port --no-multicast --interface --channel --connect-timeout --agent --embedded" ;;
         agent) options="--socket --no-launch --no-notifications --no-tray --no-pairing $beacons $channel" ;;

@@ -86,8 +86,8 @@ complete -c handoff -n '__handoff_using device' -l name -x -d 'the name other de
 complete -c handoff -n '__handoff_using device' -l role -x -a 'full send-only' -d 'full, or send-only'
 
 # nearby, devices, continue, doctor: the agent or an engine of their own
-complete -c handoff -n '__handoff_using nearby devices continue doctor' -l agent -d 'through the handoff agent, or fail'
-complete -c handoff -n '__handoff_using nearby devices continue doctor' -l embedded -d "with an engine of the tool's own"
+complete -c handoff -n '__handoff_using nearby devices publish continue doctor' -l agent -d 'through the handoff agent, or fail'
+complete -c handoff -n '__handoff_using nearby devices publish continue doctor' -l embedded -d "with an engine of the tool's own"
 
 # nearby
 complete -c handoff -n '__handoff_using nearby' -l type -x -d 'only activities of this type'

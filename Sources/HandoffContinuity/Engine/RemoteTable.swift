@@ -45,6 +45,9 @@ struct RemoteTable {
         var role = DeviceRole.full
         /// The latest failed verification, until one succeeds.
         var lastFailure: VerificationFailure?
+        /// Which advert is current and which it replaced: two senders
+        /// claiming one device ID must not make it alternate.
+        var succession = AdvertSuccession()
 
         var verified: Bool { verifiedChannel != nil }
     }
@@ -99,6 +102,11 @@ struct RemoteTable {
     mutating func apply(_ beacon: Beacon, from host: String, audience: ActivityAudience, ownRole: DeviceRole,
                         now: Double) -> (changes: [RemoteActivityChange], verify: SocketAddress?) {
         let deviceID = hex(beacon.deviceID)
+        // PROTOCOL §5 "Receiving" step 7: a keep-alive of an activity the
+        // device has since replaced, or a withdrawal of one, while the
+        // replacement is still heard, comes from a second sender with this
+        // device ID (or is late): it changes nothing, not even the address.
+        if let entry = entries[deviceID], entry.succession.isStale(beacon, now: now) { return ([], nil) }
         let channel = SocketAddress(host: host, port: beacon.channelPort)
         let family = Self.family(of: host)
         var changes: [RemoteActivityChange] = []
@@ -131,6 +139,7 @@ struct RemoteTable {
                 : Self.remote(beacon, deviceID: deviceID, firstSeen: entry.offered).flatMap { ActivityGate.offer($0, to: audience) }
             entry.offered = offered
             entry.expiration = offered == nil ? nil : beacon.activity?.expiration
+            entry.succession.advertised(beacon, now: now)
         case .withdraw:
             // A withdrawal names the activity it ends (or none: all of them);
             // a late one for an activity already replaced changes nothing.
@@ -139,6 +148,7 @@ struct RemoteTable {
                 entry.offered = nil
                 entry.expiration = nil
             }
+            entry.succession.withdrawn(beacon.activity?.activityID)
         case .solicit, .presence:
             break
         }
@@ -262,6 +272,7 @@ struct RemoteTable {
             } else if let expiration = entry.expiration, expiration <= wallMilliseconds {
                 entry.offered = nil
                 entry.expiration = nil
+                entry.succession.withdrawn(nil)
                 changes += Self.report(&entry)
                 entries[id] = entry
             }

@@ -10,7 +10,7 @@ enum PublishCommand: Command {
     static let summary = "offer an activity to your other devices until interrupted"
     static let synopsis = [
         "publish --type TYPE [--title TITLE] [--info KEY=VALUE]... [--url URL] [--team TEAM]",
-        "        [--required-key KEY]... [--once] [--timeout SECONDS] [network options]",
+        "        [--required-key KEY]... [--once] [--timeout SECONDS] [--agent | --embedded] [network options]",
     ]
     static let details = """
         Makes a new activity of TYPE current, as an app does, and advertises it with
@@ -29,6 +29,11 @@ enum PublishCommand: Command {
         The tool acts as the app org.libhandoff.handoff of team HANDOFFCLI (or
         --team) and declares TYPE. Only apps of the same team continue it; other
         devices see it as a web page when --url is given.
+
+        When the handoff agent serves this user and account, the activity goes
+        through it, as an app's does, so the device advertises one activity (the
+        most recent of its apps' and this one); otherwise, or with a network
+        option or --embedded, the tool runs an engine of its own.
         """
     static let options: [OptionSpec] = [
         .value("--type", "TYPE", "the activity type, e.g. com.example.app.edit (required)"),
@@ -39,7 +44,7 @@ enum PublishCommand: Command {
         .repeated("--required-key", "KEY", "a userInfo key the activity needs to be handed off"),
         .flag("--once", "exit after the first device continued it (status 1 if none did before --timeout)"),
         .value("--timeout", "SECONDS", "stop after this long (default: run until interrupted)"),
-    ] + NetworkOptions.beacons + NetworkOptions.channel
+    ] + NearbySource.options + NetworkOptions.beacons + NetworkOptions.channel
 
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
         Signals.install()
@@ -49,6 +54,7 @@ enum PublishCommand: Command {
         let activity = try makeActivity(type, arguments)
         let timeout = try arguments.seconds("--timeout")
         let once = arguments.has("--once")
+        let mode = try NearbySource.mode(arguments)
         let settings = try NetworkOptions.settings(arguments)
         let profile = try Profile.open()
         let account = try profile.account()
@@ -65,9 +71,18 @@ enum PublishCommand: Command {
                 + "a device that continues it gets error 4608")
         }
 
-        let engine = try ContinuityEngine(configuration: config)
-        let app = try Application(manifest: manifest, delegate: QuietDelegate(), continuity: engine)
-        defer { engine.detach() }
+        // One engine per device identity (docs/agent.md §4): through the
+        // agent when it serves this device, as any app in AUTO mode.
+        var choice = ContinuityModeChoice(mode: mode, accountID: account.id)
+        choice.deviceSettings = NearbySource.deviceOptions.filter { arguments.has($0) || arguments.value($0) != nil }
+        if let fetch = settings.fetchTimeout { choice.fetchTimeout = fetch }
+        if let connect = settings.connectTimeout { choice.connectTimeout = connect }
+        let (service, chosen) = try choice.start(manifest: manifest) { () throws(HandoffError) -> any ContinuityService in
+            try ContinuityEngine(configuration: config)
+        }
+        let engine = service as? ContinuityEngine
+        let app = try Application(manifest: manifest, delegate: QuietDelegate(), continuity: service)
+        defer { service.detach() }
         let loop = MainLoop([app.queue])
         var continued = 0
         let listener = ContinuedListener { continuedActivity in
@@ -79,14 +94,25 @@ enum PublishCommand: Command {
         activity.retainDelegate(listener)
         try app.becomeCurrent(activity)
 
-        output.emit(["event": "publishing", "id": .string(activity.activityID.uuidString), "type": .string(type),
-                     "title": .string(activity.title), "team": .string(team), "bundle": .string(manifest.bundleIdentifier),
-                     "account": .string(account.id), "device": AccountCommand.deviceJSON(device),
-                     "beacon_port": .int(Int64(engine.beaconPort)), "channel_port": .int(Int64(engine.channelPort)),
-                     "user_info_bytes": .int(Int64(size))],
+        var event: JSONObject = ["event": "publishing", "id": .string(activity.activityID.uuidString), "type": .string(type),
+                           "title": .string(activity.title), "team": .string(team), "bundle": .string(manifest.bundleIdentifier),
+                           "account": .string(account.id), "device": AccountCommand.deviceJSON(device),
+                           "via": .string(chosen == .agent ? "agent" : "embedded"),
+                           "user_info_bytes": .int(Int64(size))]
+        var reach = "through the handoff agent"
+        if let engine {
+            event["beacon_port"] = .int(Int64(engine.beaconPort))
+            event["channel_port"] = .int(Int64(engine.channelPort))
+            reach = "channel port \(engine.channelPort)"
+        }
+        output.emit(.object(event),
                     human: "Publishing \(type)\(activity.title.map { " \"\($0)\"" } ?? "") as \(device.name)\n"
-                        + "    id \(activity.activityID.uuidString), team \(team), channel port \(engine.channelPort)")
-        output.note("Offering it (\(NetworkOptions.describe(config.beacons, port: engine.beaconPort))); Ctrl-C withdraws it.")
+                        + "    id \(activity.activityID.uuidString), team \(team), \(reach)")
+        if let engine {
+            output.note("Offering it (\(NetworkOptions.describe(config.beacons, port: engine.beaconPort))); Ctrl-C withdraws it.")
+        } else if let agent = service as? AgentClient {
+            output.note("Offering it through the handoff agent (\(agent.options.socketPath)); Ctrl-C withdraws it.")
+        }
 
         let end = loop.run(timeout: timeout)
         app.resignCurrent(activity)
