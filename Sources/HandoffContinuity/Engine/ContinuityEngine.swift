@@ -36,10 +36,17 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// What the scheduler sleeps on: armed for the earliest deadline, poked
     /// when something becomes due sooner (docs/agent.md §8).
     private let alarm: SchedulerAlarm
+    /// The person's settings file and its watch (nil: defaults only).
+    private let settingsStore: SettingsStore?
+    private let settingsWatch: SettingsWatch?
 
     private struct State: @unchecked Sendable {
         weak var endpoint: (any ContinuityEndpoint)?
+        /// What is advertised: what the app asked for (`requested`) when
+        /// the settings let it out, else nil.
         var advertisement: Advertisement?
+        var requested: Advertisement?
+        var settings = HandoffSettings.defaults
         /// When to send the next beacon, and which burst step comes next.
         var nextBeacon: Double?
         var burstStep = 0
@@ -101,13 +108,18 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         streams = StreamRegistry(threads: threads)
         let alarm = try SchedulerAlarm()
         self.alarm = alarm
+        let settingsStore = configuration.settingsDirectory.map(SettingsStore.init(directory:))
+        self.settingsStore = settingsStore
+        settingsWatch = settingsStore.map(SettingsWatch.init(store:))
         // A connection joining the pool is one more to watch, with a deadline.
         client = ExchangeClient(psk: keys.channelPSK, limits: configuration.channelLimits,
                                 fetchTimeout: configuration.fetchTimeout,
                                 idleLifetime: configuration.idleConnectionLifetime,
                                 pooled: { alarm.poke() })
+        let gate = state
         let exchange = ExchangeServer(endpoint: { [weak self] in self?.endpoint },
-                                      fetchTimeout: configuration.fetchTimeout, streams: streams)
+                                      fetchTimeout: configuration.fetchTimeout, streams: streams,
+                                      serves: { peer in gate.withLock { $0.remotes.serves(host: peer.host) } })
         do {
             server = try ChannelServer(listeningOn: configuration.channelAddress, psk: keys.channelPSK,
                                        limits: configuration.channelLimits, threads: threads) { exchange.serve($0) }
@@ -120,7 +132,48 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             server?.stop()
             throw error
         }
+        if let settingsStore { reloadSettings(from: settingsStore) }
         threads.start(named: "hoff-scheduler") { [self] in self.scheduleLoop() }
+    }
+
+    // MARK: Settings (docs/agent.md "Settings")
+
+    /// The settings in force now.
+    public var settings: HandoffSettings { state.withLock { $0.settings } }
+
+    /// Applies the person's settings at once: paused withdraws what is
+    /// advertised (withdrawal beacons), answers no solicitation, serves no
+    /// FETCH and reports nothing heard (what was reported is withdrawn); a
+    /// device not accepted from, or a muted app, is withdrawn here; a muted
+    /// app is not advertised from here. Undoing any of it solicits, so
+    /// what is offered nearby is shown again at once.
+    public func apply(_ settings: HandoffSettings) {
+        let (changes, endpoint, loosened) = state.withLock { s in
+            guard s.settings != settings else { return ([RemoteActivityChange](), s.endpoint, false) }
+            let old = s.settings
+            s.settings = settings
+            setAdvertisement(&s, s.requested)
+            let changes = s.remotes.apply(settings: settings)
+            let loosened = (old.paused && !settings.paused)
+                || old.devices.contains { settings.accepts(from: $0.key) && !old.accepts(from: $0.key) }
+                || !old.mutedApps.subtracting(settings.mutedApps).isEmpty
+            return (changes, s.endpoint, loosened)
+        }
+        if let endpoint { changes.forEach(endpoint.remoteActivityChanged) }
+        poke()
+        if loosened { solicit() }
+    }
+
+    /// Reads the settings file and applies it; a damaged one counts as the
+    /// defaults, said once per change on standard error (an embedded app
+    /// has no other voice; the agent's journal gets it).
+    private func reloadSettings(from store: SettingsStore) {
+        let loaded = store.load()
+        if let problem = loaded.problem {
+            let line = "handoff: the settings file is not used (defaults apply): \(problem.message)\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
+        }
+        apply(loaded.settings)
     }
 
     private var endpoint: (any ContinuityEndpoint)? { state.withLock { $0.endpoint } }
@@ -154,7 +207,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         guard configuration.device.role != .sendOnly else { return }
         let scheduled = state.withLock { s in
             let now = monotonicSeconds()
-            guard !s.stopped, now - s.lastSolicitBurst >= Self.solicitSpacing else { return false }
+            // Paused: nothing heard would be shown, so nothing is asked.
+            guard !s.stopped, !s.settings.paused, now - s.lastSolicitBurst >= Self.solicitSpacing else { return false }
             s.lastSolicitBurst = now
             s.solicitations = Self.solicitBurst.map { now + $0 }
             return true
@@ -167,16 +221,25 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// most-recent policy), which other devices need not hear.
     public func advertise(_ advertisement: Advertisement?) {
         let changed = state.withLock { s in
-            guard s.advertisement != advertisement else { return false }
-            if let old = s.advertisement, old.activityID != advertisement?.activityID {
-                s.withdrawal = (old.activityID, Self.withdrawalBurst.map { monotonicSeconds() + $0 })
-            }
-            s.advertisement = advertisement
-            s.burstStep = 0
-            s.nextBeacon = advertisement == nil ? nil : monotonicSeconds()
-            return true
+            s.requested = advertisement
+            return setAdvertisement(&s, advertisement)
         }
         if changed { poke() }
+    }
+
+    /// Advertises `requested` if the settings let it out, else nothing;
+    /// a change starts a burst (and withdraws what was advertised).
+    @discardableResult
+    private func setAdvertisement(_ s: inout State, _ requested: Advertisement?) -> Bool {
+        let advertisement = requested.flatMap { s.settings.advertises($0) ? $0 : nil }
+        guard s.advertisement != advertisement else { return false }
+        if let old = s.advertisement, old.activityID != advertisement?.activityID {
+            s.withdrawal = (old.activityID, Self.withdrawalBurst.map { monotonicSeconds() + $0 })
+        }
+        s.advertisement = advertisement
+        s.burstStep = 0
+        s.nextBeacon = advertisement == nil ? nil : monotonicSeconds()
+        return true
     }
 
     public func fetch(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
@@ -304,7 +367,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
                     .compactMap { $0 }.min()
                 rearm(&s)
             }
-            alarm.wait(watching: pool.descriptors)
+            if alarm.wait(watching: pool.descriptors, readable: settingsWatch?.descriptor ?? -1),
+               let settingsStore, settingsWatch?.changed() == true {
+                reloadSettings(from: settingsStore)
+            }
         }
     }
 

@@ -69,6 +69,9 @@ struct RemoteTable {
     /// every device is verified, the least recently heard one.
     let capacity: Int
     private(set) var entries: [String: Entry] = [:]
+    /// The person's settings: what they refuse (paused, a device not
+    /// accepted, a muted app) is never reported (`shown`).
+    private(set) var settings = HandoffSettings.defaults
 
     init(capacity: Int = RemoteTable.defaultCapacity) {
         self.capacity = max(1, capacity)
@@ -143,7 +146,7 @@ struct RemoteTable {
             break
         }
         var verify: SocketAddress?
-        if !entry.verified, entry.offered != nil, entry.verifying == nil,
+        if !entry.verified, shown(entry.offered) != nil, entry.verifying == nil,
            now - entry.lastAttempt >= Self.retryDelay(failures: entry.failures) {
             // The family it was heard over, unless that one already failed
             // this round and the other is known.
@@ -153,7 +156,7 @@ struct RemoteTable {
             entry.lastAttempt = now
             verify = target
         }
-        if entry.verified { changes += Self.report(&entry) }
+        if entry.verified { changes += report(&entry) }
         entries[deviceID] = entry
         return (changes, verify)
     }
@@ -196,7 +199,7 @@ struct RemoteTable {
             entry.failures = 0
             entry.failedFamilies = []
             entry.lastFailure = nil
-            changes = Self.report(&entry)
+            changes = report(&entry)
         }
         entries[deviceID] = entry
         return changes
@@ -243,17 +246,59 @@ struct RemoteTable {
             } else if let expiration = entry.expiration, expiration <= wallMilliseconds {
                 entry.offered = nil
                 entry.expiration = nil
-                changes += Self.report(&entry)
+                changes += report(&entry)
                 entries[id] = entry
             }
         }
         return changes
     }
 
-    /// Brings what was reported up to what is offered.
-    private static func report(_ entry: inout Entry) -> [RemoteActivityChange] {
-        defer { entry.reported = entry.offered }
-        return changes(from: entry.reported, to: entry.offered)
+    /// Brings what was reported up to what is offered and the settings let through.
+    private func report(_ entry: inout Entry) -> [RemoteActivityChange] {
+        let shown = shown(entry.offered)
+        defer { entry.reported = shown }
+        return Self.changes(from: entry.reported, to: shown)
+    }
+
+    /// What the settings let through of an offered activity.
+    private func shown(_ offered: RemoteActivity?) -> RemoteActivity? {
+        offered.flatMap { settings.shows($0) ? $0 : nil }
+    }
+
+    /// New settings: withdraws what they now refuse and reports what they
+    /// now let through (of verified devices; an unverified one is verified
+    /// at its next beacon).
+    mutating func apply(settings new: HandoffSettings) -> [RemoteActivityChange] {
+        settings = new
+        var changes: [RemoteActivityChange] = []
+        for (id, var entry) in entries where entry.verified || entry.reported != nil {
+            changes += report(&entry)
+            entries[id] = entry
+        }
+        return changes
+    }
+
+    /// Whether a connection from `host` may be served (PROTOCOL §7
+    /// "Gating"): not while paused, nor from an address a device that is
+    /// not offered to was heard from. The channel does not say which
+    /// device connects, so its source address is matched against the
+    /// addresses beacons came from; two devices behind one address are
+    /// refused together.
+    func serves(host: String) -> Bool {
+        guard settings.offersAnything else { return false }
+        let peer = Self.comparable(host)
+        return !entries.contains { id, entry in
+            !settings.offers(to: id) && entry.channels.values.contains { Self.comparable($0.host) == peer }
+        }
+    }
+
+    /// An address as both sides see it: an IPv4-mapped IPv6 address (a
+    /// dual-stack listener's view) as IPv4, no zone, lower case.
+    static func comparable(_ host: String) -> String {
+        var h = host.lowercased()
+        if let percent = h.firstIndex(of: "%") { h = String(h[..<percent]) }
+        if h.hasPrefix("::ffff:"), h.dropFirst(7).contains(".") { h = String(h.dropFirst(7)) }
+        return h
     }
 
     /// The activity an advert offers, ungated (any team and type; its web

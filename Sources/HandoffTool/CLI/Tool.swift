@@ -10,6 +10,7 @@ enum Tool {
         AccountCommand.self,
         PairCommand.self,
         DeviceCommand.self,
+        SettingsCommand.self,
         NearbyCommand.self,
         DevicesCommand.self,
         PublishCommand.self,

@@ -62,7 +62,9 @@ enum AgentCommand: Command {
         let profile = try Profile.open()
         let account = try profile.account()
         let device = try profile.device()
-        let config = settings.configuration(account: account, device: device)
+        var config = settings.configuration(account: account, device: device)
+        // The person's controls (docs/agent.md "Settings"), applied live.
+        config.settingsDirectory = profile.directory
         let json = output.json
         let log: AgentLogSink = { event in AgentLogLine.write(event, json: json) }
         let desktop: AgentDesktop? = arguments.has("--no-launch") ? nil : AgentDesktop.current()
