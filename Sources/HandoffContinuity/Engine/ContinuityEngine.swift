@@ -468,10 +468,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             if verdict == .duplicate { s.remotes.heardCopy(of: beacon, from: from.host) }
         }
         guard verdict == .accepted else { return }
-        if beacon.kind == .solicit {
-            answer(from)
-            return
-        }
+        // A solicitation is answered, and its sender is noted like any
+        // device heard (its address: a FETCH from it is then recognised
+        // by the settings' Offer=false, docs/agent.md §10).
+        if beacon.kind == .solicit { answer(from) }
         let audience = endpoint.audience
         let (changes, verify) = state.withLock { s in
             let now = monotonicSeconds()

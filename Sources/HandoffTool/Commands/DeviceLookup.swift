@@ -44,11 +44,20 @@ enum DeviceLookup {
               let queue = try? HostQueue() else { return [] }
         var choice = ContinuityModeChoice(mode: .agent, accountID: account.id)
         choice.observer = true
-        guard let manifest = try? Manifest(bundleIdentifier: ToolIdentity.bundleIdentifier, teamIdentifier: "", activityTypes: []),
-              let (service, _) = try? choice.start(manifest: manifest, embedded: { () throws(HandoffError) -> any ContinuityService in
-                  throw HandoffError(.connectionUnavailable, "no agent")
-              }),
-              let agent = service as? AgentClient else { return [] }
+        let started = Result { () throws(HandoffError) in
+            let manifest = try Manifest(bundleIdentifier: ToolIdentity.bundleIdentifier,
+                                        teamIdentifier: ToolIdentity.defaultTeam, activityTypes: [])
+            return try choice.start(manifest: manifest) { () throws(HandoffError) -> any ContinuityService in
+                throw HandoffError(.connectionUnavailable, "no agent")
+            }.service
+        }
+        guard case .success(let service) = started, let agent = service as? AgentClient,
+              let manifest = try? Manifest(bundleIdentifier: ToolIdentity.bundleIdentifier,
+                                           teamIdentifier: ToolIdentity.defaultTeam, activityTypes: []) else { return [] }
+        // The client reads the agent's answers once attached; held here
+        // (a service keeps its endpoint weakly).
+        let observer = Observer(manifest: manifest) { _ in }
+        agent.attach(observer)
         defer { agent.detach() }
         final class Answer: @unchecked Sendable {
             // @unchecked: set and read on the main thread only.
@@ -65,6 +74,8 @@ enum DeviceLookup {
             }
         }
         _ = loop.run(timeout: 5)
+        withExtendedLifetime(observer) {}
         return answer.status?.remotes.map { Known(id: hexString($0.deviceID), name: $0.deviceName) } ?? []
     }
 }
+
