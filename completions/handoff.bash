@@ -4,7 +4,7 @@
 # network interfaces). Needs nothing of the bash-completion package.
 # Kept in step with `handoff COMMAND --help` by Tests/cli/test_cli_completions.py.
 
-_handoff_commands="account pair device settings nearby devices publish continue doctor agent help"
+_handoff_commands="account pair device nearby devices publish continue doctor agent settings help"
 _handoff_account_actions="create code join show rotate"
 
 # The options of one command (--json and --help: every command's).

@@ -61,7 +61,7 @@ complete -c handoff -l json -d 'print JSON for scripts'
 complete -c handoff -l help -d 'show the help and exit'
 
 # help COMMAND
-complete -c handoff -n '__handoff_using help' -a 'account pair device settings nearby devices publish continue doctor agent'
+complete -c handoff -n '__handoff_using help' -a 'account pair device nearby devices publish continue doctor agent settings'
 
 # account
 complete -c handoff -n __handoff_account_needs_action -a create -d 'make a new account'

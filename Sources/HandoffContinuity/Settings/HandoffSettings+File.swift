@@ -57,7 +57,7 @@ extension HandoffSettings {
                     throw HandoffError(.malformedData, "\(source): [\(group)]: \(KeyFile.quoted(id)) is not a device id (32 lowercase hex digits, as `handoff devices --json` shows)")
                 }
                 known = ["Offer", "Accept", "Name"]
-                let name = keys["Name"].map { String($0.text) }.flatMap { $0.isEmpty ? nil : $0 }
+                let name = keys["Name"].map { String($0.text) }.flatMap(Self.writableName)
                 devices[id] = DeviceRule(offer: try boolean("Offer") ?? true, accept: try boolean("Accept") ?? true, name: name)
             } else if group.hasPrefix(Self.appPrefix) {
                 let id = String(group.dropFirst(Self.appPrefix.count))
@@ -80,12 +80,13 @@ extension HandoffSettings {
         }
     }
 
-    /// A device name as a `Name=` value: without control characters, and
-    /// without the spaces at its ends and backslashes a key file would
-    /// change (device names have none of these in practice); else none.
+    /// A device name as a `Name=` value, kept as written (no escapes are
+    /// undone or made): 1-256 bytes without control characters or spaces
+    /// at its ends, which a key file would change; else none. Read with
+    /// the same rule, so a name is informational both ways.
     static func writableName(_ name: String) -> String? {
         guard !name.isEmpty, name.utf8.count <= 256, name.first != " ", name.first != "\t",
-              name.last != " ", name.last != "\t", !name.contains("\\"),
+              name.last != " ", name.last != "\t",
               !name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return nil }
         return name
     }

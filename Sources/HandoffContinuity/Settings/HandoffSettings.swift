@@ -51,7 +51,9 @@ public struct HandoffSettings: Sendable, Equatable {
 
     public static func == (a: HandoffSettings, b: HandoffSettings) -> Bool {
         a.paused == b.paused && a.devices.filter { !$0.value.isDefault } == b.devices.filter { !$0.value.isDefault }
-            && a.mutedApps == b.mutedApps && a.unknownOrder == b.unknownOrder
+            // Kept groups compare as a set: a rewrite puts those of known
+            // groups beside their group, so their order may change.
+            && a.mutedApps == b.mutedApps && Set(a.unknownOrder) == Set(b.unknownOrder)
             && a.unknownOrder.allSatisfy { g in
                 a.unknown[g]!.map(\.key) == b.unknown[g]!.map(\.key) && a.unknown[g]!.map(\.value) == b.unknown[g]!.map(\.value)
             }

@@ -10,13 +10,13 @@ enum Tool {
         AccountCommand.self,
         PairCommand.self,
         DeviceCommand.self,
-        SettingsCommand.self,
         NearbyCommand.self,
         DevicesCommand.self,
         PublishCommand.self,
         ContinueCommand.self,
         DoctorCommand.self,
         AgentCommand.self,
+        SettingsCommand.self,
     ]
 
     static func main(_ arguments: [String]) -> Int32 {
