@@ -193,4 +193,18 @@ import Testing
         #expect(!t.serves(host: "10.0.0.2"))
         #expect(RemoteTable.comparable("fe80::1%eth0") == "fe80::1")
     }
+
+    /// A device that only solicits (it offers nothing) is recognised by
+    /// the address its solicitations came from, and is not listed.
+    @Test func solicitorsAreRecognisedWithoutBeingListed() throws {
+        var t = RemoteTable()
+        let asking = Beacon(kind: .solicit, timestamp: 1, sequence: 1, deviceID: Array(repeating: 3, count: 16),
+                            deviceName: "asks", role: .full, channelPort: 9, activity: nil)
+        t.heardSolicitation(from: asking, host: "::ffff:10.0.0.3")
+        #expect(t.entries.isEmpty)
+        var settings = HandoffSettings()
+        settings.devices[hex(asking.deviceID)] = .init(offer: false)
+        _ = t.apply(settings: settings)
+        #expect(!t.serves(host: "10.0.0.3") && t.serves(host: "10.0.0.4"))
+    }
 }

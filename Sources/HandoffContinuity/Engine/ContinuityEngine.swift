@@ -468,10 +468,14 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             if verdict == .duplicate { s.remotes.heardCopy(of: beacon, from: from.host) }
         }
         guard verdict == .accepted else { return }
-        // A solicitation is answered, and its sender is noted like any
-        // device heard (its address: a FETCH from it is then recognised
-        // by the settings' Offer=false, docs/agent.md §10).
-        if beacon.kind == .solicit { answer(from) }
+        if beacon.kind == .solicit {
+            // Its sender's address is noted (only that: a solicitor may
+            // be a second process of a device), so a FETCH from it is
+            // recognised by the settings' Offer=false (docs/agent.md §10).
+            state.withLock { $0.remotes.heardSolicitation(from: beacon, host: from.host) }
+            answer(from)
+            return
+        }
         let audience = endpoint.audience
         let (changes, verify) = state.withLock { s in
             let now = monotonicSeconds()

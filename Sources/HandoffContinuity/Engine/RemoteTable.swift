@@ -289,7 +289,22 @@ struct RemoteTable {
         let peer = Self.comparable(host)
         return !entries.contains { id, entry in
             !settings.offers(to: id) && entry.channels.values.contains { Self.comparable($0.host) == peer }
-        }
+        } && !solicitors.contains { id, hosts in !settings.offers(to: id) && hosts.contains(peer) }
+    }
+
+    /// Where each device's solicitations came from (comparable hosts): a
+    /// device that only asks (`handoff continue`, an app that offers
+    /// nothing) is never in `entries`, and its FETCH follows its
+    /// solicitation. Bounded like `entries`; a full map starts again.
+    private(set) var solicitors: [String: Set<String>] = [:]
+
+    mutating func heardSolicitation(from beacon: Beacon, host: String) {
+        let id = hex(beacon.deviceID)
+        if solicitors[id] == nil, solicitors.count >= capacity { solicitors = [:] }
+        var hosts = solicitors[id] ?? []
+        if hosts.count >= 4 { hosts = [] }
+        hosts.insert(Self.comparable(host))
+        solicitors[id] = hosts
     }
 
     /// An address as both sides see it: an IPv4-mapped IPv6 address (a
