@@ -17,7 +17,7 @@
 #   install only: BUILT_LIB BUILT_TOOL HEADER GLIB_HEADER PC_IN UNIT_SOCKET
 #                 UNIT_SERVICE MAN_PAGES (the folder of handoff.1 and
 #                 handoff-agent.1) COMPLETIONS (of handoff.bash, _handoff,
-#                 handoff.fish)
+#                 handoff.fish) ICONS (data/icons: the tray's, hicolor layout)
 #
 # The manifest, $DATADIR/handoff/install-manifest, holds one entry a line:
 # "file PATH" (also the links) and "dir PATH", final paths. Uninstall
@@ -38,6 +38,9 @@ done
 [ "$1" = uninstall ] || [ "$1" = install ] || { echo "usage: $0 install|uninstall" >&2; exit 2; }
 
 MANIFEST=$DATADIR/handoff/install-manifest
+# The tray's icons (docs/agent.md §6 "The tray"), in the hicolor theme the
+# agent names as its IconThemePath's ($DATADIR/icons).
+ICONDIR=$DATADIR/icons/hicolor
 REAL=libhandoff.so.$VERSION
 NL='
 '
@@ -48,13 +51,15 @@ installed_files() {
         "$INCLUDEDIR/handoff.h" "$INCLUDEDIR/handoff-glib.h" "$BINDIR/handoff" "$PKGCONFIGDIR/handoff.pc" \
         "$USERUNITDIR/handoff-agent.socket" "$USERUNITDIR/handoff-agent.service" \
         "$MANDIR/man1/handoff.1" "$MANDIR/man1/handoff-agent.1" \
-        "$BASHCOMPDIR/handoff" "$ZSHCOMPDIR/_handoff" "$FISHCOMPDIR/handoff.fish" "$MANIFEST"
+        "$BASHCOMPDIR/handoff" "$ZSHCOMPDIR/_handoff" "$FISHCOMPDIR/handoff.fish" \
+        "$ICONDIR/scalable/apps/handoff.svg" "$ICONDIR/scalable/status/handoff-available.svg" \
+        "$ICONDIR/scalable/status/handoff-paused.svg" "$MANIFEST"
 }
 
 # The folders the files go in.
 install_dirs() {
     printf '%s\n' "$LIBDIR" "$INCLUDEDIR" "$BINDIR" "$PKGCONFIGDIR" "$USERUNITDIR" "$DATADIR/handoff" \
-        "$MANDIR/man1" "$BASHCOMPDIR" "$ZSHCOMPDIR" "$FISHCOMPDIR"
+        "$MANDIR/man1" "$BASHCOMPDIR" "$ZSHCOMPDIR" "$FISHCOMPDIR" "$ICONDIR/scalable/apps" "$ICONDIR/scalable/status"
 }
 
 # Is line $1 one of the lines of $2?
@@ -115,6 +120,10 @@ do_install() {
     install -m 0644 "$COMPLETIONS/handoff.bash" "$DESTDIR$BASHCOMPDIR/handoff"
     install -m 0644 "$COMPLETIONS/_handoff" "$DESTDIR$ZSHCOMPDIR/_handoff"
     install -m 0644 "$COMPLETIONS/handoff.fish" "$DESTDIR$FISHCOMPDIR/handoff.fish"
+    install -m 0644 "$ICONS/hicolor/scalable/apps/handoff.svg" "$DESTDIR$ICONDIR/scalable/apps/handoff.svg"
+    for icon in handoff-available handoff-paused; do
+        install -m 0644 "$ICONS/hicolor/scalable/status/$icon.svg" "$DESTDIR$ICONDIR/scalable/status/$icon.svg"
+    done
 
     {
         echo "# libhandoff $VERSION: what \`make install\` created; \`make uninstall\` removes exactly this."
