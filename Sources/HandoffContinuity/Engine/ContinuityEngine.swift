@@ -148,8 +148,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// app is not advertised from here. Undoing any of it solicits, so
     /// what is offered nearby is shown again at once.
     public func apply(_ settings: HandoffSettings) {
-        let (changes, endpoint, loosened) = state.withLock { s in
-            guard s.settings != settings else { return ([RemoteActivityChange](), s.endpoint, false) }
+        let (changes, endpoint, loosened, changed) = state.withLock { s in
+            guard s.settings != settings else { return ([RemoteActivityChange](), s.endpoint, false, false) }
             let old = s.settings
             s.settings = settings
             setAdvertisement(&s, s.requested)
@@ -157,12 +157,22 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             let loosened = (old.paused && !settings.paused)
                 || old.devices.contains { settings.accepts(from: $0.key) && !old.accepts(from: $0.key) }
                 || !old.mutedApps.subtracting(settings.mutedApps).isEmpty
-            return (changes, s.endpoint, loosened)
+            return (changes, s.endpoint, loosened, true)
         }
         if let endpoint { changes.forEach(endpoint.remoteActivityChanged) }
         poke()
         if loosened { solicit() }
+        if changed, let handler = settingsApplied.withLock({ $0 }) { handler(settings) }
     }
+
+    /// Called after new settings were applied (on the thread that applied
+    /// them: the scheduler's for a file change): the agent's tray shows
+    /// a pause set elsewhere. nil stops.
+    public func onSettingsApplied(_ handler: (@Sendable (HandoffSettings) -> Void)?) {
+        settingsApplied.withLock { $0 = handler }
+    }
+
+    private let settingsApplied = Locked<(@Sendable (HandoffSettings) -> Void)?>(nil)
 
     /// Reads the settings file and applies it; a damaged one counts as the
     /// defaults, said once per change on standard error (an embedded app
