@@ -95,6 +95,13 @@ def test_pause_is_a_checkmark_the_menu_and_icon_follow(pair, ports, tmp_path, pr
     assert click(desktop.address, name, labelled(items, "Pause Handoff")[0])[0]
     agent_event(agent, "pause", paused=False)
     assert item_property(desktop.address, name, "IconName") == "handoff"
+    # The tray's pause is the settings file's (docs/agent.md §11), both ways:
+    # what it wrote, and a pause set by `handoff settings` shows in the tray.
+    assert "Paused=false" in (b.directory / "settings").read_text()
+    assert b.run("settings", "pause").code == 0
+    wait_for(lambda: item_property(desktop.address, name, "IconName") == "handoff-paused", "the tray showed the pause")
+    assert b.run("settings", "resume").code == 0
+    wait_for(lambda: item_property(desktop.address, name, "IconName") == "handoff", "the tray showed the resume")
     assert click(desktop.address, name, labelled(items, "Pair a new device")[0])[0]
     agent_event(agent, "pair-help")
     desktop.notified("Pair a new device")

@@ -59,7 +59,9 @@ enum PublishCommand: Command {
         let profile = try Profile.open()
         let account = try profile.account()
         let device = try profile.device()
-        let config = settings.configuration(account: account, device: device)
+        var config = settings.configuration(account: account, device: device)
+        // The person's controls (docs/agent.md "Settings"), applied live.
+        config.settingsDirectory = profile.directory
 
         let size = activity.encodedUserInfoSize
         if size > HandoffBudget.userInfoBytes {
