@@ -9,7 +9,8 @@
 #       the installed command), the man pages handoff(1) and handoff-agent(1)
 #       in share/man/man1, the bash, zsh and fish completions (share/
 #       bash-completion/completions/handoff, share/zsh/vendor-completions/
-#       _handoff, share/fish/vendor_completions.d/handoff.fish), and
+#       _handoff, share/fish/vendor_completions.d/handoff.fish), the
+#       translations share/locale/<lang>/LC_MESSAGES/handoff.mo (mk/l10n.mk), and
 #       share/handoff/install-manifest; then,
 #       installing for real as root into a folder the dynamic linker
 #       searches, runs ldconfig (otherwise prints the line to run)
@@ -41,6 +42,8 @@ MANDIR_INSTALL     ?= $(DATADIR_INSTALL)/man
 BASHCOMPDIR        ?= $(DATADIR_INSTALL)/bash-completion/completions
 ZSHCOMPDIR         ?= $(DATADIR_INSTALL)/zsh/vendor-completions
 FISHCOMPDIR        ?= $(DATADIR_INSTALL)/fish/vendor_completions.d
+# The tool finds them at ../share/locale from its own folder (docs/TRANSLATING.md).
+LOCALEDIR_INSTALL  ?= $(DATADIR_INSTALL)/locale
 
 .PHONY: install uninstall test-units test-install
 
@@ -49,12 +52,12 @@ FISHCOMPDIR        ?= $(DATADIR_INSTALL)/fish/vendor_completions.d
 INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR_INSTALL)' LIBDIR='$(LIBDIR_INSTALL)' \
     INCLUDEDIR='$(INCLUDEDIR_INSTALL)' PKGCONFIGDIR='$(PKGCONFIGDIR)' USERUNITDIR='$(USERUNITDIR)' \
     DATADIR='$(DATADIR_INSTALL)' MANDIR='$(MANDIR_INSTALL)' BASHCOMPDIR='$(BASHCOMPDIR)' ZSHCOMPDIR='$(ZSHCOMPDIR)' \
-    FISHCOMPDIR='$(FISHCOMPDIR)' VERSION='$(VERSION)' SOMAJOR='$(SOMAJOR)'
+    FISHCOMPDIR='$(FISHCOMPDIR)' LOCALEDIR='$(LOCALEDIR_INSTALL)' LINGUAS='$(LINGUAS)' VERSION='$(VERSION)' SOMAJOR='$(SOMAJOR)'
 
-install: lib $(TOOL)
+install: lib $(TOOL) $(MO_FILES)
 	@$(INSTALL_ENV) BUILT_LIB='$(LIBDIR)/libhandoff.so.$(VERSION)' BUILT_TOOL='$(TOOL)' HEADER=include/handoff.h GLIB_HEADER=include/handoff-glib.h \
 	    PC_IN=mk/handoff.pc.in UNIT_SOCKET=dist/systemd/handoff-agent.socket \
-	    UNIT_SERVICE=dist/systemd/handoff-agent.service MAN_PAGES=man COMPLETIONS=completions sh mk/install.sh install
+	    UNIT_SERVICE=dist/systemd/handoff-agent.service MAN_PAGES=man COMPLETIONS=completions LOCALES='$(LOCALEDIR)' sh mk/install.sh install
 
 # Builds nothing: removing needs only the manifest.
 uninstall:

@@ -59,8 +59,8 @@ public struct NotificationContent: Sendable, Equatable {
         let name = (title?.isEmpty == false ? title! : type)
         let summary = Self.cut(Self.oneLine(name), Self.maxSummaryCharacters)
         let device = Self.cut(Self.oneLine(deviceName), Self.maxDeviceCharacters)
-        guard capabilities.contains("body") else { return ("\(summary) (from \(device))", "") }
-        let body = "from \(device)"
+        guard capabilities.contains("body") else { return (tr("{title} (from {device})", ["title": summary, "device": device]), "") }
+        let body = tr("from {device}", ["device": device])
         return (summary, capabilities.contains("body-markup") ? Self.escapeMarkup(body) : body)
     }
 

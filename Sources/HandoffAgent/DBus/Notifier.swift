@@ -202,7 +202,7 @@ public final class Notifier<Key: Hashable> {
         let (summary, body) = entry.content.rendered(capabilities: caps)
         var hints: [(String, BusVariant)] = [("urgency", .byte(entry.content.urgency))]
         if let desktop = entry.content.desktopEntry { hints.append(("desktop-entry", .string(desktop))) }
-        let offered = entry.content.actions.map { $0.flatMap { [$0.key, $0.label] } } ?? [Self.continueAction, "Continue"]
+        let offered = entry.content.actions.map { $0.flatMap { [$0.key, $0.label] } } ?? [Self.continueAction, tr("Continue")]
         let actions = caps.contains("actions") ? offered : []
         let replaces = entry.id ?? 0
         let icon = entry.content.icon

@@ -97,8 +97,8 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
         endPairing()
         guard let notifier else { return answer(false) }
         pairingAnswer = answer
-        notifier.show(NotificationContent(summary: "Pair a new device?", body: "Compare: \(code)",
-                                          actions: [(Self.pairAction, "Pair"), (Self.notNowAction, "Not now")],
+        notifier.show(NotificationContent(summary: tr("Pair a new device?"), body: tr("Compare: {code}", ["code": "\(code)"]),
+                                          actions: [(Self.pairAction, tr("Pair")), (Self.notNowAction, tr("Not now"))],
                                           urgency: 2), for: Self.pairingPromptKey)
     }
 
@@ -109,7 +109,7 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
     }
 
     func showPaired(_ name: String) {
-        notifier?.show(NotificationContent(summary: "Paired with \(name)", body: "It joined this device's account.",
+        notifier?.show(NotificationContent(summary: tr("Paired with {device}", ["device": name]), body: tr("It joined this device's account."),
                                            actions: [], urgency: 1), for: Self.pairedKey)
     }
 

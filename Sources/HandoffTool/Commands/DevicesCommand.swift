@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffAgent
 import HandoffContinuity
 import HandoffModel
 import HandoffRuntime
@@ -44,8 +45,8 @@ enum DevicesCommand: Command {
         let source = try NearbySource(arguments, settings: settings, account: account, device: device, queue: queue)
         defer { source.stop() }
         if source.engine != nil {
-            output.note("Listening \(ListenCheck.format(listen)) s for account \(account.id)'s devices "
-                        + "\(source.describe(settings.beacons))…")
+            output.note(tr("Listening {seconds} s for account {account}'s devices {how}…",
+                           ["seconds": ListenCheck.format(listen), "account": account.id, "how": source.describe(settings.beacons)]))
             if case .interrupted = loop.run(timeout: listen) { return ExitCode.failure }
         }
         guard let status = try source.status(loop) else { return ExitCode.failure }
@@ -54,12 +55,11 @@ enum DevicesCommand: Command {
         }
         var result: JSONObject = ["via": .string(source.via.rawValue), "account": .string(account.id)]
         result["devices"] = .array(devices.map(\.json))
-        let human = "Devices of account \(account.id) (\(source.describe(settings.beacons))):\n"
+        let human = tr("Devices of account {account} ({how}):", ["account": account.id, "how": source.describe(settings.beacons)]) + "\n"
             + devices.map(\.text).joined(separator: "\n")
         output.emit(.object(result), human: human)
         if status.remotes.isEmpty {
-            output.note("No other device heard. A device is heard while it offers an activity "
-                        + "(`handoff publish`, or an app); `handoff doctor` checks this network.")
+            output.note(tr("No other device heard. A device is heard while it offers an activity (`handoff publish`, or an app); `handoff doctor` checks this network."))
         }
         return ExitCode.ok
     }
@@ -129,22 +129,24 @@ private struct DeviceRow {
     }
 
     var text: String {
-        var details = ["id \(id)", role.name]
+        var details = [tr("id {id}", ["id": id]), role.name]
         if thisDevice {
-            details.append("channel port \(channelPort ?? 0)")
-            return "* \(name) (this device)\n    \(details.joined(separator: ", "))"
+            details.append(tr("channel port {port}", ["port": "\(channelPort ?? 0)"]))
+            return "* " + tr("{device} (this device)", ["device": name]) + "\n    \(details.joined(separator: ", "))"
         }
-        details.append("seen \(Int(lastSeen.rounded())) s ago")
+        details.append(tr("seen {seconds} s ago", ["seconds": "\(Int(lastSeen.rounded()))"]))
         if !addresses.isEmpty { details.append(addresses.joined(separator: " ")) }
         let state: String
         switch reachable {
         case true? where (revision ?? ProtocolRevision.current) < ProtocolRevision.current:
-            state = "reachable; runs an older release (protocol revision \(revision!)): update it to use what is new"
-        case true?: state = "reachable"
+            state = tr("reachable; runs an older release (protocol revision {revision}): update it to use what is new",
+                       ["revision": "\(revision!)"])
+        case true?: state = tr("reachable")
         case false?:
             let e = lastError!
-            state = "unreachable: \(e.address): \(e.error.message) (error \(e.error.code.rawValue))"
-        case nil: state = "reachability not checked (it offers this device nothing)"
+            state = tr("unreachable: {address}: {message} (error {code})",
+                       ["address": e.address, "message": e.error.message, "code": "\(e.error.code.rawValue)"])
+        case nil: state = tr("reachability not checked (it offers this device nothing)")
         }
         return "  \(name)\n    \(details.joined(separator: ", "))\n    \(state)"
     }

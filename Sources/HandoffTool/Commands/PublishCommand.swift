@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffAgent
 import HandoffContinuity
 import HandoffModel
 import HandoffRuntime
@@ -57,12 +58,12 @@ enum PublishCommand: Command {
 
         let size = activity.encodedUserInfoSize
         if size > HandoffBudget.userInfoBytes {
-            output.warning("the userInfo is \(size) bytes encoded, over the \(HandoffBudget.userInfoBytes)-byte budget: "
-                + "a device that continues it gets error 4611")
+            output.warning(tr("the userInfo is {size} bytes encoded, over the {budget}-byte budget: a device that continues it gets error 4611",
+                              ["size": "\(size)", "budget": "\(HandoffBudget.userInfoBytes)"]))
         }
         if !activity.missingRequiredKeys.isEmpty {
-            output.warning("the userInfo lacks the required key(s) \(activity.missingRequiredKeys.joined(separator: ", ")): "
-                + "a device that continues it gets error 4608")
+            output.warning(tr("the userInfo lacks the required key(s) {keys}: a device that continues it gets error 4608",
+                              ["keys": activity.missingRequiredKeys.joined(separator: ", ")]))
         }
 
         let engine = try ContinuityEngine(configuration: config)
@@ -73,7 +74,7 @@ enum PublishCommand: Command {
         let listener = ContinuedListener { continuedActivity in
             continued += 1
             output.emit(["event": "continued", "id": .string(continuedActivity.activityID.uuidString)],
-                        human: "Continued on another device (\(continued)).")
+                        human: tr("Continued on another device ({count}).", ["count": "\(continued)"]))
             if once { loop.stop() }
         }
         activity.retainDelegate(listener)
@@ -84,9 +85,11 @@ enum PublishCommand: Command {
                      "account": .string(account.id), "device": AccountCommand.deviceJSON(device),
                      "beacon_port": .int(Int64(engine.beaconPort)), "channel_port": .int(Int64(engine.channelPort)),
                      "user_info_bytes": .int(Int64(size))],
-                    human: "Publishing \(type)\(activity.title.map { " \"\($0)\"" } ?? "") as \(device.name)\n"
-                        + "    id \(activity.activityID.uuidString), team \(team), channel port \(engine.channelPort)")
-        output.note("Offering it (\(NetworkOptions.describe(config.beacons, port: engine.beaconPort))); Ctrl-C withdraws it.")
+                    human: (activity.title.map { tr("Publishing {type} \"{title}\" as {device}", ["type": type, "title": $0, "device": device.name]) }
+                           ?? tr("Publishing {type} as {device}", ["type": type, "device": device.name])) + "\n    "
+                        + tr("id {id}, team {team}, channel port {port}",
+                             ["id": activity.activityID.uuidString, "team": team, "port": "\(engine.channelPort)"]))
+        output.note(tr("Offering it ({how}); Ctrl-C withdraws it.", ["how": NetworkOptions.describe(config.beacons, port: engine.beaconPort)]))
 
         let end = loop.run(timeout: timeout)
         app.resignCurrent(activity)

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import CLinux
+
+// The two marking functions xgettext looks for (mk/l10n.mk: --keyword=tr
+// --keyword=trn:1,2). A StaticString takes only a plain literal, so a
+// marked text cannot carry `\(…)`: values go into named fields, `{name}`,
+// filled after translation (translators may move them). A translation
+// whose fields differ from the English is not used: the English is
+// (docs/TRANSLATING.md), so a bad catalogue never loses a value or crashes.
+
+/// `msgid` translated, its `{name}` fields filled from `fields`.
+public func tr(_ msgid: StaticString, _ fields: KeyValuePairs<String, String> = [:]) -> String {
+    let english = text(of: msgid)
+    guard !english.isEmpty else { return "" }  // dgettext("") is the catalogue's header
+    let translated = String(cString: dgettext(Localization.domain, english))
+    let values = Dictionary(fields.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+    if translated != english, PlaceholderFields.names(in: translated) == PlaceholderFields.names(in: english),
+       let filled = PlaceholderFields.fill(translated, values) {
+        return filled
+    }
+    return PlaceholderFields.fill(english, values) ?? english
+}
+
+/// The form of `singular`/`plural` for `count` in the person's language
+/// (a language may have more than two forms), fields filled. A form may
+/// leave out a field (German "ein Gerät"), never add one the English lacks.
+public func trn(_ singular: StaticString, _ plural: StaticString, _ count: Int,
+                _ fields: KeyValuePairs<String, String> = [:]) -> String {
+    let one = text(of: singular), many = text(of: plural)
+    let english = count == 1 ? one : many
+    let n = UInt(clamping: count < 0 ? -count : count)
+    let translated = String(cString: dngettext(Localization.domain, one, many, n))
+    let values = Dictionary(fields.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+    let allowed = PlaceholderFields.names(in: one).union(PlaceholderFields.names(in: many))
+    if translated != english, PlaceholderFields.names(in: translated).isSubset(of: allowed),
+       let filled = PlaceholderFields.fill(translated, values) {
+        return filled
+    }
+    return PlaceholderFields.fill(english, values) ?? english
+}
+
+private func text(of literal: StaticString) -> String {
+    literal.hasPointerRepresentation ? literal.description : String(literal.unicodeScalar)
+}
