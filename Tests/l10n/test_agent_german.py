@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+"""The agent speaks the person's language in its notifications: a sponsor
+agent started with LANGUAGE=de on a private D-Bus with the fake
+notification server (Tests/agent/fake_notifications.c) asks "Ein neues
+Gerät koppeln?" with German buttons when a new device runs `handoff pair`,
+and the pairing goes through on the German "Koppeln". The joiner's
+`handoff --json pair` stays as scripts read it: JSON is never translated."""
+
+import os
+
+from agent_desktop import Desktop
+from cli_support import TOOL, WAIT, Device, Process, free_port
+from pairing_support import answer, outcome
+import subprocess
+
+
+def german(env):
+    env = {k: v for k, v in env.items() if not k.startswith(("LC_", "LANG"))}
+    return dict(env, LANGUAGE="de", LANG="C.UTF-8", HANDOFF_LOCALEDIR=os.environ["HANDOFF_LOCALEDIR"])
+
+
+def test_the_pairing_prompt_is_german_and_pairs(tmp_path, procs):
+    desktop = Desktop(tmp_path / "desktop", procs)
+    port = free_port()
+    sponsor = Device(tmp_path, "sponsor", procs)
+    assert sponsor.run("account", "create").code == 0
+    assert sponsor.run("device", "--name", "Sponsor").code == 0
+    socket_path = tmp_path / "run" / "agent.sock"
+    agent = sponsor.spawn("--json", "agent", "--socket", socket_path, "--beacon-port", port, "--no-multicast",
+                          "--peer", f"127.0.0.1:{free_port()}", "--channel", "127.0.0.1:0",
+                          env=german(desktop.env(sponsor.env, socket_path)))
+    agent.expect_stderr('"event":"listening"')
+
+    joiner = Device(tmp_path, "Gerät-B", procs)
+    assert joiner.run("device", "--name", "Gerät B").code == 0
+    new = Process([str(TOOL), "--json", "pair", "--timeout", "90", "--beacon-port", str(free_port()),
+                   "--no-multicast", "--peer", f"127.0.0.1:{port}", "--listen", "127.0.0.1:0"],
+                  german(joiner.env), stdin=subprocess.PIPE)
+    procs.append(new)
+    code = new.event("code", timeout=WAIT * 2)
+    assert code["text"] and "Vergleich" not in str(code)  # JSON events stay as they are
+
+    shown = desktop.notified("Ein neues Gerät koppeln?")
+    assert shown["body"] == f"Vergleichen Sie: {code['text']}", shown
+    assert shown["actions"] == ["pair", "Koppeln", "not-now", "Nicht jetzt"], shown
+    desktop.click(shown["id"], "pair")
+    answer(new, "y")
+    status, paired = outcome(new)
+    assert status == 0 and paired["event"] == "paired", (new.lines, new.stderr)
+    done = desktop.notified("Mit Gerät B gekoppelt")
+    assert done["body"] == "Es ist dem Konto dieses Geräts beigetreten.", done
