@@ -202,3 +202,43 @@ def test_the_installed_layout_needs_no_variable(tmp_path):
         shutil.copy2(Path(env_or_fail("HANDOFF_LOCALEDIR")) / lang / "LC_MESSAGES" / "handoff.mo", target)
     text = run_doctor(tmp_path, {"LANGUAGE": "de", "LANG": "C.UTF-8", "TOOL": str(tool)})
     assert "Abhilfe:" in text, text
+
+
+# ---------------------------------------------------------------- every command, both languages
+
+def run_tool(tmp_path, lang_env, *args, verbatim=""):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG"))}
+    env.update({"XDG_CONFIG_HOME": str(tmp_path / "config"), "HANDOFF_LOCALEDIR": env_or_fail("HANDOFF_LOCALEDIR")})
+    env.update(lang_env)
+    result = subprocess.run([env_or_fail("HANDOFF_TOOL"), *map(str, args)], env=env, capture_output=True,
+                            text=True, timeout=60)
+    # A signal (a crash) is never an answer; nor is a field left unfilled.
+    assert result.returncode in (0, 1), (args, result.returncode, result.stderr)
+    text = result.stdout + result.stderr
+    assert not re.search(r"\{[A-Za-z0-9_]+\}", text.replace(verbatim, "") if verbatim else text), text
+    return text
+
+
+ENGLISH = {"LANG": "C.UTF-8"}
+GERMAN = {"LANG": "C.UTF-8", "LANGUAGE": "de"}
+
+
+@pytest.mark.parametrize("lang_env, offering, title, looking, listening, this_device", [
+    (ENGLISH, "Offering it (UDP port", '"Plan {x}" as', "Looking for activity", "Devices of account", "(this device)"),
+    (GERMAN, "Wird angeboten (UDP-Port", "„Plan {x}“ als", "Suche Aktivität", "Geräte des Kontos", "(dieses Gerät)"),
+])
+def test_publish_continue_and_devices_speak_without_fault(tmp_path, lang_env, offering, title, looking, listening,
+                                                          this_device):
+    # Each on loopback, alone: ports nobody answers on, one-second waits.
+    from cli_support import free_port  # Tests/cli, through conftest.py
+    run_tool(tmp_path, lang_env, "account", "create")
+    net = ["--beacon-port", free_port(), "--no-multicast", "--peer", f"127.0.0.1:{free_port()}", "--channel", "127.0.0.1:0"]
+    # A value that looks like a field stays as it is (fields are filled in one pass).
+    published = run_tool(tmp_path, lang_env, "publish", "--type", "com.example.l10n", "--title", "Plan {x}",
+                         "--timeout", "1", *net, verbatim="Plan {x}")
+    assert offering in published and title in published, published
+    continued = run_tool(tmp_path, lang_env, "continue", "6F9619FF-8B86-D011-B42D-00C04FC964FF", "--timeout", "1",
+                         "--embedded", *net)
+    assert looking in continued, continued
+    devices = run_tool(tmp_path, lang_env, "devices", "--listen", "1", "--embedded", *net)
+    assert listening in devices and this_device in devices, devices
