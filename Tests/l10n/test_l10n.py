@@ -7,6 +7,7 @@ bad translation, and finds its catalogue where `make install` puts it.
 
 Run through `make test-l10n`, which passes the tool (HANDOFF_TOOL), the
 built catalogues (HANDOFF_LOCALEDIR) and xgettext's flags."""
+import json
 import os
 import re
 import shlex
@@ -122,7 +123,7 @@ def test_translations_keep_the_fields(lang):
 
 # ---------------------------------------------------------------- the tool speaks
 
-def run_doctor(tmp_path, env):
+def run_doctor(tmp_path, env, *options):
     """`handoff doctor` with no account: its findings, fixes and summary
     come from the catalogue; --listen 0 and no multicast keep it local."""
     home = tmp_path / "home"
@@ -133,7 +134,7 @@ def run_doctor(tmp_path, env):
     env = dict(env)
     tool = env.pop("TOOL", None) or env_or_fail("HANDOFF_TOOL")
     base.update(env)
-    result = subprocess.run([tool, "doctor", "--listen", "0", "--no-multicast", "--beacon-port", "47391"],
+    result = subprocess.run([tool, *options, "doctor", "--listen", "0", "--no-multicast", "--beacon-port", "47391"],
                             env=base, capture_output=True, text=True, timeout=120)
     assert result.returncode == 1, result.stderr  # no account: a failure, in any language
     return result.stdout + result.stderr
@@ -242,3 +243,12 @@ def test_publish_continue_and_devices_speak_without_fault(tmp_path, lang_env, of
     assert looking in continued, continued
     devices = run_tool(tmp_path, lang_env, "devices", "--listen", "1", "--embedded", *net)
     assert listening in devices and this_device in devices, devices
+
+
+def test_json_stays_english(tmp_path):
+    # Scripts read --json: doctor's findings there are English whatever the language.
+    text = run_doctor(tmp_path, {"LANGUAGE": "de", "LANG": "C.UTF-8", "HANDOFF_LOCALEDIR": env_or_fail("HANDOFF_LOCALEDIR")},
+                      "--json")
+    report = json.loads(text.splitlines()[0])
+    account = next(f for f in report["findings"] if f["check"] == "account.file")
+    assert account["what"].startswith("no account on this device (") and account["todo"].startswith("`handoff account create` on"), account

@@ -14,6 +14,10 @@ public enum Localization {
     /// Overrides the catalogue folder (tests, a build tree: `build/locale`).
     public static let directoryVariable = "HANDOFF_LOCALEDIR"
 
+    /// False: every text English (`--json` output is for scripts). Set on
+    /// the main thread before any other starts.
+    nonisolated(unsafe) public static var translating = true
+
     /// Takes the person's locale from the environment and binds the
     /// catalogue. Call once, first thing in main: setlocale is not
     /// thread-safe. Without it every text stays English.

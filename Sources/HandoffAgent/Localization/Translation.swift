@@ -12,7 +12,8 @@ import CLinux
 public func tr(_ msgid: StaticString, _ fields: KeyValuePairs<String, String> = [:]) -> String {
     let english = text(of: msgid)
     guard !english.isEmpty else { return "" }  // dgettext("") is the catalogue's header
-    let translated = lookUp(english) { pointer -> UnsafeMutablePointer<CChar>? in dgettext(Localization.domain, pointer) }
+    let translated = !Localization.translating ? english
+        : lookUp(english) { pointer -> UnsafeMutablePointer<CChar>? in dgettext(Localization.domain, pointer) }
     let values = Dictionary(fields.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
     if translated != english, PlaceholderFields.names(in: translated) == PlaceholderFields.names(in: english),
        let filled = PlaceholderFields.fill(translated, values) {
@@ -29,7 +30,7 @@ public func trn(_ singular: StaticString, _ plural: StaticString, _ count: Int,
     let one = text(of: singular), many = text(of: plural)
     let english = count == 1 ? one : many
     let n = UInt(clamping: count < 0 ? -count : count)
-    let translated = one.withCString { singular in
+    let translated = !Localization.translating ? english : one.withCString { singular in
         many.withCString { plural in
             // Untranslated, dngettext returns one of the two pointers it was given.
             let answer: UnsafeMutablePointer<CChar>? = dngettext(Localization.domain, singular, plural, n)
