@@ -11,8 +11,6 @@ import Glibc
 /// HANDOFF_LOCALEDIR says. libhandoff.so's messages are not translated.
 public enum Localization {
     public static let domain = "handoff"
-    /// Overrides the catalogue folder (tests, a build tree: `build/locale`).
-    public static let directoryVariable = "HANDOFF_LOCALEDIR"
 
     /// False: every text English (`--json` output is for scripts). Set on
     /// the main thread before any other starts.
@@ -30,10 +28,10 @@ public enum Localization {
         _ = bind_textdomain_codeset(domain, "UTF-8")
     }
 
-    /// HANDOFF_LOCALEDIR when set, else `../share/locale` from the
+    /// HANDOFF_LOCALEDIR when set (tests, a build tree: `build/locale`), else `../share/locale` from the
     /// executable's folder; nil (glibc's default folder) when neither is known.
     static func directory() -> String? {
-        if let value = getenv(directoryVariable), value.pointee != 0 { return String(cString: value) }
+        if let value = getenv("HANDOFF_LOCALEDIR"), value.pointee != 0 { return String(cString: value) }
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard n > 0 else { return nil }
