@@ -35,10 +35,13 @@ update-po:
 	@# Its C reader warns of Swift's multi-line literals and apostrophes in them: not marked texts.
 	xgettext $(XGETTEXT_FLAGS) -o po/handoff.pot.tmp $(L10N_SOURCES) 2> po/xgettext.log || { cat po/xgettext.log; exit 1; }
 	@grep -v 'warning: unterminated' po/xgettext.log >&2 || true; rm -f po/xgettext.log
-	{ printf '%s\n' '# SPDX-License-Identifier: MIT OR Apache-2.0' \
+	@{ printf '%s\n' '# SPDX-License-Identifier: MIT OR Apache-2.0' \
 	    '# The texts a person reads in handoff, the agent and the tool: made by' \
 	    '# `make update-po` from the sources, never edited by hand (docs/TRANSLATING.md).' '#'; \
-	  sed '1,/^#$$/d' po/handoff.pot.tmp; } > po/handoff.pot && rm -f po/handoff.pot.tmp
+	  sed '1,/^#$$/d' po/handoff.pot.tmp; } > po/handoff.pot.new && rm -f po/handoff.pot.tmp
+	@# Only its date would change: the template (and the languages' headers) stay as they are.
+	@if [ -f po/handoff.pot ] && [ "$$(grep -v '^"POT-Creation-Date:' po/handoff.pot.new)" = "$$(grep -v '^"POT-Creation-Date:' po/handoff.pot)" ]; \
+	then rm -f po/handoff.pot.new; echo "po/handoff.pot: no change"; else mv -f po/handoff.pot.new po/handoff.pot; echo "po/handoff.pot: extracted anew"; fi
 	@for lang in $(LINGUAS); do \
 	  echo "msgmerge po/$$lang.po"; \
 	  msgmerge --quiet --update --backup=none --add-location=file --sort-output po/$$lang.po po/handoff.pot || exit 1; \
