@@ -4,14 +4,16 @@ agent started with LANGUAGE=de on a private D-Bus with the fake
 notification server (Tests/agent/fake_notifications.c) asks "Ein neues
 Gerät koppeln?" with German buttons when a new device runs `handoff pair`,
 and the pairing goes through on the German "Koppeln". The joiner's
-`handoff --json pair` stays as scripts read it: JSON is never translated."""
+`handoff --json pair` stays as scripts read it: JSON is never translated.
+And an activity another device offers: "von Device A", "Fortsetzen", and
+the click continues it."""
 
 import os
-
-from agent_desktop import Desktop
-from cli_support import TOOL, WAIT, Device, Process, free_port
-from pairing_support import answer, outcome
 import subprocess
+
+from agent_desktop import Desktop, kill_apps
+from cli_support import TOOL, WAIT, Device, Process, free_port, pair_of_devices, publish
+from pairing_support import answer, outcome
 
 
 def german(env):
@@ -49,3 +51,27 @@ def test_the_pairing_prompt_is_german_and_pairs(tmp_path, procs):
     assert status == 0 and paired["event"] == "paired", (new.lines, new.stderr)
     done = desktop.notified("Mit Gerät B gekoppelt")
     assert done["body"] == "Es ist dem Konto dieses Geräts beigetreten.", done
+
+
+def test_an_activity_notification_is_german_and_continues(tmp_path, procs):
+    # Device A publishes; device B's agent, in German, offers it through the
+    # app installed for its type: "von Device A", "Fortsetzen"; the click continues it.
+    a, b = pair_of_devices(tmp_path, procs)
+    desktop = Desktop(tmp_path / "desktop", procs)
+    app_log = tmp_path / "app.jsonl"
+    desktop.install("org.example.L10n", "org.example.L10n", ["com.example.l10n.edit"], app_log)
+    socket_path = tmp_path / "run" / "agent.sock"
+    ports = free_port(), free_port()
+    try:
+        agent = b.spawn("--json", "agent", "--socket", socket_path, "--beacon-port", ports[1], "--no-multicast",
+                        "--peer", f"127.0.0.1:{ports[0]}", "--channel", "127.0.0.1:0",
+                        env=german(desktop.env(b.env, socket_path)))
+        agent.expect_stderr('"event":"listening"')
+        sender, published = publish(a, ports[0], ports[1], "--type", "com.example.l10n.edit", "--title", "Entwurf 7")
+        shown = desktop.notified("Entwurf 7")
+        assert shown["body"] == "von Device A", shown
+        assert shown["actions"] == ["continue", "Fortsetzen"], shown
+        desktop.click(shown["id"])
+        sender.event("continued", id=published["id"])
+    finally:
+        kill_apps(app_log)  # launched by the agent: not our child
