@@ -26,6 +26,11 @@ XGETTEXT_FLAGS := --language=C --from-code=UTF-8 --keyword= --keyword=tr:1 --key
 
 locale: $(MO_FILES)
 
+# msgfmt comes with gettext, which `make deps` installs (under -j too).
+ifneq ($(filter test,$(MAKECMDGOALS)),)
+$(MO_FILES): | deps
+endif
+
 $(LOCALEDIR)/%/LC_MESSAGES/handoff.mo: po/%.po
 	@mkdir -p $(dir $@)
 	msgfmt --check -o $@ $<
