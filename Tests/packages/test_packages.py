@@ -71,6 +71,10 @@ def test_the_library_and_the_tool_resolve_in_the_root(root):
         assert "not found" not in linked, linked
         assert "libssl.so.3" in linked or path.endswith("handoff"), linked
     assert "publish" in root.run("handoff", "--help").stdout
+    # /usr/bin/handoff finds its German at /usr/share/locale (docs/TRANSLATING.md).
+    german = root.run("handoff", "doctor", "--listen", "0", "--no-multicast", check=False,
+                      env={"LANGUAGE": "de", "XDG_CONFIG_HOME": "/tmp/no-account"})
+    assert "Abhilfe: `handoff account create`" in german.stdout, german
 
 
 def lines_of(proc):
