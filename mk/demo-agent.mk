@@ -9,9 +9,10 @@
 
 .PHONY: demo-agent
 
-test-cli: $(FAKE_NOTIFICATIONS)
+test-cli: $(FAKE_NOTIFICATIONS) $(FAKE_WATCHER)
 test-cli: export HANDOFF_FAKE_NOTIFICATIONS := $(abspath $(FAKE_NOTIFICATIONS))
+test-cli: export HANDOFF_FAKE_WATCHER := $(abspath $(FAKE_WATCHER))
 test-cli: export HANDOFF_LIBRARY := $(abspath $(LIB))
 
-demo-agent: $(TOOL) $(LIB)
-	HANDOFF_TOOL=$(abspath $(TOOL)) HANDOFF_LIBRARY=$(abspath $(LIB)) $(PYTHON) examples/agent/demo_agent.py
+demo-agent: $(TOOL) $(LIB) $(FAKE_WATCHER)
+	HANDOFF_FAKE_WATCHER=$(abspath $(FAKE_WATCHER)) HANDOFF_TOOL=$(abspath $(TOOL)) HANDOFF_LIBRARY=$(abspath $(LIB)) $(PYTHON) examples/agent/demo_agent.py

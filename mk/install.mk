@@ -10,6 +10,7 @@
 #       in share/man/man1, the bash, zsh and fish completions (share/
 #       bash-completion/completions/handoff, share/zsh/vendor-completions/
 #       _handoff, share/fish/vendor_completions.d/handoff.fish), the
+#       tray's icons (share/icons/hicolor/scalable/{apps,status}), the
 #       translations share/locale/<lang>/LC_MESSAGES/handoff.mo (mk/l10n.mk), and
 #       share/handoff/install-manifest; then,
 #       installing for real as root into a folder the dynamic linker
@@ -57,7 +58,7 @@ INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR_INSTALL)'
 install: lib $(TOOL) $(MO_FILES)
 	@$(INSTALL_ENV) BUILT_LIB='$(LIBDIR)/libhandoff.so.$(VERSION)' BUILT_TOOL='$(TOOL)' HEADER=include/handoff.h GLIB_HEADER=include/handoff-glib.h \
 	    PC_IN=mk/handoff.pc.in UNIT_SOCKET=dist/systemd/handoff-agent.socket \
-	    UNIT_SERVICE=dist/systemd/handoff-agent.service MAN_PAGES=man COMPLETIONS=completions LOCALES='$(LOCALEDIR)' sh mk/install.sh install
+	    UNIT_SERVICE=dist/systemd/handoff-agent.service MAN_PAGES=man COMPLETIONS=completions ICONS=data/icons LOCALES='$(LOCALEDIR)' sh mk/install.sh install
 
 # Builds nothing: removing needs only the manifest.
 uninstall:

@@ -18,7 +18,8 @@
 #   install only: BUILT_LIB BUILT_TOOL HEADER GLIB_HEADER PC_IN UNIT_SOCKET
 #                 UNIT_SERVICE MAN_PAGES (the folder of handoff.1 and
 #                 handoff-agent.1) COMPLETIONS (of handoff.bash, _handoff,
-#                 handoff.fish) LOCALES (build/locale: <lang>/LC_MESSAGES/handoff.mo)
+#                 handoff.fish) ICONS (data/icons: the tray's, hicolor layout)
+#                 LOCALES (build/locale: <lang>/LC_MESSAGES/handoff.mo)
 #
 # The manifest, $DATADIR/handoff/install-manifest, holds one entry a line:
 # "file PATH" (also the links) and "dir PATH", final paths. Uninstall
@@ -40,6 +41,9 @@ done
 [ "$1" = uninstall ] || [ "$1" = install ] || { echo "usage: $0 install|uninstall" >&2; exit 2; }
 
 MANIFEST=$DATADIR/handoff/install-manifest
+# The tray's icons (docs/agent.md §6 "The tray"), in the hicolor theme the
+# agent names as its IconThemePath's ($DATADIR/icons).
+ICONDIR=$DATADIR/icons/hicolor
 REAL=libhandoff.so.$VERSION
 NL='
 '
@@ -50,14 +54,16 @@ installed_files() {
         "$INCLUDEDIR/handoff.h" "$INCLUDEDIR/handoff-glib.h" "$BINDIR/handoff" "$PKGCONFIGDIR/handoff.pc" \
         "$USERUNITDIR/handoff-agent.socket" "$USERUNITDIR/handoff-agent.service" \
         "$MANDIR/man1/handoff.1" "$MANDIR/man1/handoff-agent.1" \
-        "$BASHCOMPDIR/handoff" "$ZSHCOMPDIR/_handoff" "$FISHCOMPDIR/handoff.fish" "$MANIFEST"
+        "$BASHCOMPDIR/handoff" "$ZSHCOMPDIR/_handoff" "$FISHCOMPDIR/handoff.fish" \
+        "$ICONDIR/scalable/apps/handoff.svg" "$ICONDIR/scalable/status/handoff-available.svg" \
+        "$ICONDIR/scalable/status/handoff-paused.svg" "$MANIFEST"
     for lang in $LINGUAS; do printf '%s\n' "$LOCALEDIR/$lang/LC_MESSAGES/handoff.mo"; done
 }
 
 # The folders the files go in.
 install_dirs() {
     printf '%s\n' "$LIBDIR" "$INCLUDEDIR" "$BINDIR" "$PKGCONFIGDIR" "$USERUNITDIR" "$DATADIR/handoff" \
-        "$MANDIR/man1" "$BASHCOMPDIR" "$ZSHCOMPDIR" "$FISHCOMPDIR"
+        "$MANDIR/man1" "$BASHCOMPDIR" "$ZSHCOMPDIR" "$FISHCOMPDIR" "$ICONDIR/scalable/apps" "$ICONDIR/scalable/status"
     for lang in $LINGUAS; do printf '%s\n' "$LOCALEDIR/$lang/LC_MESSAGES"; done
 }
 
@@ -121,6 +127,10 @@ do_install() {
     install -m 0644 "$COMPLETIONS/handoff.fish" "$DESTDIR$FISHCOMPDIR/handoff.fish"
     for lang in $LINGUAS; do   # the translations, where the tool looks: ../share/locale from bin/
         install -m 0644 "$LOCALES/$lang/LC_MESSAGES/handoff.mo" "$DESTDIR$LOCALEDIR/$lang/LC_MESSAGES/handoff.mo"
+    done
+    install -m 0644 "$ICONS/hicolor/scalable/apps/handoff.svg" "$DESTDIR$ICONDIR/scalable/apps/handoff.svg"
+    for icon in handoff-available handoff-paused; do
+        install -m 0644 "$ICONS/hicolor/scalable/status/$icon.svg" "$DESTDIR$ICONDIR/scalable/status/$icon.svg"
     done
 
     {

@@ -13,6 +13,7 @@ pkg_config_has expat || need_apt="$need_apt libexpat1-dev"
 pkg_config_has libsystemd || need_apt="$need_apt libsystemd-dev"   # sd-bus, the agent's D-Bus (not libhandoff.so)
 command -v dbus-daemon >/dev/null 2>&1 || need_apt="$need_apt dbus"   # the agent's tests start private buses
 command -v systemd-analyze >/dev/null 2>&1 || need_apt="$need_apt systemd"   # checks the agent's units
+command -v busctl >/dev/null 2>&1 || need_apt="$need_apt systemd"   # the tray's tests act as the panel with it
 command -v readelf >/dev/null 2>&1 || need_apt="$need_apt binutils"
 command -v ip >/dev/null 2>&1 || need_apt="$need_apt iproute2"
 command -v valgrind >/dev/null 2>&1 || need_apt="$need_apt valgrind"

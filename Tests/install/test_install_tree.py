@@ -36,6 +36,10 @@ DOCUMENTATION = {
     "share/bash-completion/completions/handoff": "completions/handoff.bash",
     "share/zsh/vendor-completions/_handoff": "completions/_handoff",
     "share/fish/vendor_completions.d/handoff.fish": "completions/handoff.fish",
+    # The tray's icons, in the hicolor layout the agent's IconThemePath names.
+    "share/icons/hicolor/scalable/apps/handoff.svg": "data/icons/hicolor/scalable/apps/handoff.svg",
+    "share/icons/hicolor/scalable/status/handoff-available.svg": "data/icons/hicolor/scalable/status/handoff-available.svg",
+    "share/icons/hicolor/scalable/status/handoff-paused.svg": "data/icons/hicolor/scalable/status/handoff-paused.svg",
 }
 
 
@@ -98,7 +102,10 @@ def test_uninstall_keeps_every_folder_that_existed_before_empty_or_not(root):
                                                  "share/man", "share/man/man1", "share/bash-completion",
                                                  "share/bash-completion/completions", "share/zsh",
                                                  "share/zsh/vendor-completions", "share/fish",
-                                                 "share/fish/vendor_completions.d", "share/locale",
+                                                 "share/fish/vendor_completions.d", "share/icons",
+                                                 "share/icons/hicolor", "share/icons/hicolor/scalable",
+                                                 "share/icons/hicolor/scalable/apps",
+                                                 "share/icons/hicolor/scalable/status", "share/locale",
                                                  *(f"share/locale/{lang}" for lang in LANGUAGES),
                                                  *(f"share/locale/{lang}/LC_MESSAGES" for lang in LANGUAGES))}
     uninstall(f"PREFIX={prefix}")

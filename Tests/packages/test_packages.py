@@ -42,6 +42,8 @@ def test_the_packages_hold_their_files(root):
                  "/usr/share/man/man1/handoff.1.gz", "/usr/share/man/man1/handoff-agent.1.gz",
                  "/usr/share/bash-completion/completions/handoff", "/usr/share/zsh/vendor-completions/_handoff",
                  "/usr/share/fish/vendor_completions.d/handoff.fish",
+                 "/usr/share/icons/hicolor/scalable/apps/handoff.svg",
+                 "/usr/share/icons/hicolor/scalable/status/handoff-available.svg",
                  "/usr/share/locale/de/LC_MESSAGES/handoff.mo"):
         assert path in tool, path
     assert "/usr/lib/python3/dist-packages/handoff/__init__.py" in listed(root, "python3-handoff")

@@ -4,11 +4,16 @@
 Device A and device B each run `handoff agent` (their own account
 directory, socket and loopback ports). On A an app (agent_app.py) offers an
 activity through agent A. On B the same app is installed (a .desktop file
-in a temporary XDG_DATA_HOME) but not running. The demo chooses the
-activity on B as a person would from the notification (the agent's CHOOSE
-request), agent B launches the app, and the app restores what A offered.
-Prints each step; exits 0 on success; leaves nothing behind."""
+in a temporary XDG_DATA_HOME) but not running. Agent B runs on a private
+dbus-daemon with a stand-in panel (Tests/agent/fake_watcher.c, a
+StatusNotifierWatcher): its tray icon turns "Active" and its menu lists
+the offer. The demo chooses the activity on B as a person would, in the
+tray's menu (busctl sends the menu's "clicked"; without busctl or the
+fake watcher, the agent's CHOOSE request, what the notification's
+Continue does), agent B launches the app, and the app restores what A
+offered. Prints each step; exits 0 on success; leaves nothing behind."""
 
+import json
 import os
 import plistlib
 import shutil
@@ -25,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TOOL = os.environ.get("HANDOFF_TOOL") or str(ROOT / "build" / "bin" / "handoff")
 LIBRARY = os.environ.get("HANDOFF_LIBRARY") or str(ROOT / "build" / "lib" / "libhandoff.so")
 APP = ROOT / "examples" / "agent" / "agent_app.py"
+WATCHER = os.environ.get("HANDOFF_FAKE_WATCHER") or str(ROOT / "build" / "bin" / "fake_watcher")
 TYPE, TEAM, BUNDLE = "org.example.notes.edit", "HANDOFFCLI", "org.example.Notes"
 WAIT = 60
 HELLO, WELCOME, REMOTE, OK, ERROR, CHOOSE = 1, 2, 4, 13, 15, 17
@@ -103,6 +109,41 @@ class Client:
                 return body["activity"]
 
 
+def private_bus(root, children):
+    """A dbus-daemon of the demo's own (never the person's session bus)
+    with the fake StatusNotifierWatcher on it; None without them."""
+    if not (shutil.which("dbus-daemon") and shutil.which("busctl") and os.access(WATCHER, os.X_OK)):
+        return None
+    config = root / "bus.conf"
+    config.write_text(f"""<busconfig><type>session</type><listen>unix:path={root}/bus</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/>
+</policy></busconfig>""")
+    daemon = subprocess.Popen(["dbus-daemon", f"--config-file={config}", "--print-address=1", "--nofork"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    children.append(daemon)
+    address = daemon.stdout.readline().strip()
+    watcher = subprocess.Popen([WATCHER, "--address", address, "--log", str(root / "watcher.jsonl")],
+                               stdout=subprocess.PIPE, text=True)
+    children.append(watcher)
+    if watcher.stdout.readline().strip() != "ready":
+        raise SystemExit("demo-agent: FAILED: the fake StatusNotifierWatcher did not start")
+    return address
+
+
+def busctl(address, *args):
+    done = subprocess.run(["busctl", f"--address={address}", "--json=short", "--", *args],
+                          capture_output=True, text=True, timeout=WAIT)
+    if done.returncode != 0:
+        raise SystemExit(f"demo-agent: FAILED: busctl {' '.join(args)}: {done.stderr}")
+    return json.loads(done.stdout) if done.stdout.strip() else None
+
+
+def tray_lines(path):
+    """The agent's "tray: ..." log lines."""
+    return [line.split("handoff agent: ", 1)[-1].strip() for line in path.read_text().splitlines()
+            if "tray: " in line]
+
+
 def main():
     root = Path(tempfile.mkdtemp(prefix="handoff-demo-agent-"))
     children = []
@@ -137,10 +178,16 @@ def main():
             f"Exec={sys.executable} {APP} --log {launched_log} --bundle {BUNDLE} --team {TEAM} --type {TYPE}\n"
             f"X-Handoff-ActivityTypes={TYPE};\nX-Handoff-TeamIdentifier={TEAM}\n")
 
+        bus = private_bus(root, children)
+        if bus:
+            step("Device B has a panel with a tray (a private dbus-daemon and a stand-in StatusNotifierWatcher)")
+            b["DBUS_SESSION_BUS_ADDRESS"] = bus
+
         port_a, port_b = free_port(), free_port()
         for name, env, own, peer in (("A", a, port_a, port_b), ("B", b, port_b, port_a)):
             step(f"Device {name} starts `handoff agent` (beacons on 127.0.0.1:{own}, peer 127.0.0.1:{peer})")
-            agent = subprocess.Popen([TOOL, "agent", "--no-notifications", "--beacon-port", str(own),
+            tray = [] if name == "B" and bus else ["--no-tray"]
+            agent = subprocess.Popen([TOOL, "agent", "--no-notifications", *tray, "--beacon-port", str(own),
                                       "--no-multicast", "--peer", f"127.0.0.1:{peer}", "--channel", "127.0.0.1:0"],
                                      env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=open(root / f"agent-{name}.log", "w"))
@@ -162,10 +209,37 @@ def main():
         remote = observer.remote(TYPE)
         print(f"    \"{remote.get('title')}\" ({remote['type']}) from {remote['deviceName']}")
 
-        step("The person chooses it on device B (what the notification's Continue does)")
-        kind, reply = observer.request(CHOOSE, {"activityID": remote["activityID"]})
-        if kind != OK:
-            raise SystemExit(f"demo-agent: FAILED: CHOOSE answered {kind} {reply}")
+        b_log = root / "agent-B.log"
+        if bus:
+            step("Device B's tray icon shows it")
+            wait_for(lambda: any("1 offer" in line for line in tray_lines(b_log)), "tray line with 1 offer")
+            for line in tray_lines(b_log):
+                print(f"    agent B: {line}")
+            item = json.loads((root / "watcher.jsonl").read_text().splitlines()[0])["service"]
+            status = busctl(bus, "get-property", item, "/StatusNotifierItem", "org.kde.StatusNotifierItem", "Status")
+            icon = busctl(bus, "get-property", item, "/StatusNotifierItem", "org.kde.StatusNotifierItem", "IconName")
+            print(f"    {item}: Status {status['data']}, IconName {icon['data']}")
+            layout = busctl(bus, "call", item, "/MenuBar", "com.canonical.dbusmenu", "GetLayout", "iias", "0", "-1", "0")
+            items = [child["data"] for child in layout["data"][1][2]]
+            offer_id = None
+            for item_id, props, _ in items:
+                if props.get("type", {}).get("data") == "separator":
+                    print("    menu: ----")
+                    continue
+                label = props.get("label", {}).get("data", "")
+                print(f"    menu: {label}" + ("" if props.get("enabled", {}).get("data", True) else " (disabled)"))
+                if offer_id is None and (remote.get("title") or remote["type"]) in label:
+                    offer_id = item_id
+            if offer_id is None:
+                raise SystemExit("demo-agent: FAILED: the tray's menu does not list the offer")
+            step("The person chooses it in device B's tray menu")
+            busctl(bus, "call", item, "/MenuBar", "com.canonical.dbusmenu", "Event", "isvu", str(offer_id), "clicked",
+                   "s", "", "0")
+        else:
+            step("The person chooses it on device B (what the notification's Continue does)")
+            kind, reply = observer.request(CHOOSE, {"activityID": remote["activityID"]})
+            if kind != OK:
+                raise SystemExit(f"demo-agent: FAILED: CHOOSE answered {kind} {reply}")
 
         step("Agent B launches the app from its .desktop file; the app connects and restores")
         connected = event(launched_log, "connected")

@@ -38,7 +38,7 @@ public final class Agent: @unchecked Sendable {
     /// - Throws: `.invalidState` when another agent listens at the path,
     ///   `.permission` for an unsafe socket directory, `.io` when a socket
     ///   cannot be opened (e.g. the beacon port is taken).
-    /// Where notifications go (docs/agent.md §6).
+    /// Where notifications go, and the tray icon (docs/agent.md §6).
     public enum Notifications: Sendable {
         case off
         /// The session bus at this D-Bus address, or (nil) the one the
@@ -48,6 +48,7 @@ public final class Agent: @unchecked Sendable {
 
     public init(configuration: ContinuityConfiguration, listener: Listener, agentVersion: String,
                 limits: AgentLimits = AgentLimits(), desktop: AgentDesktop? = nil, notifications: Notifications = .off,
+                tray: Notifications = .off,
                 pairing pairingOn: Bool = true, pairingLimits: PairingLimits = PairingLimits(),
                 log: @escaping AgentLogSink = { _ in }) throws(HandoffError) {
         let fd: Int32
@@ -82,6 +83,8 @@ public final class Agent: @unchecked Sendable {
             throw error
         }
         if case .sessionBus(let address) = notifications { server.startNotifications(busAddress: address) }
+        // The tray icon (docs/agent.md §6 "The tray"), on the same kind of bus.
+        if case .sessionBus(let address) = tray { server.startTray(busAddress: address) }
         // Pairing asks the person in a notification: none, no pairing.
         var pairingConfig = PairingConfiguration(beacons: configuration.beacons)
         pairingConfig.limits = pairingLimits

@@ -25,10 +25,13 @@ public final class SessionBus {
     public typealias ReplyHandler = (Result<MessageReader, DBusError>) -> Void
     public typealias SignalHandler = (MessageReader) -> Void
 
-    private var bus: OpaquePointer?
+    /// Internal for the exported objects (SessionBus+Export.swift).
+    private(set) var bus: OpaquePointer?
     /// Keyed by the sd-bus slot of the call; the slot is ours until the reply.
     private var pending: [OpaquePointer: (member: String, handler: ReplyHandler)] = [:]
     private var subscriptions: [OpaquePointer: SignalHandler] = [:]
+    /// Objects this connection serves (SessionBus+Export.swift), by slot.
+    var exported: [OpaquePointer: ExportedObjectHandler] = [:]
     /// Dispatch stopped early on the last turn: ask the loop to come back now.
     private var moreToDo = false
     /// Inside sd_bus_process: a handler's `close` waits until it returns.
@@ -72,8 +75,10 @@ public final class SessionBus {
         }
         for slot in pending.keys { sd_bus_slot_unref(slot) }
         for slot in subscriptions.keys { sd_bus_slot_unref(slot) }
+        for slot in exported.keys { sd_bus_slot_unref(slot) }
         pending.removeAll()
         subscriptions.removeAll()
+        exported.removeAll()
         if let bus { sd_bus_flush_close_unref(bus) }
         bus = nil
     }

@@ -28,6 +28,9 @@ public struct AgentCounters: Sendable, Equatable {
     public var servedFromOffers = 0
     public var launches = 0
     public var webPagesOpened = 0
+    /// Registrations the tray's watcher accepted, and its menu's clicks.
+    public var trayRegistrations = 0
+    public var trayClicks = 0
 
     public init() {}
 
@@ -37,7 +40,8 @@ public struct AgentCounters: Sendable, Equatable {
          "closedHelloTimeout": closedHelloTimeout, "closedQueueFull": closedQueueFull,
          "refusedInFlight": refusedInFlight, "unknownTypes": unknownTypes, "lateReplies": lateReplies,
          "refusedAgentRequests": refusedAgentRequests,
-         "provides": provides, "servedFromOffers": servedFromOffers, "launches": launches, "webPagesOpened": webPagesOpened]
+         "provides": provides, "servedFromOffers": servedFromOffers, "launches": launches, "webPagesOpened": webPagesOpened,
+         "trayRegistrations": trayRegistrations, "trayClicks": trayClicks]
             .mapValues { Int64($0) }
     }
 }

@@ -4,26 +4,25 @@ import HandoffModel
 import HandoffRuntime
 
 /// What the person sees (docs/agent.md §6): a notification for each
-/// activity another device offers that something here can continue (a
-/// running app, an installed one, or the browser for its web page),
+/// activity another device offers that something here can continue,
 /// closed when the activity goes; its "Continue" does what CHOOSE does.
-///
-/// It is an observer on the hub (it hears every activity) and a source of
-/// the server's loop (the session bus). Everything runs on the loop
-/// thread; the hub's calls only post there. Without a session bus or a
-/// notification server it says so once in the log and the agent carries on.
-final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked Sendable {
-    // @unchecked: touched on the loop thread only (the endpoint methods post).
+/// What is continuable is decided once, by `ContinuableOffers` (the tray
+/// hears the same); this listens to it and is a source of the server's
+/// loop (the session bus). Everything runs on the loop thread. Without a
+/// session bus or a notification server it says so once in the log and
+/// the agent carries on.
+final class AgentNotifications: AgentLoopSource {
     private unowned let server: AgentServer
     private var bus: SessionBus?
     private var notifier: Notifier<ActivityID>?
-    private var port: HubPort?
+    private var listener: ContinuableOffers.Listener?
     private var shown: Set<ActivityID> = []
     /// The pairing prompt's answer while it is shown (docs/agent.md §9);
     /// called once, then nil.
     private var pairingAnswer: ((Bool) -> Void)?
     static let pairingPromptKey = ActivityID(uuidString: "0A1B0000-0000-4000-8000-000000000001")!
     static let pairedKey = ActivityID(uuidString: "0A1B0000-0000-4000-8000-000000000002")!
+    static let pairHelpKey = ActivityID(uuidString: "0A1B0000-0000-4000-8000-000000000003")!
     static let pairAction = "pair", notNowAction = "not-now"
 
     /// Connects to the session bus at `address` (nil: the one the
@@ -41,9 +40,8 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
                        ["available": .bool(false)])
             return nil
         }
-        let port = server.hub.makePort()
-        notifications.port = port
-        port.attach(notifications)
+        notifications.listener = server.offers.listen { [unowned notifications] in notifications.apply($0) }
+        server.offers.start()
         return notifications
     }
 
@@ -51,41 +49,18 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
         self.server = server
     }
 
-    // MARK: ContinuityEndpoint (an observer: every activity, ungated)
-
-    var manifest: Manifest { EndpointHub.identity }
-    var audience: ActivityAudience { .observer }
-
-    func remoteActivityChanged(_ change: RemoteActivityChange) {
-        server.loop.post { [weak self] in self?.apply(change) }
-    }
-
-    func provideActivity(_ activityID: ActivityID, reply: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Bool) {
-        _ = reply(.failure(HandoffError(.handoffFailed, "the agent's notifications advertise nothing")))
-    }
-
-    func activityWasContinued(_ activityID: ActivityID) {}
-    /// Choices go through the server (`choose`), never to the notifier.
-    func continueChosen(_ remote: RemoteActivity) {}
-
     // MARK: Loop thread
 
-    private func apply(_ change: RemoteActivityChange) {
+    private func apply(_ change: ContinuableOffers.Change) {
         guard let notifier else { return }
         switch change {
-        case .available(let remote), .updated(let remote):
-            // Installed apps are looked at again only for a new activity.
-            var rescan = false
-            if case .available = change { rescan = true }
-            guard let target = server.continuer(of: remote, rescanning: rescan) else {
-                if shown.remove(remote.activityID) != nil { notifier.close(remote.activityID) }
-                return
-            }
+        case .shown(let offer, _):
+            let remote = offer.remote
             notifier.show(NotificationContent(title: remote.title, type: remote.activityType, deviceName: remote.deviceName,
-                                              desktopEntry: target.desktopEntry), for: remote.activityID)
+                                              desktopEntry: offer.target.desktopEntry), for: remote.activityID)
             shown.insert(remote.activityID)
-        case .withdrawn(let remote):
-            if shown.remove(remote.activityID) != nil { notifier.close(remote.activityID) }
+        case .gone(let id):
+            if shown.remove(id) != nil { notifier.close(id) }
         }
     }
 
@@ -113,6 +88,13 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
                                            actions: [], urgency: 1), for: Self.pairedKey)
     }
 
+    /// The tray's "Pair a new device…": what to do on the new device.
+    func showPairingHelp() {
+        notifier?.show(NotificationContent(summary: "Pair a new device",
+                                           body: "On the new device, run: handoff pair. This device then asks you to compare a code.",
+                                           actions: [], urgency: 1), for: Self.pairHelpKey)
+    }
+
     private func answerPairing(_ yes: Bool) {
         guard let answer = pairingAnswer else { return }
         pairingAnswer = nil
@@ -125,7 +107,7 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
         case .actionInvoked(let id, let action, _) where id == Self.pairingPromptKey:
             // A click on the body ("default") is no answer: only the buttons are.
             if action == Self.pairAction || action == Self.notNowAction { answerPairing(action == Self.pairAction) }
-        case .actionInvoked(let id, _, _) where id == Self.pairedKey:
+        case .actionInvoked(let id, _, _) where id == Self.pairedKey || id == Self.pairHelpKey:
             break
         case .closed(let id, _) where id == Self.pairingPromptKey:
             answerPairing(false)
@@ -175,8 +157,8 @@ final class AgentNotifications: ContinuityEndpoint, AgentLoopSource, @unchecked 
     }
 
     private func stopWatching() {
-        port?.detach()
-        port = nil
+        if let listener { server.offers.unlisten(listener) }
+        listener = nil
         notifier = nil
         bus?.close()
         bus = nil

@@ -53,6 +53,14 @@ public final class AgentServer: @unchecked Sendable {
     private var nextToken: EventLoop.Token = 16
     /// The desktop notifications, once started (pairing asks through them).
     var notifications: AgentNotifications?
+    /// What can be continued now, for the notifications and the tray;
+    /// hears the hub once either starts. Loop thread.
+    private(set) lazy var offers = ContinuableOffers(server: self)
+    /// The tray icon, once started.
+    var tray: AgentTray?
+    /// What the tray's Pause and Pair do (the settings store sets its own
+    /// before `startTray`; else `MemoryTrayActions`). Loop thread.
+    var trayActions: TrayActions?
 
     private struct Shared {
         var counters = AgentCounters()
@@ -185,6 +193,7 @@ public final class AgentServer: @unchecked Sendable {
         loop.remove(listener)
         close(listener)
         for entry in sources.values { entry.source.loopWillStop() }
+        offers.stop()
         for job in loop.stopTakingJobs() { job() }
         for token in Array(sources.keys) { unwatch(token) }
     }
@@ -513,6 +522,34 @@ public final class AgentServer: @unchecked Sendable {
             self.sources[token] = (notifications, -1, 0)
             self.refresh(token)
         }
+    }
+
+    /// Shows the tray icon and its menu (docs/agent.md §6 "The tray") on
+    /// the session bus at `address` (nil: the environment's). `actions`:
+    /// what Pause and Pair do (nil: `MemoryTrayActions`). Any thread;
+    /// without a bus or a tray it logs so and the agent carries on.
+    public func startTray(busAddress: String? = nil) {
+        loop.post { [self] in
+            let actions = self.trayActions ?? MemoryTrayActions(server: self)
+            self.trayActions = actions
+            guard let tray = AgentTray.start(server: self, address: busAddress, actions: actions) else { return }
+            self.tray = tray
+            let token = self.takeToken()
+            self.sources[token] = (tray, -1, 0)
+            self.refresh(token)
+        }
+    }
+
+    /// The pause state or the devices changed outside the tray (the
+    /// settings store, the roster): it shows them again. Loop thread.
+    func trayStateChanged() {
+        tray?.refresh()
+    }
+
+    /// An installed app's Name (its .desktop file's), by desktop id
+    /// without ".desktop". Loop thread.
+    func installedAppName(desktopEntry: String) -> String? {
+        desktop?.installed.apps.first { $0.desktopID == desktopEntry + ".desktop" }?.name
     }
 
     /// A continuation chosen for an app being launched, if `bundle` has

@@ -10,7 +10,7 @@ import Glibc
 enum AgentCommand: Command {
     static let name = "agent"
     static let summary = "run the per-user agent that serves every app of this user (foreground)"
-    static let synopsis = ["agent [--socket PATH] [--no-launch] [--no-notifications] [--no-pairing] [network options]"]
+    static let synopsis = ["agent [--socket PATH] [--no-launch] [--no-notifications] [--no-tray] [--no-pairing] [network options]"]
     static let details = """
         Runs the device's continuity for every app of this user: one engine on the
         account and device identity `handoff account` keeps, and a local socket
@@ -28,6 +28,13 @@ enum AgentCommand: Command {
         continues it. Without a session bus or a notification server it says so
         once and works on.
 
+        Shows a tray icon (a StatusNotifierItem, for the panels of KDE Plasma, Xfce,
+        Cinnamon, MATE, Budgie, and GNOME with the AppIndicator extension) whose
+        menu lists what can be continued now (choosing one continues it), the
+        account's other devices, "Pause Handoff" and "Pair a new device…". Without
+        a tray it says so once and works on; a panel that starts later shows it.
+        --no-tray turns it off.
+
         When a new device runs `handoff pair` nearby, the agent sponsors it: once the
         comparison code exists it asks "Pair a new device? Compare: 123 456"; "Pair"
         (when the new device shows the same code) gives it this device's account,
@@ -42,6 +49,7 @@ enum AgentCommand: Command {
         .value("--socket", "PATH", "where apps connect (default $HANDOFF_AGENT_SOCKET, else $XDG_RUNTIME_DIR/handoff/agent.sock)"),
         .flag("--no-launch", "never launch installed apps nor open web pages for chosen activities"),
         .flag("--no-notifications", "show no desktop notifications (default: on the session bus, when there is one)"),
+        .flag("--no-tray", "show no tray icon (default: on the session bus, when a tray runs)"),
         .flag("--no-pairing", "never offer to pair new devices that run `handoff pair` nearby"),
     ] + NetworkOptions.beacons + NetworkOptions.channel
 
@@ -69,7 +77,8 @@ enum AgentCommand: Command {
 
         let notifications: Agent.Notifications = arguments.has("--no-notifications") ? .off : .sessionBus(nil)
         let agent = try Agent(configuration: config, listener: listener, agentVersion: Tool.version, desktop: desktop,
-                              notifications: notifications, pairing: !arguments.has("--no-pairing"), log: log)
+                              notifications: notifications, tray: arguments.has("--no-tray") ? .off : .sessionBus(nil),
+                              pairing: !arguments.has("--no-pairing"), log: log)
         let socket: String = switch listener {
         case .path(let path): path
         case .activated(_, let path): "\(path ?? "?") (from systemd)"

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffModel
+
+/// The tray's menu as data (docs/agent.md §6 "The tray"): built whole
+/// from what can be continued, the devices and the pause state; the
+/// dbusmenu object serves it and compares one build with the next to say
+/// what changed. Ids are stable while an item means the same thing, so a
+/// host's click on an old layout still finds its item or is refused.
+struct TrayMenu: Equatable {
+    enum Action: Equatable {
+        case none
+        case continueOffer(ActivityID)
+        case togglePause
+        case pairNewDevice
+    }
+
+    struct Item: Equatable {
+        var id: Int32
+        var label: String = ""
+        var enabled = true
+        var isSeparator = false
+        var iconName: String?
+        /// A checkmark item's state.
+        var checked: Bool?
+        var action: Action = .none
+
+        /// Shows the same (what it does may differ: another activity under
+        /// the same id is another layout, not a property change).
+        func looksSame(as other: Item) -> Bool {
+            label == other.label && enabled == other.enabled && isSeparator == other.isSeparator
+                && iconName == other.iconName && checked == other.checked
+        }
+
+        /// Its dbusmenu properties (defaults left out, as the spec allows).
+        var properties: [(String, BusValue)] {
+            if isSeparator { return [("type", .string("separator"))] }
+            var out: [(String, BusValue)] = [("label", .string(label))]
+            if !enabled { out.append(("enabled", .bool(false))) }
+            if let iconName { out.append(("icon-name", .string(iconName))) }
+            if let checked {
+                out.append(("toggle-type", .string("checkmark")))
+                out.append(("toggle-state", .int32(checked ? 1 : 0)))
+            }
+            return out
+        }
+    }
+
+    static let rootID: Int32 = 0
+    static let pauseID: Int32 = 1
+    static let pairID: Int32 = 2
+    /// Reserved for "History…" (issue #28, later).
+    static let historyID: Int32 = 3
+    static let nothingID: Int32 = 4
+    static let devicesHeaderID: Int32 = 5
+    static let noDevicesID: Int32 = 6
+    static let firstSeparatorID: Int32 = 10
+    static let firstDeviceID: Int32 = 100
+    /// Offers take ids from here on, one per activity, never reused while
+    /// the agent runs (wrapping far beyond anything a session reaches).
+    static let firstOfferID: Int32 = 1000
+    /// At most this many offers and devices are listed (the rest are
+    /// counted in one disabled line).
+    static let maxListed = 16
+
+    var items: [Item]
+
+    /// `offerID` gives each offer its id; `appName` a desktop id's Name.
+    init(offers: [ContinuableOffers.Offer], offerID: (ActivityID) -> Int32, appName: (String) -> String?,
+         devices: [TrayDevice], paused: Bool) {
+        var items: [Item] = []
+        if offers.isEmpty {
+            items.append(Item(id: Self.nothingID, label: "Nothing to continue", enabled: false))
+        }
+        for offer in offers.prefix(Self.maxListed) {
+            let remote = offer.remote
+            let title = remote.title.flatMap { $0.isEmpty ? nil : $0 } ?? remote.activityType
+            let by = offer.target.desktopEntry.flatMap(appName) ?? (offer.target.desktopEntry == nil ? "web page" : nil)
+            let what = by.map { "\(title) — \($0)" } ?? title
+            items.append(Item(id: offerID(remote.activityID), label: Self.mnemonicSafe("\(what) (from \(remote.deviceName))"),
+                              enabled: !paused, iconName: offer.target.desktopEntry, action: .continueOffer(remote.activityID)))
+        }
+        if offers.count > Self.maxListed {
+            items.append(Item(id: Self.nothingID, label: "and \(offers.count - Self.maxListed) more", enabled: false))
+        }
+        items.append(Item(id: Self.firstSeparatorID, isSeparator: true))
+        items.append(Item(id: Self.devicesHeaderID, label: "Devices", enabled: false))
+        if devices.isEmpty {
+            items.append(Item(id: Self.noDevicesID, label: "No other device seen", enabled: false))
+        }
+        for (index, device) in devices.prefix(Self.maxListed).enumerated() {
+            items.append(Item(id: Self.firstDeviceID + Int32(index), label: Self.mnemonicSafe(device.label), enabled: false,
+                              iconName: device.online ? "network-idle" : "network-offline"))
+        }
+        items.append(Item(id: Self.firstSeparatorID + 1, isSeparator: true))
+        items.append(Item(id: Self.pauseID, label: "Pause Handoff", checked: paused, action: .togglePause))
+        items.append(Item(id: Self.pairID, label: "Pair a new device…", action: .pairNewDevice))
+        self.items = items
+    }
+
+    func item(_ id: Int32) -> Item? { items.first { $0.id == id } }
+
+    var ids: [Int32] { items.map(\.id) }
+
+    /// dbusmenu labels use "_" for mnemonics: a title's own is doubled.
+    static func mnemonicSafe(_ text: String) -> String {
+        String(text.flatMap { $0 == "_" ? ["_", "_"] : [$0] })
+    }
+
+    static func == (a: TrayMenu, b: TrayMenu) -> Bool { a.items == b.items }
+}

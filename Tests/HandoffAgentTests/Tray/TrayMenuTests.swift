@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+@testable import HandoffAgent
+import HandoffModel
+import HandoffRuntime
+import Testing
+
+/// The tray's menu as data (docs/agent.md §6 "The tray"): what it lists,
+/// in which order, with which ids and dbusmenu properties. The bus side
+/// is tested end to end in Tests/cli/test_agent_tray.py.
+struct TrayMenuTests {
+    static func offer(_ title: String?, from device: String = "Device A", entry: String? = "org.example.Notes")
+        -> ContinuableOffers.Offer {
+        ContinuableOffers.Offer(remote: RemoteActivity(deviceID: "a", deviceName: device, activityID: ActivityID(),
+                                                       activityType: "org.example.edit", title: title),
+                                target: ContinueTarget(desktopEntry: entry))
+    }
+
+    static func menu(_ offers: [ContinuableOffers.Offer], devices: [TrayDevice] = [], paused: Bool = false) -> TrayMenu {
+        var ids: [ActivityID: Int32] = [:]
+        return TrayMenu(offers: offers, offerID: { id in
+            if let known = ids[id] { return known }
+            ids[id] = TrayMenu.firstOfferID + Int32(ids.count)
+            return ids[id]!
+        }, appName: { $0 == "org.example.Notes" ? "Notes" : nil }, devices: devices, paused: paused)
+    }
+
+    static func labels(_ menu: TrayMenu) -> [String] {
+        menu.items.map { $0.isSeparator ? "----" : $0.label + ($0.enabled ? "" : " (disabled)") }
+    }
+
+    @Test func emptyItSaysNothingToContinueAndKeepsPauseAndPair() {
+        #expect(Self.labels(Self.menu([])) == ["Nothing to continue (disabled)", "----", "Devices (disabled)",
+                                               "No other device seen (disabled)", "----", "Pause Handoff",
+                                               "Pair a new device…"])
+    }
+
+    @Test func offersComeWithTheirAppAndDeviceAndContinueThemselves() throws {
+        let offers = [Self.offer("Draft_7"), Self.offer(nil, from: "Phone", entry: nil), Self.offer("X", entry: "unknown")]
+        let menu = Self.menu(offers, devices: [TrayDevice(name: "Phone", online: true, lastSeenSecondsAgo: 3)])
+        #expect(Array(Self.labels(menu).prefix(3)) == ["Draft__7 — Notes (from Device A)",
+                                                        "org.example.edit — web page (from Phone)",
+                                                        "X (from Device A)"])
+        let first = menu.items[0]
+        #expect(first.id == TrayMenu.firstOfferID && first.action == .continueOffer(offers[0].activityID))
+        #expect(first.properties.map(\.0) == ["label", "icon-name"])
+        #expect(menu.item(TrayMenu.firstDeviceID)?.label == "Phone — online")
+        #expect(menu.item(TrayMenu.nothingID) == nil)
+    }
+
+    @Test func pausedItIsCheckedAndTheOffersAreDisabled() throws {
+        let menu = Self.menu([Self.offer("A")], paused: true)
+        let pause = try #require(menu.item(TrayMenu.pauseID))
+        #expect(pause.checked == true && pause.action == .togglePause)
+        let properties = pause.properties.map(\.0)
+        #expect(properties == ["label", "toggle-type", "toggle-state"])
+        #expect(menu.items[0].enabled == false)
+        #expect(menu.items[0].properties.map(\.0).contains("enabled"))
+    }
+
+    @Test func atMostSixteenOffersAreListedThenACount() {
+        let menu = Self.menu((0..<20).map { Self.offer("T\($0)") })
+        #expect(menu.items.filter { if case .continueOffer = $0.action { true } else { false } }.count == TrayMenu.maxListed)
+        #expect(Self.labels(menu).contains("and 4 more (disabled)"))
+        #expect(Set(menu.ids).count == menu.ids.count, "ids are unique")
+    }
+
+    @Test func devicesSayOnlineOrWhenLastSeen() {
+        #expect(TrayDevice(name: "B", online: true, lastSeenSecondsAgo: 1).label == "B — online")
+        #expect(TrayDevice(name: "B", online: false, lastSeenSecondsAgo: 30).label == "B — offline, last seen just now")
+        #expect(TrayDevice(name: "B", online: false, lastSeenSecondsAgo: 300).label == "B — offline, last seen 5 min ago")
+        #expect(TrayDevice(name: "B", online: false, lastSeenSecondsAgo: 7200).label == "B — offline, last seen 2 h ago")
+        #expect(TrayDevice(name: "B", online: false, lastSeenSecondsAgo: nil).label == "B — offline")
+    }
+
+    @Test func theIconThemePathIsThePrefixsShareIcons() {
+        #expect(IconThemePath.installed(executable: "/usr/local/bin/handoff") == "/usr/local/share/icons")
+        #expect(IconThemePath.installed(executable: "/home/p/.local/bin/handoff") == "/home/p/.local/share/icons")
+        #expect(IconThemePath.installed(executable: "handoff") == "")
+        #expect(IconThemePath.installed(executable: nil) == "")
+    }
+}

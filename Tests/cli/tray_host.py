@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+"""A stand-in panel for the tray tests: the fake StatusNotifierWatcher of
+Tests/agent/fake_watcher.c on the test's private bus, and what a tray host
+does with a registered item, through busctl: read its properties, read the
+menu's layout, send it events. Everything started here is in `procs`."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from agent_desktop import json_lines, wait_for
+from cli_support import ROOT, WAIT, Process
+
+WATCHER = Path(os.environ.get("HANDOFF_FAKE_WATCHER") or ROOT / "build" / "bin" / "fake_watcher")
+ITEM = "org.kde.StatusNotifierItem"
+MENU = "com.canonical.dbusmenu"
+
+
+class Tray:
+    def __init__(self, desktop, procs, log):
+        assert WATCHER.exists(), f"{WATCHER} is not built: make {WATCHER.relative_to(ROOT)}"
+        self.address = desktop.address
+        self.log = Path(log)
+        self.watcher = Process([str(WATCHER), "--address", self.address, "--log", str(self.log)], os.environ)
+        procs.append(self.watcher)
+        self.watcher.expect_line("ready")
+
+    def registrations(self):
+        return [r for r in json_lines(self.log) if r.get("call") == "RegisterStatusNotifierItem"]
+
+    def registered(self, count=1):
+        """The item's bus name, once `count` registrations arrived."""
+        found = wait_for(lambda: len(self.registrations()) >= count and self.registrations(),
+                         f"{count} registration(s); got {json_lines(self.log)}")
+        return found[count - 1]["service"]
+
+    def stop(self):
+        self.watcher.kill()
+
+
+def busctl(address, *args, check=True):
+    """busctl on the private bus, JSON out; (ok, parsed or error text)."""
+    done = subprocess.run(["busctl", f"--address={address}", "--json=short", "--", *args],
+                          capture_output=True, text=True, timeout=WAIT)
+    if check:
+        assert done.returncode == 0, done.stderr
+    if done.returncode != 0:
+        return False, done.stderr
+    return True, json.loads(done.stdout) if done.stdout.strip() else None
+
+
+def item_property(address, name, prop):
+    return busctl(address, "get-property", name, "/StatusNotifierItem", ITEM, prop)[1]["data"]
+
+
+def layout(address, name):
+    """(revision, [(id, properties)]) of the menu's root children, with the
+    variants unwrapped ({"label": "…", …})."""
+    reply = busctl(address, "call", name, "/MenuBar", MENU, "GetLayout", "iias", "0", "-1", "0")[1]
+    revision, (root_id, root_props, children) = reply["data"]
+    items = []
+    for child in children:
+        child_id, props, _ = child["data"]
+        items.append((child_id, {k: v["data"] for k, v in props.items()}))
+    return revision, items
+
+
+def labelled(items, text):
+    """The first item whose label contains `text`."""
+    return next((i for i in items if text in i[1].get("label", "")), None)
+
+
+def click(address, name, item_id):
+    return busctl(address, "call", name, "/MenuBar", MENU, "Event", "isvu", str(item_id), "clicked", "s", "", "0",
+                  check=False)
