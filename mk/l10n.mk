@@ -54,10 +54,12 @@ update-po:
 
 # The test re-extracts with the same flags (passed in), so the Makefile
 # stays the one place they are written.
-# The agent's German notifications use the fake notification server (mk/agent-dbus.mk).
-test-l10n: $(MO_FILES) $(TOOL) $(LIB) $(FAKE_NOTIFICATIONS)
+# The agent's German notifications and tray use the fake notification server
+# and StatusNotifierWatcher (mk/agent-dbus.mk).
+test-l10n: $(MO_FILES) $(TOOL) $(LIB) $(FAKE_NOTIFICATIONS) $(FAKE_WATCHER)
 	HANDOFF_TOOL=$(abspath $(TOOL)) HANDOFF_LOCALEDIR=$(abspath $(LOCALEDIR)) \
 	  HANDOFF_FAKE_NOTIFICATIONS=$(abspath $(FAKE_NOTIFICATIONS)) HANDOFF_LIBRARY=$(abspath $(LIB)) \
+	  HANDOFF_FAKE_WATCHER=$(abspath $(FAKE_WATCHER)) \
 	  L10N_XGETTEXT_FLAGS='$(XGETTEXT_FLAGS)' L10N_SOURCES='$(L10N_SOURCES)' \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider Tests/l10n
 

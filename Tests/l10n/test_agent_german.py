@@ -75,3 +75,36 @@ def test_an_activity_notification_is_german_and_continues(tmp_path, procs):
         sender.event("continued", id=published["id"])
     finally:
         kill_apps(app_log)  # launched by the agent: not our child
+
+
+def test_the_tray_menu_and_tooltip_are_german(tmp_path, procs):
+    # The tray (Tests/cli/tray_host.py: the fake StatusNotifierWatcher, busctl
+    # as the panel): German labels, and the tooltip's plural form.
+    from tray_host import Tray, item_property, labelled, layout
+    from agent_desktop import wait_for
+    a, b = pair_of_devices(tmp_path, procs)
+    desktop = Desktop(tmp_path / "desktop", procs)
+    tray = Tray(desktop, procs, tmp_path / "watcher.jsonl")
+    app_log = tmp_path / "app.jsonl"
+    desktop.install("org.example.L10n", "org.example.L10n", ["com.example.l10n.edit"], app_log)
+    socket_path = tmp_path / "run" / "agent.sock"
+    ports = free_port(), free_port()
+    try:
+        agent = b.spawn("--json", "agent", "--socket", socket_path, "--beacon-port", ports[1], "--no-multicast",
+                        "--peer", f"127.0.0.1:{ports[0]}", "--channel", "127.0.0.1:0",
+                        env=german(desktop.env(b.env, socket_path)))
+        agent.expect_stderr('"event":"listening"')
+        name = tray.registered()
+        _, items = layout(desktop.address, name)
+        assert labelled(items, "Nichts zum Fortsetzen") and labelled(items, "Handoff pausieren"), items
+        assert labelled(items, "Ein neues Gerät koppeln…") and labelled(items, "Geräte"), items
+        assert item_property(desktop.address, name, "ToolTip")[3] == "Nichts zum Fortsetzen"
+        publish(a, ports[0], ports[1], "--type", "com.example.l10n.edit", "--title", "Entwurf 9")
+        tip = wait_for(lambda: (lambda t: t[2] != "Handoff" and t)(item_property(desktop.address, name, "ToolTip")),
+                       "the tooltip names the offer")
+        assert tip[2] == "1 Aktivität zum Fortsetzen" and tip[3] == "Entwurf 9 von Device A", tip
+        _, items = layout(desktop.address, name)
+        assert labelled(items, "Entwurf 9 — "), items  # "<title> — <app> (von Device A)"
+        assert labelled(items, "(von Device A)"), items
+    finally:
+        kill_apps(app_log)
