@@ -14,7 +14,7 @@ _handoff_options() {
     local options
     case $1 in
         account) options="--force --qr" ;;
-        pair) options="--join --force --yes-if-code --show-code --code --timeout --listen $beacons" ;;
+        pair) options="--join --force --name --yes-if-code --show-code --code --timeout --listen $beacons" ;;
         device) options="--name --role" ;;
         nearby) options="--type --once --timeout --agent --embedded $beacons --connect-timeout" ;;
         devices) options="--listen --agent --embedded $beacons $channel" ;;

@@ -74,6 +74,7 @@ complete -c handoff -n '__handoff_account_needs_action; or __handoff_account_act
 # pair
 complete -c handoff -n '__handoff_using pair' -l join -d 'join another account even though this device has one'
 complete -c handoff -n '__handoff_using pair' -l force -d "with --join: replace this device's account"
+complete -c handoff -n '__handoff_using pair' -l name -x -d "this device's name, as the other devices show it"
 complete -c handoff -n '__handoff_using pair' -l yes-if-code -x -d 'answer the comparison: yes if the code is DIGITS'
 complete -c handoff -n '__handoff_using pair' -l show-code -d 'pair by a one-time code: make one and show it'
 complete -c handoff -n '__handoff_using pair' -l code -x -d 'pair by the one-time code the other device shows'

@@ -1003,7 +1003,8 @@ typedef struct handoff_continuity_options {
      * person's device identity, the one `handoff device` shows and names:
      * the file "device" (lines id=, name=, role=; mode 0600) in the account
      * directory ($XDG_CONFIG_HOME/handoff, else ~/.config/handoff), created
-     * with a random id and the host name on first use (when processes race
+     * with a random id and a default name on first use (the pretty host
+     * name, else "<person>'s <chassis>", docs/PROTOCOL.md §4; when processes race
      * to create it, the first one's file wins and all use it). Every app of
      * the person on this host is then one device: apps of one device do not
      * hand off to each other, so two processes that must see each other on

@@ -11,8 +11,11 @@
 #       bash-completion/completions/handoff, share/zsh/vendor-completions/
 #       _handoff, share/fish/vendor_completions.d/handoff.fish), the
 #       tray's icons (share/icons/hicolor/scalable/{apps,status}), the
-#       translations share/locale/<lang>/LC_MESSAGES/handoff.mo (mk/l10n.mk), and
-#       share/handoff/install-manifest; then,
+#       translations share/locale/<lang>/LC_MESSAGES/handoff.mo (mk/l10n.mk),
+#       share/handoff/install-manifest, and the agent's XDG autostart entry
+#       handoff-agent.desktop in AUTOSTARTDIR (for desktops without systemd
+#       user sessions; X-systemd-skip keeps systemd from running it twice);
+#       then,
 #       installing for real as root into a folder the dynamic linker
 #       searches, runs ldconfig (otherwise prints the line to run)
 #   make uninstall [PREFIX=...] [DESTDIR=]
@@ -43,6 +46,11 @@ MANDIR_INSTALL     ?= $(DATADIR_INSTALL)/man
 BASHCOMPDIR        ?= $(DATADIR_INSTALL)/bash-completion/completions
 ZSHCOMPDIR         ?= $(DATADIR_INSTALL)/zsh/vendor-completions
 FISHCOMPDIR        ?= $(DATADIR_INSTALL)/fish/vendor_completions.d
+# XDG autostart: sessions read $XDG_CONFIG_DIRS/autostart, /etc/xdg by
+# default, so the system prefixes put it there; any other prefix keeps it
+# below itself ($(PREFIX)/etc/xdg/autostart: add $(PREFIX)/etc/xdg to
+# XDG_CONFIG_DIRS to use it).
+AUTOSTARTDIR       ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc/xdg/autostart,$(PREFIX)/etc/xdg/autostart)
 # The tool finds them at ../share/locale from its own folder (docs/TRANSLATING.md).
 LOCALEDIR_INSTALL  ?= $(DATADIR_INSTALL)/locale
 
@@ -53,12 +61,12 @@ LOCALEDIR_INSTALL  ?= $(DATADIR_INSTALL)/locale
 INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR_INSTALL)' LIBDIR='$(LIBDIR_INSTALL)' \
     INCLUDEDIR='$(INCLUDEDIR_INSTALL)' PKGCONFIGDIR='$(PKGCONFIGDIR)' USERUNITDIR='$(USERUNITDIR)' \
     DATADIR='$(DATADIR_INSTALL)' MANDIR='$(MANDIR_INSTALL)' BASHCOMPDIR='$(BASHCOMPDIR)' ZSHCOMPDIR='$(ZSHCOMPDIR)' \
-    FISHCOMPDIR='$(FISHCOMPDIR)' LOCALEDIR='$(LOCALEDIR_INSTALL)' LINGUAS='$(LINGUAS)' VERSION='$(VERSION)' SOMAJOR='$(SOMAJOR)'
+    FISHCOMPDIR='$(FISHCOMPDIR)' AUTOSTARTDIR='$(AUTOSTARTDIR)' LOCALEDIR='$(LOCALEDIR_INSTALL)' LINGUAS='$(LINGUAS)' VERSION='$(VERSION)' SOMAJOR='$(SOMAJOR)'
 
 install: lib $(TOOL) $(MO_FILES)
 	@$(INSTALL_ENV) BUILT_LIB='$(LIBDIR)/libhandoff.so.$(VERSION)' BUILT_TOOL='$(TOOL)' HEADER=include/handoff.h GLIB_HEADER=include/handoff-glib.h \
 	    PC_IN=mk/handoff.pc.in UNIT_SOCKET=dist/systemd/handoff-agent.socket \
-	    UNIT_SERVICE=dist/systemd/handoff-agent.service MAN_PAGES=man COMPLETIONS=completions ICONS=data/icons LOCALES='$(LOCALEDIR)' sh mk/install.sh install
+	    UNIT_SERVICE=dist/systemd/handoff-agent.service MAN_PAGES=man AUTOSTART=dist/xdg/handoff-agent.desktop COMPLETIONS=completions ICONS=data/icons LOCALES='$(LOCALEDIR)' sh mk/install.sh install
 
 # Builds nothing: removing needs only the manifest.
 uninstall:

@@ -13,10 +13,10 @@
 # Everything comes from the environment (mk/install.mk sets it):
 #   DESTDIR    stages the files (packaging); paths below are the final ones
 #   PREFIX BINDIR LIBDIR INCLUDEDIR PKGCONFIGDIR USERUNITDIR DATADIR
-#   MANDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR LOCALEDIR VERSION SOMAJOR
+#   MANDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR AUTOSTARTDIR LOCALEDIR VERSION SOMAJOR
 #   LINGUAS (the languages, space-separated; handoff.mo each, docs/TRANSLATING.md)
 #   install only: BUILT_LIB BUILT_TOOL HEADER GLIB_HEADER PC_IN UNIT_SOCKET
-#                 UNIT_SERVICE MAN_PAGES (the folder of handoff.1 and
+#                 UNIT_SERVICE AUTOSTART MAN_PAGES (the folder of handoff.1 and
 #                 handoff-agent.1) COMPLETIONS (of handoff.bash, _handoff,
 #                 handoff.fish) ICONS (data/icons: the tray's, hicolor layout)
 #                 LOCALES (build/locale: <lang>/LC_MESSAGES/handoff.mo)
@@ -31,7 +31,7 @@ set -eu
 here=$(dirname "$0")
 : "${DESTDIR=}"
 : "${LINGUAS=}"
-for var in PREFIX BINDIR LIBDIR INCLUDEDIR PKGCONFIGDIR USERUNITDIR DATADIR MANDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR LOCALEDIR; do
+for var in PREFIX BINDIR LIBDIR INCLUDEDIR PKGCONFIGDIR USERUNITDIR DATADIR MANDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR AUTOSTARTDIR LOCALEDIR; do
     eval "value=\${$var:?$var is not set}"
     case $value in
         /*) ;;
@@ -56,14 +56,14 @@ installed_files() {
         "$MANDIR/man1/handoff.1" "$MANDIR/man1/handoff-agent.1" \
         "$BASHCOMPDIR/handoff" "$ZSHCOMPDIR/_handoff" "$FISHCOMPDIR/handoff.fish" \
         "$ICONDIR/scalable/apps/handoff.svg" "$ICONDIR/scalable/status/handoff-available.svg" \
-        "$ICONDIR/scalable/status/handoff-paused.svg" "$MANIFEST"
+        "$ICONDIR/scalable/status/handoff-paused.svg" "$AUTOSTARTDIR/handoff-agent.desktop" "$MANIFEST"
     for lang in $LINGUAS; do printf '%s\n' "$LOCALEDIR/$lang/LC_MESSAGES/handoff.mo"; done
 }
 
 # The folders the files go in.
 install_dirs() {
     printf '%s\n' "$LIBDIR" "$INCLUDEDIR" "$BINDIR" "$PKGCONFIGDIR" "$USERUNITDIR" "$DATADIR/handoff" \
-        "$MANDIR/man1" "$BASHCOMPDIR" "$ZSHCOMPDIR" "$FISHCOMPDIR" "$ICONDIR/scalable/apps" "$ICONDIR/scalable/status"
+        "$MANDIR/man1" "$BASHCOMPDIR" "$ZSHCOMPDIR" "$FISHCOMPDIR" "$ICONDIR/scalable/apps" "$ICONDIR/scalable/status" "$AUTOSTARTDIR"
     for lang in $LINGUAS; do printf '%s\n' "$LOCALEDIR/$lang/LC_MESSAGES"; done
 }
 
@@ -119,6 +119,18 @@ do_install() {
     sed -e "s|^ExecStart=.*/handoff agent\$|ExecStart=$exec_start/handoff agent|" \
         "$UNIT_SERVICE" > "$DESTDIR$USERUNITDIR/handoff-agent.service"
     chmod 0644 "$DESTDIR$USERUNITDIR/handoff-agent.service"
+    # The autostart entry names the installed command: in Exec a path with
+    # characters the Desktop Entry spec reserves is quoted ("\\", "\"", "`"
+    # and "$" escaped) and "%" doubled; TryExec is a plain string ("\\" doubled).
+    tool="$BINDIR/handoff"
+    case "$tool" in
+        *[!A-Za-z0-9/._+-]*) exec_path="\"$(printf '%s' "$tool" | sed -e 's/[\\"`$]/\\&/g' -e 's/%/%%/g')\"" ;;
+        *) exec_path=$tool ;;
+    esac
+    try_path=$(printf '%s' "$tool" | sed 's/\\/\\\\/g')
+    sed -e "s|^Exec=.*\$|Exec=$(sed_text "$exec_path") agent|" -e "s|^TryExec=.*\$|TryExec=$(sed_text "$try_path")|" \
+        "$AUTOSTART" > "$DESTDIR$AUTOSTARTDIR/handoff-agent.desktop"
+    chmod 0644 "$DESTDIR$AUTOSTARTDIR/handoff-agent.desktop"
     install -m 0644 "$MAN_PAGES/handoff.1" "$DESTDIR$MANDIR/man1/handoff.1"
     install -m 0644 "$MAN_PAGES/handoff-agent.1" "$DESTDIR$MANDIR/man1/handoff-agent.1"
     # Each shell's own name for the file: bash-completion loads it by the command's name.

@@ -26,6 +26,7 @@ command -v man >/dev/null 2>&1 || need_apt="$need_apt man-db"   # ... and checks
 command -v zsh >/dev/null 2>&1 || need_apt="$need_apt zsh"   # test_cli_completions completes in each shell
 command -v fish >/dev/null 2>&1 || need_apt="$need_apt fish"
 command -v bwrap >/dev/null 2>&1 || need_apt="$need_apt bubblewrap"   # test_agent_sandbox.py runs an app as Flatpak would
+command -v desktop-file-validate >/dev/null 2>&1 || need_apt="$need_apt desktop-file-utils"   # Tests/install checks the autostart entry
 # The translations (mk/l10n.mk): xgettext, msgfmt, msgmerge; and a German
 # locale for test-l10n's run of the tool as a German-speaking person.
 command -v msgfmt >/dev/null 2>&1 || need_apt="$need_apt gettext"

@@ -70,6 +70,8 @@ enum DocumentVectorRegistry {
         "advert packet": { hex(try BeaconCodec.seal(testBeacon(.advert, sequence: 1), key: run(0, 32), nonce: run(0, 12))) },
         "solicitation plaintext": { hex(try BeaconCodec.encode(testBeacon(.solicit, sequence: 2))) },
         "solicitation packet": { hex(try BeaconCodec.seal(testBeacon(.solicit, sequence: 2), key: run(0, 32), nonce: run(0, 12))) },
+        "presence plaintext": { hex(try BeaconCodec.encode(testBeacon(.presence, sequence: 3))) },
+        "presence packet": { hex(try BeaconCodec.seal(testBeacon(.presence, sequence: 3), key: run(0, 32), nonce: run(0, 12))) },
         "freshness verdicts": { freshnessVerdicts() },
         // §10: the advert with what a later revision may add, which this one reads past.
         "growth plaintext": { hex(try grownAdvert()) },
@@ -174,6 +176,7 @@ enum DocumentVectorRegistry {
 
     static let pairing: Entries = [
         "pairing beacon": { hex(PairingBeacon(port: 52380, sessionID: run(0xc0, 16)).encoded()) },
+        "named pairing beacon": { hex(PairingBeacon(port: 52380, sessionID: run(0xc0, 16), name: "Ada's tablet").encoded()) },
         "pkS": { hex(X25519KeyPair.fromPrivateKey(run(0, 32))!.publicKey) },
         "pkJ": { hex(X25519KeyPair.fromPrivateKey(run(0x20, 32))!.publicKey) },
         "commitment C": { hex(PairingCrypto.commitment(publicKey: X25519KeyPair.fromPrivateKey(run(0, 32))!.publicKey, nonce: run(0xa0, 16))) },

@@ -52,7 +52,8 @@ import Testing
         try Self.advertOnce(to: engine, channel: fake.port)
         #expect(try pump([app]) { delegate.events.contains("available") })
         #expect(try pump([app], seconds: 10) { delegate.events.contains("withdrawn") })
-        #expect(engine.discovery.remoteDevices == 0)
+        // The device stays known (listed online) for the presence lifetime.
+        #expect(engine.discovery.remoteDevices == 1)
     }
 
     @Test func anActivityIsWithdrawnWhenItExpires() throws {

@@ -18,7 +18,7 @@ import json
 
 import pytest
 
-from agent_desktop import Desktop, json_lines, kill_apps, wait_for
+from agent_desktop import Desktop, app_pids, json_lines, kill_apps, wait_for
 from cli_support import publish
 from test_agent_e2e import TYPE, app_event, start_agent
 
@@ -125,3 +125,35 @@ def test_when_dbus_activation_fails_the_agent_falls_back_to_exec(pair, ports, tm
     finally:
         kill_apps(exec_log)
         kill_apps(never_log)
+
+
+def test_no_systemd_user_manager_is_said_once_not_at_every_launch(pair, ports, tmp_path, procs):
+    """The private bus has no systemd user manager, as many desktops and
+    containers: the first Exec launch logs `scope-none` once; the next
+    launch logs nothing more about it (issue 28: log noise)."""
+    a, b = pair
+    desktop = Desktop(tmp_path / "desktop", procs)
+    app_log = tmp_path / "app.jsonl"
+    socket_path = tmp_path / "run" / "agent.sock"
+    desktop.install("org.example.ExecApp", "org.example.ExecApp", [TYPE], app_log)
+    try:
+        agent, sender, published = continue_from_a(a, b, desktop, ports, socket_path, "First")
+        restored(app_log, sender, published, "First")
+        agent_event(agent, "scope-none")
+        sender.kill()
+        kill_apps(app_log)
+        agent_event(agent, "closed", reason="peer")
+        # A second launch of the app (it is not running any more).
+        sender, published = publish(a, ports[0], ports[1], "--type", TYPE, "--title", "Second", "--info", "n=42")
+        desktop.click(desktop.notified("Second")["id"], token=TOKEN)
+        launches = wait_for(lambda: [e for e in map(json.loads, (l for l in list(agent.stderr) if l.startswith("{")))
+                                     if e.get("event") == "launch"][1:], "a second launch")
+        assert launches[0]["how"] == "exec", launches
+        # The second copy connects long after the bus answered the scope call.
+        wait_for(lambda: len([e for e in json_lines(app_log) if e.get("event") == "connected"]) == 2,
+                 "the second copy connected")
+        events = [json.loads(l) for l in list(agent.stderr) if l.startswith("{")]
+        assert [e["event"] for e in events].count("scope-none") == 1, agent.stderr
+        assert not [e for e in events if e["event"] == "scope-failed"], agent.stderr
+    finally:
+        kill_apps(app_log)

@@ -49,6 +49,12 @@ def joiner(tmp_path, procs, name, agent_port, timeout):
     return j, proc
 
 
+def asking(name, code):
+    """The prompt's body: the name the joiner calls itself (its named
+    beacon, PROTOCOL.md §9), said as a claim, beside the code."""
+    return f"A device calling itself \u201c{name}\u201d asks to join. Compare: {code['text']}"
+
+
 def prompts(desktop):
     return [n for n in desktop.notifications() if n.get("call") == "Notify" and n.get("summary") == PROMPT]
 
@@ -60,7 +66,7 @@ def test_pair_on_the_notification_and_y_on_the_joiner_pairs(tmp_path, procs):
     j, new = joiner(tmp_path, procs, "Joiner", port, 90)
     code = new.event("code", timeout=WAIT * 2)
     shown = desktop.notified(PROMPT)
-    assert shown["body"] == f"Compare: {code['text']}", (shown, code)
+    assert shown["body"] == asking("Joiner", code), (shown, code)
     assert shown["actions"] == ["pair", "Pair", "not-now", "Not now"], shown
     desktop.click(shown["id"], "pair")
     answer(new, "y")
@@ -80,7 +86,7 @@ def test_not_now_fails_the_joiner_and_stores_nothing(tmp_path, procs):
     j, new = joiner(tmp_path, procs, "Joiner", port, 90)
     code = new.event("code", timeout=WAIT * 2)
     shown = desktop.notified(PROMPT)
-    assert shown["body"] == f"Compare: {code['text']}"
+    assert shown["body"] == asking("Joiner", code)
     desktop.click(shown["id"], "not-now")
     # The joiner's person never answers: the sponsor's no ends it.
     failed_with(new, HANDOFF_FAILED)
@@ -129,7 +135,7 @@ def test_a_flood_and_three_joiners_make_one_notification(tmp_path, procs):
         j, first = joiner(tmp_path, procs, "Joiner0", port, 90)
         code = first.event("code", timeout=WAIT * 2)
         shown = desktop.notified(PROMPT)
-        assert shown["body"] == f"Compare: {code['text']}", (shown, code)
+        assert shown["body"] == asking("Joiner0", code), (shown, code)
         # Two more from the same address while the question is open: not
         # heard until 30 s after it, and their windows (15 s) end before.
         others = [joiner(tmp_path, procs, f"Joiner{i}", port, 15) for i in (1, 2)]
@@ -171,4 +177,4 @@ def test_a_joiner_waiting_for_a_one_time_code_is_left_alone(tmp_path, procs):
     assert prompts(desktop) == []
     j2, new = joiner(tmp_path, procs, "Joiner", port, 90)
     code = new.event("code", timeout=WAIT * 2)
-    assert desktop.notified(PROMPT)["body"] == f"Compare: {code['text']}"
+    assert desktop.notified(PROMPT)["body"] == asking("Joiner", code)

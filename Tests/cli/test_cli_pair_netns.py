@@ -90,6 +90,8 @@ def test_pairing_between_two_hosts_then_a_handoff(link, tmp_path, procs):
     sponsor = pairing(s, "--timeout", WINDOW)
     codes = code_of(sponsor), code_of(joiner)
     assert codes[0] == codes[1] and len(codes[0]) == 6, codes
+    # The sponsor heard what the new device calls itself (its named beacon) before the code.
+    assert sponsor.event("joiner-name")["name"] == "Joiner"
     answer(joiner, "y")
     answer(sponsor, "y")
     s_status, s_paired = outcome(sponsor)

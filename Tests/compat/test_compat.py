@@ -171,7 +171,7 @@ def test_agents_of_both_releases_hand_off_for_apps_of_the_other_release(old, new
                                 capture_output=True, text=True, timeout=WAIT, stdin=subprocess.DEVNULL)
         assert listed.returncode == 0, listed
         devices = json.loads(listed.stdout.strip().splitlines()[-1])["devices"]
-        assert [d["protocol_revision"] for d in devices] == [2, 1], devices
+        assert [d["protocol_revision"] for d in devices] == [3, 1], devices
         human = subprocess.run([str(new.tool), "devices"], env=dict(agent_b.env, HANDOFF_AGENT_SOCKET=str(agent_b.socket)),
                                capture_output=True, text=True, timeout=WAIT, stdin=subprocess.DEVNULL)
         assert "runs an older release (protocol revision 1)" in human.stdout, human.stdout

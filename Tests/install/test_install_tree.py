@@ -105,7 +105,8 @@ def test_uninstall_keeps_every_folder_that_existed_before_empty_or_not(root):
                                                  "share/fish/vendor_completions.d", "share/icons",
                                                  "share/icons/hicolor", "share/icons/hicolor/scalable",
                                                  "share/icons/hicolor/scalable/apps",
-                                                 "share/icons/hicolor/scalable/status", "share/locale",
+                                                 "share/icons/hicolor/scalable/status", "etc", "etc/xdg",
+                                                 "etc/xdg/autostart", "share/locale",
                                                  *(f"share/locale/{lang}" for lang in LANGUAGES),
                                                  *(f"share/locale/{lang}/LC_MESSAGES" for lang in LANGUAGES))}
     uninstall(f"PREFIX={prefix}")
@@ -267,3 +268,58 @@ def test_a_relative_prefix_is_refused_before_anything_is_made():
     assert done.returncode != 0
     assert "PREFIX must be an absolute path" in done.stderr
     assert not (ROOT / "relative").exists()
+
+
+def validate(entry):
+    if shutil.which("desktop-file-validate"):
+        checked = subprocess.run(["desktop-file-validate", str(entry)], capture_output=True, text=True)
+        assert checked.returncode == 0 and not checked.stdout.strip(), checked
+
+
+def test_the_autostart_entry_names_the_installed_command_validates_and_systemd_skips_it(root):
+    prefix = root / "usr"
+    install(f"PREFIX={prefix}")
+    entry = prefix / "etc" / "xdg" / "autostart" / "handoff-agent.desktop"
+    text = entry.read_text()
+    assert entry.stat().st_mode & 0o777 == 0o644
+    assert f"\nExec={prefix}/bin/handoff agent\n" in text and f"\nTryExec={prefix}/bin/handoff\n" in text
+    assert "\nX-systemd-skip=true\n" in text
+    validate(entry)
+    generator = Path("/usr/lib/systemd/user-generators/systemd-xdg-autostart-generator")
+    if generator.exists():
+        out = root / "generated"
+        dirs = [out / "normal", out / "early", out / "late"]
+        for folder in dirs:
+            folder.mkdir(parents=True)
+        env = dict(os.environ, XDG_CONFIG_DIRS=str(prefix / "etc" / "xdg"), XDG_CONFIG_HOME=str(root / "none"))
+        subprocess.run([str(generator), *map(str, dirs)], env=env, check=True, capture_output=True)
+        assert not any(out.rglob("*handoff*")), sorted(out.rglob("*"))
+        # The same entry without the skip key would be a service: the check above means something.
+        entry.write_text(text.replace("X-systemd-skip=true", "X-systemd-skip=false"))
+        subprocess.run([str(generator), *map(str, dirs)], env=env, check=True, capture_output=True)
+        assert any(out.rglob("*handoff*")), sorted(out.rglob("*"))
+        entry.write_text(text)
+    uninstall(f"PREFIX={prefix}")
+    assert not entry.exists()
+
+
+def test_a_prefix_with_reserved_characters_is_quoted_in_exec(root):
+    prefix = root / "pre%fix"
+    install(f"PREFIX={prefix}")
+    entry = prefix / "etc" / "xdg" / "autostart" / "handoff-agent.desktop"
+    text = entry.read_text()
+    # Quoted, "%" doubled (the Desktop Entry spec's Exec rules).
+    assert f'\nExec="{str(prefix).replace("%", "%%")}/bin/handoff" agent\n' in text, text
+    assert f"\nTryExec={prefix}/bin/handoff\n" in text
+    validate(entry)
+    uninstall(f"PREFIX={prefix}")
+    assert not entry.exists()
+
+
+def test_the_system_prefixes_put_the_autostart_entry_in_etc_xdg(root):
+    stage = root / "stage"
+    install(f"DESTDIR={stage}", "PREFIX=/usr")
+    text = (stage / "etc" / "xdg" / "autostart" / "handoff-agent.desktop").read_text()
+    assert "\nExec=/usr/bin/handoff agent\n" in text and "\nTryExec=/usr/bin/handoff\n" in text
+    uninstall(f"DESTDIR={stage}", "PREFIX=/usr")
+    assert not (stage / "etc" / "xdg" / "autostart" / "handoff-agent.desktop").exists()

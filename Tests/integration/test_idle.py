@@ -37,6 +37,13 @@ import wakeups
 
 WINDOW = 10.0
 KEEPALIVE = 4.0          # PROTOCOL §5 "Schedule"
+# An engine that offers nothing sends a presence beacon at start, answers
+# each solicitation with one, and sends one 60 s after its last beacon
+# (PROTOCOL §5 "Presence"). The start-up counts below include the first
+# two; the 60 s one falls outside every window: each window starts within
+# a few seconds of the engine's start and lasts WINDOW (10 s) < 60 s. What
+# a presence costs in a longer run is measured, not asserted: docs/agent.md §8.
+PRESENCE_AT_START = 1
 ME, OTHER = 42001, 42002  # the namespace is ours alone
 COMMON = ["--channel-address", "127.0.0.1:0", "--timeout", 300]
 
@@ -85,7 +92,8 @@ def by_name(counts):
 
 def test_an_idle_engine_with_nothing_advertised_sleeps(spawn, host):
     peer = spawn("idle", "--receive", "--port", ME, "--peer", "127.0.0.1:%d" % OTHER, *COMMON, netns=host)
-    wait_for_datagrams(peer.proc.pid, 3)  # the solicitation burst (0, 0.3, 1 s)
+    # The presence at start, and the solicitation burst (0, 0.3, 1 s).
+    wait_for_datagrams(peer.proc.pid, PRESENCE_AT_START + 3)
     counts, received, sent = idle_window(peer.proc.pid)
     print(counts.table())
     assert sent == 0 and received == 0
@@ -113,10 +121,16 @@ def test_an_advertised_activity_wakes_only_for_its_keepalives(spawn, host):
 
 def test_a_verified_device_nearby_costs_its_beacons_only(spawn, host):
     receiver = spawn("receiver", "--receive", "--port", ME, "--peer", "127.0.0.1:%d" % OTHER, *COMMON, netns=host)
-    wait_for_datagrams(receiver.proc.pid, 3)
+    wait_for_datagrams(receiver.proc.pid, PRESENCE_AT_START + 3)
     sender = spawn("sender", "--send", "--port", OTHER, "--peer", "127.0.0.1:%d" % ME, *COMMON, netns=host)
     receiver.wait_for("available", timeout=20)
-    wait_for_datagrams(receiver.proc.pid, 3 + 3 + 4)  # and the sender's solicitations and burst
+    # And the sender's solicitations, the receiver's presence answering each
+    # (it offers nothing; two copies: to the solicitor, and to its unicast
+    # peer, the same port here), and the sender's burst. The sender's own
+    # presence at start is not counted: it goes only when the scheduler
+    # runs before the sender's activity is set; when it does, the last burst
+    # advert may fall in the window, within the keep-alive bound below.
+    wait_for_datagrams(receiver.proc.pid, PRESENCE_AT_START + 3 + 3 + 2 * 3 + 4)
     counts, received, sent = idle_window(receiver.proc.pid)
     print(counts.table())
     woken = by_name(counts)
@@ -131,6 +145,12 @@ def test_a_verified_device_nearby_costs_its_beacons_only(spawn, host):
     # last use (if it falls in the window), and one at the window's edge.
     # No sweep: the sender is heard every 4 s, its lifetime is 12 s.
     assert schedule <= 2, counts.table()
+    # The sender verified this device too (its presence answers): the
+    # sender's pooled connection to this channel ends 10 s after that
+    # handshake, once, which may fall in the window: its end wakes this
+    # side's connection thread and admission, 2 at most, never again.
+    admission = woken.pop("hoff-admission", 0) + woken.pop("hoff-connection", 0)
+    assert admission <= 2, counts.table()
     assert sum(woken.values()) <= 1, counts.table()
     assert sender.alive()
 
@@ -178,7 +198,7 @@ def agent(host):
 def test_an_idle_agent_and_an_idle_app_connected_to_it_sleep(agent):
     start, app = agent
     daemon = start()
-    wait_for_datagrams(daemon.pid, 3)  # the agent's solicitations
+    wait_for_datagrams(daemon.pid, PRESENCE_AT_START + 3)  # the agent's presence and solicitations
     counts, received, sent = idle_window(daemon.pid)
     print(counts.table())
     assert sent == 0 and received == 0
@@ -200,10 +220,10 @@ def test_an_idle_agent_and_an_idle_app_connected_to_it_sleep(agent):
 def test_an_agent_advertising_for_its_app_wakes_only_for_its_keepalives(agent):
     start, app = agent
     daemon = start()
-    wait_for_datagrams(daemon.pid, 3)
+    wait_for_datagrams(daemon.pid, PRESENCE_AT_START + 3)
     client = app("--send")
     client.wait_for("offering", 40)
-    wait_for_datagrams(daemon.pid, 3 + 4)  # and the advert burst
+    wait_for_datagrams(daemon.pid, PRESENCE_AT_START + 3 + 4)  # and the advert burst
     window = wakeups.Window(client.pid)
     counts, received, sent = idle_window(daemon.pid)
     app_counts = window.end()

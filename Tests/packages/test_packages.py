@@ -44,7 +44,8 @@ def test_the_packages_hold_their_files(root):
                  "/usr/share/fish/vendor_completions.d/handoff.fish",
                  "/usr/share/icons/hicolor/scalable/apps/handoff.svg",
                  "/usr/share/icons/hicolor/scalable/status/handoff-available.svg",
-                 "/usr/share/locale/de/LC_MESSAGES/handoff.mo"):
+                 "/usr/share/locale/de/LC_MESSAGES/handoff.mo",
+                 "/etc/xdg/autostart/handoff-agent.desktop"):
         assert path in tool, path
     assert "/usr/lib/python3/dist-packages/handoff/__init__.py" in listed(root, "python3-handoff")
     # Nothing of make install's own bookkeeping.
@@ -57,6 +58,8 @@ def test_the_pc_file_and_the_unit_name_the_installed_paths(root):
     assert "\nincludedir=/usr/include\n" in pc
     service = root.file("/usr/lib/systemd/user/handoff-agent.service").read_text()
     assert "\nExecStart=/usr/bin/handoff agent\n" in service
+    autostart = root.file("/etc/xdg/autostart/handoff-agent.desktop").read_text()
+    assert "\nExec=/usr/bin/handoff agent\n" in autostart and "\nX-systemd-skip=true\n" in autostart
 
 
 def test_the_library_and_the_tool_resolve_in_the_root(root):

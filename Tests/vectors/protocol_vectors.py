@@ -65,6 +65,7 @@ def seal(plaintext):
 
 advert = beacon(1, 1, ["com.example.mapoff.view-region", "Cupertino", "A1B2C3D4E5", "com.example.mapoff"])
 solicitation = beacon(3, 2)
+presence = beacon(4, 3)  # revision 3: device fields only, flags 0
 # §10: the same advert as a later revision might send it.
 grown = beacon(1, 1, ["com.example.mapoff.view-region", "Cupertino", "A1B2C3D4E5", "com.example.mapoff"],
                optional_flags=0x80, extensions=[(0x7F, b"future")])
@@ -77,16 +78,20 @@ def frame(kind, payload=b""):
 
 # §9: the pairing beacon.
 pairing_beacon = b"HOFFPAIR" + bytes([1, 1]) + struct.pack(">H", 52380) + run(0xC0) + bytes(68)
+joiner_name = "Ada's tablet".encode()
+named_pairing_beacon = (b"HOFFPAIR" + bytes([1, 1]) + struct.pack(">H", 52380) + run(0xC0) + bytes([len(joiner_name)])
+                        + joiner_name + bytes(67 - len(joiner_name)))
 
 for name, value in [
     ("beacon key", beacon_key), ("channel PSK", channel_psk), ("account ID", account_id), ("checksum", checksum),
     ("advert plaintext", advert), ("advert packet", seal(advert)),
     ("solicitation plaintext", solicitation), ("solicitation packet", seal(solicitation)),
+    ("presence plaintext", presence), ("presence packet", seal(presence)),
     ("growth plaintext", grown), ("growth packet", seal(grown)),
     ("FETCH frame", frame(0x01, run(0x00))),
     ("STREAM_OPEN frame", frame(0x05, run(0xB0))), ("STREAM_ACCEPTED frame", frame(0x06)),
     ("DATA frame", frame(0x07, b"hello")), ("END frame", frame(0x08)),
-    ("pairing beacon", pairing_beacon),
+    ("pairing beacon", pairing_beacon), ("named pairing beacon", named_pairing_beacon),
 ]:
     print(f"{name}: {value.hex()}")
 print(f"pairing code: {pairing_code(account_key)}")

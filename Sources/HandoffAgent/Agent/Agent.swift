@@ -20,6 +20,10 @@ public final class Agent: @unchecked Sendable {
         /// A listening socket systemd passed (socket activation): used
         /// as is, never unlinked.
         case activated(fd: Int32, path: String?)
+        /// A socket this process made at `path` (`LocalSocket.listen`,
+        /// e.g. before waiting for the account, `AccountWait`): used as
+        /// is and removed on `stop`, like `.path`.
+        case created(fd: Int32, path: String)
     }
 
     public let engine: ContinuityEngine
@@ -62,6 +66,11 @@ public final class Agent: @unchecked Sendable {
         case .activated(let passed, let path):
             fd = passed
             created = nil
+            socketPath = path
+        case .created(let passed, let path):
+            fd = passed
+            var info = stat()
+            created = stat(path, &info) == 0 ? (UInt64(info.st_dev), UInt64(info.st_ino)) : nil
             socketPath = path
         }
         do {

@@ -74,8 +74,14 @@ public enum SystemdScopes {
 }
 
 extension HandoffError {
+    /// No user manager on the bus is `.connectionUnavailable` (the normal
+    /// case on desktops without systemd user sessions: logged once), any
+    /// other failure `.handoffFailed`.
     init(scoping unit: String, _ error: DBusError) {
-        let why = error.kind == .noService ? "no systemd user manager on the session bus (\(error.message))" : error.message
-        self.init(.handoffFailed, "scope \(unit): \(why)")
+        if error.kind == .noService {
+            self.init(.connectionUnavailable, "scope \(unit): no systemd user manager on the session bus (\(error.message))")
+        } else {
+            self.init(.handoffFailed, "scope \(unit): \(error.message)")
+        }
     }
 }

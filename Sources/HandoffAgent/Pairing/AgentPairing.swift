@@ -30,6 +30,8 @@ final class AgentPairing: @unchecked Sendable {
         var stopped = false
         /// The source of the run's current attempt.
         var peer: String?
+        /// What that joiner calls itself (its named beacon), if it said.
+        var peerName: String?
     }
     private let state: Awaitable<State>
 
@@ -98,15 +100,18 @@ final class AgentPairing: @unchecked Sendable {
                            ["address": .string(host)])
                 return PairingPrompt(fd: -1) { false }
             }
-            server.log("pairing-prompt", "a device at \(host) asks to pair: asking the person",
-                       ["address": .string(host)])
+            let name = state.update { $0.peerName }
+            let calling = name.map { " calling itself \"\($0)\"" } ?? ""
+            server.log("pairing-prompt", "a device at \(host)\(calling) asks to pair: asking the person",
+                       ["address": .string(host), "name": .string(name ?? "")])
             server.perform { [server] in
                 guard let notifications = server.notifications else { return answer.give(false) }
-                notifications.askPairing(code) { answer.give($0) }
+                notifications.askPairing(code, callingItself: name) { answer.give($0) }
             }
             return PairingPrompt(fd: answer.fd) { answer.take() }
         }
         events.found = { [self] host in state.update { $0.peer = host } }
+        events.joinerName = { [self] name in state.update { $0.peerName = name } }
         let result = Result { () throws(HandoffError) in
             try PairingSponsor.run(config, inbox: inbox, accountKey: account, deviceName: deviceName, events: events)
         }
@@ -122,6 +127,7 @@ final class AgentPairing: @unchecked Sendable {
         state.update { s in
             s.inbox = nil
             s.peer = nil
+            s.peerName = nil
             s.running = false
         }
     }

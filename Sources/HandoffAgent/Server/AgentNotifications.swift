@@ -66,13 +66,17 @@ final class AgentNotifications: AgentLoopSource {
 
     // MARK: Pairing (docs/agent.md §9), loop thread
 
-    /// Asks "Pair a new device?" with the code; `answer` hears true for
-    /// "Pair", false for "Not now", a closed notification, or no server.
-    func askPairing(_ code: ComparisonCode, answer: @escaping (Bool) -> Void) {
+    /// Asks "Pair a new device?" with the code (and the name the joiner
+    /// calls itself, unauthenticated: said so, beside the code); `answer`
+    /// hears true for "Pair", false for "Not now", a closed notification,
+    /// or no server.
+    func askPairing(_ code: ComparisonCode, callingItself name: String? = nil, answer: @escaping (Bool) -> Void) {
         endPairing()
         guard let notifier else { return answer(false) }
         pairingAnswer = answer
-        notifier.show(NotificationContent(summary: tr("Pair a new device?"), body: tr("Compare: {code}", ["code": "\(code)"]),
+        let body = name.map { tr("A device calling itself “{device}” asks to join. Compare: {code}", ["device": $0, "code": "\(code)"]) }
+            ?? tr("Compare: {code}", ["code": "\(code)"])
+        notifier.show(NotificationContent(summary: tr("Pair a new device?"), body: body,
                                           actions: [(Self.pairAction, tr("Pair")), (Self.notNowAction, tr("Not now"))],
                                           urgency: 2), for: Self.pairingPromptKey)
     }
@@ -93,6 +97,14 @@ final class AgentNotifications: AgentLoopSource {
         notifier?.show(NotificationContent(summary: "Pair a new device",
                                            body: "On the new device, run: handoff pair. This device then asks you to compare a code.",
                                            actions: [], urgency: 1), for: Self.pairHelpKey)
+    }
+
+    /// The agent waits for an account (docs/agent.md §10): shown once
+    /// while it waits, by `AccountWait`.
+    static func notSetUpContent() -> NotificationContent {
+        NotificationContent(summary: "Handoff is not set up",
+                            body: "Pair this device with one of yours: run `handoff pair` on both.",
+                            actions: [], urgency: 1)
     }
 
     private func answerPairing(_ yes: Bool) {

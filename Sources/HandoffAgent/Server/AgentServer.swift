@@ -51,6 +51,8 @@ public final class AgentServer: @unchecked Sendable {
     private var sessions: [EventLoop.Token: AgentSession] = [:]
     private var sources: [EventLoop.Token: (source: any AgentLoopSource, fd: Int32, events: UInt32)] = [:]
     private var nextToken: EventLoop.Token = 16
+    /// "No systemd user manager" was logged (loop thread): once is enough.
+    private var saidNoUserManager = false
     /// The desktop notifications, once started (pairing asks through them).
     var notifications: AgentNotifications?
     /// What can be continued now, for the notifications and the tray;
@@ -470,6 +472,12 @@ public final class AgentServer: @unchecked Sendable {
         switch result {
         case .success(let unit):
             log("scope", "pid \(pid) (\(app.desktopID)) runs in \(unit)", ["pid": .int(Int64(pid)), "unit": .string(unit)])
+        case .failure(let error) where error.code == .connectionUnavailable:
+            // No user manager is the normal case on many desktops: said once.
+            guard !saidNoUserManager else { return }
+            saidNoUserManager = true
+            log("scope-none", "no systemd user manager: launched programs stay in the agent's cgroup "
+                    + "(said once; \(error.message))", ["pid": .int(Int64(pid))])
         case .failure(let error):
             log("scope-failed", "pid \(pid) (\(app.desktopID)) stays in the agent's cgroup: \(error.message)",
                 ["pid": .int(Int64(pid))])

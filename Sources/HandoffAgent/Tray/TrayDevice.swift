@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffContinuity
+import HandoffModel
 
 /// One of the account's other devices, as the tray lists it.
 struct TrayDevice: Equatable {
@@ -26,17 +27,15 @@ struct TrayDevice: Equatable {
 }
 
 extension AgentServer {
-    /// The account's other devices for the tray's menu. Today: what the
-    /// engine's status knows (verified devices heard recently count as
-    /// online). The persistent roster (online / last seen) replaces this
-    /// one function. Loop thread.
+    /// The account's other devices for the tray's menu: the engine's
+    /// roster (docs/agent.md §3), the devices this one verified, online or
+    /// not, with when each was last heard. Loop thread; read again each
+    /// time the menu opens.
     func trayDevices() -> [TrayDevice] {
-        engine.status.remotes.filter(\.verified).map { remote in
-            TrayDevice(name: remote.name, online: remote.secondsSinceHeard < Self.onlineWithinSeconds,
-                       lastSeenSecondsAgo: remote.secondsSinceHeard)
+        let now = wallMilliseconds()
+        return engine.roster.map {
+            TrayDevice(name: $0.name, online: $0.online,
+                       lastSeenSecondsAgo: now > $0.lastSeen ? Double(now - $0.lastSeen) / 1000 : 0)
         }
     }
-
-    /// A device heard within this long counts as online in the tray.
-    static var onlineWithinSeconds: Double { 120 }
 }

@@ -192,7 +192,7 @@ enum ContinuityOptions {
             return try DeviceIdentity(id: id, name: name ?? currentHostName(), role: role ?? .full)
         }
         let store = AccountStore(directory: try AccountStore.defaultDirectory())
-        var device = try store.loadOrCreateDevice(defaultName: currentHostName())
+        var device = try store.loadOrCreateDevice(defaultName: DefaultDeviceName.current())
         if let name {
             try DeviceIdentity.validateName(name)
             device.name = name

@@ -194,7 +194,7 @@ public struct AccountStore: Sendable {
 
     /// Creates the directory and its missing parents with mode 0700, then
     /// checks it (`checkDirectory`).
-    func ensureDirectory() throws(HandoffError) {
+    public func ensureDirectory() throws(HandoffError) {
         guard !directory.isEmpty else {
             throw HandoffError(.invalidArgument, "the account directory is an empty path: give a directory")
         }
@@ -242,10 +242,10 @@ enum AccountFile {
         return text
     }
 
-    /// Reads a regular file of at most `AccountStore.maxFileSize` bytes
-    /// that belongs to the current user and grants no group or other
-    /// permission; never follows a symbolic link.
-    static func read(_ path: String, missing: String) throws(HandoffError) -> [UInt8] {
+    /// Reads a regular file of at most `limit` bytes (the key files':
+    /// `AccountStore.maxFileSize`) that belongs to the current user and
+    /// grants no group or other permission; never follows a symbolic link.
+    static func read(_ path: String, missing: String, limit: Int = AccountStore.maxFileSize) throws(HandoffError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {
             let error = errno
@@ -281,9 +281,9 @@ enum AccountFile {
             throw HandoffError(
                 .permission, "\(path) is \(what) by others (mode \(octal(mode))): run chmod 600 \(path)")
         }
-        guard info.st_size <= AccountStore.maxFileSize else { throw tooLarge(path, Int(info.st_size)) }
+        guard info.st_size <= limit else { throw tooLarge(path, Int(info.st_size), limit: limit) }
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: AccountStore.maxFileSize + 1)
+        var chunk = [UInt8](repeating: 0, count: limit + 1)
         while true {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
@@ -292,7 +292,7 @@ enum AccountFile {
             }
             if n == 0 { return bytes }
             bytes += chunk[0..<n]
-            if bytes.count > AccountStore.maxFileSize { throw tooLarge(path, bytes.count) }
+            if bytes.count > limit { throw tooLarge(path, bytes.count, limit: limit) }
         }
     }
 
@@ -370,10 +370,10 @@ enum AccountFile {
         }
     }
 
-    private static func tooLarge(_ path: String, _ size: Int) -> HandoffError {
+    private static func tooLarge(_ path: String, _ size: Int, limit: Int) -> HandoffError {
         HandoffError(
             .malformedData,
-            "\(path) is \(size) bytes, more than the \(AccountStore.maxFileSize) a libhandoff account file "
+            "\(path) is \(size) bytes, more than the \(limit) a libhandoff account file "
                 + "may have: it is not one; remove or restore it")
     }
 

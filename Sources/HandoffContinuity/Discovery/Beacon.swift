@@ -65,11 +65,17 @@ public struct BeaconActivity: Sendable, Equatable {
 /// - A **solicitation** (`kind == .solicit`) carries no activity: a receiver
 ///   that starts (or whose network changed) asks the devices nearby to
 ///   announce what they offer now instead of at their next keep-alive.
+/// - A **presence** (`kind == .presence`, revision 3) carries no activity:
+///   "this device is here" from a device that offers nothing (at start,
+///   as the answer to a solicitation, and every `presenceInterval` of
+///   silence), or with `leaving` set, "this device is going away" (its
+///   last beacon on a clean stop). Older receivers drop the kind unread.
 public struct Beacon: Sendable, Equatable {
     public enum Kind: UInt8, Sendable {
         case advert = 1
         case withdraw = 2
         case solicit = 3
+        case presence = 4
     }
 
     public var kind: Kind
@@ -87,6 +93,9 @@ public struct Beacon: Sendable, Equatable {
     /// source address of the beacon.
     public var channelPort: UInt16
     public var activity: BeaconActivity?
+    /// A presence that says the device is going away (flag 0x01 of kind 4);
+    /// false in every other kind.
+    public var leaving: Bool
 
     public init(
         kind: Kind,
@@ -96,7 +105,8 @@ public struct Beacon: Sendable, Equatable {
         deviceName: String,
         role: DeviceRole,
         channelPort: UInt16,
-        activity: BeaconActivity?
+        activity: BeaconActivity?,
+        leaving: Bool = false
     ) {
         self.kind = kind
         self.timestamp = timestamp
@@ -106,6 +116,7 @@ public struct Beacon: Sendable, Equatable {
         self.role = role
         self.channelPort = channelPort
         self.activity = activity
+        self.leaving = leaving
     }
 }
 

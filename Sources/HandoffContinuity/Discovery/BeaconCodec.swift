@@ -20,8 +20,9 @@ import HandoffModel
 ///     extensions: (type u8 ≠ 0 | length u16 | value)*   (revision 2 on)
 ///     zero padding to a multiple of 64 bytes (0...63 bytes)
 ///
-/// kind: 1 advert, 2 withdraw, 3 solicit (no activity, flags 0).
-/// flags: 0x01 supportsContinuationStreams (adverts only), 0x02 an activity
+/// kind: 1 advert, 2 withdraw, 3 solicit (no activity, flags 0),
+/// 4 presence (revision 3: no activity, flags 0 or 0x01 "leaving").
+/// flags: 0x01 supportsContinuationStreams (adverts) or leaving (presence), 0x02 an activity
 /// id follows (always set in adverts); 0x04 and 0x08 reserved (must be 0);
 /// 0xF0 optional: a receiver ignores those it does not know. Empty
 /// title/URL and expiration 0 mean absent.
@@ -32,7 +33,8 @@ import HandoffModel
 /// refuses an unknown version, kind or role, a reserved flag, bad UTF-8, a
 /// string over its limit, an extension running past the end, non-zero or
 /// over-long padding. This release sends no extension and no optional flag,
-/// so what it seals is exactly what revision 1 (0.1.0) accepts.
+/// so what it seals is exactly what revision 1 (0.1.0) accepts, but for
+/// the presence kind (revision 3), which older receivers drop unread.
 public enum BeaconCodec {
     public static let maxPacketSize = 1200
     /// The smallest packet `seal` produces: one 64-byte block plus overhead.
@@ -49,6 +51,8 @@ public enum BeaconCodec {
     public static let maxURLLength = 1024
 
     static let flagStreams: UInt8 = 0x01
+    /// Kind 4's only flag: the device is going away.
+    static let flagLeaving: UInt8 = 0x01
     static let flagActivityID: UInt8 = 0x02
     /// Flags a later revision may set and a receiver that does not know
     /// them ignores; 0x04 and 0x08 stay reserved (a beacon setting one is
@@ -129,7 +133,13 @@ public enum BeaconCodec {
             guard beacon.activity == nil else {
                 throw HandoffError(.invalidValue, "a solicitation beacon carries no activity")
             }
+        case .presence:
+            guard beacon.activity == nil else {
+                throw HandoffError(.invalidValue, "a presence beacon carries no activity")
+            }
+            if beacon.leaving { flags |= flagLeaving }
         }
+        try check(!beacon.leaving || beacon.kind == .presence, "only a presence beacon says the device is leaving")
         if let activityID {
             try check(activityID.count == idSize, "activity id must be \(idSize) bytes, not \(activityID.count)")
             flags |= flagActivityID
@@ -234,6 +244,8 @@ public enum BeaconCodec {
             }
         case .solicit:
             guard flags == 0 else { return nil }
+        case .presence:
+            guard flags & ~flagLeaving == 0 else { return nil }
         }
 
         // Extensions of later revisions, none known to this one: skipped
@@ -248,7 +260,8 @@ public enum BeaconCodec {
         guard rest < paddingBlock, p[(p.count - rest)...].allSatisfy({ $0 == 0 }) else { return nil }
 
         let beacon = Beacon(kind: kind, timestamp: timestamp, sequence: sequence, deviceID: deviceID,
-                            deviceName: deviceName, role: role, channelPort: channelPort, activity: activity)
+                            deviceName: deviceName, role: role, channelPort: channelPort, activity: activity,
+                            leaving: kind == .presence && flags & flagLeaving != 0)
         return (beacon, extensions > 0 || allFlags & optionalFlags != 0)
     }
 }

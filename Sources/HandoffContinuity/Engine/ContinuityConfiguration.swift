@@ -23,6 +23,17 @@ public struct ContinuityConfiguration: Sendable {
     public var burst: [Double] = [0, 0.25, 0.75, 1.75]
     /// A remote activity not heard of for this long is withdrawn.
     public var remoteLifetime: Double = 12
+    /// A device that offers nothing sends a presence beacon after this
+    /// many seconds without a beacon (docs/PROTOCOL.md §5 "Schedule");
+    /// 0: never (it still answers solicitations and says it is leaving).
+    public var presenceInterval: Double = 60
+    /// A device not heard of for this long is offline and forgotten by
+    /// discovery (the roster keeps when it was last seen): 2.5 presence
+    /// intervals, so one lost presence beacon does not make it offline.
+    public var presenceLifetime: Double = 150
+    /// Where the devices this one verified are kept across restarts (the
+    /// agent's: next to the account); nil keeps them in memory only.
+    public var roster: DeviceRosterFile?
     /// How long an unused warm connection to a peer is kept (PROTOCOL §6:
     /// clients drop idle pooled connections after 10 s, before servers do at 15 s).
     public var idleConnectionLifetime: Double = 10

@@ -70,6 +70,14 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         var solicitations: [Double] = []
         var lastSolicitBurst = -Double.infinity
         var attachedOnce = false
+        /// When to send the next presence beacon (monotonic): `presenceInterval`
+        /// after the last beacon that shows this device is here; only
+        /// while nothing is advertised (keep-alives show it then).
+        var nextPresence: Double?
+        /// The devices verified, online or not, and the generation of the
+        /// roster last handed to `persist` (writes land in order).
+        var roster = DeviceRoster()
+        var rosterGeneration = 0
         /// Counters for tests and diagnostics.
         var counters = DiscoveryCounters()
         /// Every datagram of the beacon port, by kind (`BeaconTally`).
@@ -119,6 +127,12 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         } catch {
             server?.stop()
             throw error
+        }
+        let roster = configuration.roster?.load() ?? DeviceRoster()
+        state.withLock { s in
+            s.roster = roster
+            // Announced once at start, so the others list this device now.
+            s.nextPresence = monotonicSeconds()
         }
         threads.start(named: "hoff-scheduler") { [self] in self.scheduleLoop() }
     }
@@ -234,15 +248,25 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         // withdrawal beacons the scheduler (stopping now) may not have sent
         // yet (resign, then detach: without it, receivers keep the activity
         // for its 12 s lifetime).
-        let last: [ActivityID] = state.withLock { s in
-            guard !s.stopped else { return [] }
+        let last: [ActivityID]? = state.withLock { s in
+            guard !s.stopped else { return nil }
             s.stopped = true
             s.endpoint = nil
             let ids = [s.withdrawal?.activityID, s.advertisement?.activityID].compactMap { $0 }
             s.withdrawal = nil
             return ids.count == 2 && ids[0] == ids[1] ? [ids[0]] : ids
         }
-        for id in last { send(withdrawal: id) }
+        for id in last ?? [] { send(withdrawal: id) }
+        // The others show this device offline at once, not after 150 s.
+        if last != nil { seal(kind: .presence, activity: nil, leaving: true) }
+        let roster = last == nil ? nil : state.withLock { s in
+            let (now, wall) = (monotonicSeconds(), wallMilliseconds())
+            for (id, entry) in s.remotes.entries where entry.verified {
+                s.roster.heard(id, at: Self.wall(of: entry.lastHeard, now: now, wall: wall))
+            }
+            return nextRoster(&s)
+        }
+        persist(roster)
         poke()
         // What hosts wrote to their streams before this still goes out.
         streams.drainAndEnd(within: Self.streamDrainLimit)
@@ -271,7 +295,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     private func scheduleLoop() {
         while true {
             let now = monotonicSeconds() + Self.timerSlack
-            let (advert, withdrawal, solicitation, stopped): (Advertisement?, ActivityID?, Bool, Bool) = state.withLock { s in
+            let (advert, withdrawal, solicitation, presence, stopped): (Advertisement?, ActivityID?, Bool, Bool, Bool) = state.withLock { s in
                 var advert: Advertisement?
                 if let due = s.nextBeacon, due <= now, let a = s.advertisement {
                     advert = a
@@ -291,16 +315,23 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
                     solicitation = true
                     s.solicitations.removeFirst()
                 }
-                return (advert, withdrawal, solicitation, s.stopped)
+                var presence = false
+                if s.advertisement == nil, let due = s.nextPresence, due <= now {
+                    presence = true
+                    s.nextPresence = nil  // `seal` sets the next one
+                }
+                return (advert, withdrawal, solicitation, presence, s.stopped)
             }
             if stopped { return }
             if let advert { send(advert) }
             if let withdrawal { send(withdrawal: withdrawal) }
             if solicitation { seal(kind: .solicit, activity: nil) }
+            if presence { seal(kind: .presence, activity: nil) }
             sweep()
             let pool = client.poolWatch()
             state.withLock { s in
-                s.scheduled = [s.nextBeacon, s.withdrawal?.remaining.first, s.solicitations.first, pool.nextReap]
+                s.scheduled = [s.nextBeacon, s.withdrawal?.remaining.first, s.solicitations.first, pool.nextReap,
+                               s.advertisement == nil ? s.nextPresence : nil]
                     .compactMap { $0 }.min()
                 rearm(&s)
             }
@@ -339,17 +370,24 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         seal(kind: .withdraw, activity: activity)
     }
 
-    private func seal(kind: Beacon.Kind, activity: BeaconActivity?, alsoTo solicitor: UDPAddress? = nil) {
+    private func seal(kind: Beacon.Kind, activity: BeaconActivity?, leaving: Bool = false, alsoTo solicitor: UDPAddress? = nil) {
         let now = wallMilliseconds()
         // Strictly increasing, and still so after a restart: receivers drop
         // any sequence they have seen.
         let sequence = state.withLock { s in
             s.lastSequence = max(s.lastSequence + 1, now)
+            // Any beacon but a solicitation shows this device is here: the
+            // next presence is due an interval after it.
+            if kind != .solicit {
+                let interval = configuration.presenceInterval
+                s.nextPresence = interval > 0 ? monotonicSeconds() + interval : nil
+            }
             return s.lastSequence
         }
         let device = configuration.device
         let beacon = Beacon(kind: kind, timestamp: now, sequence: sequence, deviceID: device.idBytes,
-                            deviceName: device.name, role: device.role, channelPort: server.port, activity: activity)
+                            deviceName: device.name, role: device.role, channelPort: server.port, activity: activity,
+                            leaving: leaving)
         guard let packet = try? BeaconCodec.seal(beacon, key: keys.beaconKey) else { return }
         transport.send(packet)
         if let solicitor { transport.send(packet, to: solicitor) }
@@ -406,14 +444,20 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             answer(from)
             return
         }
+        if beacon.kind == .presence, beacon.leaving {
+            left(hex(beacon.deviceID), endpoint: endpoint)
+            return
+        }
         let audience = endpoint.audience
         let (changes, verify) = state.withLock { s in
             let now = monotonicSeconds()
             let applied = s.remotes.apply(beacon, from: from.host, audience: audience, ownRole: configuration.device.role,
                                           now: now)
+            s.roster.heard(hex(beacon.deviceID), at: wallMilliseconds())
             // The next sweep moved (a new device: sooner; one heard again:
             // maybe later): the alarm follows, without waking anyone.
-            s.sweepDue = s.remotes.nextSweep(lifetime: configuration.remoteLifetime, now: now,
+            s.sweepDue = s.remotes.nextSweep(lifetime: configuration.remoteLifetime,
+                                             presenceLifetime: configuration.presenceLifetime, now: now,
                                              wallMilliseconds: wallMilliseconds())
             rearm(&s)
             return applied
@@ -422,20 +466,40 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         if let channel = verify { startVerifying(hex(beacon.deviceID), at: channel) }
     }
 
-    /// Answers a solicitation with the current advert, at once, to the
-    /// solicitor and on the normal paths: within the answer limits, and
-    /// only when something is offered (an answer is one advert beacon).
+    /// Answers a solicitation with the current advert, or a presence
+    /// beacon when nothing is offered, at once, to the solicitor and on
+    /// the normal paths, within the answer limits (an answer is one beacon).
     private func answer(_ solicitor: UDPAddress) {
-        let advert: Advertisement? = state.withLock { s in
-            guard !s.stopped, let a = s.advertisement else { return nil }
+        let answer: (advert: Advertisement?, ok: Bool) = state.withLock { s in
+            guard !s.stopped else { return (nil, false) }
             guard s.answerLimit.admit(solicitor.description, now: monotonicSeconds()) else {
                 s.counters.answersRefused += 1
-                return nil
+                return (nil, false)
             }
             s.counters.answers += 1
-            return a
+            return (s.advertisement, true)
         }
-        if let advert { send(advert, alsoTo: solicitor) }
+        guard answer.ok else { return }
+        if let advert = answer.advert { send(advert, alsoTo: solicitor) } else {
+            seal(kind: .presence, activity: nil, alsoTo: solicitor)
+        }
+    }
+
+    /// A device said it is going away: offline at once (what it offered
+    /// withdrawn), its last seen kept in the roster.
+    private func left(_ deviceID: String, endpoint: any ContinuityEndpoint) {
+        let (changes, roster) = state.withLock { s in
+            let (changes, entry) = s.remotes.left(deviceID)
+            guard entry?.verified == true else { return (changes, DeviceRoster?.none) }
+            s.roster.heard(deviceID, at: wallMilliseconds())
+            s.sweepDue = s.remotes.nextSweep(lifetime: configuration.remoteLifetime,
+                                             presenceLifetime: configuration.presenceLifetime, now: monotonicSeconds(),
+                                             wallMilliseconds: wallMilliseconds())
+            rearm(&s)
+            return (changes, nextRoster(&s))
+        }
+        changes.forEach(endpoint.remoteActivityChanged)
+        if let roster { persist(roster) }
     }
 
     /// Proves a newly seen device is there now (its channel authenticates
@@ -458,14 +522,21 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             let outcome = client.verify(channel)
             let failure: HandoffError? = if case .failure(let e) = outcome { e } else { nil }
             guard let self else { return }
-            let (changes, endpoint, retry) = self.state.withLock { s in
+            let (changes, endpoint, retry, roster) = self.state.withLock { s in
                 s.counters.verifications += 1
                 let now = monotonicSeconds()
                 let changes = s.remotes.verified(deviceID, at: channel, failure: failure,
                                                  revision: try? outcome.get(), now: now)
-                return (changes, s.endpoint, failure == nil ? nil : s.remotes.untriedChannel(deviceID, now: now))
+                var roster: DeviceRoster?
+                if let entry = s.remotes.entries[deviceID], entry.verified,
+                   s.roster.saw(DeviceRoster.Record(id: deviceID, name: entry.name, role: entry.role,
+                                                    lastSeen: Self.wall(of: entry.lastHeard, now: now, wall: wallMilliseconds()))) {
+                    roster = self.nextRoster(&s)
+                }
+                return (changes, s.endpoint, failure == nil ? nil : s.remotes.untriedChannel(deviceID, now: now), roster)
             }
             if let endpoint { changes.forEach(endpoint.remoteActivityChanged) }
+            if let roster { self.persist(roster) }
             if let retry { self.startVerifying(deviceID, at: retry) }
         }
         if !submitted {
@@ -506,18 +577,72 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             }, s.beacons)
         }
         let counters = discovery.dictionary.merging(beacons.counters) { _, tally in tally }
-        return EngineStatus(remotes: remotes.sorted { $0.id < $1.id }, counters: counters, beacons: beacons)
+        return EngineStatus(remotes: remotes.sorted { $0.id < $1.id }, counters: counters, beacons: beacons,
+                            roster: roster)
+    }
+
+    /// The account's devices this one verified, online or not (sorted by
+    /// name): the roster, with what discovery knows now.
+    public var roster: [EngineStatus.RosterDevice] {
+        state.withLock { s in
+            let (now, wall) = (monotonicSeconds(), wallMilliseconds())
+            return s.roster.sorted.map { r in
+                let live = s.remotes.entries[r.id]
+                let online = live?.verified == true
+                return EngineStatus.RosterDevice(
+                    id: r.id, name: online ? live!.name : r.name, role: online ? live!.role : r.role, online: online,
+                    lastSeen: online ? Self.wall(of: live!.lastHeard, now: now, wall: wall) : r.lastSeen)
+            }
+        }
+    }
+
+    // MARK: The roster on disk
+
+    /// A monotonic time as wall-clock milliseconds, as the clocks stand now.
+    static func wall(of monotonic: Double, now: Double, wall: UInt64) -> UInt64 {
+        let ago = UInt64(max(0, (now - monotonic) * 1000).rounded())
+        return wall > ago ? wall - ago : 0
+    }
+
+    /// With the state locked: the roster to write, numbered.
+    private func nextRoster(_ s: inout State) -> DeviceRoster? {
+        guard configuration.roster != nil else { return nil }
+        s.rosterGeneration += 1
+        var r = s.roster
+        r.generation = s.rosterGeneration
+        return r
+    }
+
+    /// Last written generation; a write never replaces a newer one.
+    private let rosterWritten = Locked(0)
+
+    /// Writes a roster (outside the state lock; writers of older
+    /// generations skip). A failed write is not fatal: the roster is a
+    /// cache of what handshakes teach again.
+    private func persist(_ roster: DeviceRoster?) {
+        guard let roster, let file = configuration.roster else { return }
+        rosterWritten.withLock { written in
+            guard roster.generation > written else { return }
+            written = roster.generation
+            try? file.save(roster)
+        }
     }
 
     private func sweep() {
         client.reap()
-        let (changes, endpoint) = state.withLock { s in
+        let (changes, endpoint, roster) = state.withLock { s in
             let (now, wall) = (monotonicSeconds(), wallMilliseconds())
-            let changes = s.remotes.sweep(now: now, lifetime: configuration.remoteLifetime, wallMilliseconds: wall)
-            s.sweepDue = s.remotes.nextSweep(lifetime: configuration.remoteLifetime, now: now, wallMilliseconds: wall)
-            return (changes, s.endpoint)
+            let (changes, gone) = s.remotes.sweep(now: now, lifetime: configuration.remoteLifetime,
+                                                  presenceLifetime: configuration.presenceLifetime, wallMilliseconds: wall)
+            s.sweepDue = s.remotes.nextSweep(lifetime: configuration.remoteLifetime,
+                                             presenceLifetime: configuration.presenceLifetime, now: now, wallMilliseconds: wall)
+            // A verified device gone offline: its last seen is worth keeping.
+            let offline = gone.filter { $0.value.verified }
+            for (id, entry) in offline { s.roster.heard(id, at: Self.wall(of: entry.lastHeard, now: now, wall: wall)) }
+            return (changes, s.endpoint, offline.isEmpty ? nil : nextRoster(&s))
         }
         if let endpoint { changes.forEach(endpoint.remoteActivityChanged) }
+        if let roster { persist(roster) }
     }
 
     // MARK: Waking the scheduler

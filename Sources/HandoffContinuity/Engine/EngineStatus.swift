@@ -34,6 +34,31 @@ public struct EngineStatus: Sendable, Equatable {
         public var secondsAgo: Double
     }
 
+    /// A device of the account this one has verified (its channel
+    /// completed a handshake with the account's key), online or not: the
+    /// roster (`DeviceRoster`, kept across restarts by the agent), what
+    /// `handoff devices`, STATUS `roster` and the tray list.
+    public struct RosterDevice: Sendable, Equatable {
+        /// 32 hex digits.
+        public var id: String
+        public var name: String
+        public var role: DeviceRole
+        /// Verified and heard within the presence lifetime (150 s: 2.5
+        /// presence intervals), and it has not said it is leaving.
+        public var online: Bool
+        /// When it was last heard, ms since the Unix epoch (for an offline
+        /// device possibly from before this engine started).
+        public var lastSeen: UInt64
+
+        public init(id: String, name: String, role: DeviceRole, online: Bool, lastSeen: UInt64) {
+            self.id = id
+            self.name = name
+            self.role = role
+            self.online = online
+            self.lastSeen = lastSeen
+        }
+    }
+
     /// Sorted by id.
     public var remotes: [RemoteDevice]
     /// Discovery's counters by name (`DiscoveryCounters`, and the beacon
@@ -41,6 +66,8 @@ public struct EngineStatus: Sendable, Equatable {
     public var counters: [String: Int64]
     /// Every datagram of the beacon port, by kind, with senders.
     public var beacons: BeaconTally
+    /// Sorted by name, then id.
+    public var roster: [RosterDevice] = []
 }
 
 extension DiscoveryCounters {

@@ -12,10 +12,13 @@ extension RemoteTable {
     /// followed within a keep-alive interval). It is `margin` past the
     /// moment itself, so that the sweep's tests (strict, and in whole
     /// milliseconds for expirations) hold when the scheduler wakes.
-    func nextSweep(lifetime: Double, now: Double, wallMilliseconds: UInt64) -> Double? {
+    /// A device that offers nothing is due when it has been silent for
+    /// `presenceLifetime` (nil: `lifetime`), when it goes offline.
+    func nextSweep(lifetime: Double, presenceLifetime: Double? = nil, now: Double, wallMilliseconds: UInt64) -> Double? {
         var next: Double?
         for entry in entries.values {
-            var due = entry.lastHeard + lifetime
+            let offers = entry.offered != nil || entry.reported != nil
+            var due = entry.lastHeard + (offers ? lifetime : max(lifetime, presenceLifetime ?? lifetime))
             if let expiration = entry.expiration {
                 let left = expiration > wallMilliseconds ? Double(expiration - wallMilliseconds) / 1000 : 0
                 due = min(due, now + left)

@@ -139,11 +139,13 @@ struct RemoteTable {
                 entry.offered = nil
                 entry.expiration = nil
             }
-        case .solicit:
+        case .solicit, .presence:
             break
         }
+        // Verified before it is reported, or shown online: a device that
+        // offers this app something, or says it is here (a presence beacon).
         var verify: SocketAddress?
-        if !entry.verified, entry.offered != nil, entry.verifying == nil,
+        if !entry.verified, entry.offered != nil || beacon.kind == .presence, entry.verifying == nil,
            now - entry.lastAttempt >= Self.retryDelay(failures: entry.failures) {
             // The family it was heard over, unless that one already failed
             // this round and the other is known.
@@ -235,11 +237,28 @@ struct RemoteTable {
 
     /// Withdraws what has not been heard of for `lifetime` or has expired.
     mutating func sweep(now: Double, lifetime: Double, wallMilliseconds: UInt64) -> [RemoteActivityChange] {
+        sweep(now: now, lifetime: lifetime, presenceLifetime: lifetime, wallMilliseconds: wallMilliseconds).changes
+    }
+
+    /// Withdraws what a device offers once it has not been heard of for
+    /// `lifetime` or has expired, and forgets a device not heard of for
+    /// `presenceLifetime` (at least `lifetime`): it is offline then. Returns
+    /// the changes to report and the devices forgotten.
+    mutating func sweep(now: Double, lifetime: Double, presenceLifetime: Double,
+                        wallMilliseconds: UInt64) -> (changes: [RemoteActivityChange], gone: [String: Entry]) {
         var changes: [RemoteActivityChange] = []
+        var gone: [String: Entry] = [:]
         for (id, var entry) in entries {
-            if now - entry.lastHeard > lifetime {
+            let silent = now - entry.lastHeard
+            if silent > max(lifetime, presenceLifetime) {
                 if let reported = entry.reported { changes.append(.withdrawn(reported)) }
                 entries[id] = nil
+                gone[id] = entry
+            } else if silent > lifetime, entry.offered != nil || entry.reported != nil {
+                entry.offered = nil
+                entry.expiration = nil
+                changes += Self.report(&entry)
+                entries[id] = entry
             } else if let expiration = entry.expiration, expiration <= wallMilliseconds {
                 entry.offered = nil
                 entry.expiration = nil
@@ -247,7 +266,15 @@ struct RemoteTable {
                 entries[id] = entry
             }
         }
-        return changes
+        return (changes, gone)
+    }
+
+    /// A device that said it is going away (a leaving presence beacon):
+    /// forgotten at once, what it offered withdrawn. Returns the changes
+    /// and its entry, nil when it was not known.
+    mutating func left(_ deviceID: String) -> (changes: [RemoteActivityChange], entry: Entry?) {
+        guard let entry = entries.removeValue(forKey: deviceID) else { return ([], nil) }
+        return (entry.reported.map { [.withdrawn($0)] } ?? [], entry)
     }
 
     /// Brings what was reported up to what is offered.

@@ -78,7 +78,12 @@ enum AgentBodyCoding {
                     "channelPort": .integer(Int64(s.channelPort)), "beaconPort": .integer(Int64(s.beaconPort)),
                     "clients": .integer(Int64(s.clients)), "remotes": .array(remotes),
                     "counters": .dictionary(s.counters.mapValues { .integer($0) }),
-                    "beacons": .dictionary(beacons(s.beacons))]
+                    "beacons": .dictionary(beacons(s.beacons)),
+                    "roster": .array(s.roster.map { d in
+                        .dictionary(["deviceID": .data(d.deviceID), "deviceName": .string(d.deviceName),
+                                     "role": .string(d.role.name), "online": .boolean(d.online),
+                                     "lastSeen": .integer(Int64(clamping: d.lastSeen))])
+                    })]
         }
     }
 
@@ -223,6 +228,17 @@ enum AgentBodyCoding {
                 guard case .integer(let n) = value else { throw malformed("counters are integers") }
                 counters[key] = n
             }
+            var roster: [AgentStatus.RosterDevice] = []
+            if b.body["roster"] != nil {
+                for value in try b.array("roster") {
+                    guard case .dictionary(let d) = value else { throw malformed("roster holds dictionaries") }
+                    let r = Fields(d)
+                    guard let role = DeviceRole(name: try r.string("role")) else { throw malformed("role is full or send-only") }
+                    roster.append(AgentStatus.RosterDevice(deviceID: try r.id("deviceID"), deviceName: try r.string("deviceName"),
+                                                           role: role, online: try r.bool("online"),
+                                                           lastSeen: UInt64(try r.integer("lastSeen", in: 0...Int64.max))))
+                }
+            }
             guard let role = DeviceRole(name: try b.string("role")) else { throw malformed("role is full or send-only") }
             return .status(AgentStatus(deviceID: try b.id("deviceID"), deviceName: try b.string("deviceName"), role: role,
                                        channelPort: UInt16(try b.integer("channelPort", in: 0...65535)),
@@ -230,7 +246,7 @@ enum AgentBodyCoding {
                                        clients: Int(try b.integer("clients", in: 0...Int64(Int32.max))),
                                        remotes: remotes, counters: counters,
                                        beacons: try b.optionalDictionary("beacons").map { d throws(HandoffError) in try beacons(Fields(d)) }
-                                           ?? BeaconTally()))
+                                           ?? BeaconTally(), roster: roster))
         }
     }
 

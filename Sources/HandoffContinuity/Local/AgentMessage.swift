@@ -178,6 +178,25 @@ public struct AgentStatus: Sendable, Equatable {
         }
     }
 
+    /// STATUS `roster`: a device of the account the agent verified, online
+    /// or not (`EngineStatus.RosterDevice`; empty from an older agent).
+    public struct RosterDevice: Sendable, Equatable {
+        public var deviceID: [UInt8]
+        public var deviceName: String
+        public var role: DeviceRole
+        public var online: Bool
+        /// Milliseconds since the Unix epoch.
+        public var lastSeen: UInt64
+
+        public init(deviceID: [UInt8], deviceName: String, role: DeviceRole, online: Bool, lastSeen: UInt64) {
+            self.deviceID = deviceID
+            self.deviceName = deviceName
+            self.role = role
+            self.online = online
+            self.lastSeen = lastSeen
+        }
+    }
+
     public var deviceID: [UInt8]
     public var deviceName: String
     public var role: DeviceRole
@@ -188,9 +207,14 @@ public struct AgentStatus: Sendable, Equatable {
     public var counters: [String: Int64]
     /// The engine's beacon tally (`beacons`; empty when an older agent leaves it out).
     public var beacons: BeaconTally
+    /// The devices the agent verified, online or not (`roster`; sorted by
+    /// name; empty when an older agent leaves it out).
+    public var roster: [RosterDevice]
 
     public init(deviceID: [UInt8], deviceName: String, role: DeviceRole, channelPort: UInt16, beaconPort: UInt16,
-                clients: Int, remotes: [Remote], counters: [String: Int64], beacons: BeaconTally = BeaconTally()) {
+                clients: Int, remotes: [Remote], counters: [String: Int64], beacons: BeaconTally = BeaconTally(),
+                roster: [RosterDevice] = []) {
+        self.roster = roster
         self.deviceID = deviceID
         self.deviceName = deviceName
         self.role = role
@@ -215,6 +239,10 @@ public struct AgentStatus: Sendable, Equatable {
         }
         self.init(deviceID: device.idBytes, deviceName: device.name, role: device.role, channelPort: engine.channelPort,
                   beaconPort: engine.beaconPort, clients: clients, remotes: remotes,
-                  counters: status.counters.merging(extraCounters) { _, extra in extra }, beacons: status.beacons)
+                  counters: status.counters.merging(extraCounters) { _, extra in extra }, beacons: status.beacons,
+                  roster: status.roster.map { d in
+                      RosterDevice(deviceID: AgentBodyCoding.deviceBytes(d.id), deviceName: d.name, role: d.role,
+                                   online: d.online, lastSeen: d.lastSeen)
+                  })
     }
 }

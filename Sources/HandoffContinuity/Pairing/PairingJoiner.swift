@@ -22,7 +22,13 @@ public enum PairingJoiner {
         defer { transport.stop() }
         events.listening(listener.port)
 
-        let beacon = PairingBeacon(port: listener.port, sessionID: sessionID, kind: PairingBeacon.kind(for: method)).encoded()
+        let kind = PairingBeacon.kind(for: method)
+        let beacon = PairingBeacon(port: listener.port, sessionID: sessionID, kind: kind).encoded()
+        // Comparing, the sponsor's person also sees what this device calls
+        // itself: the named beacon first (sponsors that know it), then the
+        // plain one (all sponsors; older ones drop the named one).
+        let named: [UInt8]? = kind == PairingBeacon.joinerKind && (try? DeviceIdentity.validateName(deviceName)) != nil
+            ? PairingBeacon(port: listener.port, sessionID: sessionID, kind: kind, name: deviceName).encoded() : nil
         let start = monotonicSeconds()
         var sent = 0
         func nextBeacon(_ k: Int) -> Double { start + limits.beaconTime(k) }
@@ -30,6 +36,7 @@ public enum PairingJoiner {
             until: windowEnd, cancelFD: config.cancelFD, isOurs: machine.isCommitForUs,
             tick: {
                 while nextBeacon(sent) <= monotonicSeconds() {
+                    if let named { transport.send(named) }
                     transport.send(beacon)
                     sent += 1
                 }

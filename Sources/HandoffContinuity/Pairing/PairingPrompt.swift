@@ -28,6 +28,11 @@ public struct PairingEvents {
     public var beaconsReady: (UInt16) -> Void = { _ in }
     /// A sponsor and a joiner have found each other (the peer's address).
     public var found: (String) -> Void = { _ in }
+    /// Sponsor, before `compare`: the name the joiner calls itself (from
+    /// its named beacon; unauthenticated until the pairing completes:
+    /// show it as "calls itself", beside the code). Not called when the
+    /// joiner sent none (an older joiner).
+    public var joinerName: (String) -> Void = { _ in }
     /// The code to show; returns how to get the person's answer.
     public var compare: (ComparisonCode) -> PairingPrompt
 

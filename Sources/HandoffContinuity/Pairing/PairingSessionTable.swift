@@ -12,6 +12,8 @@ struct PairingSessionTable {
         var port: UInt16
         var heard: Double
         var tried: Double?
+        /// What a named beacon of this session said it is called.
+        var name: String?
     }
 
     private struct Key: Hashable {
@@ -33,6 +35,11 @@ struct PairingSessionTable {
 
     var count: Int { candidates.count }
 
+    /// The name the session's named beacon gave, if one was heard.
+    func name(of candidate: Candidate) -> String? {
+        candidates[Key(sessionID: candidate.sessionID, host: candidate.host, port: candidate.port)]?.name
+    }
+
     /// Records a beacon heard from `host`; false when it was refused by the
     /// rate limits.
     mutating func heard(_ beacon: PairingBeacon, from host: String, now: Double) -> Bool {
@@ -43,6 +50,7 @@ struct PairingSessionTable {
             candidates[oldest] = nil
         }
         candidates[key, default: Candidate(sessionID: beacon.sessionID, host: host, port: beacon.port, heard: now)].heard = now
+        if let name = beacon.name { candidates[key]?.name = name }
         return true
     }
 

@@ -60,9 +60,11 @@ public enum PairingSponsor {
                 if (try? checkCancelled(config.cancelFD)) == nil { throw PairingConnection.cancelled }
                 continue
             }
+            let joinerName = candidate.name ?? table.withLock { $0.name(of: candidate) }
             inbox.close()
             connected()
             events.found(connection.peer)
+            if let joinerName { events.joinerName(PairingBeacon.shown(joinerName)) }
             // The attempt begins with the joiner's share: from here any
             // failure ends the run.
             var code: ComparisonCode?

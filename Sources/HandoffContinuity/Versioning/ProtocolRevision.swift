@@ -8,12 +8,16 @@
 /// makes every surface able to grow — beacon receivers ignore extensions
 /// and optional flags, the channel and the local socket negotiate the
 /// revision both ends speak — so that revision 3 can add messages without
-/// cutting off revision 2.
+/// cutting off revision 2. Revision 3 adds the presence beacon (kind 4),
+/// which older receivers drop unread: nothing is agreed for it.
 public enum ProtocolRevision {
     /// The highest revision this release speaks.
-    public static let current = 2
+    public static let current = 3
     /// The lowest revision this release still speaks: a release speaks its
     /// predecessor's revision, so two adjacent releases always hand off.
+    /// Still 1: revision 3 changes nothing a revision-1 peer meets (it
+    /// drops the new beacon kind as it drops any unknown kind), so there
+    /// is no reason to cut off 0.1.0.
     public static let oldest = 1
     /// What a peer that announces nothing speaks: a revision-1 peer
     /// (0.1.0) offers no ALPN on the channel and sends no `revision` in

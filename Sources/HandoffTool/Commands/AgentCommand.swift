@@ -23,6 +23,13 @@ enum AgentCommand: Command {
         activation (LISTEN_FDS), the agent takes the socket systemd passes and
         leaves it in place when it stops.
 
+        Started before this device has an account (at login, before `handoff pair`),
+        it waits: apps are told "not paired yet" (error 4), one notification says to
+        pair, and the engine starts as soon as `handoff pair` or `handoff account
+        create` stores the account, without a restart. Started while another agent
+        serves the socket (the autostart entry beside the systemd units), it logs
+        so and exits 0.
+
         Shows a desktop notification for each activity another device offers that an
         app here (running or installed) or the browser can continue; its "Continue"
         continues it. Without a session bus or a notification server it says so
@@ -56,23 +63,44 @@ enum AgentCommand: Command {
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
         Signals.install()
         let settings = try NetworkOptions.settings(arguments)
-        let activated = try ActivatedSocket.agentListener()
+        let json = output.json
+        let log: AgentLogSink = { event in AgentLogLine.write(event, json: json) }
         let listener: Agent.Listener
-        if let activated {
+        if let activated = try ActivatedSocket.agentListener() {
             listener = .activated(fd: activated, path: AgentSocketPath.resolve())
         } else if let path = arguments.value("--socket") ?? AgentSocketPath.resolve() {
             guard path.hasPrefix("/") else { throw arguments.usage("--socket \(path): give an absolute path") }
-            listener = .path(path)
+            try AgentSocketPath.prepareDirectory(for: path)
+            do {
+                listener = .created(fd: try LocalSocket.listen(at: path), path: path)
+            } catch {
+                guard error.code == .invalidState else { throw error }
+                // Started twice (autostart beside the units, a second login):
+                // the running agent serves; this one is not needed.
+                log(AgentLogEvent("already-running", "an agent already listens on \(path): leaving it to serve, exiting",
+                                  ["socket": .string(path)]))
+                return ExitCode.ok
+            }
         } else {
             throw HandoffError(.invalidState,
                                "no socket path: set XDG_RUNTIME_DIR (a login session does) or give --socket PATH")
         }
-        let profile = try Profile.open()
-        let account = try profile.account()
-        let device = try profile.device()
-        let config = settings.configuration(account: account, device: device)
-        let json = output.json
-        let log: AgentLogSink = { event in AgentLogLine.write(event, json: json) }
+        let account: AccountKey, device: DeviceIdentity, profile: Profile
+        do {
+            profile = try Profile.open()
+            guard try Self.awaitAccount(profile, listener, arguments, log) else {
+                Self.release(listener)
+                return ExitCode.ok
+            }
+            account = try profile.account()
+            device = try profile.device()
+        } catch {
+            Self.release(listener)
+            throw error
+        }
+        var config = settings.configuration(account: account, device: device)
+        // The devices it verified, listed online or not across restarts.
+        config.roster = DeviceRosterFile(store: profile.store, accountID: account.derived.accountID)
         let desktop: AgentDesktop? = arguments.has("--no-launch") ? nil : AgentDesktop.current()
 
         let notifications: Agent.Notifications = arguments.has("--no-notifications") ? .off : .sessionBus(nil)
@@ -82,6 +110,7 @@ enum AgentCommand: Command {
         let socket: String = switch listener {
         case .path(let path): path
         case .activated(_, let path): "\(path ?? "?") (from systemd)"
+        case .created(_, let path): path
         }
         log(AgentLogEvent("listening", "agent of account \(account.id) as \(device.name) listening on \(socket); "
                             + "beacons: \(NetworkOptions.describe(config.beacons, port: agent.engine.beaconPort)), "
@@ -95,6 +124,42 @@ enum AgentCommand: Command {
         agent.stop()
         log(AgentLogEvent("stopped", "stopped"))
         return ExitCode.ok
+    }
+}
+
+extension AgentCommand {
+    /// No account yet: serve "not paired yet" on the socket until one
+    /// appears (docs/agent.md §10). False: a signal came first.
+    static func awaitAccount(_ profile: Profile, _ listener: Agent.Listener, _ arguments: ParsedArguments,
+                             _ log: @escaping AgentLogSink) throws(HandoffError) -> Bool {
+        guard try profile.existingAccount() == nil else { return true }
+        let fd: Int32 = switch listener {
+        case .activated(let fd, _), .created(let fd, _): fd
+        case .path: -1
+        }
+        let outcome = try AccountWait.run(listener: fd, directory: profile.directory, cancelFD: Signals.fd,
+                                          notify: !arguments.has("--no-notifications"), isReady: {
+            do throws(HandoffError) {
+                return try profile.existingAccount() != nil
+            } catch {
+                log(AgentLogEvent("error", "the account cannot be read: \(error.message)"))
+                return false
+            }
+        }, log: log)
+        if outcome == .cancelled { log(AgentLogEvent("stopped", "stopped while waiting for an account")) }
+        return outcome == .ready
+    }
+
+    /// Stopped before the agent took the socket: close it, and remove the
+    /// file it made (systemd's stays).
+    static func release(_ listener: Agent.Listener) {
+        switch listener {
+        case .activated(let fd, _): close(fd)
+        case .created(let fd, let path):
+            close(fd)
+            unlink(path)
+        case .path: break
+        }
     }
 }
 

@@ -4,26 +4,28 @@ import HandoffContinuity
 import HandoffModel
 import HandoffRuntime
 
-/// `handoff devices`: the account's devices the engine heard recently,
-/// this one first, with whether each one's channel verified.
+/// `handoff devices`: the account's devices, this one first: those it
+/// verified (online or not, with when each was last seen: the roster) and
+/// those heard recently, with whether each one's channel verified.
 enum DevicesCommand: Command {
     static let name = "devices"
-    static let summary = "list the account's devices heard recently, and whether each can be reached"
+    static let summary = "list the account's devices, online or offline, and whether each can be reached"
     static let synopsis = ["devices [--listen SECONDS] [--agent | --embedded] [network options]"]
     static let details = """
-        Lists this device first, then every other device of the account the engine
-        heard recently (its beacons open with the account's key: other accounts'
-        devices cannot be listed): name, id, role, when it was last heard, its
-        channel address per address family, and whether it is reachable (its
-        channel completed a TLS handshake with the account's key), or why not.
+        Lists this device first, then every other device of the account: those
+        verified (online, or offline with when each was last seen; the agent keeps
+        them across restarts) and those heard recently (their beacons open with the
+        account's key: other accounts' devices cannot be listed): name, id, role,
+        online or offline, when it was last seen, its channel address per address
+        family, and whether it is reachable (its channel completed a TLS handshake
+        with the account's key), or why not.
 
         Through the handoff agent (when one runs for this user and account and no
         network option is given) it answers at once from the agent's table. With an
         engine of its own (or --embedded) it listens --listen seconds first, asking
-        the others to answer at once. A device is heard while it offers an activity
-        (a device that offers nothing sends no beacons); only a device that offers
-        this one something is verified, so "reachable" is unknown for the others,
-        and for every device when this one is send-only.
+        the others to answer at once. Every device answers (one that offers nothing
+        with a presence beacon), is verified, and is online while heard within
+        150 s; a device that stops says so and is offline at once.
 
         With --json: one object, {"via", "account", "devices": [...]} (docs/cli.md).
         """
@@ -50,7 +52,7 @@ enum DevicesCommand: Command {
             if case .interrupted = loop.run(timeout: listen) { return ExitCode.failure }
         }
         guard let status = try source.status(loop) else { return ExitCode.failure }
-        let devices = [DeviceRow(this: status)] + status.remotes.map(DeviceRow.init).sorted {
+        let devices = [DeviceRow(this: status)] + DeviceRow.others(status, now: wallMilliseconds()).sorted {
             ($0.name, $0.id) < ($1.name, $1.id)
         }
         var result: JSONObject = ["via": .string(source.via.rawValue), "account": .string(account.id)]
@@ -58,8 +60,8 @@ enum DevicesCommand: Command {
         let human = tr("Devices of account {account} ({how}):", ["account": account.id, "how": source.describe(settings.beacons)]) + "\n"
             + devices.map(\.text).joined(separator: "\n")
         output.emit(.object(result), human: human)
-        if status.remotes.isEmpty {
-            output.note(tr("No other device heard. A device is heard while it offers an activity (`handoff publish`, or an app); `handoff doctor` checks this network."))
+        if devices.count == 1 {
+            output.note(tr("No other device of this account known yet. A device is listed once it is heard (its agent runs, or an app or `handoff publish` offers something); `handoff doctor` checks this network."))
         }
         return ExitCode.ok
     }
@@ -78,6 +80,9 @@ private struct DeviceRow {
     var channelPort: UInt16?
     var verified = false
     var lastError: AgentStatus.VerificationError?
+    /// Verified and heard within the presence lifetime (the roster's
+    /// `online`); nil for this device.
+    var online: Bool?
     /// The protocol revision its channel agreed on (docs/PROTOCOL.md §10):
     /// this device's own for this device, nil until verified.
     var revision: Int?
@@ -89,6 +94,30 @@ private struct DeviceRow {
         thisDevice = true
         channelPort = status.channelPort
         revision = ProtocolRevision.current
+    }
+
+    /// The other devices: every one heard (STATUS `remotes`) and every one
+    /// verified before (STATUS `roster`), one row each.
+    static func others(_ status: AgentStatus, now: UInt64) -> [DeviceRow] {
+        let roster = Dictionary(status.roster.map { (hexString($0.deviceID), $0) }, uniquingKeysWith: { a, _ in a })
+        var rows: [DeviceRow] = status.remotes.map { remote in
+            var row = DeviceRow(remote)
+            row.online = roster[row.id]?.online ?? false
+            return row
+        }
+        let heard = Set(rows.map(\.id))
+        for d in status.roster where !heard.contains(hexString(d.deviceID)) {
+            rows.append(DeviceRow(d, now: now))
+        }
+        return rows
+    }
+
+    init(_ d: AgentStatus.RosterDevice, now: UInt64) {
+        id = hexString(d.deviceID)
+        name = d.deviceName
+        role = d.role
+        online = d.online
+        lastSeen = now > d.lastSeen ? Double(now - d.lastSeen) / 1000 : 0
     }
 
     init(_ remote: AgentStatus.Remote) {
@@ -115,6 +144,7 @@ private struct DeviceRow {
                              "this_device": .bool(thisDevice), "last_seen": .double((lastSeen * 1000).rounded() / 1000),
                              "addresses": .array(addresses.map { .string($0) })]
         o["channel_port"] = channelPort.map { .int(Int64($0)) } ?? .null
+        o["online"] = online.map { .bool($0) } ?? .null
         o["reachable"] = reachable.map { .bool($0) } ?? .null
         o["protocol_revision"] = revision.map { .int(Int64($0)) } ?? .null
         if let e = lastError {
@@ -134,7 +164,8 @@ private struct DeviceRow {
             details.append(tr("channel port {port}", ["port": "\(channelPort ?? 0)"]))
             return "* " + tr("{device} (this device)", ["device": name]) + "\n    \(details.joined(separator: ", "))"
         }
-        details.append(tr("seen {seconds} s ago", ["seconds": "\(Int(lastSeen.rounded()))"]))
+        details.append(online == true ? tr("online, seen {ago}", ["ago": Self.ago(lastSeen)])
+                                      : tr("offline, last seen {ago}", ["ago": Self.ago(lastSeen)]))
         if !addresses.isEmpty { details.append(addresses.joined(separator: " ")) }
         let state: String
         switch reachable {
@@ -146,8 +177,21 @@ private struct DeviceRow {
             let e = lastError!
             state = tr("unreachable: {address}: {message} (error {code})",
                        ["address": e.address, "message": e.error.message, "code": "\(e.error.code.rawValue)"])
-        case nil: state = tr("reachability not checked (it offers this device nothing)")
+        case nil where online == false && addresses.isEmpty:
+            state = tr("not heard now: it is off, out of reach, or its agent is not running")
+        case nil: state = tr("reachability not checked yet")
         }
         return "  \(name)\n    \(details.joined(separator: ", "))\n    \(state)"
+    }
+
+    /// "12 s ago", "3 min ago", "5 h ago", "2 days ago".
+    static func ago(_ seconds: Double) -> String {
+        let s = Int(max(0, seconds).rounded())
+        switch s {
+        case ..<90: return tr("{seconds} s ago", ["seconds": "\(s)"])
+        case ..<(90 * 60): return tr("{minutes} min ago", ["minutes": "\(Int((Double(s) / 60).rounded()))"])
+        case ..<(36 * 3600): return tr("{hours} h ago", ["hours": "\(Int((Double(s) / 3600).rounded()))"])
+        default: return tr("{days} days ago", ["days": "\(Int((Double(s) / 86400).rounded()))"])
+        }
     }
 }

@@ -14,7 +14,7 @@ enum PairCommand: Command {
     static let name = "pair"
     static let summary = "add a device to the account by comparing a six-digit code on both (or by a one-time code)"
     static let synopsis = [
-        "pair [--join [--force]] [--yes-if-code DIGITS | --show-code | --code CODE] [--timeout SECONDS]",
+        "pair [--join [--force]] [--name NAME] [--yes-if-code DIGITS | --show-code | --code CODE] [--timeout SECONDS]",
         " [--beacon-port PORT] [--peer HOST:PORT]... [--no-multicast] [--interface NAME]...",
     ]
     static let details = """
@@ -35,6 +35,11 @@ enum PairCommand: Command {
         same code (SPAKE2), and a typo is caught before anything is sent. A code serves
         one run.
 
+        The new device's name is what the others show: on a terminal, the new device
+        asks for it first (Enter keeps the default, e.g. "Ada's laptop"); --name NAME
+        sets it without asking, on either device; run without a terminal, the name
+        stays as it is (`handoff device --name` changes it later).
+
         --yes-if-code DIGITS answers by itself (yes only when the code is DIGITS), for
         scripts. With --json, events are JSON lines and the answer is read as a line
         (y/yes or n/no) from standard input unless --yes-if-code is given.
@@ -42,6 +47,7 @@ enum PairCommand: Command {
     static let options: [OptionSpec] = NetworkOptions.beacons + [
         .flag("--join", "join another account even though this device has one (needs --force)"),
         .flag("--force", "with --join: replace this device's account"),
+        .value("--name", "NAME", "this device's name, as the other devices show it (1-64 bytes, no control characters)"),
         .value("--yes-if-code", "DIGITS", "answer the comparison without asking: yes if the code is DIGITS, else no"),
         .flag("--show-code", "pair by a one-time code instead of comparing: make one and show it"),
         .value("--code", "CODE", "pair by the one-time code the other device shows (--show-code there)"),
@@ -66,9 +72,19 @@ enum PairCommand: Command {
         if arguments.has("--force") && !arguments.has("--join") { throw arguments.usage("--force goes with --join") }
         let method = try Self.method(arguments, output)
         if method != .comparison, expected != nil { throw arguments.usage("--yes-if-code is for a comparison, not with a one-time code") }
+        let name = arguments.value("--name")
+        if let name {
+            do { try DeviceIdentity.validateName(name) } catch { throw arguments.usage("--name: \(error.message)") }
+        }
         let profile = try Profile.open()
-        let device = try profile.device()
+        var device = try profile.device()
         let existing = try profile.existingAccount()
+        let joining = existing == nil || arguments.has("--join")
+        if let chosen = name ?? (joining && expected == nil ? DeviceNamePrompt.ask(default: device.name, output) : nil),
+           chosen != device.name {
+            device.name = chosen
+            try profile.store.saveDevice(device)
+        }
         Signals.install()
         config.cancelFD = Signals.fd
 
@@ -88,6 +104,11 @@ enum PairCommand: Command {
         }
         events.found = { address in
             output.emit(["event": "found", "address": .string(address)], human: "")
+        }
+        events.joinerName = { name in
+            // Unauthenticated until the codes match: said as a claim.
+            output.emit(["event": "joiner-name", "name": .string(name)],
+                        human: "A new device calling itself \u{201C}\(name)\u{201D} asks to join.")
         }
 
         if let account = existing, !arguments.has("--join") {

@@ -28,9 +28,9 @@ struct Profile {
         }
     }
 
-    /// This device's identity, created (named after the host) on first use.
+    /// This device's identity, created on first use (named by `DefaultDeviceName`).
     func device() throws(HandoffError) -> DeviceIdentity {
-        try store.loadOrCreateDevice(defaultName: currentHostName())
+        try store.loadOrCreateDevice(defaultName: DefaultDeviceName.current())
     }
 }
 

@@ -203,6 +203,11 @@ func writeSeeds(_ w: Writer) throws {
                                 role: .full, channelPort: 7000, activity: .withdrawal(of: activityID))),
         ("withdraw-all", Beacon(kind: .withdraw, timestamp: 2, sequence: 4, deviceID: device, deviceName: "Grüße",
                                 role: .full, channelPort: 7000, activity: nil)),
+        // Revision 3: a device that offers nothing, and one leaving.
+        ("presence", Beacon(kind: .presence, timestamp: 3, sequence: 5, deviceID: device, deviceName: "Ada's laptop",
+                            role: .full, channelPort: 49_152, activity: nil)),
+        ("presence-leaving", Beacon(kind: .presence, timestamp: 3, sequence: 6, deviceID: device, deviceName: "phone",
+                                    role: .sendOnly, channelPort: 7000, activity: nil, leaving: true)),
     ]
     let key: [UInt8] = Array(0..<32), nonce = [UInt8](repeating: 7, count: AESGCM.nonceSize)
     for (name, beacon) in beacons {
@@ -562,6 +567,9 @@ func writeProtocolRegressions(_ w: Writer) throws {
     w("beacon-plaintext", "padding-whole-block", head + [0, 1, 0x41] + Array(repeating: 0, count: 64 + 64 - (head.count + 3) % 64))
     w("beacon-plaintext", "unknown-flag", padded([1, 2, 1, 0x80] + Array(head[4...]) + [0, 0]))
     w("beacon-plaintext", "version-2", padded([2] + Array(head[1...]) + [0, 0]))
+    // A presence may carry no activity id, and no flag but 0x01 (leaving).
+    w("beacon-plaintext", "presence-activity-flag", padded([1, 4, 1, 0x02] + Array(head[4...]) + [0, 0] + Array(200..<216)))
+    w("beacon-plaintext", "presence-streams-and-reserved", padded([1, 4, 1, 0x05] + Array(head[4...]) + [0, 0]))
     w("beacon-plaintext", "advert-truncated", padded([1, 1, 1, 2] + Array(head[4...]) + [0, 0] + Array(200..<216) + [0xFF]))
     w("beacon-plaintext", "empty", [UInt8]())
     w("beacon-packet", "too-short", Array(repeating: 7, count: 12))
@@ -811,6 +819,7 @@ func writePairingSeeds(_ w: Writer) {
     w("pairing-messages", "sponsor-side", [share, accept].flatMap { $0.encoded() })
     w("pairing-messages", "reject", PairingMessage.reject.frame.encoded())
     w("pairing-messages", "beacon", PairingBeacon(port: 52371, sessionID: run(0xc0, 16)).encoded())
+    w("pairing-messages", "named-beacon", PairingBeacon(port: 52371, sessionID: run(0xc0, 16), name: "Ada's tablet").encoded())
 
     // The documented one-time-code run (code 4711-0828, RFC 9382's x and y).
     let code = PairingMethod.code(try! OneTimeCode(typed: "4711-0828"))

@@ -182,7 +182,7 @@ def test_mapoff_sends_python_receives(spawn, ports, closing):
     pump([app], lambda: delegate.restorer.info is not None or delegate.failed, timeout=15,
          children=[mapoff])
     assert delegate.failed is None
-    # MapOff is the person's device: its name is the device file's (host name).
+    # MapOff is the person's device: its name is the device file's (its default name).
     assert delegate.remote.title == "Cupertino" and delegate.remote.device_name
     assert delegate.restorer.info == {"latitude": 37.3349, "longitude": -122.009,
                                       "latitudeDelta": 0.05, "longitudeDelta": 0.05}

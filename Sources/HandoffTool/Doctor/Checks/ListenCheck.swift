@@ -37,8 +37,13 @@ enum ListenCheck: DoctorCheck {
         let counts = window(after.beacons, since: context.before?.beacons)
         context.heardBeacons = counts
         let port = after.beaconPort
-        // Devices heard during the window (the agent knows some from before).
-        let recent = after.remotes.filter { Double($0.lastHeardMilliseconds) <= seconds * 1000 + 1000 }
+        // Devices heard during the window (the agent knows some from before),
+        // and those online though quiet in it: verified and heard within the
+        // presence lifetime (a device that offers nothing sends a presence
+        // beacon once a minute, PROTOCOL §5), so nothing is missing there.
+        let inWindow = { (r: AgentStatus.Remote) in Double(r.lastHeardMilliseconds) <= seconds * 1000 + 1000 }
+        let recent = after.remotes.filter { inWindow($0) || $0.verified }
+        let quiet = recent.filter { !inWindow($0) }
         for remote in recent {
             var channels: [AddressFamily: SocketAddress] = [:]
             for text in remote.addresses {
@@ -53,8 +58,14 @@ enum ListenCheck: DoctorCheck {
                 "\(device.name) (\(device.addresses.map(\.host).joined(separator: ", "))"
                     + (device.role == .sendOnly ? tr(", send-only") : "") + ")"
             }.sorted().joined(separator: ", ")
-            findings.append(.ok("beacons", tr("beacons of this account arrived from {count} device(s) in {seconds} s: {names}",
-                                                ["count": "\(context.heard.count)", "seconds": format(seconds), "names": names])))
+            findings.append(.ok("beacons", quiet.count == recent.count
+                ? tr("{count} device(s) of this account online, quiet in the {seconds} s listened: {names} (a device that offers nothing sends a presence beacon once a minute and answers a solicitation)",
+                     ["count": "\(quiet.count)", "seconds": format(seconds), "names": names])
+                : quiet.isEmpty
+                ? tr("beacons of this account arrived from {count} device(s) in {seconds} s: {names}",
+                     ["count": "\(context.heard.count - quiet.count)", "seconds": format(seconds), "names": names])
+                : tr("beacons of this account arrived from {count} device(s) in {seconds} s, and {quiet} more are online (heard in the last 150 s): {names}",
+                     ["count": "\(context.heard.count - quiet.count)", "seconds": format(seconds), "quiet": "\(quiet.count)", "names": names])))
         }
         if counts.duplicates > 0 {
             findings.append(.ok("beacons.duplicate",
@@ -90,7 +101,7 @@ enum ListenCheck: DoctorCheck {
         if context.heard.isEmpty && counts.foreign == 0 && counts.stale == 0 && counts.replays == 0 {
             findings.append(.warn("beacons",
                                   tr("no beacon arrived on UDP port {port} in {seconds} s", ["port": "\(port)", "seconds": format(seconds)]),
-                                  todo: tr("if another device is publishing (`handoff publish` there): check that both are on the same network and subnet; Wi-Fi client (AP) isolation and routers that filter multicast stop beacons: list the devices with --peer ITS-ADDRESS:{port} on both; a firewall may drop UDP {port} (see the firewall finding)",
+                                  todo: tr("if another device runs its agent or publishes (every device of this release answers a solicitation, one that offers nothing with a presence beacon): check that both are on the same network and subnet; Wi-Fi client (AP) isolation and routers that filter multicast stop beacons: list the devices with --peer ITS-ADDRESS:{port} on both; a firewall may drop UDP {port} (see the firewall finding)",
                                            ["port": "\(port)"])))
         }
         return findings
