@@ -43,7 +43,8 @@ def test_the_pairing_prompt_is_german_and_pairs(tmp_path, procs):
     assert code["text"] and "Vergleich" not in str(code)  # JSON events stay as they are
 
     shown = desktop.notified("Ein neues Gerät koppeln?")
-    assert shown["body"] == f"Vergleichen Sie: {code['text']}", shown
+    # The joiner names itself (its device name): the prompt says so, in German quotes.
+    assert shown["body"] == f"Ein Gerät, das sich „Gerät B“ nennt, möchte beitreten. Vergleichen Sie: {code['text']}", shown
     assert shown["actions"] == ["pair", "Koppeln", "not-now", "Nicht jetzt"], shown
     desktop.click(shown["id"], "pair")
     answer(new, "y")
