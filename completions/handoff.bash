@@ -4,7 +4,7 @@
 # network interfaces). Needs nothing of the bash-completion package.
 # Kept in step with `handoff COMMAND --help` by Tests/cli/test_cli_completions.py.
 
-_handoff_commands="account pair device nearby devices publish continue doctor agent help"
+_handoff_commands="account pair device nearby devices publish continue doctor agent settings help"
 _handoff_account_actions="create code join show rotate"
 
 # The options of one command (--json and --help: every command's).
@@ -16,9 +16,10 @@ _handoff_options() {
         account) options="--force --qr" ;;
         pair) options="--join --force --name --yes-if-code --show-code --code --timeout --listen $beacons" ;;
         device) options="--name --role" ;;
+        settings) options="" ;;
         nearby) options="--type --once --timeout --agent --embedded $beacons --connect-timeout" ;;
         devices) options="--listen --agent --embedded $beacons $channel" ;;
-        publish) options="--type --title --info --url --team --required-key --once --timeout $beacons $channel" ;;
+        publish) options="--type --title --info --url --team --required-key --once --timeout --agent --embedded $beacons $channel" ;;
         continue) options="--type --team --timeout --agent --embedded $beacons $channel" ;;
         doctor) options="--listen --peer --beacon-port --no-multicast --interface --channel --connect-timeout --agent --embedded" ;;
         agent) options="--socket --no-launch --no-notifications --no-tray --no-pairing $beacons $channel" ;;
@@ -99,6 +100,22 @@ _handoff() {
             esac
             return 0 ;;
     esac
+
+    if [ "$command" = settings ] && [ "${cur#-}" = "$cur" ]; then
+        # settings pause|resume|device DEVICE offer|accept on|off|app ID mute|unmute
+        local words=() k=$((i + 1))
+        while [ "$k" -lt "$COMP_CWORD" ]; do
+            case ${COMP_WORDS[k]} in -*) ;; *) words+=("${COMP_WORDS[k]}") ;; esac
+            k=$((k + 1))
+        done
+        case ${#words[@]}:${words[0]} in
+            0:) COMPREPLY=($(compgen -W "pause resume device app" -- "$cur")) ;;
+            2:device) COMPREPLY=($(compgen -W "offer accept" -- "$cur")) ;;
+            3:device) COMPREPLY=($(compgen -W "on off" -- "$cur")) ;;
+            2:app) COMPREPLY=($(compgen -W "mute unmute" -- "$cur")) ;;
+        esac
+        return 0
+    fi
 
     case $cur in
         -*) COMPREPLY=($(compgen -W "$(_handoff_options "$command")" -- "$cur")) ;;

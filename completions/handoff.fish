@@ -47,6 +47,7 @@ complete -c handoff -n 'not __handoff_command' -l version -d 'print the version 
 complete -c handoff -n 'not __handoff_command' -a account -d "create the account, show its pairing code, join it"
 complete -c handoff -n 'not __handoff_command' -a pair -d 'add a device to the account by comparing a code'
 complete -c handoff -n 'not __handoff_command' -a device -d "show or change this device's name and role"
+complete -c handoff -n 'not __handoff_command' -a settings -d 'show or change the controls: pause, per device, per app'
 complete -c handoff -n 'not __handoff_command' -a nearby -d 'list the activities your other devices offer, live'
 complete -c handoff -n 'not __handoff_command' -a devices -d "list the account's devices heard recently"
 complete -c handoff -n 'not __handoff_command' -a publish -d 'offer an activity to your other devices'
@@ -60,7 +61,7 @@ complete -c handoff -l json -d 'print JSON for scripts'
 complete -c handoff -l help -d 'show the help and exit'
 
 # help COMMAND
-complete -c handoff -n '__handoff_using help' -a 'account pair device nearby devices publish continue doctor agent'
+complete -c handoff -n '__handoff_using help' -a 'account pair device nearby devices publish continue doctor agent settings'
 
 # account
 complete -c handoff -n __handoff_account_needs_action -a create -d 'make a new account'
@@ -85,9 +86,26 @@ complete -c handoff -n '__handoff_using pair' -l listen -x -d 'joiner: TCP addre
 complete -c handoff -n '__handoff_using device' -l name -x -d 'the name other devices show'
 complete -c handoff -n '__handoff_using device' -l role -x -a 'full send-only' -d 'full, or send-only'
 
+# settings pause|resume|device DEVICE offer|accept on|off|app ID mute|unmute
+function __handoff_settings_words
+    set -l words (commandline -opc)
+    set -e words[1]
+    while set -q words[1]; and string match -q -- '-*' $words[1]
+        set -e words[1]
+    end
+    test "$words[1]" = settings; or return 1
+    set -e words[1]
+    test (count $words) -eq $argv[1]; or return 1
+    test -z "$argv[2]"; or test "$words[1]" = "$argv[2]"
+end
+complete -c handoff -n '__handoff_settings_words 0' -a 'pause resume device app'
+complete -c handoff -n '__handoff_settings_words 2 device' -a 'offer accept'
+complete -c handoff -n '__handoff_settings_words 3 device' -a 'on off'
+complete -c handoff -n '__handoff_settings_words 2 app' -a 'mute unmute'
+
 # nearby, devices, continue, doctor: the agent or an engine of their own
-complete -c handoff -n '__handoff_using nearby devices continue doctor' -l agent -d 'through the handoff agent, or fail'
-complete -c handoff -n '__handoff_using nearby devices continue doctor' -l embedded -d "with an engine of the tool's own"
+complete -c handoff -n '__handoff_using nearby devices publish continue doctor' -l agent -d 'through the handoff agent, or fail'
+complete -c handoff -n '__handoff_using nearby devices publish continue doctor' -l embedded -d "with an engine of the tool's own"
 
 # nearby
 complete -c handoff -n '__handoff_using nearby' -l type -x -d 'only activities of this type'

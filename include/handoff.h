@@ -892,6 +892,27 @@ HANDOFF_API handoff_activity *handoff_application_copy_current_activity(
  * Any thread. */
 HANDOFF_API int handoff_application_continue(handoff_application *app, const char *activity_id);
 
+/* The activation token of the continuation whose callback runs now, or
+ * NULL. When the person chose the activity outside the app (the agent's
+ * notification; docs/agent.md §3, CONTINUE) and the notification server
+ * gave a token for that click, the agent passes it to the app; read it
+ * during will_continue_user_activity, continue_user_activity,
+ * did_fail_to_continue_user_activity or open_webpage to raise the app's
+ * window where the compositor asks for proof of a person's action:
+ * Wayland xdg-activation (GTK 4: gtk_window_set_startup_id; GTK 3:
+ * gdk_wayland_window_set_startup_id or gtk_window_set_startup_id; Qt: put
+ * it in XDG_ACTIVATION_TOKEN, then QWindow::requestActivate) or X11
+ * startup notification (DESKTOP_STARTUP_ID). README, "Raising your
+ * window". NULL at any other time, for a continuation the app started
+ * itself (handoff_application_continue), in embedded mode, with an agent
+ * too old to send one, or when the server gave none; an app the agent
+ * launched to continue finds the token in its environment
+ * (XDG_ACTIVATION_TOKEN) instead. The string is lent: valid until the
+ * callback returns (copy it to keep it); 1..256 bytes, no control
+ * characters. A token is good for one activation. Call it on the main
+ * thread, inside the callback; NULL for a NULL app (no error is set). */
+HANDOFF_API const char *handoff_application_get_activation_token(const handoff_application *app);
+
 /* ------------------------------------------------------------------------ */
 /* Remote activities: what other devices offer                              */
 /* ------------------------------------------------------------------------ */

@@ -27,6 +27,8 @@ command -v zsh >/dev/null 2>&1 || need_apt="$need_apt zsh"   # test_cli_completi
 command -v fish >/dev/null 2>&1 || need_apt="$need_apt fish"
 command -v bwrap >/dev/null 2>&1 || need_apt="$need_apt bubblewrap"   # test_agent_sandbox.py runs an app as Flatpak would
 command -v desktop-file-validate >/dev/null 2>&1 || need_apt="$need_apt desktop-file-utils"   # Tests/install checks the autostart entry
+command -v dunst >/dev/null 2>&1 || need_apt="$need_apt dunst"   # test_agent_notifications_dunst.py: a real notification server
+command -v Xvfb >/dev/null 2>&1 || need_apt="$need_apt xvfb"   # ... on its own X display
 # The translations (mk/l10n.mk): xgettext, msgfmt, msgmerge; and a German
 # locale for test-l10n's run of the tool as a German-speaking person.
 command -v msgfmt >/dev/null 2>&1 || need_apt="$need_apt gettext"

@@ -62,6 +62,7 @@ import Glibc
             (.acceptStream(id), .agent),
             (.ok, .app),
             (.continueActivity(remote), .agent),
+            (.continueActivity(remote, activationToken: "xdg-token_1:2/3"), .agent),
             (.error(HandoffError(.remoteApplicationTimedOut, "too slow")), .agent),
             (.statusRequest, .app),
             (.status(status), .agent),
@@ -188,6 +189,19 @@ import Glibc
         #expect(Self.isMalformed(Self.refusal([1, AgentMessage.Kind.ok.rawValue, 0, 0, 0, 0, 0, 1, 0x62, 0x70])))
         // Unknown keys are ignored.
         #expect(Self.refusal(frame(.fetch, ["activityID": .data(Self.id.bytes), "later": .boolean(true)])) == nil)
+        // CONTINUE's activation token: 1–256 bytes, no control character, a string.
+        let continued = try AgentFrame(.continueActivity(Self.samples.compactMap { message, _ -> RemoteActivity? in
+            if case .continueActivity(let r, _) = message { r } else { nil } }[0])).encoded()
+        guard case .dictionary(var body) = try BinaryPropertyList.decode(Array(continued[8...])) else {
+            Issue.record("CONTINUE's body is no dictionary")
+            return
+        }
+        for bad: PropertyListValue in [.string(""), .string(String(repeating: "t", count: 257)), .string("a\nb"), .integer(1)] {
+            body["activationToken"] = bad
+            #expect(Self.isMalformed(Self.refusal(frame(.continueActivity, body, id: 0), from: .agent)), "\(bad)")
+        }
+        body["activationToken"] = .string(String(repeating: "t", count: 256))
+        #expect(Self.refusal(frame(.continueActivity, body, id: 0), from: .agent) == nil)
     }
 
     /// Found with the agent-message fuzz target's property (what is accepted

@@ -147,3 +147,64 @@ import Testing
         }
     }
 }
+
+/// The person's settings in the table: what they refuse is withdrawn at
+/// once and never reported; undone, it is reported again; FETCH is served
+/// only to addresses of devices offered to.
+@Suite struct RemoteTableSettingsTests {
+    let table = RemoteTableTests()
+
+    @Test func refusedDevicesAndMutedAppsAreWithdrawnAndComeBack() throws {
+        var t = RemoteTable()
+        let one = table.advert(device: 1), two = table.advert(id: Array(16..<32), device: 2)
+        _ = try table.apply(one, &t)
+        _ = try table.apply(two, &t)
+        var settings = HandoffSettings()
+        settings.devices[hex(one.deviceID)] = .init(accept: false)
+        let changes = t.apply(settings: settings)
+        #expect(changes.count == 1)
+        guard case .withdrawn(let gone)? = changes.first else { Issue.record("\(changes)"); return }
+        #expect(gone.deviceID == hex(one.deviceID))
+        // Its next beacons report nothing; the other device's still do.
+        #expect(try table.apply(one, &t).isEmpty)
+        // Muted: the app's activities of every device.
+        settings.mutedApps = ["com.example.app"]
+        #expect(t.apply(settings: settings).count == 1)
+        #expect(try table.apply(two, &t).isEmpty)
+        // Paused: nothing; back to the defaults: both again.
+        let back = t.apply(settings: .defaults)
+        #expect(back.count == 2 && back.allSatisfy { if case .available = $0 { true } else { false } })
+        #expect(t.apply(settings: HandoffSettings(paused: true)).count == 2)
+    }
+
+    @Test func fetchesAreServedByAddress() throws {
+        var t = RemoteTable()
+        let one = table.advert(device: 1)
+        _ = t.apply(one, from: "10.0.0.1", manifest: try manifest(), ownRole: .full, now: 0)
+        let two = table.advert(device: 2)
+        _ = t.apply(two, from: "10.0.0.2", manifest: try manifest(), ownRole: .full, now: 0)
+        #expect(t.serves(host: "10.0.0.1") && t.serves(host: "::ffff:10.0.0.1"))
+        var settings = HandoffSettings()
+        settings.devices[hex(one.deviceID)] = .init(offer: false)
+        _ = t.apply(settings: settings)
+        #expect(!t.serves(host: "10.0.0.1") && !t.serves(host: "::FFFF:10.0.0.1"))
+        #expect(t.serves(host: "10.0.0.2") && t.serves(host: "10.0.0.3"))
+        _ = t.apply(settings: HandoffSettings(paused: true))
+        #expect(!t.serves(host: "10.0.0.2"))
+        #expect(RemoteTable.comparable("fe80::1%eth0") == "fe80::1")
+    }
+
+    /// A device that only solicits (it offers nothing) is recognised by
+    /// the address its solicitations came from, and is not listed.
+    @Test func solicitorsAreRecognisedWithoutBeingListed() throws {
+        var t = RemoteTable()
+        let asking = Beacon(kind: .solicit, timestamp: 1, sequence: 1, deviceID: Array(repeating: 3, count: 16),
+                            deviceName: "asks", role: .full, channelPort: 9, activity: nil)
+        t.heardSolicitation(from: asking, host: "::ffff:10.0.0.3")
+        #expect(t.entries.isEmpty)
+        var settings = HandoffSettings()
+        settings.devices[hex(asking.deviceID)] = .init(offer: false)
+        _ = t.apply(settings: settings)
+        #expect(!t.serves(host: "10.0.0.3") && t.serves(host: "10.0.0.4"))
+    }
+}

@@ -21,9 +21,13 @@
  * and records every call it receives as one JSON line in --log FILE. Its
  * test interface org.handoff.Test (at /org/handoff/Test) makes it act as
  * the person would: InvokeAction(u id, s action, s token) emits
- * ActivationToken (when token is not empty) then ActionInvoked;
- * Dismiss(u id) emits NotificationClosed(id, 2); Hang() never answers (a
- * call that stays pending).
+ * ActivationToken (when token is not empty) then ActionInvoked, then
+ * closes it (NotificationClosed(id, 2)) as real servers do after an action
+ * unless it is resident; Dismiss(u id) emits NotificationClosed(id, 2);
+ * Hang() never answers (a call that stays pending). Like
+ * notification-daemon, CloseNotification of an id that is not open (closed
+ * by a click or a dismissal) answers an error, "Invalid notification
+ * identifier" (the race a client must take calmly).
  *
  * The bus is --address ADDR, else DBUS_STARTER_ADDRESS (set by the bus when
  * it starts us), else DBUS_SESSION_BUS_ADDRESS. Prints "ready\n" on stdout
@@ -50,6 +54,12 @@ static char **app_command;      /* NULL-terminated, after "--" */
 static int app_started;
 /* The last platform data's activation-token (json_vardict keeps it). */
 static char last_token[512];
+/* Which ids are open (shown, not closed); ids past the table count as open. */
+#define MAX_TRACKED_IDS 4096
+static unsigned char open_ids[MAX_TRACKED_IDS];
+
+static int is_open(uint32_t id) { return id >= MAX_TRACKED_IDS || open_ids[id]; }
+static void set_open(uint32_t id, int open) { if (id < MAX_TRACKED_IDS) open_ids[id] = (unsigned char)open; }
 
 static void json_string(FILE *f, const char *s) {
     fputc('"', f);
@@ -141,6 +151,7 @@ static int method_notify(sd_bus_message *m, void *userdata, sd_bus_error *error)
     if ((r = sd_bus_message_read_basic(m, 'i', &expire)) < 0) return r;
     fprintf(logfile, ",\"expire_timeout\":%d}\n", expire);
     fflush(logfile);
+    set_open(id, 1);
     return sd_bus_reply_method_return(m, "u", id);
 }
 
@@ -152,6 +163,10 @@ static int method_close(sd_bus_message *m, void *userdata, sd_bus_error *error) 
     if (r < 0) return r;
     fprintf(logfile, "{\"call\":\"CloseNotification\",\"id\":%u}\n", id);
     fflush(logfile);
+    if (!is_open(id))
+        return sd_bus_reply_method_errorf(m, "org.freedesktop.Notifications.Error.InvalidId",
+                                          "Invalid notification identifier");
+    set_open(id, 0);
     sd_bus *bus = sd_bus_message_get_bus(m);
     r = sd_bus_emit_signal(bus, "/org/freedesktop/Notifications", "org.freedesktop.Notifications",
                            "NotificationClosed", "uu", id, 3u);
@@ -200,6 +215,12 @@ static int method_invoke_action(sd_bus_message *m, void *userdata, sd_bus_error 
     r = sd_bus_emit_signal(bus, "/org/freedesktop/Notifications", "org.freedesktop.Notifications",
                            "ActionInvoked", "us", id, action);
     if (r < 0) return r;
+    if (is_open(id)) {
+        set_open(id, 0);
+        r = sd_bus_emit_signal(bus, "/org/freedesktop/Notifications", "org.freedesktop.Notifications",
+                               "NotificationClosed", "uu", id, 2u);
+        if (r < 0) return r;
+    }
     return sd_bus_reply_method_return(m, "");
 }
 
@@ -209,6 +230,7 @@ static int method_dismiss(sd_bus_message *m, void *userdata, sd_bus_error *error
     uint32_t id;
     int r = sd_bus_message_read(m, "u", &id);
     if (r < 0) return r;
+    set_open(id, 0);
     r = sd_bus_emit_signal(sd_bus_message_get_bus(m), "/org/freedesktop/Notifications",
                            "org.freedesktop.Notifications", "NotificationClosed", "uu", id, 2u);
     if (r < 0) return r;

@@ -1211,6 +1211,9 @@ static void test_calls_from_other_threads(void) {
     current = handoff_application_copy_current_activity(app);
     CHECK(current == a);
     handoff_activity_free(current);
+    /* No continuation chosen outside the app runs: no activation token. */
+    CHECK(handoff_application_get_activation_token(app) == NULL);
+    CHECK(handoff_application_get_activation_token(NULL) == NULL);
     /* The callbacks run here, on the main thread. */
     CHECK_OK(handoff_application_dispatch(app));
     CHECK_EQ_STR(log_all(), "u1@A d0@A");

@@ -40,7 +40,9 @@ def json_lines(path):
 
 
 class Desktop:
-    def __init__(self, root, procs):
+    def __init__(self, root, procs, fake=True):
+        """`fake`: start the recording notification server (else the test
+        starts a real one on `address`)."""
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self.services = self.root / "services"
@@ -67,22 +69,24 @@ class Desktop:
         assert self.address.startswith("unix:"), self.address
         assert FAKE.exists(), f"{FAKE} is not built: make {FAKE.relative_to(ROOT)}"
         self.notifications_log = self.root / "notifications.jsonl"
-        self.fake = Process([str(FAKE), "--address", self.address, "--log", str(self.notifications_log),
-                             "--notifications"], os.environ)
-        procs.append(self.fake)
-        self.fake.expect_line("ready")
+        if fake:
+            self.fake = Process([str(FAKE), "--address", self.address, "--log", str(self.notifications_log),
+                                 "--notifications"], os.environ)
+            procs.append(self.fake)
+            self.fake.expect_line("ready")
         self.data = self.root / "data"
         (self.data / "applications").mkdir(parents=True)
         self.empty = self.root / "no-system-data"
         self.empty.mkdir()
 
-    def install(self, desktop_id, bundle, types, log, dbus_activatable=False):
+    def install(self, desktop_id, bundle, types, log, dbus_activatable=False, icon=None):
         """A .desktop file whose Exec starts agent_app.py writing to `log`
         (no Exec when `log` is None)."""
         exec_line = f"Exec={' '.join(app_command(log, bundle, types))}\n" if log else ""
         dbus = "DBusActivatable=true\n" if dbus_activatable else ""
+        icon_line = f"Icon={icon}\n" if icon else ""
         (self.data / "applications" / f"{desktop_id}.desktop").write_text(
-            f"[Desktop Entry]\nType=Application\nName=E2E app\n{dbus}"
+            f"[Desktop Entry]\nType=Application\nName=E2E app\n{icon_line}{dbus}"
             f"{exec_line}X-Handoff-ActivityTypes={';'.join(types)};\n"
             f"X-Handoff-TeamIdentifier={TEAM}\nX-Handoff-BundleIdentifier={bundle}\n")
 
@@ -108,8 +112,12 @@ class Desktop:
         return json_lines(self.notifications_log)
 
     def notified(self, summary):
-        return wait_for(lambda: next((r for r in self.notifications()
-                                      if r.get("call") == "Notify" and r.get("summary") == summary), None),
+        """The notification whose summary is `summary`, or that names the
+        activity titled `summary` ("Continue “<title>” in <App>")."""
+        def matches(r):
+            s = r.get("summary") or ""
+            return r.get("call") == "Notify" and (s == summary or f"“{summary}”" in s)
+        return wait_for(lambda: next((r for r in self.notifications() if matches(r)), None),
                         f"a notification {summary!r}; got {self.notifications()}")
 
     def click(self, notification_id, action="continue", token=""):

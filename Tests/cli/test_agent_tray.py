@@ -31,7 +31,7 @@ def test_the_menu_lists_the_offer_and_its_click_continues_it_on_this_device(pair
     desktop = Desktop(tmp_path / "desktop", procs)
     tray = Tray(desktop, procs, tmp_path / "watcher.jsonl")
     app_log = tmp_path / "app.jsonl"
-    desktop.install("org.example.Tray", "org.example.Tray", [TYPE], app_log)
+    desktop.install("org.example.Tray", "org.example.Tray", [TYPE], app_log, icon="accessories-text-editor")
     socket_path = tmp_path / "run" / "agent.sock"
     try:
         agent = start_agent(b, desktop, socket_path, ports[1], ports[0])
@@ -60,7 +60,7 @@ def test_the_menu_lists_the_offer_and_its_click_continues_it_on_this_device(pair
                                    "the offer in the menu")
         offer = labelled(items, "Draft 9")
         assert offer[1]["label"] == "Draft 9 — E2E app (from Device A)", offer
-        assert offer[1]["icon-name"] == "org.example.Tray", offer
+        assert offer[1]["icon-name"] == "accessories-text-editor", offer  # the app's Icon=
         assert labelled(items, "Nothing to continue") is None
         agent_event(agent, "tray", state="registered", offers=1)
 
@@ -95,6 +95,13 @@ def test_pause_is_a_checkmark_the_menu_and_icon_follow(pair, ports, tmp_path, pr
     assert click(desktop.address, name, labelled(items, "Pause Handoff")[0])[0]
     agent_event(agent, "pause", paused=False)
     assert item_property(desktop.address, name, "IconName") == "handoff"
+    # The tray's pause is the settings file's (docs/agent.md §11), both ways:
+    # what it wrote, and a pause set by `handoff settings` shows in the tray.
+    assert "Paused=false" in (b.directory / "settings").read_text()
+    assert b.run("settings", "pause").code == 0
+    wait_for(lambda: item_property(desktop.address, name, "IconName") == "handoff-paused", "the tray showed the pause")
+    assert b.run("settings", "resume").code == 0
+    wait_for(lambda: item_property(desktop.address, name, "IconName") == "handoff", "the tray showed the resume")
     assert click(desktop.address, name, labelled(items, "Pair a new device")[0])[0]
     agent_event(agent, "pair-help")
     desktop.notified("Pair a new device")

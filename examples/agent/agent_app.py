@@ -43,12 +43,15 @@ def main():
 
     class Delegate(handoff.ApplicationDelegate):
         def will_continue_user_activity(self, app, activity_type):
-            emit("will_continue", type=activity_type)
+            # The click's token, when the agent passed one (README, "Raising
+            # your window"): a GTK or Qt app would raise its window with it.
+            emit("will_continue", type=activity_type, activation_token=app.activation_token)
             return False
 
         def continue_user_activity(self, app, activity, restoration_handler):
             emit("continue", type=activity.activity_type, title=activity.title,
-                 user_info={k: str(v) for k, v in activity.user_info.items()})
+                 user_info={k: str(v) for k, v in activity.user_info.items()},
+                 activation_token=app.activation_token)
             restoration_handler([])
             return True
 

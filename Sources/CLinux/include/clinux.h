@@ -4,6 +4,7 @@
 #define HANDOFF_CLINUX_H
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/timerfd.h>
 #include <poll.h>
 #include <pthread.h>

@@ -93,6 +93,13 @@ public final class Agent: @unchecked Sendable {
         }
         if case .sessionBus(let address) = notifications { server.startNotifications(busAddress: address) }
         // The tray icon (docs/agent.md §6 "The tray"), on the same kind of bus.
+        // The tray's Pause is the settings file's (docs/agent.md §11), and
+        // a pause set elsewhere shows in the tray once the engine applied it.
+        if let directory = configuration.settingsDirectory {
+            let server = server
+            server.loop.post { server.trayActions = SettingsTrayActions(server: server, store: SettingsStore(directory: directory)) }
+            engine.onSettingsApplied { _ in server.loop.post { server.trayStateChanged() } }
+        }
         if case .sessionBus(let address) = tray { server.startTray(busAddress: address) }
         // Pairing asks the person in a notification: none, no pairing.
         var pairingConfig = PairingConfiguration(beacons: configuration.beacons)

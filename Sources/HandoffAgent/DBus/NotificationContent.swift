@@ -1,14 +1,32 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-/// What the person is shown for an activity they can continue
-/// (docs/agent.md §6): the summary is the activity's title (its type when
-/// it has none), the body says which device it is on.
+/// What the person is shown for an activity another device offers
+/// (docs/agent.md §6): the summary says what will happen and in which app
+/// ("Continue “Title” in Notes", "Open “Title” in the browser", "No app on
+/// this device continues <type>"), the body which device offers it; the
+/// title is the activity's (its type when it has none). The words are
+/// `AgentTexts`'.
 public struct NotificationContent: Sendable, Equatable {
     public static func == (a: Self, b: Self) -> Bool {
         a.title == b.title && a.type == b.type && a.deviceName == b.deviceName && a.icon == b.icon
             && a.desktopEntry == b.desktopEntry && a.text?.summary == b.text?.summary && a.text?.body == b.text?.body
             && a.actions.map { $0.map { [$0.key, $0.label] } } == b.actions.map { $0.map { [$0.key, $0.label] } }
-            && a.urgency == b.urgency
+            && a.urgency == b.urgency && a.kind == b.kind && a.imagePath == b.imagePath && a.transient == b.transient
     }
+
+    /// What choosing the notification would do, which decides its words.
+    public enum Kind: Sendable, Equatable {
+        /// An app here continues it; its `Name` when known.
+        case app(name: String?)
+        /// Only its web page would open, in the browser.
+        case webPage
+        /// Nothing here continues it, not even a browser (it has no web
+        /// page the agent may open): a notice, with "Install" when an app
+        /// for it may be found.
+        case noApp(installable: Bool)
+    }
+
+    /// The action key of the notice's "Install".
+    public static let installAction = "install"
 
     /// The agent's own notification: `summary` and `body` shown as they are.
     public init(summary: String, body: String, actions: [(key: String, label: String)], urgency: UInt8) {
@@ -33,18 +51,45 @@ public struct NotificationContent: Sendable, Equatable {
     public var actions: [(key: String, label: String)]?
     /// The `urgency` hint: 1 normal; 2 critical (servers keep it until answered).
     public var urgency: UInt8 = 1
+    public var kind: Kind = .app(name: nil)
+    /// The `image-path` hint: the app's icon when it is an absolute file
+    /// (some servers show `image-path` but not a file `app_icon`).
+    public var imagePath: String?
+    /// The `transient` hint: true for a notice the server need not keep in
+    /// its history (the "no app" notice); offers are kept (false).
+    public var transient = false
 
     /// Longest summary and device name shown, in characters (the rest is
     /// cut with "…"): titles come from other devices.
     public static let maxSummaryCharacters = 120
     public static let maxDeviceCharacters = 64
+    /// Longest title inside a summary, in characters.
+    public static let maxTitleCharacters = 80
 
-    public init(title: String?, type: String, deviceName: String, icon: String = "", desktopEntry: String? = nil) {
+    public init(title: String?, type: String, deviceName: String, icon: String = "", desktopEntry: String? = nil,
+                kind: Kind = .app(name: nil)) {
         self.title = title
         self.type = type
         self.deviceName = deviceName
         self.icon = icon
         self.desktopEntry = desktopEntry
+        self.kind = kind
+        if icon.hasPrefix("/") { imagePath = icon }
+        if case .noApp = kind {
+            urgency = 0
+            transient = true
+        }
+    }
+
+    /// The actions as (key, label): `actions` when set, else what `kind` offers.
+    public var offeredActions: [(key: String, label: String)] {
+        if let actions { return actions }
+        switch kind {
+        case .app: return [("continue", AgentTexts.continueLabel)]
+        case .webPage: return [("continue", AgentTexts.openInBrowserLabel)]
+        case .noApp(let installable):
+            return installable ? [(Self.installAction, AgentTexts.installLabel)] : []
+        }
     }
 
     /// The summary and body for a server with `capabilities`: the body is
@@ -56,12 +101,26 @@ public struct NotificationContent: Sendable, Equatable {
             guard capabilities.contains("body") else { return (text.body.isEmpty ? summary : "\(summary) \(text.body)", "") }
             return (summary, capabilities.contains("body-markup") ? Self.escapeMarkup(text.body) : text.body)
         }
-        let name = (title?.isEmpty == false ? title! : type)
-        let summary = Self.cut(Self.oneLine(name), Self.maxSummaryCharacters)
+        let name = Self.cut(Self.oneLine(title?.isEmpty == false ? title! : type), Self.maxTitleCharacters)
         let device = Self.cut(Self.oneLine(deviceName), Self.maxDeviceCharacters)
-        guard capabilities.contains("body") else { return (tr("{title} (from {device})", ["title": summary, "device": device]), "") }
-        let body = tr("from {device}", ["device": device])
-        return (summary, capabilities.contains("body-markup") ? Self.escapeMarkup(body) : body)
+        let summary: String, body: String
+        switch kind {
+        case .app(let app?):
+            summary = AgentTexts.continueIn(title: name, app: Self.cut(Self.oneLine(app), Self.maxDeviceCharacters))
+            body = AgentTexts.fromDevice(device)
+        case .app(nil):
+            summary = AgentTexts.continueTitle(name)
+            body = AgentTexts.fromDevice(device)
+        case .webPage:
+            summary = AgentTexts.openInBrowser(title: name)
+            body = AgentTexts.fromDevice(device)
+        case .noApp:
+            summary = AgentTexts.noApp(type: Self.cut(Self.oneLine(type), Self.maxTitleCharacters))
+            body = AgentTexts.titleFromDevice(title: name, device: device)
+        }
+        let cutSummary = Self.cut(summary, Self.maxSummaryCharacters)
+        guard capabilities.contains("body") else { return ("\(cutSummary) (\(body))", "") }
+        return (cutSummary, capabilities.contains("body-markup") ? Self.escapeMarkup(body) : body)
     }
 
     static func cut(_ text: String, _ limit: Int) -> String {

@@ -13,7 +13,13 @@
 ///
 /// Failure: no server, or one that fails, is reported once as
 /// `.unavailable` (again only after it was `.available` in between); the
-/// notifier keeps working and tries again on the next `show`.
+/// notifier keeps what it was asked to show and shows it when a server
+/// answers: on the next `show`, or when a server takes the name.
+///
+/// Re-show (docs/agent.md §6): when the server's name changes owner (the
+/// server restarted, crashed or was replaced), the old ids mean nothing;
+/// every notification still wanted (not closed by the agent, not
+/// dismissed by the person) is sent again to the new server.
 ///
 /// Bounds: at most `maxNotifications` keys remembered (showing one more
 /// closes the oldest), one call in flight per key, at most
@@ -32,8 +38,6 @@ public final class Notifier<Key: Hashable> {
 
     public enum CloseReason: Equatable, Sendable {
         case expired, dismissed, closedByCall, undefined
-        /// The server went away or was replaced: its ids mean nothing now.
-        case serverGone
 
         init(code: UInt32) {
             switch code {
@@ -87,6 +91,8 @@ public final class Notifier<Key: Hashable> {
     private var order: [Key] = []
     private var keysByID: [UInt32: Key] = [:]
     private var generations: UInt64 = 0
+    /// Counts server owners seen: an answer from an earlier one is void.
+    private var epoch: UInt64 = 0
     private var subscriptions: [SessionBus.Subscription] = []
 
     /// Subscribes to the server's signals and asks its capabilities.
@@ -114,9 +120,8 @@ public final class Notifier<Key: Hashable> {
         subscriptions.append(try bus.subscribe(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                                interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
                                                arg0: name) { [weak self] m in
-            guard (try? m.string()) == name, let old = try? m.string() else { return }
-            // A server appearing where none was changes nothing we hold.
-            if !old.isEmpty { self?.serverChanged() }
+            guard (try? m.string()) == name, let old = try? m.string(), let new = try? m.string() else { return }
+            self?.serverChanged(hadOwner: !old.isEmpty, hasOwner: !new.isEmpty)
         })
         queryCapabilities()
     }
@@ -139,6 +144,9 @@ public final class Notifier<Key: Hashable> {
     /// Shows `content` for `key`, replacing what `key` showed before.
     public func show(_ content: NotificationContent, for key: Key) {
         if var entry = entries[key] {
+            // Unchanged and shown (or on its way): nothing to send, so a
+            // keep-alive does not make the server show it again.
+            if entry.content == content, entry.id != nil || entry.inFlight { return }
             entry.content = content
             if entry.inFlight { entry.resend = true }
             entries[key] = entry
@@ -202,11 +210,13 @@ public final class Notifier<Key: Hashable> {
         let (summary, body) = entry.content.rendered(capabilities: caps)
         var hints: [(String, BusVariant)] = [("urgency", .byte(entry.content.urgency))]
         if let desktop = entry.content.desktopEntry { hints.append(("desktop-entry", .string(desktop))) }
-        let offered = entry.content.actions.map { $0.flatMap { [$0.key, $0.label] } } ?? [Self.continueAction, tr("Continue")]
+        if let image = entry.content.imagePath { hints.append(("image-path", .string(image))) }
+        if entry.content.transient { hints.append(("transient", .bool(true))) }
+        let offered = entry.content.offeredActions.flatMap { [$0.key, $0.label] }
         let actions = caps.contains("actions") ? offered : []
         let replaces = entry.id ?? 0
         let icon = entry.content.icon
-        let generation = entry.generation
+        let generation = entry.generation, epoch = self.epoch
         entry.inFlight = true
         entry.resend = false
         entries[key] = entry
@@ -222,7 +232,8 @@ public final class Notifier<Key: Hashable> {
                 try w.dictionary(hints)
                 try w.int32(-1)  // the server's default expiry; closed by us when the activity goes
             }) { [weak self] result in
-                self?.notified(key, generation, result.flatMap { reader in Result { () throws(DBusError) in try reader.uint32() } })
+                guard let self, self.epoch == epoch else { return }
+                self.notified(key, generation, result.flatMap { reader in Result { () throws(DBusError) in try reader.uint32() } })
             }
         } catch {
             notified(key, generation, .failure(error))
@@ -244,48 +255,62 @@ public final class Notifier<Key: Hashable> {
             entries[key] = entry
             if entry.resend { send(key) }
         case .failure(let error):
-            forget(key)
             if error.kind == .noService || error.kind == .disconnected {
+                // Kept: shown when a server appears.
+                entries[key] = entry
                 becameUnavailable(error)
             } else {
+                forget(key)
                 onEvent(.failed(error))
             }
         }
     }
 
+    /// Asks the server to close `id`. Its answer is not reported: the
+    /// server may have closed it already (a click or a dismissal races the
+    /// call; servers answer "Invalid notification identifier"), or be gone,
+    /// and either way the notification is no longer shown, which was the
+    /// point. Nothing alarming on the normal path (docs/agent.md §6).
     private func sendClose(_ id: UInt32) {
-        do {
-            try bus.call(destination: Self.serverName, path: Self.objectPath, interface: Self.interface,
-                         member: "CloseNotification", timeout: Self.callTimeout,
-                         build: { (w) throws(DBusError) in try w.uint32(id) }) { [weak self] result in
-                if case .failure(let error) = result { self?.onEvent(.failed(error)) }
-            }
-        } catch {
-            onEvent(.failed(error))
-        }
+        try? bus.call(destination: Self.serverName, path: Self.objectPath, interface: Self.interface,
+                      member: "CloseNotification", timeout: Self.callTimeout,
+                      build: { (w) throws(DBusError) in try w.uint32(id) }) { _ in }
     }
 
     // MARK: - Server state and signals
 
+    /// What waited for a server stays (bounded by `maxNotifications`): a
+    /// server that appears later shows it.
     private func becameUnavailable(_ error: DBusError) {
         state = .unavailable
-        // What waited for the server cannot be shown by it.
-        for key in order where entries[key]?.id == nil && entries[key]?.inFlight == false { forget(key) }
         if !reportedUnavailable {
             reportedUnavailable = true
             onEvent(.unavailable(error))
         }
     }
 
-    /// The server's name lost its owner: the old server's ids are void (a
-    /// new server could hand the same numbers to other apps). The agent
-    /// hears `.closed(_, .serverGone)` for each and may show them again.
-    private func serverChanged() {
-        let gone = order.filter { entries[$0]?.id != nil }
-        for key in gone {
-            forget(key)
-            onEvent(.closed(key, reason: .serverGone))
+    /// The server's name changed owner. When it had one, that server's ids
+    /// are void (a new server could hand the same numbers to other apps):
+    /// every entry is to be sent again, as new. When a server now owns the
+    /// name, it is asked its capabilities, and what is wanted is shown.
+    /// A Notify in flight to the old server is sent again when it answers
+    /// (`resend`), its id ignored.
+    private func serverChanged(hadOwner: Bool, hasOwner: Bool) {
+        if hadOwner {
+            epoch += 1
+            keysByID.removeAll()
+            for key in order {
+                guard var entry = entries[key] else { continue }
+                entry.id = nil
+                entry.activationToken = nil
+                // An answer still to come is the old server's: `notified`
+                // drops it (by epoch) and closes nothing.
+                entry.inFlight = false
+                entries[key] = entry
+            }
         }
+        guard hasOwner || hadOwner else { return }
+        if case .querying = state, !hadOwner { return }
         state = .unknown
         if !entries.isEmpty { queryCapabilities() }
     }

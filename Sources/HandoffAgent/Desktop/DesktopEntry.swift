@@ -13,12 +13,8 @@ public struct DesktopEntry: Sendable {
     /// The group every desktop entry starts with.
     public static let mainGroup = "Desktop Entry"
 
-    /// One `Key=Value` line: the value as written (after the spaces around
-    /// `=` and at its end are dropped) and where it was.
-    struct RawValue: Sendable {
-        var text: Substring
-        var line: Int
-    }
+    /// One `Key=Value` line: the value as written and where it was.
+    typealias RawValue = KeyFile.Value
 
     /// Names the file in messages (its path, or what the caller passed).
     public let source: String
@@ -107,8 +103,5 @@ public struct DesktopEntry: Sendable {
         HandoffError(.malformedData, "\(source):\(line): \(key): \(message)")
     }
 
-    static func quoted(_ text: String) -> String {
-        let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
-        return "\"\(shown)\""
-    }
+    static func quoted(_ text: String) -> String { KeyFile.quoted(text) }
 }

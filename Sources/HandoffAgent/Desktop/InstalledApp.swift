@@ -35,6 +35,9 @@ public struct InstalledApp: Sendable, Equatable {
     public let workingDirectory: String?
     /// `NoDisplay=true`: not in menus, still launchable.
     public let noDisplay: Bool
+    /// `Icon`: a themed icon name or an absolute path, as the entry gives
+    /// it; nil when absent or empty. Shown as the notification's `app_icon`.
+    public var icon: String? = nil
 
     public var bundleIdentifier: String { manifest.bundleIdentifier }
     public var teamIdentifier: String { manifest.teamIdentifier }

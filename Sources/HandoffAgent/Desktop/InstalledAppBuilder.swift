@@ -120,7 +120,8 @@ struct InstalledAppBuilder {
             manifest: declared, declaredBy: declaredBy,
             name: try? entry.localizedString("Name", locale: directories.locale),
             exec: exec, dbusActivatable: dbus, workingDirectory: workingDirectory,
-            noDisplay: try entry.boolean("NoDisplay") ?? false)
+            noDisplay: try entry.boolean("NoDisplay") ?? false,
+            icon: (try? entry.string("Icon")).flatMap { $0?.isEmpty == false ? $0 : nil })
     }
 
     /// The declaration in the entry's own keys; nil when it has none.

@@ -25,6 +25,10 @@ public struct InstalledApps: Sendable {
     public private(set) var apps: [InstalledApp] = []
     /// What the last scan skipped and why, each naming the file (and line).
     public private(set) var warnings: [String] = []
+    /// Desktop entries of the last scan that declare nothing for Handoff
+    /// (no `X-Handoff-*` keys, no manifest), by desktop id: to say clearly
+    /// why an app named like the sender's bundle id is not asked.
+    public private(set) var undeclared: [String: String] = [:]
 
     private var entryCache: [String: CachedEntry] = [:]
     private var manifestCache: [String: CachedManifest] = [:]
@@ -93,9 +97,12 @@ public struct InstalledApps: Sendable {
             case .success(let parsed): scan.add(found, parsed, manifest: manifest)
             }
         }
+        var undeclared: [String: String] = [:]
         for found in files.ordered where !claimed.contains(found.id) {
             switch entry(found, parse: false) {
-            case nil: continue
+            case nil:
+                if undeclared[found.id] == nil { undeclared[found.id] = found.path }
+                continue
             case .failure(let error)?: scan.warnings.append(error.message)
             case .success(let parsed)?: scan.add(found, parsed, manifest: nil)
             }
@@ -107,6 +114,7 @@ public struct InstalledApps: Sendable {
                 : $0.desktopID.utf8.lexicographicallyPrecedes($1.desktopID.utf8)
         }
         warnings = scan.warnings
+        self.undeclared = undeclared
         return warnings.filter { !previous.contains($0) }
     }
 

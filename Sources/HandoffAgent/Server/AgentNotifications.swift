@@ -16,7 +16,11 @@ final class AgentNotifications: AgentLoopSource {
     private var bus: SessionBus?
     private var notifier: Notifier<ActivityID>?
     private var listener: ContinuableOffers.Listener?
+    /// Offers shown; notices ("no app") shown; activities whose notice was
+    /// shown once (not again until the activity goes and comes back).
     private var shown: Set<ActivityID> = []
+    private var notices: Set<ActivityID> = []
+    private var noticed: Set<ActivityID> = []
     /// The pairing prompt's answer while it is shown (docs/agent.md §9);
     /// called once, then nil.
     private var pairingAnswer: ((Bool) -> Void)?
@@ -55,12 +59,24 @@ final class AgentNotifications: AgentLoopSource {
         guard let notifier else { return }
         switch change {
         case .shown(let offer, _):
-            let remote = offer.remote
-            notifier.show(NotificationContent(title: remote.title, type: remote.activityType, deviceName: remote.deviceName,
-                                              desktopEntry: offer.target.desktopEntry), for: remote.activityID)
-            shown.insert(remote.activityID)
+            notices.remove(offer.activityID)
+            notifier.show(.offer(offer.remote, offer.target), for: offer.activityID)
+            shown.insert(offer.activityID)
         case .gone(let id):
             if shown.remove(id) != nil { notifier.close(id) }
+        case .notContinuable(let remote):
+            // Said once per activity, never again on its keep-alives.
+            let id = remote.activityID
+            guard noticed.insert(id).inserted else { return }
+            notifier.show(.noApp(remote, installable: server.installable(remote)), for: id)
+            notices.insert(id)
+            let why = server.undeclaredReason(remote).map { " (\($0))" } ?? ""
+            server.log("no-app", "no app here continues \(remote.activityType) of team \(remote.teamIdentifier) from \(remote.deviceName)\(why); the person is told",
+                       ["activity": .string(id.uuidString), "type": .string(remote.activityType),
+                        "bundle": .string(remote.bundleIdentifier)])
+        case .withdrawn(let id):
+            noticed.remove(id)
+            if notices.remove(id) != nil { notifier.close(id) }
         }
     }
 
@@ -123,6 +139,15 @@ final class AgentNotifications: AgentLoopSource {
             break
         case .closed(let id, _) where id == Self.pairingPromptKey:
             answerPairing(false)
+        case .actionInvoked(let id, let action, let token) where notices.contains(id):
+            // The "no app" notice: its "Install"; a click on its body does nothing.
+            guard action == NotificationContent.installAction else { break }
+            notices.remove(id)
+            notifier?.close(id)
+            if case .failure(let error) = server.openInstall(for: id, activationToken: token) {
+                server.log("choose-failed", "cannot \(action) for \(id.uuidString): \(error.message)",
+                           ["activity": .string(id.uuidString), "code": .int(Int64(error.code.rawValue))])
+            }
         case .actionInvoked(let id, let action, let token) where action == Notifier<ActivityID>.continueAction || action == "default":
             server.log("chosen", "the person chose \(id.uuidString) in a notification",
                        ["activity": .string(id.uuidString), "token": .bool(token != nil)])
@@ -136,6 +161,7 @@ final class AgentNotifications: AgentLoopSource {
             break
         case .closed(let id, _):
             shown.remove(id)
+            notices.remove(id)
         case .unavailable(let error):
             answerPairing(false)
             server.log("notifications", "no notification server: \(error.message) (the agent works without it)",
@@ -163,8 +189,9 @@ final class AgentNotifications: AgentLoopSource {
     func loopWillStop() {
         answerPairing(false)
         notifier?.close(Self.pairingPromptKey)
-        for id in shown { notifier?.close(id) }
+        for id in shown.union(notices) { notifier?.close(id) }
         shown.removeAll()
+        notices.removeAll()
         stopWatching()
     }
 

@@ -379,9 +379,10 @@ public final class AgentServer: @unchecked Sendable {
             return .failure(HandoffError(.connectionUnavailable, "no device offers activity \(activityID.uuidString) now"))
         }
         if let (session, offered) = runningContinuers(of: remote).first {
-            session.continueActivity(offered)
+            session.continueActivity(offered, activationToken: activationToken)
             log("continue", "\(remote.activityType) from \(remote.deviceName) continues in \(session.describe)",
                 ["activity": .string(activityID.uuidString), "bundle": .string(session.manifest.bundleIdentifier)])
+            bringForward(session.manifest.bundleIdentifier, activationToken: activationToken)
             return .success(.running(session.manifest.bundleIdentifier))
         }
         guard let desktop else {
@@ -394,12 +395,67 @@ public final class AgentServer: @unchecked Sendable {
         return launchOrOpen(remote, candidates[...], on: desktop, activationToken: activationToken)
     }
 
+    /// A running app that is `DBusActivatable=true` gets
+    /// `org.freedesktop.Application.Activate` with the click's token as
+    /// platform data, as a desktop launcher does, so it raises its window
+    /// (docs/agent.md §5). Other running apps get the token with CONTINUE
+    /// only (docs/agent.md §3). Its failure is logged, nothing else.
+    private func bringForward(_ bundle: String, activationToken: String?) {
+        guard let desktop, let dbus = desktop.launcher.dbus,
+              let app = desktop.installed.app(bundleIdentifier: bundle), app.dbusActivatable else { return }
+        let fields: KeyValuePairs<String, AgentLogEvent.Value> = [
+            "bundle": .string(bundle), "desktop": .string(app.desktopID),
+            "token": .bool(ActivationToken.checked(activationToken) != nil)]
+        do {
+            try dbus.activateApplication(desktopID: app.desktopID, activationToken: activationToken) { [unowned self] result in
+                if case .failure(let error) = result {
+                    self.log("raise-failed", "could not bring \(app.desktopID) forward: \(error.message)", fields)
+                }
+            }
+            log("raise", "asked \(app.desktopID) to come forward (Activate)", fields)
+        } catch {
+            log("raise-failed", "could not bring \(app.desktopID) forward: \(error.message)", fields)
+        }
+    }
+
+    /// The "No app on this device continues …" notice's "Install"
+    /// (docs/agent.md §6): the software centre at the sender's bundle id.
+    /// Loop thread.
+    func openInstall(for activityID: ActivityID, activationToken: String?) -> Result<Void, HandoffError> {
+        guard let remote = hub.availableNow.first(where: { $0.activityID == activityID }) else {
+            return .failure(HandoffError(.connectionUnavailable, "no device offers activity \(activityID.uuidString) now"))
+        }
+        guard let desktop else { return .failure(HandoffError(.handoffFailed, "the agent has no desktop to open things with")) }
+        do {
+            let pid = try desktop.web.openAppStream(remote.bundleIdentifier, activationToken: activationToken)
+            log("install", "opened the software centre at \(remote.bundleIdentifier) (pid \(pid))",
+                ["activity": .string(activityID.uuidString), "bundle": .string(remote.bundleIdentifier)])
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Why no installed app continues `remote` although one is named like
+    /// its bundle id: that entry declares no activity types. Nil otherwise.
+    func undeclaredReason(_ remote: RemoteActivity) -> String? {
+        guard let path = desktop?.installed.undeclared[remote.bundleIdentifier + ".desktop"] else { return nil }
+        return "\(path) is named like the sender's app but declares nothing for Handoff (no \(InstalledApps.activityTypesKey) and \(InstalledApps.teamIdentifierKey) keys, no manifest), so it is not asked"
+    }
+
+    /// Whether the sender's app may be found in a software centre (an
+    /// "Install" action on the "no app" notice; `AppStreamLink`).
+    func installable(_ remote: RemoteActivity) -> Bool {
+        desktop != nil && AppStreamLink.url(for: remote.bundleIdentifier) != nil
+    }
+
     /// Launches the first of `candidates` that starts (the choice kept for
     /// it), else opens the web page. A D-Bus activation that fails later
     /// without an `Exec` to fall back on comes back here with the rest.
     private func launchOrOpen(_ remote: RemoteActivity, _ candidates: ArraySlice<InstalledApp>, on desktop: AgentDesktop,
-                              activationToken: String?) -> Result<ContinueChoice, HandoffError> {
+                              activationToken: String?, failed: [String] = []) -> Result<ContinueChoice, HandoffError> {
         let activityID = remote.activityID
+        var failed = failed
         var rest = candidates
         while let app = rest.popFirst() {
             let others = rest
@@ -420,6 +476,7 @@ public final class AgentServer: @unchecked Sendable {
                      "token": .bool(ActivationToken.checked(activationToken) != nil)])
                 return .success(.launched(app.bundleIdentifier))
             } catch {
+                failed.append(app.desktopID)
                 log("launch-failed", "cannot launch \(app.desktopID): \(error.message)",
                     ["bundle": .string(app.bundleIdentifier), "desktop": .string(app.desktopID)])
             }
@@ -436,8 +493,14 @@ public final class AgentServer: @unchecked Sendable {
                 return .failure(HandoffError(.handoffFailed, error.message))
             }
         }
+        if !failed.isEmpty {
+            // Installed, but it did not start: say so, not "no app".
+            return .failure(HandoffError(.handoffFailed,
+                                         "\(failed.joined(separator: ", ")) did not start (see launch-failed above), and \(remote.activityType) has no web page"))
+        }
+        let why = undeclaredReason(remote).map { " (\($0))" } ?? ""
         return .failure(HandoffError(.handoffFailed,
-                                     "no app here continues \(remote.activityType) of team \(remote.teamIdentifier), and it has no web page"))
+                                     "no app here continues \(remote.activityType) of team \(remote.teamIdentifier), and it has no web page\(why)"))
     }
 
     /// What became of a D-Bus activation (on a later turn of the loop).
@@ -460,7 +523,8 @@ public final class AgentServer: @unchecked Sendable {
             // connected after all, or the person chose again.
             guard desktop.pending.choice(for: app.bundleIdentifier)?.activityID == remote.activityID else { return }
             _ = desktop.pending.take(for: app.bundleIdentifier)
-            if case .failure(let error) = launchOrOpen(remote, others, on: desktop, activationToken: activationToken) {
+            if case .failure(let error) = launchOrOpen(remote, others, on: desktop, activationToken: activationToken,
+                                                       failed: [app.desktopID]) {
                 log("choose-failed", "cannot continue \(remote.activityID.uuidString): \(error.message)",
                     ["activity": .string(remote.activityID.uuidString), "code": .int(Int64(error.code.rawValue))])
             }
@@ -488,19 +552,16 @@ public final class AgentServer: @unchecked Sendable {
     /// doing it (the notification shows only what can be continued). Loop
     /// thread.
     func continuer(of remote: RemoteActivity, rescanning: Bool) -> ContinueTarget? {
-        func entry(_ bundle: String) -> String? {
-            desktop?.installed.app(bundleIdentifier: bundle).map { String($0.desktopID.dropLast(".desktop".count)) }
-        }
         if let session = runningContinuers(of: remote).first {
-            return ContinueTarget(desktopEntry: entry(session.0.manifest.bundleIdentifier))
+            return ContinueTarget(desktop?.installed.app(bundleIdentifier: session.0.manifest.bundleIdentifier))
         }
         guard let desktop else { return nil }
         if rescanning { for warning in desktop.installed.rescan() { log("desktop", warning) } }
         if let app = desktop.installed.apps(continuing: remote.teamIdentifier, type: remote.activityType,
                                             preferring: remote.bundleIdentifier).first {
-            return ContinueTarget(desktopEntry: String(app.desktopID.dropLast(".desktop".count)))
+            return ContinueTarget(app)
         }
-        return ActivityGate.webPage(remote.webpageURL) != nil ? ContinueTarget(desktopEntry: nil) : nil
+        return ActivityGate.webPage(remote.webpageURL) != nil ? .webPage : nil
     }
 
     /// The running apps that may continue `remote` (not for its web page
@@ -552,12 +613,6 @@ public final class AgentServer: @unchecked Sendable {
     /// settings store, the roster): it shows them again. Loop thread.
     func trayStateChanged() {
         tray?.refresh()
-    }
-
-    /// An installed app's Name (its .desktop file's), by desktop id
-    /// without ".desktop". Loop thread.
-    func installedAppName(desktopEntry: String) -> String? {
-        desktop?.installed.apps.first { $0.desktopID == desktopEntry + ".desktop" }?.name
     }
 
     /// A continuation chosen for an app being launched, if `bundle` has
@@ -653,4 +708,27 @@ extension AgentLoopSource {
 struct ContinueTarget {
     /// The desktop id (without ".desktop") of the app that would, if known.
     var desktopEntry: String?
+    /// Its `Name` and `Icon`, when known.
+    var appName: String?
+    var icon: String?
+    /// Only the web page would open (no app here continues it).
+    var webPageOnly = false
+
+    init(_ app: InstalledApp?) {
+        desktopEntry = app.map { String($0.desktopID.dropLast(".desktop".count)) }
+        appName = app?.name
+        icon = app?.icon
+    }
+
+    init(desktopEntry: String?, appName: String? = nil, icon: String? = nil) {
+        self.desktopEntry = desktopEntry
+        self.appName = appName
+        self.icon = icon
+    }
+
+    static var webPage: ContinueTarget {
+        var target = ContinueTarget(nil)
+        target.webPageOnly = true
+        return target
+    }
 }

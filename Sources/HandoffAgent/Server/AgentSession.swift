@@ -304,11 +304,13 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         send(.remote(change))
     }
 
-    /// CONTINUE: the person chose `remote` (gated for this app) outside it.
-    func continueActivity(_ remote: RemoteActivity) {
+    /// CONTINUE: the person chose `remote` (gated for this app) outside
+    /// it; `activationToken` from the click, passed on so the app can raise
+    /// its window (docs/agent.md §3).
+    func continueActivity(_ remote: RemoteActivity, activationToken: String? = nil) {
         guard isRegistered else { return }
         told[remote.activityID] = remote  // its FETCH may come before the hub's REMOTE
-        send(.continueActivity(remote))
+        send(.continueActivity(remote, activationToken: ActivationToken.checked(activationToken)))
     }
 
     /// Sends an agent request and keeps its reply closure until answered.

@@ -28,6 +28,12 @@ final class ContinuableOffers: ContinuityEndpoint, @unchecked Sendable {
         case shown(Offer, isNew: Bool)
         /// No longer continuable (withdrawn, or nothing here continues it).
         case gone(ActivityID)
+        /// Offered (new or changed, keep-alives included), and nothing here
+        /// continues it: after `.gone` when it was continuable before. The
+        /// notifications say so once ("No app on this device continues …").
+        case notContinuable(RemoteActivity)
+        /// The activity left (after `.gone` when it was continuable).
+        case withdrawn(ActivityID)
     }
 
     struct Listener: Hashable {
@@ -104,6 +110,7 @@ final class ContinuableOffers: ContinuityEndpoint, @unchecked Sendable {
             if case .available = change { rescan = true }
             guard let target = server.continuer(of: remote, rescanning: rescan) else {
                 remove(remote.activityID)
+                tell(.notContinuable(remote))
                 return
             }
             let offer = Offer(remote: remote, target: target)
@@ -116,6 +123,7 @@ final class ContinuableOffers: ContinuityEndpoint, @unchecked Sendable {
             }
         case .withdrawn(let remote):
             remove(remote.activityID)
+            tell(.withdrawn(remote.activityID))
         }
     }
 

@@ -112,7 +112,6 @@ final class AgentTray: AgentLoopSource {
         let live = Set(offers.map(\.activityID))
         offerIDs = offerIDs.filter { live.contains($0.key) }
         return TrayMenu(offers: offers, offerID: { [unowned self] id in self.id(for: id) },
-                        appName: { [server] entry in server.installedAppName(desktopEntry: entry) },
                         devices: server.trayDevices(), paused: actions.isPaused)
     }
 

@@ -64,8 +64,8 @@ struct TrayMenu: Equatable {
 
     var items: [Item]
 
-    /// `offerID` gives each offer its id; `appName` a desktop id's Name.
-    init(offers: [ContinuableOffers.Offer], offerID: (ActivityID) -> Int32, appName: (String) -> String?,
+    /// `offerID` gives each offer its id.
+    init(offers: [ContinuableOffers.Offer], offerID: (ActivityID) -> Int32,
          devices: [TrayDevice], paused: Bool) {
         var items: [Item] = []
         if offers.isEmpty {
@@ -74,10 +74,10 @@ struct TrayMenu: Equatable {
         for offer in offers.prefix(Self.maxListed) {
             let remote = offer.remote
             let title = remote.title.flatMap { $0.isEmpty ? nil : $0 } ?? remote.activityType
-            let by = offer.target.desktopEntry.flatMap(appName) ?? (offer.target.desktopEntry == nil ? tr("web page") : nil)
+            let by = offer.target.appName ?? (offer.target.webPageOnly ? tr("web page") : nil)
             let what = by.map { tr("{title} — {app}", ["title": title, "app": $0]) } ?? title
             items.append(Item(id: offerID(remote.activityID), label: Self.mnemonicSafe(tr("{title} (from {device})", ["title": what, "device": remote.deviceName])),
-                              enabled: !paused, iconName: offer.target.desktopEntry, action: .continueOffer(remote.activityID)))
+                              enabled: !paused, iconName: Self.themedIcon(offer.target), action: .continueOffer(remote.activityID)))
         }
         if offers.count > Self.maxListed {
             items.append(Item(id: Self.nothingID, label: tr("and {count} more", ["count": "\(offers.count - Self.maxListed)"]), enabled: false))
@@ -95,6 +95,14 @@ struct TrayMenu: Equatable {
         items.append(Item(id: Self.pauseID, label: tr("Pause Handoff"), checked: paused, action: .togglePause))
         items.append(Item(id: Self.pairID, label: tr("Pair a new device…"), action: .pairNewDevice))
         self.items = items
+    }
+
+    /// The continuing app's themed icon name (dbusmenu's `icon-name`
+    /// takes no path; an `Icon=` path shows no icon), else the browser's.
+    static func themedIcon(_ target: ContinueTarget) -> String? {
+        if target.webPageOnly { return "web-browser" }
+        guard let icon = target.icon, !icon.hasPrefix("/") else { return nil }
+        return icon
     }
 
     func item(_ id: Int32) -> Item? { items.first { $0.id == id } }

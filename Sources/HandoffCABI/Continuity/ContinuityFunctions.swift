@@ -165,6 +165,9 @@ enum ContinuityOptions {
         // Last: options refused above never create the device file.
         var config = ContinuityConfiguration(account: key, device: try device(from: o), beacons: beacons)
         if let channelAddress { config.channelAddress = channelAddress }
+        // The person's device (no explicit id): the person's settings too,
+        // read at start and on every change (docs/agent.md "Settings").
+        if (o.field(\.device_id) ?? nil) == nil { config.settingsDirectory = try? AccountStore.defaultDirectory() }
         if fetch > 0 { config.fetchTimeout = Double(fetch) / 1000 }
         if connect > 0 {
             config.channelLimits.connectTimeout = Double(connect) / 1000

@@ -187,3 +187,8 @@ private func activity(_ p: OpaquePointer?) throws(HandoffError) -> UserActivity 
 @c @implementation public func handoff_restoration_handler_free(_ h: OpaquePointer?) {
     Handle.release(h, as: RestorationHandler.self)
 }
+
+@c @implementation public func handoff_application_get_activation_token(_ app: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let app, let token = Handle.object(app, as: Application.self).continuingActivationToken else { return nil }
+    return LentText.lend(token)
+}

@@ -242,10 +242,10 @@ enum AccountFile {
         return text
     }
 
-    /// Reads a regular file of at most `limit` bytes (the key files':
+    /// Reads a regular file of at most `maxSize` bytes (by default
     /// `AccountStore.maxFileSize`) that belongs to the current user and
     /// grants no group or other permission; never follows a symbolic link.
-    static func read(_ path: String, missing: String, limit: Int = AccountStore.maxFileSize) throws(HandoffError) -> [UInt8] {
+    static func read(_ path: String, missing: String, maxSize: Int = AccountStore.maxFileSize) throws(HandoffError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {
             let error = errno
@@ -281,9 +281,9 @@ enum AccountFile {
             throw HandoffError(
                 .permission, "\(path) is \(what) by others (mode \(octal(mode))): run chmod 600 \(path)")
         }
-        guard info.st_size <= limit else { throw tooLarge(path, Int(info.st_size), limit: limit) }
+        guard info.st_size <= maxSize else { throw tooLarge(path, Int(info.st_size), maxSize) }
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: limit + 1)
+        var chunk = [UInt8](repeating: 0, count: min(maxSize + 1, 1 << 16))
         while true {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
@@ -292,7 +292,7 @@ enum AccountFile {
             }
             if n == 0 { return bytes }
             bytes += chunk[0..<n]
-            if bytes.count > limit { throw tooLarge(path, bytes.count, limit: limit) }
+            if bytes.count > maxSize { throw tooLarge(path, bytes.count, maxSize) }
         }
     }
 
@@ -370,10 +370,10 @@ enum AccountFile {
         }
     }
 
-    private static func tooLarge(_ path: String, _ size: Int, limit: Int) -> HandoffError {
+    private static func tooLarge(_ path: String, _ size: Int, _ limit: Int) -> HandoffError {
         HandoffError(
             .malformedData,
-            "\(path) is \(size) bytes, more than the \(limit) a libhandoff account file "
+            "\(path) is \(size) bytes, more than the \(limit) such a libhandoff file "
                 + "may have: it is not one; remove or restore it")
     }
 

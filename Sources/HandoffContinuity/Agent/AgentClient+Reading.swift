@@ -118,8 +118,8 @@ extension AgentClient {
             endpoint?.activityWasContinued(activityID)
         case .acceptStream(let activityID):
             return acceptStream(activityID, descriptors[0], requestID: frame.requestID, generation: generation, endpoint: endpoint)
-        case .continueActivity(let remote):
-            endpoint?.continueChosen(remote)
+        case .continueActivity(let remote, let token):
+            endpoint?.continueChosen(remote, activationToken: token)
         case .undelivered(let activityID, let error):
             endpoint?.handOffFailed(activityID, error.asUserActivityErrorForWire)
         case .served(let activityID):

@@ -37,6 +37,10 @@ public struct ContinuityConfiguration: Sendable {
     /// How long an unused warm connection to a peer is kept (PROTOCOL §6:
     /// clients drop idle pooled connections after 10 s, before servers do at 15 s).
     public var idleConnectionLifetime: Double = 10
+    /// The directory of the person's settings file (`SettingsStore`; the
+    /// account directory): read at start and watched for changes. Nil: no
+    /// settings, the defaults (tests and hosts with an explicit identity).
+    public var settingsDirectory: String?
 
     public init(account: AccountKey, device: DeviceIdentity, beacons: BeaconTransportConfig) {
         self.account = account

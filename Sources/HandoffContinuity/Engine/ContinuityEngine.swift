@@ -36,10 +36,17 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// What the scheduler sleeps on: armed for the earliest deadline, poked
     /// when something becomes due sooner (docs/agent.md §8).
     private let alarm: SchedulerAlarm
+    /// The person's settings file and its watch (nil: defaults only).
+    private let settingsStore: SettingsStore?
+    private let settingsWatch: SettingsWatch?
 
     private struct State: @unchecked Sendable {
         weak var endpoint: (any ContinuityEndpoint)?
+        /// What is advertised: what the app asked for (`requested`) when
+        /// the settings let it out, else nil.
         var advertisement: Advertisement?
+        var requested: Advertisement?
+        var settings = HandoffSettings.defaults
         /// When to send the next beacon, and which burst step comes next.
         var nextBeacon: Double?
         var burstStep = 0
@@ -109,13 +116,18 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         streams = StreamRegistry(threads: threads)
         let alarm = try SchedulerAlarm()
         self.alarm = alarm
+        let settingsStore = configuration.settingsDirectory.map(SettingsStore.init(directory:))
+        self.settingsStore = settingsStore
+        settingsWatch = settingsStore.map(SettingsWatch.init(store:))
         // A connection joining the pool is one more to watch, with a deadline.
         client = ExchangeClient(psk: keys.channelPSK, limits: configuration.channelLimits,
                                 fetchTimeout: configuration.fetchTimeout,
                                 idleLifetime: configuration.idleConnectionLifetime,
                                 pooled: { alarm.poke() })
+        let gate = state
         let exchange = ExchangeServer(endpoint: { [weak self] in self?.endpoint },
-                                      fetchTimeout: configuration.fetchTimeout, streams: streams)
+                                      fetchTimeout: configuration.fetchTimeout, streams: streams,
+                                      serves: { peer in gate.withLock { $0.remotes.serves(host: peer.host) } })
         do {
             server = try ChannelServer(listeningOn: configuration.channelAddress, psk: keys.channelPSK,
                                        limits: configuration.channelLimits, threads: threads) { exchange.serve($0) }
@@ -134,7 +146,59 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             // Announced once at start, so the others list this device now.
             s.nextPresence = monotonicSeconds()
         }
+        if let settingsStore { reloadSettings(from: settingsStore) }
         threads.start(named: "hoff-scheduler") { [self] in self.scheduleLoop() }
+    }
+
+    // MARK: Settings (docs/agent.md "Settings")
+
+    /// The settings in force now.
+    public var settings: HandoffSettings { state.withLock { $0.settings } }
+
+    /// Applies the person's settings at once: paused withdraws what is
+    /// advertised (withdrawal beacons), answers a solicitation with
+    /// presence only (the device is there, offering nothing), serves no
+    /// FETCH and reports nothing heard (what was reported is withdrawn); a
+    /// device not accepted from, or a muted app, is withdrawn here; a muted
+    /// app is not advertised from here. Undoing any of it solicits, so
+    /// what is offered nearby is shown again at once.
+    public func apply(_ settings: HandoffSettings) {
+        let (changes, endpoint, loosened, changed) = state.withLock { s in
+            guard s.settings != settings else { return ([RemoteActivityChange](), s.endpoint, false, false) }
+            let old = s.settings
+            s.settings = settings
+            setAdvertisement(&s, s.requested)
+            let changes = s.remotes.apply(settings: settings)
+            let loosened = (old.paused && !settings.paused)
+                || old.devices.contains { settings.accepts(from: $0.key) && !old.accepts(from: $0.key) }
+                || !old.mutedApps.subtracting(settings.mutedApps).isEmpty
+            return (changes, s.endpoint, loosened, true)
+        }
+        if let endpoint { changes.forEach(endpoint.remoteActivityChanged) }
+        poke()
+        if loosened { solicit() }
+        if changed, let handler = settingsApplied.withLock({ $0 }) { handler(settings) }
+    }
+
+    /// Called after new settings were applied (on the thread that applied
+    /// them: the scheduler's for a file change): the agent's tray shows
+    /// a pause set elsewhere. nil stops.
+    public func onSettingsApplied(_ handler: (@Sendable (HandoffSettings) -> Void)?) {
+        settingsApplied.withLock { $0 = handler }
+    }
+
+    private let settingsApplied = Locked<(@Sendable (HandoffSettings) -> Void)?>(nil)
+
+    /// Reads the settings file and applies it; a damaged one counts as the
+    /// defaults, said once per change on standard error (an embedded app
+    /// has no other voice; the agent's journal gets it).
+    private func reloadSettings(from store: SettingsStore) {
+        let loaded = store.load()
+        if let problem = loaded.problem {
+            let line = "handoff: the settings file is not used (defaults apply): \(problem.message)\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
+        }
+        apply(loaded.settings)
     }
 
     private var endpoint: (any ContinuityEndpoint)? { state.withLock { $0.endpoint } }
@@ -168,7 +232,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         guard configuration.device.role != .sendOnly else { return }
         let scheduled = state.withLock { s in
             let now = monotonicSeconds()
-            guard !s.stopped, now - s.lastSolicitBurst >= Self.solicitSpacing else { return false }
+            // Paused: nothing heard would be shown, so nothing is asked.
+            guard !s.stopped, !s.settings.paused, now - s.lastSolicitBurst >= Self.solicitSpacing else { return false }
             s.lastSolicitBurst = now
             s.solicitations = Self.solicitBurst.map { now + $0 }
             return true
@@ -181,16 +246,25 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// most-recent policy), which other devices need not hear.
     public func advertise(_ advertisement: Advertisement?) {
         let changed = state.withLock { s in
-            guard s.advertisement != advertisement else { return false }
-            if let old = s.advertisement, old.activityID != advertisement?.activityID {
-                s.withdrawal = (old.activityID, Self.withdrawalBurst.map { monotonicSeconds() + $0 })
-            }
-            s.advertisement = advertisement
-            s.burstStep = 0
-            s.nextBeacon = advertisement == nil ? nil : monotonicSeconds()
-            return true
+            s.requested = advertisement
+            return setAdvertisement(&s, advertisement)
         }
         if changed { poke() }
+    }
+
+    /// Advertises `requested` if the settings let it out, else nothing;
+    /// a change starts a burst (and withdraws what was advertised).
+    @discardableResult
+    private func setAdvertisement(_ s: inout State, _ requested: Advertisement?) -> Bool {
+        let advertisement = requested.flatMap { s.settings.advertises($0) ? $0 : nil }
+        guard s.advertisement != advertisement else { return false }
+        if let old = s.advertisement, old.activityID != advertisement?.activityID {
+            s.withdrawal = (old.activityID, Self.withdrawalBurst.map { monotonicSeconds() + $0 })
+        }
+        s.advertisement = advertisement
+        s.burstStep = 0
+        s.nextBeacon = advertisement == nil ? nil : monotonicSeconds()
+        return true
     }
 
     public func fetch(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
@@ -335,7 +409,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
                     .compactMap { $0 }.min()
                 rearm(&s)
             }
-            alarm.wait(watching: pool.descriptors)
+            if alarm.wait(watching: pool.descriptors, readable: settingsWatch?.descriptor ?? -1),
+               let settingsStore, settingsWatch?.changed() == true {
+                reloadSettings(from: settingsStore)
+            }
         }
     }
 
@@ -441,6 +518,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         }
         guard verdict == .accepted else { return }
         if beacon.kind == .solicit {
+            // Its sender's address is noted (only that: a solicitor may
+            // be a second process of a device), so a FETCH from it is
+            // recognised by the settings' Offer=false (docs/agent.md §11).
+            state.withLock { $0.remotes.heardSolicitation(from: beacon, host: from.host) }
             answer(from)
             return
         }

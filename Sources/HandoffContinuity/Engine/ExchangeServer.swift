@@ -20,6 +20,11 @@ struct ExchangeServer: Sendable {
     let fetchTimeout: Double
     /// Where the streams this side accepts are registered.
     let streams: StreamRegistry
+    /// Whether a connection from this peer is served now (the person's
+    /// settings: paused, or the device not offered to; PROTOCOL §7
+    /// "Gating"). Asked for each FETCH and stream, so a change applies to
+    /// connections already open.
+    var serves: @Sendable (SocketAddress) -> Bool = { _ in true }
     /// The activities recently served, shared by all connections: a
     /// CONFIRM may come on another connection than its FETCH.
     let served = ServedActivities()
@@ -44,7 +49,7 @@ struct ExchangeServer: Sendable {
             connection.markBusy()
             switch message {
             case .fetch(let id):
-                let reply = answer(id)
+                let reply = serves(connection.peer) ? answer(id) : Self.refusal
                 if case .payload = reply {
                     served.insert(id)
                     idleUntil = monotonicSeconds() + connection.limits.idleTimeout
@@ -54,6 +59,10 @@ struct ExchangeServer: Sendable {
                 if served.contains(id) { idleUntil = monotonicSeconds() + connection.limits.idleTimeout }
                 endpoint()?.activityWasContinued(id)
             case .streamOpen(let id):
+                guard serves(connection.peer) else {
+                    do { try connection.send(Self.refusal.frame, timeout: fetchTimeout) } catch { return }
+                    continue
+                }
                 // Accepted, the connection carries the stream until it ends.
                 guard serveStream(id, on: connection) else { return }
             case .payload, .error, .streamAccepted:
@@ -109,6 +118,11 @@ struct ExchangeServer: Sendable {
         }
         return false
     }
+
+    /// What a device that is not served hears: the error of an activity
+    /// no longer offered (4608), so it learns nothing more.
+    static let refusal = ExchangeMessage.error(code: HandoffError.Code.handoffFailed.rawValue,
+                                               message: "the activity is not offered to this device")
 
     /// The payload from the app's main thread, or the reason there is none.
     private func answer(_ id: ActivityID) -> ExchangeMessage {

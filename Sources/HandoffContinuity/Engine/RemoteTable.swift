@@ -45,6 +45,9 @@ struct RemoteTable {
         var role = DeviceRole.full
         /// The latest failed verification, until one succeeds.
         var lastFailure: VerificationFailure?
+        /// Which advert is current and which it replaced: two senders
+        /// claiming one device ID must not make it alternate.
+        var succession = AdvertSuccession()
 
         var verified: Bool { verifiedChannel != nil }
     }
@@ -69,6 +72,9 @@ struct RemoteTable {
     /// every device is verified, the least recently heard one.
     let capacity: Int
     private(set) var entries: [String: Entry] = [:]
+    /// The person's settings: what they refuse (paused, a device not
+    /// accepted, a muted app) is never reported (`shown`).
+    private(set) var settings = HandoffSettings.defaults
 
     init(capacity: Int = RemoteTable.defaultCapacity) {
         self.capacity = max(1, capacity)
@@ -99,6 +105,11 @@ struct RemoteTable {
     mutating func apply(_ beacon: Beacon, from host: String, audience: ActivityAudience, ownRole: DeviceRole,
                         now: Double) -> (changes: [RemoteActivityChange], verify: SocketAddress?) {
         let deviceID = hex(beacon.deviceID)
+        // PROTOCOL §5 "Receiving" step 7: a keep-alive of an activity the
+        // device has since replaced, or a withdrawal of one, while the
+        // replacement is still heard, comes from a second sender with this
+        // device ID (or is late): it changes nothing, not even the address.
+        if let entry = entries[deviceID], entry.succession.isStale(beacon, now: now) { return ([], nil) }
         let channel = SocketAddress(host: host, port: beacon.channelPort)
         let family = Self.family(of: host)
         var changes: [RemoteActivityChange] = []
@@ -131,6 +142,7 @@ struct RemoteTable {
                 : Self.remote(beacon, deviceID: deviceID, firstSeen: entry.offered).flatMap { ActivityGate.offer($0, to: audience) }
             entry.offered = offered
             entry.expiration = offered == nil ? nil : beacon.activity?.expiration
+            entry.succession.advertised(beacon, now: now)
         case .withdraw:
             // A withdrawal names the activity it ends (or none: all of them);
             // a late one for an activity already replaced changes nothing.
@@ -139,13 +151,14 @@ struct RemoteTable {
                 entry.offered = nil
                 entry.expiration = nil
             }
+            entry.succession.withdrawn(beacon.activity?.activityID)
         case .solicit, .presence:
             break
         }
         // Verified before it is reported, or shown online: a device that
         // offers this app something, or says it is here (a presence beacon).
         var verify: SocketAddress?
-        if !entry.verified, entry.offered != nil || beacon.kind == .presence, entry.verifying == nil,
+        if !entry.verified, shown(entry.offered) != nil || beacon.kind == .presence, entry.verifying == nil,
            now - entry.lastAttempt >= Self.retryDelay(failures: entry.failures) {
             // The family it was heard over, unless that one already failed
             // this round and the other is known.
@@ -155,7 +168,7 @@ struct RemoteTable {
             entry.lastAttempt = now
             verify = target
         }
-        if entry.verified { changes += Self.report(&entry) }
+        if entry.verified { changes += report(&entry) }
         entries[deviceID] = entry
         return (changes, verify)
     }
@@ -198,7 +211,7 @@ struct RemoteTable {
             entry.failures = 0
             entry.failedFamilies = []
             entry.lastFailure = nil
-            changes = Self.report(&entry)
+            changes = report(&entry)
         }
         entries[deviceID] = entry
         return changes
@@ -257,12 +270,13 @@ struct RemoteTable {
             } else if silent > lifetime, entry.offered != nil || entry.reported != nil {
                 entry.offered = nil
                 entry.expiration = nil
-                changes += Self.report(&entry)
+                changes += report(&entry)
                 entries[id] = entry
             } else if let expiration = entry.expiration, expiration <= wallMilliseconds {
                 entry.offered = nil
                 entry.expiration = nil
-                changes += Self.report(&entry)
+                entry.succession.withdrawn(nil)
+                changes += report(&entry)
                 entries[id] = entry
             }
         }
@@ -277,10 +291,67 @@ struct RemoteTable {
         return (entry.reported.map { [.withdrawn($0)] } ?? [], entry)
     }
 
-    /// Brings what was reported up to what is offered.
-    private static func report(_ entry: inout Entry) -> [RemoteActivityChange] {
-        defer { entry.reported = entry.offered }
-        return changes(from: entry.reported, to: entry.offered)
+    /// Brings what was reported up to what is offered and the settings let through.
+    private func report(_ entry: inout Entry) -> [RemoteActivityChange] {
+        let shown = shown(entry.offered)
+        defer { entry.reported = shown }
+        return Self.changes(from: entry.reported, to: shown)
+    }
+
+    /// What the settings let through of an offered activity.
+    private func shown(_ offered: RemoteActivity?) -> RemoteActivity? {
+        offered.flatMap { settings.shows($0) ? $0 : nil }
+    }
+
+    /// New settings: withdraws what they now refuse and reports what they
+    /// now let through (of verified devices; an unverified one is verified
+    /// at its next beacon).
+    mutating func apply(settings new: HandoffSettings) -> [RemoteActivityChange] {
+        settings = new
+        var changes: [RemoteActivityChange] = []
+        for (id, var entry) in entries where entry.verified || entry.reported != nil {
+            changes += report(&entry)
+            entries[id] = entry
+        }
+        return changes
+    }
+
+    /// Whether a connection from `host` may be served (PROTOCOL §7
+    /// "Gating"): not while paused, nor from an address a device that is
+    /// not offered to was heard from. The channel does not say which
+    /// device connects, so its source address is matched against the
+    /// addresses beacons came from; two devices behind one address are
+    /// refused together.
+    func serves(host: String) -> Bool {
+        guard settings.offersAnything else { return false }
+        let peer = Self.comparable(host)
+        return !entries.contains { id, entry in
+            !settings.offers(to: id) && entry.channels.values.contains { Self.comparable($0.host) == peer }
+        } && !solicitors.contains { id, hosts in !settings.offers(to: id) && hosts.contains(peer) }
+    }
+
+    /// Where each device's solicitations came from (comparable hosts): a
+    /// device that only asks (`handoff continue`, an app that offers
+    /// nothing) is never in `entries`, and its FETCH follows its
+    /// solicitation. Bounded like `entries`; a full map starts again.
+    private(set) var solicitors: [String: Set<String>] = [:]
+
+    mutating func heardSolicitation(from beacon: Beacon, host: String) {
+        let id = hex(beacon.deviceID)
+        if solicitors[id] == nil, solicitors.count >= capacity { solicitors = [:] }
+        var hosts = solicitors[id] ?? []
+        if hosts.count >= 4 { hosts = [] }
+        hosts.insert(Self.comparable(host))
+        solicitors[id] = hosts
+    }
+
+    /// An address as both sides see it: an IPv4-mapped IPv6 address (a
+    /// dual-stack listener's view) as IPv4, no zone, lower case.
+    static func comparable(_ host: String) -> String {
+        var h = host.lowercased()
+        if let percent = h.firstIndex(of: "%") { h = String(h[..<percent]) }
+        if h.hasPrefix("::ffff:"), h.dropFirst(7).contains(".") { h = String(h.dropFirst(7)) }
+        return h
     }
 
     /// The activity an advert offers, ungated (any team and type; its web

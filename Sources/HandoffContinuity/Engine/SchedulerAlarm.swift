@@ -59,12 +59,16 @@ final class SchedulerAlarm: Sendable {
     /// Sleeps, with no time limit, until poked, the timer fires or one of
     /// `watched` reports that its peer closed or failed (POLLRDHUP, HUP,
     /// ERR: readable data alone, such as a TLS ticket, does not wake it).
-    /// Consumes the pokes and the timer's expiry.
-    func wait(watching watched: [Int32] = []) {
+    /// Consumes the pokes and the timer's expiry. `readable` (the settings
+    /// watch, when there is one) wakes it when it has something to read;
+    /// the result says whether it did (the caller reads it).
+    @discardableResult
+    func wait(watching watched: [Int32] = [], readable: Int32 = -1) -> Bool {
         var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: timer, events: Int16(POLLIN), revents: 0)]
+                   pollfd(fd: timer, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: readable, events: Int16(POLLIN), revents: 0)]
         fds += watched.map { pollfd(fd: $0, events: Int16(pollReadHangUp), revents: 0) }
-        guard poll(&fds, nfds_t(fds.count), -1) > 0 else { return }
+        guard poll(&fds, nfds_t(fds.count), -1) > 0 else { return false }
         if fds[0].revents != 0 {
             var buffer = [UInt8](repeating: 0, count: 64)
             while read(wakeRead, &buffer, buffer.count) == buffer.count {}
@@ -73,5 +77,6 @@ final class SchedulerAlarm: Sendable {
             var expirations: UInt64 = 0
             _ = read(timer, &expirations, 8)
         }
+        return fds[2].revents != 0
     }
 }

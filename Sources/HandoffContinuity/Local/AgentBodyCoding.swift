@@ -11,6 +11,8 @@ enum AgentBodyCoding {
     /// Longest string in a body, in UTF-8 bytes, and most entries of an array.
     static let maxString = 4096
     static let maxArray = 512
+    /// CONTINUE's activation token: the agent passes on only 1–256 bytes.
+    static let maxActivationToken = 256
     /// Dates are 0 ... the end of year 9999, in ms. Up to there a Timestamp (a
     /// Double of seconds) gives back every millisecond exactly; from 2^52 ms
     /// on a round trip can move it by one, so a relayed date would drift.
@@ -54,8 +56,10 @@ enum AgentBodyCoding {
             return ["activityID": .data(id.bytes)]
         case .payload(let bytes):
             return ["payload": .data(bytes)]
-        case .continueActivity(let r):
-            return ["activity": .dictionary(remote(r))]
+        case .continueActivity(let r, let token):
+            var b: Body = ["activity": .dictionary(remote(r))]
+            if let token { b["activationToken"] = .string(token) }
+            return b
         case .error(let e):
             return ["code": .integer(Int64(e.code.rawValue)), "message": .string(truncateUTF8(e.message, to: 1024))]
         case .undelivered(let id, let e):
@@ -197,7 +201,13 @@ enum AgentBodyCoding {
         case .payload: return .payload(try b.data("payload"))
         case .stream: return .stream
         case .ok: return .ok
-        case .continueActivity: return .continueActivity(try remote(Fields(try b.dictionary("activity"))))
+        case .continueActivity:
+            let token = try b.optionalString("activationToken")
+            if let token, token.isEmpty || token.utf8.count > Self.maxActivationToken
+                || token.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                throw malformed("activationToken is 1–\(Self.maxActivationToken) bytes without control characters")
+            }
+            return .continueActivity(try remote(Fields(try b.dictionary("activity"))), activationToken: token)
         case .error:
             let code = try b.integer("code", in: 1...Int64(Int32.max))
             return .error(HandoffError(HandoffError.Code(rawValue: Int32(code)), try b.string("message")))

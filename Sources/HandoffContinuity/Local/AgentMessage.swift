@@ -23,8 +23,10 @@ public enum AgentMessage: Sendable, Equatable {
     /// travels with it); the app answers OK or ERROR.
     case acceptStream(ActivityID)
     case ok
-    /// Continue this activity: chosen outside the app.
-    case continueActivity(RemoteActivity)
+    /// Continue this activity: chosen outside the app; with the
+    /// activation token of the person's click when there is one (key
+    /// `activationToken`, docs/agent.md §3), so the app can raise its window.
+    case continueActivity(RemoteActivity, activationToken: String? = nil)
     case error(HandoffError)
     /// The app asks for the agent's status.
     case statusRequest

@@ -31,7 +31,7 @@ public struct DeviceRosterFile: Sendable {
     /// refused as the account's files are).
     public func load(capacity: Int = DeviceRoster.defaultCapacity) -> DeviceRoster {
         guard (try? store.checkDirectory()) != nil,
-              let bytes = try? AccountFile.read(path, missing: "", limit: Self.maxFileSize),
+              let bytes = try? AccountFile.read(path, missing: "", maxSize: Self.maxFileSize),
               let text = String(validating: bytes, as: UTF8.self) else { return DeviceRoster(capacity: capacity) }
         return DeviceRoster(capacity: capacity, records: Self.parse(text, accountID: accountID))
     }

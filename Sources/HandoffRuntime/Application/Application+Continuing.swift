@@ -29,6 +29,45 @@ extension Application {
         continueActivity(remote)
     }
 
+    /// `continueChosen` with the activation token of the person's click:
+    /// `continuingActivationToken` gives it during this continuation's
+    /// callbacks. Any thread.
+    public func continueChosen(_ remote: RemoteActivity, activationToken: String?) {
+        if let activationToken, !activationToken.isEmpty {
+            state.withLock { s in
+                s.activationTokens.removeAll { $0.0 == remote.activityID }
+                if s.activationTokens.count >= Self.maxActivationTokens { s.activationTokens.removeFirst() }
+                s.activationTokens.append((remote.activityID, activationToken))
+            }
+        }
+        continueActivity(remote)
+    }
+
+    /// Tokens kept for continuations under way.
+    public static var maxActivationTokens: Int { 8 }
+
+    /// The activation token of the continuation whose callback runs now
+    /// (willContinue, continue, didFailToContinue, openWebpage), when it
+    /// was chosen outside the app and the notification server gave one;
+    /// else nil. The app hands it to its toolkit to raise its window
+    /// (Wayland xdg-activation; X11 startup id). Read it on the main thread
+    /// during those callbacks; nil at any other time.
+    public var continuingActivationToken: String? {
+        state.withLock { $0.currentActivationToken }
+    }
+
+    /// Runs `body` with `remote`'s token current; `last`: the continuation
+    /// ends with it, and its token is forgotten.
+    private func withActivationToken<T>(of remote: RemoteActivity, last: Bool, _ body: () -> T) -> T {
+        state.withLock { s in
+            let index = s.activationTokens.firstIndex { $0.0 == remote.activityID }
+            s.currentActivationToken = index.map { s.activationTokens[$0].1 }
+            if last, let index { s.activationTokens.remove(at: index) }
+        }
+        defer { state.withLock { $0.currentActivationToken = nil } }
+        return body()
+    }
+
     /// The activities other devices offer now, oldest first.
     public var availableActivities: [RemoteActivity] {
         state.withLock { $0.available.values.sorted { $0.firstSeen < $1.firstSeen } }
@@ -37,10 +76,14 @@ extension Application {
     private func beginContinuing(_ remote: RemoteActivity) {
         if remote.isWebOnly {
             // No app here can continue it: the browser does (Apple: Safari).
-            if let url = remote.webpageURL { delegate.application(self, openWebpage: url, for: remote) }
+            if let url = remote.webpageURL {
+                withActivationToken(of: remote, last: true) { delegate.application(self, openWebpage: url, for: remote) }
+            }
             return
         }
-        _ = delegate.application(self, willContinueUserActivityWithType: remote.activityType)
+        _ = withActivationToken(of: remote, last: false) {
+            delegate.application(self, willContinueUserActivityWithType: remote.activityType)
+        }
         guard let continuity else {
             failContinuing(remote, HandoffError(.connectionUnavailable, "no continuity service is running, so no other device can be reached"))
             return
@@ -73,14 +116,18 @@ extension Application {
         }
         remember(activity, continuedFrom: remote)
         let handler = RestorationHandler(activity: activity, queue: queue)
-        if delegate.application(self, continue: activity, restorationHandler: handler) {
+        if withActivationToken(of: remote, last: true, {
+            delegate.application(self, continue: activity, restorationHandler: handler)
+        }) {
             continuity?.confirmContinued(remote)
         }
     }
 
     private func failContinuing(_ remote: RemoteActivity, _ error: HandoffError) {
-        delegate.application(self, didFailToContinueUserActivityWithType: remote.activityType,
-                             error: error.asUserActivityError)
+        withActivationToken(of: remote, last: true) {
+            delegate.application(self, didFailToContinueUserActivityWithType: remote.activityType,
+                                 error: error.asUserActivityError)
+        }
     }
 }
 

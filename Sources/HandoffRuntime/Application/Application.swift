@@ -18,6 +18,12 @@ public final class Application: @unchecked Sendable {
         var continuity: (any ContinuityService)?
         /// What other devices offer, as last told to the delegate.
         var available: [ActivityID: RemoteActivity] = [:]
+        /// Activation tokens of continuations chosen outside the app (the
+        /// agent's CONTINUE), by activity, until that continuation ends.
+        /// At most `maxActivationTokens` (the oldest goes).
+        var activationTokens: [(ActivityID, String)] = []
+        /// The token of the continuation whose callback runs now.
+        var currentActivationToken: String?
         var current: UserActivity?
         var expiryTimer: HostQueue.TimerID?
         var advertised: Advertisement?

@@ -78,10 +78,16 @@ public protocol ContinuityEndpoint: AnyObject, Sendable {
     /// app (`willContinue`, the fetch, then `continue` or
     /// `didFailToContinue`).
     func continueChosen(_ remote: RemoteActivity)
+    /// `continueChosen` with the activation token of the person's click
+    /// (docs/agent.md §3, CONTINUE's `activationToken`), when there is one.
+    /// By default the token is dropped and `continueChosen(_:)` runs.
+    func continueChosen(_ remote: RemoteActivity, activationToken: String?)
 }
 
 extension ContinuityEndpoint {
     public var audience: ActivityAudience { .application(manifest) }
+
+    public func continueChosen(_ remote: RemoteActivity, activationToken: String?) { continueChosen(remote) }
 
     /// Endpoints that serve no activity of their own (observers) hear nothing.
     public func handOffFailed(_ activityID: ActivityID, _ error: HandoffError) {}

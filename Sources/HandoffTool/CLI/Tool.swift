@@ -17,6 +17,7 @@ enum Tool {
         ContinueCommand.self,
         DoctorCommand.self,
         AgentCommand.self,
+        SettingsCommand.self,
     ]
 
     static func main(_ arguments: [String]) -> Int32 {

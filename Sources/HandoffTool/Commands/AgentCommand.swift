@@ -101,6 +101,8 @@ enum AgentCommand: Command {
         var config = settings.configuration(account: account, device: device)
         // The devices it verified, listed online or not across restarts.
         config.roster = DeviceRosterFile(store: profile.store, accountID: account.derived.accountID)
+        // The person's controls (docs/agent.md "Settings"), applied live.
+        config.settingsDirectory = profile.directory
         let desktop: AgentDesktop? = arguments.has("--no-launch") ? nil : AgentDesktop.current()
 
         let notifications: Agent.Notifications = arguments.has("--no-notifications") ? .off : .sessionBus(nil)

@@ -11,7 +11,7 @@ enum PublishCommand: Command {
     static let summary = "offer an activity to your other devices until interrupted"
     static let synopsis = [
         "publish --type TYPE [--title TITLE] [--info KEY=VALUE]... [--url URL] [--team TEAM]",
-        "        [--required-key KEY]... [--once] [--timeout SECONDS] [network options]",
+        "        [--required-key KEY]... [--once] [--timeout SECONDS] [--agent | --embedded] [network options]",
     ]
     static let details = """
         Makes a new activity of TYPE current, as an app does, and advertises it with
@@ -30,6 +30,11 @@ enum PublishCommand: Command {
         The tool acts as the app org.libhandoff.handoff of team HANDOFFCLI (or
         --team) and declares TYPE. Only apps of the same team continue it; other
         devices see it as a web page when --url is given.
+
+        When the handoff agent serves this user and account, the activity goes
+        through it, as an app's does, so the device advertises one activity (the
+        most recent of its apps' and this one); otherwise, or with a network
+        option or --embedded, the tool runs an engine of its own.
         """
     static let options: [OptionSpec] = [
         .value("--type", "TYPE", "the activity type, e.g. com.example.app.edit (required)"),
@@ -40,7 +45,7 @@ enum PublishCommand: Command {
         .repeated("--required-key", "KEY", "a userInfo key the activity needs to be handed off"),
         .flag("--once", "exit after the first device continued it (status 1 if none did before --timeout)"),
         .value("--timeout", "SECONDS", "stop after this long (default: run until interrupted)"),
-    ] + NetworkOptions.beacons + NetworkOptions.channel
+    ] + NearbySource.options + NetworkOptions.beacons + NetworkOptions.channel
 
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
         Signals.install()
@@ -50,11 +55,14 @@ enum PublishCommand: Command {
         let activity = try makeActivity(type, arguments)
         let timeout = try arguments.seconds("--timeout")
         let once = arguments.has("--once")
+        let mode = try NearbySource.mode(arguments)
         let settings = try NetworkOptions.settings(arguments)
         let profile = try Profile.open()
         let account = try profile.account()
         let device = try profile.device()
-        let config = settings.configuration(account: account, device: device)
+        var config = settings.configuration(account: account, device: device)
+        // The person's controls (docs/agent.md "Settings"), applied live.
+        config.settingsDirectory = profile.directory
 
         let size = activity.encodedUserInfoSize
         if size > HandoffBudget.userInfoBytes {
@@ -66,9 +74,18 @@ enum PublishCommand: Command {
                               ["keys": activity.missingRequiredKeys.joined(separator: ", ")]))
         }
 
-        let engine = try ContinuityEngine(configuration: config)
-        let app = try Application(manifest: manifest, delegate: QuietDelegate(), continuity: engine)
-        defer { engine.detach() }
+        // One engine per device identity (docs/agent.md §4): through the
+        // agent when it serves this device, as any app in AUTO mode.
+        var choice = ContinuityModeChoice(mode: mode, accountID: account.id)
+        choice.deviceSettings = NearbySource.deviceOptions.filter { arguments.has($0) || arguments.value($0) != nil }
+        if let fetch = settings.fetchTimeout { choice.fetchTimeout = fetch }
+        if let connect = settings.connectTimeout { choice.connectTimeout = connect }
+        let (service, chosen) = try choice.start(manifest: manifest) { () throws(HandoffError) -> any ContinuityService in
+            try ContinuityEngine(configuration: config)
+        }
+        let engine = service as? ContinuityEngine
+        let app = try Application(manifest: manifest, delegate: QuietDelegate(), continuity: service)
+        defer { service.detach() }
         let loop = MainLoop([app.queue])
         var continued = 0
         let listener = ContinuedListener { continuedActivity in
@@ -80,16 +97,26 @@ enum PublishCommand: Command {
         activity.retainDelegate(listener)
         try app.becomeCurrent(activity)
 
-        output.emit(["event": "publishing", "id": .string(activity.activityID.uuidString), "type": .string(type),
-                     "title": .string(activity.title), "team": .string(team), "bundle": .string(manifest.bundleIdentifier),
-                     "account": .string(account.id), "device": AccountCommand.deviceJSON(device),
-                     "beacon_port": .int(Int64(engine.beaconPort)), "channel_port": .int(Int64(engine.channelPort)),
-                     "user_info_bytes": .int(Int64(size))],
+        var event: JSONObject = ["event": "publishing", "id": .string(activity.activityID.uuidString), "type": .string(type),
+                           "title": .string(activity.title), "team": .string(team), "bundle": .string(manifest.bundleIdentifier),
+                           "account": .string(account.id), "device": AccountCommand.deviceJSON(device),
+                           "via": .string(chosen == .agent ? "agent" : "embedded"),
+                           "user_info_bytes": .int(Int64(size))]
+        var reach = tr("through the handoff agent")
+        if let engine {
+            event["beacon_port"] = .int(Int64(engine.beaconPort))
+            event["channel_port"] = .int(Int64(engine.channelPort))
+            reach = tr("channel port {port}", ["port": "\(engine.channelPort)"])
+        }
+        output.emit(.object(event),
                     human: (activity.title.map { tr("Publishing {type} \"{title}\" as {device}", ["type": type, "title": $0, "device": device.name]) }
                            ?? tr("Publishing {type} as {device}", ["type": type, "device": device.name])) + "\n    "
-                        + tr("id {id}, team {team}, channel port {port}",
-                             ["id": activity.activityID.uuidString, "team": team, "port": "\(engine.channelPort)"]))
-        output.note(tr("Offering it ({how}); Ctrl-C withdraws it.", ["how": NetworkOptions.describe(config.beacons, port: engine.beaconPort)]))
+                        + tr("id {id}, team {team}, {reach}", ["id": activity.activityID.uuidString, "team": team, "reach": reach]))
+        if let engine {
+            output.note(tr("Offering it ({how}); Ctrl-C withdraws it.", ["how": NetworkOptions.describe(config.beacons, port: engine.beaconPort)]))
+        } else if let agent = service as? AgentClient {
+            output.note(tr("Offering it through the handoff agent ({socket}); Ctrl-C withdraws it.", ["socket": agent.options.socketPath]))
+        }
 
         let end = loop.run(timeout: timeout)
         app.resignCurrent(activity)

@@ -142,7 +142,7 @@ final class NearbySource {
 
 /// The tool as an endpoint: an observer (sees every activity of the
 /// account) that offers nothing and continues only what it fetches itself.
-private final class Observer: ContinuityEndpoint, Sendable {
+final class Observer: ContinuityEndpoint, Sendable {
     let manifest: Manifest
     private let deliver: @Sendable (RemoteActivityChange) -> Void
 

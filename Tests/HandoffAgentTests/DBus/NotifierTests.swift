@@ -77,7 +77,7 @@ import Testing
         #expect(notify.id == id)
         #expect(notify.app_name == "Handoff")
         #expect(notify.replaces_id == 0)
-        #expect(notify.summary == "Route to <Lyon> & back")  // the summary is never markup
+        #expect(notify.summary == "Continue “Route to <Lyon> & back”")  // the summary is never markup
         #expect(notify.body == "from Kitchen iMac")
         #expect(notify.actions == ["continue", "Continue"])
         #expect(notify.hints?["urgency"] == .int(1))
@@ -94,7 +94,7 @@ import Testing
         defer { s.stop() }
         _ = try s.shown("a", NotificationContent(title: nil, type: "com.example.edit", deviceName: "Anne & <Bob>"))
         let notify = try #require(s.calls("Notify").last)
-        #expect(notify.summary == "com.example.edit")
+        #expect(notify.summary == "Continue “com.example.edit”")
         #expect(notify.body == "from Anne &amp; &lt;Bob&gt;")
         #expect(notify.hints?["desktop-entry"] == nil)
     }
@@ -106,7 +106,7 @@ import Testing
         let notify = try #require(s.calls("Notify").last)
         #expect(notify.actions == [])
         #expect(notify.body == "")
-        #expect(notify.summary == "Route to <Lyon> & back (from Kitchen iMac)")
+        #expect(notify.summary == "Continue “Route to <Lyon> & back” (from Kitchen iMac)")
     }
 
     @Test func showingAKeyAgainReplacesItsNotification() throws {
@@ -118,7 +118,7 @@ import Testing
         let second = try s.shown("a", changed)
         #expect(second == first)
         #expect(s.calls("Notify").map(\.replaces_id) == [0, first])
-        #expect(s.calls("Notify").last?.summary == "Route to Nice")
+        #expect(s.calls("Notify").last?.summary == "Continue “Route to Nice”")
         #expect(s.notifier.count == 1)
     }
 
@@ -221,17 +221,121 @@ import Testing
         #expect(s.calls("CloseNotification").compactMap(\.id) == Array(ids.prefix(8)))
     }
 
-    @Test func whenTheServerGoesItsNotificationsAreReportedGone() throws {
+    @Test func theAppIsNamedAndItsIconSent() throws {
+        let s = try Setup()
+        defer { s.stop() }
+        let content = NotificationContent(title: "Route to Lyon", type: "com.example.map.route", deviceName: "Kitchen iMac",
+                                          icon: "/usr/share/pixmaps/map.png", desktopEntry: "com.example.Map",
+                                          kind: .app(name: "Maps"))
+        _ = try s.shown("a", content)
+        let notify = try #require(s.calls("Notify").last)
+        #expect(notify.summary == "Continue “Route to Lyon” in Maps")
+        #expect(notify.body == "from Kitchen iMac")
+        #expect(notify.app_icon == "/usr/share/pixmaps/map.png")
+        #expect(notify.hints?["image-path"] == .string("/usr/share/pixmaps/map.png"))
+        #expect(notify.hints?["desktop-entry"] == .string("com.example.Map"))
+        #expect(notify.hints?["transient"] == nil)
+        // A themed name is app_icon only.
+        _ = try s.shown("b", NotificationContent(title: "T", type: "t", deviceName: "D", icon: "accessories-text-editor",
+                                                 kind: .app(name: "Editor")))
+        #expect(s.calls("Notify").last?.app_icon == "accessories-text-editor")
+        #expect(s.calls("Notify").last?.hints?["image-path"] == nil)
+    }
+
+    @Test func aWebPageOnlyOfferSaysTheBrowserOpensIt() throws {
+        let s = try Setup()
+        defer { s.stop() }
+        _ = try s.shown("a", NotificationContent(title: "Article", type: "com.example.read", deviceName: "Phone", kind: .webPage))
+        let notify = try #require(s.calls("Notify").last)
+        #expect(notify.summary == "Open “Article” in the browser")
+        #expect(notify.actions == ["continue", "Open in browser"])
+    }
+
+    @Test func theNoAppNoticeIsQuietAndOffersWhatCanBeDone() throws {
+        let s = try Setup()
+        defer { s.stop() }
+        _ = try s.shown("a", NotificationContent(title: "Song", type: "com.example.play", deviceName: "Phone",
+                                                 kind: .noApp(installable: true)))
+        let notify = try #require(s.calls("Notify").last)
+        #expect(notify.summary == "No app on this device continues com.example.play")
+        #expect(notify.body == "“Song” from Phone")
+        #expect(notify.actions == ["install", "Install"])
+        #expect(notify.hints?["urgency"] == .int(0))
+        #expect(notify.hints?["transient"] == .bool(true))
+        _ = try s.shown("b", NotificationContent(title: nil, type: "com.example.x", deviceName: "Phone",
+                                                 kind: .noApp(installable: false)))
+        #expect(s.calls("Notify").last?.actions == [])
+    }
+
+    @Test func showingTheSameContentAgainSendsNothing() throws {
         let s = try Setup()
         defer { s.stop() }
         _ = try s.shown("a", Self.mapContent)
-        s.server?.stop()
-        #expect(pump(s.bus) { s.events.contains { if case .closed = $0 { true } else { false } } })
-        let closed = s.events.compactMap { event -> String? in
-            guard case .closed(let key, let reason) = event else { return nil }
-            return "\(key) \(reason)"
-        }
-        #expect(closed == ["a serverGone"])
+        for _ in 0..<5 { s.notifier.show(Self.mapContent, for: "a") }
+        #expect(pump(s.bus) { s.bus.pendingCallCount == 0 })
+        #expect(s.calls("Notify").count == 1)
+    }
+
+    @Test func closingWhatTheServerClosedAlreadyReportsNothing() throws {
+        let s = try Setup()
+        defer { s.stop() }
+        let id = try s.shown("a", Self.mapContent)
+        // The person dismisses it (another connection, so the notifier has
+        // not heard yet): the agent's close races the server's, which
+        // answers "Invalid notification identifier".
+        let person = try SessionBus(address: s.privateBus.address)
+        defer { person.close() }
+        var done = false
+        try person.call(destination: "org.freedesktop.Notifications", path: "/org/handoff/Test",
+                        interface: "org.handoff.Test", member: "Dismiss", timeout: 30,
+                        build: { (w) throws(DBusError) in try w.uint32(id) }) { _ in done = true }
+        #expect(pump(person) { done })
+        s.notifier.close("a")
+        #expect(pump(s.bus) { s.calls("CloseNotification").count == 1 && s.bus.pendingCallCount == 0 })
+        #expect(!s.events.contains { if case .failed = $0 { true } else { false } })
         #expect(s.notifier.count == 0)
+    }
+
+    @Test func aClickCarriesItsTokenAndTheServersCloseIsForAForgottenKey() throws {
+        let s = try Setup()
+        defer { s.stop() }
+        let id = try s.shown("a", Self.mapContent)
+        try s.invoke(id, "continue", token: "tok-1")
+        #expect(pump(s.bus) { s.notifier.count == 0 })
+        let invoked = s.events.compactMap { event -> String? in
+            guard case .actionInvoked(let key, let action, let token) = event else { return nil }
+            return "\(key) \(action) \(token ?? "-")"
+        }
+        #expect(invoked == ["a continue tok-1"])
+        s.notifier.close("a")  // forgotten already: nothing is sent
+        #expect(pump(s.bus) { s.bus.pendingCallCount == 0 })
+        #expect(s.calls("CloseNotification").isEmpty)
+        #expect(!s.events.contains { if case .failed = $0 { true } else { false } })
+    }
+
+    @Test func whenTheServerIsReplacedEveryNotificationStillWantedIsShownAgain() throws {
+        let s = try Setup()
+        defer { s.stop() }
+        _ = try s.shown("a", Self.mapContent)
+        let dismissed = try s.shown("b", NotificationContent(title: "Gone", type: "t", deviceName: "D"))
+        try s.dismiss(dismissed)
+        #expect(pump(s.bus) { s.notifier.count == 1 })
+        s.server?.stop()
+        // A while without a server: what is shown now waits for one.
+        #expect(pump(s.bus) { s.events.contains { if case .unavailable = $0 { true } else { false } } })
+        s.notifier.show(NotificationContent(title: "Later", type: "t", deviceName: "D"), for: "c")
+        #expect(pump(s.bus) { s.bus.pendingCallCount == 0 })
+        let next = try FakeDesktop(bus: s.privateBus, ["--notifications"])
+        defer { next.stop() }
+        #expect(pump(s.bus) { next.records.filter { $0.call == "Notify" }.count == 2 && s.bus.pendingCallCount == 0 })
+        let shown = next.records.filter { $0.call == "Notify" }
+        #expect(Set(shown.compactMap(\.summary)) == ["Continue “Route to <Lyon> & back”", "Continue “Later”"])
+        #expect(shown.allSatisfy { $0.replaces_id == 0 })
+        // Only the dismissal was reported closed: the server change is not.
+        #expect(s.events.filter { if case .closed = $0 { true } else { false } }.count == 1)
+        // The new server's ids are the ones a click names now.
+        let id = try #require(shown.first { $0.summary == "Continue “Later”" }?.id)
+        try s.invoke(id, "continue")
+        #expect(pump(s.bus) { s.events.contains { if case .actionInvoked("c", _, _) = $0 { true } else { false } } })
     }
 }

@@ -106,7 +106,7 @@ import Glibc
         defer { server.close(); client.close() }
         let offerA = TrayMenuTests.offer("A")
         func menu(_ titles: [String], paused: Bool = false) -> TrayMenu {
-            TrayMenu(offers: titles.map { _ in offerA }, offerID: { _ in TrayMenu.firstOfferID }, appName: { _ in nil },
+            TrayMenu(offers: titles.map { _ in offerA }, offerID: { _ in TrayMenu.firstOfferID },
                      devices: [], paused: paused)
         }
         let object = try DBusMenuObject(bus: server, menu: menu([]))

@@ -85,7 +85,7 @@ import Testing
         #expect(try offer(activity, from: sender, to: observer))
         #expect(try choose(activity.activityID, by: observer) == .ok)
         let continued = try #require(a.next { if case .continueActivity = $0.message { true } else { false } })
-        guard case .continueActivity(let remote) = continued.frame.message else { return }
+        guard case .continueActivity(let remote, _) = continued.frame.message else { return }
         #expect(remote.activityID == activity.activityID && !remote.isWebOnly && remote.activityType == "com.a.edit")
         // Then it fetches as usual.
         a.whileWaiting = { _ = try? sender.app.dispatch() }
@@ -114,7 +114,7 @@ import Testing
         // The app starts and says HELLO: CONTINUE, then its fetch.
         let a = try f.app(Self.appA)
         let continued = try #require(a.next { if case .continueActivity = $0.message { true } else { false } })
-        guard case .continueActivity(let remote) = continued.frame.message else { return }
+        guard case .continueActivity(let remote, _) = continued.frame.message else { return }
         #expect(remote.activityID == activity.activityID)
         a.whileWaiting = { _ = try? sender.app.dispatch() }
         guard case .payload(let bytes)? = try a.request(.fetch(activity.activityID))?.frame.message else {
@@ -159,7 +159,7 @@ import Testing
         // The choice waits for the app that was started.
         let started = try f.app(other)
         let continued = try #require(started.next { if case .continueActivity = $0.message { true } else { false } })
-        guard case .continueActivity(let remote) = continued.frame.message else { return }
+        guard case .continueActivity(let remote, _) = continued.frame.message else { return }
         #expect(remote.activityID == activity.activityID)
     }
 

@@ -26,7 +26,7 @@ import Testing
         let a = try f.app(Self.appA)
         let sender = try RemoteDevice(Self.appA, peers: [f.agent.engine.beaconPort], name: "Laptop")
         func notified(_ summary: String) -> FakeDesktop.Record? {
-            fake.records.last { $0.call == "Notify" && $0.summary == summary }
+            fake.records.last { $0.call == "Notify" && $0.summary?.contains("“\(summary)”") == true }
         }
 
         let first = try UserActivity(activityType: "com.a.edit")
@@ -55,14 +55,14 @@ import Testing
         }
         #expect(pump(person) { invoked })
         let continued = try #require(a.next { if case .continueActivity = $0.message { true } else { false } })
-        guard case .continueActivity(let remote) = continued.frame.message else { return }
+        guard case .continueActivity(let remote, _) = continued.frame.message else { return }
         #expect(remote.activityID == second.activityID && remote.title == "Draft 8" && !remote.isWebOnly)
         #expect(f.log.wait { $0.name == "continue" })
     }
 
     /// An activity nothing here continues (another team, no web page) is
-    /// not shown.
-    @Test func whatNothingHereContinuesIsNotShown() throws {
+    /// told once, as such, with nothing to choose.
+    @Test func whatNothingHereContinuesIsToldOnceAsSuch() throws {
         let privateBus = try PrivateBus()
         defer { privateBus.stop() }
         let fake = try FakeDesktop(bus: privateBus, ["--notifications"])
@@ -81,8 +81,13 @@ import Testing
         let ours = try UserActivity(activityType: "com.a.edit")
         ours.title = "For here"
         try mine.app.becomeCurrent(ours)
-        #expect(eventually { fake.records.contains { $0.call == "Notify" && $0.summary == "For here" } })
-        #expect(!fake.records.contains { $0.summary?.contains("Not for here") == true })
+        #expect(eventually { fake.records.contains { $0.call == "Notify" && $0.summary == "Continue “For here”" } })
+        let notices = fake.records.filter { $0.call == "Notify" && $0.body?.contains("Not for here") == true }
+        #expect(notices.count == 1)
+        #expect(notices.first?.summary == "No app on this device continues com.b.view")
+        #expect(notices.first?.actions == [])
+        #expect(notices.first?.hints?["transient"] == .bool(true))
+        #expect(f.log.all.filter { $0.name == "no-app" }.count == 1)
         withExtendedLifetime(a) {}
     }
 

@@ -8,11 +8,18 @@ import Testing
 /// in which order, with which ids and dbusmenu properties. The bus side
 /// is tested end to end in Tests/cli/test_agent_tray.py.
 struct TrayMenuTests {
+    /// An offer continued by the app `entry` (named "Notes" with the icon
+    /// "accessories-text-editor" when it is org.example.Notes, unnamed
+    /// otherwise), or by the browser when `entry` is nil.
     static func offer(_ title: String?, from device: String = "Device A", entry: String? = "org.example.Notes")
         -> ContinuableOffers.Offer {
-        ContinuableOffers.Offer(remote: RemoteActivity(deviceID: "a", deviceName: device, activityID: ActivityID(),
-                                                       activityType: "org.example.edit", title: title),
-                                target: ContinueTarget(desktopEntry: entry))
+        let notes = entry == "org.example.Notes"
+        let target = entry == nil ? ContinueTarget.webPage
+            : ContinueTarget(desktopEntry: entry, appName: notes ? "Notes" : nil,
+                             icon: notes ? "accessories-text-editor" : "/opt/x/icon.png")
+        return ContinuableOffers.Offer(remote: RemoteActivity(deviceID: "a", deviceName: device, activityID: ActivityID(),
+                                                              activityType: "org.example.edit", title: title),
+                                       target: target)
     }
 
     static func menu(_ offers: [ContinuableOffers.Offer], devices: [TrayDevice] = [], paused: Bool = false) -> TrayMenu {
@@ -21,7 +28,7 @@ struct TrayMenuTests {
             if let known = ids[id] { return known }
             ids[id] = TrayMenu.firstOfferID + Int32(ids.count)
             return ids[id]!
-        }, appName: { $0 == "org.example.Notes" ? "Notes" : nil }, devices: devices, paused: paused)
+        }, devices: devices, paused: paused)
     }
 
     static func labels(_ menu: TrayMenu) -> [String] {
@@ -43,6 +50,9 @@ struct TrayMenuTests {
         let first = menu.items[0]
         #expect(first.id == TrayMenu.firstOfferID && first.action == .continueOffer(offers[0].activityID))
         #expect(first.properties.map(\.0) == ["label", "icon-name"])
+        #expect(first.iconName == "accessories-text-editor")
+        #expect(menu.items[1].iconName == "web-browser")
+        #expect(menu.items[2].iconName == nil)  // an Icon= path: dbusmenu's icon-name takes none
         #expect(menu.item(TrayMenu.firstDeviceID)?.label == "Phone — online")
         #expect(menu.item(TrayMenu.nothingID) == nil)
     }

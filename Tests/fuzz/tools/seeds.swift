@@ -260,6 +260,7 @@ func writeSeeds(_ w: Writer) throws {
 
     try writeAgentSeeds(w)
     writeDesktopEntrySeeds(w)
+    writeSettingsSeeds(w)
 }
 
 /// An activity with a fixed id, so the seeds are the same on every run.
@@ -794,6 +795,19 @@ func writeDesktopEntryRegressions(_ w: Writer) {
     w("desktop-entry", "quotes-60k", header + "Exec=a " + String(repeating: "\"\" ", count: 20_000) + "\n")
     w("desktop-entry", "percent-60k", header + "Exec=a " + String(repeating: "%f", count: 30_000) + "\n")
     w("desktop-entry", "no-main-group", "[Other]\nA=b\n")
+}
+
+// MARK: - The settings file (docs/agent.md "Settings")
+
+func writeSettingsSeeds(_ w: Writer) {
+    let device = "0123456789abcdef0123456789abcdef"
+    w("settings-file", "all-keys", HandoffSettings(paused: true, devices: [device: .init(offer: false, accept: true, name: "Laptop")],
+                                                   mutedApps: ["com.example.Notes"]).fileBytes)
+    w("settings-file", "unknown-kept", "# comment\n[Handoff]\nPaused=false\nTheme=dark\n[Schedule]\nQuiet=22-07\n")
+    w("settings-file", "empty", "")
+    w("settings-file", "bad-boolean", "[Handoff]\nPaused=yes\n")
+    w("settings-file", "bad-device", "[Device 0123]\nOffer=false\n")
+    w("settings-file", "groups-513", (0..<513).map { "[App a\($0)]\nMuted=true\n" }.joined())
 }
 
 // MARK: - Pairing (docs/PROTOCOL.md §9)

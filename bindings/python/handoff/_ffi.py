@@ -335,6 +335,7 @@ _declare("handoff_application_become_current", c_int, [ApplicationPtr, ActivityP
 _declare("handoff_application_resign_current", c_int, [ApplicationPtr, ActivityPtr], STATUS)
 _declare("handoff_application_copy_current_activity", ActivityPtr, [ApplicationPtr], NOT_NULL)
 _declare("handoff_application_continue", c_int, [ApplicationPtr, c_char_p], STATUS)
+_declare("handoff_application_get_activation_token", c_char_p, [ApplicationPtr], OPTIONAL)
 
 # Remote activities (lent to callbacks; NULL for an absent optional)
 _declare("handoff_remote_activity_get_id", c_char_p, [RemoteActivityPtr], OPTIONAL)

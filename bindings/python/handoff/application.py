@@ -279,6 +279,18 @@ class Application(OwnedHandle):
         lib.handoff_application_continue(self._live(), _ffi.text_in(activity_id, "activity id"))
 
     @property
+    def activation_token(self) -> str | None:
+        """The activation token of the continuation whose callback runs now
+        (C: handoff_application_get_activation_token), or None: read it in
+        will_continue_user_activity, continue_user_activity,
+        did_fail_to_continue_user_activity or open_webpage, on the main
+        thread, to raise the window (Wayland xdg-activation, X11 startup
+        id; README, "Raising your window"). Present when the person chose
+        the activity in the agent's notification and the notification
+        server gave a token; None at any other time."""
+        return _ffi.text_out(lib.handoff_application_get_activation_token(self._live()))
+
+    @property
     def responders(self) -> tuple[Responder, ...]:
         return tuple(self._responders)
 

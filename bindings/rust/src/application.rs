@@ -18,7 +18,7 @@ use crate::manifest::Manifest;
 use crate::remote::RemoteActivity;
 use crate::renamed;
 use crate::responder::{drain_deferred_frees, RestorationHandler};
-use crate::strings::{borrowed, c_string};
+use crate::strings::{borrowed, c_string, owned};
 use crate::sys;
 
 /// The application's Handoff callbacks (Apple: the application delegate's
@@ -429,6 +429,20 @@ impl ApplicationRef {
         let id = c_string(activity_id, "the activity id")?;
         // SAFETY: a live application and a string valid for the call.
         check(unsafe { sys::handoff_application_continue(self.as_ptr(), id.as_ptr()) })
+    }
+
+    /// The activation token of the continuation whose callback runs now
+    /// (C: `handoff_application_get_activation_token`), or `None`: read it
+    /// in `will_continue_user_activity`, `continue_user_activity`,
+    /// `did_fail_to_continue_user_activity` or `open_webpage`, on the main
+    /// thread, to raise the window (Wayland xdg-activation, X11 startup
+    /// id; README, "Raising your window"). Present when the person chose
+    /// the activity in the agent's notification and the notification
+    /// server gave a token. An owned copy: the C string is lent only for
+    /// the callback.
+    pub fn activation_token(&self) -> Option<String> {
+        // SAFETY: a live application; the lent string is copied at once.
+        unsafe { owned(sys::handoff_application_get_activation_token(self.as_ptr())) }
     }
 }
 

@@ -509,6 +509,7 @@ extern "C" {
         app: *mut handoff_application,
         activity_id: *const c_char,
     ) -> c_int;
+    pub fn handoff_application_get_activation_token(app: *const handoff_application) -> *const c_char;
 }
 
 // ------------------------------------------------------ Remote activities

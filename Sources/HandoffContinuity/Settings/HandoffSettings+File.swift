@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffModel
+
+/// The settings file's text (docs/agent.md "Settings"): the key-file
+/// syntax (`KeyFileParser`) with these groups and keys, booleans written
+/// `true` or `false` and nothing else:
+///
+///     [Handoff]
+///     Paused=true
+///
+///     [Device 0123456789abcdef0123456789abcdef]
+///     Offer=false
+///     Accept=false
+///
+///     [App com.example.Notes]
+///     Muted=true
+///
+/// Strict about what it knows (a bad value, a malformed device id or
+/// bundle id, a known group twice: the whole file is refused, and the
+/// reader falls back to the defaults and says why); tolerant of what it
+/// does not: groups and keys of a newer version are ignored when read and
+/// written back unchanged after the known ones when the file is rewritten.
+extension HandoffSettings {
+    public static let handoffGroup = "Handoff"
+    public static let devicePrefix = "Device "
+    public static let appPrefix = "App "
+
+    /// Bounds: a device group is about 60 bytes, an app group under 300.
+    public static let limits = KeyFileParser.Limits(maxBytes: 64 << 10, maxLines: 4096, maxKeys: 2048, maxGroups: 512)
+    static let kind = KeyFileParser.Kind(singular: "settings file", plural: "settings files", firstGroup: nil)
+
+    /// Parses a settings file's bytes; `source` names it in messages.
+    /// - Throws: `.malformedData` naming the line for anything not allowed.
+    public init(bytes: [UInt8], source: String) throws(HandoffError) {
+        let file = try KeyFileParser(source: source, kind: Self.kind, limits: Self.limits).parse(bytes)
+        self.init()
+        for group in file.groupNames {
+            let keys = file.groups[group]!
+            func failure(_ key: String, _ message: String) -> HandoffError {
+                HandoffError(.malformedData, "\(source):\(keys[key]!.line): [\(group)] \(key): \(message)")
+            }
+            func boolean(_ key: String) throws(HandoffError) -> Bool? {
+                guard let value = keys[key] else { return nil }
+                switch value.text {
+                case "true": return true
+                case "false": return false
+                default: throw failure(key, "\(KeyFile.quoted(String(value.text))) is not a boolean; write true or false")
+                }
+            }
+            var known: Set<String> = []
+            if group == Self.handoffGroup {
+                known = ["Paused"]
+                paused = try boolean("Paused") ?? false
+            } else if group.hasPrefix(Self.devicePrefix) {
+                let id = String(group.dropFirst(Self.devicePrefix.count))
+                guard Self.isDeviceID(id) else {
+                    throw HandoffError(.malformedData, "\(source): [\(group)]: \(KeyFile.quoted(id)) is not a device id (32 lowercase hex digits, as `handoff devices --json` shows)")
+                }
+                known = ["Offer", "Accept", "Name"]
+                let name = keys["Name"].map { String($0.text) }.flatMap(Self.writableName)
+                devices[id] = DeviceRule(offer: try boolean("Offer") ?? true, accept: try boolean("Accept") ?? true, name: name)
+            } else if group.hasPrefix(Self.appPrefix) {
+                let id = String(group.dropFirst(Self.appPrefix.count))
+                guard Self.isBundleIdentifier(id) else {
+                    throw HandoffError(.malformedData, "\(source): [\(group)]: \(KeyFile.quoted(id)) is not a bundle identifier (1-255 of A-Za-z0-9._-)")
+                }
+                known = ["Muted"]
+                if try boolean("Muted") == true { mutedApps.insert(id) }
+            }
+            // Unknown groups whole, and unknown keys of known groups: kept.
+            let extra = keys.filter { !known.contains($0.key) }.sorted { $0.value.line < $1.value.line }
+            if !extra.isEmpty {
+                unknownOrder.append(group)
+                unknown[group] = extra.map { ($0.key, String($0.value.text)) }
+            }
+        }
+        for group in file.groupNames where file.groups[group]!.isEmpty && !isKnownGroup(group) && unknown[group] == nil {
+            unknownOrder.append(group)
+            unknown[group] = []
+        }
+    }
+
+    /// A device name as a `Name=` value, kept as written (no escapes are
+    /// undone or made): 1-256 bytes without control characters or spaces
+    /// at its ends, which a key file would change; else none. Read with
+    /// the same rule, so a name is informational both ways.
+    static func writableName(_ name: String) -> String? {
+        guard !name.isEmpty, name.utf8.count <= 256, name.first != " ", name.first != "\t",
+              name.last != " ", name.last != "\t",
+              !name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return nil }
+        return name
+    }
+
+    private func isKnownGroup(_ group: String) -> Bool {
+        group == Self.handoffGroup || group.hasPrefix(Self.devicePrefix) || group.hasPrefix(Self.appPrefix)
+    }
+
+    /// The file's text: a comment, `[Handoff]`, the devices with a rule
+    /// that is not the default, the muted apps (both sorted), then what an
+    /// unknown version wrote. Parsing it gives these settings back.
+    public var fileBytes: [UInt8] {
+        var out = "# Handoff settings (docs/agent.md \"Settings\"). Change them with `handoff settings`;\n"
+            + "# the agent and running apps apply an edit of this file at once.\n"
+        var written: Set<String> = []
+        func extras(_ group: String) {
+            for (key, value) in unknown[group] ?? [] { out += "\(key)=\(value)\n" }
+            written.insert(group)
+        }
+        out += "[\(Self.handoffGroup)]\nPaused=\(paused)\n"
+        extras(Self.handoffGroup)
+        for (id, rule) in devices.sorted(by: { $0.key < $1.key }) where !rule.isDefault {
+            let group = Self.devicePrefix + id
+            out += "\n[\(group)]\n"
+            if let name = rule.name.flatMap(Self.writableName) { out += "Name=\(name)\n" }
+            out += "Offer=\(rule.offer)\nAccept=\(rule.accept)\n"
+            extras(group)
+        }
+        for id in mutedApps.sorted() {
+            let group = Self.appPrefix + id
+            out += "\n[\(group)]\nMuted=true\n"
+            extras(group)
+        }
+        for group in unknownOrder where !written.contains(group) {
+            // Extra keys of a known group whose own keys are now defaults
+            // keep their group (with the defaults written out).
+            out += "\n[\(group)]\n"
+            if group.hasPrefix(Self.devicePrefix) { out += "Offer=true\nAccept=true\n" }
+            extras(group)
+        }
+        return Array(out.utf8)
+    }
+}

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffContinuity
+import HandoffModel
+
+/// `handoff settings …`: the controls the person owns (docs/agent.md
+/// "Settings"), in the settings file every engine on this device reads.
+enum SettingsCommand: Command {
+    static let name = "settings"
+    static let summary = "show or change the controls: pause Handoff, per device offer/accept, per app mute"
+    static let synopsis = [
+        "settings",
+        "settings pause | resume",
+        "settings device DEVICE offer on|off",
+        "settings device DEVICE accept on|off",
+        "settings app BUNDLE-ID mute|unmute",
+    ]
+    static let details = """
+        Without an action, shows the settings. Actions:
+
+          pause    Handoff stops on this device: it offers nothing (what it offered is
+                   withdrawn), shows nothing it hears and hands nothing over
+          resume   undoes pause
+          device DEVICE offer off
+                   this device no longer hands its activities to DEVICE (DEVICE still
+                   hears the beacons: it may show the title, but cannot continue it)
+          device DEVICE accept off
+                   nothing DEVICE offers is shown or fetched here
+          app BUNDLE-ID mute
+                   the app's activities are neither shown nor offered on this device
+
+        DEVICE is a device's name or its id or the start of its id, among the devices
+        the agent hears now and those the settings name; a full id (32 hex digits, as
+        `handoff devices` shows) may name any device. "on" undoes "off"; unmute undoes
+        mute.
+
+        The agent and running apps apply a change at once, without a restart. A
+        damaged settings file counts as the defaults (shown with a warning) and is
+        never overwritten: fix or remove it.
+
+        With --json: {"path", "paused", "devices": [{"id", "name", "offer",
+        "accept"}], "muted_apps": [...], "problem"} (problem only for a damaged file).
+
+        File: $XDG_CONFIG_HOME/handoff/settings (mode 0600).
+        """
+    static let options: [OptionSpec] = []
+    static let positionals = 0...4
+
+    static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
+        let words = arguments.positionals
+        let store = SettingsStore(directory: try Profile.open().directory)
+        guard let action = words.first else {
+            let loaded = store.load()
+            if let problem = loaded.problem {
+                output.warning("the settings file is not used, the defaults apply: \(problem.message)")
+            }
+            show(loaded.settings, problem: loaded.problem, store, output)
+            return ExitCode.ok
+        }
+        let change: (inout HandoffSettings) -> Void
+        switch action {
+        case "pause", "resume":
+            try expectCount(words, 1, arguments)
+            change = { $0.paused = action == "pause" }
+        case "device":
+            guard words.count == 4 else {
+                throw arguments.usage("device needs a device, offer or accept, and on or off: handoff settings device DEVICE offer off")
+            }
+            let what = words[2]
+            guard what == "offer" || what == "accept" else {
+                throw arguments.usage("\"\(what)\" is not a device setting: use offer or accept")
+            }
+            let on = try onOff(words[3], arguments)
+            let current = try store.loadStrictly()
+            let (id, name) = try DeviceLookup.resolve(words[1], settings: current)
+            change = { settings in
+                var rule = settings.devices[id] ?? .init()
+                if what == "offer" { rule.offer = on } else { rule.accept = on }
+                if let name { rule.name = name }
+                settings.devices[id] = rule
+            }
+        case "app":
+            guard words.count == 3 else {
+                throw arguments.usage("app needs a bundle identifier and mute or unmute: handoff settings app com.example.Notes mute")
+            }
+            let id = words[1]
+            guard HandoffSettings.isBundleIdentifier(id) else {
+                throw arguments.usage("\"\(id)\" is not a bundle identifier (1-255 of A-Za-z0-9._-, e.g. com.example.Notes)")
+            }
+            guard words[2] == "mute" || words[2] == "unmute" else {
+                throw arguments.usage("\"\(words[2])\" is not an app setting: use mute or unmute")
+            }
+            let mute = words[2] == "mute"
+            change = { settings in
+                if mute { settings.mutedApps.insert(id) } else { settings.mutedApps.remove(id) }
+            }
+        default:
+            throw arguments.usage("unknown settings action \"\(action)\": use pause, resume, device or app")
+        }
+        let written = try store.update { change(&$0) }
+        show(written, problem: nil, store, output)
+        return ExitCode.ok
+    }
+
+    private static func expectCount(_ words: [String], _ count: Int, _ arguments: ParsedArguments) throws(UsageError) {
+        if words.count > count { throw arguments.usage("unexpected argument \"\(words[count])\"") }
+    }
+
+    private static func onOff(_ word: String, _ arguments: ParsedArguments) throws(UsageError) -> Bool {
+        switch word {
+        case "on": return true
+        case "off": return false
+        default: throw arguments.usage("\"\(word)\" is neither on nor off")
+        }
+    }
+
+    private static func show(_ settings: HandoffSettings, problem: HandoffError?, _ store: SettingsStore, _ output: Output) {
+        let devices = settings.devices.filter { !$0.value.offer || !$0.value.accept }.sorted { $0.key < $1.key }
+        var json: JSONObject = [
+            "path": .string(store.path),
+            "paused": .bool(settings.paused),
+            "devices": .array(devices.map { id, rule in
+                .object(["id": .string(id), "name": rule.name.map(JSON.string) ?? .null,
+                         "offer": .bool(rule.offer), "accept": .bool(rule.accept)])
+            }),
+            "muted_apps": .array(settings.mutedApps.sorted().map(JSON.string)),
+        ]
+        if let problem { json["problem"] = .string(problem.message) }
+        var lines = ["Handoff: " + (settings.paused ? "paused (nothing offered, nothing shown)" : "on")]
+        if devices.isEmpty {
+            lines.append("Devices: every device offered to and accepted from")
+        } else {
+            lines.append("Devices:")
+            for (id, rule) in devices {
+                let who = rule.name.map { "\($0) (\(id))" } ?? id
+                lines.append("  \(who): offer \(rule.offer ? "on" : "off"), accept \(rule.accept ? "on" : "off")")
+            }
+        }
+        lines.append(settings.mutedApps.isEmpty ? "Muted apps: none" : "Muted apps: " + settings.mutedApps.sorted().joined(separator: ", "))
+        lines.append("File: \(store.path)")
+        output.emit(.object(json), human: lines.joined(separator: "\n"))
+    }
+}
