@@ -110,16 +110,16 @@ final class AgentNotifications: AgentLoopSource {
 
     /// The tray's "Pair a new device…": what to do on the new device.
     func showPairingHelp() {
-        notifier?.show(NotificationContent(summary: "Pair a new device",
-                                           body: "On the new device, run: handoff pair. This device then asks you to compare a code.",
+        notifier?.show(NotificationContent(summary: tr("Pair a new device"),
+                                           body: tr("On the new device, run: handoff pair. This device then asks you to compare a code."),
                                            actions: [], urgency: 1), for: Self.pairHelpKey)
     }
 
     /// The agent waits for an account (docs/agent.md §10): shown once
     /// while it waits, by `AccountWait`.
     static func notSetUpContent() -> NotificationContent {
-        NotificationContent(summary: "Handoff is not set up",
-                            body: "Pair this device with one of yours: run `handoff pair` on both.",
+        NotificationContent(summary: tr("Handoff is not set up"),
+                            body: tr("Pair this device with one of yours: run `handoff pair` on both."),
                             actions: [], urgency: 1)
     }
 
