@@ -10,7 +10,8 @@
 #       in share/man/man1, the bash, zsh and fish completions (share/
 #       bash-completion/completions/handoff, share/zsh/vendor-completions/
 #       _handoff, share/fish/vendor_completions.d/handoff.fish), the
-#       tray's icons (share/icons/hicolor/scalable/{apps,status}),
+#       tray's icons (share/icons/hicolor/scalable/{apps,status}), the
+#       translations share/locale/<lang>/LC_MESSAGES/handoff.mo (mk/l10n.mk),
 #       share/handoff/install-manifest, and the agent's XDG autostart entry
 #       handoff-agent.desktop in AUTOSTARTDIR (for desktops without systemd
 #       user sessions; X-systemd-skip keeps systemd from running it twice);
@@ -50,6 +51,8 @@ FISHCOMPDIR        ?= $(DATADIR_INSTALL)/fish/vendor_completions.d
 # below itself ($(PREFIX)/etc/xdg/autostart: add $(PREFIX)/etc/xdg to
 # XDG_CONFIG_DIRS to use it).
 AUTOSTARTDIR       ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc/xdg/autostart,$(PREFIX)/etc/xdg/autostart)
+# The tool finds them at ../share/locale from its own folder (docs/TRANSLATING.md).
+LOCALEDIR_INSTALL  ?= $(DATADIR_INSTALL)/locale
 
 .PHONY: install uninstall test-units test-install
 
@@ -58,12 +61,12 @@ AUTOSTARTDIR       ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc/xdg/autostar
 INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR_INSTALL)' LIBDIR='$(LIBDIR_INSTALL)' \
     INCLUDEDIR='$(INCLUDEDIR_INSTALL)' PKGCONFIGDIR='$(PKGCONFIGDIR)' USERUNITDIR='$(USERUNITDIR)' \
     DATADIR='$(DATADIR_INSTALL)' MANDIR='$(MANDIR_INSTALL)' BASHCOMPDIR='$(BASHCOMPDIR)' ZSHCOMPDIR='$(ZSHCOMPDIR)' \
-    FISHCOMPDIR='$(FISHCOMPDIR)' AUTOSTARTDIR='$(AUTOSTARTDIR)' VERSION='$(VERSION)' SOMAJOR='$(SOMAJOR)'
+    FISHCOMPDIR='$(FISHCOMPDIR)' AUTOSTARTDIR='$(AUTOSTARTDIR)' LOCALEDIR='$(LOCALEDIR_INSTALL)' LINGUAS='$(LINGUAS)' VERSION='$(VERSION)' SOMAJOR='$(SOMAJOR)'
 
-install: lib $(TOOL)
+install: lib $(TOOL) $(MO_FILES)
 	@$(INSTALL_ENV) BUILT_LIB='$(LIBDIR)/libhandoff.so.$(VERSION)' BUILT_TOOL='$(TOOL)' HEADER=include/handoff.h GLIB_HEADER=include/handoff-glib.h \
 	    PC_IN=mk/handoff.pc.in UNIT_SOCKET=dist/systemd/handoff-agent.socket \
-	    UNIT_SERVICE=dist/systemd/handoff-agent.service MAN_PAGES=man AUTOSTART=dist/xdg/handoff-agent.desktop COMPLETIONS=completions ICONS=data/icons sh mk/install.sh install
+	    UNIT_SERVICE=dist/systemd/handoff-agent.service MAN_PAGES=man AUTOSTART=dist/xdg/handoff-agent.desktop COMPLETIONS=completions ICONS=data/icons LOCALES='$(LOCALEDIR)' sh mk/install.sh install
 
 # Builds nothing: removing needs only the manifest.
 uninstall:

@@ -13,11 +13,13 @@
 # Everything comes from the environment (mk/install.mk sets it):
 #   DESTDIR    stages the files (packaging); paths below are the final ones
 #   PREFIX BINDIR LIBDIR INCLUDEDIR PKGCONFIGDIR USERUNITDIR DATADIR
-#   MANDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR AUTOSTARTDIR VERSION SOMAJOR
+#   MANDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR AUTOSTARTDIR LOCALEDIR VERSION SOMAJOR
+#   LINGUAS (the languages, space-separated; handoff.mo each, docs/TRANSLATING.md)
 #   install only: BUILT_LIB BUILT_TOOL HEADER GLIB_HEADER PC_IN UNIT_SOCKET
 #                 UNIT_SERVICE AUTOSTART MAN_PAGES (the folder of handoff.1 and
 #                 handoff-agent.1) COMPLETIONS (of handoff.bash, _handoff,
 #                 handoff.fish) ICONS (data/icons: the tray's, hicolor layout)
+#                 LOCALES (build/locale: <lang>/LC_MESSAGES/handoff.mo)
 #
 # The manifest, $DATADIR/handoff/install-manifest, holds one entry a line:
 # "file PATH" (also the links) and "dir PATH", final paths. Uninstall
@@ -28,7 +30,8 @@ set -eu
 
 here=$(dirname "$0")
 : "${DESTDIR=}"
-for var in PREFIX BINDIR LIBDIR INCLUDEDIR PKGCONFIGDIR USERUNITDIR DATADIR MANDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR AUTOSTARTDIR; do
+: "${LINGUAS=}"
+for var in PREFIX BINDIR LIBDIR INCLUDEDIR PKGCONFIGDIR USERUNITDIR DATADIR MANDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR AUTOSTARTDIR LOCALEDIR; do
     eval "value=\${$var:?$var is not set}"
     case $value in
         /*) ;;
@@ -54,12 +57,14 @@ installed_files() {
         "$BASHCOMPDIR/handoff" "$ZSHCOMPDIR/_handoff" "$FISHCOMPDIR/handoff.fish" \
         "$ICONDIR/scalable/apps/handoff.svg" "$ICONDIR/scalable/status/handoff-available.svg" \
         "$ICONDIR/scalable/status/handoff-paused.svg" "$AUTOSTARTDIR/handoff-agent.desktop" "$MANIFEST"
+    for lang in $LINGUAS; do printf '%s\n' "$LOCALEDIR/$lang/LC_MESSAGES/handoff.mo"; done
 }
 
 # The folders the files go in.
 install_dirs() {
     printf '%s\n' "$LIBDIR" "$INCLUDEDIR" "$BINDIR" "$PKGCONFIGDIR" "$USERUNITDIR" "$DATADIR/handoff" \
         "$MANDIR/man1" "$BASHCOMPDIR" "$ZSHCOMPDIR" "$FISHCOMPDIR" "$ICONDIR/scalable/apps" "$ICONDIR/scalable/status" "$AUTOSTARTDIR"
+    for lang in $LINGUAS; do printf '%s\n' "$LOCALEDIR/$lang/LC_MESSAGES"; done
 }
 
 # Is line $1 one of the lines of $2?
@@ -132,6 +137,9 @@ do_install() {
     install -m 0644 "$COMPLETIONS/handoff.bash" "$DESTDIR$BASHCOMPDIR/handoff"
     install -m 0644 "$COMPLETIONS/_handoff" "$DESTDIR$ZSHCOMPDIR/_handoff"
     install -m 0644 "$COMPLETIONS/handoff.fish" "$DESTDIR$FISHCOMPDIR/handoff.fish"
+    for lang in $LINGUAS; do   # the translations, where the tool looks: ../share/locale from bin/
+        install -m 0644 "$LOCALES/$lang/LC_MESSAGES/handoff.mo" "$DESTDIR$LOCALEDIR/$lang/LC_MESSAGES/handoff.mo"
+    done
     install -m 0644 "$ICONS/hicolor/scalable/apps/handoff.svg" "$DESTDIR$ICONDIR/scalable/apps/handoff.svg"
     for icon in handoff-available handoff-paused; do
         install -m 0644 "$ICONS/hicolor/scalable/status/$icon.svg" "$DESTDIR$ICONDIR/scalable/status/$icon.svg"

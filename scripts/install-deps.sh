@@ -29,6 +29,10 @@ command -v bwrap >/dev/null 2>&1 || need_apt="$need_apt bubblewrap"   # test_age
 command -v desktop-file-validate >/dev/null 2>&1 || need_apt="$need_apt desktop-file-utils"   # Tests/install checks the autostart entry
 command -v dunst >/dev/null 2>&1 || need_apt="$need_apt dunst"   # test_agent_notifications_dunst.py: a real notification server
 command -v Xvfb >/dev/null 2>&1 || need_apt="$need_apt xvfb"   # ... on its own X display
+# The translations (mk/l10n.mk): xgettext, msgfmt, msgmerge; and a German
+# locale for test-l10n's run of the tool as a German-speaking person.
+command -v msgfmt >/dev/null 2>&1 || need_apt="$need_apt gettext"
+command -v locale-gen >/dev/null 2>&1 || need_apt="$need_apt locales"
 # make deb and make test-packages (mk/deb.mk): the Debian packaging tools,
 # lintian, and mmdebstrap for the fresh Debian root the .debs go into.
 command -v dpkg-buildpackage >/dev/null 2>&1 || need_apt="$need_apt dpkg-dev"
@@ -57,6 +61,16 @@ if [ -n "$need_apt" ]; then
             need_apt=$(echo "$need_apt" | sed 's/ qt6-base-dev/ qtbase5-dev/') ;;
     esac
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need_apt
+fi
+
+# de_DE.UTF-8 generated once (locale -a lists it as de_DE.utf8).
+if ! locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$' && [ "$(id -u)" = 0 ] && command -v locale-gen >/dev/null 2>&1; then
+    echo "generating: the de_DE.UTF-8 locale"
+    if [ -f /etc/locale.gen ] && grep -q '^# *de_DE.UTF-8 UTF-8' /etc/locale.gen; then
+        sed -i 's/^# *\(de_DE.UTF-8 UTF-8\)/\1/' /etc/locale.gen && locale-gen >/dev/null
+    else
+        localedef -i de_DE -f UTF-8 de_DE.UTF-8
+    fi
 fi
 
 if ! python3 -c 'import pytest' 2>/dev/null; then

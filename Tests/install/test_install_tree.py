@@ -43,8 +43,14 @@ DOCUMENTATION = {
 }
 
 
+# The translations of po/LINGUAS, as mk/l10n.mk compiles them (docs/TRANSLATING.md).
+LANGUAGES = [l.strip() for l in (ROOT / "po" / "LINGUAS").read_text().splitlines() if l.strip() and l[0] != "#"]
+CATALOGUES = {f"share/locale/{lang}/LC_MESSAGES/handoff.mo": f"build/locale/{lang}/LC_MESSAGES/handoff.mo"
+              for lang in LANGUAGES}
+
+
 def assert_documentation_installed(top):
-    for installed, source in DOCUMENTATION.items():
+    for installed, source in {**DOCUMENTATION, **CATALOGUES}.items():
         path = top / installed
         assert path.read_bytes() == (ROOT / source).read_bytes(), installed
         assert path.stat().st_mode & 0o777 == 0o644, installed
@@ -100,7 +106,9 @@ def test_uninstall_keeps_every_folder_that_existed_before_empty_or_not(root):
                                                  "share/icons/hicolor", "share/icons/hicolor/scalable",
                                                  "share/icons/hicolor/scalable/apps",
                                                  "share/icons/hicolor/scalable/status", "etc", "etc/xdg",
-                                                 "etc/xdg/autostart")}
+                                                 "etc/xdg/autostart", "share/locale",
+                                                 *(f"share/locale/{lang}" for lang in LANGUAGES),
+                                                 *(f"share/locale/{lang}/LC_MESSAGES" for lang in LANGUAGES))}
     uninstall(f"PREFIX={prefix}")
     assert snapshot(root) == before  # include/ and bin/ stay, empty as they were
 

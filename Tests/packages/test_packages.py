@@ -44,6 +44,7 @@ def test_the_packages_hold_their_files(root):
                  "/usr/share/fish/vendor_completions.d/handoff.fish",
                  "/usr/share/icons/hicolor/scalable/apps/handoff.svg",
                  "/usr/share/icons/hicolor/scalable/status/handoff-available.svg",
+                 "/usr/share/locale/de/LC_MESSAGES/handoff.mo",
                  "/etc/xdg/autostart/handoff-agent.desktop"):
         assert path in tool, path
     assert "/usr/lib/python3/dist-packages/handoff/__init__.py" in listed(root, "python3-handoff")
@@ -75,6 +76,10 @@ def test_the_library_and_the_tool_resolve_in_the_root(root):
         assert "not found" not in linked, linked
         assert "libssl.so.3" in linked or path.endswith("handoff"), linked
     assert "publish" in root.run("handoff", "--help").stdout
+    # /usr/bin/handoff finds its German at /usr/share/locale (docs/TRANSLATING.md).
+    german = root.run("handoff", "doctor", "--listen", "0", "--no-multicast", check=False,
+                      env={"LANGUAGE": "de", "XDG_CONFIG_HOME": "/tmp/no-account"})
+    assert "Abhilfe: `handoff account create`" in german.stdout, german
 
 
 def lines_of(proc):

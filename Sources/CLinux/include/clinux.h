@@ -8,6 +8,10 @@
 #include <sys/timerfd.h>
 #include <poll.h>
 #include <pthread.h>
+/* gettext (glibc's libintl: no library of its own): dgettext, dngettext,
+ * bindtextdomain, bind_textdomain_codeset for the words a person reads
+ * (HandoffAgent/Localization, docs/TRANSLATING.md). */
+#include <libintl.h>
 
 /* pipe2 and accept4 need _GNU_SOURCE, which the Glibc module is not built
  * with: thin wrappers, so descriptors are close-on-exec from birth (no

@@ -90,9 +90,10 @@ final class AgentNotifications: AgentLoopSource {
         endPairing()
         guard let notifier else { return answer(false) }
         pairingAnswer = answer
-        let body = name.map { "A device calling itself \u{201C}\($0)\u{201D} asks to join. Compare: \(code)" } ?? "Compare: \(code)"
-        notifier.show(NotificationContent(summary: "Pair a new device?", body: body,
-                                          actions: [(Self.pairAction, "Pair"), (Self.notNowAction, "Not now")],
+        let body = name.map { tr("A device calling itself “{device}” asks to join. Compare: {code}", ["device": $0, "code": "\(code)"]) }
+            ?? tr("Compare: {code}", ["code": "\(code)"])
+        notifier.show(NotificationContent(summary: tr("Pair a new device?"), body: body,
+                                          actions: [(Self.pairAction, tr("Pair")), (Self.notNowAction, tr("Not now"))],
                                           urgency: 2), for: Self.pairingPromptKey)
     }
 
@@ -103,22 +104,22 @@ final class AgentNotifications: AgentLoopSource {
     }
 
     func showPaired(_ name: String) {
-        notifier?.show(NotificationContent(summary: "Paired with \(name)", body: "It joined this device's account.",
+        notifier?.show(NotificationContent(summary: tr("Paired with {device}", ["device": name]), body: tr("It joined this device's account."),
                                            actions: [], urgency: 1), for: Self.pairedKey)
     }
 
     /// The tray's "Pair a new device…": what to do on the new device.
     func showPairingHelp() {
-        notifier?.show(NotificationContent(summary: "Pair a new device",
-                                           body: "On the new device, run: handoff pair. This device then asks you to compare a code.",
+        notifier?.show(NotificationContent(summary: tr("Pair a new device"),
+                                           body: tr("On the new device, run: handoff pair. This device then asks you to compare a code."),
                                            actions: [], urgency: 1), for: Self.pairHelpKey)
     }
 
     /// The agent waits for an account (docs/agent.md §10): shown once
     /// while it waits, by `AccountWait`.
     static func notSetUpContent() -> NotificationContent {
-        NotificationContent(summary: "Handoff is not set up",
-                            body: "Pair this device with one of yours: run `handoff pair` on both.",
+        NotificationContent(summary: tr("Handoff is not set up"),
+                            body: tr("Pair this device with one of yours: run `handoff pair` on both."),
                             actions: [], urgency: 1)
     }
 

@@ -6,22 +6,22 @@
 /// (`NotificationContent`).
 enum AgentTexts {
     /// Summary of an offer an app here continues: `Continue “Title” in Notes`.
-    static func continueIn(title: String, app: String) -> String { "Continue “\(title)” in \(app)" }
+    static func continueIn(title: String, app: String) -> String { tr("Continue “{title}” in {app}", ["title": title, "app": app]) }
     /// Summary when the app's name is not known (a running app without a
     /// desktop entry): `Continue “Title”`.
-    static func continueTitle(_ title: String) -> String { "Continue “\(title)”" }
+    static func continueTitle(_ title: String) -> String { tr("Continue “{title}”", ["title": title]) }
     /// Summary of an offer only the browser would open: `Open “Title” in the browser`.
-    static func openInBrowser(title: String) -> String { "Open “\(title)” in the browser" }
+    static func openInBrowser(title: String) -> String { tr("Open “{title}” in the browser", ["title": title]) }
     /// Body: which device offers it.
-    static func fromDevice(_ device: String) -> String { "from \(device)" }
+    static func fromDevice(_ device: String) -> String { tr("from {device}", ["device": device]) }
     /// Summary when nothing here continues it: `No app on this device continues com.example.map`.
-    static func noApp(type: String) -> String { "No app on this device continues \(type)" }
+    static func noApp(type: String) -> String { tr("No app on this device continues {type}", ["type": type]) }
     /// Body of that notice: `“Title” from Kitchen iMac`.
-    static func titleFromDevice(title: String, device: String) -> String { "“\(title)” from \(device)" }
+    static func titleFromDevice(title: String, device: String) -> String { tr("“{title}” from {device}", ["title": title, "device": device]) }
 
     /// Action labels.
-    static let continueLabel = "Continue"
-    static let openInBrowserLabel = "Open in browser"
+    static var continueLabel: String { tr("Continue") }
+    static var openInBrowserLabel: String { tr("Open in browser") }
     /// The "no app" notice's action.
-    static let installLabel = "Install"
+    static var installLabel: String { tr("Install") }
 }

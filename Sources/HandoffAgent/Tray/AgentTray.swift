@@ -93,18 +93,18 @@ final class AgentTray: AgentLoopSource {
     private var look: StatusNotifierItemObject.Look {
         let count = server.offers.offers.count
         if actions.isPaused {
-            return .init(status: "Passive", iconName: "handoff-paused", toolTipTitle: "Handoff is paused",
+            return .init(status: "Passive", iconName: "handoff-paused", toolTipTitle: tr("Handoff is paused"),
                          toolTipText: "")
         }
         if count == 0 {
             return .init(status: "Passive", iconName: "handoff", toolTipTitle: "Handoff",
-                         toolTipText: "Nothing to continue")
+                         toolTipText: tr("Nothing to continue"))
         }
         let newest = server.offers.newestFirst[0].remote
         let what = newest.title.flatMap { $0.isEmpty ? nil : $0 } ?? newest.activityType
         return .init(status: "Active", iconName: "handoff-available",
-                     toolTipTitle: count == 1 ? "1 thing to continue" : "\(count) things to continue",
-                     toolTipText: "\(what) from \(newest.deviceName)")
+                     toolTipTitle: trn("{count} thing to continue", "{count} things to continue", count, ["count": "\(count)"]),
+                     toolTipText: tr("{title} from {device}", ["title": what, "device": newest.deviceName]))
     }
 
     private func buildMenu() -> TrayMenu {

@@ -11,17 +11,17 @@ struct TrayDevice: Equatable {
 
     /// "B — online", "B — offline, last seen 5 min ago".
     var label: String {
-        if online { return "\(name) — online" }
-        guard let ago = lastSeenSecondsAgo else { return "\(name) — offline" }
-        return "\(name) — offline, last seen \(Self.describe(ago))"
+        if online { return tr("{device} — online", ["device": name]) }
+        guard let ago = lastSeenSecondsAgo else { return tr("{device} — offline", ["device": name]) }
+        return tr("{device} — offline, last seen {ago}", ["device": name, "ago": Self.describe(ago)])
     }
 
     static func describe(_ seconds: Double) -> String {
         switch seconds {
-        case ..<60: "just now"
-        case ..<3600: "\(Int(seconds / 60)) min ago"
-        case ..<86400: "\(Int(seconds / 3600)) h ago"
-        default: "\(Int(seconds / 86400)) d ago"
+        case ..<60: tr("just now")
+        case ..<3600: tr("{minutes} min ago", ["minutes": "\(Int(seconds / 60))"])
+        case ..<86400: tr("{hours} h ago", ["hours": "\(Int(seconds / 3600))"])
+        default: tr("{days} d ago", ["days": "\(Int(seconds / 86400))"])
         }
     }
 }

@@ -69,31 +69,31 @@ struct TrayMenu: Equatable {
          devices: [TrayDevice], paused: Bool) {
         var items: [Item] = []
         if offers.isEmpty {
-            items.append(Item(id: Self.nothingID, label: "Nothing to continue", enabled: false))
+            items.append(Item(id: Self.nothingID, label: tr("Nothing to continue"), enabled: false))
         }
         for offer in offers.prefix(Self.maxListed) {
             let remote = offer.remote
             let title = remote.title.flatMap { $0.isEmpty ? nil : $0 } ?? remote.activityType
-            let by = offer.target.appName ?? (offer.target.webPageOnly ? "web page" : nil)
-            let what = by.map { "\(title) — \($0)" } ?? title
-            items.append(Item(id: offerID(remote.activityID), label: Self.mnemonicSafe("\(what) (from \(remote.deviceName))"),
+            let by = offer.target.appName ?? (offer.target.webPageOnly ? tr("web page") : nil)
+            let what = by.map { tr("{title} — {app}", ["title": title, "app": $0]) } ?? title
+            items.append(Item(id: offerID(remote.activityID), label: Self.mnemonicSafe(tr("{title} (from {device})", ["title": what, "device": remote.deviceName])),
                               enabled: !paused, iconName: Self.themedIcon(offer.target), action: .continueOffer(remote.activityID)))
         }
         if offers.count > Self.maxListed {
-            items.append(Item(id: Self.nothingID, label: "and \(offers.count - Self.maxListed) more", enabled: false))
+            items.append(Item(id: Self.nothingID, label: tr("and {count} more", ["count": "\(offers.count - Self.maxListed)"]), enabled: false))
         }
         items.append(Item(id: Self.firstSeparatorID, isSeparator: true))
-        items.append(Item(id: Self.devicesHeaderID, label: "Devices", enabled: false))
+        items.append(Item(id: Self.devicesHeaderID, label: tr("Devices"), enabled: false))
         if devices.isEmpty {
-            items.append(Item(id: Self.noDevicesID, label: "No other device seen", enabled: false))
+            items.append(Item(id: Self.noDevicesID, label: tr("No other device seen"), enabled: false))
         }
         for (index, device) in devices.prefix(Self.maxListed).enumerated() {
             items.append(Item(id: Self.firstDeviceID + Int32(index), label: Self.mnemonicSafe(device.label), enabled: false,
                               iconName: device.online ? "network-idle" : "network-offline"))
         }
         items.append(Item(id: Self.firstSeparatorID + 1, isSeparator: true))
-        items.append(Item(id: Self.pauseID, label: "Pause Handoff", checked: paused, action: .togglePause))
-        items.append(Item(id: Self.pairID, label: "Pair a new device…", action: .pairNewDevice))
+        items.append(Item(id: Self.pauseID, label: tr("Pause Handoff"), checked: paused, action: .togglePause))
+        items.append(Item(id: Self.pairID, label: tr("Pair a new device…"), action: .pairNewDevice))
         self.items = items
     }
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffAgent
 import HandoffModel
 
 /// The entry point: global options, the command, its arguments, and the
@@ -63,6 +64,9 @@ enum Tool {
             let parsed = try ArgumentParser.parse(arguments, command: command.name, options: command.allOptions,
                                                   positionals: command.positionals)
             output = Output(json: json || parsed.has("--json"))
+            // --json is for scripts: its texts (doctor's "what", "todo") stay
+            // English. The agent's notifications are a person's, whatever its log is.
+            if output.json && command.name != AgentCommand.name { Localization.translating = false }
             if parsed.has("--help") {
                 Output(json: false).write(Help.command(command))
                 return ExitCode.ok

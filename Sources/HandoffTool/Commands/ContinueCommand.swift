@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffAgent
 import HandoffContinuity
 import HandoffModel
 import HandoffRuntime
@@ -69,11 +70,13 @@ enum ContinueCommand: Command {
             offered = change.remote
             loop.stop()
         }
-        output.note("\(type == nil ? "Looking" : "Waiting") for activity \(id.uuidString) \(source.describe(settings.beacons))…")
+        output.note(type == nil
+                    ? tr("Looking for activity {id} {how}…", ["id": id.uuidString, "how": source.describe(settings.beacons)])
+                    : tr("Waiting for activity {id} {how}…", ["id": id.uuidString, "how": source.describe(settings.beacons)]))
         let end = loop.run(timeout: timeout)
         guard let remote = offered else {
             if case .interrupted = end {
-                output.note("Interrupted.")
+                output.note(tr("Interrupted."))
                 return ExitCode.failure
             }
             throw HandoffError(.connectionUnavailable,
@@ -92,11 +95,12 @@ enum ContinueCommand: Command {
             var object = ActivityPrinter.webJSON(url, remote: gated)
             object["via"] = .string(source.via.rawValue)
             output.emit(.object(object),
-                        human: "No app here continues \(gated.activityType) (another team, or not declared); its web page:\n\(url.absoluteString)")
+                        human: tr("No app here continues {type} (another team, or not declared); its web page:", ["type": gated.activityType])
+                            + "\n\(url.absoluteString)")
             return ExitCode.ok
         }
-        output.note("\(remote.deviceName) offers it; continuing.")
-        output.note("Fetching \(remote.activityType)…")
+        output.note(tr("{device} offers it; continuing.", ["device": remote.deviceName]))
+        output.note(tr("Fetching {type}…", ["type": remote.activityType]))
         let activity = try fetch(remote, source: source, queue: queue, loop: loop)
         var object = ActivityPrinter.json(activity, remote: remote)
         object["via"] = .string(source.via.rawValue)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffAgent
 import HandoffContinuity
 import HandoffModel
 import HandoffRuntime
@@ -46,8 +47,8 @@ enum DevicesCommand: Command {
         let source = try NearbySource(arguments, settings: settings, account: account, device: device, queue: queue)
         defer { source.stop() }
         if source.engine != nil {
-            output.note("Listening \(ListenCheck.format(listen)) s for account \(account.id)'s devices "
-                        + "\(source.describe(settings.beacons))…")
+            output.note(tr("Listening {seconds} s for account {account}'s devices {how}…",
+                           ["seconds": ListenCheck.format(listen), "account": account.id, "how": source.describe(settings.beacons)]))
             if case .interrupted = loop.run(timeout: listen) { return ExitCode.failure }
         }
         guard let status = try source.status(loop) else { return ExitCode.failure }
@@ -56,13 +57,11 @@ enum DevicesCommand: Command {
         }
         var result: JSONObject = ["via": .string(source.via.rawValue), "account": .string(account.id)]
         result["devices"] = .array(devices.map(\.json))
-        let human = "Devices of account \(account.id) (\(source.describe(settings.beacons))):\n"
+        let human = tr("Devices of account {account} ({how}):", ["account": account.id, "how": source.describe(settings.beacons)]) + "\n"
             + devices.map(\.text).joined(separator: "\n")
         output.emit(.object(result), human: human)
         if devices.count == 1 {
-            output.note("No other device of this account known yet. A device is listed once it is heard "
-                        + "(its agent runs, or an app or `handoff publish` offers something); "
-                        + "`handoff doctor` checks this network.")
+            output.note(tr("No other device of this account known yet. A device is listed once it is heard (its agent runs, or an app or `handoff publish` offers something); `handoff doctor` checks this network."))
         }
         return ExitCode.ok
     }
@@ -160,23 +159,27 @@ private struct DeviceRow {
     }
 
     var text: String {
-        var details = ["id \(id)", role.name]
+        var details = [tr("id {id}", ["id": id]), role.name]
         if thisDevice {
-            details.append("channel port \(channelPort ?? 0)")
-            return "* \(name) (this device)\n    \(details.joined(separator: ", "))"
+            details.append(tr("channel port {port}", ["port": "\(channelPort ?? 0)"]))
+            return "* " + tr("{device} (this device)", ["device": name]) + "\n    \(details.joined(separator: ", "))"
         }
-        details.append(online == true ? "online, seen \(Self.ago(lastSeen))" : "offline, last seen \(Self.ago(lastSeen))")
+        details.append(online == true ? tr("online, seen {ago}", ["ago": Self.ago(lastSeen)])
+                                      : tr("offline, last seen {ago}", ["ago": Self.ago(lastSeen)]))
         if !addresses.isEmpty { details.append(addresses.joined(separator: " ")) }
         let state: String
         switch reachable {
         case true? where (revision ?? ProtocolRevision.current) < ProtocolRevision.current:
-            state = "reachable; runs an older release (protocol revision \(revision!)): update it to use what is new"
-        case true?: state = "reachable"
+            state = tr("reachable; runs an older release (protocol revision {revision}): update it to use what is new",
+                       ["revision": "\(revision!)"])
+        case true?: state = tr("reachable")
         case false?:
             let e = lastError!
-            state = "unreachable: \(e.address): \(e.error.message) (error \(e.error.code.rawValue))"
-        case nil where online == false && addresses.isEmpty: state = "not heard now: it is off, out of reach, or its agent is not running"
-        case nil: state = "reachability not checked yet"
+            state = tr("unreachable: {address}: {message} (error {code})",
+                       ["address": e.address, "message": e.error.message, "code": "\(e.error.code.rawValue)"])
+        case nil where online == false && addresses.isEmpty:
+            state = tr("not heard now: it is off, out of reach, or its agent is not running")
+        case nil: state = tr("reachability not checked yet")
         }
         return "  \(name)\n    \(details.joined(separator: ", "))\n    \(state)"
     }
@@ -185,10 +188,10 @@ private struct DeviceRow {
     static func ago(_ seconds: Double) -> String {
         let s = Int(max(0, seconds).rounded())
         switch s {
-        case ..<90: return "\(s) s ago"
-        case ..<(90 * 60): return "\(Int((Double(s) / 60).rounded())) min ago"
-        case ..<(36 * 3600): return "\(Int((Double(s) / 3600).rounded())) h ago"
-        default: return "\(Int((Double(s) / 86400).rounded())) days ago"
+        case ..<90: return tr("{seconds} s ago", ["seconds": "\(s)"])
+        case ..<(90 * 60): return tr("{minutes} min ago", ["minutes": "\(Int((Double(s) / 60).rounded()))"])
+        case ..<(36 * 3600): return tr("{hours} h ago", ["hours": "\(Int((Double(s) / 3600).rounded()))"])
+        default: return tr("{days} days ago", ["days": "\(Int((Double(s) / 86400).rounded()))"])
         }
     }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffAgent
 import HandoffContinuity
 import HandoffModel
 
@@ -41,8 +42,8 @@ enum DoctorCommand: Command {
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
         Signals.install()
         let context = try makeContext(arguments)
-        output.note("handoff doctor: listening \(ListenCheck.format(context.listenSeconds)) s for other devices "
-                    + "(through the handoff agent when one serves this account, else on UDP port \(context.beaconConfig.port))")
+        output.note("handoff doctor: " + tr("listening {seconds} s for other devices (through the handoff agent when one serves this account, else on UDP port {port})",
+                                        ["seconds": ListenCheck.format(context.listenSeconds), "port": "\(context.beaconConfig.port)"]))
         var findings: [Finding] = []
         for check in checks where !context.interrupted {
             for finding in check.run(context) {
@@ -59,7 +60,8 @@ enum DoctorCommand: Command {
         report["via"] = .string(context.source?.via.rawValue)
         if let counts = context.heardBeacons { report["beacons"] = json(counts) }
         output.emit(.object(report),
-                    human: "\n\(findings.count - failures - warnings) ok, \(warnings) warning(s), \(failures) failure(s).")
+                    human: "\n" + tr("{ok} ok, {warnings} warning(s), {failures} failure(s).",
+                                  ["ok": "\(findings.count - failures - warnings)", "warnings": "\(warnings)", "failures": "\(failures)"]))
         // Interrupted, the report is incomplete: not a clean bill of health.
         return failures == 0 && !context.interrupted ? ExitCode.ok : ExitCode.failure
     }
@@ -110,7 +112,7 @@ enum DoctorCommand: Command {
         case .fail: "FAIL"
         }
         var text = "[\(status)] \(finding.check): \(finding.what)\n"
-        if let todo = finding.todo { text += "       fix: \(todo)\n" }
+        if let todo = finding.todo { text += "       " + tr("fix: {todo}", ["todo": todo]) + "\n" }
         return text
     }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffAgent
 import HandoffContinuity
 import HandoffModel
 #if canImport(Glibc)
@@ -89,17 +90,17 @@ enum PairCommand: Command {
 
         var events = PairingEvents { code in
             output.emit(["event": "code", "code": .string(code.digits), "text": .string(code.description)],
-                        human: "Compare: \(code)")
+                        human: tr("Compare: {code}", ["code": code.description]))
             if let expected { return PairingPrompt.answer(yesIf: expected, shown: code) }
             return LineAnswer.prompt(code, output)
         }
         events.listening = { port in
             output.emit(["event": "listening", "port": .int(Int64(port))], human: "")
-            output.note("Waiting for a device of the account: run `handoff pair` there (TCP port \(port)).")
+            output.note(tr("Waiting for a device of the account: run `handoff pair` there (TCP port {port}).", ["port": "\(port)"]))
         }
         events.beaconsReady = { port in
             output.emit(["event": "looking", "port": .int(Int64(port))], human: "")
-            output.note("Looking for a new device: run `handoff pair` there.")
+            output.note(tr("Looking for a new device: run `handoff pair` there."))
         }
         events.found = { address in
             output.emit(["event": "found", "address": .string(address)], human: "")
@@ -113,7 +114,7 @@ enum PairCommand: Command {
         if let account = existing, !arguments.has("--join") {
             let result = try PairingSponsor.run(config, accountKey: account, deviceName: device.name, method: method, events: events)
             output.emit(["event": "paired", "role": "sponsor", "peer": .string(result.peerName), "account": .string(result.accountID)],
-                        human: "Paired with \(result.peerName): it joined account \(result.accountID).")
+                        human: tr("Paired with {device}: it joined account {account}.", ["device": result.peerName, "account": result.accountID]))
             return ExitCode.ok
         }
         if let account = existing, !arguments.has("--force") {
@@ -122,7 +123,8 @@ enum PairCommand: Command {
         }
         let result = try PairingJoiner.run(config, deviceName: device.name, store: profile.store, method: method, events: events)
         output.emit(["event": "paired", "role": "joiner", "peer": .string(result.peerName), "account": .string(result.accountID)],
-                    human: "Paired with \(result.peerName): this device joined account \(result.accountID).")
+                    human: tr("Paired with {device}: this device joined account {account}.",
+                               ["device": result.peerName, "account": result.accountID]))
         return ExitCode.ok
     }
 }
@@ -135,7 +137,7 @@ extension PairCommand {
         case (true, nil):
             let code = OneTimeCode.generate()
             output.emit(["event": "one-time-code", "code": .string(code.description)],
-                        human: "Pairing code: \(code)\nType it on the other device: handoff pair --code \(code)")
+                        human: tr("Pairing code: {code}\nType it on the other device: handoff pair --code {code}", ["code": code.description]))
             return .code(code)
         case (false, let text?):
             return .code(try OneTimeCode(typed: text))
@@ -149,7 +151,7 @@ extension PairCommand {
 /// case); end of input is no; anything else asks again.
 enum LineAnswer {
     static func prompt(_ code: ComparisonCode, _ output: Output) -> PairingPrompt {
-        let ask = "Do both devices show \(code)? [y/n] "
+        let ask = tr("Do both devices show {code}? [y/n] ", ["code": code.description])
         if !output.json { Output.writeError(ask) }
         var line: [UInt8] = []
         return PairingPrompt(fd: 0) {
@@ -174,7 +176,7 @@ enum LineAnswer {
                 case "y", "yes": return true
                 case "n", "no": return false
                 default:
-                    if !output.json { Output.writeError("Answer y if the codes match, n if not. " + ask) }
+                    if !output.json { Output.writeError(tr("Answer y if the codes match, n if not. ") + ask) }
                     var entry = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
                     if poll(&entry, 1, 0) <= 0 { return nil }
                 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffAgent
 import HandoffContinuity
 import HandoffModel
 import HandoffRuntime
@@ -65,12 +66,12 @@ enum PublishCommand: Command {
 
         let size = activity.encodedUserInfoSize
         if size > HandoffBudget.userInfoBytes {
-            output.warning("the userInfo is \(size) bytes encoded, over the \(HandoffBudget.userInfoBytes)-byte budget: "
-                + "a device that continues it gets error 4611")
+            output.warning(tr("the userInfo is {size} bytes encoded, over the {budget}-byte budget: a device that continues it gets error 4611",
+                              ["size": "\(size)", "budget": "\(HandoffBudget.userInfoBytes)"]))
         }
         if !activity.missingRequiredKeys.isEmpty {
-            output.warning("the userInfo lacks the required key(s) \(activity.missingRequiredKeys.joined(separator: ", ")): "
-                + "a device that continues it gets error 4608")
+            output.warning(tr("the userInfo lacks the required key(s) {keys}: a device that continues it gets error 4608",
+                              ["keys": activity.missingRequiredKeys.joined(separator: ", ")]))
         }
 
         // One engine per device identity (docs/agent.md §4): through the
@@ -90,7 +91,7 @@ enum PublishCommand: Command {
         let listener = ContinuedListener { continuedActivity in
             continued += 1
             output.emit(["event": "continued", "id": .string(continuedActivity.activityID.uuidString)],
-                        human: "Continued on another device (\(continued)).")
+                        human: tr("Continued on another device ({count}).", ["count": "\(continued)"]))
             if once { loop.stop() }
         }
         activity.retainDelegate(listener)
@@ -101,19 +102,20 @@ enum PublishCommand: Command {
                            "account": .string(account.id), "device": AccountCommand.deviceJSON(device),
                            "via": .string(chosen == .agent ? "agent" : "embedded"),
                            "user_info_bytes": .int(Int64(size))]
-        var reach = "through the handoff agent"
+        var reach = tr("through the handoff agent")
         if let engine {
             event["beacon_port"] = .int(Int64(engine.beaconPort))
             event["channel_port"] = .int(Int64(engine.channelPort))
-            reach = "channel port \(engine.channelPort)"
+            reach = tr("channel port {port}", ["port": "\(engine.channelPort)"])
         }
         output.emit(.object(event),
-                    human: "Publishing \(type)\(activity.title.map { " \"\($0)\"" } ?? "") as \(device.name)\n"
-                        + "    id \(activity.activityID.uuidString), team \(team), \(reach)")
+                    human: (activity.title.map { tr("Publishing {type} \"{title}\" as {device}", ["type": type, "title": $0, "device": device.name]) }
+                           ?? tr("Publishing {type} as {device}", ["type": type, "device": device.name])) + "\n    "
+                        + tr("id {id}, team {team}, {reach}", ["id": activity.activityID.uuidString, "team": team, "reach": reach]))
         if let engine {
-            output.note("Offering it (\(NetworkOptions.describe(config.beacons, port: engine.beaconPort))); Ctrl-C withdraws it.")
+            output.note(tr("Offering it ({how}); Ctrl-C withdraws it.", ["how": NetworkOptions.describe(config.beacons, port: engine.beaconPort)]))
         } else if let agent = service as? AgentClient {
-            output.note("Offering it through the handoff agent (\(agent.options.socketPath)); Ctrl-C withdraws it.")
+            output.note(tr("Offering it through the handoff agent ({socket}); Ctrl-C withdraws it.", ["socket": agent.options.socketPath]))
         }
 
         let end = loop.run(timeout: timeout)

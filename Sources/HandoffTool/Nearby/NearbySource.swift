@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffAgent
 import HandoffContinuity
 import HandoffModel
 import HandoffRuntime
@@ -98,8 +99,8 @@ final class NearbySource {
     /// "through the agent (socket PATH)" or "with its own engine (UDP port
     /// N, ...)", for the one line that says which.
     func describe(_ beacons: BeaconTransportConfig) -> String {
-        if let agent { return "through the handoff agent (\(agent.options.socketPath))" }
-        return "with an engine of its own (\(NetworkOptions.describe(beacons, port: engine?.beaconPort ?? beacons.port)))"
+        if let agent { return tr("through the handoff agent ({socket})", ["socket": agent.options.socketPath]) }
+        return tr("with an engine of its own ({how})", ["how": NetworkOptions.describe(beacons, port: engine?.beaconPort ?? beacons.port)])
     }
 
     /// What the engine knows now: the agent's STATUS, or the own engine's.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffAgent
 import HandoffContinuity
 import HandoffModel
 
@@ -90,10 +91,10 @@ enum NetworkOptions {
 
     /// How the beacons are set up, for a note to the person.
     static func describe(_ config: BeaconTransportConfig, port: UInt16) -> String {
-        var parts = ["UDP port \(port)"]
-        parts.append(config.multicast ? "multicast on" : "no multicast")
+        var parts = [tr("UDP port {port}", ["port": "\(port)"])]
+        parts.append(config.multicast ? tr("multicast on") : tr("no multicast"))
         if !config.peers.isEmpty {
-            parts.append("peers " + config.peers.map(\.description).joined(separator: ", "))
+            parts.append(tr("peers {peers}", ["peers": config.peers.map(\.description).joined(separator: ", ")]))
         }
         return parts.joined(separator: ", ")
     }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffAgent
 import HandoffContinuity
 import HandoffModel
 #if canImport(Glibc)
@@ -14,7 +15,7 @@ enum AccountFileCheck: DoctorCheck {
         do {
             profile = try Profile.open()
         } catch {
-            return [.fail("account.file", error.message, todo: "set HOME, or XDG_CONFIG_HOME to an absolute path")]
+            return [.fail("account.file", error.message, todo: tr("set HOME, or XDG_CONFIG_HOME to an absolute path"))]
         }
         context.profile = profile
         var findings: [Finding] = []
@@ -29,38 +30,40 @@ enum AccountFileCheck: DoctorCheck {
         }
         if lstat(directory, &info) == 0, info.st_mode & 0o077 != 0 {
             findings.append(.warn("account.directory",
-                                  "\(directory) is readable by other users (mode \(octal(info.st_mode & 0o777)))",
+                                  tr("{directory} is readable by other users (mode {mode})", ["directory": directory, "mode": octal(info.st_mode & 0o777)]),
                                   todo: "chmod 700 \(directory)"))
         }
 
         let path = profile.store.accountPath
         if lstat(path, &info) == 0 {
             if info.st_mode & S_IFMT == S_IFLNK {
-                return findings + [.fail("account.file", "\(path) is a symbolic link; libhandoff reads only a regular file",
-                                         todo: "replace the link by the file itself (cp --remove-destination \"$(readlink -f \(path))\" \(path))")]
+                return findings + [.fail("account.file", tr("{path} is a symbolic link; libhandoff reads only a regular file", ["path": path]),
+                                         todo: tr("replace the link by the file itself (cp --remove-destination \"$(readlink -f {path})\" {path})",
+                                                  ["path": path]))]
             }
             if info.st_uid != geteuid() {
-                return findings + [.fail("account.file", "\(path) belongs to user \(info.st_uid), not to you (\(geteuid()))",
-                                         todo: "run as its owner, or `chown $(id -u) \(path)`")]
+                return findings + [.fail("account.file", tr("{path} belongs to user {owner}, not to you ({you})",
+                                                                  ["path": path, "owner": "\(info.st_uid)", "you": "\(geteuid())"]),
+                                         todo: tr("run as its owner, or `chown $(id -u) {path}`", ["path": path]))]
             }
         }
         do {
             let account = try profile.account()
             context.account = account
             findings.append(.ok("account.file",
-                                "\(path) is private (mode 0600, yours) and holds account \(account.id)"))
+                                tr("{path} is private (mode 0600, yours) and holds account {account}", ["path": path, "account": account.id])))
         } catch {
             switch error.code {
             case .notFound:
-                findings.append(.fail("account.file", "no account on this device (\(path) does not exist)",
-                                      todo: "`handoff account create` on your first device, `handoff account join CODE` on the others"))
+                findings.append(.fail("account.file", tr("no account on this device ({path} does not exist)", ["path": path]),
+                                      todo: tr("`handoff account create` on your first device, `handoff account join CODE` on the others")))
             case .permission:
                 findings.append(.fail("account.file", error.message,
-                                      todo: "chmod 600 \(path) (others may have read the key: if so, create a new account "
-                                          + "and join it on every device)"))
+                                      todo: tr("chmod 600 {path} (others may have read the key: if so, create a new account and join it on every device)",
+                                               ["path": path])))
             default:
                 findings.append(.fail("account.file", error.message,
-                                      todo: "remove \(path) and join again with `handoff account join CODE`"))
+                                      todo: tr("remove {path} and join again with `handoff account join CODE`", ["path": path])))
             }
         }
         return findings
@@ -68,13 +71,14 @@ enum AccountFileCheck: DoctorCheck {
 
     /// What to do about a directory the library refuses.
     static func directoryTodo(_ directory: String, info: inout stat) -> String {
-        guard lstat(directory, &info) == 0 else { return "check \(directory)" }
+        guard lstat(directory, &info) == 0 else { return tr("check {directory}", ["directory": directory]) }
         if info.st_mode & S_IFMT == S_IFLNK {
-            return "replace the link by a real directory: mkdir -m 700 NEW; move the files from "
-                + "\"$(readlink -f \(directory))\" into it; rm \(directory); mv NEW \(directory)"
+            return tr("replace the link by a real directory: mkdir -m 700 NEW; move the files from \"$(readlink -f {directory})\" into it; rm {directory}; mv NEW {directory}",
+                      ["directory": directory])
         }
         if info.st_uid != geteuid() {
-            return "run as its owner, use a directory of your own (XDG_CONFIG_HOME), or `chown -R $(id -u) \(directory)`"
+            return tr("run as its owner, use a directory of your own (XDG_CONFIG_HOME), or `chown -R $(id -u) {directory}`",
+                      ["directory": directory])
         }
         return "chmod 700 \(directory)"
     }

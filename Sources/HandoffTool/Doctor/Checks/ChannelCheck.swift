@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffAgent
 import HandoffContinuity
 import HandoffModel
 
@@ -22,8 +23,8 @@ enum ChannelCheck: DoctorCheck {
         }
         guard !targets.isEmpty else { return [] }
         guard let account = context.account else {
-            return [.warn("channel.peer", "no account, so no device's channel can be tested",
-                          todo: "create or join the account first (see the account finding)")]
+            return [.warn("channel.peer", tr("no account, so no device's channel can be tested"),
+                          todo: tr("create or join the account first (see the account finding)"))]
         }
         let addresses = targets.flatMap(\.addresses)
         let outcome = probe(addresses, account: account, limits: context.limits)
@@ -75,24 +76,22 @@ enum ChannelCheck: DoctorCheck {
         if failed.allSatisfy({ $0.1.code == .handoffFailed }) {
             let address = failed[0].0
             return .fail("channel.peer", what,
-                         todo: "that device holds another account's key, or \(address) is no Handoff channel; "
-                             + "compare `handoff account show` on both and join one account")
+                         todo: tr("that device holds another account's key, or {address} is no Handoff channel; compare `handoff account show` on both and join one account",
+                                  ["address": "\(address)"]))
         }
         let ports = Set(failed.map(\.0.port)).sorted().map(String.init).joined(separator: ", ")
-        let blocked = Set(failed.map { AddressFamily(of: $0.0).rawValue }).sorted().joined(separator: " and ")
+        let blocked = Set(failed.map { AddressFamily(of: $0.0).rawValue }).sorted().joined(separator: tr(" and "))
         let refused = failed.contains { $0.1.message.containsCharacters("connection refused") }
-            ? "; a channel on 0.0.0.0 listens over IPv4 only: `--channel [::]:PORT` there listens over both" : ""
+            ? tr("; a channel on 0.0.0.0 listens over IPv4 only: `--channel [::]:PORT` there listens over both") : ""
         if !reached.isEmpty {
             return .warn("channel.peer", what,
-                         todo: "Handoff works over \(AddressFamily(of: reached[0]).rawValue); for \(blocked) too, let TCP "
-                             + "\(ports) in over \(blocked) in that device's firewall (nft rules of table `ip`/`ip6` "
-                             + "apply to one family only; `inet` to both)" + refused)
+                         todo: tr("Handoff works over {family}; for {blocked} too, let TCP {ports} in over {blocked} in that device's firewall (nft rules of table `ip`/`ip6` apply to one family only; `inet` to both)",
+                                  ["family": AddressFamily(of: reached[0]).rawValue, "blocked": blocked, "ports": ports]) + refused)
         }
-        let familiesTried = families.count > 1 ? " over both families" : ""
+        let familiesTried = families.count > 1 ? tr(" over both families") : ""
         return .fail("channel.peer", what,
-                     todo: "check that Handoff runs there and that its firewall accepts TCP \(ports)\(familiesTried) "
-                         + "(fix the port with --channel [::]:PORT or 0.0.0.0:PORT to allow it); doctor --peer takes a "
-                         + "channel address, as `handoff publish` prints it, not a beacon port" + refused)
+                     todo: tr("check that Handoff runs there and that its firewall accepts TCP {ports}{families} (fix the port with --channel [::]:PORT or 0.0.0.0:PORT to allow it); doctor --peer takes a channel address, as `handoff publish` prints it, not a beacon port",
+                              ["ports": ports, "families": familiesTried]) + refused)
     }
 
     /// One address's outcome, naming its family: "reached over IPv6
@@ -101,18 +100,24 @@ enum ChannelCheck: DoctorCheck {
                                 limits: ChannelLimits) -> String {
         let family = AddressFamily(of: address).rawValue
         guard let error else {
-            return "reached over \(family) \(address): the channel answers and authenticates with this account's key (TLS 1.3)"
+            return tr("reached over {family} {address}: the channel answers and authenticates with this account's key (TLS 1.3)",
+                      ["family": family, "address": "\(address)"])
         }
         if error.code == .handoffFailed {
-            return "\(family) \(address) answers, but the TLS handshake fails: \(error.message)"
+            return tr("{family} {address} answers, but the TLS handshake fails: {message}",
+                      ["family": family, "address": "\(address)", "message": error.message])
         }
         if error.message.containsCharacters("did not answer within") {
-            let guess = otherFamilyReached ? "a firewall drops \(family)?" : "a firewall drops TCP \(address.port), or the device is gone?"
-            return "\(family) \(address) timed out after \(ListenCheck.format(limits.connectTimeout)) s: \(guess)"
+            let guess = otherFamilyReached ? tr("a firewall drops {family}?", ["family": family])
+                : tr("a firewall drops TCP {port}, or the device is gone?", ["port": "\(address.port)"])
+            return tr("{family} {address} timed out after {seconds} s: {guess}",
+                      ["family": family, "address": "\(address)", "seconds": ListenCheck.format(limits.connectTimeout), "guess": guess])
         }
         if error.message.containsCharacters("connection refused") {
-            return "\(family) \(address) refused the connection (connection refused: nothing listens there over \(family))"
+            return tr("{family} {address} refused the connection (connection refused: nothing listens there over {family})",
+                      ["family": family, "address": "\(address)"])
         }
-        return "cannot reach the channel over \(family) \(address): \(error.message)"
+        return tr("cannot reach the channel over {family} {address}: {message}",
+                  ["family": family, "address": "\(address)", "message": error.message])
     }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffAgent
 import HandoffContinuity
 import HandoffModel
 
@@ -14,17 +15,19 @@ enum LocalChannelCheck: DoctorCheck {
                 connection.close()
             }
         } catch {
-            return [.fail("channel.local", "cannot listen for the channel on \(context.channelAddress): \(error.message)",
-                          todo: "choose another address or port with --channel HOST:PORT")]
+            return [.fail("channel.local", tr("cannot listen for the channel on {address}: {message}",
+                                             ["address": "\(context.channelAddress)", "message": error.message]),
+                          todo: tr("choose another address or port with --channel HOST:PORT"))]
         }
         defer { server.stop() }
         let host = context.channelAddress.host.contains(":") ? "::1" : "127.0.0.1"
         let loopback = SocketAddress(host: host, port: server.port)
         if let error = ChannelHandshake.handshake(loopback, account: account, limits: context.limits) {
-            return [.fail("channel.local", "a TLS 1.3 handshake with this device's own channel (\(loopback)) fails: \(error.message)",
-                          todo: "check OpenSSL 3 (openssl version) and that loopback is up (ip link set lo up)")]
+            return [.fail("channel.local", tr("a TLS 1.3 handshake with this device's own channel ({address}) fails: {message}",
+                                             ["address": "\(loopback)", "message": error.message]),
+                          todo: tr("check OpenSSL 3 (openssl version) and that loopback is up (ip link set lo up)"))]
         }
-        return [.ok("channel.local", "this device can listen for the channel (\(context.channelAddress.host), TCP port "
-                    + "\(server.port) this time) and complete a TLS 1.3 handshake with it")]
+        return [.ok("channel.local", tr("this device can listen for the channel ({host}, TCP port {port} this time) and complete a TLS 1.3 handshake with it",
+                                   ["host": context.channelAddress.host, "port": "\(server.port)"]))]
     }
 }
