@@ -48,8 +48,10 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
         var agentLost = false
         var stopped = false
         var thread: pthread_t?
-        /// Moves between the paths so far (tests, diagnostics).
+        /// Moves between the paths so far, and tries to connect to the
+        /// agent (tests, diagnostics).
         var moves = 0
+        var connectTries = 0
     }
     private let state: Locked<State>
 
@@ -96,10 +98,15 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
     /// Moves between the agent and an engine so far.
     public var moves: Int { state.withLock { $0.moves } }
 
+    /// Tries to connect to an agent that appeared, so far.
+    var connectTries: Int { state.withLock { $0.connectTries } }
+
     /// The client's `onLost`, made before the service exists.
     private final class LostBox: @unchecked Sendable {
         weak var owner: FollowingContinuityService?
-        var call: @Sendable (String) -> Void { { [weak self] _ in self?.owner?.agentLost() } }
+        // The closure keeps the box (the client keeps the closure); the box
+        // does not keep the service.
+        var call: @Sendable (String) -> Void { { _ in self.owner?.agentLost() } }
     }
 
     private func agentLost() {
@@ -181,6 +188,8 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
     /// The follower thread: waits for the socket to appear or the agent to
     /// be lost, without a timeout.
     private func follow() {
+        // A look at the socket at start, then after each change of its directory.
+        var look = true
         while true {
             var fds = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: watch?.fd ?? -1, events: Int16(POLLIN), revents: 0)]
@@ -188,12 +197,14 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
             if stopped { return }
             if mode == .agent, lost {
                 moveToEngine()
+                look = true  // the agent may be back already
                 continue
             }
-            if mode == .embedded, watch?.socketExists == true, moveToAgent() { continue }
+            if look, mode == .embedded, watch?.socketExists == true, moveToAgent() { continue }
+            look = false
             _ = poll(&fds, 2, -1)
             if fds[0].revents != 0 { Self.drain(wake.read) }
-            if fds[1].revents != 0 { watch?.drain() }
+            if fds[1].revents != 0, watch?.drain() == true { look = true }
         }
     }
 
@@ -202,7 +213,7 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
     private func moveToAgent() -> Bool {
         var delay = Self.firstRetryDelay
         for attempt in 0..<Self.connectAttempts {
-            if state.withLock({ $0.stopped }) { return false }
+            if state.withLock({ s in s.connectTries += 1; return s.stopped }) { return false }
             let lost = LostBox()
             do {
                 let client = try choice.agentClient(manifest: manifest, onLost: lost.call)
@@ -232,15 +243,22 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
         move(to: engine, mode: .embedded)
     }
 
-    /// Attaches `next`, hands it the advertisement and offer, makes it
-    /// current, then stops the old path.
+    /// Stops the old path, then attaches `next`, hands it the
+    /// advertisement and offer and makes it current. Old first: the other
+    /// devices hear its withdrawal before the new advertisement (both may
+    /// speak for this device's identity), and two engines never run at
+    /// once. The app's advertise and offer wait meanwhile (`order`).
     private func move(to next: any ContinuityService, mode: ContinuityMode) {
-        let old: (service: any ContinuityService, relay: FollowingRelay?)? = order.withLock { _ in
-            let taken: (FollowingRelay, Advertisement?, (ActivityID, [UInt8]?)?, any ContinuityService, FollowingRelay?)? = state.withLock { s in
+        let moved: Bool = order.withLock { _ in
+            let taken: (FollowingRelay, any ContinuityService, FollowingRelay?)? = state.withLock { s in
                 guard !s.stopped, let endpoint = s.endpoint else { return nil }
-                return (FollowingRelay(endpoint), s.advertisement, s.offer, s.current, s.relay)
+                return (FollowingRelay(endpoint), s.current, s.relay)
             }
-            guard let (relay, ad, offer, previous, previousRelay) = taken else { return nil }
+            guard let (relay, previous, previousRelay) = taken else { return false }
+            // What the old path reported goes before the new one reports anything.
+            previousRelay?.retire()
+            previous.detach()
+            let (ad, offer) = state.withLock { s in (s.advertisement, s.offer) }
             next.attach(relay)
             next.advertise(ad)
             if let (id, payload) = offer { next.offer(id, payload: payload) }
@@ -250,14 +268,9 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
                 s.mode = mode
                 s.moves += 1
             }
-            return (previous, previousRelay)
+            return true
         }
-        guard let old else {
-            next.detach()
-            return
-        }
-        old.relay?.retire()
-        old.service.detach()
+        if !moved { next.detach() }
     }
 
     private func poke() {
