@@ -7,15 +7,21 @@ not exist yet) and the app moves to it by itself: the agent counts it in
 STATUS, device B hears the app's activity through A's agent, and the
 agent's CHOOSE on A reaches the running app instead of launching a second
 copy (the .desktop Exec's log stays empty, the agent logs no launch). When
-A's agent stops, the app is embedded again."""
+A's agent stops, the app is embedded again. Over multicast between two
+network namespaces (the defaults: no device-level option), device B hears
+the app's activity from its engine, then from A's agent, then from its
+engine again."""
 
 import os
 import signal
 import sys
 import uuid
 
-from agent_desktop import APP, TEAM, Desktop, json_lines, wait_for
-from cli_support import Process
+import pytest
+
+import netns
+from agent_desktop import APP, LIBRARY, TEAM, Desktop, json_lines, wait_for
+from cli_support import Process, pair_of_devices
 from test_agent_e2e import TYPE, app_event, next_remote_with, start_agent, start_plain_agent
 from test_cli_agent import HELLO, WELCOME, LocalClient
 
@@ -87,4 +93,48 @@ def test_an_auto_app_started_before_the_agent_moves_to_it_and_back(pair, ports, 
     mode_now(app, log, "EMBEDDED")
     assert app.proc.poll() is None, "the app ended"
     sender.close()
+    observer_b.close()
+
+
+@pytest.fixture(scope="module")
+def hosts():
+    """Namespaces a and b on one veth pair (multicast between them, the
+    tool's defaults), deleted after the module (root and iproute2)."""
+    netns.require()
+    with netns.Namespaces("hfol-") as space:
+        names = space.veth(("a", "b"))
+        for number, x in enumerate(("a", "b"), start=1):
+            netns.address(names[x], f"{netns.subnet(215)}.{number}/24")
+        netns.wait_up([names["a"], names["b"]])
+        yield names
+
+
+def test_over_multicast_the_other_device_hears_the_app_embedded_then_through_the_agent_then_embedded(hosts, tmp_path,
+                                                                                                    procs):
+    """No device-level option anywhere: the app's engine, then A's agent,
+    then the app's engine again each advertise its activity to B."""
+    a, b = pair_of_devices(tmp_path, procs, netns=(hosts["a"], hosts["b"]))
+    socket_a, socket_b = tmp_path / "run-a" / "agent.sock", tmp_path / "b.sock"
+    b.spawn("--json", "agent", "--no-notifications", "--socket", socket_b).expect_stderr('"event":"listening"')
+    observer_b = LocalClient(socket_b)
+    observer_b.hello()
+    log = tmp_path / "app.jsonl"
+    env = dict(a.env, HANDOFF_AGENT_SOCKET=str(socket_a), HANDOFF_LIBRARY=str(LIBRARY))
+    app = Process(a.prefix + [sys.executable, str(APP), "--log", str(log), "--bundle", BUNDLE, "--team", TEAM,
+                              f"--type={TYPE}", "--mode", "auto", "--advertise", TYPE, "--info", "n=1"], env)
+    a.procs.append(app)
+    assert app_event(log, "connected")["mode"] == "EMBEDDED"
+    advertised = app_event(log, "advertising")["id"]
+    next_remote_with(observer_b, advertised)  # from the app's engine
+
+    agent_a = a.spawn("--json", "agent", "--no-notifications", "--socket", socket_a)
+    agent_a.expect_stderr('"event":"listening"')
+    mode_now(app, log, "AGENT")
+    next_remote_with(observer_b, advertised, change=2)  # the engine's withdrawal
+    next_remote_with(observer_b, advertised)  # then the agent's advertisement
+
+    agent_a.signal(signal.SIGTERM)
+    assert agent_a.wait() == 0
+    mode_now(app, log, "EMBEDDED")
+    next_remote_with(observer_b, advertised)  # the app's engine again
     observer_b.close()
