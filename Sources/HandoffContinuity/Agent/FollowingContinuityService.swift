@@ -9,15 +9,16 @@ import Glibc
 /// AUTO mode that follows the agent (docs/agent.md §3 "Choosing the
 /// mode"): the app runs an engine of its own while no agent serves it, and
 /// moves to the agent when one appears; when the agent goes, it moves back
-/// to an engine. The app does nothing: the current advertisement and offer
-/// are handed to the new path, the old one is stopped (what waited on it
-/// fails with 4609; the remote activities it reported are withdrawn), and
-/// only one engine runs at a time.
+/// to an engine. The app does nothing: the old path is stopped (what
+/// waited on it fails cleanly; the remote activities it reported are
+/// withdrawn), the current advertisement and offer are handed to the new
+/// one, and only one engine or client runs at a time.
 ///
 /// One thread (the follower) waits in poll, without a timeout, on the
 /// socket watch (`AgentSocketWatch`) and a wake pipe: no wake-ups while
-/// nothing changes (docs/agent.md §8). The agent's client reconnects
-/// not; it tells the follower it lost the agent (`AgentClient.Options.onLost`).
+/// nothing changes (docs/agent.md §8). The agent's client does not
+/// reconnect: it tells the follower it lost the agent
+/// (`AgentClient.Options.onLost`), which moves back to an engine.
 ///
 /// Threads: every method may be called from any thread.
 public final class FollowingContinuityService: ContinuityService, @unchecked Sendable {
