@@ -1066,7 +1066,11 @@ typedef struct handoff_continuity_options {
     int connection_reuse_ms;
     /* HANDOFF_CONTINUITY_MODE_AUTO (0, the default), _AGENT or _EMBEDDED.
      * A caller built against an older header, whose `size` ends before
-     * this field, gets AUTO. In agent mode fetch_timeout_ms is how long
+     * this field, gets AUTO. AUTO without a device-level option (device_id,
+     * device_name, role SEND_ONLY, beacon_port, disable_multicast, peers,
+     * channel_address) follows the agent: the app moves to it when it
+     * starts and back to its own engine when it stops, by itself (a fetch
+     * in flight then fails with HANDOFF_E_CONNECTION_UNAVAILABLE). In agent mode fetch_timeout_ms is how long
      * this app's main thread has to hand over an activity, and a fetch
      * waits for the agent fetch_timeout_ms + connect_timeout_ms + 3 s. */
     handoff_continuity_mode mode;
@@ -1102,9 +1106,12 @@ typedef struct handoff_continuity_options {
 HANDOFF_API int handoff_application_start_continuity(handoff_application *app,
                                                      const handoff_continuity_options *options);
 
-/* Writes to *out where `app`'s continuity runs: HANDOFF_CONTINUITY_MODE_AGENT
- * or HANDOFF_CONTINUITY_MODE_EMBEDDED (never AUTO: what AUTO chose), and
- * returns HANDOFF_OK. HANDOFF_E_INVALID_ARGUMENT (NULL app or out) or
+/* Writes to *out where `app`'s continuity runs now:
+ * HANDOFF_CONTINUITY_MODE_AGENT or HANDOFF_CONTINUITY_MODE_EMBEDDED (never
+ * AUTO: what AUTO chose), and returns HANDOFF_OK. In AUTO mode (without a
+ * device-level option) the answer changes as the app follows the agent:
+ * AGENT once an agent that serves this account starts, EMBEDDED again once
+ * it stops (docs/agent.md §3 "Choosing the mode"). HANDOFF_E_INVALID_ARGUMENT (NULL app or out) or
  * HANDOFF_E_INVALID_STATE (continuity not started) leave *out alone. Any
  * thread. */
 HANDOFF_API int handoff_application_get_continuity_mode(const handoff_application *app,

@@ -35,6 +35,8 @@ def main():
     parser.add_argument("--info", action="append", default=[])
     parser.add_argument("--stuck-saving", action="store_true")
     parser.add_argument("--seconds", type=float, default=120)
+    # AUTO follows the agent (docs/agent.md §3 "Choosing the mode"); SIGUSR1 logs where it runs now.
+    parser.add_argument("--mode", choices=["agent", "auto"], default="agent")
     args = parser.parse_args()
     log = open(args.log, "a", buffering=1)
 
@@ -71,7 +73,7 @@ def main():
             emit("was_continued", id=activity.activity_id)
 
     app = handoff.Application(handoff.Manifest(args.bundle, args.team, args.type), Delegate())
-    app.start_continuity(handoff.Account.load(), mode=ContinuityMode.AGENT)
+    app.start_continuity(handoff.Account.load(), mode=ContinuityMode[args.mode.upper()])
     # The activation token the launcher handed on (docs/agent.md §5).
     emit("connected", mode=app.continuity_mode.name, activation_token=os.environ.get("XDG_ACTIVATION_TOKEN"),
          startup_id=os.environ.get("DESKTOP_STARTUP_ID"))
@@ -84,6 +86,7 @@ def main():
         app.become_current(activity)
         emit("advertising", id=activity.activity_id)
     signal.signal(signal.SIGTERM, lambda *_: app.stop())
+    signal.signal(signal.SIGUSR1, lambda *_: emit("mode", mode=app.continuity_mode.name))
     app.run(timeout=args.seconds)
     emit("stopped")
     app.close()

@@ -80,9 +80,13 @@ private func store(_ directory: UnsafePointer<CChar>?) throws(HandoffError) -> A
         guard application.continuityService == nil else {
             throw HandoffError(.invalidState, "continuity is already started for this application")
         }
-        let choice = try ContinuityOptions.choice(from: o)
+        var choice = try ContinuityOptions.choice(from: o)
+        choice.follow = true  // AUTO follows the agent coming and going
+        // Read now: `options` is the caller's only during this call, and
+        // AUTO makes an engine again each time the agent goes.
+        let configuration = Result { () throws(HandoffError) in try ContinuityOptions.configuration(from: o) }
         let (service, _) = try choice.start(manifest: application.manifest) { () throws(HandoffError) in
-            try ContinuityEngine(configuration: try ContinuityOptions.configuration(from: o))
+            try ContinuityEngine(configuration: try configuration.get())
         }
         do throws(HandoffError) {
             try application.start(service)
@@ -101,7 +105,8 @@ private func store(_ directory: UnsafePointer<CChar>?) throws(HandoffError) -> A
         guard let service = application.continuityService else {
             throw HandoffError(.invalidState, "continuity is not started for this application: call handoff_application_start_continuity first")
         }
-        out.pointee = service is AgentClient ? HANDOFF_CONTINUITY_MODE_AGENT : HANDOFF_CONTINUITY_MODE_EMBEDDED
+        let onAgent = (service as? FollowingContinuityService).map { $0.mode == .agent } ?? (service is AgentClient)
+        out.pointee = onAgent ? HANDOFF_CONTINUITY_MODE_AGENT : HANDOFF_CONTINUITY_MODE_EMBEDDED
     }
 }
 

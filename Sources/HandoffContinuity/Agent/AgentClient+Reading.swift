@@ -352,7 +352,7 @@ extension AgentClient {
             let withdrawn = s.reported.values.sorted { $0.firstSeen < $1.firstSeen }
             s.reported = [:]
             if now - c.since >= options.backoff.max { s.backoff = options.backoff.initial }
-            if !s.stopped { scheduleReconnect(in: &s, now: now) }
+            if !s.stopped, options.onLost == nil { scheduleReconnect(in: &s, now: now) }
             return (outgoing, streams, withdrawn, s.endpoint)
         }
         guard let (outgoing, streams, withdrawn, endpoint) = lost else { return }
@@ -360,6 +360,7 @@ extension AgentClient {
         let error = HandoffError(.connectionUnavailable, "the connection to the handoff agent was lost (\(reason))")
         outgoing.forEach { $0.fail(error) }
         withdrawn.forEach { endpoint?.remoteActivityChanged(.withdrawn($0)) }
+        if let onLost = options.onLost, !state.withLock({ $0.stopped }) { onLost(reason) }
     }
 
     private func scheduleReconnect(in s: inout State, now: Double) {

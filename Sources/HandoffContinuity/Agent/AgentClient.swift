@@ -23,7 +23,7 @@ import Glibc
 /// flight fail with 4609, the remote activities it reported are withdrawn,
 /// and the client reconnects with backoff (100 ms doubling to 5 s; reset
 /// once a connection has lasted 5 s), then sends HELLO and the current
-/// ADVERTISE again.
+/// ADVERTISE again (unless `Options.onLost` is set: then that runs instead).
 public final class AgentClient: ContinuityService, @unchecked Sendable {
     // @unchecked: mutable state is in `state`; the rest is immutable.
 
@@ -55,6 +55,11 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
         /// Added to the fetch and connect timeouts for how long a FETCH or
         /// OPEN_STREAM waits for the agent (tests shorten it).
         public var requestMargin: Double = 3
+        /// Set: a lost connection is not made again; this runs once
+        /// instead, on the reader thread, after what waited on it failed
+        /// (4609) and its remote activities were withdrawn (AUTO mode goes
+        /// back to an engine of its own: `FollowingContinuityService`).
+        public var onLost: (@Sendable (String) -> Void)?
 
         /// How long a FETCH or OPEN_STREAM waits for the agent: one second
         /// more than the embedded engine waits for the other device

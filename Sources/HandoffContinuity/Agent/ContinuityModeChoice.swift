@@ -41,6 +41,10 @@ public struct ContinuityModeChoice: Sendable {
     public var handshakeTimeout: Double = 5
     /// Sees every team's activities (the `handoff` command's HELLO).
     public var observer = false
+    /// AUTO mode moves to the agent when one appears and back to an
+    /// engine when it goes (`FollowingContinuityService`); `start`'s
+    /// `embedded` is then called again for each move back.
+    public var follow = false
 
     public init(mode: ContinuityMode, accountID: String) {
         self.mode = mode
@@ -51,11 +55,15 @@ public struct ContinuityModeChoice: Sendable {
     /// (`.agent` or `.embedded`). `embedded` builds the engine; it is only
     /// called when the choice is embedded.
     public func start(manifest: Manifest,
-                      embedded: () throws(HandoffError) -> any ContinuityService) throws(HandoffError) -> (service: any ContinuityService, mode: ContinuityMode) {
+                      embedded: @escaping @Sendable () throws(HandoffError) -> any ContinuityService) throws(HandoffError) -> (service: any ContinuityService, mode: ContinuityMode) {
         switch mode {
         case .embedded:
             return (try embedded(), .embedded)
         case .automatic:
+            if follow, deviceSettings.isEmpty {
+                let service = try FollowingContinuityService(choice: self, manifest: manifest, makeEngine: embedded)
+                return (service, service.mode)
+            }
             guard deviceSettings.isEmpty, let client = try? agentClient(manifest: manifest) else {
                 return (try embedded(), .embedded)
             }
@@ -71,7 +79,7 @@ public struct ContinuityModeChoice: Sendable {
     }
 
     /// A client connected to the agent, past its WELCOME.
-    func agentClient(manifest: Manifest) throws(HandoffError) -> AgentClient {
+    func agentClient(manifest: Manifest, onLost: (@Sendable (String) -> Void)? = nil) throws(HandoffError) -> AgentClient {
         guard let socketPath else {
             throw HandoffError(.connectionUnavailable, "no handoff agent can run: neither XDG_RUNTIME_DIR nor HANDOFF_AGENT_SOCKET is set")
         }
@@ -80,6 +88,7 @@ public struct ContinuityModeChoice: Sendable {
         options.connectTimeout = connectTimeout
         options.handshakeTimeout = handshakeTimeout
         options.observer = observer
+        options.onLost = onLost
         do {
             return try AgentClient(options: options, manifest: manifest)
         } catch {

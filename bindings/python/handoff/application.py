@@ -165,8 +165,10 @@ class Application(OwnedHandle):
         per-user handoff agent when it serves this user and account and none
         of device_id, device_name, role SEND_ONLY, beacon_port, multicast
         False, peers or channel_address is given, else EMBEDDED; AGENT: the
-        agent or an error; EMBEDDED: an engine in this process). See
-        :attr:`continuity_mode` for the one chosen.
+        agent or an error; EMBEDDED: an engine in this process). AUTO
+        without a device-level option follows the agent: it moves to the
+        agent when one starts and back to an engine when it stops, by
+        itself. See :attr:`continuity_mode` for where it runs now.
 
         HandoffError INVALID_ARGUMENT (malformed peer, address or id; a
         device-level option with mode AGENT), IO (a socket could not be
@@ -185,7 +187,8 @@ class Application(OwnedHandle):
 
     @property
     def continuity_mode(self) -> ContinuityMode:
-        """Where continuity runs: AGENT or EMBEDDED (what AUTO chose).
+        """Where continuity runs now: AGENT or EMBEDDED (in AUTO mode it
+        changes as the app follows the agent).
         HandoffError INVALID_STATE before :meth:`start_continuity`."""
         out = ctypes.c_int()
         lib.handoff_application_get_continuity_mode(self._live(), ctypes.byref(out))

@@ -27,6 +27,8 @@ pub enum ContinuityMode {
     /// The per-user handoff agent when it serves this user and account and
     /// no device-level option (device id or name, send-only role, beacon
     /// port, multicast off, peers, channel address) is set; else embedded.
+    /// Without such an option it follows the agent: to it when it starts,
+    /// back to an engine of its own when it stops.
     #[default]
     Auto,
     /// Through the agent, or [`ApplicationRef::start_continuity`] fails.
@@ -238,8 +240,9 @@ impl ApplicationRef {
         check(unsafe { sys::handoff_application_start_continuity(self.as_ptr(), &raw) })
     }
 
-    /// Where continuity runs: [`ContinuityMode::Agent`] or
-    /// [`ContinuityMode::Embedded`] (what `Auto` chose).
+    /// Where continuity runs now: [`ContinuityMode::Agent`] or
+    /// [`ContinuityMode::Embedded`] (with `Auto` it changes as the app
+    /// follows the agent starting and stopping).
     /// [`crate::ErrorCode::InvalidState`] before continuity is started.
     pub fn continuity_mode(&self) -> Result<ContinuityMode> {
         let mut out: sys::handoff_continuity_mode = sys::HANDOFF_CONTINUITY_MODE_AUTO;

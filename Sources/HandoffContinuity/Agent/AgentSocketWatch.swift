@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Notices the agent's socket appearing, without waking up while nothing
+/// changes (docs/agent.md §8): inotify on the socket's directory for
+/// entries created or moved in, or on its parent while the directory is
+/// missing (then on the directory once it is made). `fd` is for poll; the
+/// owner reads it with `drain` and asks `socketExists`.
+///
+/// Threads: one owner thread (its poll loop) at a time.
+public final class AgentSocketWatch {
+    /// Readable when something changed worth a look.
+    public let fd: Int32
+    public let socketPath: String
+    let directory: String
+    let parent: String
+    private var watch: Int32 = -1
+    /// Whether `watch` is on `directory` (else on `parent`, or nothing).
+    private(set) var watchesDirectory = false
+
+    private static let directoryMask = UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
+    private static let parentMask = UInt32(IN_CREATE | IN_MOVED_TO)
+
+    /// - Throws: `.io` when inotify cannot be had (no watch: the caller
+    ///   stays where it is).
+    public init(socketPath: String) throws(HandoffError) {
+        self.socketPath = socketPath
+        directory = Self.parent(of: socketPath)
+        parent = Self.parent(of: directory)
+        fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard fd >= 0 else { throw HandoffError(.io, "cannot watch \(directory): \(String(cString: strerror(errno)))") }
+        rewatch()
+    }
+
+    deinit { close(fd) }
+
+    /// Watches the directory when it exists, else its parent; a parent
+    /// missing too leaves no watch (nothing to notice then).
+    private func rewatch() {
+        if watch >= 0 { _ = inotify_rm_watch(fd, watch) }
+        watch = inotify_add_watch(fd, directory, Self.directoryMask | UInt32(IN_ONLYDIR))
+        watchesDirectory = watch >= 0
+        if watch < 0 { watch = inotify_add_watch(fd, parent, Self.parentMask | UInt32(IN_ONLYDIR)) }
+        // The directory may have been made between the two calls.
+        if !watchesDirectory, Self.isDirectory(directory) { rewatch() }
+    }
+
+    /// Reads what is queued and follows the directory coming or going.
+    /// True when something changed (then look at `socketExists`).
+    @discardableResult
+    public func drain() -> Bool {
+        var changed = false, moved = false
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<64 {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { break }
+            changed = true
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= n {
+                let (mask, length) = buffer.withUnsafeBytes { raw in
+                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                    return (event.mask, Int(event.len))
+                }
+                if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 { moved = true }
+                // Something made in the parent: perhaps the directory.
+                if !watchesDirectory, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { moved = true }
+                offset += MemoryLayout<inotify_event>.size + length
+            }
+        }
+        if moved { rewatch() }
+        return changed
+    }
+
+    /// Whether a socket is at `socketPath` now.
+    public var socketExists: Bool {
+        var info = stat()
+        return lstat(socketPath, &info) == 0 && (info.st_mode & S_IFMT) == S_IFSOCK
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let head = String(path[..<slash])
+        return head.isEmpty ? "/" : head
+    }
+}

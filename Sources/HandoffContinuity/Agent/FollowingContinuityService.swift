@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import CLinux
+import HandoffModel
+import HandoffRuntime
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// AUTO mode that follows the agent (docs/agent.md §3 "Choosing the
+/// mode"): the app runs an engine of its own while no agent serves it, and
+/// moves to the agent when one appears; when the agent goes, it moves back
+/// to an engine. The app does nothing: the old path is stopped (what
+/// waited on it fails cleanly; the remote activities it reported are
+/// withdrawn), the current advertisement and offer are handed to the new
+/// one, and only one engine or client runs at a time.
+///
+/// One thread (the follower) waits in poll, without a timeout, on the
+/// socket watch (`AgentSocketWatch`) and a wake pipe: no wake-ups while
+/// nothing changes (docs/agent.md §8). The agent's client does not
+/// reconnect: it tells the follower it lost the agent
+/// (`AgentClient.Options.onLost`), which moves back to an engine.
+///
+/// Threads: every method may be called from any thread.
+public final class FollowingContinuityService: ContinuityService, @unchecked Sendable {
+    // @unchecked: mutable state is in `state`; the rest is immutable.
+
+    /// Tries to connect when the socket appears: it is made before the
+    /// agent listens, so a refusal is tried again a few times (after an
+    /// event only: nothing repeats while idle).
+    static let connectAttempts = 6
+    static let firstRetryDelay = 0.05
+
+    private let choice: ContinuityModeChoice
+    private let manifest: Manifest
+    private let makeEngine: @Sendable () throws(HandoffError) -> any ContinuityService
+    private let watch: AgentSocketWatch?
+    private let wake: (read: Int32, write: Int32)
+    /// Held while a path is called with what it must keep in order
+    /// (advertise, offer) and while paths are switched.
+    private let order = Locked(())
+
+    private struct State: @unchecked Sendable {
+        weak var endpoint: (any ContinuityEndpoint)?
+        var current: any ContinuityService
+        var relay: FollowingRelay?
+        var mode: ContinuityMode
+        var advertisement: Advertisement?
+        var offer: (ActivityID, [UInt8]?)?
+        var agentLost = false
+        var stopped = false
+        var thread: pthread_t?
+        /// Moves between the paths so far, and tries to connect to the
+        /// agent (tests, diagnostics).
+        var moves = 0
+        var connectTries = 0
+    }
+    private let state: Locked<State>
+
+    /// Starts on the agent when it serves this app now, else on an engine
+    /// (`makeEngine`, also called for each later move back).
+    /// - Throws: `makeEngine`'s error when there is no agent; `.io` when
+    ///   no pipe can be had.
+    init(choice: ContinuityModeChoice, manifest: Manifest,
+         makeEngine: @escaping @Sendable () throws(HandoffError) -> any ContinuityService) throws(HandoffError) {
+        self.choice = choice
+        self.manifest = manifest
+        self.makeEngine = makeEngine
+        var fds: [Int32] = [-1, -1]
+        guard clinux_pipe2(&fds, O_CLOEXEC | O_NONBLOCK) == 0 else {
+            throw HandoffError(.io, "cannot create a pipe: \(String(cString: strerror(errno)))")
+        }
+        wake = (fds[0], fds[1])
+        watch = choice.socketPath.flatMap { try? AgentSocketWatch(socketPath: $0) }
+        let lost = LostBox()
+        let first: any ContinuityService, mode: ContinuityMode
+        if let client = try? choice.agentClient(manifest: manifest, onLost: lost.call) {
+            (first, mode) = (client, .agent)
+        } else {
+            do {
+                (first, mode) = (try makeEngine(), .embedded)
+            } catch {
+                close(fds[0])
+                close(fds[1])
+                throw error
+            }
+        }
+        state = Locked(State(current: first, mode: mode))
+        lost.owner = self
+    }
+
+    deinit {
+        close(wake.read)
+        close(wake.write)
+    }
+
+    /// Where continuity runs now: `.agent` or `.embedded`.
+    public var mode: ContinuityMode { state.withLock { $0.mode } }
+
+    /// Moves between the agent and an engine so far.
+    public var moves: Int { state.withLock { $0.moves } }
+
+    /// Tries to connect to an agent that appeared, so far.
+    var connectTries: Int { state.withLock { $0.connectTries } }
+
+    /// The client's `onLost`, made before the service exists.
+    private final class LostBox: @unchecked Sendable {
+        weak var owner: FollowingContinuityService?
+        // The closure keeps the box (the client keeps the closure); the box
+        // does not keep the service.
+        var call: @Sendable (String) -> Void { { _ in self.owner?.agentLost() } }
+    }
+
+    private func agentLost() {
+        state.withLock { $0.agentLost = true }
+        poke()
+    }
+
+    // MARK: ContinuityService
+
+    public func attach(_ endpoint: any ContinuityEndpoint) {
+        let relay = FollowingRelay(endpoint)
+        let current: (any ContinuityService)? = state.withLock { s in
+            guard !s.stopped, s.relay == nil else { s.endpoint = endpoint; return nil }
+            s.endpoint = endpoint
+            s.relay = relay
+            s.thread = startJoinableThread(named: "hoff-follow") { [self] in self.follow() }
+            return s.current
+        }
+        current?.attach(relay)
+    }
+
+    public func advertise(_ advertisement: Advertisement?) {
+        order.withLock { _ in
+            let current = state.withLock { s in
+                s.advertisement = advertisement
+                s.offer = nil  // a new advertisement withdraws the offer
+                return s.current
+            }
+            current.advertise(advertisement)
+        }
+    }
+
+    public var takesOffers: Bool { true }
+
+    public func offer(_ activityID: ActivityID, payload: [UInt8]?) {
+        order.withLock { _ in
+            let current = state.withLock { s in
+                s.offer = payload == nil ? nil : (activityID, payload)
+                return s.current
+            }
+            current.offer(activityID, payload: payload)
+        }
+    }
+
+    public func fetch(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
+        state.withLock { $0.current }.fetch(remote, completion: completion)
+    }
+
+    public func openStream(_ remote: RemoteActivity,
+                           completion: @escaping @Sendable (Result<ContinuationStream, HandoffError>) -> Void) {
+        state.withLock { $0.current }.openStream(remote, completion: completion)
+    }
+
+    public func confirmContinued(_ remote: RemoteActivity) {
+        state.withLock { $0.current }.confirmContinued(remote)
+    }
+
+    /// Stops the follower, then the current path. Idempotent.
+    public func detach() {
+        let taken: ((any ContinuityService), pthread_t?)? = state.withLock { s in
+            guard !s.stopped else { return nil }
+            s.stopped = true
+            s.endpoint = nil
+            return (s.current, s.thread)
+        }
+        guard let (current, thread) = taken else { return }
+        poke()
+        if let thread {
+            if pthread_equal(thread, pthread_self()) != 0 { pthread_detach(thread) } else { pthread_join(thread, nil) }
+        }
+        // The follower may have moved meanwhile: stop what is current now.
+        let last = state.withLock { $0.current }
+        current.detach()
+        if last !== current { last.detach() }
+    }
+
+    // MARK: Following
+
+    /// The follower thread: waits for the socket to appear or the agent to
+    /// be lost, without a timeout.
+    private func follow() {
+        // A look at the socket at start, then after each change of its directory.
+        var look = true
+        while true {
+            var fds = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: watch?.fd ?? -1, events: Int16(POLLIN), revents: 0)]
+            let (stopped, mode, lost) = state.withLock { ($0.stopped, $0.mode, $0.agentLost) }
+            if stopped { return }
+            if mode == .agent, lost {
+                moveToEngine()
+                look = true  // the agent may be back already
+                continue
+            }
+            if look, mode == .embedded, watch?.socketExists == true, moveToAgent() { continue }
+            look = false
+            _ = poll(&fds, 2, -1)
+            if fds[0].revents != 0 { Self.drain(wake.read) }
+            if fds[1].revents != 0, watch?.drain() == true { look = true }
+        }
+    }
+
+    /// Connects to the agent (a few tries while it refuses) and moves
+    /// there. False when it does not serve this app: stay embedded.
+    private func moveToAgent() -> Bool {
+        var delay = Self.firstRetryDelay
+        for attempt in 0..<Self.connectAttempts {
+            if state.withLock({ s in s.connectTries += 1; return s.stopped }) { return false }
+            let lost = LostBox()
+            do {
+                let client = try choice.agentClient(manifest: manifest, onLost: lost.call)
+                lost.owner = self
+                move(to: client, mode: .agent)
+                return true
+            } catch {
+                // Another account's agent, or not this user's: no retry.
+                guard error.code == .connectionUnavailable, attempt + 1 < Self.connectAttempts else { return false }
+            }
+            var fds = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 1, Int32(delay * 1000))  // a stop cuts it short
+            delay *= 2
+        }
+        return false
+    }
+
+    /// The agent went: an engine of the app's own again. When none can be
+    /// started, the lost client stays (its requests fail with 4609) and
+    /// the socket is watched for the agent's return.
+    private func moveToEngine() {
+        state.withLock { $0.agentLost = false }
+        guard let engine = try? makeEngine() else {
+            state.withLock { $0.mode = .embedded }  // watch for the agent again
+            return
+        }
+        move(to: engine, mode: .embedded)
+    }
+
+    /// Stops the old path, then attaches `next`, hands it the
+    /// advertisement and offer and makes it current. Old first: the other
+    /// devices hear its withdrawal before the new advertisement (both may
+    /// speak for this device's identity), and two engines never run at
+    /// once. The app's advertise and offer wait meanwhile (`order`).
+    private func move(to next: any ContinuityService, mode: ContinuityMode) {
+        let moved: Bool = order.withLock { _ in
+            let taken: (FollowingRelay, any ContinuityService, FollowingRelay?)? = state.withLock { s in
+                guard !s.stopped, let endpoint = s.endpoint else { return nil }
+                return (FollowingRelay(endpoint), s.current, s.relay)
+            }
+            guard let (relay, previous, previousRelay) = taken else { return false }
+            // What the old path reported goes before the new one reports anything.
+            previousRelay?.retire()
+            previous.detach()
+            let (ad, offer) = state.withLock { s in (s.advertisement, s.offer) }
+            next.attach(relay)
+            next.advertise(ad)
+            if let (id, payload) = offer { next.offer(id, payload: payload) }
+            state.withLock { s in
+                s.current = next
+                s.relay = relay
+                s.mode = mode
+                s.moves += 1
+            }
+            return true
+        }
+        if !moved { next.detach() }
+    }
+
+    private func poke() {
+        var one: UInt8 = 1
+        _ = write(wake.write, &one, 1)
+    }
+
+    private static func drain(_ fd: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while read(fd, &buffer, buffer.count) > 0 {}
+    }
+}
