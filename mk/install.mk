@@ -63,7 +63,7 @@ INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR_INSTALL)'
     DATADIR='$(DATADIR_INSTALL)' MANDIR='$(MANDIR_INSTALL)' BASHCOMPDIR='$(BASHCOMPDIR)' ZSHCOMPDIR='$(ZSHCOMPDIR)' \
     FISHCOMPDIR='$(FISHCOMPDIR)' AUTOSTARTDIR='$(AUTOSTARTDIR)' LOCALEDIR='$(LOCALEDIR_INSTALL)' LINGUAS='$(LINGUAS)' VERSION='$(VERSION)' SOMAJOR='$(SOMAJOR)'
 
-install: lib $(TOOL) $(MO_FILES)
+install: lib $(TOOL)
 	@$(INSTALL_ENV) BUILT_LIB='$(LIBDIR)/libhandoff.so.$(VERSION)' BUILT_TOOL='$(TOOL)' HEADER=include/handoff.h GLIB_HEADER=include/handoff-glib.h \
 	    PC_IN=mk/handoff.pc.in UNIT_SOCKET=dist/systemd/handoff-agent.socket \
 	    UNIT_SERVICE=dist/systemd/handoff-agent.service MAN_PAGES=man AUTOSTART=dist/xdg/handoff-agent.desktop COMPLETIONS=completions ICONS=data/icons LOCALES='$(LOCALEDIR)' sh mk/install.sh install

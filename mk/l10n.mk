@@ -26,6 +26,9 @@ XGETTEXT_FLAGS := --language=C --from-code=UTF-8 --keyword= --keyword=tr:1 --key
 
 locale: $(MO_FILES)
 
+# make install (mk/install.mk, read before this file) installs them.
+install: $(MO_FILES)
+
 # msgfmt comes with gettext, which `make deps` installs (under -j too).
 ifneq ($(filter test,$(MAKECMDGOALS)),)
 $(MO_FILES): | deps

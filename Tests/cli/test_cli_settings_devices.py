@@ -28,8 +28,11 @@ def set_(device, *args, env=None):
     return result.json()
 
 
-def notifies(desktop, summary):
-    return [r for r in desktop.notifications() if r.get("call") == "Notify" and r.get("summary") == summary]
+def notifies(desktop, title):
+    """The Notify calls for the activity titled `title` (the summary names
+    it: "Continue “<title>” in <App>")."""
+    return [r for r in desktop.notifications()
+            if r.get("call") == "Notify" and f"“{title}”" in (r.get("summary") or "")]
 
 
 def start_agent(device, desktop, socket_path, own_port, *peer_ports):
