@@ -80,8 +80,9 @@ enum PublishCommand: Command {
         choice.deviceSettings = NearbySource.deviceOptions.filter { arguments.has($0) || arguments.value($0) != nil }
         if let fetch = settings.fetchTimeout { choice.fetchTimeout = fetch }
         if let connect = settings.connectTimeout { choice.connectTimeout = connect }
+        let engineConfiguration = config
         let (service, chosen) = try choice.start(manifest: manifest) { () throws(HandoffError) -> any ContinuityService in
-            try ContinuityEngine(configuration: config)
+            try ContinuityEngine(configuration: engineConfiguration)
         }
         let engine = service as? ContinuityEngine
         let app = try Application(manifest: manifest, delegate: QuietDelegate(), continuity: service)
