@@ -41,7 +41,8 @@ def main():
     log = open(args.log, "a", buffering=1)
 
     def emit(event, **fields):
-        log.write(json.dumps(dict(event=event, pid=os.getpid(), **fields)) + "\n")
+        # t: wall-clock seconds, so a demo can tell click-to-restore time.
+        log.write(json.dumps(dict(event=event, pid=os.getpid(), t=time.time(), **fields)) + "\n")
 
     class Delegate(handoff.ApplicationDelegate):
         def will_continue_user_activity(self, app, activity_type):

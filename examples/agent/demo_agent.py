@@ -233,10 +233,12 @@ def main():
             if offer_id is None:
                 raise SystemExit("demo-agent: FAILED: the tray's menu does not list the offer")
             step("The person chooses it in device B's tray menu")
+            chosen_at = time.time()
             busctl(bus, "call", item, "/MenuBar", "com.canonical.dbusmenu", "Event", "isvu", str(offer_id), "clicked",
                    "s", "", "0")
         else:
             step("The person chooses it on device B (what the notification's Continue does)")
+            chosen_at = time.time()
             kind, reply = observer.request(CHOOSE, {"activityID": remote["activityID"]})
             if kind != OK:
                 raise SystemExit(f"demo-agent: FAILED: CHOOSE answered {kind} {reply}")
@@ -247,6 +249,7 @@ def main():
         print(f"    willContinue {event(launched_log, 'will_continue')['type']}")
         restored = event(launched_log, "continue")
         print(f"    continue: title \"{restored['title']}\", userInfo {restored['user_info']}")
+        print(f"    click to restored: {(restored['t'] - chosen_at) * 1000:.0f} ms (the app started from its .desktop file)")
         if restored["user_info"] != {"note": "Buy milk", "line": "7"}:
             raise SystemExit("demo-agent: FAILED: the userInfo did not arrive intact")
 
