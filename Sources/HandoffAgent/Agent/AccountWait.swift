@@ -174,24 +174,9 @@ private final class DirectoryWatch {
 
     /// Reads what is queued; true when something changed (worth a look).
     func drain() -> Bool {
-        var changed = false, gone = false
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        for _ in 0..<64 {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { break }
-            changed = true
-            var offset = 0
-            while offset + MemoryLayout<inotify_event>.size <= n {
-                let (mask, length) = buffer.withUnsafeBytes { raw in
-                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
-                    return (event.mask, Int(event.len))
-                }
-                if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 { gone = true }
-                offset += MemoryLayout<inotify_event>.size + length
-            }
-        }
-        if gone { try? rewatch() }
-        return changed
+        let events = InotifyEvents.drain(fd)
+        if events.contains(where: { $0.has(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) }) { try? rewatch() }
+        return !events.isEmpty
     }
 
     func close() {

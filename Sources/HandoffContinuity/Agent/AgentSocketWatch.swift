@@ -52,26 +52,14 @@ public final class AgentSocketWatch {
     /// True when something changed (then look at `socketExists`).
     @discardableResult
     public func drain() -> Bool {
-        var changed = false, moved = false
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        for _ in 0..<64 {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { break }
-            changed = true
-            var offset = 0
-            while offset + MemoryLayout<inotify_event>.size <= n {
-                let (mask, length) = buffer.withUnsafeBytes { raw in
-                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
-                    return (event.mask, Int(event.len))
-                }
-                if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 { moved = true }
+        let events = InotifyEvents.drain(fd)
+        let moved = events.contains {
+            $0.has(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)
                 // Something made in the parent: perhaps the directory.
-                if !watchesDirectory, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { moved = true }
-                offset += MemoryLayout<inotify_event>.size + length
-            }
+                || (!watchesDirectory && $0.has(IN_CREATE | IN_MOVED_TO))
         }
         if moved { rewatch() }
-        return changed
+        return !events.isEmpty
     }
 
     /// Whether a socket is at `socketPath` now.

@@ -43,23 +43,6 @@ public final class SettingsWatch: Sendable {
     /// (temporary files of a write in progress do not count).
     public func changed() -> Bool {
         guard descriptor >= 0 else { return false }
-        var changed = false
-        // Big enough for many events with names (each at most 16 + NAME_MAX + 1 bytes).
-        var buffer = [UInt8](repeating: 0, count: 8192)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return changed }
-            var offset = 0
-            let header = MemoryLayout<inotify_event>.size
-            while offset + header <= n {
-                let length = buffer.withUnsafeBytes { raw in
-                    Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-                }
-                let nameBytes = buffer[(offset + header)..<min(n, offset + header + length)].prefix { $0 != 0 }
-                if String(decoding: nameBytes, as: UTF8.self) == name { changed = true }
-                offset += header + length
-            }
-        }
+        return InotifyEvents.drain(descriptor).contains { $0.name == name }
     }
 }
