@@ -108,7 +108,7 @@ enum PairCommand: Command {
         events.joinerName = { name in
             // Unauthenticated until the codes match: said as a claim.
             output.emit(["event": "joiner-name", "name": .string(name)],
-                        human: "A new device calling itself \u{201C}\(name)\u{201D} asks to join.")
+                        human: tr("A new device calling itself “{name}” asks to join.", ["name": name]))
         }
 
         if let account = existing, !arguments.has("--join") {

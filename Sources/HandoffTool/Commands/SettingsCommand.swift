@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffAgent
 import HandoffContinuity
 import HandoffModel
 
@@ -125,18 +126,21 @@ enum SettingsCommand: Command {
             "muted_apps": .array(settings.mutedApps.sorted().map(JSON.string)),
         ]
         if let problem { json["problem"] = .string(problem.message) }
-        var lines = ["Handoff: " + (settings.paused ? "paused (nothing offered, nothing shown)" : "on")]
+        // "on"/"off" stay as typed: they are the words of the command.
+        var lines = [settings.paused ? tr("Handoff: paused (nothing offered, nothing shown)") : tr("Handoff: on")]
         if devices.isEmpty {
-            lines.append("Devices: every device offered to and accepted from")
+            lines.append(tr("Devices: every device offered to and accepted from"))
         } else {
-            lines.append("Devices:")
+            lines.append(tr("Devices:"))
             for (id, rule) in devices {
                 let who = rule.name.map { "\($0) (\(id))" } ?? id
-                lines.append("  \(who): offer \(rule.offer ? "on" : "off"), accept \(rule.accept ? "on" : "off")")
+                lines.append("  " + tr("{device}: offer {offer}, accept {accept}",
+                                       ["device": who, "offer": rule.offer ? "on" : "off", "accept": rule.accept ? "on" : "off"]))
             }
         }
-        lines.append(settings.mutedApps.isEmpty ? "Muted apps: none" : "Muted apps: " + settings.mutedApps.sorted().joined(separator: ", "))
-        lines.append("File: \(store.path)")
+        lines.append(settings.mutedApps.isEmpty ? tr("Muted apps: none")
+                     : tr("Muted apps: {apps}", ["apps": settings.mutedApps.sorted().joined(separator: ", ")]))
+        lines.append(tr("File: {path}", ["path": store.path]))
         output.emit(.object(json), human: lines.joined(separator: "\n"))
     }
 }
