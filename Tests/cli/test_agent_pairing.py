@@ -135,7 +135,11 @@ def test_a_flood_and_three_joiners_make_one_notification(tmp_path, procs):
         j, first = joiner(tmp_path, procs, "Joiner0", port, 90)
         code = first.event("code", timeout=WAIT * 2)
         shown = desktop.notified(PROMPT)
-        assert shown["body"] == asking("Joiner0", code), (shown, code)
+        # The flood spends the sponsor's overall beacon budget, so the
+        # joiner's named beacon may be the one dropped and its plain one
+        # the one heard (PROTOCOL.md §9): then the code stands alone,
+        # never another device's name.
+        assert shown["body"] in (asking("Joiner0", code), f"Compare: {code['text']}"), (shown, code)
         # Two more from the same address while the question is open: not
         # heard until 30 s after it, and their windows (15 s) end before.
         others = [joiner(tmp_path, procs, f"Joiner{i}", port, 15) for i in (1, 2)]
