@@ -12,13 +12,15 @@ import Glibc
 /// connection after it; it watches the account directory with inotify (no
 /// polling: the directory is created 0700 if missing) and returns as soon
 /// as `isReady` says the account is there (`handoff pair` or `handoff
-/// account create` in another process), so the caller starts the engine on
-/// the same socket without a restart. A notification explains once.
+/// account create` in another process, or the pairing its tray starts),
+/// so the caller starts the engine on the same socket without a restart.
+/// The person meets a `WaitingSurface`: a notification that explains once,
+/// the tray's "not set up" and its "Pair this device…".
 ///
 /// One thread (the caller's), one epoll set: the listener, the inotify
-/// descriptor, `cancelFD` (readable: stop waiting), the session bus, the
-/// connections. Bounded: at most `limits.maxClients` connections, each
-/// closed after one answer or `limits.helloTimeout`.
+/// descriptor, `cancelFD` (readable: stop waiting), the session-bus
+/// connections, the app connections. Bounded: at most `limits.maxClients`
+/// connections, each closed after one answer or `limits.helloTimeout`.
 public enum AccountWait {
     public enum Outcome: Equatable, Sendable {
         /// The account is there: start the engine.
@@ -36,16 +38,48 @@ public enum AccountWait {
     private static let listenerToken: EventLoop.Token = 1
     private static let inotifyToken: EventLoop.Token = 2
     private static let cancelToken: EventLoop.Token = 3
-    private static let busToken: EventLoop.Token = 4
+
+    /// What the person is shown while it waits.
+    public struct Surface {
+        /// The "not set up" notification, and the pairing's comparison.
+        public var notify: Bool
+        /// The tray in its "not set up" state.
+        public var tray: Bool
+        /// The session bus (nil: the one the environment names).
+        public var busAddress: String?
+        /// How the tray's "Pair this device…" joins another device's
+        /// account; nil: it only says to run `handoff pair`.
+        public var join: Join?
+
+        public init(notify: Bool, tray: Bool, busAddress: String? = nil, join: Join? = nil) {
+            self.notify = notify
+            self.tray = tray
+            self.busAddress = busAddress
+            self.join = join
+        }
+    }
+
+    /// What a pairing from the tray needs (`PairingJoiner.run`'s).
+    public struct Join {
+        public var config: PairingConfiguration
+        public var deviceName: String
+        public var store: AccountStore
+
+        public init(config: PairingConfiguration, deviceName: String, store: AccountStore) {
+            self.config = config
+            self.deviceName = deviceName
+            self.store = store
+        }
+    }
 
     /// Waits. `listener` stays open (the caller's); `isReady` runs at the
-    /// start and after each change in `directory`. `busAddress`: where the
-    /// notification goes (nil: the environment's session bus); `notify`
-    /// false shows none.
-    public static func run(listener: Int32, directory: String, cancelFD: Int32, notify: Bool, busAddress: String? = nil,
+    /// start, after each change in `directory` and when a pairing from the
+    /// tray ends (the engine starts only once that pairing is over).
+    public static func run(listener: Int32, directory: String, cancelFD: Int32, surface: Surface,
                            limits: AgentLimits = AgentLimits(), isReady: () -> Bool,
                            log: @escaping AgentLogSink) throws(HandoffError) -> Outcome {
         let loop = try EventLoop()
+        let sources = LoopSources(loop: loop) { message in log(AgentLogEvent("error", message)) }
         let watch = try DirectoryWatch(directory)
         defer { watch.close() }
         let flags = fcntl(listener, F_GETFL)
@@ -63,20 +97,23 @@ public enum AccountWait {
         if isReady() { return .ready }
         log(AgentLogEvent("waiting", "no account yet: waiting for this device to be paired (`handoff pair`); "
                             + "apps are told it is not paired yet", ["directory": .string(directory)]))
-        let notice = notify ? NotPairedNotice(busAddress: busAddress, log: log) : nil
-        defer { notice?.close() }
-        var busWatched: (fd: Int32, events: UInt32)?
+        let person = WaitingSurface(surface, loop: loop, sources: sources, log: log)
+        defer {
+            // A pairing under way ends first (its last job is then queued,
+            // and dropped with the rest); then the notifications and the
+            // tray say their last words.
+            person.stop()
+            _ = loop.stopTakingJobs()
+            sources.loopWillStop()
+            sources.removeAll()
+        }
+        // The account a pairing from the tray stored counts once that
+        // pairing has ended (its last notification said).
+        var accountSeen = false
+        person.onJoinEnded = { accountSeen = true }
 
         while true {
-            if let notice {
-                let wanted = notice.fd >= 0 ? (notice.fd, UInt32(UInt16(bitPattern: notice.pollEvents))) : nil
-                if wanted?.0 != busWatched?.fd || wanted?.1 != busWatched?.events {
-                    if let old = busWatched { loop.remove(old.fd) }
-                    busWatched = nil
-                    if let wanted, (try? loop.add(wanted.0, token: busToken, events: wanted.1)) != nil { busWatched = wanted }
-                }
-            }
-            var timeout: Int32 = notice?.timeoutMilliseconds ?? -1
+            var timeout: Int32 = sources.timeoutMilliseconds
             let now = monotonicSeconds()
             if let first = connections.values.map(\.deadline).min() {
                 let ms = Int32(min(Double(Int32.max), max(0, (first - now) * 1000).rounded(.up)))
@@ -87,10 +124,7 @@ public enum AccountWait {
                 case cancelToken:
                     return .cancelled
                 case inotifyToken:
-                    if watch.drain(), isReady() {
-                        log(AgentLogEvent("account", "the account is there: starting"))
-                        return .ready
-                    }
+                    if watch.drain() { accountSeen = true }
                 case listenerToken:
                     for _ in 0..<limits.maxClients {
                         guard let fd = LocalSocket.accept(listener) else { break }
@@ -110,14 +144,23 @@ public enum AccountWait {
                         connection.onClose = { _ in connections[token] = nil }
                         connections[token] = (connection, monotonicSeconds() + limits.helloTimeout)
                     }
-                case busToken:
-                    notice?.process()
+                case EventLoop.wakeToken:
+                    break
                 case let token:
+                    if sources.process(token) { continue }
                     guard let connection = connections[token]?.connection else { continue }
                     answer(connection)
                 }
             }
-            if let notice, notice.timeoutMilliseconds == 0 { notice.process() }
+            for job in loop.takeJobs() { job() }
+            sources.processDue()
+            if accountSeen, !person.isJoining {
+                accountSeen = false
+                if isReady() {
+                    log(AgentLogEvent("account", "the account is there: starting"))
+                    return .ready
+                }
+            }
             let late = monotonicSeconds()
             for entry in connections.values where entry.deadline <= late { entry.connection.close(.helloTimeout) }
         }
@@ -181,62 +224,5 @@ private final class DirectoryWatch {
 
     func close() {
         Glibc.close(fd)
-    }
-}
-
-/// The one notification of the wait ("Handoff is not set up"), on the
-/// session bus; without a bus or a server it logs that once and the wait
-/// goes on without it.
-private final class NotPairedNotice {
-    private var bus: SessionBus?
-    private var notifier: Notifier<Int>?
-
-    init(busAddress: String?, log: @escaping AgentLogSink) {
-        do {
-            let bus = try SessionBus(address: busAddress)
-            self.bus = bus
-            let notifier = try Notifier<Int>(bus: bus) { event in
-                if case .unavailable(let error) = event {
-                    log(AgentLogEvent("notifications", "no notification server: \(error.message) (the agent works without it)",
-                                      ["available": .bool(false)]))
-                }
-            }
-            notifier.show(AgentNotifications.notSetUpContent(), for: 0)
-            self.notifier = notifier
-        } catch {
-            log(AgentLogEvent("notifications", "no notifications: \(error.message) (the agent works without them)",
-                              ["available": .bool(false)]))
-            bus = nil
-        }
-    }
-
-    var fd: Int32 { bus?.fd ?? -1 }
-    var pollEvents: Int16 { bus?.events ?? 0 }
-    var timeoutMilliseconds: Int32 { bus?.timeoutMilliseconds ?? -1 }
-
-    func process() {
-        guard let bus, !bus.process() else { return }
-        close()
-    }
-
-    /// The wait is over: the notice goes (the engine's notifications take
-    /// over). The bus stays until CloseNotification is answered (at most
-    /// a second): a server may ignore a call whose sender has already left.
-    func close() {
-        notifier?.close(0)
-        notifier = nil
-        if let bus {
-            let end = monotonicSeconds() + 1
-            while bus.pendingCallCount > 0, bus.fd >= 0 {
-                let left = Int32(max(0, (end - monotonicSeconds()) * 1000))
-                guard left > 0 else { break }
-                var entry = pollfd(fd: bus.fd, events: bus.events, revents: 0)
-                let busTimeout = bus.timeoutMilliseconds
-                _ = poll(&entry, 1, busTimeout >= 0 ? min(left, busTimeout) : left)
-                guard bus.process() else { break }
-            }
-            bus.close()
-        }
-        bus = nil
     }
 }

@@ -91,7 +91,7 @@ final class AgentPairing: @unchecked Sendable {
     // MARK: The run's thread
 
     private func run(_ inbox: PairingBeaconInbox) {
-        let answer = PromptAnswer()
+        let answer = PairingAnswer()
         var events = PairingEvents { [self] code in
             let host = state.update { $0.peer } ?? "?"
             let allowed = state.update { $0.gate.prompt(host, now: monotonicSeconds()) }
@@ -131,35 +131,4 @@ final class AgentPairing: @unchecked Sendable {
             s.running = false
         }
     }
-}
-
-/// The person's answer, from the loop thread to the run's thread: a pipe
-/// the run polls and a value given once.
-private final class PromptAnswer: @unchecked Sendable {
-    let fd: Int32
-    private let writeFD: Int32
-    private let value = Locked<Bool?>(nil)
-
-    init?() {
-        var pipe: [Int32] = [-1, -1]
-        guard clinux_pipe2(&pipe, O_CLOEXEC | O_NONBLOCK) == 0 else { return nil }
-        (fd, writeFD) = (pipe[0], pipe[1])
-    }
-
-    deinit {
-        close(fd)
-        close(writeFD)
-    }
-
-    func give(_ yes: Bool) {
-        let first = value.withLock { v in
-            defer { if v == nil { v = yes } }
-            return v == nil
-        }
-        guard first else { return }
-        var byte: UInt8 = 1
-        _ = write(writeFD, &byte, 1)
-    }
-
-    func take() -> Bool? { value.withLock { $0 } }
 }

@@ -116,10 +116,10 @@ final class AgentNotifications: AgentLoopSource {
     }
 
     /// The agent waits for an account (docs/agent.md §10): shown once
-    /// while it waits, by `AccountWait`.
+    /// while it waits, by `WaitingNotifications`.
     static func notSetUpContent() -> NotificationContent {
         NotificationContent(summary: tr("Handoff is not set up"),
-                            body: tr("Pair this device with one of yours: run `handoff pair` on both."),
+                            body: tr("Pair this device with one of yours: choose “Pair this device…” in Handoff's icon, or run `handoff pair` on both."),
                             actions: [], urgency: 1)
     }
 

@@ -49,7 +49,7 @@ public final class AgentServer: @unchecked Sendable {
 
     // Loop thread.
     private var sessions: [EventLoop.Token: AgentSession] = [:]
-    private var sources: [EventLoop.Token: (source: any AgentLoopSource, fd: Int32, events: UInt32)] = [:]
+    private lazy var sources = LoopSources(loop: loop) { [unowned self] message in self.log("error", message) }
     private var nextToken: EventLoop.Token = 16
     /// "No systemd user manager" was logged (loop thread): once is enough.
     private var saidNoUserManager = false
@@ -140,9 +140,7 @@ public final class AgentServer: @unchecked Sendable {
     public func add(_ source: any AgentLoopSource) {
         nonisolated(unsafe) let source = source
         loop.post { [self] in
-            let token = self.takeToken()
-            self.sources[token] = (source, -1, 0)
-            self.refresh(token)
+            self.sources.add(source, token: self.takeToken())
         }
     }
 
@@ -162,17 +160,15 @@ public final class AgentServer: @unchecked Sendable {
                 } else if let session = sessions[token] {
                     if mask & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { read(session) }
                     if mask & EPOLLOUT.rawValue != 0 { session.connection.flush() }
-                } else if let entry = sources[token] {
-                    entry.source.process()
-                    refresh(token)
+                } else {
+                    _ = sources.process(token)
                 }
             }
             for job in loop.takeJobs() { job() }
             expireHellos()
-            processDueSources()
             // What this turn did may have queued a bus message or connected
-            // the launcher's bus: watch what each source wants now.
-            for token in Array(sources.keys) { refresh(token) }
+            // the launcher's bus: `processDue` watches what each wants now.
+            sources.processDue()
         }
         shutDown()
     }
@@ -186,7 +182,7 @@ public final class AgentServer: @unchecked Sendable {
         for session in sessions.values where session.hello == nil {
             consider(Int32(min(Double(Int32.max), max(0, (session.helloDeadline - now) * 1000).rounded(.up))))
         }
-        for entry in sources.values { consider(entry.source.timeoutMilliseconds) }
+        consider(sources.timeoutMilliseconds)
         return ms
     }
 
@@ -194,10 +190,10 @@ public final class AgentServer: @unchecked Sendable {
         for session in Array(sessions.values) { session.connection.close(.stopping) }
         loop.remove(listener)
         close(listener)
-        for entry in sources.values { entry.source.loopWillStop() }
+        sources.loopWillStop()
         offers.stop()
         for job in loop.stopTakingJobs() { job() }
-        for token in Array(sources.keys) { unwatch(token) }
+        sources.removeAll()
     }
 
     // MARK: Accepting
@@ -587,9 +583,7 @@ public final class AgentServer: @unchecked Sendable {
         loop.post { [self] in
             guard let notifications = AgentNotifications.start(server: self, address: busAddress) else { return }
             self.notifications = notifications
-            let token = self.takeToken()
-            self.sources[token] = (notifications, -1, 0)
-            self.refresh(token)
+            self.sources.add(notifications, token: self.takeToken())
         }
     }
 
@@ -601,11 +595,10 @@ public final class AgentServer: @unchecked Sendable {
         loop.post { [self] in
             let actions = self.trayActions ?? MemoryTrayActions(server: self)
             self.trayActions = actions
-            guard let tray = AgentTray.start(server: self, address: busAddress, actions: actions) else { return }
+            let content = OffersTrayContent(server: self, actions: actions)
+            guard let tray = AgentTray.start(content: content, address: busAddress, log: self.logSink) else { return }
             self.tray = tray
-            let token = self.takeToken()
-            self.sources[token] = (tray, -1, 0)
-            self.refresh(token)
+            self.sources.add(tray, token: self.takeToken())
         }
     }
 
@@ -629,32 +622,6 @@ public final class AgentServer: @unchecked Sendable {
     public func choose(_ activityID: ActivityID, activationToken: String? = nil,
                        completion: @escaping @Sendable (Result<ContinueChoice, HandoffError>) -> Void) {
         loop.post { [self] in completion(self.choose(activityID, activationToken: activationToken)) }
-    }
-
-    // MARK: Sources
-
-    private func refresh(_ token: EventLoop.Token) {
-        guard let entry = sources[token] else { return }
-        let fd = entry.source.fd
-        let events = UInt32(UInt16(bitPattern: entry.source.pollEvents))
-        guard fd != entry.fd || events != entry.events else { return }
-        if entry.fd >= 0 { loop.remove(entry.fd) }
-        if fd >= 0 {
-            do { try loop.add(fd, token: token, events: events) } catch { log("error", error.message) }
-        }
-        sources[token] = (entry.source, fd, events)
-    }
-
-    private func processDueSources() {
-        for token in Array(sources.keys) {
-            guard let entry = sources[token], entry.source.timeoutMilliseconds == 0 else { continue }
-            entry.source.process()
-            refresh(token)
-        }
-    }
-
-    private func unwatch(_ token: EventLoop.Token) {
-        if let entry = sources.removeValue(forKey: token), entry.fd >= 0 { loop.remove(entry.fd) }
     }
 
     // MARK: Counting and logging

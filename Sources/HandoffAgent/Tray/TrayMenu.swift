@@ -12,6 +12,11 @@ struct TrayMenu: Equatable {
         case continueOffer(ActivityID)
         case togglePause
         case pairNewDevice
+        /// The waiting agent (docs/agent.md §10): join another device's account.
+        case pairThisDevice
+        /// The codes match (what the notification's "Pair" also says).
+        case confirmPairing
+        case cancelPairing
     }
 
     struct Item: Equatable {
@@ -53,6 +58,11 @@ struct TrayMenu: Equatable {
     static let nothingID: Int32 = 4
     static let devicesHeaderID: Int32 = 5
     static let noDevicesID: Int32 = 6
+    static let notSetUpID: Int32 = 7
+    static let pairThisID: Int32 = 8
+    static let joiningID: Int32 = 9
+    static let cancelJoinID: Int32 = 20
+    static let confirmJoinID: Int32 = 21
     static let firstSeparatorID: Int32 = 10
     static let firstDeviceID: Int32 = 100
     /// Offers take ids from here on, one per activity, never reused while
@@ -94,6 +104,38 @@ struct TrayMenu: Equatable {
         items.append(Item(id: Self.firstSeparatorID + 1, isSeparator: true))
         items.append(Item(id: Self.pauseID, label: tr("Pause Handoff"), checked: paused, action: .togglePause))
         items.append(Item(id: Self.pairID, label: tr("Pair a new device…"), action: .pairNewDevice))
+        self.items = items
+    }
+
+    /// The waiting agent's menu (docs/agent.md §10): what is missing and
+    /// how to pair; while its pairing runs, what it waits for (the code,
+    /// once there) and Cancel.
+    static func notSetUp(_ joining: JoinProgress?) -> TrayMenu {
+        var items = [Item(id: notSetUpID, label: tr("Handoff is not set up"), enabled: false),
+                     Item(id: firstSeparatorID, isSeparator: true)]
+        switch joining {
+        case nil:
+            items.append(Item(id: pairThisID, label: tr("Pair this device…"), action: .pairThisDevice))
+        case .looking:
+            items.append(Item(id: joiningID, label: tr("Looking for your other device…"), enabled: false))
+            items.append(Item(id: cancelJoinID, label: tr("Cancel pairing"), action: .cancelPairing))
+        case .comparing(let code):
+            items.append(Item(id: joiningID, label: tr("Compare: {code}", ["code": code]), enabled: false))
+            items.append(Item(id: confirmJoinID, label: tr("Pair (the other device shows the same code)"), action: .confirmPairing))
+            items.append(Item(id: cancelJoinID, label: tr("Cancel pairing"), action: .cancelPairing))
+        }
+        return TrayMenu(items: items)
+    }
+
+    /// Where the waiting agent's pairing is, for its menu.
+    enum JoinProgress: Equatable {
+        /// Beacons out, no other device yet.
+        case looking
+        /// The code to compare (as shown: "123 456").
+        case comparing(String)
+    }
+
+    private init(items: [Item]) {
         self.items = items
     }
 

@@ -25,8 +25,9 @@ enum AgentCommand: Command {
 
         Started before this device has an account (at login, before `handoff pair`),
         it waits: apps are told "not paired yet" (error 4), one notification says to
-        pair, and the engine starts as soon as `handoff pair` or `handoff account
-        create` stores the account, without a restart. Started while another agent
+        pair, and its tray icon offers "Pair this device…" (which compares a code with
+        your other device, as `handoff pair` does); the engine starts as soon as a
+        pairing or `handoff account create` stores the account, without a restart. Started while another agent
         serves the socket (the autostart entry beside the systemd units), it logs
         so and exits 0.
 
@@ -88,7 +89,7 @@ enum AgentCommand: Command {
         let account: AccountKey, device: DeviceIdentity, profile: Profile
         do {
             profile = try Profile.open()
-            guard try Self.awaitAccount(profile, listener, arguments, log) else {
+            guard try Self.awaitAccount(profile, listener, arguments, beacons: settings.beacons, log) else {
                 Self.release(listener)
                 return ExitCode.ok
             }
@@ -133,14 +134,22 @@ extension AgentCommand {
     /// No account yet: serve "not paired yet" on the socket until one
     /// appears (docs/agent.md §10). False: a signal came first.
     static func awaitAccount(_ profile: Profile, _ listener: Agent.Listener, _ arguments: ParsedArguments,
-                             _ log: @escaping AgentLogSink) throws(HandoffError) -> Bool {
+                             beacons: BeaconTransportConfig, _ log: @escaping AgentLogSink) throws(HandoffError) -> Bool {
         guard try profile.existingAccount() == nil else { return true }
         let fd: Int32 = switch listener {
         case .activated(let fd, _), .created(let fd, _): fd
         case .path: -1
         }
+        let notify = !arguments.has("--no-notifications")
+        // The tray's "Pair this device…" joins as `handoff pair` would, with
+        // the agent's network options.
+        let join: AccountWait.Join? = !arguments.has("--no-pairing")
+            ? AccountWait.Join(config: PairingConfiguration(beacons: beacons),
+                               deviceName: try profile.device().name, store: profile.store)
+            : nil
+        let surface = AccountWait.Surface(notify: notify, tray: !arguments.has("--no-tray"), join: join)
         let outcome = try AccountWait.run(listener: fd, directory: profile.directory, cancelFD: Signals.fd,
-                                          notify: !arguments.has("--no-notifications"), isReady: {
+                                          surface: surface, isReady: {
             do throws(HandoffError) {
                 return try profile.existingAccount() != nil
             } catch {

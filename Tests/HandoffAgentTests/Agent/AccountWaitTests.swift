@@ -20,7 +20,8 @@ import Glibc
         init(listener: Int32, directory: String, cancelFD: Int32) {
             let outcome = self.outcome
             _ = startDetachedThread {
-                let result = try? AccountWait.run(listener: listener, directory: directory, cancelFD: cancelFD, notify: false,
+                let result = try? AccountWait.run(listener: listener, directory: directory, cancelFD: cancelFD,
+                                                  surface: AccountWait.Surface(notify: false, tray: false),
                                                   isReady: { access(directory + "/account", F_OK) == 0 }, log: { _ in })
                 outcome.update { $0 = result ?? .cancelled }
             }

@@ -89,3 +89,56 @@ struct TrayMenuTests {
         #expect(IconThemePath.installed(executable: nil) == "")
     }
 }
+
+/// The waiting agent's menu (docs/agent.md §10): not set up, then where
+/// its pairing is; each item's id keeps one meaning.
+struct WaitingTrayMenuTests {
+    static func labels(_ menu: TrayMenu) -> [String] { TrayMenuTests.labels(menu) }
+
+    @Test func notSetUpOffersPairingOnly() {
+        let menu = TrayMenu.notSetUp(nil)
+        #expect(Self.labels(menu) == ["Handoff is not set up (disabled)", "----", "Pair this device…"])
+        #expect(menu.item(TrayMenu.pairThisID)?.action == .pairThisDevice)
+    }
+
+    @Test func lookingShowsProgressAndCancel() {
+        let menu = TrayMenu.notSetUp(.looking)
+        #expect(Self.labels(menu) == ["Handoff is not set up (disabled)", "----", "Looking for your other device… (disabled)",
+                                      "Cancel pairing"])
+        #expect(menu.item(TrayMenu.cancelJoinID)?.action == .cancelPairing)
+        #expect(menu.item(TrayMenu.pairThisID) == nil)
+    }
+
+    @Test func comparingShowsTheCodeAndBothAnswers() {
+        let menu = TrayMenu.notSetUp(.comparing("123 456"))
+        #expect(Self.labels(menu) == ["Handoff is not set up (disabled)", "----", "Compare: 123 456 (disabled)",
+                                      "Pair (the other device shows the same code)", "Cancel pairing"])
+        #expect(menu.item(TrayMenu.confirmJoinID)?.action == .confirmPairing)
+        // Ids never collide with the running agent's menu items.
+        let ids = menu.ids
+        #expect(Set(ids).count == ids.count)
+    }
+
+    @Test func theContentAnswersOnlyWhatItsStateAllows() {
+        var pairs = 0, confirms = 0, cancels = 0
+        let content = WaitingTrayContent(onPair: { pairs += 1 }, onConfirm: { confirms += 1 }, onCancel: { cancels += 1 })
+        let pair = TrayMenu.notSetUp(nil).item(TrayMenu.pairThisID)!
+        let confirm = TrayMenu.notSetUp(.comparing("1")).item(TrayMenu.confirmJoinID)!
+        let cancel = TrayMenu.notSetUp(.looking).item(TrayMenu.cancelJoinID)!
+        // Idle: only Pair (a stale click on Cancel or Confirm does nothing).
+        content.clicked(confirm)
+        content.clicked(cancel)
+        content.clicked(pair)
+        #expect((pairs, confirms, cancels) == (1, 0, 0))
+        // Looking: a second Pair starts nothing; Confirm is not there yet.
+        content.progress = .looking
+        content.clicked(pair)
+        content.clicked(confirm)
+        content.clicked(cancel)
+        #expect((pairs, confirms, cancels) == (1, 0, 1))
+        content.progress = .comparing("123 456")
+        content.clicked(confirm)
+        #expect((pairs, confirms, cancels) == (1, 1, 1))
+        #expect(content.look.toolTipText == "Compare: 123 456")
+    }
+}

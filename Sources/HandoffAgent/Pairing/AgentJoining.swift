@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import CLinux
+import HandoffContinuity
+import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The waiting agent joining another device's account (docs/agent.md
+/// §10), once the person chose "Pair this device…" in its tray: one joiner
+/// run (docs/PROTOCOL.md §9, comparing a code) on its own thread. Its
+/// progress reaches the loop through `post`; the comparison is asked on
+/// the loop (a notification) and answered through a `PairingAnswer`. One
+/// run at a time; `cancel` ends it as a "no", `stop` also waits for it.
+final class AgentJoining: @unchecked Sendable {
+    // @unchecked: the mutable state is in `running`; the rest is fixed.
+    enum Progress {
+        /// Announcing itself; no device has answered yet.
+        case looking
+        /// A device of the account answered: ask whether `code` matches,
+        /// and give the person's answer to `answer`.
+        case comparing(ComparisonCode, answer: PairingAnswer)
+        /// The run ended: the account is stored, or why not (`cancelled`:
+        /// because `cancel` or `stop` asked).
+        case ended(Result<PairingResult, HandoffError>, cancelled: Bool)
+    }
+
+    /// What a run needs: how beacons go out (the agent's network options),
+    /// this device's name, where the account is stored.
+    struct Setup {
+        var config: PairingConfiguration
+        var deviceName: String
+        var store: AccountStore
+    }
+
+    private let setup: Setup
+    private let post: @Sendable (@escaping @Sendable () -> Void) -> Void
+    private let running = Awaitable(false)
+    private let cancelled = Locked(false)
+    private var cancelRead: Int32 = -1
+    private var cancelWrite: Int32 = -1
+
+    /// `post` runs a job on the loop thread (the wait's `EventLoop.post`).
+    init(_ setup: Setup, post: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) throws(HandoffError) {
+        var pipe: [Int32] = [-1, -1]
+        guard clinux_pipe2(&pipe, O_CLOEXEC | O_NONBLOCK) == 0 else {
+            throw HandoffError(.io, "cannot create a pipe (\(String(cString: strerror(errno))))")
+        }
+        (cancelRead, cancelWrite) = (pipe[0], pipe[1])
+        self.setup = setup
+        self.post = post
+    }
+
+    deinit {
+        close(cancelRead)
+        close(cancelWrite)
+    }
+
+    var isRunning: Bool { running.update { $0 } }
+
+    /// Starts a run; false when one runs already or no thread could start.
+    /// `progress` is called on the loop thread, `.ended` last.
+    func start(_ progress: @escaping @Sendable (Progress) -> Void) -> Bool {
+        guard running.update({ r in defer { r = true }; return !r }) else { return false }
+        // A cancel left from an earlier run must not end this one.
+        cancelled.withLock { $0 = false }
+        var drain = [UInt8](repeating: 0, count: 16)
+        while read(cancelRead, &drain, drain.count) > 0 {}
+        guard startDetachedThread(named: "hoff-joining", { [self] in self.run(progress) }) else {
+            running.update { $0 = false }
+            return false
+        }
+        return true
+    }
+
+    /// Ends the run under way, if any, as a "no" (nothing is stored).
+    func cancel() {
+        cancelled.withLock { $0 = true }
+        var byte: UInt8 = 1
+        _ = write(cancelWrite, &byte, 1)
+    }
+
+    /// Cancels and waits for the run's thread (bounded by its own timeouts).
+    func stop() {
+        cancel()
+        running.wait(until: { !$0 }, seconds: 30) { _, _ in }
+    }
+
+    // MARK: The run's thread
+
+    private func run(_ progress: @escaping @Sendable (Progress) -> Void) {
+        var config = setup.config
+        config.cancelFD = cancelRead
+        var events = PairingEvents { [post] code in
+            guard let answer = PairingAnswer() else { return PairingPrompt(fd: -1) { false } }
+            post { progress(.comparing(code, answer: answer)) }
+            return PairingPrompt(fd: answer.fd) { answer.take() }
+        }
+        events.listening = { [post] _ in post { progress(.looking) } }
+        let result = Result { () throws(HandoffError) in
+            try PairingJoiner.run(config, deviceName: setup.deviceName, store: setup.store, events: events)
+        }
+        // Posted before `running` turns false, so a `stop` that returned
+        // leaves no job behind to run later; the run's sockets are closed.
+        let wasCancelled = cancelled.withLock { $0 }
+        post { progress(.ended(result, cancelled: wasCancelled)) }
+        running.update { $0 = false }
+    }
+}

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffModel
+
+/// The running agent's tray (docs/agent.md §6 "The tray"): what can be
+/// continued (`ContinuableOffers`, the model the notifications share), the
+/// account's devices, Pause and Pair a new device. Loop thread.
+final class OffersTrayContent: TrayContent {
+    private unowned let server: AgentServer
+    private let actions: TrayActions
+    private var listener: ContinuableOffers.Listener?
+    private var offerIDs: [ActivityID: Int32] = [:]
+    private var nextOfferID = TrayMenu.firstOfferID
+    var changed: (() -> Void)?
+
+    init(server: AgentServer, actions: TrayActions) {
+        self.server = server
+        self.actions = actions
+        listener = server.offers.listen { [unowned self] _ in self.changed?() }
+        server.offers.start()
+    }
+
+    var look: StatusNotifierItemObject.Look {
+        let count = server.offers.offers.count
+        if actions.isPaused {
+            return .init(status: "Passive", iconName: "handoff-paused", toolTipTitle: tr("Handoff is paused"),
+                         toolTipText: "")
+        }
+        if count == 0 {
+            return .init(status: "Passive", iconName: "handoff", toolTipTitle: "Handoff",
+                         toolTipText: tr("Nothing to continue"))
+        }
+        let newest = server.offers.newestFirst[0].remote
+        let what = newest.title.flatMap { $0.isEmpty ? nil : $0 } ?? newest.activityType
+        return .init(status: "Active", iconName: "handoff-available",
+                     toolTipTitle: trn("{count} thing to continue", "{count} things to continue", count, ["count": "\(count)"]),
+                     toolTipText: tr("{title} from {device}", ["title": what, "device": newest.deviceName]))
+    }
+
+    func menu() -> TrayMenu {
+        let offers = server.offers.newestFirst
+        let live = Set(offers.map(\.activityID))
+        offerIDs = offerIDs.filter { live.contains($0.key) }
+        return TrayMenu(offers: offers, offerID: { [unowned self] id in self.id(for: id) },
+                        devices: server.trayDevices(), paused: actions.isPaused)
+    }
+
+    private func id(for activity: ActivityID) -> Int32 {
+        if let id = offerIDs[activity] { return id }
+        let id = nextOfferID
+        nextOfferID = nextOfferID == Int32.max ? TrayMenu.firstOfferID : nextOfferID + 1
+        offerIDs[activity] = id
+        return id
+    }
+
+    var stateSummary: (text: String, fields: [(key: String, value: AgentLogEvent.Value)]) {
+        let offers = server.offers.offers.count
+        return ("\(offers) offer\(offers == 1 ? "" : "s")\(actions.isPaused ? ", paused" : "")",
+                [("offers", .int(Int64(offers))), ("paused", .bool(actions.isPaused))])
+    }
+
+    func clicked(_ item: TrayMenu.Item) {
+        server.count { $0.trayClicks += 1 }
+        switch item.action {
+        case .continueOffer(let id):
+            continueOffer(id, from: "the tray's menu")
+        case .togglePause:
+            actions.setPaused(!actions.isPaused)
+            changed?()
+        case .pairNewDevice:
+            actions.pairNewDevice()
+        case .none, .pairThisDevice, .confirmPairing, .cancelPairing:
+            break
+        }
+    }
+
+    /// Activate (hosts that do not show the menu on a click): the newest.
+    func activated() {
+        guard !actions.isPaused, let newest = server.offers.newestFirst.first else { return }
+        continueOffer(newest.activityID, from: "the tray icon")
+    }
+
+    /// Exactly what the notification's Continue does.
+    private func continueOffer(_ id: ActivityID, from surface: String) {
+        server.log("chosen", "the person chose \(id.uuidString) in \(surface)",
+                   ["activity": .string(id.uuidString), "token": .bool(false), "surface": .string("tray")])
+        if case .failure(let error) = server.choose(id, activationToken: nil) {
+            server.log("choose-failed", "cannot continue \(id.uuidString): \(error.message)",
+                       ["activity": .string(id.uuidString), "code": .int(Int64(error.code.rawValue))])
+        }
+    }
+
+    func registered() { server.count { $0.trayRegistrations += 1 } }
+
+    func stop() {
+        if let listener { server.offers.unlisten(listener) }
+        listener = nil
+    }
+}
