@@ -42,6 +42,22 @@ def waiting_agent(tmp_path, procs, desktop, sponsor_port, name="Ada's laptop", *
     return device, agent, path
 
 
+class Scene:
+    """A device with an account and its agent (sponsoring) on one private
+    bus; the new device's waiting agent on another, with a watcher whose
+    registered item is `item`."""
+
+    def __init__(self, tmp_path, procs, *extra, sponsor=True):
+        port = free_port()
+        if sponsor:
+            self.sponsor_desktop = Desktop(tmp_path / "sponsor-desktop", procs)
+            self.s, self.sponsor = sponsor_agent(tmp_path, procs, self.sponsor_desktop, port)
+        self.desktop = Desktop(tmp_path / "desktop", procs)
+        self.tray = Tray(self.desktop, procs, tmp_path / "watcher.jsonl")
+        self.device, self.agent, self.path = waiting_agent(tmp_path, procs, self.desktop, port, "Ada's laptop", *extra)
+        self.item = self.tray.registered()
+
+
 def menu(desktop, item):
     return layout(desktop.address, item)[1]
 
@@ -71,13 +87,9 @@ def compared(sponsor_desktop, desktop, item):
 
 
 def test_pair_this_device_joins_and_the_engine_starts_on_the_same_socket(tmp_path, procs):
-    sponsor_desktop = Desktop(tmp_path / "sponsor-desktop", procs)
-    port = free_port()
-    s, sponsor = sponsor_agent(tmp_path, procs, sponsor_desktop, port)
-    desktop = Desktop(tmp_path / "desktop", procs)
-    tray = Tray(desktop, procs, tmp_path / "watcher.jsonl")
-    device, agent, path = waiting_agent(tmp_path, procs, desktop, port)
-    waiting_item = tray.registered()
+    scene = Scene(tmp_path, procs)
+    sponsor_desktop, s, sponsor, desktop, tray = scene.sponsor_desktop, scene.s, scene.sponsor, scene.desktop, scene.tray
+    device, agent, path, waiting_item = scene.device, scene.agent, scene.path, scene.item
     assert re.fullmatch(r"org\.kde\.StatusNotifierItem-\d+-2", waiting_item), waiting_item
     assert item_property(desktop.address, waiting_item, "ToolTip")[2] == "Handoff is not set up"
     start_pairing(desktop, waiting_item, agent)
@@ -105,13 +117,9 @@ def test_pair_this_device_joins_and_the_engine_starts_on_the_same_socket(tmp_pat
 
 
 def test_the_menus_pair_answers_the_comparison_too(tmp_path, procs):
-    sponsor_desktop = Desktop(tmp_path / "sponsor-desktop", procs)
-    port = free_port()
-    s, sponsor = sponsor_agent(tmp_path, procs, sponsor_desktop, port)
-    desktop = Desktop(tmp_path / "desktop", procs)
-    tray = Tray(desktop, procs, tmp_path / "watcher.jsonl")
-    device, agent, _ = waiting_agent(tmp_path, procs, desktop, port)
-    item = tray.registered()
+    scene = Scene(tmp_path, procs)
+    sponsor_desktop, s, desktop, device, agent, item = (scene.sponsor_desktop, scene.s, scene.desktop, scene.device,
+                                                        scene.agent, scene.item)
     start_pairing(desktop, item, agent)
     prompt, asked, _ = compared(sponsor_desktop, desktop, item)
     assert click(desktop.address, item, labelled(menu(desktop, item), "Pair (the other device")[0])[0]
@@ -125,13 +133,9 @@ def test_the_menus_pair_answers_the_comparison_too(tmp_path, procs):
 
 
 def test_cancel_on_the_question_stores_nothing_and_says_so_once(tmp_path, procs):
-    sponsor_desktop = Desktop(tmp_path / "sponsor-desktop", procs)
-    port = free_port()
-    s, sponsor = sponsor_agent(tmp_path, procs, sponsor_desktop, port)
-    desktop = Desktop(tmp_path / "desktop", procs)
-    tray = Tray(desktop, procs, tmp_path / "watcher.jsonl")
-    device, agent, path = waiting_agent(tmp_path, procs, desktop, port)
-    item = tray.registered()
+    scene = Scene(tmp_path, procs)
+    sponsor_desktop, sponsor, desktop, device, agent, path, item = (scene.sponsor_desktop, scene.sponsor, scene.desktop,
+                                                                    scene.device, scene.agent, scene.path, scene.item)
     start_pairing(desktop, item, agent)
     prompt, asked, _ = compared(sponsor_desktop, desktop, item)
     desktop.click(asked["id"], "cancel")
@@ -151,10 +155,8 @@ def test_cancel_on_the_question_stores_nothing_and_says_so_once(tmp_path, procs)
 
 
 def test_cancel_pairing_in_the_menu_while_looking_says_nothing(tmp_path, procs):
-    desktop = Desktop(tmp_path / "desktop", procs)
-    tray = Tray(desktop, procs, tmp_path / "watcher.jsonl")
-    device, agent, _ = waiting_agent(tmp_path, procs, desktop, free_port())  # nobody answers there
-    item = tray.registered()
+    scene = Scene(tmp_path, procs, sponsor=False)  # nobody answers where it beacons
+    desktop, device, agent, item = scene.desktop, scene.device, scene.agent, scene.item
     start_pairing(desktop, item, agent)
     menu_shows(desktop, item, "Looking for your other device")
     assert item_property(desktop.address, item, "ToolTip")[3] == "Looking for your other device…"
@@ -173,13 +175,9 @@ def test_cancel_pairing_in_the_menu_while_looking_says_nothing(tmp_path, procs):
 
 
 def test_with_notifications_off_the_tray_alone_pairs(tmp_path, procs):
-    sponsor_desktop = Desktop(tmp_path / "sponsor-desktop", procs)
-    port = free_port()
-    s, sponsor = sponsor_agent(tmp_path, procs, sponsor_desktop, port)
-    desktop = Desktop(tmp_path / "desktop", procs)
-    tray = Tray(desktop, procs, tmp_path / "watcher.jsonl")
-    device, agent, _ = waiting_agent(tmp_path, procs, desktop, port, "Ada's laptop", "--no-notifications")
-    item = tray.registered()
+    scene = Scene(tmp_path, procs, "--no-notifications")
+    sponsor_desktop, s, desktop, device, agent, item = (scene.sponsor_desktop, scene.s, scene.desktop, scene.device,
+                                                        scene.agent, scene.item)
     start_pairing(desktop, item, agent)
     prompt = sponsor_desktop.notified(PROMPT)
     code = CODE.search(prompt["body"]).group(0)

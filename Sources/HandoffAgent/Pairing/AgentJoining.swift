@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-import CLinux
 import HandoffContinuity
 import HandoffModel
 #if canImport(Glibc)
@@ -37,23 +36,13 @@ final class AgentJoining: @unchecked Sendable {
     private let post: @Sendable (@escaping @Sendable () -> Void) -> Void
     private let running = Awaitable(false)
     private let cancelled = Locked(false)
-    private var cancelRead: Int32 = -1
-    private var cancelWrite: Int32 = -1
+    private let cancelPipe: WakePipe
 
     /// `post` runs a job on the loop thread (the wait's `EventLoop.post`).
     init(_ setup: Setup, post: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) throws(HandoffError) {
-        var pipe: [Int32] = [-1, -1]
-        guard clinux_pipe2(&pipe, O_CLOEXEC | O_NONBLOCK) == 0 else {
-            throw HandoffError(.io, "cannot create a pipe (\(String(cString: strerror(errno))))")
-        }
-        (cancelRead, cancelWrite) = (pipe[0], pipe[1])
+        cancelPipe = try WakePipe()
         self.setup = setup
         self.post = post
-    }
-
-    deinit {
-        close(cancelRead)
-        close(cancelWrite)
     }
 
     var isRunning: Bool { running.update { $0 } }
@@ -64,8 +53,7 @@ final class AgentJoining: @unchecked Sendable {
         guard running.update({ r in defer { r = true }; return !r }) else { return false }
         // A cancel left from an earlier run must not end this one.
         cancelled.withLock { $0 = false }
-        var drain = [UInt8](repeating: 0, count: 16)
-        while read(cancelRead, &drain, drain.count) > 0 {}
+        cancelPipe.drain()
         guard startDetachedThread(named: "hoff-joining", { [self] in self.run(progress) }) else {
             running.update { $0 = false }
             return false
@@ -76,8 +64,7 @@ final class AgentJoining: @unchecked Sendable {
     /// Ends the run under way, if any, as a "no" (nothing is stored).
     func cancel() {
         cancelled.withLock { $0 = true }
-        var byte: UInt8 = 1
-        _ = write(cancelWrite, &byte, 1)
+        cancelPipe.signal()
     }
 
     /// Cancels and waits for the run's thread (bounded by its own timeouts).
@@ -90,7 +77,7 @@ final class AgentJoining: @unchecked Sendable {
 
     private func run(_ progress: @escaping @Sendable (Progress) -> Void) {
         var config = setup.config
-        config.cancelFD = cancelRead
+        config.cancelFD = cancelPipe.fd
         var events = PairingEvents { [post] code in
             guard let answer = PairingAnswer() else { return PairingPrompt(fd: -1) { false } }
             post { progress(.comparing(code, answer: answer)) }

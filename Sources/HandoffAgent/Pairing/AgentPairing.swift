@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-import CLinux
 import HandoffContinuity
 import HandoffModel
 #if canImport(Glibc)
@@ -19,8 +18,7 @@ final class AgentPairing: @unchecked Sendable {
     private let account: AccountKey
     private let deviceName: String
     private let config: PairingConfiguration
-    private let cancelRead: Int32
-    private let cancelWrite: Int32
+    private let cancelPipe: WakePipe
 
     private struct State {
         var gate: AgentPairingGate
@@ -36,23 +34,14 @@ final class AgentPairing: @unchecked Sendable {
     private let state: Awaitable<State>
 
     init(server: AgentServer, account: AccountKey, deviceName: String, config: PairingConfiguration) throws(HandoffError) {
-        var pipe: [Int32] = [-1, -1]
-        guard clinux_pipe2(&pipe, O_CLOEXEC | O_NONBLOCK) == 0 else {
-            throw HandoffError(.io, "cannot create a pipe (\(String(cString: strerror(errno))))")
-        }
-        (cancelRead, cancelWrite) = (pipe[0], pipe[1])
+        cancelPipe = try WakePipe()
         self.server = server
         self.account = account
         self.deviceName = deviceName
         var config = config
-        config.cancelFD = cancelRead
+        config.cancelFD = cancelPipe.fd
         self.config = config
         state = Awaitable(State(gate: AgentPairingGate(now: monotonicSeconds())))
-    }
-
-    deinit {
-        close(cancelRead)
-        close(cancelWrite)
     }
 
     /// A datagram with the pairing magic, from the beacon receive thread.
@@ -83,8 +72,7 @@ final class AgentPairing: @unchecked Sendable {
     /// Ends a run under way (as a "no") and waits for its thread. Idempotent.
     func stop() {
         state.update { $0.stopped = true }
-        var byte: UInt8 = 1
-        _ = write(cancelWrite, &byte, 1)
+        cancelPipe.signal()
         state.wait(until: { !$0.running }, seconds: 30) { _, _ in }
     }
 

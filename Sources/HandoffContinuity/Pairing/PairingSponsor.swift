@@ -36,7 +36,7 @@ public enum PairingSponsor {
         let limits = config.limits
         let windowEnd = Deadline(after: limits.window)
         let table = inbox.table
-        let wakeRead = inbox.wakeRead
+        let wake = inbox.wake
         defer { inbox.close() }
 
         while true {
@@ -46,12 +46,11 @@ public enum PairingSponsor {
             }
             guard let candidate = table.withLock({ $0.next(now: monotonicSeconds()) }) else {
                 // Wait for a beacon, or until a session may be retried.
-                var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+                var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: config.cancelFD, events: Int16(POLLIN), revents: 0)]
                 _ = poll(&fds, 2, min(windowEnd.pollTimeout ?? 0, 500))
                 if fds[1].revents != 0 { throw PairingConnection.cancelled }
-                var drain = [UInt8](repeating: 0, count: 64)
-                while read(wakeRead, &drain, drain.count) > 0 {}
+                wake.drain()
                 continue
             }
             var machine = PairingSponsorMachine(sessionID: candidate.sessionID, accountKey: accountKey, deviceName: deviceName,
@@ -114,8 +113,7 @@ public enum PairingSponsor {
 public final class PairingBeaconInbox: @unchecked Sendable {
     // @unchecked: the table is locked; the descriptors are fixed until deinit.
     let table: Locked<PairingSessionTable>
-    let wakeRead: Int32
-    private let wakeWrite: Int32
+    let wake: WakePipe
     private let closed = Locked(false)
 
     private let kind: UInt8
@@ -125,17 +123,8 @@ public final class PairingBeaconInbox: @unchecked Sendable {
     /// are refused.
     public init(limits: PairingLimits, kind: UInt8 = PairingBeacon.joinerKind) throws(HandoffError) {
         self.kind = kind
-        var pipe: [Int32] = [-1, -1]
-        guard clinux_pipe2(&pipe, O_CLOEXEC | O_NONBLOCK) == 0 else {
-            throw HandoffError(.io, "cannot create a pipe (\(errnoText(errno)))")
-        }
-        (wakeRead, wakeWrite) = (pipe[0], pipe[1])
+        wake = try WakePipe()
         table = Locked(PairingSessionTable(limits: limits, now: monotonicSeconds()))
-    }
-
-    deinit {
-        Glibc.close(wakeRead)
-        Glibc.close(wakeWrite)
     }
 
     /// Hands a datagram heard from `host` to the run (any thread): false
@@ -145,8 +134,7 @@ public final class PairingBeaconInbox: @unchecked Sendable {
     public func offer(_ packet: [UInt8], from host: String) -> Bool {
         guard let beacon = PairingBeacon.parse(packet), beacon.kind == kind, !closed.withLock({ $0 }) else { return false }
         guard table.withLock({ $0.heard(beacon, from: host, now: monotonicSeconds()) }) else { return false }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        wake.signal()
         return true
     }
 
