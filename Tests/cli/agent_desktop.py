@@ -64,7 +64,7 @@ class Desktop:
 """)
         self.daemon = subprocess.Popen(["dbus-daemon", f"--config-file={config}", "--print-address=1", "--nofork"],
                                        stdout=subprocess.PIPE, text=True)
-        procs.append(_Popen(self.daemon))
+        procs.append(OwnedProcess(self.daemon))
         self.address = self.daemon.stdout.readline().strip()
         assert self.address.startswith("unix:"), self.address
         assert FAKE.exists(), f"{FAKE} is not built: make {FAKE.relative_to(ROOT)}"
@@ -137,7 +137,7 @@ def app_command(log, bundle, types):
             + [f"--type={t}" for t in types])
 
 
-class _Popen:
+class OwnedProcess:
     """A bare Popen in `procs` (killed with the test)."""
 
     def __init__(self, proc):

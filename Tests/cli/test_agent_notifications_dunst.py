@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_desktop import Desktop, kill_apps, wait_for
+from agent_desktop import Desktop, OwnedProcess, kill_apps, wait_for
 from cli_support import WAIT, Process, publish
 from test_agent_e2e import TYPE, app_event, start_agent
 from test_agent_launch import agent_event
@@ -47,21 +47,11 @@ class Display:
         self.proc = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1024x600x24", "-nolisten", "tcp"],
                                      pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(write)
-        procs.append(_Kill(self.proc))
+        procs.append(OwnedProcess(self.proc))
         with os.fdopen(read) as f:
             number = f.readline().strip()
         assert number.isdigit(), f"Xvfb gave no display: {number!r}"
         self.name = f":{number}"
-
-
-class _Kill:
-    def __init__(self, proc):
-        self.proc = proc
-
-    def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait(timeout=10)
 
 
 def start_dunst(desktop, display, config, procs):
@@ -69,7 +59,7 @@ def start_dunst(desktop, display, config, procs):
     env.pop("WAYLAND_DISPLAY", None)
     proc = subprocess.Popen(["dunst", "-config", str(config)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    procs.append(_Kill(proc))
+    procs.append(OwnedProcess(proc))
     wait_for(lambda: dunstctl(desktop, "is-paused") in ("true", "false"), "dunst owns the notifications name")
     return proc
 
