@@ -49,14 +49,20 @@ def shown(desktop, title):
     return desktop.notified(title)["id"]
 
 
-def test_publish_goes_through_the_agent_and_the_receiver_shows_one_offer(pair, ports, tmp_path, procs):
-    a, b = pair
+def app_on_a_through_its_agent(a, b, ports, tmp_path, procs):
+    """B's agent showing what arrives; A's agent, and an app on A
+    publishing "App draft" through it."""
     desktop = receiving_desktop(tmp_path, procs)
     agent_b = start_agent(b, desktop, tmp_path / "b-run" / "agent.sock", ports[1], ports[0])
     agent_a, env_a = start_device_agent(a, tmp_path / "a-run" / "agent.sock", ports[0], ports[1])
-
     app = a.spawn("--json", "publish", "--team", TEAM, "--type", TYPE, "--title", "App draft", env=env_a)
     assert app.event("publishing")["via"] == "agent"
+    return desktop, agent_b, agent_a, env_a, app
+
+
+def test_publish_goes_through_the_agent_and_the_receiver_shows_one_offer(pair, ports, tmp_path, procs):
+    a, b = pair
+    desktop, agent_b, agent_a, env_a, app = app_on_a_through_its_agent(a, b, ports, tmp_path, procs)
     first = shown(desktop, "App draft")
 
     tool = a.spawn("--json", "publish", "--team", TEAM, "--type", TYPE, "--title", "Published", env=env_a)
@@ -82,11 +88,7 @@ def test_publish_goes_through_the_agent_and_the_receiver_shows_one_offer(pair, p
 
 def test_a_second_sender_with_the_devices_identity_does_not_make_the_receiver_alternate(pair, ports, tmp_path, procs):
     a, b = pair
-    desktop = receiving_desktop(tmp_path, procs)
-    agent_b = start_agent(b, desktop, tmp_path / "b-run" / "agent.sock", ports[1], ports[0])
-    agent_a, env_a = start_device_agent(a, tmp_path / "a-run" / "agent.sock", ports[0], ports[1])
-    app = a.spawn("--json", "publish", "--team", TEAM, "--type", TYPE, "--title", "App draft", env=env_a)
-    assert app.event("publishing")["via"] == "agent"
+    desktop, agent_b, agent_a, env_a, app = app_on_a_through_its_agent(a, b, ports, tmp_path, procs)
     shown(desktop, "App draft")
 
     # As an older release did: an engine of its own, with A's identity.
