@@ -60,7 +60,8 @@ final class WaitingNotifications: AgentLoopSource {
     }
 
     /// How a pairing the person started ended; a cancel says nothing.
-    func showJoinEnded(_ result: Result<PairingResult, HandoffError>, cancelled: Bool) {
+    /// `compared`: a device had answered (a timeout is then the answer's).
+    func showJoinEnded(_ result: Result<PairingResult, HandoffError>, cancelled: Bool, compared: Bool) {
         endJoin()
         if cancelled, case .failure = result { return }
         let content: NotificationContent
@@ -69,9 +70,14 @@ final class WaitingNotifications: AgentLoopSource {
             content = NotificationContent(summary: tr("Paired with {device}", ["device": paired.peerName]),
                                           body: tr("This device joined your account."), actions: [], urgency: 1)
         case .failure(let error):
-            let why = error.code == .timedOut
-                ? tr("No device of yours answered. On a device that has Handoff set up, its agent answers by itself; try again on the same network.")
-                : tr("The pairing was refused or the codes differed: nothing was exchanged.")
+            let why = switch (error.code, compared) {
+            case (.timedOut, false):
+                tr("No device of yours answered. On a device that has Handoff set up, its agent answers by itself; try again on the same network.")
+            case (.timedOut, true):
+                tr("The code was not confirmed in time on both devices: nothing was exchanged.")
+            default:
+                tr("The pairing was refused or the codes differed: nothing was exchanged.")
+            }
             content = NotificationContent(summary: tr("This device was not paired"), body: why, actions: [], urgency: 1)
         }
         notifier?.show(content, for: .outcome)

@@ -96,9 +96,10 @@ final class WaitingSurface: @unchecked Sendable {
             if notifications == nil && tray == nil { answer.give(false) }
         case .ended(let result, let cancelled):
             isJoining = false
+            let compared = answer != nil
             answer = nil
             content?.progress = nil
-            notifications?.showJoinEnded(result, cancelled: cancelled)
+            notifications?.showJoinEnded(result, cancelled: cancelled, compared: compared)
             switch result {
             case .success(let paired):
                 log(AgentLogEvent("paired", "paired with \(paired.peerName): this device joined account \(paired.accountID)",
