@@ -30,14 +30,20 @@ import Testing
         #expect(source.state.condition == .ok && source.state.addresses.contains("127.0.0.1:52370"))
     }
 
+    /// A source with `list` now and `later` after its first refresh.
     final class Fake: PeerSource, @unchecked Sendable {
         let list: Locked<[UDPAddress]>
+        let later: [UDPAddress]?
         let refreshes = Locked(0)
-        init(_ list: [UDPAddress]) { self.list = Locked(list) }
+        init(_ list: [UDPAddress], later: [UDPAddress]? = nil) {
+            self.list = Locked(list)
+            self.later = later
+        }
         var addresses: [UDPAddress] { list.withLock { $0 } }
         var state: PeerSourceState { PeerSourceState(kind: .relay, name: "fake", condition: .ok) }
         func refresh(now: Double) -> Double? {
             refreshes.withLock { $0 += 1 }
+            if let later { list.withLock { $0 = later } }
             return nil
         }
     }
@@ -56,7 +62,7 @@ import Testing
     }
 
     @Test func theThreadRefreshesPublishesChangesAndStops() throws {
-        let source = Fake(Self.addresses(0..<2))
+        let source = Fake([], later: Self.addresses(0..<2))
         let calls = Awaitable<[(Int, Bool)]>([])
         let sources = PeerSources([StaticPeerSource(UDPAddress("127.0.0.1:1")!), source]) { list, added in
             calls.update { $0.append((list.count, added)) }

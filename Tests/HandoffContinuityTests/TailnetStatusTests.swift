@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+#if canImport(Glibc)
+import Glibc
+#endif
 import HandoffModel
 @testable import HandoffContinuity
 import Testing
@@ -52,7 +55,7 @@ import Testing
     }
 
     @Test func keepsAtMostMaxPeers() throws {
-        let many = (0..<200).map { i in (String(format: "%03d", i), Self.peer("p\(i)", user: 7, ips: ["100.64.1.\(i % 250)"])) }
+        let many = (0..<200).map { i in (String(1000 + i), Self.peer("p\(i)", user: 7, ips: ["100.64.1.\(i % 250)"])) }
         let s = try TailnetStatus(json: Self.status(many))
         #expect(s.peers.count == TailnetStatus.maxPeers && s.overLimit == 200 - TailnetStatus.maxPeers)
         #expect(s.peers.first?.name == "p0")

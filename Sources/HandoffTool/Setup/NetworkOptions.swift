@@ -11,13 +11,24 @@ import HandoffModel
 ///     handoff publish  --beacon-port 52380 --no-multicast --peer 127.0.0.1:52381 ...
 ///     handoff continue --beacon-port 52381 --no-multicast --peer 127.0.0.1:52380 ID
 enum NetworkOptions {
+    /// The engine's beacon options: the link, configured peers (numbers or
+    /// names) and the tailnet (docs/PROTOCOL.md "Peer sources").
     static let beacons: [OptionSpec] = [
         .value("--beacon-port", "PORT",
                "UDP port of the discovery beacons (default \(BeaconTransportConfig.defaultPort)); each process on one machine needs its own"),
         .repeated("--peer", "HOST:PORT", "also send beacons to this address (IPv4, [IPv6] or a host name, resolved every minute), for networks without multicast"),
         .flag("--no-multicast", "no multicast: only the --peer addresses and the tailnet"),
+        .repeated("--interface", "NAME", "multicast on this interface only (default: every interface that is up)"),
         .value("--tailnet-socket", "PATH", "tailscaled's socket, to beacon to this person's tailnet devices (default $HANDOFF_TAILNET_SOCKET, else \(TailnetSource.defaultSocket))"),
         .flag("--no-tailnet", "do not ask tailscaled for tailnet devices"),
+    ]
+
+    /// Pairing's beacon options: no engine, so no names and no tailnet.
+    static let linkBeacons: [OptionSpec] = [
+        .value("--beacon-port", "PORT",
+               "UDP port of the discovery beacons (default \(BeaconTransportConfig.defaultPort)); each process on one machine needs its own"),
+        .repeated("--peer", "HOST:PORT", "also send beacons to this address (numeric IPv4, or [IPv6]), for networks without multicast"),
+        .flag("--no-multicast", "no multicast: only the --peer addresses"),
         .repeated("--interface", "NAME", "multicast on this interface only (default: every interface that is up)"),
     ]
 
@@ -29,13 +40,15 @@ enum NetworkOptions {
 
     /// Where beacons go and come from: the numeric --peer addresses (names
     /// are `peerNames`).
-    static func beaconConfig(_ arguments: ParsedArguments) throws(UsageError) -> BeaconTransportConfig {
+    static func beaconConfig(_ arguments: ParsedArguments, names allowNames: Bool = true) throws(UsageError) -> BeaconTransportConfig {
         var peers: [UDPAddress] = []
         var names = 0
         for text in arguments.values("--peer") {
             switch ConfiguredPeer(text) {
             case .address(let peer)?: peers.append(peer)
-            case .name?: names += 1
+            case .name? where allowNames: names += 1
+            case .name?:
+                throw arguments.usage("--peer \"\(text)\" is a name: here only a numeric HOST:PORT such as 192.168.1.20:52370 or [fe80::1%eth0]:52370")
             case nil:
                 throw arguments.usage(
                     "--peer \"\(text)\" is not HOST:PORT such as 192.168.1.20:52370, [fe80::1%eth0]:52370 or ada.local:52370")
