@@ -85,4 +85,25 @@ import Testing
         #expect(sources.states.map(\.condition) == [.ok, .off])
         sources.stop()
     }
+
+    /// An engine beacons to what its sources give: a host's own source
+    /// (`additionalPeerSources`, the relay's seam) reaches the transport
+    /// after its refresh, and its state is the engine's to report.
+    @Test func anEngineBeaconsToItsSourcesUnion() throws {
+        let later = [UDPAddress("127.0.0.1:9")!, UDPAddress("127.0.0.1:7")!]
+        let extra = Fake([], later: later)
+        var config = ContinuityConfiguration(account: testAccount, device: try DeviceIdentity.generate(name: "sources"),
+                                             beacons: BeaconTransportConfig(port: 0, multicast: false,
+                                                                            peers: [UDPAddress("127.0.0.1:7")!]))
+        config.channelAddress = SocketAddress(host: "127.0.0.1", port: 0)
+        config.tailnetSocket = "/nonexistent/tailscaled.sock"  // an ephemeral port: no tailnet source
+        config.additionalPeerSources = [extra]
+        let engine = try ContinuityEngine(configuration: config)
+        defer { engine.detach() }
+        #expect(engine.peerSources.map(\.kind) == [.link, .peer, .relay])
+        let end = monotonicSeconds() + 20
+        while engine.transport.peers.count < 2 && monotonicSeconds() < end { usleep(10_000) }
+        #expect(engine.transport.peers == [UDPAddress("127.0.0.1:7")!, UDPAddress("127.0.0.1:9")!])
+        #expect(engine.status.sources.count == 3)
+    }
 }

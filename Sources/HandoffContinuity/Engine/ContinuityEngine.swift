@@ -168,7 +168,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         if let socket = configuration.tailnetSocket, configuration.beacons.port != 0 {
             sources.append(TailnetSource(socketPath: socket, port: configuration.beacons.port))
         }
-        return sources
+        return sources + configuration.additionalPeerSources
     }
 
     /// Each peer source's state now (`handoff doctor`, STATUS `sources`).
