@@ -68,6 +68,8 @@ def test_version(device):
     (["nearby", "--peer", "exa mple.com:52370"], '--peer "exa mple.com:52370" is not HOST:PORT'),
     (["pair", "--peer", "example.com:52370"], '--peer "example.com:52370" is a name: here only a numeric HOST:PORT'),
     (["nearby", "--no-tailnet", "--tailnet-socket", "/tmp/x.sock"], "--no-tailnet and --tailnet-socket contradict"),
+    (["nearby", "--beacon-port", "0", "--no-multicast", "--tailnet-socket", "/tmp/x.sock"],
+     "--tailnet-socket needs a fixed --beacon-port"),
     (["nearby", "--beacon-port", "0"], "--beacon-port 0 (a free port) works only with --no-multicast"),
     (["nearby", "--once=yes"], "--once takes no value"),
     (["nearby", "--type", "a.b", "--type", "c.d"], "--type is given twice"),

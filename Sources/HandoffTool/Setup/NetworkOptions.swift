@@ -65,6 +65,9 @@ enum NetworkOptions {
         if arguments.has("--no-tailnet") && arguments.value("--tailnet-socket") != nil {
             throw arguments.usage("--no-tailnet and --tailnet-socket contradict each other: give one")
         }
+        if port == 0 && arguments.value("--tailnet-socket") != nil {
+            throw arguments.usage("--tailnet-socket needs a fixed --beacon-port: the tailnet's devices are sent beacons on it")
+        }
         let interfaces = arguments.values("--interface")
         return BeaconTransportConfig(port: port, multicast: multicast, peers: peers,
                                      interfaces: interfaces.isEmpty ? nil : interfaces)
