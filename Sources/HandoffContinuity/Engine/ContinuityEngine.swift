@@ -146,7 +146,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             guard let self else { return }
             self.transport.setPeers(addresses)
             // Someone new to ask: what it offers is heard now, not at its next keep-alive.
-            if added { self.solicit() }
+            if added { self.solicitAdded() }
         }
         let roster = configuration.roster?.load() ?? DeviceRoster()
         state.withLock { s in
@@ -248,6 +248,27 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             return !s.attachedOnce
         }
         if first { solicit() }
+    }
+
+    /// A peer source added addresses: a burst when none ran in the last
+    /// second, else one solicitation now on top of the burst under way
+    /// (which began before the new addresses were known: an engine's
+    /// sources are first read just after it starts). Bounded by the
+    /// sources: they change at most once a refresh.
+    func solicitAdded() {
+        guard configuration.device.role != .sendOnly else { return }
+        let scheduled = state.withLock { s in
+            let now = monotonicSeconds()
+            guard !s.stopped, !s.settings.paused else { return false }
+            if now - s.lastSolicitBurst >= Self.solicitSpacing {
+                s.lastSolicitBurst = now
+                s.solicitations = Self.solicitBurst.map { now + $0 }
+            } else if s.solicitations.first.map({ $0 > now }) ?? true {
+                s.solicitations.insert(now, at: 0)
+            }
+            return true
+        }
+        if scheduled { poke() }
     }
 
     /// Schedules a burst of solicitations (at most one burst a second; none
