@@ -172,6 +172,7 @@ bench-agent-idle: $(BINDIR)/idle_app $(TOOL)
 bench: $(BINDIR)/bench $(BINDIR)/bench_streams $(BINDIR)/streamer $(TOOL)
 	$(BINDIR)/bench $(abspath $(TOOL))
 	$(BINDIR)/bench_streams $(BINDIR)/streamer
+	python3 bench/reach_sight.py --tool $(abspath $(TOOL))
 
 clean:
 	rm -rf $(BUILD) .build .build-tsan

@@ -9,19 +9,20 @@ _handoff_account_actions="create code join show rotate"
 
 # The options of one command (--json and --help: every command's).
 _handoff_options() {
-    local beacons="--beacon-port --peer --no-multicast --interface"
+    local link="--beacon-port --peer --no-multicast --interface"
+    local beacons="$link --tailnet-socket --no-tailnet"
     local channel="--channel --connect-timeout --fetch-timeout"
     local options
     case $1 in
         account) options="--force --qr" ;;
-        pair) options="--join --force --name --yes-if-code --show-code --code --timeout --listen $beacons" ;;
+        pair) options="--join --force --name --yes-if-code --show-code --code --timeout --listen $link" ;;
         device) options="--name --role" ;;
         settings) options="" ;;
         nearby) options="--type --once --timeout --agent --embedded $beacons --connect-timeout" ;;
         devices) options="--listen --agent --embedded $beacons $channel" ;;
         publish) options="--type --title --info --url --team --required-key --once --timeout --agent --embedded $beacons $channel" ;;
         continue) options="--type --team --timeout --agent --embedded $beacons $channel" ;;
-        doctor) options="--listen --peer --beacon-port --no-multicast --interface --channel --connect-timeout --agent --embedded" ;;
+        doctor) options="--listen --peer --beacon-port --no-multicast --interface --tailnet-socket --no-tailnet --channel --connect-timeout --agent --embedded" ;;
         agent) options="--socket --no-launch --no-notifications --no-tray --no-pairing $beacons $channel" ;;
     esac
     echo "$options --json --help"
@@ -32,7 +33,7 @@ _handoff_takes_value() {
     case $1 in
         --beacon-port | --peer | --interface | --channel | --connect-timeout | --fetch-timeout | \
         --type | --title | --info | --url | --team | --required-key | --timeout | --listen | \
-        --name | --role | --yes-if-code | --code | --socket) return 0 ;;
+        --name | --role | --yes-if-code | --code | --socket | --tailnet-socket) return 0 ;;
     esac
     return 1
 }
@@ -63,7 +64,7 @@ _handoff() {
     # A value after an option that takes one.
     if _handoff_takes_value "$prev"; then
         case $prev in
-            --socket) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+            --socket | --tailnet-socket) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
             --role) COMPREPLY=($(compgen -W "full send-only" -- "$cur")) ;;
             --interface) COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur")) ;;
         esac

@@ -151,6 +151,9 @@ complete -c handoff -n '__handoff_using pair nearby devices publish continue age
 complete -c handoff -n '__handoff_using pair nearby devices publish continue agent' -l peer -x -d 'also send beacons to HOST:PORT (repeatable)'
 complete -c handoff -n '__handoff_using pair nearby devices publish continue agent' -l no-multicast -d 'no multicast: only the --peer addresses'
 complete -c handoff -n '__handoff_using pair nearby devices publish continue agent' -l interface -x -a '(__fish_print_interfaces)' -d 'multicast on this interface only (repeatable)'
+# ...the tailnet (not pair: it runs no engine)...
+complete -c handoff -n '__handoff_using nearby devices publish continue agent doctor' -l tailnet-socket -r -F -d "tailscaled's socket, for the tailnet's devices"
+complete -c handoff -n '__handoff_using nearby devices publish continue agent doctor' -l no-tailnet -d 'do not ask tailscaled for tailnet devices'
 # ...and the channel (nearby: --connect-timeout only).
 complete -c handoff -n '__handoff_using devices publish continue agent' -l channel -x -d 'address HOST:PORT the TLS channel listens on'
 complete -c handoff -n '__handoff_using nearby devices publish continue agent' -l connect-timeout -x -d 'seconds to connect to and authenticate a device (default 3)'

@@ -1045,7 +1045,13 @@ typedef struct handoff_continuity_options {
     /* Non-zero: no multicast, only the unicast peers below. */
     int disable_multicast;
     /* Unicast peers that also get every beacon: "host:port" strings, IPv4
-     * ("127.0.0.1:52371") or IPv6 ("[::1]:52371", "[fe80::1%eth0]:52371"). */
+     * ("127.0.0.1:52371"), IPv6 ("[::1]:52371", "[fe80::1%eth0]:52371") or
+     * a host name ("ada.local:52370"), resolved off the app's threads when
+     * the engine starts and every 60 s (one that does not resolve is
+     * skipped until it does). With a beacon port of its own, the engine
+     * also beacons to the person's online tailnet devices that tailscaled
+     * lists (HANDOFF_TAILNET_SOCKET names its socket, "off" none;
+     * docs/PROTOCOL.md "Peer sources"). */
     const char *const *peers;
     size_t peer_count;
     /* Address the TLS channel listens on, "host:port"; NULL: "[::]:0"

@@ -39,7 +39,7 @@ CLANG         ?= clang
 FUZZ_MODEL_TARGETS := bplist activity userinfo userinfo-json manifest
 FUZZ_CONTINUITY_TARGETS := beacon-plaintext beacon-packet channel-frames exchange-message \
                            stream-frames pairing-code account-file device-file agent-message \
-                           pairing-messages settings-file
+                           pairing-messages settings-file tailnet-status
 # The agent's desktop-entry reader: Sources/HandoffAgent/Desktop only (the
 # D-Bus part would need libsystemd).
 FUZZ_AGENT_TARGETS := desktop-entry
@@ -143,6 +143,8 @@ FUZZ_MAX_LEN_account-file := 512
 FUZZ_MAX_LEN_device-file := 512
 FUZZ_MAX_LEN_desktop-entry := 8192
 FUZZ_MAX_LEN_settings-file := 8192
+# A status of a few peers, chunked or not.
+FUZZ_MAX_LEN_tailnet-status := 16384
 # Sender byte + a datagram of up to 65,536 bytes + 1: the size refusal and
 # bodies near the re-encoding bound are reachable; -len_control keeps most
 # inputs short.

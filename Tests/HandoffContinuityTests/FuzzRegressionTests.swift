@@ -181,9 +181,25 @@ import Testing
         #expect(again == settings && again.fileBytes == settings.fileBytes, "\(name)")
     }
 
+    /// tailscaled's answer: hand-made attacks (an overflowing chunk size,
+    /// nesting, a short body, an endless header) refused; the seeds read.
+    @Test(arguments: FuzzCorpus.names("tailnet-status"))
+    func tailnetStatus(_ name: String) throws {
+        let bytes = try FuzzCorpus.read("tailnet-status", name)
+        guard let status = try? TailnetStatus(response: bytes) else { return }
+        #expect(FuzzCorpus.foundByFuzzer(name), "\(name) was accepted")
+        #expect(status.peers.count <= TailnetStatus.maxPeers, "\(name)")
+    }
+
+    @Test func theTailnetSeedsRead() throws {
+        let status = try TailnetStatus(response: FuzzCorpus.seed("tailnet-status", "chunked"))
+        #expect(status.peers.map(\.name) == ["desk"] && status.otherUsers == 1 && status.shared == 1)
+        #expect(try TailnetStatus(response: FuzzCorpus.seed("tailnet-status", "content-length")) == status)
+    }
+
     @Test func theCorpusIsThere() {
         for target in ["beacon-plaintext", "beacon-packet", "channel-frames", "exchange-message", "stream-frames",
-                       "pairing-code", "account-file", "device-file", "agent-message", "settings-file"] {
+                       "pairing-code", "account-file", "device-file", "agent-message", "settings-file", "tailnet-status"] {
             #expect(FuzzCorpus.names(target).count >= 3, "Tests/fuzz/regressions/\(target) is missing")
         }
     }

@@ -186,14 +186,14 @@ def test_the_tool_page_check_finds_an_option_taken_out(option):
 
 def test_the_tool_page_check_finds_a_network_option_no_longer_named():
     # nearby's list of network options loses --connect-timeout.
-    source = changed(HANDOFF_1.read_text(), ".BR \\-\\-interface ,\n.BR \\-\\-connect\\-timeout .\n.SS \"handoff devices\"",
-                     ".BR \\-\\-interface .\n.SS \"handoff devices\"")
+    source = changed(HANDOFF_1.read_text(), ".BR \\-\\-no\\-tailnet ,\n.BR \\-\\-connect\\-timeout .\n.SS \"handoff devices\"",
+                     ".BR \\-\\-no\\-tailnet .\n.SS \"handoff devices\"")
     assert "'handoff nearby' does not describe --connect-timeout" in tool_page_problems(source)
 
 
 def test_the_tool_page_check_finds_a_network_option_a_command_does_not_take():
-    source = changed(HANDOFF_1.read_text(), ".BR \\-\\-interface ,\n.BR \\-\\-connect\\-timeout .\n.SS \"handoff devices\"",
-                     ".BR \\-\\-interface ,\n.BR \\-\\-channel ,\n.BR \\-\\-connect\\-timeout .\n.SS \"handoff devices\"")
+    source = changed(HANDOFF_1.read_text(), ".BR \\-\\-no\\-tailnet ,\n.BR \\-\\-connect\\-timeout .\n.SS \"handoff devices\"",
+                     ".BR \\-\\-no\\-tailnet ,\n.BR \\-\\-channel ,\n.BR \\-\\-connect\\-timeout .\n.SS \"handoff devices\"")
     assert "'handoff nearby' lists --channel among its network options, which it does not take" in \
         tool_page_problems(source)
 

@@ -151,11 +151,15 @@ enum ContinuityOptions {
         guard (0...65535).contains(port) else { throw HandoffError(.invalidArgument, "options.beacon_port \(port) is not a port") }
         let peerCount = o.field(\.peer_count) ?? 0
         var peers: [UDPAddress] = []
+        var peerNames: [PeerName] = []
         for text in try CArgument.strings(o.field(\.peers) ?? nil, peerCount, "options.peers") {
-            guard let peer = UDPAddress(text) else {
-                throw HandoffError(.invalidArgument, "peer \"\(text)\" is not a numeric host:port such as 127.0.0.1:52371 or [::1]:52371")
+            switch ConfiguredPeer(text) {
+            case .address(let peer)?: peers.append(peer)
+            case .name(let name)?: peerNames.append(name)
+            case nil:
+                throw HandoffError(.invalidArgument,
+                                   "peer \"\(text)\" is not host:port such as 127.0.0.1:52371, [::1]:52371 or ada.local:52370")
             }
-            peers.append(peer)
         }
         let beacons = BeaconTransportConfig(port: port == 0 ? 52370 : UInt16(port),
                                             multicast: (o.field(\.disable_multicast) ?? 0) == 0,
@@ -170,6 +174,7 @@ enum ContinuityOptions {
         // Last: options refused above never create the device file.
         var config = ContinuityConfiguration(account: key, device: try device(from: o), beacons: beacons)
         if let channelAddress { config.channelAddress = channelAddress }
+        config.peerNames = peerNames
         // The person's device (no explicit id): the person's settings too,
         // read at start and on every change (docs/agent.md "Settings").
         if (o.field(\.device_id) ?? nil) == nil { config.settingsDirectory = try? AccountStore.defaultDirectory() }

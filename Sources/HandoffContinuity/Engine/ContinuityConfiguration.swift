@@ -9,6 +9,20 @@ public struct ContinuityConfiguration: Sendable {
     public var device: DeviceIdentity
     /// UDP discovery: port (default 52370), multicast on/off, unicast peers.
     public var beacons: BeaconTransportConfig
+    /// Configured peers given by host name (`--peer ada.local:52370`),
+    /// resolved at start and every minute (`NamedPeerSource`); numeric ones
+    /// are `beacons.peers`.
+    public var peerNames: [PeerName] = []
+    /// tailscaled's LocalAPI socket, for the tailnet source (`TailnetSource`);
+    /// nil: no tailnet source. By default the environment's
+    /// (`HANDOFF_TAILNET_SOCKET`) or `/var/run/tailscale/tailscaled.sock`.
+    /// Used only with a fixed beacon port: the tailnet's devices are sent
+    /// beacons on the discovery port, which an ephemeral one is not.
+    public var tailnetSocket: String? = TailnetSource.configuredSocket()
+    /// Peer sources of the host's own, after the built-in ones: the seam
+    /// for a source the library does not link (the agent's MQTT relay).
+    /// Each is refreshed on the engine's `hoff-reach` thread.
+    public var additionalPeerSources: [any PeerSource] = []
     /// Where the TLS channel listens; port 0 picks a free one (announced in
     /// beacons). `::` is both IPv6 and IPv4 on one port (IPv4 alone where
     /// the host has no IPv6).

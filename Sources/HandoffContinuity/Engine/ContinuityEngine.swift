@@ -32,6 +32,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     let verifier = WorkerPool(threads: ContinuityEngine.verifyThreads, queueLimit: ContinuityEngine.verifyQueue,
                               name: "hoff-verifier")
     private(set) var transport: BeaconTransport!
+    /// Where unicast beacon targets come from (docs/PROTOCOL.md "Peer sources").
+    private var reach: PeerSources!
     private var server: ChannelServer!
     /// What the scheduler sleeps on: armed for the earliest deadline, poked
     /// when something becomes due sooner (docs/agent.md §8).
@@ -140,6 +142,12 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             server?.stop()
             throw error
         }
+        reach = PeerSources(Self.peerSources(configuration, transport: transport)) { [weak self] addresses, added in
+            guard let self else { return }
+            self.transport.setPeers(addresses)
+            // Someone new to ask: what it offers is heard now, not at its next keep-alive.
+            if added { self.solicitAdded() }
+        }
         let roster = configuration.roster?.load() ?? DeviceRoster()
         state.withLock { s in
             s.roster = roster
@@ -148,7 +156,23 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         }
         if let settingsStore { reloadSettings(from: settingsStore) }
         threads.start(named: "hoff-scheduler") { [self] in self.scheduleLoop() }
+        reach.start()
     }
+
+    /// The link, each configured peer, and the tailnet when there is a
+    /// discovery port to reach its devices on.
+    static func peerSources(_ configuration: ContinuityConfiguration, transport: BeaconTransport) -> [any PeerSource] {
+        var sources: [any PeerSource] = [LinkPeerSource(multicast: configuration.beacons.multicast) { [weak transport] in transport?.stats }]
+        sources += configuration.beacons.peers.map(StaticPeerSource.init)
+        sources += configuration.peerNames.map(NamedPeerSource.init)
+        if let socket = configuration.tailnetSocket, configuration.beacons.port != 0 {
+            sources.append(TailnetSource(socketPath: socket, port: configuration.beacons.port))
+        }
+        return sources + configuration.additionalPeerSources
+    }
+
+    /// Each peer source's state now (`handoff doctor`, STATUS `sources`).
+    public var peerSources: [PeerSourceState] { reach.states }
 
     // MARK: Settings (docs/agent.md "Settings")
 
@@ -224,6 +248,27 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             return !s.attachedOnce
         }
         if first { solicit() }
+    }
+
+    /// A peer source added addresses: a burst when none ran in the last
+    /// second, else one solicitation now on top of the burst under way
+    /// (which began before the new addresses were known: an engine's
+    /// sources are first read just after it starts). Bounded by the
+    /// sources: they change at most once a refresh.
+    func solicitAdded() {
+        guard configuration.device.role != .sendOnly else { return }
+        let scheduled = state.withLock { s in
+            let now = monotonicSeconds()
+            guard !s.stopped, !s.settings.paused else { return false }
+            if now - s.lastSolicitBurst >= Self.solicitSpacing {
+                s.lastSolicitBurst = now
+                s.solicitations = Self.solicitBurst.map { now + $0 }
+            } else if s.solicitations.first.map({ $0 > now }) ?? true {
+                s.solicitations.insert(now, at: 0)
+            }
+            return true
+        }
+        if scheduled { poke() }
     }
 
     /// Schedules a burst of solicitations (at most one burst a second; none
@@ -344,6 +389,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         poke()
         // What hosts wrote to their streams before this still goes out.
         streams.drainAndEnd(within: Self.streamDrainLimit)
+        reach.stop()
         transport.stop()
         server.stop()
         // Each job is bounded by the channel's timeouts.
@@ -659,7 +705,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         }
         let counters = discovery.dictionary.merging(beacons.counters) { _, tally in tally }
         return EngineStatus(remotes: remotes.sorted { $0.id < $1.id }, counters: counters, beacons: beacons,
-                            roster: roster)
+                            roster: roster, sources: peerSources)
     }
 
     /// The account's devices this one verified, online or not (sorted by

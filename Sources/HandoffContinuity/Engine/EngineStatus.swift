@@ -68,6 +68,8 @@ public struct EngineStatus: Sendable, Equatable {
     public var beacons: BeaconTally
     /// Sorted by name, then id.
     public var roster: [RosterDevice] = []
+    /// Where beacon targets come from, each source's state (`PeerSources`).
+    public var sources: [PeerSourceState] = []
 }
 
 extension DiscoveryCounters {

@@ -87,8 +87,32 @@ enum AgentBodyCoding {
                         .dictionary(["deviceID": .data(d.deviceID), "deviceName": .string(d.deviceName),
                                      "role": .string(d.role.name), "online": .boolean(d.online),
                                      "lastSeen": .integer(Int64(clamping: d.lastSeen))])
-                    })]
+                    }),
+                    "sources": .array(s.sources.prefix(Self.maxSources).map { .dictionary(source($0)) })]
         }
+    }
+
+    /// STATUS `sources`: at most this many (a source per configured peer).
+    static let maxSources = 64
+
+    /// STATUS `sources[]`: a peer source's state.
+    static func source(_ p: PeerSourceState) -> Body {
+        var d: Body = ["kind": .string(p.kind.rawValue), "name": .string(truncateUTF8(p.name, to: 1024)),
+                       "condition": .string(p.condition.rawValue),
+                       "addresses": .array(p.addresses.prefix(PeerSources.maxAddresses).map { .string($0) }),
+                       "peers": .integer(Int64(p.peers))]
+        d["message"] = p.message.map { .string(truncateUTF8($0, to: 1024)) }
+        return d
+    }
+
+    static func source(_ f: Fields) throws(HandoffError) -> PeerSourceState {
+        // Kinds and conditions a newer agent adds are read as the nearest known.
+        let kind = PeerSourceState.Kind(rawValue: try f.string("kind")) ?? .peer
+        let condition = PeerSourceState.Condition(rawValue: try f.string("condition")) ?? .failed
+        return PeerSourceState(kind: kind, name: try f.string("name"), condition: condition,
+                               addresses: Array(try f.strings("addresses").prefix(PeerSources.maxAddresses)),
+                               peers: Int(try f.integer("peers", in: 0...Int64(Int32.max))),
+                               message: try f.optionalString("message"))
     }
 
     /// STATUS `remotes[].lastError`.
@@ -249,6 +273,13 @@ enum AgentBodyCoding {
                                                            lastSeen: UInt64(try r.integer("lastSeen", in: 0...Int64.max))))
                 }
             }
+            var sources: [PeerSourceState] = []
+            if b.body["sources"] != nil {
+                for value in try b.array("sources").prefix(Self.maxSources) {
+                    guard case .dictionary(let d) = value else { throw malformed("sources holds dictionaries") }
+                    sources.append(try source(Fields(d)))
+                }
+            }
             guard let role = DeviceRole(name: try b.string("role")) else { throw malformed("role is full or send-only") }
             return .status(AgentStatus(deviceID: try b.id("deviceID"), deviceName: try b.string("deviceName"), role: role,
                                        channelPort: UInt16(try b.integer("channelPort", in: 0...65535)),
@@ -256,7 +287,7 @@ enum AgentBodyCoding {
                                        clients: Int(try b.integer("clients", in: 0...Int64(Int32.max))),
                                        remotes: remotes, counters: counters,
                                        beacons: try b.optionalDictionary("beacons").map { d throws(HandoffError) in try beacons(Fields(d)) }
-                                           ?? BeaconTally(), roster: roster))
+                                           ?? BeaconTally(), roster: roster, sources: sources))
         }
     }
 

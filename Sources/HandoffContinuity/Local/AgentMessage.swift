@@ -212,11 +212,16 @@ public struct AgentStatus: Sendable, Equatable {
     /// The devices the agent verified, online or not (`roster`; sorted by
     /// name; empty when an older agent leaves it out).
     public var roster: [RosterDevice]
+    /// Where the engine's beacon targets come from (`sources`; empty when
+    /// an older agent leaves it out): the link, each configured peer, the
+    /// tailnet (docs/PROTOCOL.md "Peer sources").
+    public var sources: [PeerSourceState]
 
     public init(deviceID: [UInt8], deviceName: String, role: DeviceRole, channelPort: UInt16, beaconPort: UInt16,
                 clients: Int, remotes: [Remote], counters: [String: Int64], beacons: BeaconTally = BeaconTally(),
-                roster: [RosterDevice] = []) {
+                roster: [RosterDevice] = [], sources: [PeerSourceState] = []) {
         self.roster = roster
+        self.sources = sources
         self.deviceID = deviceID
         self.deviceName = deviceName
         self.role = role
@@ -245,6 +250,6 @@ public struct AgentStatus: Sendable, Equatable {
                   roster: status.roster.map { d in
                       RosterDevice(deviceID: AgentBodyCoding.deviceBytes(d.id), deviceName: d.name, role: d.role,
                                    online: d.online, lastSeen: d.lastSeen)
-                  })
+                  }, sources: status.sources)
     }
 }

@@ -8,7 +8,7 @@ import HandoffModel
 enum DoctorCommand: Command {
     static let name = "doctor"
     static let summary = "check this device and its network for Handoff, and say what to fix"
-    static let synopsis = ["doctor [--listen SECONDS] [--peer HOST:PORT]... [--beacon-port PORT] [--no-multicast] [--channel HOST:PORT]"]
+    static let synopsis = ["doctor [--listen SECONDS] [--peer HOST:PORT]... [--beacon-port PORT] [--no-multicast] [--tailnet-socket PATH | --no-tailnet] [--channel HOST:PORT]"]
     static let details = """
         Checks, in order: the account file (there, mode 0600, yours), this device's
         identity, the network interfaces and addresses, the beacon UDP port (can it
@@ -16,7 +16,9 @@ enum DoctorCommand: Command {
         /proc/net/igmp6), this device's own TLS channel, whether beacons of the
         account arrive during a listen window (copies over a second address
         family are counted, not taken for replays; only beacons whose time is
-        off warn about clocks), the channel of every device heard, over each
+        off warn about clocks), where beacon targets come from (each configured
+        peer's name and what it resolves to, the tailnet through tailscaled's
+        socket), the channel of every device heard, over each
         address family it was heard on, and of every --peer, and hints from the
         firewall rules (nft, iptables; read only, nothing is changed).
 
@@ -30,13 +32,15 @@ enum DoctorCommand: Command {
         .value("--beacon-port", "PORT", "the beacon UDP port to check (default \(BeaconTransportConfig.defaultPort))"),
         .flag("--no-multicast", "do not join the multicast groups (check unicast set-ups)"),
         .repeated("--interface", "NAME", "check multicast on this interface only"),
+        .value("--tailnet-socket", "PATH", "tailscaled's socket to ask for tailnet devices (default $HANDOFF_TAILNET_SOCKET, else \(TailnetSource.defaultSocket))"),
+        .flag("--no-tailnet", "do not ask tailscaled"),
         .value("--channel", "HOST:PORT", "the channel address to test listening on (default [::]:0, IPv6 and IPv4)"),
         .value("--connect-timeout", "SECONDS", "time to connect to and authenticate a channel (default 3)"),
     ] + NearbySource.options
 
     nonisolated(unsafe) static let checks: [any DoctorCheck.Type] = [
         AccountFileCheck.self, DeviceCheck.self, InterfacesCheck.self, BeaconPortCheck.self, MulticastCheck.self,
-        LocalChannelCheck.self, ListenCheck.self, ChannelCheck.self, FirewallCheck.self,
+        LocalChannelCheck.self, ListenCheck.self, SourcesCheck.self, ChannelCheck.self, FirewallCheck.self,
     ]
 
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
@@ -59,6 +63,7 @@ enum DoctorCommand: Command {
                                    "findings": .array(findings.map(\.json))]
         report["via"] = .string(context.source?.via.rawValue)
         if let counts = context.heardBeacons { report["beacons"] = json(counts) }
+        if let sources = context.sources { report["sources"] = .array(sources.map(SourcesCheck.json)) }
         output.emit(.object(report),
                     human: "\n" + tr("{ok} ok, {warnings} warning(s), {failures} failure(s).",
                                   ["ok": "\(findings.count - failures - warnings)", "warnings": "\(warnings)", "failures": "\(failures)"]))
@@ -93,8 +98,13 @@ enum DoctorCommand: Command {
         let interfaces = arguments.values("--interface")
         let config = BeaconTransportConfig(port: port, multicast: multicast, peers: [],
                                            interfaces: interfaces.isEmpty ? nil : interfaces)
-        return try DoctorContext(arguments, beaconConfig: config, peers: peers, listenSeconds: try arguments.seconds("--listen") ?? 5,
-                                 channelAddress: channel, limits: limits)
+        if arguments.has("--no-tailnet") && arguments.value("--tailnet-socket") != nil {
+            throw arguments.usage("--no-tailnet and --tailnet-socket contradict each other: give one")
+        }
+        let context = try DoctorContext(arguments, beaconConfig: config, peers: peers, listenSeconds: try arguments.seconds("--listen") ?? 5,
+                                        channelAddress: channel, limits: limits)
+        context.tailnetSocket = NetworkOptions.tailnetSocket(arguments)
+        return context
     }
 
     /// What the listen window heard, by kind (docs/cli.md).

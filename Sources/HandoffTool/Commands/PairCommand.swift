@@ -44,7 +44,7 @@ enum PairCommand: Command {
         scripts. With --json, events are JSON lines and the answer is read as a line
         (y/yes or n/no) from standard input unless --yes-if-code is given.
         """
-    static let options: [OptionSpec] = NetworkOptions.beacons + [
+    static let options: [OptionSpec] = NetworkOptions.linkBeacons + [
         .flag("--join", "join another account even though this device has one (needs --force)"),
         .flag("--force", "with --join: replace this device's account"),
         .value("--name", "NAME", "this device's name, as the other devices show it (1-64 bytes, no control characters)"),
@@ -56,7 +56,7 @@ enum PairCommand: Command {
     ]
 
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
-        var config = PairingConfiguration(beacons: try NetworkOptions.beaconConfig(arguments))
+        var config = PairingConfiguration(beacons: try NetworkOptions.beaconConfig(arguments, names: false))
         if let timeout = try arguments.seconds("--timeout") {
             guard timeout > 0, timeout <= 120 else { throw arguments.usage("--timeout must be more than 0 and at most 120 seconds") }
             config.limits.window = timeout

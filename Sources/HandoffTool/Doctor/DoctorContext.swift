@@ -9,6 +9,9 @@ import HandoffRuntime
 /// Main thread only.
 final class DoctorContext {
     let beaconConfig: BeaconTransportConfig
+    /// tailscaled's socket for doctor's own engine (`--tailnet-socket`,
+    /// `--no-tailnet`, else the environment's or the default).
+    var tailnetSocket: String? = TailnetSource.configuredSocket()
     /// Channel addresses to test (`--peer`).
     let peers: [SocketAddress]
     let listenSeconds: Double
@@ -25,6 +28,8 @@ final class DoctorContext {
     /// The engine's figures when the listen window began (the agent's
     /// counters run from its start: the window's are the difference).
     var before: AgentStatus?
+    /// Each peer source's state, once the sources check read it (the report's `sources`).
+    var sources: [PeerSourceState]?
     /// What the listen window heard, by kind (the report's `beacons`).
     var heardBeacons: BeaconTally?
     let queue: HostQueue
@@ -65,7 +70,7 @@ final class DoctorContext {
 
     /// Doctor's options that set up the device's network (`--peer` here
     /// names a channel to test, not a beacon peer).
-    static let deviceOptions = ["--beacon-port", "--no-multicast", "--interface"]
+    static let deviceOptions = ["--beacon-port", "--no-multicast", "--interface", "--tailnet-socket", "--no-tailnet"]
 }
 
 /// IPv4 or IPv6: a device heard over both is tested over both.

@@ -24,7 +24,8 @@ final class NearbySource {
     /// Options that set up the device's network: each asks for an engine
     /// of the tool's own, as an app's device-level options do (the agent
     /// owns the device's beacons and channel).
-    static let deviceOptions = ["--beacon-port", "--peer", "--no-multicast", "--interface", "--channel"]
+    static let deviceOptions = ["--beacon-port", "--peer", "--no-multicast", "--interface", "--channel", "--tailnet-socket",
+                                "--no-tailnet"]
 
     let via: Via
     let service: any ContinuityService

@@ -261,6 +261,7 @@ func writeSeeds(_ w: Writer) throws {
     try writeAgentSeeds(w)
     writeDesktopEntrySeeds(w)
     writeSettingsSeeds(w)
+    writeTailnetSeeds(w)
 }
 
 /// An activity with a fixed id, so the seeds are the same on every run.
@@ -808,6 +809,21 @@ func writeSettingsSeeds(_ w: Writer) {
     w("settings-file", "bad-boolean", "[Handoff]\nPaused=yes\n")
     w("settings-file", "bad-device", "[Device 0123]\nOffer=false\n")
     w("settings-file", "groups-513", (0..<513).map { "[App a\($0)]\nMuted=true\n" }.joined())
+}
+
+// MARK: - tailscaled's LocalAPI answer (docs/PROTOCOL.md "Peer sources")
+
+let tailnetStatusJSON = #"{"BackendState":"Running","Self":{"HostName":"me","UserID":7,"TailscaleIPs":["100.64.0.1"]},"Peer":{"nodekey:a":{"HostName":"desk","DNSName":"desk.tail1234.ts.net.","UserID":7,"Online":true,"TailscaleIPs":["100.64.0.2","fd7a:115c:a1e0::2"]},"nodekey:b":{"HostName":"bob","UserID":8,"Online":true,"TailscaleIPs":["100.64.0.3"]},"nodekey:c":{"HostName":"shared","UserID":7,"Online":true,"ShareeNode":true,"TailscaleIPs":["100.64.0.4"]}}}"#
+
+func writeTailnetSeeds(_ w: Writer) {
+    let body = tailnetStatusJSON
+    let half = body.utf8.count / 2
+    let chunks = String(half, radix: 16) + "\r\n" + String(decoding: Array(body.utf8)[..<half], as: UTF8.self) + "\r\n"
+        + String(body.utf8.count - half, radix: 16) + "\r\n" + String(decoding: Array(body.utf8)[half...], as: UTF8.self) + "\r\n0\r\n\r\n"
+    w("tailnet-status", "chunked", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks)
+    w("tailnet-status", "content-length", "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)
+    w("tailnet-status", "stopped", "HTTP/1.0 200 OK\r\n\r\n{\"BackendState\":\"Stopped\",\"Self\":null,\"Peer\":null}")
+    w("tailnet-status", "forbidden", "HTTP/1.1 403 Forbidden\r\nContent-Length: 13\r\n\r\naccess denied")
 }
 
 // MARK: - Pairing (docs/PROTOCOL.md §9)

@@ -154,7 +154,9 @@ class Application(OwnedHandle):
         takes the device file's role; beacon_port: UDP port of
         the beacons (None: 52370; each process on a host needs its own);
         multicast: False sends only to `peers`, "host:port" strings such as
-        "127.0.0.1:52371" or "[::1]:52371"; channel_address: where the TLS
+        "127.0.0.1:52371", "[::1]:52371" or "ada.local:52370" (a name is
+        resolved at start and every 60 s; with a beacon port of its own the
+        engine also reaches the person's tailnet devices); channel_address: where the TLS
         channel listens, "host:port" (None: "[::]:0", every IPv6 and IPv4
         address on one free port, IPv4 alone on a host without IPv6;
         "127.0.0.1:0" keeps it on loopback); fetch_timeout: seconds the main

@@ -245,6 +245,20 @@ def test_start_continuity_checks_its_options(manifest):
     assert "device id" in caught.value.message
 
 
+def test_a_peer_may_be_a_host_name(manifest):
+    """A name is resolved by the engine, off the app's threads (every 60 s):
+    accepted as it is; one with a space is not a name."""
+    app = Application(manifest)
+    account = Account.from_key(bytes(32))
+    with pytest.raises(HandoffError) as caught:
+        app.start_continuity(account, beacon_port=free_port(), multicast=False, peers=["local host:52371"],
+                             device_id="0123456789abcdef0123456789abcdef", device_name="test")
+    assert caught.value.code == Status.INVALID_ARGUMENT and "ada.local:52370" in caught.value.message
+    app.start_continuity(account, beacon_port=free_port(), multicast=False, peers=["localhost:52371"],
+                         channel_address="127.0.0.1:0", device_id="0123456789abcdef0123456789abcdef",
+                         device_name="test")
+
+
 def test_start_continuity_once(manifest):
     app = Application(manifest)
     account = Account.from_key(bytes(32))

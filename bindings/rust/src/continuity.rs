@@ -129,7 +129,8 @@ impl<'a> ContinuityOptions<'a> {
     }
 
     /// Adds a unicast peer that also gets every beacon: `"host:port"`,
-    /// IPv4 (`"127.0.0.1:52371"`) or IPv6 (`"[::1]:52371"`).
+    /// IPv4 (`"127.0.0.1:52371"`), IPv6 (`"[::1]:52371"`) or a host name
+    /// (`"ada.local:52370"`, resolved at start and every 60 s).
     pub fn peer(mut self, address: impl Into<String>) -> Self {
         self.peers.push(address.into());
         self

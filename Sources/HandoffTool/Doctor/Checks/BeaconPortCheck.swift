@@ -17,7 +17,8 @@ enum BeaconPortCheck: DoctorCheck {
         let source: NearbySource
         do {
             let device = try context.device ?? DeviceIdentity.generate(name: "doctor")
-            let settings = NetworkOptions.Settings(beacons: config, connectTimeout: context.limits.connectTimeout)
+            let settings = NetworkOptions.Settings(beacons: config, tailnetSocket: context.tailnetSocket,
+                                                   connectTimeout: context.limits.connectTimeout)
             source = try NearbySource(context.arguments, settings: settings, account: account, device: device,
                                       queue: context.queue, deviceOptions: DoctorContext.deviceOptions)
             context.source = source

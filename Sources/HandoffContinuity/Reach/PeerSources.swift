@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An engine's peer sources, and the one thread (`hoff-reach`) that
+/// refreshes those that need time: the unicast targets of the beacon
+/// sender are the union of their addresses (each once, in source order, at
+/// most `maxAddresses`), handed to `changed` whenever it changes.
+///
+/// The thread sleeps until the earliest source's next refresh or an event
+/// of one of their descriptors (docs/agent.md §8): with no name configured
+/// and no tailscaled, no wake-up at all. It is started only when a source
+/// needs refreshing, is detached, and ends at its next wake-up after
+/// `stop()` (a name still resolving is not waited for).
+public final class PeerSources: Sendable {
+    public static let maxAddresses = 256
+
+    public let sources: [any PeerSource]
+    private let changed: @Sendable (_ addresses: [UDPAddress], _ added: Bool) -> Void
+    private let state = Locked(State())
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+
+    private struct State {
+        var published: [UDPAddress] = []
+        var stopping = false
+        var threadOwnsPipe = false
+        var closed = false
+    }
+
+    /// - Parameter changed: called on the `hoff-reach` thread with the new
+    ///   union, and whether an address is new in it (time to solicit).
+    public init(_ sources: [any PeerSource],
+                changed: @escaping @Sendable (_ addresses: [UDPAddress], _ added: Bool) -> Void) {
+        self.sources = sources
+        self.changed = changed
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) == 0 {
+            for fd in fds {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            }
+        } else {
+            fds = [-1, -1]
+        }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+        state.withLock { $0.published = Self.union(sources) }
+    }
+
+    deinit { closePipe() }
+
+    /// The union of the sources' addresses now.
+    public var addresses: [UDPAddress] { state.withLock { $0.published } }
+
+    /// Every source's state, in order.
+    public var states: [PeerSourceState] { sources.map(\.state) }
+
+    /// Starts the thread when a source needs it; false when one is needed
+    /// and the system refused it (the static addresses still apply).
+    @discardableResult
+    public func start() -> Bool {
+        guard sources.contains(where: \.needsRefresh), wakeRead >= 0 else { return true }
+        let started = state.withLock { s -> Bool in
+            guard !s.stopping else { return false }
+            s.threadOwnsPipe = true
+            return true
+        }
+        guard started else { return true }
+        if !startDetachedThread(named: "hoff-reach", { [self] in self.run() }) {
+            state.withLock { $0.threadOwnsPipe = false }
+            return false
+        }
+        return true
+    }
+
+    /// Asks the thread to end; returns at once.
+    public func stop() {
+        let closeNow = state.withLock { s -> Bool in
+            s.stopping = true
+            // Written with the lock held: the thread closes the pipe with it held too.
+            if s.threadOwnsPipe && !s.closed {
+                var byte: UInt8 = 1
+                _ = write(wakeWrite, &byte, 1)
+            }
+            return !s.threadOwnsPipe
+        }
+        if closeNow { closePipe() }
+    }
+
+    private func closePipe() {
+        state.withLock { s in
+            guard !s.closed else { return }
+            s.closed = true
+            if wakeRead >= 0 { close(wakeRead) }
+            if wakeWrite >= 0 { close(wakeWrite) }
+        }
+    }
+
+    private var stopping: Bool { state.withLock { $0.stopping } }
+
+    private func run() {
+        defer { closePipe() }
+        var due: [Double?] = sources.map { $0.needsRefresh ? 0 : nil }
+        let refreshOrder = sources.indices.filter { sources[$0] is TailnetSource } + sources.indices.filter { !(sources[$0] is TailnetSource) }
+        while !stopping {
+            let now = monotonicSeconds()
+            // The tailnet first: a name whose resolver hangs does not hold it up.
+            for i in refreshOrder {
+                guard let d = due[i], d <= now else { continue }
+                due[i] = sources[i].refresh(now: now)
+                if stopping { return }
+            }
+            publish()
+            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            var owners: [Int] = []
+            for (i, source) in sources.enumerated() where source.descriptor >= 0 {
+                fds.append(pollfd(fd: source.descriptor, events: Int16(POLLIN), revents: 0))
+                owners.append(i)
+            }
+            var timeout: Int32 = -1
+            if let next = due.compactMap({ $0 }).min() {
+                timeout = Int32(min(3_600_000, max(0, (next - monotonicSeconds()) * 1000).rounded(.up)))
+            }
+            let r = poll(&fds, nfds_t(fds.count), timeout)
+            if r < 0 && errno != EINTR { return }
+            guard r > 0 else { continue }
+            if fds[0].revents != 0 { return }
+            for (k, i) in owners.enumerated() where fds[k + 1].revents != 0 {
+                if sources[i].descriptorReadable() { due[i] = 0 }
+            }
+        }
+    }
+
+    /// Hands the union to `changed` when it differs from the last one.
+    private func publish() {
+        let union = Self.union(sources)
+        let added: Bool? = state.withLock { s in
+            guard union != s.published else { return nil }
+            let before = Set(s.published)
+            s.published = union
+            return union.contains { !before.contains($0) }
+        }
+        if let added { changed(union, added) }
+    }
+
+    static func union(_ sources: [any PeerSource]) -> [UDPAddress] {
+        var seen = Set<UDPAddress>()
+        var union: [UDPAddress] = []
+        for source in sources {
+            for a in source.addresses where union.count < maxAddresses && seen.insert(a).inserted {
+                union.append(a)
+            }
+        }
+        return union
+    }
+}

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffAgent
+import HandoffContinuity
+
+/// Where the engine's beacon targets come from (docs/PROTOCOL.md "Peer
+/// sources"): each configured peer (a name: what it resolves to) and the
+/// tailnet (tailscaled's socket: how many of the person's devices it
+/// lists, or why none). The link is the multicast check's. The states are
+/// the engine's: the agent's STATUS `sources`, or doctor's own engine's.
+enum SourcesCheck: DoctorCheck {
+    static func run(_ context: DoctorContext) -> [Finding] {
+        guard let source = context.source, let status = try? source.status(context.loop) else { return [] }
+        context.sources = status.sources
+        return status.sources.compactMap(finding)
+    }
+
+    static func finding(_ s: PeerSourceState) -> Finding? {
+        let message = s.message ?? ""
+        switch (s.kind, s.condition) {
+        case (.link, _), (.relay, _):
+            return nil
+        case (.peer, .ok):
+            if s.addresses == [s.name] { return .ok("sources.peer", tr("peer {peer}: a numeric address", ["peer": s.name])) }
+            return .ok("sources.peer", tr("peer {peer}: resolves to {count} address(es): {addresses}",
+                                          ["peer": s.name, "count": "\(s.addresses.count)", "addresses": s.addresses.joined(separator: ", ")]))
+        case (.peer, .pending):
+            return .ok("sources.peer", tr("peer {peer}: not resolved yet", ["peer": s.name]))
+        case (.peer, _):
+            return .warn("sources.peer", tr("peer {peer} does not resolve: {message}", ["peer": s.name, "message": message]),
+                         todo: tr("check the name (`getent ahosts NAME`), or give the address as a number"))
+        case (.tailnet, .ok):
+            let left = s.message.map { " (" + $0 + ")" } ?? ""
+            return .ok("sources.tailnet", tr("tailnet: {count} device(s) from {socket}{left}",
+                                             ["count": "\(s.peers)", "socket": s.name, "left": left]))
+        case (.tailnet, .absent):
+            return .ok("sources.tailnet", tr("tailnet: no tailscaled (socket {socket} absent)", ["socket": s.name]))
+        case (.tailnet, .off):
+            return .ok("sources.tailnet", tr("tailnet: off"))
+        case (.tailnet, .pending):
+            return .ok("sources.tailnet", tr("tailnet: {socket} not asked yet", ["socket": s.name]))
+        case (.tailnet, .unavailable):
+            return .warn("sources.tailnet", tr("tailnet: {message} ({socket})", ["message": message, "socket": s.name]),
+                         todo: tr("start Tailscale (`sudo tailscale up`), or --no-tailnet"))
+        case (.tailnet, _):
+            return .warn("sources.tailnet", tr("tailnet: {socket} gave no usable answer: {message}", ["socket": s.name, "message": message]),
+                         todo: tr("check tailscaled (`tailscale status`); Handoff asks again every 10 s"))
+        }
+    }
+
+    /// The report's `sources[]`.
+    static func json(_ s: PeerSourceState) -> JSON {
+        ["kind": .string(s.kind.rawValue), "name": .string(s.name), "condition": .string(s.condition.rawValue),
+         "addresses": .array(s.addresses.map { .string($0) }), "peers": .int(Int64(s.peers)), "message": .string(s.message)]
+    }
+}
