@@ -16,23 +16,31 @@ public struct RelayDeviceTopicReader {
     /// Devices whose last gone message is remembered (least recently
     /// applied forgotten first): a bound on memory, not on correctness.
     public static let maxRemembered = 1024
+    /// Device-topic messages a second (and saved up) before any
+    /// cryptography; beyond, dropped (`over rate`). §5's own bounds follow.
+    public static let messagesPerSecond = 20.0
+    public static let messageBurst = 40.0
 
     let topics: RelayTopics
     let beaconKey: [UInt8]
     let ownTag: String
     private var lastGone: [String: (connected: UInt64, order: UInt64)] = [:]
     private var order: UInt64 = 0
+    private var bucket: TokenBucket
 
-    public init(account: AccountKey, ownDeviceID: [UInt8]) {
+    public init(account: AccountKey, ownDeviceID: [UInt8], now: Double) {
         topics = RelayTopics(accountKey: account)
         beaconKey = account.derived.beaconKey
         ownTag = topics.deviceTag(ownDeviceID)
+        bucket = TokenBucket(rate: Self.messagesPerSecond, burst: Self.messageBurst, now: now)
     }
 
     /// What a message of the device topic `tag` is, or why it is dropped.
-    public mutating func read(_ message: [UInt8], deviceTag tag: String) -> Result<Message, RelayDropReason> {
+    /// `now`: seconds on the caller's monotonic clock (the rate).
+    public mutating func read(_ message: [UInt8], deviceTag tag: String, now: Double) -> Result<Message, RelayDropReason> {
         if tag == ownTag { return .success(.own) }
         if message.count > BeaconCodec.maxPacketSize { return .failure(.oversized) }
+        guard bucket.take(now: now) else { return .failure(.overRate) }
         if message.count == RelayGoneMessage.sealedSize {
             guard let gone = RelayGoneMessage.open(message, key: topics.goneKey) else { return .failure(.notAuthentic) }
             guard topics.deviceTag(gone.deviceID) == tag else { return .failure(.topicMismatch) }

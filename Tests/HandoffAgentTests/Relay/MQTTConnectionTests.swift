@@ -110,8 +110,8 @@ struct MQTTConnectionTests {
         }
         let messages = try Self.receive(watcher, count: 1)
         #expect(messages.count == 1)
-        var reader = RelayDeviceTopicReader(account: account, ownDeviceID: Array(0x10...0x1F))
-        #expect(reader.read(messages.first?.payload ?? [], deviceTag: topics.deviceTag(device)) == .success(.gone(gone)))
+        var reader = RelayDeviceTopicReader(account: account, ownDeviceID: Array(0x10...0x1F), now: 0)
+        #expect(reader.read(messages.first?.payload ?? [], deviceTag: topics.deviceTag(device), now: 0) == .success(.gone(gone)))
     }
 
     @Test func wrongCredentialsGiveAClearErrorNotAHang() throws {

@@ -16,15 +16,15 @@ let nonce: [UInt8] = Array(repeating: 7, count: AESGCM.nonceSize)
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    var reader = RelayDeviceTopicReader(account: account, ownDeviceID: Array(0x10...0x1F))
+    var reader = RelayDeviceTopicReader(account: account, ownDeviceID: Array(0x10...0x1F), now: 0)
     if bytes.count < AESGCM.nonceSize || Array(bytes[0..<AESGCM.nonceSize]) != nonce {
-        if case .success(let message) = reader.read(bytes, deviceTag: peerTag) {
+        if case .success(let message) = reader.read(bytes, deviceTag: peerTag, now: 0) {
             preconditionFailure("a message was read without the keys: \(message)")
         }
     }
     let sealed = AESGCM(key: topics.goneKey).seal(bytes, aad: RelayGoneMessage.associatedData, nonce: nonce)
     let parsed = RelayGoneMessage.parse(bytes)
-    let result = reader.read(sealed, deviceTag: peerTag)
+    let result = reader.read(sealed, deviceTag: peerTag, now: 0)
     if let parsed, parsed.deviceID == peer {
         precondition(result == .success(.gone(parsed)), "a genuine gone message was not read")
         precondition(parsed.encoded() == bytes, "a gone message is not canonical")
