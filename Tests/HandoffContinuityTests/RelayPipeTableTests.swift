@@ -109,6 +109,29 @@ import Testing
         #expect(table.drops.values.reduce(0, +) == 6)
     }
 
+    @Test func anEndedPipeLeftUnreadIsForgottenWithinTheIdleLimit() throws {
+        var p = Pair()
+        let key = try p.a.open(to: Self.topics.deviceTag(Self.b), now: 0)
+        _ = p.a.withPipe(key) { $0.write(Array("never read".utf8)) }
+        p.a.withPipe(key) { $0.close() }
+        p.exchange()
+        guard case .accepted(let accepted) = p.arrivalsAtB.first else {
+            Issue.record("b did not accept the pipe")
+            return
+        }
+        p.b.withPipe(accepted) { $0.close() }
+        p.exchange()
+        // Finished both ways, but b's channel never read the bytes.
+        #expect(p.b.pipes[accepted]?.phase == .finished)
+        #expect(p.a.takeForgotten() == [key])
+        let deadline = try #require(p.b.nextDeadline)
+        #expect(deadline <= p.now + p.b.limits.pipe.idle)
+        _ = p.b.poll(now: deadline)
+        #expect(p.b.pipes.isEmpty)
+        #expect(p.b.takeForgotten() == [accepted])
+        #expect(p.b.nextDeadline == nil)
+    }
+
     @Test func openingBeyondTheLimitsIsAClearError() throws {
         var table = RelayPipeTable(account: Self.key, ownDeviceID: Self.a, now: 0)
         let peer = Self.topics.deviceTag(Self.b)

@@ -49,6 +49,9 @@ public struct RelayPipeTable {
     private var refusals: [(Key, RelayPipeFrame)] = []
     private var refusalBucket: TokenBucket
     private var ended: [Key] = []
+    /// When each ended pipe ended, while the channel may still read it.
+    private var endedAt: [Key: Double] = [:]
+    private var forgotten: [Key] = []
 
     public init(account: AccountKey, ownDeviceID: [UInt8], limits: Limits = Limits(), now: Double) {
         topics = RelayTopics(accountKey: account)
@@ -110,23 +113,42 @@ public struct RelayPipeTable {
     }
 
     /// Every frame due now, with the pipe it belongs to; publish each on
-    /// `topic(for:)`. Pipes that have ended are forgotten once their last
-    /// frames are returned.
+    /// `topic(for:)`. A pipe that has ended is forgotten once its last
+    /// frames are returned and the channel has read what it delivered (at
+    /// once when it was reset; at most the idle limit later otherwise, so
+    /// an unread pipe cannot hold a slot): see `takeForgotten`.
     public mutating func poll(now: Double) -> [(Key, RelayPipeFrame)] {
         var out = refusals
         refusals = []
         for key in pipes.keys.sorted(by: { $0.pipe.hex < $1.pipe.hex }) {
             out += pipes[key]!.poll(now: now).map { (key, $0) }
-            if pipes[key]!.isEnded && pipes[key]!.readable == 0 {
+            guard pipes[key]!.isEnded else { continue }
+            let since = endedAt[key] ?? now
+            endedAt[key] = since
+            var wasReset = false
+            if case .reset = pipes[key]!.phase { wasReset = true }
+            if wasReset || pipes[key]!.readable == 0 || now - since >= limits.pipe.idle {
                 pipes[key] = nil
+                endedAt[key] = nil
+                forgotten.append(key)
                 remember(key)
             }
         }
         return out
     }
 
-    /// The earliest deadline of any pipe; nil with none.
-    public var nextDeadline: Double? { pipes.values.compactMap(\.nextDeadline).min() }
+    /// The pipes forgotten since the last call: their owner closes what it
+    /// kept for them (a `RelayStreamBridge`).
+    public mutating func takeForgotten() -> [Key] {
+        defer { forgotten = [] }
+        return forgotten
+    }
+
+    /// The earliest deadline of any pipe (an ended one: when it is
+    /// forgotten unread); nil with none.
+    public var nextDeadline: Double? {
+        (pipes.values.compactMap(\.nextDeadline) + endedAt.values.map { $0 + limits.pipe.idle }).min()
+    }
 
     private func checkRoom(_ peer: String) throws(HandoffError) {
         guard pipes.count < limits.maxPipes else {

@@ -76,6 +76,7 @@ struct RelayThroughBrokerTests {
             for (key, frame) in table.poll(now: now) {
                 try connection.publish(table.topic(for: key), frame.encoded(), retain: false)
             }
+            for key in table.takeForgotten() { bridges.removeValue(forKey: key)?.close() }
             for key in Array(bridges.keys) {
                 _ = table.withPipe(key) { pipe in bridges[key]!.pump(&pipe) }
             }
