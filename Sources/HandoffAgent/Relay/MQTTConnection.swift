@@ -126,14 +126,17 @@ public final class MQTTConnection {
     /// Messages dropped for their size or a full queue.
     public var droppedMessages: Int { inbox.dropped }
 
-    /// Connects and waits for the broker's answer within `timeout` seconds.
+    /// Connects and waits for the broker's answer within `timeout` seconds
+    /// (the TCP connection is made without blocking, so an unreachable
+    /// broker costs at most the timeout; a host name is resolved first,
+    /// which may take the resolver's own time).
     /// Throws `.permission` when the broker refuses the credentials,
     /// `.connectionUnavailable` when it cannot be reached, refuses
     /// otherwise or does not answer in time.
     public func connect(timeout: Double) throws(HandoffError) {
         inbox.connack = nil
         inbox.disconnected = nil
-        let rc = mosquitto_connect(mosq, options.host, Int32(options.port), Int32(options.keepalive))
+        let rc = mosquitto_connect_async(mosq, options.host, Int32(options.port), Int32(options.keepalive))
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
             throw HandoffError(.connectionUnavailable, "cannot reach the relay broker \(brokerName): \(Self.text(rc))")
         }
@@ -141,11 +144,12 @@ public final class MQTTConnection {
         while inbox.connack == nil {
             let left = end - monotonicNow()
             guard left > 0 else {
-                throw HandoffError(.connectionUnavailable, "the relay broker \(brokerName) did not answer within \(timeout) s")
+                mosquitto_disconnect(mosq)
+                throw HandoffError(.connectionUnavailable, "the relay broker \(brokerName) did not answer within \(secondsText(timeout))")
             }
             let rc = mosquitto_loop(mosq, Int32(min(left, 1) * 1000) + 1, 1)
             if inbox.connack == nil, rc != MOSQ_ERR_SUCCESS.rawValue {
-                throw HandoffError(.connectionUnavailable, "the relay broker \(brokerName) closed the connection: \(Self.text(rc))")
+                throw HandoffError(.connectionUnavailable, "cannot reach the relay broker \(brokerName): \(Self.text(rc))")
             }
         }
         switch inbox.connack! {
@@ -204,6 +208,10 @@ public final class MQTTConnection {
     /// libmosquitto's text for an error, errno's for MOSQ_ERR_ERRNO.
     static func text(_ rc: Int32) -> String {
         rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(rc))
+    }
+
+    private func secondsText(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && seconds < 1e9 ? "\(Int(seconds)) s" : "\(seconds) s"
     }
 
     private func monotonicNow() -> Double {

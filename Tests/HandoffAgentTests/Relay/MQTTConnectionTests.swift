@@ -131,6 +131,27 @@ struct MQTTConnectionTests {
         #expect(refused?.code == .permission)
     }
 
+    @Test func aSilentBrokerIsGivenUpOnAtTheTimeout() throws {
+        // Something that accepts TCP and never speaks MQTT.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        var failure: HandoffError?
+        do { try MQTTConnection(MQTTConnection.Options(host: "127.0.0.1", port: port)).connect(timeout: 1) } catch { failure = error }
+        #expect(failure?.code == .connectionUnavailable)
+        #expect(failure?.message == "the relay broker 127.0.0.1:\(port) did not answer within 1 s")
+    }
+
     @Test func anAbsentBrokerIsUnavailableAtOnce() throws {
         let port = try TestBroker.freePort()
         var failure: HandoffError?
