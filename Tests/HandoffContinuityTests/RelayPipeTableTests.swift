@@ -132,6 +132,47 @@ import Testing
         #expect(p.b.nextDeadline == nil)
     }
 
+    @Test func aGenuinePeerIsDelayedNeverRefused_unprovenPipesAreShed() {
+        var table = RelayPipeTable(account: Self.key, ownDeviceID: Self.b, now: 0)
+        // A tenant fills the table with OPENs from made-up device tags.
+        var fakes: [RelayPipeTable.Key] = []
+        for i in 0..<table.limits.maxPipes {
+            let (topic, open) = Self.open(.random(), from: Array(repeating: UInt8(i), count: 16))
+            if case .accepted(let key) = table.receive(open, topic: topic, now: 0) { fakes.append(key) }
+        }
+        #expect(fakes.count == table.limits.maxPipes)
+        // One of them proves the key (its TLS handshake completed): kept.
+        table.markAuthenticated(fakes[0])
+        // Within the grace period a newcomer is refused; after it, the
+        // oldest unproven pipe is reset and the newcomer takes its place.
+        let (early, earlyOpen) = Self.open(.random(), from: Self.a)
+        guard case .refused = table.receive(earlyOpen, topic: early, now: 0.1) else {
+            Issue.record("a pipe within its grace period was shed")
+            return
+        }
+        _ = table.poll(now: 0.1)
+        var shed: [RelayPipeTable.Key] = []
+        for _ in 0..<(table.limits.maxPipes + 3) {
+            let (topic, open) = Self.open(.random(), from: Self.a)
+            switch table.receive(open, topic: topic, now: 1) {
+            case .acceptedShedding(_, let victim): shed.append(victim)
+            case .refused: break
+            default: Issue.record("an OPEN over the limits was neither shed for nor refused")
+            }
+        }
+        // The genuine peer may hold its share (4): it shed 4 unproven pipes,
+        // then its own unproven ones; the proven pipe was never shed.
+        #expect(!shed.contains(fakes[0]))
+        #expect(table.pipes[fakes[0]] != nil)
+        #expect(Set(shed.prefix(table.limits.maxPerPeer)).isSubset(of: Set(fakes)))
+        #expect(table.pipes.keys.filter { $0.peer == Self.topics.deviceTag(Self.a) }.count == table.limits.maxPerPeer)
+        #expect(table.pipes.count == table.limits.maxPipes)
+        let resets = table.poll(now: 1).filter { $0.1.kind == .reset }
+        #expect(Set(resets.map(\.0)).isSuperset(of: Set(shed)))
+        #expect(resets.allSatisfy { $0.1.resetReason == .refused })
+        #expect(Set(table.takeForgotten()).isSuperset(of: Set(shed)))
+    }
+
     @Test func openingBeyondTheLimitsIsAClearError() throws {
         var table = RelayPipeTable(account: Self.key, ownDeviceID: Self.a, now: 0)
         let peer = Self.topics.deviceTag(Self.b)

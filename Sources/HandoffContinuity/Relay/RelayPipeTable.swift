@@ -25,6 +25,9 @@ public struct RelayPipeTable {
         public var refusalBurst = 4.0
         /// Ended pipes remembered, so a late duplicate OPEN does not start one again.
         public var rememberedEnded = 64
+        /// An accepted pipe younger than this is never shed for a newcomer
+        /// (time for a genuine TLS handshake to begin, as the channel's 0.2 s).
+        public var shedGrace = 0.2
         public var pipe = RelayPipeLimits()
         public init() {}
     }
@@ -37,6 +40,9 @@ public struct RelayPipeTable {
         case accepted(Key)
         /// An OPEN over the limits: refused (a RESET is due, unless over its rate).
         case refused(Key)
+        /// An OPEN over the limits, accepted in the place of an accepted pipe
+        /// not authenticated yet (`shed`), which was reset.
+        case acceptedShedding(Key, shed: Key)
         case dropped(RelayDropReason)
     }
 
@@ -52,6 +58,8 @@ public struct RelayPipeTable {
     /// When each ended pipe ended, while the channel may still read it.
     private var endedAt: [Key: Double] = [:]
     private var forgotten: [Key] = []
+    /// Accepted pipes, when they were accepted, until authenticated.
+    private var unproven: [Key: Double] = [:]
 
     public init(account: AccountKey, ownDeviceID: [UInt8], limits: Limits = Limits(), now: Double) {
         topics = RelayTopics(accountKey: account)
@@ -95,21 +103,57 @@ public struct RelayPipeTable {
             return .frame(key, receipt)
         }
         guard frame.kind == .open, frame.seq == 0, !ended.contains(key) else { return drop(.unknownPipe) }
+        var shed: Key?
         do {
             try checkRoom(from)
         } catch {
-            if refusalBucket.take(now: now) {
-                refusals.append((key, .reset(pipe: pipeID, seq: 0, ack: 1, window: 0, reason: .refused)))
-            } else {
-                drops[.overRate, default: 0] += 1
+            // Full: make room by shedding an accepted pipe nobody has proven
+            // the key on (DESIGN §10: a genuine peer is delayed, never refused).
+            shed = shedCandidate(for: from, now: now)
+            guard let victim = shed else {
+                if refusalBucket.take(now: now) {
+                    refusals.append((key, .reset(pipe: pipeID, seq: 0, ack: 1, window: 0, reason: .refused)))
+                } else {
+                    drops[.overRate, default: 0] += 1
+                }
+                remember(key)
+                return .refused(key)
             }
-            remember(key)
-            return .refused(key)
+            var pipe = pipes.removeValue(forKey: victim)!
+            pipe.reset(.refused)
+            refusals += pipe.poll(now: now).map { (victim, $0) }
+            unproven[victim] = nil
+            endedAt[victim] = nil
+            forgotten.append(victim)
+            remember(victim)
         }
         var pipe = RelayPipe(id: pipeID, role: .acceptor, limits: limits.pipe, now: now)
         _ = pipe.receive(frame, now: now)
         pipes[key] = pipe
-        return .accepted(key)
+        unproven[key] = now
+        return shed.map { .acceptedShedding(key, shed: $0) } ?? .accepted(key)
+    }
+
+    /// The channel proved the account key over this pipe (its TLS handshake
+    /// completed): it is never shed.
+    public mutating func markAuthenticated(_ key: Key) {
+        unproven[key] = nil
+    }
+
+    /// Which accepted, unproven pipe to shed for an OPEN from `peer`: one
+    /// of that peer's own when it holds its share, else one of the peer
+    /// holding the most; the oldest; never one within the grace period.
+    private func shedCandidate(for peer: String, now: Double) -> Key? {
+        let atPeerLimit = pipes.keys.filter { $0.peer == peer }.count >= limits.maxPerPeer
+        let counts = Dictionary(grouping: pipes.keys, by: \.peer).mapValues(\.count)
+        return unproven
+            .filter { key, since in
+                now - since >= limits.shedGrace && (!atPeerLimit || key.peer == peer) && pipes[key].map { !$0.isEnded } == true
+            }
+            .min { a, b in
+                let (ca, cb) = (counts[a.key.peer] ?? 0, counts[b.key.peer] ?? 0)
+                return ca != cb ? ca > cb : a.value < b.value
+            }?.key
     }
 
     /// Every frame due now, with the pipe it belongs to; publish each on
@@ -130,6 +174,7 @@ public struct RelayPipeTable {
             if wasReset || pipes[key]!.readable == 0 || now - since >= limits.pipe.idle {
                 pipes[key] = nil
                 endedAt[key] = nil
+                unproven[key] = nil
                 forgotten.append(key)
                 remember(key)
             }
