@@ -37,7 +37,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         precondition(table.poll(now: 0).allSatisfy { $0.0 == key }, "frames for a pipe never opened")
     case .dropped:
         precondition(table.pipes.isEmpty && table.poll(now: 0).isEmpty, "a dropped message changed the table or was answered")
-    case .frame, .refused:
+    case .frame, .refused, .acceptedShedding:
         preconditionFailure("an empty table found a pipe or refused one")
     }
     return 0
