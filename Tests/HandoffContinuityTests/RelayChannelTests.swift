@@ -71,15 +71,13 @@ import Glibc
     }
 
     static let psk = AccountFixtures.sequentialKey.derived.channelPSK
-    static let peer = SocketAddress(host: "relay", port: 0)
+    static let peer = ChannelConnection.relayPeer(deviceTag: "0123456789abcdef0123456789abcdef")
 
     /// The server's side on its own thread: handshake, then echo one frame.
     static func serve(_ fd: Int32, result: Locked<HandoffError?>) -> pthread_t? {
         startJoinableThread(named: "test-server") {
             do throws(HandoffError) {
-                let socket = try TLSSocket(fd: fd, peer: peer, context: try TLSContext(role: .server, psk: psk))
-                let agreement = try socket.handshake(timeout: 10)
-                let connection = ChannelConnection(socket: socket, limits: ChannelLimits(), agreement: agreement)
+                let connection = try ChannelConnection.accept(overStream: fd, peer: peer, psk: psk)
                 let frame = try connection.receive(timeout: 10)
                 try connection.send(frame, timeout: 10)
                 _ = try? connection.receive(timeout: 10)  // until the client closes
@@ -90,10 +88,7 @@ import Glibc
     }
 
     static func client(_ fd: Int32) throws(HandoffError) -> ChannelConnection {
-        let socket = try TLSSocket(fd: fd, peer: peer,
-                                   context: try TLSContext(role: .client, psk: psk, identity: TLSContext.randomIdentity()))
-        let agreement = try socket.handshake(timeout: 10)
-        return ChannelConnection(socket: socket, limits: ChannelLimits(), agreement: agreement)
+        try ChannelConnection.connect(overStream: fd, peer: peer, psk: psk)
     }
 
     @Test func theTLSChannelRunsOverTwoPipesAndTheBrokerSeesOnlyCiphertext() throws {
@@ -141,6 +136,24 @@ import Glibc
         #expect(flipped.withLock { $0 })
         #expect(serverError.withLock { $0 } != nil, "the server accepted a changed record")
         #expect(clientError != nil, "the client got an answer to a changed record")
+    }
+
+    @Test func anotherAccountsKeyFailsTheHandshakeOverAPipe() throws {
+        let relay = try Relay()
+        defer { relay.finish() }
+        let server = startJoinableThread(named: "test-server") { [serverFD = relay.serverFD] in
+            _ = try? ChannelConnection.accept(overStream: serverFD, peer: Self.peer, psk: Self.psk)
+        }
+        var failure: HandoffError?
+        do {
+            _ = try ChannelConnection.connect(overStream: relay.clientFD, peer: Self.peer,
+                                              psk: AccountFixtures.key(seed: 9).derived.channelPSK)
+        } catch {
+            failure = error
+        }
+        if let server { pthread_join(server, nil) }
+        #expect(failure?.code == .handoffFailed, "\(String(describing: failure))")
+        #expect(failure?.message.contains("relay:01234567") == true, "\(String(describing: failure))")
     }
 
     static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {

@@ -145,17 +145,16 @@ struct RelayThroughBrokerTests {
             }
             guard let fd else { serverError.withLock { $0 = HandoffError(.timedOut, "no pipe was accepted") }; return }
             do throws(HandoffError) {
-                let socket = try TLSSocket(fd: fd, peer: SocketAddress(host: "relay", port: 0), context: try TLSContext(role: .server, psk: Self.psk))
-                let connection = ChannelConnection(socket: socket, limits: ChannelLimits(), agreement: try socket.handshake(timeout: 10))
+                let peer = ChannelConnection.relayPeer(deviceTag: RelayTopics(accountKey: Self.account).deviceTag(Self.deviceA))
+                let connection = try ChannelConnection.accept(overStream: fd, peer: peer, psk: Self.psk)
                 try connection.send(try connection.receive(timeout: 10), timeout: 10)
                 _ = try? connection.receive(timeout: 10)
             } catch {
                 serverError.withLock { $0 = error }
             }
         }
-        let socket = try TLSSocket(fd: clientFD, peer: SocketAddress(host: "relay", port: 0),
-                                   context: try TLSContext(role: .client, psk: Self.psk, identity: TLSContext.randomIdentity()))
-        let connection = ChannelConnection(socket: socket, limits: ChannelLimits(), agreement: try socket.handshake(timeout: 10))
+        let connection = try ChannelConnection.connect(overStream: clientFD, peer: ChannelConnection.relayPeer(deviceTag: topics.deviceTag(Self.deviceB)),
+                                                       psk: Self.psk)
         let payload = (0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         try connection.send(Frame(type: 0x02, payload: payload), timeout: 10)
         let echo = try connection.receive(timeout: 10)
