@@ -87,6 +87,13 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        // libmosquitto: the relay's MQTT client (PROTOCOL.md §11), the agent's
+        // and the tool's only, like sd-bus: libhandoff.so never links it.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
         .target(name: "CLinux"),
         .systemLibrary(name: "CHandoffHeader"),
         .target(name: "HandoffModel", dependencies: ["CExpat"], swiftSettings: withoutFoundation),
@@ -107,7 +114,7 @@ let package = Package(
         // The per-user agent (docs/agent.md); linked into the `handoff` command only.
         .target(
             name: "HandoffAgent",
-            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "CSystemd"],
+            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "CSystemd", "CMosquitto"],
             swiftSettings: withoutFoundation
         ),
         .executableTarget(

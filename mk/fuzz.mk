@@ -39,7 +39,8 @@ CLANG         ?= clang
 FUZZ_MODEL_TARGETS := bplist activity userinfo userinfo-json manifest
 FUZZ_CONTINUITY_TARGETS := beacon-plaintext beacon-packet channel-frames exchange-message \
                            stream-frames pairing-code account-file device-file agent-message \
-                           pairing-messages settings-file tailnet-status
+                           pairing-messages settings-file tailnet-status \
+                           relay-pipe-frame relay-pipe relay-device-topic
 # The agent's desktop-entry reader: Sources/HandoffAgent/Desktop only (the
 # D-Bus part would need libsystemd).
 FUZZ_AGENT_TARGETS := desktop-entry
@@ -145,6 +146,11 @@ FUZZ_MAX_LEN_desktop-entry := 8192
 FUZZ_MAX_LEN_settings-file := 8192
 # A status of a few peers, chunked or not.
 FUZZ_MAX_LEN_tailnet-status := 16384
+# A pipe frame is at most 16,416 bytes (+1: the topic byte; +1 over the
+# limit reaches the size refusal); the pipe target's operations are short.
+FUZZ_MAX_LEN_relay-pipe-frame := 16418
+FUZZ_MAX_LEN_relay-pipe := 2048
+FUZZ_MAX_LEN_relay-device-topic := 1280
 # Sender byte + a datagram of up to 65,536 bytes + 1: the size refusal and
 # bodies near the re-encoding bound are reachable; -len_control keeps most
 # inputs short.

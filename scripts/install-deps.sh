@@ -27,6 +27,12 @@ command -v zsh >/dev/null 2>&1 || need_apt="$need_apt zsh"   # test_cli_completi
 command -v fish >/dev/null 2>&1 || need_apt="$need_apt fish"
 command -v bwrap >/dev/null 2>&1 || need_apt="$need_apt bubblewrap"   # test_agent_sandbox.py runs an app as Flatpak would
 command -v desktop-file-validate >/dev/null 2>&1 || need_apt="$need_apt desktop-file-utils"   # Tests/install checks the autostart entry
+# The MQTT relay (PROTOCOL.md §12): libmosquitto for the agent and the tool
+# only (libhandoff.so never links it), and the broker its tests start.
+pkg_config_has libmosquitto || need_apt="$need_apt libmosquitto-dev"
+command -v mosquitto >/dev/null 2>&1 || need_apt="$need_apt mosquitto"
+command -v mosquitto_passwd >/dev/null 2>&1 || need_apt="$need_apt mosquitto"   # the tests' password files
+command -v mosquitto_pub >/dev/null 2>&1 || need_apt="$need_apt mosquitto-clients"   # a test publishes as another client
 command -v dunst >/dev/null 2>&1 || need_apt="$need_apt dunst"   # test_agent_notifications_dunst.py: a real notification server
 command -v Xvfb >/dev/null 2>&1 || need_apt="$need_apt xvfb"   # ... on its own X display
 # The translations (mk/l10n.mk): xgettext, msgfmt, msgmerge; and a German

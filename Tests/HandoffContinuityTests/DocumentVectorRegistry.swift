@@ -17,6 +17,7 @@ enum DocumentVectorRegistry {
         .merging(channel) { a, _ in a }
         .merging(pairing) { a, _ in a }
         .merging(codePairing) { a, _ in a }
+        .merging(relay) { a, _ in a }
 
     static func hex(_ bytes: [UInt8]) -> String { DocumentVectors.hex(bytes) }
     static func run(_ start: Int, _ n: Int) -> [UInt8] { (start..<start + n).map { UInt8($0) } }
@@ -220,6 +221,30 @@ enum DocumentVectorRegistry {
         "code w", "CODE_START frame", "CODE_SHARE frame", "CODE_CONFIRM frame", "code kSJ", "code kJS",
         "code KEY payload", "code ACCEPT payload",
     ].map { name in (name, { @Sendable in hex(try CodeRun().values[name]!) }) })
+
+    // MARK: §11
+
+    static let relayTopics = RelayTopics(accountKey: AccountFixtures.sequentialKey)
+    static let relayPipe = RelayPipeID(bytes: run(0xC0, 16))!
+
+    static let relay: Entries = [
+        "relay account tag": { relayTopics.accountTag },
+        "relay device tag": { relayTopics.deviceTag(run(0xA0, 16)) },
+        "relay gone key": { hex(relayTopics.goneKey) },
+        "relay device topic": { relayTopics.deviceTopic(run(0xA0, 16)) },
+        "relay pipe topic": {
+            relayTopics.pipeTopic(to: relayTopics.deviceTag(run(0xA0, 16)), from: relayTopics.deviceTag(run(0xD0, 16)), pipe: relayPipe)
+        },
+        "relay gone plaintext": { hex(relayGone.encoded()) },
+        "relay gone message": { hex(relayGone.sealed(key: relayTopics.goneKey, nonce: run(0, 12))) },
+        "relay OPEN frame": { hex(RelayPipeFrame(kind: .open, pipe: relayPipe, seq: 0, ack: 0, window: 65536).encoded()) },
+        "relay DATA frame": {
+            hex(RelayPipeFrame(kind: .data, pipe: relayPipe, seq: 1, ack: 1, window: 65536, payload: Array("hello".utf8)).encoded())
+        },
+        "relay RESET frame": { hex(RelayPipeFrame.reset(pipe: relayPipe, seq: 2, ack: 1, window: 0, reason: .idle).encoded()) },
+    ]
+
+    static let relayGone = RelayGoneMessage(deviceID: run(0xA0, 16), connected: 1_700_000_000_000, session: run(0xE0, 16))
 
     // MARK: docs/agent.md
 

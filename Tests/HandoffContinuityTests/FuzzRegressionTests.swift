@@ -204,3 +204,23 @@ import Testing
         }
     }
 }
+
+/// The relay's pipe codec against its regression corpus: every hand-made
+/// input is refused, and a fuzzer's finding, if accepted, re-encodes.
+@Suite struct RelayFuzzRegressionTests {
+    static let topicPipe = RelayPipeID(bytes: Array(0xC0...0xCF))!
+
+    @Test(arguments: FuzzCorpus.names("relay-pipe-frame"))
+    func relayPipeFrame(_ name: String) throws {
+        let bytes = try FuzzCorpus.read("relay-pipe-frame", name)
+        guard let first = bytes.first else { return }
+        let message = Array(bytes.dropFirst())
+        switch RelayPipeFrame.decode(message, expectedPipe: first & 1 == 0 ? nil : Self.topicPipe) {
+        case .success(let frame):
+            #expect(FuzzCorpus.foundByFuzzer(name), "\(name) was accepted")
+            #expect(frame.encoded() == message)
+        case .failure(let reason):
+            #expect(reason == .malformed || reason == .oversized)
+        }
+    }
+}

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """docs/PROTOCOL.md's vectors against the independent Python recomputations
-beside this file (protocol_vectors.py, pairing_vectors.py,
+beside this file (protocol_vectors.py, pairing_vectors.py, relay_vectors.py,
 code_pairing_vectors.py): every value they print must be the document's
 vector of that name. The document's markers are those DocumentVectors
 (Swift) reads: a line starting with "Vector `name`" before an indented
@@ -18,7 +18,7 @@ import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
 PROTOCOL = HERE.parents[1] / "docs" / "PROTOCOL.md"
-SCRIPTS = ["protocol_vectors.py", "pairing_vectors.py", "code_pairing_vectors.py"]
+SCRIPTS = ["protocol_vectors.py", "pairing_vectors.py", "code_pairing_vectors.py", "relay_vectors.py"]
 
 
 def document_vectors(text):

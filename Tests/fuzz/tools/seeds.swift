@@ -63,6 +63,7 @@ let richUserInfo: UserInfo = [
 
 func writeSeeds(_ w: Writer) throws {
     writePairingSeeds(w)
+    writeRelaySeeds(w)
     // Binary property lists: scalars of every width, containers, userInfos.
     let plists: [(String, PropertyListValue)] = [
         ("null", .null), ("true", .boolean(true)), ("int8", .integer(200)), ("int16", .integer(40_000)),
@@ -423,6 +424,7 @@ func payload(extra: [(String, (inout RawPlist) -> UInt32)]) -> [UInt8] {
 
 func writeRegressions(_ w: Writer) throws {
     writePairingRegressions(w)
+    writeRelayRegressions(w)
     writeDesktopEntryRegressions(w)
     // What a value is written as may be larger than what was read (the
     // userinfo target's first finding: null tokens counted as 1 byte):
@@ -890,4 +892,52 @@ func writePairingRegressions(_ w: Writer) {
     var beacon = PairingBeacon(port: 52371, sessionID: session).encoded()
     beacon[95] = 1
     w("pairing-messages", "beacon-padding", beacon)
+}
+
+// MARK: - The relay (PROTOCOL.md §11)
+
+let relayPipe = RelayPipeID(bytes: Array(0xC0...0xCF))!
+
+func writeRelaySeeds(_ w: Writer) {
+    // Pipe frames of every kind, with and without the topic's pipe check.
+    let frames: [(String, RelayPipeFrame)] = [
+        ("open", RelayPipeFrame(kind: .open, pipe: relayPipe, seq: 0, ack: 0, window: 65536)),
+        ("data", RelayPipeFrame(kind: .data, pipe: relayPipe, seq: 1, ack: 1, window: 65536, payload: Array("hello".utf8))),
+        ("data-full", RelayPipeFrame(kind: .data, pipe: relayPipe, seq: 2, ack: 1, window: 0, payload: Array(repeating: 0x17, count: 16_384))),
+        ("ack-answer", RelayPipeFrame(kind: .ack, answer: true, pipe: relayPipe, seq: 3, ack: 2, window: 100)),
+        ("close", RelayPipeFrame(kind: .close, pipe: relayPipe, seq: 3, ack: 2, window: 100)),
+        ("reset", RelayPipeFrame.reset(pipe: relayPipe, seq: 4, ack: 2, window: 0, reason: .idle)),
+    ]
+    for (name, frame) in frames {
+        w("relay-pipe-frame", name, [1] + frame.encoded())
+        w("relay-pipe-frame", name + "-any-topic", [0] + frame.encoded())
+    }
+    // Pipe operations (relay-pipe.swift): write, poll, deliver, read, close.
+    w("relay-pipe", "transfer", [0, 50, 2, 3, 0, 3, 0, 4, 0, 2, 3, 0, 6, 255, 2, 4, 0, 5, 20, 2])
+    w("relay-pipe", "lossy", [0, 100, 2, 0x13, 0, 3, 0, 0x23, 0, 2, 4, 0, 5, 17, 2, 3, 0, 3, 1, 6, 100, 5, 255, 2, 3, 0])
+    w("relay-pipe", "close", [0, 10, 7, 2, 3, 0, 3, 0, 2, 4, 0, 4, 0, 0x17, 2, 3, 0, 4, 0, 6, 10])
+    w("relay-pipe", "idle", [2, 5, 255, 5, 255, 2, 5, 255, 2, 4, 0, 3, 0])
+    w("relay-pipe", "forge", [2, 3, 0, 8] + [4] + RelayPipeFrame(kind: .data, pipe: relayPipe, seq: 1, ack: 0, window: 10, payload: [0]).encoded().prefix(32) + [1, 2, 3, 4, 5, 6, 7])
+    // Device topics: gone plaintexts (the target seals them) and a beacon's.
+    let gone = RelayGoneMessage(deviceID: Array(0xA0...0xAF), connected: 1_700_000_000_000, session: Array(0xE0...0xEF))
+    w("relay-device-topic", "gone-plaintext", gone.encoded())
+    w("relay-device-topic", "gone-other-device", RelayGoneMessage(deviceID: Array(0xD0...0xDF), connected: 1, session: Array(0xE0...0xEF)).encoded())
+    w("relay-device-topic", "gone-sealed-elsewhere", gone.sealed(key: Array(repeating: 1, count: 32), nonce: Array(0..<12)))
+}
+
+func writeRelayRegressions(_ w: Writer) {
+    // Hand-made attacks on the pipe codec: each must be refused.
+    let ack = RelayPipeFrame(kind: .ack, pipe: relayPipe, seq: 1, ack: 1, window: 1).encoded()
+    func with(_ index: Int, _ value: UInt8, _ bytes: [UInt8] = ack) -> [UInt8] { var b = bytes; b[index] = value; return b }
+    w("relay-pipe-frame", "version-2", [1] + with(0, 2))
+    w("relay-pipe-frame", "version-0", [1] + with(0, 0))
+    w("relay-pipe-frame", "kind-6", [1] + with(1, 6))
+    w("relay-pipe-frame", "reserved-flag", [1] + with(2, 0x80))
+    w("relay-pipe-frame", "zero-byte-set", [1] + with(3, 1))
+    w("relay-pipe-frame", "short-header", [1] + Array(ack.prefix(31)))
+    w("relay-pipe-frame", "ack-with-payload", [1] + ack + [0])
+    w("relay-pipe-frame", "empty-data", [1] + with(1, 2))
+    w("relay-pipe-frame", "reset-one-byte", [1] + with(1, 5) + [3])
+    w("relay-pipe-frame", "other-pipe", [1] + with(4, 0))
+    w("relay-pipe-frame", "oversized", [0] + with(1, 2) + Array(repeating: 0, count: 16_385))
 }

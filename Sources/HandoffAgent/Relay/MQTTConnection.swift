@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import CMosquitto
+import HandoffContinuity
+import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One connection to the relay's MQTT broker through libmosquitto
+/// (PROTOCOL.md §11, docs/agent.md §12): connect with credentials and a
+/// Last Will, subscribe, publish, and take the messages that arrived.
+/// The agent's and the tool's only: libhandoff.so never links libmosquitto.
+///
+/// No thread of its own (docs/agent.md §8): its owner waits on `socket`
+/// (and its own deadlines) and calls `pump` when it is readable, when
+/// something is to be written, or at `keepalive`. Not thread-safe: one
+/// owner thread. Messages over `maxMessageSize` are dropped in
+/// libmosquitto's callback, counted, never copied; at most
+/// `maxQueuedMessages` wait for `take()` (the rest are dropped, counted).
+public final class MQTTConnection {
+    public struct Will: Sendable {
+        public var topic: String
+        public var payload: [UInt8]
+        public init(topic: String, payload: [UInt8]) {
+            self.topic = topic
+            self.payload = payload
+        }
+    }
+
+    public struct Options: Sendable {
+        public var host: String
+        public var port: Int
+        public var username: String?
+        public var password: String?
+        /// Empty: libmosquitto makes a random one.
+        public var clientID = ""
+        /// Seconds; the broker publishes the Will after 1.5 of them in silence.
+        public var keepalive = 30
+        public var will: Will?
+        /// A CA file: TLS to the broker (mqtts://), checked against it.
+        public var caFile: String?
+        public init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    public struct Message: Sendable, Equatable {
+        public var topic: String
+        public var payload: [UInt8]
+        public var retained: Bool
+    }
+
+    /// The largest message kept: a pipe frame (PROTOCOL.md §11 "Limits").
+    public static let maxMessageSize = RelayPipeFrame.maxMessageSize
+    public static let maxQueuedMessages = 1024
+
+    /// What libmosquitto's callbacks report, reached through its `obj` pointer.
+    final class Inbox {
+        var messages: [Message] = []
+        var connack: Int32?
+        var disconnected: Int32?
+        var dropped = 0
+    }
+
+    public let options: Options
+    private let mosq: OpaquePointer
+    private let inbox = Inbox()
+    private static let initialized: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
+
+    public init(_ options: Options) throws(HandoffError) {
+        guard Self.initialized else { throw HandoffError(.io, "libmosquitto could not be initialised") }
+        self.options = options
+        let obj = Unmanaged.passUnretained(inbox).toOpaque()
+        guard let mosq = mosquitto_new(options.clientID.isEmpty ? nil : options.clientID, true, obj) else {
+            throw HandoffError(.io, "libmosquitto could not create a client (out of memory)")
+        }
+        self.mosq = mosq
+        _ = mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+        mosquitto_connect_callback_set(mosq) { _, obj, rc in
+            Unmanaged<Inbox>.fromOpaque(obj!).takeUnretainedValue().connack = rc
+        }
+        mosquitto_disconnect_callback_set(mosq) { _, obj, rc in
+            Unmanaged<Inbox>.fromOpaque(obj!).takeUnretainedValue().disconnected = rc
+        }
+        mosquitto_message_callback_set(mosq) { _, obj, message in
+            let inbox = Unmanaged<Inbox>.fromOpaque(obj!).takeUnretainedValue()
+            guard let message = message?.pointee, let topic = message.topic else { return }
+            guard message.payloadlen >= 0, Int(message.payloadlen) <= MQTTConnection.maxMessageSize,
+                  inbox.messages.count < MQTTConnection.maxQueuedMessages else {
+                inbox.dropped += 1
+                return
+            }
+            let payload = message.payloadlen == 0 ? [] :
+                Array(UnsafeRawBufferPointer(start: message.payload, count: Int(message.payloadlen)))
+            inbox.messages.append(Message(topic: String(cString: topic), payload: payload, retained: message.retain))
+        }
+        do {
+            if let username = options.username {
+                try check(mosquitto_username_pw_set(mosq, username, options.password), "set the credentials")
+            }
+            if let will = options.will {
+                try check(will.payload.withUnsafeBytes { mosquitto_will_set(mosq, will.topic, Int32(will.payload.count), $0.baseAddress, 1, true) },
+                          "set the Last Will")
+            }
+            if let caFile = options.caFile {
+                try check(mosquitto_tls_set(mosq, caFile, nil, nil, nil, nil), "use the CA file \(caFile)")
+            }
+        } catch {
+            mosquitto_destroy(mosq)
+            throw error
+        }
+    }
+
+    deinit {
+        mosquitto_disconnect(mosq)
+        mosquitto_destroy(mosq)
+    }
+
+    /// The broker as people write it: `host:port`.
+    public var brokerName: String { options.host.contains(":") ? "[\(options.host)]:\(options.port)" : "\(options.host):\(options.port)" }
+
+    /// The socket to wait on (-1 while not connected).
+    public var socket: Int32 { mosquitto_socket(mosq) }
+
+    /// Messages dropped for their size or a full queue.
+    public var droppedMessages: Int { inbox.dropped }
+
+    /// Connects and waits for the broker's answer within `timeout` seconds
+    /// (the TCP connection is made without blocking, so an unreachable
+    /// broker costs at most the timeout; a host name is resolved first,
+    /// which may take the resolver's own time).
+    /// Throws `.permission` when the broker refuses the credentials,
+    /// `.connectionUnavailable` when it cannot be reached, refuses
+    /// otherwise or does not answer in time.
+    public func connect(timeout: Double) throws(HandoffError) {
+        inbox.connack = nil
+        inbox.disconnected = nil
+        let rc = mosquitto_connect_async(mosq, options.host, Int32(options.port), Int32(options.keepalive))
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+            throw HandoffError(.connectionUnavailable, "cannot reach the relay broker \(brokerName): \(Self.text(rc))")
+        }
+        let end = monotonicNow() + timeout
+        while inbox.connack == nil {
+            let left = end - monotonicNow()
+            guard left > 0 else {
+                mosquitto_disconnect(mosq)
+                throw HandoffError(.connectionUnavailable, "the relay broker \(brokerName) did not answer within \(secondsText(timeout))")
+            }
+            let rc = mosquitto_loop(mosq, Int32(min(left, 1) * 1000) + 1, 1)
+            if inbox.connack == nil, rc != MOSQ_ERR_SUCCESS.rawValue {
+                throw HandoffError(.connectionUnavailable, "cannot reach the relay broker \(brokerName): \(Self.text(rc))")
+            }
+        }
+        switch inbox.connack! {
+        case 0:
+            return
+        case 4, 5:  // MQTT 3.1.1: bad user name or password; not authorised
+            let who = options.username.map { "the credentials of \"\($0)\"" } ?? "a connection without credentials"
+            throw HandoffError(.permission, "the relay broker \(brokerName) refused \(who): \(String(cString: mosquitto_connack_string(inbox.connack!))); check the user name and password (handoff relay set)")
+        case let code:
+            throw HandoffError(.connectionUnavailable, "the relay broker \(brokerName) refused the connection: \(String(cString: mosquitto_connack_string(code)))")
+        }
+    }
+
+    /// Subscribes to `filter` with QoS 1.
+    public func subscribe(_ filter: String) throws(HandoffError) {
+        try check(mosquitto_subscribe(mosq, nil, filter, 1), "subscribe")
+    }
+
+    /// Publishes with QoS 1; `retain`: the broker keeps it for later subscribers.
+    public func publish(_ topic: String, _ payload: [UInt8], retain: Bool) throws(HandoffError) {
+        guard payload.count <= Self.maxMessageSize else {
+            throw HandoffError(.invalidArgument, "a relay message is at most \(Self.maxMessageSize) bytes; this one has \(payload.count)")
+        }
+        try check(payload.withUnsafeBytes { mosquitto_publish(mosq, nil, topic, Int32(payload.count), $0.baseAddress, 1, retain) },
+                  "publish")
+    }
+
+    /// Does the socket's work: reads what arrived (waiting at most
+    /// `timeout` seconds for it), writes what is queued, keeps the
+    /// connection alive. Throws `.connectionUnavailable` once the broker
+    /// has gone (the owner reconnects with back-off).
+    public func pump(timeout: Double) throws(HandoffError) {
+        let rc = mosquitto_loop(mosq, Int32(max(0, timeout) * 1000), 1)
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+            throw HandoffError(.connectionUnavailable, "lost the relay broker \(brokerName): \(Self.text(rc))")
+        }
+    }
+
+    /// The messages that arrived since the last call, in order.
+    public func take() -> [Message] {
+        defer { inbox.messages = [] }
+        return inbox.messages
+    }
+
+    /// A clean DISCONNECT: the broker drops the Last Will.
+    public func disconnect() {
+        mosquitto_disconnect(mosq)
+    }
+
+    private func check(_ rc: Int32, _ what: String) throws(HandoffError) {
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+            throw HandoffError(.connectionUnavailable, "could not \(what) on the relay broker \(brokerName): \(Self.text(rc))")
+        }
+    }
+
+    /// libmosquitto's text for an error, errno's for MOSQ_ERR_ERRNO.
+    static func text(_ rc: Int32) -> String {
+        rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(rc))
+    }
+
+    private func secondsText(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && seconds < 1e9 ? "\(Int(seconds)) s" : "\(seconds) s"
+    }
+
+    private func monotonicNow() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffModel
+
+/// The channel over a relay pipe (PROTOCOL.md §11 "Pipes"): the same TLS
+/// 1.3 PSK handshake and frames as over TCP, on the channel's end of a
+/// `RelayStreamBridge.pair()` instead of a TCP socket. The seam the engine
+/// uses for a device reached through the relay; nothing else changes.
+extension ChannelConnection {
+    /// The peer of a relay pipe as messages show it: "relay:" and the
+    /// first 8 digits of the device tag (never an address).
+    public static func relayPeer(deviceTag: String) -> SocketAddress {
+        SocketAddress(host: "relay:" + deviceTag.prefix(8), port: 0)
+    }
+
+    /// The client's side: the handshake over `fd` (a non-blocking stream
+    /// socket, owned from here on: closed on failure and with the
+    /// connection) within `limits.handshakeTimeout`. Throws as `connect`
+    /// does once connected: `.handoffFailed` when the other side holds
+    /// another account's key, `.connectionUnavailable` when it goes away
+    /// or does not answer in time.
+    public static func connect(overStream fd: Int32, peer: SocketAddress, psk: [UInt8],
+                               limits: ChannelLimits = ChannelLimits()) throws(HandoffError) -> ChannelConnection {
+        let limits = try limits.validated()
+        let context = try TLSContext(role: .client, psk: psk, identity: TLSContext.randomIdentity())
+        return try handshake(TLSSocket(fd: fd, peer: peer, context: context), limits: limits)
+    }
+
+    /// The server's side of an accepted pipe, on its own: the handshake
+    /// over `fd` (owned from here on) within `limits.handshakeTimeout`.
+    /// The agent hands an accepted pipe to its channel server instead, so
+    /// that §6's admission limits count it; this is for tests and tools.
+    public static func accept(overStream fd: Int32, peer: SocketAddress, psk: [UInt8],
+                              limits: ChannelLimits = ChannelLimits()) throws(HandoffError) -> ChannelConnection {
+        let limits = try limits.validated()
+        return try handshake(TLSSocket(fd: fd, peer: peer, context: TLSContext(role: .server, psk: psk)), limits: limits)
+    }
+
+    private static func handshake(_ socket: TLSSocket, limits: ChannelLimits) throws(HandoffError) -> ChannelConnection {
+        do {
+            let agreement = try socket.handshake(timeout: limits.handshakeTimeout)
+            return ChannelConnection(socket: socket, limits: limits, agreement: agreement)
+        } catch {
+            socket.close()
+            throw error
+        }
+    }
+}
