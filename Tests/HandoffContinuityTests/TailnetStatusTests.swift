@@ -110,6 +110,18 @@ import Testing
         }
     }
 
+    /// Its words reach a terminal through doctor: an escape sequence in
+    /// the error body arrives without its control characters.
+    @Test func itsWordsLoseControlCharacters() {
+        let wire = Array("HTTP/1.1 500 Oops\r\nContent-Length: 12\r\n\r\nbad\u{1B}[2Jthing".utf8)
+        #expect {
+            try TailnetStatus(response: wire)
+        } throws: { error in
+            guard let message = (error as? HandoffError)?.message else { return false }
+            return message.hasSuffix("HTTP 500: bad[2Jthing") && !message.unicodeScalars.contains { $0.value < 0x20 }
+        }
+    }
+
     @Test(arguments: [
         "garbage", "HTTP/1.1 200 OK\r\n", "HTTP/2 200\r\n\r\n{}", "HTTP/1.1 20 OK\r\n\r\n",
         "HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n{}",

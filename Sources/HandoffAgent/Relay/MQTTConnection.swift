@@ -182,7 +182,8 @@ public final class MQTTConnection {
     /// connection alive. Throws `.connectionUnavailable` once the broker
     /// has gone (the owner reconnects with back-off).
     public func pump(timeout: Double) throws(HandoffError) {
-        let rc = mosquitto_loop(mosq, Int32(max(0, timeout) * 1000), 1)
+        // Clamped before the conversion: .infinity or weeks would trap.
+        let rc = mosquitto_loop(mosq, Int32(min(max(0, timeout), 3600) * 1000), 1)
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
             throw HandoffError(.connectionUnavailable, "lost the relay broker \(brokerName): \(Self.text(rc))")
         }

@@ -83,7 +83,7 @@ public final class TailnetSource: PeerSource {
                 return ([], state(.failed, error.message), now + pollInterval)
             }
             guard status.backendState == "Running" else {
-                return ([], state(.unavailable, "the tailnet is not running (tailscaled says \(status.backendState.prefix(40)))"),
+                return ([], state(.unavailable, "the tailnet is not running (tailscaled says \(TailnetStatus.printable(String(status.backendState.prefix(40)))))"),
                         now + pollInterval)
             }
             var addresses: [UDPAddress] = []

@@ -37,11 +37,16 @@ public struct TailnetStatus: Sendable, Equatable {
     /// - Throws: `.malformedData` for a response that is not HTTP, not 200
     ///   (with tailscaled's message), over `maxBodyBytes`, not JSON, or
     ///   JSON without a `Self` and `BackendState` of the shape ipnstate gives.
+    /// tailscaled's words as doctor may print them: no control characters
+    /// (an escape sequence in an error body must not reach a terminal).
+    static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+    }
+
     public init(response bytes: [UInt8]) throws(HandoffError) {
         let response = try HTTPResponse(bytes: bytes)
         guard response.status == 200 else {
-            let text = String(decoding: response.body.prefix(200), as: UTF8.self)
-                .filter { !$0.isNewline }
+            let text = Self.printable(String(decoding: response.body.prefix(200), as: UTF8.self))
             throw HandoffError(.malformedData, "tailscaled answered HTTP \(response.status): \(text)")
         }
         try self.init(json: response.body)

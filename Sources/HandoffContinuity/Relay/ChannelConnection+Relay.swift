@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The channel over a relay pipe (PROTOCOL.md §11 "Pipes"): the same TLS
 /// 1.3 PSK handshake and frames as over TCP, on the channel's end of a
@@ -20,8 +23,9 @@ extension ChannelConnection {
     /// or does not answer in time.
     public static func connect(overStream fd: Int32, peer: SocketAddress, psk: [UInt8],
                                limits: ChannelLimits = ChannelLimits()) throws(HandoffError) -> ChannelConnection {
-        let limits = try limits.validated()
-        let context = try TLSContext(role: .client, psk: psk, identity: TLSContext.randomIdentity())
+        let (limits, context) = try owning(fd) { () throws(HandoffError) in
+            (try limits.validated(), try TLSContext(role: .client, psk: psk, identity: TLSContext.randomIdentity()))
+        }
         return try handshake(TLSSocket(fd: fd, peer: peer, context: context), limits: limits)
     }
 
@@ -31,8 +35,21 @@ extension ChannelConnection {
     /// that §6's admission limits count it; this is for tests and tools.
     public static func accept(overStream fd: Int32, peer: SocketAddress, psk: [UInt8],
                               limits: ChannelLimits = ChannelLimits()) throws(HandoffError) -> ChannelConnection {
-        let limits = try limits.validated()
-        return try handshake(TLSSocket(fd: fd, peer: peer, context: TLSContext(role: .server, psk: psk)), limits: limits)
+        let (limits, context) = try owning(fd) { () throws(HandoffError) in
+            (try limits.validated(), try TLSContext(role: .server, psk: psk))
+        }
+        return try handshake(TLSSocket(fd: fd, peer: peer, context: context), limits: limits)
+    }
+
+    /// Runs what comes before the socket owns `fd`, closing `fd` if it
+    /// throws: the caller gave it up when it called.
+    private static func owning<T>(_ fd: Int32, _ body: () throws(HandoffError) -> T) throws(HandoffError) -> T {
+        do {
+            return try body()
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
     }
 
     private static func handshake(_ socket: TLSSocket, limits: ChannelLimits) throws(HandoffError) -> ChannelConnection {
