@@ -109,6 +109,19 @@ import Testing
         #expect(table.drops.values.reduce(0, +) == 6)
     }
 
+    /// A pipe "from" this device to itself (a tenant naming our own tag)
+    /// would answer itself for ever: dropped, and none can be opened.
+    @Test func aPipeFromThisDeviceToItselfIsNeverKept() {
+        var table = RelayPipeTable(account: Self.key, ownDeviceID: Self.b, now: 0)
+        let own = Self.topics.deviceTag(Self.b)
+        let pipe = RelayPipeID.random()
+        let toSelf = Self.topics.parse(Self.topics.pipeTopic(to: own, from: own, pipe: pipe))!
+        let frame = RelayPipeFrame(kind: .open, pipe: pipe, seq: 0, ack: 0, window: 10).encoded()
+        #expect(table.receive(frame, topic: toSelf, now: 0) == .dropped(.topicMismatch))
+        #expect(table.pipes.isEmpty && table.poll(now: 0).isEmpty)
+        #expect(throws: HandoffError.self) { try table.open(to: own, now: 0) }
+    }
+
     @Test func anEndedPipeLeftUnreadIsForgottenWithinTheIdleLimit() throws {
         var p = Pair()
         let key = try p.a.open(to: Self.topics.deviceTag(Self.b), now: 0)

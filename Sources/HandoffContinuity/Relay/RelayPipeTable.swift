@@ -72,8 +72,10 @@ public struct RelayPipeTable {
     public func topic(for key: Key) -> String { topics.pipeTopic(to: key.peer, from: ownTag, pipe: key.pipe) }
 
     /// Opens a pipe to the device of `peer` (its tag); its OPEN goes out at
-    /// the next `poll`. Throws `.connectionUnavailable` at the limits.
+    /// the next `poll`. Throws `.connectionUnavailable` at the limits,
+    /// `.invalidArgument` for this device's own tag (a pipe to itself).
     public mutating func open(to peer: String, now: Double) throws(HandoffError) -> Key {
+        guard peer != ownTag else { throw HandoffError(.invalidArgument, "a relay pipe goes to another device, not this one") }
         try checkRoom(peer)
         let key = Key(peer: peer, pipe: .random())
         pipes[key] = RelayPipe(id: key.pipe, role: .opener, limits: limits.pipe, now: now)
@@ -89,7 +91,8 @@ public struct RelayPipeTable {
 
     /// A message that arrived on one of this account's pipe topics.
     public mutating func receive(_ message: [UInt8], topic: RelayTopic, now: Double) -> Arrival {
-        guard case .pipe(let to, let from, let pipeID) = topic, to == ownTag else { return drop(.topicMismatch) }
+        // A pipe "from" this device to itself would answer itself for ever.
+        guard case .pipe(let to, let from, let pipeID) = topic, to == ownTag, from != ownTag else { return drop(.topicMismatch) }
         let frame: RelayPipeFrame
         switch RelayPipeFrame.decode(message, expectedPipe: pipeID) {
         case .success(let f): frame = f
