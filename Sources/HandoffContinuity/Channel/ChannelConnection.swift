@@ -87,7 +87,13 @@ public final class ChannelConnection: Sendable {
         let resolved = try address.resolved()
         let context = try TLSContext(role: .client, psk: psk, identity: identity, revisions: revisions)
         let fd = try openTCPConnection(to: resolved, address: address, timeout: limits.connectTimeout)
-        let socket = try TLSSocket(fd: fd, peer: address, context: context)
+        return try handshake(TLSSocket(fd: fd, peer: address, context: context), limits: limits)
+    }
+
+    /// The TLS handshake on a socket not yet a connection (TCP, or a relay
+    /// pipe's stream) within `limits.handshakeTimeout`; the socket is closed
+    /// when it fails.
+    static func handshake(_ socket: TLSSocket, limits: ChannelLimits) throws(HandoffError) -> ChannelConnection {
         do {
             let agreement = try socket.handshake(timeout: limits.handshakeTimeout)
             return ChannelConnection(socket: socket, limits: limits, agreement: agreement)

@@ -51,14 +51,4 @@ extension ChannelConnection {
             throw error
         }
     }
-
-    private static func handshake(_ socket: TLSSocket, limits: ChannelLimits) throws(HandoffError) -> ChannelConnection {
-        do {
-            let agreement = try socket.handshake(timeout: limits.handshakeTimeout)
-            return ChannelConnection(socket: socket, limits: limits, agreement: agreement)
-        } catch {
-            socket.close()
-            throw error
-        }
-    }
 }
