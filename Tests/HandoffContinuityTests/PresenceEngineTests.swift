@@ -34,9 +34,11 @@ import Testing
             let file = DeviceRosterFile(store: AccountStore(directory: dir), accountID: testAccount.derived.accountID)
             let a = try Self.engine(name: "A", roster: file)
             let b = try Self.engine(name: "B idle")
-            Self.peer(a, b)
-            // B attached first (it answers only then), offering nothing.
+            // B attached first (it answers only then), offering nothing, and
+            // before the two know each other: its start presence goes
+            // nowhere, so A can only learn of B from B's answer.
             let idle = try Application(manifest: try manifest(), delegate: EngineDelegate(), continuity: b)
+            Self.peer(a, b)
             let delegate = EngineDelegate()
             let app = try Application(manifest: try manifest(), delegate: delegate, continuity: a)
             // A's attach solicits; B answers with a presence beacon; A verifies it.
