@@ -17,15 +17,9 @@ import Glibc
 /// owner thread. Messages over `maxMessageSize` are dropped in
 /// libmosquitto's callback, counted, never copied; at most
 /// `maxQueuedMessages` wait for `take()` (the rest are dropped, counted).
-public final class MQTTConnection {
-    public struct Will: Sendable {
-        public var topic: String
-        public var payload: [UInt8]
-        public init(topic: String, payload: [UInt8]) {
-            self.topic = topic
-            self.payload = payload
-        }
-    }
+public final class MQTTConnection: RelayBroker {
+    public typealias Will = RelayWill
+    public typealias Message = RelayBrokerMessage
 
     public struct Options: Sendable {
         public var host: String
@@ -37,18 +31,14 @@ public final class MQTTConnection {
         /// Seconds; the broker publishes the Will after 1.5 of them in silence.
         public var keepalive = 30
         public var will: Will?
-        /// A CA file: TLS to the broker (mqtts://), checked against it.
+        /// TLS to the broker (mqtts://): its certificate checked against
+        /// `caFile`, or the system's certificates when that is nil.
+        public var tls = false
         public var caFile: String?
         public init(host: String, port: Int) {
             self.host = host
             self.port = port
         }
-    }
-
-    public struct Message: Sendable, Equatable {
-        public var topic: String
-        public var payload: [UInt8]
-        public var retained: Bool
     }
 
     /// The largest message kept: a pipe frame (PROTOCOL.md §11 "Limits").
@@ -103,9 +93,15 @@ public final class MQTTConnection {
                 try check(will.payload.withUnsafeBytes { mosquitto_will_set(mosq, will.topic, Int32(will.payload.count), $0.baseAddress, 1, true) },
                           "set the Last Will")
             }
-            if let caFile = options.caFile {
-                try check(mosquitto_tls_set(mosq, caFile, nil, nil, nil, nil), "use the CA file \(caFile)")
+            if options.tls || options.caFile != nil {
+                if let caFile = options.caFile {
+                    try check(mosquitto_tls_set(mosq, caFile, nil, nil, nil, nil), "use the CA file \(caFile)")
+                } else {
+                    // mqtts:// with no CA file still means TLS: the OS's certificates.
+                    try check(mosquitto_int_option(mosq, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "use the system's certificates")
+                }
             }
+            _ = mosquitto_int_option(mosq, MOSQ_OPT_TCP_NODELAY, 1)
         } catch {
             mosquitto_destroy(mosq)
             throw error
@@ -189,15 +185,38 @@ public final class MQTTConnection {
         }
     }
 
+    /// Whether bytes wait to be written.
+    public var wantsWrite: Bool { mosquitto_want_write(mosq) }
+
+    public var keepalive: Double { Double(options.keepalive) }
+
+    /// One step of the socket's work without waiting: reads when
+    /// `readable`, writes when `writable`, then the keepalive and retries
+    /// (libmosquitto's loop_misc). Throws `.connectionUnavailable` once the
+    /// broker has gone.
+    public func service(readable: Bool, writable: Bool) throws(HandoffError) {
+        var rc = MOSQ_ERR_SUCCESS.rawValue
+        if readable { rc = mosquitto_loop_read(mosq, 1) }
+        if rc == MOSQ_ERR_SUCCESS.rawValue && (writable || mosquitto_want_write(mosq)) { rc = mosquitto_loop_write(mosq, 1) }
+        if rc == MOSQ_ERR_SUCCESS.rawValue { rc = mosquitto_loop_misc(mosq) }
+        guard rc == MOSQ_ERR_SUCCESS.rawValue, inbox.disconnected == nil else {
+            throw HandoffError(.connectionUnavailable, "lost the relay broker \(brokerName): \(rc == MOSQ_ERR_SUCCESS.rawValue ? "it closed the connection" : Self.text(rc))")
+        }
+    }
+
     /// The messages that arrived since the last call, in order.
     public func take() -> [Message] {
         defer { inbox.messages = [] }
         return inbox.messages
     }
 
-    /// A clean DISCONNECT: the broker drops the Last Will.
+    /// A clean DISCONNECT: the broker drops the Last Will. Written at once
+    /// (after what was queued before it).
     public func disconnect() {
         mosquitto_disconnect(mosq)
+        for _ in 0..<8 where mosquitto_want_write(mosq) {
+            guard mosquitto_loop_write(mosq, 1) == MOSQ_ERR_SUCCESS.rawValue else { break }
+        }
     }
 
     private func check(_ rc: Int32, _ what: String) throws(HandoffError) {

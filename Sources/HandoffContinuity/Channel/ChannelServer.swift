@@ -83,6 +83,17 @@ public final class ChannelServer: Sendable {
         core.stop()
     }
 
+    /// Takes a stream socket that another transport accepted (a relay pipe's
+    /// end, `RelayStreamBridge.pair()`) as if the listener had: the same
+    /// handshake deadlines, pending slots and admission (§6 "Limits and
+    /// lifecycle"), `peer.host` as its source. `authenticated` runs on the
+    /// admission thread once its handshake completes (the relay then never
+    /// sheds the pipe). Owns `fd` from here on: closed when refused (no
+    /// slot, or the server stopped). Any thread.
+    public func adopt(fd: Int32, peer: SocketAddress, authenticated: (@Sendable () -> Void)? = nil) {
+        core.adopt(fd: fd, peer: peer, authenticated: authenticated)
+    }
+
     /// Connections handshaking and authenticated connections alive: for tests.
     var counts: (pending: Int, active: Int) { core.counts }
 }
@@ -118,6 +129,8 @@ private final class ChannelServerCore: @unchecked Sendable {
         /// The admission thread waits for an authenticated connection to
         /// become idle (all are taken and busy): the next one to do so wakes it.
         var waitingForIdle = false
+        /// Sockets handed over by `adopt`, for the admission thread.
+        var adopted: [(fd: Int32, peer: SocketAddress, authenticated: (@Sendable () -> Void)?)] = []
     }
     private let state = Locked(State())
 
@@ -128,6 +141,8 @@ private final class ChannelServerCore: @unchecked Sendable {
         var source: String
         var since: Double
         var wantsWrite = false
+        /// Told when the handshake completes (an adopted relay pipe).
+        var authenticated: (@Sendable () -> Void)?
 
         func candidate() -> AdmissionPolicy.Pending {
             let traffic = socket.traffic
@@ -150,6 +165,17 @@ private final class ChannelServerCore: @unchecked Sendable {
 
     var counts: (pending: Int, active: Int) {
         state.withLock { ($0.pendingCount, $0.active.count) }
+    }
+
+    /// Queues an adopted socket and wakes the admission thread.
+    func adopt(fd: Int32, peer: SocketAddress, authenticated: (@Sendable () -> Void)?) {
+        let queued = state.withLock { s -> Bool in
+            // At most a pending set's worth waits: more could not be admitted anyway.
+            guard !s.stopped, s.adopted.count < limits.maxPendingHandshakes else { return false }
+            s.adopted.append((fd, peer, authenticated))
+            return true
+        }
+        if queued { poke() } else { Glibc.close(fd) }
     }
 
     func setAdmissionThread(_ thread: pthread_t) {
@@ -211,7 +237,12 @@ private final class ChannelServerCore: @unchecked Sendable {
         defer {
             for p in pending { p.socket.close() }
             pending.removeAll()
-            state.withLock { $0.pendingCount = 0 }
+            let adopted = state.withLock { s in
+                s.pendingCount = 0
+                defer { s.adopted = [] }
+                return s.adopted
+            }
+            for a in adopted { Glibc.close(a.fd) }
         }
         while !isStopped {
             expireDeadlines()
@@ -236,6 +267,33 @@ private final class ChannelServerCore: @unchecked Sendable {
                 step(at: index)
             }
             if listening && entries[1].revents != 0 { acceptWaiting() }
+            takeAdopted()
+        }
+    }
+
+    /// Starts the handshakes of adopted sockets, shedding a pending one
+    /// for each as an accepted connection would; without a slot to take,
+    /// the socket is closed (the relay's pipe ends; its opener retries).
+    private func takeAdopted() {
+        let adopted = state.withLock { s in
+            defer { s.adopted = [] }
+            return s.adopted
+        }
+        for a in adopted {
+            if pending.count >= limits.maxPendingHandshakes {
+                guard let victim = backlogVictim() else {
+                    Glibc.close(a.fd)
+                    continue
+                }
+                drop(id: victim)
+            }
+            let socket: TLSSocket
+            do {
+                socket = try TLSSocket(fd: a.fd, peer: a.peer, context: context)
+            } catch {
+                continue  // TLSSocket closed the descriptor
+            }
+            start(Pending(id: 0, socket: socket, source: a.peer.host, since: monotonicSeconds(), authenticated: a.authenticated))
         }
     }
 
@@ -311,6 +369,7 @@ private final class ChannelServerCore: @unchecked Sendable {
         case .done(let agreement):
             pending.remove(at: index)
             state.withLock { $0.pendingCount = pending.count }
+            p.authenticated?()
             let connection = ChannelConnection(socket: p.socket, limits: limits, agreement: agreement,
                                                becameIdle: { [weak self] in self?.connectionBecameIdle() })
             admit(connection, id: p.id, source: p.source)
@@ -354,8 +413,15 @@ private final class ChannelServerCore: @unchecked Sendable {
         } catch {
             return  // TLSSocket closed the descriptor
         }
+        start(Pending(id: 0, socket: socket, source: peer.host, since: monotonicSeconds()))
+    }
+
+    /// A handshake joins the pending ones (shedding one of its source's
+    /// when that source holds more than its share) and takes its first step.
+    private func start(_ p: Pending) {
+        var newcomer = p
         nextID += 1
-        let newcomer = Pending(id: nextID, socket: socket, source: peer.host, since: monotonicSeconds())
+        newcomer.id = nextID
         pending.append(newcomer)
         state.withLock { $0.pendingCount = pending.count }
         let candidates = pending.map { $0.candidate() }
@@ -363,7 +429,7 @@ private final class ChannelServerCore: @unchecked Sendable {
                                                               now: monotonicSeconds(), grace: limits.pendingGrace) {
             drop(id: victim)
         }
-        step(at: pending.count - 1)
+        if let index = pending.firstIndex(where: { $0.id == newcomer.id }) { step(at: index) }
     }
 
     /// An authenticated connection joins the active ones (closing an idle

@@ -55,7 +55,9 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        // A relay peer ("relay:" and a device tag) has no port to show.
+        if host.hasPrefix("relay:") { return host }
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     /// Whether the host is an IPv6 address (possibly with a scope).

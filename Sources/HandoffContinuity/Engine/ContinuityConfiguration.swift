@@ -23,6 +23,11 @@ public struct ContinuityConfiguration: Sendable {
     /// for a source the library does not link (the agent's MQTT relay).
     /// Each is refreshed on the engine's `hoff-reach` thread.
     public var additionalPeerSources: [any PeerSource] = []
+    /// The relay through an MQTT broker (PROTOCOL.md §11): the agent's
+    /// session, made with its broker client; the engine starts it, feeds
+    /// it its beacons, dials "relay:" peers through it and stops it. Nil:
+    /// no relay (an embedded app reaches the relay through the agent).
+    public var relay: RelaySession?
     /// Where the TLS channel listens; port 0 picks a free one (announced in
     /// beacons). `::` is both IPv6 and IPv4 on one port (IPv4 alone where
     /// the host has no IPv6).

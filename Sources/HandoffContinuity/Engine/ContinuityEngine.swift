@@ -122,10 +122,17 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         self.settingsStore = settingsStore
         settingsWatch = settingsStore.map(SettingsWatch.init(store:))
         // A connection joining the pool is one more to watch, with a deadline.
+        let relay = configuration.relay
         client = ExchangeClient(psk: keys.channelPSK, limits: configuration.channelLimits,
                                 fetchTimeout: configuration.fetchTimeout,
                                 idleLifetime: configuration.idleConnectionLifetime,
-                                pooled: { alarm.poke() })
+                                pooled: { alarm.poke() }, dial: { peer, psk, limits throws(HandoffError) in
+            guard let tag = RelaySession.deviceTag(of: peer) else {
+                return try ChannelConnection.connect(to: peer, psk: psk, limits: limits)
+            }
+            guard let relay else { throw HandoffError(.connectionUnavailable, "\(peer) is reached through a relay, and none is configured") }
+            return try ChannelConnection.connect(overStream: try relay.openPipe(toDeviceTag: tag), peer: peer, psk: psk, limits: limits)
+        })
         let gate = state
         let exchange = ExchangeServer(endpoint: { [weak self] in self?.endpoint },
                                       fetchTimeout: configuration.fetchTimeout, streams: streams,
@@ -157,6 +164,27 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         if let settingsStore { reloadSettings(from: settingsStore) }
         threads.start(named: "hoff-scheduler") { [self] in self.scheduleLoop() }
         reach.start()
+        relay?.start(hooks: relayHooks)
+    }
+
+    /// What the relay tells the engine (PROTOCOL §11): its beacons are
+    /// received as datagrams from "relay:<tag>", a gone message is a
+    /// device leaving, accepted pipes go through the channel's admission.
+    private var relayHooks: RelaySession.Hooks {
+        RelaySession.Hooks(
+            beacon: { [weak self] packet, tag in
+                self?.receive(packet, host: RelaySession.peer(deviceTag: tag).host, solicitor: nil)
+            },
+            gone: { [weak self] deviceID in
+                guard let self, let endpoint = self.endpoint else { return }
+                self.left(hex(deviceID), endpoint: endpoint)
+            },
+            accepted: { [weak self] fd, peer, authenticated in
+                guard let self else { close(fd); return }
+                self.server.adopt(fd: fd, peer: peer, authenticated: authenticated)
+            },
+            connected: { [weak self] in self?.solicitAdded() },
+            announce: { [weak self] in self?.announce() })
     }
 
     /// The link, each configured peer, and the tailnet when there is a
@@ -172,7 +200,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     }
 
     /// Each peer source's state now (`handoff doctor`, STATUS `sources`).
-    public var peerSources: [PeerSourceState] { reach.states }
+    public var peerSources: [PeerSourceState] { reach.states + (configuration.relay.map { [$0.status.sourceState] } ?? []) }
+
+    /// The relay's state and counters (nil without one): `handoff doctor`.
+    public var relayStatus: RelayStatus? { configuration.relay?.status }
 
     // MARK: Settings (docs/agent.md "Settings")
 
@@ -312,25 +343,48 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         return true
     }
 
+    /// Where to reach the device offering `activityID`, in the order to
+    /// try: its direct paths heard lately, then the relay (PROTOCOL §11).
+    private func paths(offering activityID: ActivityID) -> [SocketAddress] {
+        state.withLock { $0.remotes.channels(offering: activityID, now: monotonicSeconds(), recent: configuration.remoteLifetime) }
+    }
+
+    /// Runs `attempt` on each path in turn while it finds the device
+    /// unreachable there; the last path's result otherwise.
+    static func firstReachable<T>(_ paths: [SocketAddress],
+                                  _ attempt: (SocketAddress) -> Result<T, HandoffError>) -> Result<T, HandoffError> {
+        var result: Result<T, HandoffError> = .failure(HandoffError(.connectionUnavailable, "the device is not reachable"))
+        for (i, path) in paths.enumerated() {
+            result = attempt(path)
+            guard case .failure(let error) = result, i < paths.count - 1,
+                  error.code == .connectionUnavailable || error.code == .timedOut else { return result }
+        }
+        return result
+    }
+
     public func fetch(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
-        guard let peer = state.withLock({ $0.remotes.channel(offering: remote.activityID) }) else {
+        let paths = paths(offering: remote.activityID)
+        guard !paths.isEmpty else {
             completion(.failure(HandoffError(.connectionUnavailable, "the device that offered the activity is no longer reachable")))
             return
         }
         let client = self.client
-        let started = threads.start(named: "hoff-fetch") { completion(client.fetch(remote.activityID, from: peer)) }
+        let started = threads.start(named: "hoff-fetch") {
+            completion(Self.firstReachable(paths) { client.fetch(remote.activityID, from: $0) })
+        }
         if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the fetch"))) }
     }
 
     public func openStream(_ remote: RemoteActivity,
                            completion: @escaping @Sendable (Result<ContinuationStream, HandoffError>) -> Void) {
-        guard let peer = state.withLock({ $0.remotes.channel(offering: remote.activityID) }) else {
+        let paths = paths(offering: remote.activityID)
+        guard !paths.isEmpty else {
             completion(.failure(HandoffError(.connectionUnavailable, "the device the activity came from is no longer reachable")))
             return
         }
         let (client, streams) = (self.client, self.streams)
         let started = threads.start(named: "hoff-stream-in") {
-            let opened = client.openStream(remote.activityID, to: peer)
+            let opened = Self.firstReachable(paths) { client.openStream(remote.activityID, to: $0) }
             let pair: LocalSocketPair
             switch opened {
             case .failure(let error):
@@ -354,9 +408,11 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     }
 
     public func confirmContinued(_ remote: RemoteActivity) {
-        guard let peer = state.withLock({ $0.remotes.channel(offering: remote.activityID) }) else { return }
+        let paths = paths(offering: remote.activityID)
         let client = self.client
-        threads.start(named: "hoff-confirm") { client.confirm(remote.activityID, to: peer) }
+        threads.start(named: "hoff-confirm") {
+            for path in paths where client.confirm(remote.activityID, to: path) { break }
+        }
     }
 
     /// Withdraws what is advertised (one last beacon), lets confirmations
@@ -378,6 +434,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         for id in last ?? [] { send(withdrawal: id) }
         // The others show this device offline at once, not after 150 s.
         if last != nil { seal(kind: .presence, activity: nil, leaving: true) }
+        // Publishes that leaving presence, then disconnects cleanly.
+        configuration.relay?.stop()
         let roster = last == nil ? nil : state.withLock { s in
             let (now, wall) = (monotonicSeconds(), wallMilliseconds())
             for (id, entry) in s.remotes.entries where entry.verified {
@@ -514,6 +572,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         guard let packet = try? BeaconCodec.seal(beacon, key: keys.beaconKey) else { return }
         transport.send(packet)
         if let solicitor { transport.send(packet, to: solicitor) }
+        configuration.relay?.publishBeacon(packet)
     }
 
     // MARK: Receiving beacons
@@ -536,6 +595,13 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             handler(packet, from.host)
             return
         }
+        receive(packet, host: from.host, solicitor: from)
+    }
+
+    /// A beacon packet heard from `host` (an address, or "relay:<tag>"
+    /// through the relay); `solicitor`: where a UDP answer goes (nil
+    /// through the relay: every beacon is published there anyway).
+    func receive(_ packet: [UInt8], host: String, solicitor: UDPAddress?) {
         // Anything that does not authenticate is dropped here, silently;
         // so is everything before an application is attached (the beacon
         // is not consumed: its next copy still counts).
@@ -543,7 +609,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         guard let beacon = BeaconCodec.open(packet, key: keys.beaconKey) else {
             state.withLock { s in
                 s.beacons.packets += 1
-                s.beacons.countForeign(from: from.host)
+                s.beacons.countForeign(from: host)
             }
             return
         }
@@ -558,17 +624,17 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         let verdict = replay.check(beacon, nowMilliseconds: now)
         state.withLock { s in
             s.beacons.packets += 1
-            s.beacons.count(verdict, beacon, from: from.host, nowMilliseconds: now)
+            s.beacons.count(verdict, beacon, from: host, nowMilliseconds: now)
             // The other family's copy: its address, not a replay.
-            if verdict == .duplicate { s.remotes.heardCopy(of: beacon, from: from.host) }
+            if verdict == .duplicate { s.remotes.heardCopy(of: beacon, from: host) }
         }
         guard verdict == .accepted else { return }
         if beacon.kind == .solicit {
             // Its sender's address is noted (only that: a solicitor may
             // be a second process of a device), so a FETCH from it is
             // recognised by the settings' Offer=false (docs/agent.md §11).
-            state.withLock { $0.remotes.heardSolicitation(from: beacon, host: from.host) }
-            answer(from)
+            state.withLock { $0.remotes.heardSolicitation(from: beacon, host: host) }
+            answer(solicitor, host: host)
             return
         }
         if beacon.kind == .presence, beacon.leaving {
@@ -578,7 +644,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         let audience = endpoint.audience
         let (changes, verify) = state.withLock { s in
             let now = monotonicSeconds()
-            let applied = s.remotes.apply(beacon, from: from.host, audience: audience, ownRole: configuration.device.role,
+            let applied = s.remotes.apply(beacon, from: host, audience: audience, ownRole: configuration.device.role,
                                           now: now)
             s.roster.heard(hex(beacon.deviceID), at: wallMilliseconds())
             // The next sweep moved (a new device: sooner; one heard again:
@@ -596,10 +662,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// Answers a solicitation with the current advert, or a presence
     /// beacon when nothing is offered, at once, to the solicitor and on
     /// the normal paths, within the answer limits (an answer is one beacon).
-    private func answer(_ solicitor: UDPAddress) {
+    private func answer(_ solicitor: UDPAddress?, host: String) {
         let answer: (advert: Advertisement?, ok: Bool) = state.withLock { s in
             guard !s.stopped else { return (nil, false) }
-            guard s.answerLimit.admit(solicitor.description, now: monotonicSeconds()) else {
+            guard s.answerLimit.admit(solicitor?.description ?? host, now: monotonicSeconds()) else {
                 s.counters.answersRefused += 1
                 return (nil, false)
             }
@@ -610,6 +676,15 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         if let advert = answer.advert { send(advert, alsoTo: solicitor) } else {
             seal(kind: .presence, activity: nil, alsoTo: solicitor)
         }
+    }
+
+    /// A fresh beacon of what this device is now (its advert, else a
+    /// presence), on every path: the relay asks for one when it connects
+    /// and when an old gone message stands on this device's topic.
+    private func announce() {
+        let (advert, running) = state.withLock { s in (s.advertisement, !s.stopped) }
+        guard running else { return }
+        if let advert { send(advert) } else { seal(kind: .presence, activity: nil) }
     }
 
     /// A device said it is going away: offline at once (what it offered

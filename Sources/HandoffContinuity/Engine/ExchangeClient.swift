@@ -29,9 +29,17 @@ final class ExchangeClient: Sendable {
     /// Called when a connection joins the pool: the scheduler then watches
     /// it and its deadline.
     private let pooled: @Sendable () -> Void
+    /// Makes a new authenticated connection to a channel: TCP, or a relay
+    /// pipe for a "relay:" peer (the engine's, PROTOCOL §11).
+    typealias Dial = @Sendable (_ peer: SocketAddress, _ psk: [UInt8], _ limits: ChannelLimits) throws(HandoffError) -> ChannelConnection
+    private let dial: Dial
 
     init(psk: [UInt8], limits: ChannelLimits, fetchTimeout: Double, idleLifetime: Double,
-         pooled: @escaping @Sendable () -> Void = {}) {
+         pooled: @escaping @Sendable () -> Void = {},
+         dial: @escaping Dial = { peer, psk, limits throws(HandoffError) in
+             try ChannelConnection.connect(to: peer, psk: psk, limits: limits)
+         }) {
+        self.dial = dial
         self.psk = psk
         self.limits = limits
         self.fetchTimeout = fetchTimeout
@@ -76,14 +84,18 @@ final class ExchangeClient: Sendable {
         }
     }
 
-    /// Tells `peer` its activity was continued. Best effort.
-    func confirm(_ activityID: ActivityID, to peer: SocketAddress) {
-        guard let connection = try? connection(to: peer) else { return }
+    /// Tells `peer` its activity was continued. Best effort: false when
+    /// it could not be reached (the caller may try another path).
+    @discardableResult
+    func confirm(_ activityID: ActivityID, to peer: SocketAddress) -> Bool {
+        guard let connection = try? connection(to: peer) else { return false }
         do {
             try connection.send(ExchangeMessage.confirm(activityID).frame, timeout: limits.handshakeTimeout)
             release(connection, to: peer)
+            return true
         } catch {
             connection.close()
+            return true  // reached: the connection broke after
         }
     }
 
@@ -174,7 +186,7 @@ final class ExchangeClient: Sendable {
         // rest: many streams opened together queue here instead.
         handshakes.enter()
         defer { handshakes.leave() }
-        return (try ChannelConnection.connect(to: peer, psk: psk, limits: limits), false)
+        return (try dial(peer, psk, limits), false)
     }
 
     private func release(_ connection: ChannelConnection, to peer: SocketAddress) {

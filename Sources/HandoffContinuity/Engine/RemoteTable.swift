@@ -12,9 +12,10 @@ import HandoffRuntime
 /// beacon key at some point; the handshake proves the device is there now,
 /// so replayed beacons of a device that is gone show nothing.
 struct RemoteTable {
-    /// The address family a beacon arrived over: each family's copy names
-    /// the channel reachable over that family.
-    enum Family: Sendable { case ipv4, ipv6 }
+    /// The path a beacon arrived over: each path's copy names the channel
+    /// reachable over it. `relay`: through the broker (PROTOCOL §11), the
+    /// channel then a pipe to the device's tag ("relay:<tag>").
+    enum Family: Sendable { case ipv4, ipv6, relay }
 
     struct Entry {
         /// What its latest beacon offers this app.
@@ -26,6 +27,9 @@ struct RemoteTable {
         /// Where its channel listens, per family: a beacon's source address
         /// (an IPv6 link-local one with its scope) and channel port.
         var channels: [Family: SocketAddress] = [:]
+        /// When a beacon last came over each path (monotonic): a direct
+        /// path is tried before the relay only while it is heard.
+        var heardOver: [Family: Double] = [:]
         /// The channel whose handshake succeeded; fetches go there. Nil
         /// until the device is verified.
         var verifiedChannel: SocketAddress?
@@ -80,11 +84,31 @@ struct RemoteTable {
         self.capacity = max(1, capacity)
     }
 
-    static func family(of host: String) -> Family { host.contains(":") ? .ipv6 : .ipv4 }
+    static func family(of host: String) -> Family {
+        host.hasPrefix(ChannelConnection.relayPrefix) ? .relay : host.contains(":") ? .ipv6 : .ipv4
+    }
 
     /// The device that offers an activity (as reported), and where to reach it.
     func channel(offering activityID: ActivityID) -> SocketAddress? {
         entries.values.first { $0.reported?.activityID == activityID }?.verifiedChannel
+    }
+
+    /// Where to reach the device that offers an activity, in the order to
+    /// try (PROTOCOL §11: a direct path first, the relay the fallback,
+    /// chosen for each continue): the direct channels heard within
+    /// `recent` seconds (the verified one first), then the relay's. Empty
+    /// when no verified device offers it.
+    func channels(offering activityID: ActivityID, now: Double, recent: Double) -> [SocketAddress] {
+        guard let entry = entries.values.first(where: { $0.reported?.activityID == activityID }),
+              let verified = entry.verifiedChannel else { return [] }
+        let direct = [Family.ipv4, .ipv6].compactMap { family -> SocketAddress? in
+            guard let channel = entry.channels[family], now - (entry.heardOver[family] ?? -.infinity) <= recent else { return nil }
+            return channel
+        }.sorted { a, _ in a == verified }
+        var out = direct
+        if let relay = entry.channels[.relay] { out.append(relay) }
+        if !out.contains(verified) { out.insert(verified, at: direct.count) }
+        return out
     }
 
     /// Seconds to wait after an attempt that was followed by `failures` failures.
@@ -133,6 +157,7 @@ struct RemoteTable {
             }
         }
         entry.lastHeard = now
+        entry.heardOver[family] = now
         entry.name = beacon.deviceName
         entry.role = beacon.role
         switch beacon.kind {
@@ -177,12 +202,13 @@ struct RemoteTable {
     /// fills in the device's address for that family when it has none, so
     /// a later verification can use it; never replaces an address (a copy
     /// can be replayed from anywhere) and changes nothing else.
-    mutating func heardCopy(of beacon: Beacon, from host: String) {
+    mutating func heardCopy(of beacon: Beacon, from host: String, now: Double = monotonicSeconds()) {
         let deviceID = hex(beacon.deviceID)
         let family = Self.family(of: host)
-        guard var entry = entries[deviceID], entry.channels[family] == nil,
-              entry.channels.values.allSatisfy({ $0.port == beacon.channelPort }) else { return }
-        entry.channels[family] = SocketAddress(host: host, port: beacon.channelPort)
+        guard var entry = entries[deviceID], entry.channels.values.allSatisfy({ $0.port == beacon.channelPort }) else { return }
+        if entry.channels[family] == nil { entry.channels[family] = SocketAddress(host: host, port: beacon.channelPort) }
+        // Heard over this path now, if it is the path known for it.
+        if entry.channels[family]?.host == host { entry.heardOver[family] = now }
         entries[deviceID] = entry
     }
 

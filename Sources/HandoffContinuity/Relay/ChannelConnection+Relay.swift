@@ -9,11 +9,16 @@ import Glibc
 /// `RelayStreamBridge.pair()` instead of a TCP socket. The seam the engine
 /// uses for a device reached through the relay; nothing else changes.
 extension ChannelConnection {
-    /// The peer of a relay pipe as messages show it: "relay:" and the
-    /// first 8 digits of the device tag (never an address).
+    /// The peer of a relay pipe: "relay:" and the device tag (never an
+    /// address). The engine keeps it as the device's relay channel and
+    /// dials it through `RelaySession.openPipe`.
     public static func relayPeer(deviceTag: String) -> SocketAddress {
-        SocketAddress(host: "relay:" + deviceTag.prefix(8), port: 0)
+        SocketAddress(host: relayPrefix + deviceTag, port: 0)
     }
+
+    /// What a relay peer's host starts with.
+    public static let relayPrefix = "relay:"
+
 
     /// The client's side: the handshake over `fd` (a non-blocking stream
     /// socket, owned from here on: closed on failure and with the

@@ -36,6 +36,8 @@ public struct RelayStreamBridge {
 
     /// What to poll the socket for: readable while the pipe takes bytes
     /// and the socket has not ended; writable while bytes wait for it.
+    /// 0 means "do not poll this socket" (one that has ended reports
+    /// POLLHUP for ever: the caller leaves it out).
     public func pollEvents(_ pipe: RelayPipe) -> Int16 {
         guard !closed else { return 0 }
         var events: Int16 = 0
@@ -97,6 +99,33 @@ public struct RelayStreamBridge {
             moved = true
         }
         return moved
+    }
+
+    /// Whether everything the pipe delivered has gone into the socket.
+    public var isFlushed: Bool { pending.isEmpty || closed }
+
+    /// After the pipe is forgotten: writes what is still pending into the
+    /// socket, then shuts its writing side (the channel reads the end of
+    /// the stream after the last byte). True once nothing is left.
+    @discardableResult
+    public mutating func flush() -> Bool {
+        while !closed && !pending.isEmpty {
+            let n = pending.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+            if n > 0 {
+                pending.removeFirst(n)
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                return false
+            } else {
+                shutDown()
+            }
+        }
+        if !closed && !writeShut {
+            shutdown(fd, Int32(SHUT_WR))
+            writeShut = true
+        }
+        return true
     }
 
     /// Ends the socket both ways (the channel sees the connection reset).

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A device's presence on the relay's broker (PROTOCOL.md §11,
+/// docs/agent.md §12): one thread, `hoff-relay`, keeps the connection
+/// (back-off, Will, subscriptions), publishes the engine's beacons on the
+/// device topic, hands the account's beacons and gone messages to the
+/// engine, and carries the channel's TLS over pipes: `openPipe` gives the
+/// engine's client a stream socket to a device, and pipes other devices
+/// open are handed to the engine's channel server (`Hooks.accepted`).
+///
+/// The broker client comes from `connect` (the agent's `MQTTConnection`:
+/// libhandoff.so never links an MQTT library). Threads: every method from
+/// any thread; the hooks run on `hoff-relay`.
+public final class RelaySession: @unchecked Sendable {
+    // @unchecked: mutable state is in `shared` (a Locked); the loop's own
+    // state belongs to its thread.
+
+    /// What the session tells its engine.
+    public struct Hooks: Sendable {
+        /// A message of a device topic that is a beacon of another device
+        /// of the account, opened and matched to its topic (§11 "Beacons on
+        /// the relay"); the engine receives it as a UDP datagram, from the
+        /// peer `RelaySession.peer(deviceTag:)`.
+        public var beacon: @Sendable (_ packet: [UInt8], _ deviceTag: String) -> Void
+        /// A device's sealed gone message (its Will): forget it.
+        public var gone: @Sendable (_ deviceID: [UInt8]) -> Void
+        /// A pipe another device opened: its channel end, for the channel
+        /// server's admission (`ChannelServer.adopt`), and what to call once
+        /// its TLS handshake completed.
+        public var accepted: @Sendable (_ fd: Int32, _ peer: SocketAddress, _ authenticated: @escaping @Sendable () -> Void) -> Void
+        /// Connected (again): the engine solicits and announces itself
+        /// (§11: a retained beacon is stale when a device subscribes).
+        public var connected: @Sendable () -> Void
+        /// This device's own topic holds a gone message of an earlier
+        /// connection (a Will published late): a fresh beacon replaces it.
+        public var announce: @Sendable () -> Void
+
+        public init(beacon: @escaping @Sendable ([UInt8], String) -> Void, gone: @escaping @Sendable ([UInt8]) -> Void,
+                    accepted: @escaping @Sendable (Int32, SocketAddress, @escaping @Sendable () -> Void) -> Void,
+                    connected: @escaping @Sendable () -> Void, announce: @escaping @Sendable () -> Void) {
+            self.beacon = beacon
+            self.gone = gone
+            self.accepted = accepted
+            self.connected = connected
+            self.announce = announce
+        }
+    }
+
+    /// Makes an unconnected broker client with this Will (a new one for
+    /// every connection: the Will is sealed for it).
+    public typealias Connect = @Sendable (_ will: RelayWill) throws(HandoffError) -> any RelayBroker
+
+    /// Seconds a connection attempt may take.
+    public static let connectTimeout = 10.0
+    /// Beacons waiting for the thread at most (the oldest go first).
+    static let maxQueuedBeacons = 32
+    /// Seconds `stop` waits for the last beacon and the DISCONNECT to go out.
+    static let stopWait = 2.0
+
+    public let topics: RelayTopics
+    public let ownTag: String
+    let account: AccountKey
+    let deviceID: [UInt8]
+    let brokerName: String
+    let connect: Connect
+    let limits: RelayPipeTable.Limits
+    let wake: WakePipe
+    let finished: WakePipe
+    let shared: Locked<Shared>
+
+    struct Shared {
+        var hooks: Hooks?
+        var beacons: [[UInt8]] = []
+        var opens: [(peer: String, bridge: RelayStreamBridge)] = []
+        var authenticated: [RelayPipeTable.Key] = []
+        var status: RelayStatus
+        var started = false
+        var stopping = false
+    }
+
+    /// - Parameters:
+    ///   - brokerName: `host:port`, for messages and status.
+    public init(account: AccountKey, deviceID: [UInt8], brokerName: String,
+                limits: RelayPipeTable.Limits = RelayPipeTable.Limits(), connect: @escaping Connect) throws(HandoffError) {
+        self.account = account
+        self.deviceID = deviceID
+        self.brokerName = brokerName
+        self.connect = connect
+        self.limits = limits
+        topics = RelayTopics(accountKey: account)
+        ownTag = topics.deviceTag(deviceID)
+        wake = try WakePipe()
+        finished = try WakePipe()
+        shared = Locked(Shared(status: RelayStatus(broker: brokerName, connection: .connecting)))
+    }
+
+    /// The peer a relay device is known by: "relay:" and its device tag.
+    /// The engine keeps it as the device's relay channel; messages show it.
+    public static func peer(deviceTag: String) -> SocketAddress { ChannelConnection.relayPeer(deviceTag: deviceTag) }
+
+    /// The device tag of a relay peer, nil for any other address.
+    public static func deviceTag(of peer: SocketAddress) -> String? {
+        guard peer.host.hasPrefix(ChannelConnection.relayPrefix) else { return nil }
+        let tag = String(peer.host.dropFirst(ChannelConnection.relayPrefix.count))
+        return RelayTopics.isTag(Substring(tag)) ? tag : nil
+    }
+
+    /// Starts the thread; false when the system refused it.
+    @discardableResult
+    public func start(hooks: Hooks) -> Bool {
+        let first = shared.withLock { s -> Bool in
+            guard !s.started, !s.stopping else { return false }
+            s.started = true
+            s.hooks = hooks
+            return true
+        }
+        guard first else { return true }
+        let loop = RelayLoop(session: self)
+        return startDetachedThread(named: "hoff-relay") { loop.run() }
+    }
+
+    /// Where the connection stands, with the drop counters.
+    public var status: RelayStatus { shared.withLock { $0.status } }
+
+    /// Publishes a sealed beacon on this device's topic (retained), soon,
+    /// on the relay's thread; dropped while not connected (the next
+    /// connection announces afresh).
+    public func publishBeacon(_ packet: [UInt8]) {
+        let queued = shared.withLock { s -> Bool in
+            guard s.status.connection == .connected, !s.stopping else { return false }
+            if s.beacons.count >= Self.maxQueuedBeacons { s.beacons.removeFirst() }
+            s.beacons.append(packet)
+            return true
+        }
+        if queued { wake.signal() }
+    }
+
+    /// A stream socket to the device of `deviceTag` through a new pipe (the
+    /// channel's client end: run `ChannelConnection.connect(overStream:)`
+    /// on it). Owned by the caller. Throws `.connectionUnavailable` while
+    /// not connected to the broker; a pipe the limits refuse ends at once
+    /// (the handshake over it fails).
+    public func openPipe(toDeviceTag deviceTag: String) throws(HandoffError) -> Int32 {
+        guard deviceTag != ownTag else { throw HandoffError(.invalidArgument, "a relay pipe goes to another device, not this one") }
+        let (channelFD, bridge) = try RelayStreamBridge.pair()
+        let error: HandoffError? = shared.withLock { s in
+            guard s.status.connection == .connected, !s.stopping else {
+                return HandoffError(.connectionUnavailable, "the relay broker \(brokerName) is not connected"
+                                    + (s.status.message.map { " (\($0))" } ?? ""))
+            }
+            s.opens.append((deviceTag, bridge))
+            return nil
+        }
+        if let error {
+            bridge.close()
+            close(channelFD)
+            throw error
+        }
+        wake.signal()
+        return channelFD
+    }
+
+    /// The channel proved the account key over an accepted pipe.
+    func authenticated(_ key: RelayPipeTable.Key) {
+        shared.withLock { $0.authenticated.append(key) }
+        wake.signal()
+    }
+
+    /// Publishes what is queued (the engine's leaving presence), disconnects
+    /// cleanly (the broker drops the Will) and ends the thread, waiting at
+    /// most `stopWait` for it. Idempotent.
+    public func stop() {
+        let wait = shared.withLock { s -> Bool in
+            guard !s.stopping else { return false }
+            s.stopping = true
+            s.hooks = nil
+            return s.started
+        }
+        guard wait else { return }
+        wake.signal()
+        var entry = pollfd(fd: finished.fd, events: Int16(POLLIN), revents: 0)
+        _ = poll(&entry, 1, Int32(Self.stopWait * 1000))
+    }
+
+    var hooks: Hooks? { shared.withLock { $0.hooks } }
+}

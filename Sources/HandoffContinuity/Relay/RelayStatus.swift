@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+/// Where a device's relay connection stands (docs/agent.md §12
+/// "Connection states"): what `handoff doctor` and STATUS `sources` show.
+public struct RelayStatus: Sendable, Equatable {
+    public enum Connection: String, Sendable {
+        /// The first attempt has not ended yet.
+        case connecting
+        case connected
+        /// The broker refused the credentials: retried only at the longest back-off.
+        case refused
+        /// Not reachable, no answer, or lost: retried with back-off.
+        case unreachable
+        case stopped
+    }
+
+    /// `host:port`.
+    public var broker: String
+    public var connection: Connection
+    /// The last error's words (refused, unreachable), else nil.
+    public var message: String?
+    /// Seconds until the next attempt, while not connected.
+    public var retryIn: Double?
+    /// Devices whose beacons arrived through the broker in this connection.
+    public var devices: Int
+    /// Pipes open now.
+    public var pipes: Int
+    /// Messages dropped, by reason (`RelayDropReason.rawValue`), the
+    /// broker client's own drops as `oversized`.
+    public var drops: [String: Int]
+
+    public init(broker: String, connection: Connection, message: String? = nil, retryIn: Double? = nil,
+                devices: Int = 0, pipes: Int = 0, drops: [String: Int] = [:]) {
+        self.broker = broker
+        self.connection = connection
+        self.message = message
+        self.retryIn = retryIn
+        self.devices = devices
+        self.pipes = pipes
+        self.drops = drops
+    }
+
+    /// As a peer source (docs/PROTOCOL.md "Peer sources").
+    public var sourceState: PeerSourceState {
+        let condition: PeerSourceState.Condition = switch connection {
+        case .connected: .ok
+        case .connecting: .pending
+        case .refused: .unavailable
+        case .unreachable: .failed
+        case .stopped: .off
+        }
+        return PeerSourceState(kind: .relay, name: broker, condition: condition, peers: devices, message: message)
+    }
+}
+
+/// The wait before the next connection attempt: 1 s, doubling to 5 min;
+/// refused credentials wait the longest at once (they will not change by
+/// themselves; `handoff relay set` and an agent restart try again).
+struct RelayBackoff {
+    static let first = 1.0
+    static let longest = 300.0
+    private(set) var failures = 0
+
+    mutating func failed(refused: Bool) -> Double {
+        failures += 1
+        if refused { return Self.longest }
+        return min(Self.longest, Self.first * Double(1 << min(failures - 1, 20)))
+    }
+
+    mutating func succeeded() { failures = 0 }
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+@testable import HandoffAgent
+@testable import HandoffContinuity
+import HandoffModel
+@testable import HandoffRuntime
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Two engines with no path to each other but a real `mosquitto`: no
+/// multicast, no unicast peers, so every beacon, the verification, the
+/// FETCH, the CONFIRM and a continuation stream cross the broker
+/// (PROTOCOL.md §11) through `RelaySession` and the agent's
+/// `MQTTConnection`. Every wait is bounded.
+@Suite(.serialized, .enabled(if: TestBroker.available, "mosquitto is not installed (scripts/install-deps.sh)"))
+struct RelayEngineTests {
+    static let account = try! AccountKey(bytes: Array(repeating: 9, count: 32))
+    static let manifest = try! Manifest(bundleIdentifier: "com.example.relay", teamIdentifier: "TEAM1",
+                                        activityTypes: ["com.example.relay.edit"])
+
+    static func engine(_ broker: TestBroker, name: String, password: String = "correct horse",
+                       account: AccountKey = account) throws -> (ContinuityEngine, RelaySession) {
+        let device = try DeviceIdentity.generate(name: name)
+        var config = ContinuityConfiguration(account: account, device: device,
+                                             beacons: BeaconTransportConfig(port: 0, multicast: false, peers: []))
+        config.channelAddress = SocketAddress(host: "127.0.0.1", port: 0)
+        config.tailnetSocket = nil
+        let port = broker.port
+        let relay = try RelaySession(account: account, deviceID: device.idBytes, brokerName: "127.0.0.1:\(port)") { will throws(HandoffError) in
+            var o = MQTTConnection.Options(host: "127.0.0.1", port: port)
+            o.username = "ada"
+            o.password = password
+            o.will = will
+            return try MQTTConnection(o)
+        }
+        config.relay = relay
+        return (try ContinuityEngine(configuration: config), relay)
+    }
+
+    @Test func aHandoffCrossesTheBrokerAlone() throws {
+        let broker = try TestBroker(users: [("ada", "correct horse")])
+        defer { broker.stop() }
+        let (senderEngine, senderRelay) = try Self.engine(broker, name: "sender")
+        let (receiverEngine, receiverRelay) = try Self.engine(broker, name: "receiver")
+        let senderDelegate = RecordingDelegate(), receiverDelegate = RecordingDelegate()
+        let sender = try Application(manifest: Self.manifest, delegate: senderDelegate, continuity: senderEngine)
+        let receiver = try Application(manifest: Self.manifest, delegate: receiverDelegate, continuity: receiverEngine)
+        defer {
+            sender.stopContinuity()
+            receiver.stopContinuity()
+        }
+        let apps = [sender, receiver]
+        #expect(try pumpApps(apps, seconds: 30) { senderRelay.status.connection == .connected && receiverRelay.status.connection == .connected })
+
+        let activity = try UserActivity(activityType: "com.example.relay.edit")
+        activity.title = "Relayed draft"
+        activity.supportsContinuationStreams = true
+        let recorder = StreamRecorder()
+        activity.delegate = recorder
+        try activity.setUserInfo(["doc": .string("d-7")])
+        try sender.becomeCurrent(activity)
+
+        #expect(try pumpApps(apps, seconds: 30) { receiverDelegate.available.count == 1 })
+        let remote = try #require(receiverDelegate.available.first)
+        #expect(remote.title == "Relayed draft")
+        // Heard and verified through the relay only.
+        let channels = receiverEngine.status.remotes.flatMap(\.channels)
+        #expect(!channels.isEmpty && channels.allSatisfy { $0.hasPrefix("relay:") })
+
+        try receiver.continueActivity(id: remote.activityID)
+        #expect(try pumpApps(apps, seconds: 30) { receiverDelegate.restored != nil })
+        #expect(receiverDelegate.restored?.userInfo == ["doc": .string("d-7")])
+        #expect(try pumpApps(apps, seconds: 30) { recorder.continued == 1 })
+
+        // A continuation stream of 2 MB, receiver to sender, through pipes.
+        let restored = try #require(receiverDelegate.restored)
+        let opened = Locked<Result<ContinuationStream, HandoffError>?>(nil)
+        try restored.getContinuationStreams { result in opened.withLock { $0 = result } }
+        #expect(try pumpApps(apps, seconds: 30) { opened.withLock { $0 } != nil && recorder.streams.count == 1 })
+        let mine = try #require(try opened.withLock { $0 }?.get())
+        let theirs = try #require(recorder.streams.first)
+        let payload = (0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+        let got = try relayTransfer(payload, from: mine.fileDescriptor, to: theirs.fileDescriptor, seconds: 60)
+        #expect(got.count == payload.count)
+        #expect(got == payload)
+        #expect((receiverRelay.status.drops.values.reduce(0, +)) == 0)
+    }
+
+    @Test func aWrongPasswordIsAClearStateAndNoSpin() throws {
+        let broker = try TestBroker(users: [("ada", "correct horse")])
+        defer { broker.stop() }
+        let (engine, relay) = try Self.engine(broker, name: "wrong", password: "battery staple")
+        let app = try Application(manifest: Self.manifest, delegate: RecordingDelegate(), continuity: engine)
+        defer { app.stopContinuity() }
+        #expect(try pumpApps([app], seconds: 30) { relay.status.connection == .refused })
+        let status = relay.status
+        #expect(status.message?.contains("refused the credentials") == true)
+        #expect(status.retryIn == RelayBackoff.longest)
+        #expect(engine.peerSources.last?.kind == .relay && engine.peerSources.last?.condition == .unavailable)
+    }
+}
+
+/// Moves `payload` into `from` while reading `to`, both non-blocking
+/// enough (poll), until all arrived or `seconds` pass.
+func relayTransfer(_ payload: [UInt8], from: Int32, to: Int32, seconds: Double) throws -> [UInt8] {
+    var sent = 0
+    var got: [UInt8] = []
+    let end = monotonicSeconds() + seconds
+    while got.count < payload.count && monotonicSeconds() < end {
+        var fds = [pollfd(fd: sent < payload.count ? from : -1, events: Int16(POLLOUT), revents: 0),
+                   pollfd(fd: to, events: Int16(POLLIN), revents: 0)]
+        guard poll(&fds, 2, 100) > 0 else { continue }
+        if fds[0].revents & Int16(POLLOUT) != 0 {
+            let n = payload[sent...].withUnsafeBytes { send(from, $0.baseAddress, min($0.count, 65536), Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+            if n > 0 { sent += n }
+        }
+        if fds[1].revents != 0 {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let n = read(to, &buffer, buffer.count)
+            if n <= 0 { break }
+            got += buffer[0..<n]
+        }
+    }
+    return got
+}
+
+/// Dispatches `apps` until `done` holds or `seconds` pass.
+@discardableResult
+func pumpApps(_ apps: [Application], seconds: Double, until done: () -> Bool) throws -> Bool {
+    let end = monotonicSeconds() + seconds
+    while monotonicSeconds() < end {
+        for app in apps { try app.dispatch() }
+        if done() { return true }
+        usleep(2000)
+    }
+    return done()
+}
+
+final class RecordingDelegate: ApplicationDelegate, @unchecked Sendable {
+    private let lock = Locked<([RemoteActivity], UserActivity?)>(([], nil))
+    var available: [RemoteActivity] { lock.withLock { $0.0 } }
+    var restored: UserActivity? { lock.withLock { $0.1 } }
+    func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool { true }
+    func application(_ application: Application, continue userActivity: UserActivity, restorationHandler: RestorationHandler) -> Bool {
+        lock.withLock { $0.1 = userActivity }
+        return true
+    }
+    func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String, error: HandoffError) {}
+    func application(_ application: Application, remoteActivityBecameAvailable remote: RemoteActivity) {
+        lock.withLock { $0.0.append(remote) }
+    }
+    func application(_ application: Application, remoteActivityWasWithdrawn remote: RemoteActivity) {}
+    func application(_ application: Application, openWebpage url: URLReference, for remote: RemoteActivity) {}
+}
