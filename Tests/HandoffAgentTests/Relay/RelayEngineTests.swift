@@ -87,6 +87,90 @@ struct RelayEngineTests {
         #expect((receiverRelay.status.drops.values.reduce(0, +)) == 0)
     }
 
+    /// The broker restarts (retained messages lost): both sessions come
+    /// back with back-off, announce themselves, and the next handoff works.
+    @Test func aBrokerRestartIsSurvived() throws {
+        let broker = try TestBroker(users: [("ada", "correct horse")])
+        defer { broker.stop() }
+        let (senderEngine, senderRelay) = try Self.engine(broker, name: "sender")
+        let (receiverEngine, receiverRelay) = try Self.engine(broker, name: "receiver")
+        let receiverDelegate = RecordingDelegate()
+        let sender = try Application(manifest: Self.manifest, delegate: RecordingDelegate(), continuity: senderEngine)
+        let receiver = try Application(manifest: Self.manifest, delegate: receiverDelegate, continuity: receiverEngine)
+        defer {
+            sender.stopContinuity()
+            receiver.stopContinuity()
+        }
+        let apps = [sender, receiver]
+        let connected = { senderRelay.status.connection == .connected && receiverRelay.status.connection == .connected }
+        #expect(try pumpApps(apps, seconds: 30, until: connected))
+        try broker.restart()
+        #expect(try pumpApps(apps, seconds: 30) { receiverRelay.status.connection != .connected })
+        #expect(try pumpApps(apps, seconds: 60, until: connected))
+
+        let activity = try UserActivity(activityType: "com.example.relay.edit")
+        activity.title = "After the restart"
+        try activity.setUserInfo(["n": .integer(2)])
+        try sender.becomeCurrent(activity)
+        #expect(try pumpApps(apps, seconds: 30) { receiverDelegate.available.contains { $0.title == "After the restart" } })
+        try receiver.continueActivity(id: activity.activityID)
+        #expect(try pumpApps(apps, seconds: 30) { receiverDelegate.restored != nil })
+        #expect(receiverDelegate.restored?.userInfo == ["n": .integer(2)])
+    }
+
+    /// Another account on the same broker, allowed to write under this
+    /// account's topics, sees nothing and injects nothing: its own
+    /// device's beacons, forged beacons and gone messages, and a pipe it
+    /// opens are dropped, counted, or refused by the channel's handshake.
+    @Test func anotherAccountOnTheBrokerInjectsNothing() throws {
+        let broker = try TestBroker(users: [("ada", "correct horse")])
+        defer { broker.stop() }
+        let other = try AccountKey(bytes: Array(repeating: 4, count: 32))
+        let (senderEngine, _) = try Self.engine(broker, name: "sender")
+        let (receiverEngine, receiverRelay) = try Self.engine(broker, name: "receiver")
+        let (strangerEngine, strangerRelay) = try Self.engine(broker, name: "stranger", account: other)
+        let receiverDelegate = RecordingDelegate(), strangerDelegate = RecordingDelegate()
+        let sender = try Application(manifest: Self.manifest, delegate: RecordingDelegate(), continuity: senderEngine)
+        let receiver = try Application(manifest: Self.manifest, delegate: receiverDelegate, continuity: receiverEngine)
+        let stranger = try Application(manifest: Self.manifest, delegate: strangerDelegate, continuity: strangerEngine)
+        defer { [sender, receiver, stranger].forEach { $0.stopContinuity() } }
+        let apps = [sender, receiver, stranger]
+        #expect(try pumpApps(apps, seconds: 30) { receiverRelay.status.connection == .connected && strangerRelay.status.connection == .connected })
+        let mine = try UserActivity(activityType: "com.example.relay.edit")
+        mine.title = "mine"
+        try sender.becomeCurrent(mine)
+        let theirs = try UserActivity(activityType: "com.example.relay.edit")
+        theirs.title = "theirs"
+        try stranger.becomeCurrent(theirs)
+
+        // Someone who reads our topics writes under them.
+        var o = MQTTConnection.Options(host: "127.0.0.1", port: broker.port)
+        o.username = "ada"
+        o.password = "correct horse"
+        let injector = try MQTTConnection(o)
+        try injector.connect(timeout: 10)
+        let topics = RelayTopics(accountKey: Self.account)
+        let fakeTag = topics.deviceTag(Array(repeating: 0x66, count: 16))
+        try injector.publish("hoff/\(topics.accountTag)/d/\(fakeTag)", Array(repeating: 0xA5, count: 220), retain: false)
+        try injector.publish("hoff/\(topics.accountTag)/d/\(fakeTag)", Array(repeating: 0x5A, count: RelayGoneMessage.sealedSize), retain: false)
+        let receiverTag = topics.deviceTag(receiverEngine.configuration.device.idBytes)
+        let pipe = RelayPipeID.random()
+        try injector.publish(topics.pipeTopic(to: receiverTag, from: fakeTag, pipe: pipe),
+                             RelayPipeFrame(kind: .open, pipe: pipe, seq: 0, ack: 0, window: 65536, payload: []).encoded(), retain: false)
+        try injector.publish(topics.pipeTopic(to: receiverTag, from: fakeTag, pipe: pipe),
+                             RelayPipeFrame(kind: .data, pipe: pipe, seq: 1, ack: 0, window: 65536,
+                                            payload: Array("not a ClientHello".utf8)).encoded(), retain: false)
+        for _ in 0..<10 { try injector.pump(timeout: 0.05) }
+
+        #expect(try pumpApps(apps, seconds: 30) { receiverDelegate.available.contains { $0.title == "mine" } })
+        #expect(try pumpApps(apps, seconds: 30) { (receiverRelay.status.drops["not authentic"] ?? 0) >= 2 })
+        // Long enough for the stranger's beacons (a keep-alive every 4 s... here the burst) to have arrived.
+        _ = try pumpApps(apps, seconds: 3) { false }
+        #expect(!receiverDelegate.available.contains { $0.title == "theirs" })
+        #expect(!strangerDelegate.available.contains { $0.title == "mine" })
+        #expect(receiverEngine.status.remotes.map(\.name) == ["sender"])
+    }
+
     @Test func aWrongPasswordIsAClearStateAndNoSpin() throws {
         let broker = try TestBroker(users: [("ada", "correct horse")])
         defer { broker.stop() }

@@ -15,7 +15,7 @@ final class TestBroker {
 
     let folder: String
     let port: Int
-    private let daemon: ChildProcess
+    private var daemon: ChildProcess
 
     init(users: [(String, String)]) throws {
         var template = Array("/tmp/handoff-mqtt-\(getpid())-XXXXXX".utf8CString)
@@ -42,22 +42,34 @@ final class TestBroker {
 
                 """)
             chmod(folder + "/passwd", 0o600)
-            daemon = try ChildProcess.start(Self.program, ["-c", folder + "/mosquitto.conf"])
-            // Ready once it accepts a connection (its log is block-buffered
-            // on a pipe, so it cannot tell us); at most 30 s.
-            var listening = false
-            for _ in 0..<1500 where !listening {
-                listening = Self.accepts(port)
-                if !listening { usleep(20_000) }
-            }
-            guard listening else {
-                daemon.stop()
-                throw TestFailure("mosquitto did not listen on port \(port) within 30 s")
-            }
+            daemon = try Self.launch(folder: folder, port: port)
         } catch {
             removeTree(folder)
             throw error
         }
+    }
+
+    /// Starts mosquitto and waits until it accepts a connection (its log
+    /// is block-buffered on a pipe, so it cannot tell us); at most 30 s.
+    private static func launch(folder: String, port: Int) throws -> ChildProcess {
+        let daemon = try ChildProcess.start(Self.program, ["-c", folder + "/mosquitto.conf"])
+        var listening = false
+        for _ in 0..<1500 where !listening {
+            listening = Self.accepts(port)
+            if !listening { usleep(20_000) }
+        }
+        guard listening else {
+            daemon.stop()
+            throw TestFailure("mosquitto did not listen on port \(port) within 30 s")
+        }
+        return daemon
+    }
+
+    /// Kills the broker and starts it again on the same port (no
+    /// persistence: retained messages are gone, as after a crash).
+    func restart() throws {
+        daemon.stop()
+        daemon = try Self.launch(folder: folder, port: port)
     }
 
     func stop() {
