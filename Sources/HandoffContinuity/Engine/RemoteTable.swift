@@ -96,7 +96,8 @@ struct RemoteTable {
     /// Where to reach the device that offers an activity, in the order to
     /// try (PROTOCOL §11: a direct path first, the relay the fallback,
     /// chosen for each continue): the direct channels heard within
-    /// `recent` seconds (the verified one first), then the relay's. Empty
+    /// `recent` seconds (the verified one first), then the relay's, then
+    /// the verified channel if it is neither (silent lately). Empty
     /// when no verified device offers it.
     func channels(offering activityID: ActivityID, now: Double, recent: Double) -> [SocketAddress] {
         guard let entry = entries.values.first(where: { $0.reported?.activityID == activityID }),
@@ -107,7 +108,8 @@ struct RemoteTable {
         }.sorted { a, _ in a == verified }
         var out = direct
         if let relay = entry.channels[.relay] { out.append(relay) }
-        if !out.contains(verified) { out.insert(verified, at: direct.count) }
+        // Verified, but not heard that way lately: the last resort.
+        if !out.contains(verified) { out.append(verified) }
         return out
     }
 

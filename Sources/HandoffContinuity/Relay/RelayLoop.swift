@@ -296,7 +296,14 @@ final class RelayLoop: @unchecked Sendable {
         return all
     }
 
+    /// Changes the status; tells the session's listener when the state
+    /// or its message changed.
     private func update(_ change: (inout RelayStatus) -> Void) {
-        session.shared.withLock { change(&$0.status) }
+        let (changed, handler) = session.shared.withLock { s in
+            let before = (s.status.connection, s.status.message)
+            change(&s.status)
+            return (before != (s.status.connection, s.status.message) ? s.status : nil, s.statusChanged)
+        }
+        if let changed, let handler { handler(changed) }
     }
 }

@@ -80,6 +80,7 @@ public final class RelaySession: @unchecked Sendable {
         var status: RelayStatus
         var started = false
         var stopping = false
+        var statusChanged: (@Sendable (RelayStatus) -> Void)?
     }
 
     /// - Parameters:
@@ -125,6 +126,12 @@ public final class RelaySession: @unchecked Sendable {
 
     /// Where the connection stands, with the drop counters.
     public var status: RelayStatus { shared.withLock { $0.status } }
+
+    /// Called on `hoff-relay` when the connection's state or its message
+    /// changes (not for counters): the agent logs it. Set before `start`.
+    public func onStatusChange(_ handler: @escaping @Sendable (RelayStatus) -> Void) {
+        shared.withLock { $0.statusChanged = handler }
+    }
 
     /// Publishes a sealed beacon on this device's topic (retained), soon,
     /// on the relay's thread; dropped while not connected (the next

@@ -48,7 +48,13 @@ public struct RelayStatus: Sendable, Equatable {
         case .unreachable: .failed
         case .stopped: .off
         }
-        return PeerSourceState(kind: .relay, name: broker, condition: condition, peers: devices, message: message)
+        return PeerSourceState(kind: .relay, name: broker, condition: condition, peers: devices, message: message ?? dropsText)
+    }
+
+    /// "dropped: not authentic 2, unknown pipe 1", nil with no drops.
+    public var dropsText: String? {
+        let parts = drops.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        return parts.isEmpty ? nil : "dropped: " + parts.joined(separator: ", ")
     }
 }
 

@@ -17,8 +17,20 @@ enum SourcesCheck: DoctorCheck {
     static func finding(_ s: PeerSourceState) -> Finding? {
         let message = s.message ?? ""
         switch (s.kind, s.condition) {
-        case (.link, _), (.relay, _):
+        case (.link, _), (.relay, .off):
             return nil
+        case (.relay, .ok):
+            let dropped = s.message.map { " (" + $0 + ")" } ?? ""
+            return .ok("sources.relay", tr("relay: connected to {broker}, {count} device(s) heard through it{dropped}",
+                                           ["broker": s.name, "count": "\(s.peers)", "dropped": dropped]))
+        case (.relay, .pending):
+            return .ok("sources.relay", tr("relay: connecting to {broker}", ["broker": s.name]))
+        case (.relay, .unavailable):
+            return .fail("sources.relay", tr("relay: {message}", ["message": message]),
+                         todo: tr("set the right user name and password with `handoff relay set URL`, then restart the agent"))
+        case (.relay, _):
+            return .warn("sources.relay", tr("relay: {message}", ["message": message]),
+                         todo: tr("check that the broker runs and this device can reach it; the agent tries again by itself"))
         case (.peer, .ok):
             if s.addresses == [s.name] { return .ok("sources.peer", tr("peer {peer}: a numeric address", ["peer": s.name])) }
             return .ok("sources.peer", tr("peer {peer}: resolves to {count} address(es): {addresses}",
