@@ -72,11 +72,12 @@ import Testing
     @Test func malformedAndOversizedMessagesAreDropped() {
         var reader = RelayDeviceTopicReader(account: Self.key, ownDeviceID: Self.me, now: 0)
         let tag = Self.topics.deviceTag(Self.peer)
-        for size in [0, 1, 75, 77, 91, 93, 155, 1199] {
-            #expect(reader.read(Array(repeating: 0, count: size), deviceTag: tag, now: 0) == .failure(.malformed), "\(size)")
+        // A second apart: within the per-tag rate.
+        for (i, size) in [0, 1, 75, 77, 91, 93, 155, 1199].enumerated() {
+            #expect(reader.read(Array(repeating: 0, count: size), deviceTag: tag, now: Double(i)) == .failure(.malformed), "\(size)")
         }
-        #expect(reader.read(Array(repeating: 0, count: 1201), deviceTag: tag, now: 0) == .failure(.oversized))
-        #expect(reader.read(Array(repeating: 0, count: 92), deviceTag: tag, now: 0) == .failure(.notAuthentic))
+        #expect(reader.read(Array(repeating: 0, count: 1201), deviceTag: tag, now: 10) == .failure(.oversized))
+        #expect(reader.read(Array(repeating: 0, count: 92), deviceTag: tag, now: 11) == .failure(.notAuthentic))
     }
 
     @Test func aFloodIsCutBeforeAnyCryptography() throws {
@@ -84,7 +85,12 @@ import Testing
         let tag = Self.topics.deviceTag(Self.peer)
         let beacon = try Self.beacon(from: Self.peer)
         let results = (0..<200).map { _ in reader.read(beacon, deviceTag: tag, now: 0) }
-        #expect(results.filter { $0 == .failure(.overRate) }.count == 200 - Int(RelayDeviceTopicReader.messageBurst))
+        // One tag gets its own burst, and leaves the rest to the others.
+        #expect(results.filter { $0 == .failure(.overRate) }.count == 200 - Int(RelayDeviceTopicReader.tagBurst))
+        // Made-up tags (anyone may claim one) share the overall burst.
+        let fakes = (0..<200).map { i in reader.read(beacon, deviceTag: Self.topics.deviceTag(Array(repeating: UInt8(i), count: 16)), now: 0) }
+        let admitted = fakes.filter { $0 != .failure(.overRate) }.count
+        #expect(admitted == Int(RelayDeviceTopicReader.messageBurst - RelayDeviceTopicReader.tagBurst))
         // A second later the rate admits more.
         guard case .success(.beacon) = reader.read(beacon, deviceTag: tag, now: 1) else {
             Issue.record("the rate did not refill")

@@ -186,6 +186,28 @@ import Testing
         #expect(Set(table.takeForgotten()).isSuperset(of: Set(shed)))
     }
 
+    /// Made-up OPENs fill every slot: this device still opens its own
+    /// pipe, in the place of the oldest unproven one (reset, forgotten).
+    @Test func openingShedsAnUnprovenAcceptedPipe() throws {
+        var table = RelayPipeTable(account: Self.key, ownDeviceID: Self.b, now: 0)
+        var accepted: [RelayPipeTable.Key] = []
+        for i in 0..<table.limits.maxPipes {
+            let (topic, open) = Self.open(.random(), from: Array(repeating: UInt8(0x40 + i), count: 16))
+            if case .accepted(let key) = table.receive(open, topic: topic, now: 0) { accepted.append(key) }
+        }
+        #expect(accepted.count == table.limits.maxPipes)
+        // Within the grace period nothing is shed: a clear error.
+        #expect(throws: HandoffError.self) { try table.open(to: Self.topics.deviceTag(Self.a), now: 0.1) }
+        let mine = try table.open(to: Self.topics.deviceTag(Self.a), now: 1)
+        #expect(table.pipes[mine] != nil && table.pipes.count == table.limits.maxPipes)
+        let shed = table.takeForgotten()
+        #expect(shed.count == 1 && accepted.contains(shed[0]))
+        #expect(table.poll(now: 1).contains { $0.0 == shed[0] && $0.1.resetReason == .refused })
+        // A proven pipe is never shed.
+        for key in accepted where key != shed[0] { table.markAuthenticated(key) }
+        #expect(throws: HandoffError.self) { try table.open(to: Self.topics.deviceTag(Array(repeating: 9, count: 16)), now: 2) }
+    }
+
     @Test func openingBeyondTheLimitsIsAClearError() throws {
         var table = RelayPipeTable(account: Self.key, ownDeviceID: Self.a, now: 0)
         let peer = Self.topics.deviceTag(Self.b)

@@ -72,11 +72,19 @@ public struct RelayPipeTable {
     public func topic(for key: Key) -> String { topics.pipeTopic(to: key.peer, from: ownTag, pipe: key.pipe) }
 
     /// Opens a pipe to the device of `peer` (its tag); its OPEN goes out at
-    /// the next `poll`. Throws `.connectionUnavailable` at the limits,
+    /// the next `poll`. At the limits it takes the place of an accepted
+    /// pipe nobody has proven the key on, as an OPEN from another device
+    /// would (made-up OPENs cannot stop this device from reaching its
+    /// own); throws `.connectionUnavailable` when there is none,
     /// `.invalidArgument` for this device's own tag (a pipe to itself).
     public mutating func open(to peer: String, now: Double) throws(HandoffError) -> Key {
         guard peer != ownTag else { throw HandoffError(.invalidArgument, "a relay pipe goes to another device, not this one") }
-        try checkRoom(peer)
+        do {
+            try checkRoom(peer)
+        } catch {
+            guard let victim = shedCandidate(for: peer, now: now) else { throw error }
+            self.shed(victim, now: now)
+        }
         let key = Key(peer: peer, pipe: .random())
         pipes[key] = RelayPipe(id: key.pipe, role: .opener, limits: limits.pipe, now: now)
         return key
@@ -122,19 +130,24 @@ public struct RelayPipeTable {
                 remember(key)
                 return .refused(key)
             }
-            var pipe = pipes.removeValue(forKey: victim)!
-            pipe.reset(.refused)
-            refusals += pipe.poll(now: now).map { (victim, $0) }
-            unproven[victim] = nil
-            endedAt[victim] = nil
-            forgotten.append(victim)
-            remember(victim)
+            self.shed(victim, now: now)
         }
         var pipe = RelayPipe(id: pipeID, role: .acceptor, limits: limits.pipe, now: now)
         _ = pipe.receive(frame, now: now)
         pipes[key] = pipe
         unproven[key] = now
         return shed.map { .acceptedShedding(key, shed: $0) } ?? .accepted(key)
+    }
+
+    /// Resets an unproven pipe to make room, and forgets it.
+    private mutating func shed(_ victim: Key, now: Double) {
+        var pipe = pipes.removeValue(forKey: victim)!
+        pipe.reset(.refused)
+        refusals += pipe.poll(now: now).map { (victim, $0) }
+        unproven[victim] = nil
+        endedAt[victim] = nil
+        forgotten.append(victim)
+        remember(victim)
     }
 
     /// The channel proved the account key over this pipe (its TLS handshake

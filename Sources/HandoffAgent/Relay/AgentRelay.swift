@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffContinuity
+import HandoffModel
+
+/// The agent's relay (docs/agent.md §12): a `RelaySession` whose broker
+/// client is libmosquitto's (`MQTTConnection`), one per connection attempt
+/// with the Will the session seals for it.
+public enum AgentRelay {
+    /// Where the broker is and how to log in.
+    public struct Broker: Sendable {
+        public var host: String
+        public var port: Int
+        public var username: String?
+        public var password: String?
+        /// mqtts://: TLS, checked against `caFile` or the system's certificates.
+        public var tls: Bool
+        public var caFile: String?
+        public init(host: String, port: Int, username: String?, password: String?, tls: Bool, caFile: String?) {
+            self.host = host
+            self.port = port
+            self.username = username
+            self.password = password
+            self.tls = tls
+            self.caFile = caFile
+        }
+
+        /// `host:port`, `[v6]:port`.
+        public var name: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    }
+
+    /// A session for this account and device (not started: the engine
+    /// starts it). Throws `.io` when the system refuses its pipes.
+    public static func session(_ broker: Broker, account: AccountKey, device: DeviceIdentity) throws(HandoffError) -> RelaySession {
+        try RelaySession(account: account, deviceID: device.idBytes, brokerName: broker.name) { will throws(HandoffError) in
+            var options = MQTTConnection.Options(host: broker.host, port: broker.port)
+            options.username = broker.username
+            options.password = broker.password
+            options.tls = broker.tls
+            options.caFile = broker.caFile
+            options.will = will
+            return try MQTTConnection(options)
+        }
+    }
+
+    /// The log line for a change of the relay's state.
+    public static func logEvent(_ status: RelayStatus) -> AgentLogEvent {
+        let text: String = switch status.connection {
+        case .connecting: "relay: connecting to \(status.broker)"
+        case .connected: "relay: connected to \(status.broker)"
+        case .refused, .unreachable:
+            "relay: \(status.message ?? status.connection.rawValue); trying again in \(Int(status.retryIn ?? 0)) s"
+        case .stopped: "relay: disconnected from \(status.broker)"
+        }
+        var event = AgentLogEvent("relay", text, ["broker": .string(status.broker), "state": .string(status.connection.rawValue)])
+        if let message = status.message { event.fields.append((key: "error", value: .string(message))) }
+        return event
+    }
+}
