@@ -6,4 +6,5 @@
 #ifndef HANDOFF_CMOSQUITTO_SHIM_H
 #define HANDOFF_CMOSQUITTO_SHIM_H
 #include <mosquitto.h>
+#include <mqtt_protocol.h>
 #endif

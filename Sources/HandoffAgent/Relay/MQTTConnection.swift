@@ -66,7 +66,7 @@ public final class MQTTConnection: RelayBroker {
             throw HandoffError(.io, "libmosquitto could not create a client (out of memory)")
         }
         self.mosq = mosq
-        _ = mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+        _ = mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5)
         mosquitto_connect_callback_set(mosq) { _, obj, rc in
             Unmanaged<Inbox>.fromOpaque(obj!).takeUnretainedValue().connack = rc
         }
@@ -122,21 +122,44 @@ public final class MQTTConnection: RelayBroker {
     /// Messages dropped for their size or a full queue.
     public var droppedMessages: Int { inbox.dropped }
 
-    /// Connects and waits for the broker's answer within `timeout` seconds
-    /// (the TCP connection is made without blocking, so an unreachable
-    /// broker costs at most the timeout; a host name is resolved first,
-    /// which may take the resolver's own time).
+    /// The largest MQTT packet the broker may send this client (MQTT 5
+    /// Maximum Packet Size): a pipe frame with its topic and headers. The
+    /// broker drops anything larger for this client (another tenant's
+    /// 256 MB message is never sent, so never allocated here).
+    public static let maxPacketSize = UInt32(maxMessageSize + 512)
+
+    /// Connects with MQTT 5 and waits for the broker's answer within
+    /// `timeout` seconds. The TCP connection is first tried without
+    /// blocking (`BrokerProbe`), so an unreachable broker costs at most the
+    /// timeout; a host name is resolved first, which may take the
+    /// resolver's own time. A broker that speaks only 3.1.1 is connected
+    /// to again with 3.1.1 (then only the size check of the message
+    /// callback bounds what arrives).
     /// Throws `.permission` when the broker refuses the credentials,
     /// `.connectionUnavailable` when it cannot be reached, refuses
     /// otherwise or does not answer in time.
     public func connect(timeout: Double) throws(HandoffError) {
+        let end = monotonicNow() + timeout
+        if try !connect(until: end, timeout: timeout, version: MQTT_PROTOCOL_V5) {
+            _ = mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+            _ = try connect(until: end, timeout: timeout, version: MQTT_PROTOCOL_V311)
+        }
+    }
+
+    /// One attempt with `version`; false when the broker does not speak it.
+    private func connect(until end: Double, timeout: Double, version: Int32) throws(HandoffError) -> Bool {
         inbox.connack = nil
         inbox.disconnected = nil
-        let rc = mosquitto_connect_async(mosq, options.host, Int32(options.port), Int32(options.keepalive))
+        try BrokerProbe.reach(host: options.host, port: options.port, timeout: max(0.1, end - monotonicNow()), name: brokerName)
+        var properties: OpaquePointer?
+        if version == MQTT_PROTOCOL_V5 {
+            _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), Self.maxPacketSize)
+        }
+        let rc = mosquitto_connect_bind_v5(mosq, options.host, Int32(options.port), Int32(options.keepalive), nil, properties)
+        mosquitto_property_free_all(&properties)
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
             throw HandoffError(.connectionUnavailable, "cannot reach the relay broker \(brokerName): \(Self.text(rc))")
         }
-        let end = monotonicNow() + timeout
         while inbox.connack == nil {
             let left = end - monotonicNow()
             guard left > 0 else {
@@ -150,8 +173,12 @@ public final class MQTTConnection: RelayBroker {
         }
         switch inbox.connack! {
         case 0:
-            return
-        case 4, 5:  // MQTT 3.1.1: bad user name or password; not authorised
+            return true
+        case 1 where version == MQTT_PROTOCOL_V5, 132 where version == MQTT_PROTOCOL_V5:
+            // 3.1.1's "unacceptable protocol version", 5's "unsupported protocol version".
+            mosquitto_disconnect(mosq)
+            return false
+        case 4, 5, 134, 135:  // 3.1.1: bad user name or password, not authorised; 5: the same
             let who = options.username.map { "the credentials of \"\($0)\"" } ?? "a connection without credentials"
             throw HandoffError(.permission, "the relay broker \(brokerName) refused \(who): \(String(cString: mosquitto_connack_string(inbox.connack!))); check the user name and password (handoff relay set)")
         case let code:

@@ -86,6 +86,33 @@ struct MQTTConnectionTests {
         #expect(receiver.droppedMessages == 1)
     }
 
+    /// MQTT 5's Maximum Packet Size: a message far over any relay
+    /// message's size is not even sent to this client by the broker, so it
+    /// is never allocated here (libmosquitto reads a whole packet before
+    /// the callback could drop it); the connection goes on.
+    @Test func theBrokerNeverSendsAHugeMessage() throws {
+        let broker = try TestBroker(users: [("ada", "correct horse")])
+        defer { broker.stop() }
+        let topic = "hoff/" + String(repeating: "a", count: 32) + "/p/" + String(repeating: "b", count: 32) + "/x"
+        let receiver = try MQTTConnection(Self.options(broker))
+        try receiver.connect(timeout: 10)
+        try receiver.subscribe("hoff/#")
+        for _ in 0..<5 { try receiver.pump(timeout: 0.05) }
+        try writeFile(broker.folder + "/huge", String(repeating: "x", count: 1 << 20))
+        for file in ["huge"] {
+            let pub = try ChildProcess.start(TestBroker.publishTool, ["-h", "127.0.0.1", "-p", "\(broker.port)", "-u", "ada",
+                                                                     "-P", "correct horse", "-q", "1", "-t", topic, "-f", broker.folder + "/" + file])
+            #expect(pub.wait(timeout: 30) == 0)
+        }
+        let sender = try MQTTConnection(Self.options(broker))
+        try sender.connect(timeout: 10)
+        try sender.publish(topic, [1, 2, 3], retain: false)
+        for _ in 0..<5 { try sender.pump(timeout: 0.05) }
+        let messages = try Self.receive(receiver, count: 1)
+        #expect(messages.map(\.payload) == [[1, 2, 3]])
+        #expect(receiver.droppedMessages == 0)
+    }
+
     @Test func theLastWillIsPublishedWhenAClientVanishes() throws {
         let broker = try TestBroker(users: [("ada", "correct horse")])
         defer { broker.stop() }
