@@ -18,6 +18,7 @@ enum Tool {
         DoctorCommand.self,
         AgentCommand.self,
         SettingsCommand.self,
+        RelayCommand.self,
     ]
 
     static func main(_ arguments: [String]) -> Int32 {
