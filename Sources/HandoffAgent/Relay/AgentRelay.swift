@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffContinuity
 import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The agent's relay (docs/agent.md §12): a `RelaySession` whose broker
 /// client is libmosquitto's (`MQTTConnection`), one per connection attempt
@@ -38,8 +41,16 @@ public enum AgentRelay {
             options.tls = broker.tls
             options.caFile = broker.caFile
             options.will = will
+            options.keepalive = keepalive
             return try MQTTConnection(options)
         }
+    }
+
+    /// The MQTT keepalive: 30 s, or `HANDOFF_RELAY_KEEPALIVE` seconds
+    /// (5…300; for tests, which wait for a Will in 1.5 keepalives).
+    static var keepalive: Int {
+        guard let value = getenv("HANDOFF_RELAY_KEEPALIVE"), let n = Int(String(cString: value)), (5...300).contains(n) else { return 30 }
+        return n
     }
 
     /// The log line for a change of the relay's state.

@@ -63,7 +63,9 @@ enum AgentCommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
         Signals.install()
-        let settings = try NetworkOptions.settings(arguments)
+        let relayStore = (try? Profile.open()).map { RelayConfigurationStore(directory: $0.directory) }
+        let relayConfigured = relayStore.map { access($0.path, F_OK) == 0 } ?? false
+        let settings = try NetworkOptions.settings(arguments, relay: relayConfigured)
         let json = output.json
         let log: AgentLogSink = { event in AgentLogLine.write(event, json: json) }
         let listener: Agent.Listener
@@ -104,6 +106,7 @@ enum AgentCommand: Command {
         config.roster = DeviceRosterFile(store: profile.store, accountID: account.derived.accountID)
         // The person's controls (docs/agent.md "Settings"), applied live.
         config.settingsDirectory = profile.directory
+        config.relay = Self.relay(RelayConfigurationStore(directory: profile.directory), account: account, device: device, log)
         let desktop: AgentDesktop? = arguments.has("--no-launch") ? nil : AgentDesktop.current()
 
         let notifications: Agent.Notifications = arguments.has("--no-notifications") ? .off : .sessionBus(nil)
@@ -131,6 +134,26 @@ enum AgentCommand: Command {
 }
 
 extension AgentCommand {
+    /// The relay `handoff relay set` configured (docs/agent.md §12), its
+    /// state changes logged; nil when none is, or when its files cannot be
+    /// used (said in the log: the agent runs without it).
+    static func relay(_ store: RelayConfigurationStore, account: AccountKey, device: DeviceIdentity,
+                      _ log: @escaping AgentLogSink) -> RelaySession? {
+        do throws(HandoffError) {
+            guard let c = try store.load() else { return nil }
+            let broker = AgentRelay.Broker(host: c.host, port: c.port, username: c.username, password: c.password,
+                                           tls: c.scheme == .mqtts, caFile: c.caFile)
+            let session = try AgentRelay.session(broker, account: account, device: device)
+            session.onStatusChange { log(AgentRelay.logEvent($0)) }
+            log(AgentLogEvent("relay", "relay: \(c.url), account tag \(RelayTopics(accountKey: account).accountTag)",
+                              ["url": .string(c.url)]))
+            return session
+        } catch {
+            log(AgentLogEvent("error", "the relay is not used: \(error.message)"))
+            return nil
+        }
+    }
+
     /// No account yet: serve "not paired yet" on the socket until one
     /// appears (docs/agent.md §10). False: a signal came first.
     static func awaitAccount(_ profile: Profile, _ listener: Agent.Listener, _ arguments: ParsedArguments,

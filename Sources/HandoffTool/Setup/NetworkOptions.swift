@@ -40,7 +40,10 @@ enum NetworkOptions {
 
     /// Where beacons go and come from: the numeric --peer addresses (names
     /// are `peerNames`).
-    static func beaconConfig(_ arguments: ParsedArguments, names allowNames: Bool = true) throws(UsageError) -> BeaconTransportConfig {
+    /// `relay`: a relay is configured (the agent's), so --no-multicast
+    /// needs no --peer: the relay reaches the devices.
+    static func beaconConfig(_ arguments: ParsedArguments, names allowNames: Bool = true,
+                             relay: Bool = false) throws(UsageError) -> BeaconTransportConfig {
         var peers: [UDPAddress] = []
         var names = 0
         for text in arguments.values("--peer") {
@@ -59,7 +62,7 @@ enum NetworkOptions {
         if port == 0 && multicast {
             throw arguments.usage("--beacon-port 0 (a free port) works only with --no-multicast: multicast needs the same port on every device")
         }
-        if !multicast && peers.isEmpty && names == 0 && arguments.value("--tailnet-socket") == nil {
+        if !multicast && peers.isEmpty && names == 0 && arguments.value("--tailnet-socket") == nil && !relay {
             throw arguments.usage("--no-multicast needs at least one --peer HOST:PORT (or --tailnet-socket PATH), or no device can be reached")
         }
         if arguments.has("--no-tailnet") && arguments.value("--tailnet-socket") != nil {
@@ -113,8 +116,8 @@ enum NetworkOptions {
         }
     }
 
-    static func settings(_ arguments: ParsedArguments) throws(UsageError) -> Settings {
-        var settings = Settings(beacons: try beaconConfig(arguments), peerNames: peerNames(arguments),
+    static func settings(_ arguments: ParsedArguments, relay: Bool = false) throws(UsageError) -> Settings {
+        var settings = Settings(beacons: try beaconConfig(arguments, relay: relay), peerNames: peerNames(arguments),
                                 tailnetSocket: tailnetSocket(arguments))
         if let text = arguments.value("--channel") {
             do {
