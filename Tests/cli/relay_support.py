@@ -32,14 +32,17 @@ next. Needs root, iproute2, nftables, mosquitto, tcpdump and openssl (the
 test is skipped otherwise; scripts/install-deps.sh installs them).
 """
 
+import collections
+import ipaddress
 import os
+import re
+import select
 import signal
+import struct
 import subprocess
 import sys
 import time
 from pathlib import Path
-
-import pytest
 
 import children  # Tests/support
 import netns  # Tests/support
@@ -131,6 +134,42 @@ except OSError as error:
 """
 
 
+Packet = collections.namedtuple("Packet", "src dst proto sport dport payload")
+
+
+def ipv4_packets(pcap):
+    """The IPv4 packets of a pcap file's bytes (Ethernet frames, as tcpdump
+    writes from a bridge or veth): Packet(src, dst, proto, sport, dport,
+    payload), ports and payload for TCP and UDP only (else 0, 0, b"")."""
+    if len(pcap) < 24:
+        return []
+    magic = pcap[:4]
+    order = "<" if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    assert struct.unpack(order + "I", magic)[0] in (0xa1b2c3d4, 0xa1b23c4d), "not a pcap file"
+    assert struct.unpack(order + "I", pcap[20:24])[0] == 1, "not Ethernet frames"
+    packets, at = [], 24
+    while at + 16 <= len(pcap):
+        length = struct.unpack(order + "I", pcap[at + 8:at + 12])[0]
+        frame, at = pcap[at + 16:at + 16 + length], at + 16 + length
+        if len(frame) < 34 or frame[12:14] != b"\x08\x00":
+            continue
+        ip = frame[14:]
+        header, proto = (ip[0] & 15) * 4, ip[9]
+        total = struct.unpack(">H", ip[2:4])[0]
+        src, dst = str(ipaddress.IPv4Address(ip[12:16])), str(ipaddress.IPv4Address(ip[16:20]))
+        body = ip[header:total]
+        sport = dport = 0
+        payload = b""
+        if proto == 6 and len(body) >= 20:
+            sport, dport = struct.unpack(">HH", body[:4])
+            payload = body[(body[12] >> 4) * 4:]
+        elif proto == 17 and len(body) >= 8:
+            sport, dport = struct.unpack(">HH", body[:4])
+            payload = body[8:]
+        packets.append(Packet(src, dst, proto, sport, dport, payload))
+    return packets
+
+
 class Capture:
     """A running `tcpdump -w FILE -U` in a namespace. `stop()` ends it (at
     exit of the bed at the latest); `bytes()` stops it and returns the pcap."""
@@ -139,9 +178,10 @@ class Capture:
         self.path = Path(path)
         self.network = network
         # -Z root: tcpdump as root would switch to its own user, which
-        # cannot write the test's folder. -U: each packet reaches the file
-        # as it is captured.
-        self.proc = network.popen_in(ns, ["tcpdump", "-i", iface, "-n", "-U", "-Z", "root",
+        # cannot write the test's folder. --immediate-mode: each packet
+        # reaches tcpdump at once (else the kernel holds it in a ring block
+        # that a SIGINT may never see); -U: and the file at once.
+        self.proc = network.popen_in(ns, ["tcpdump", "-i", iface, "-n", "-U", "--immediate-mode", "-Z", "root",
                                           "-w", str(self.path)],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         # Ready once it says so on stderr ("listening on br0, ...").
@@ -165,6 +205,10 @@ class Capture:
     def bytes(self):
         self.stop()
         return self.path.read_bytes() if self.path.exists() else b""
+
+    def packets(self):
+        """Stops the capture; its IPv4 packets (ipv4_packets)."""
+        return ipv4_packets(self.bytes())
 
 
 class RelayNetwork:
@@ -265,7 +309,6 @@ class RelayNetwork:
     @staticmethod
     def _read_line(stream, timeout):
         """One line of `stream`, or "" after `timeout` seconds."""
-        import select
         ready, _, _ = select.select([stream], [], [], timeout)
         return stream.readline() if ready else ""
 
@@ -326,7 +369,7 @@ class RelayNetwork:
             "persistence true\n"
             "persistence_location %s\n"
             "log_dest file %s\n"
-            "log_type error\nlog_type warning\nlog_type notice\nlog_type information\n"
+            "log_type error\nlog_type warning\nlog_type notice\nlog_type information\nlog_type subscribe\n"
             "connection_messages true\n"
             "log_timestamp true\n"
             "\n"
@@ -337,6 +380,25 @@ class RelayNetwork:
     def log_text(self):
         """Everything mosquitto logged so far (all of its runs)."""
         return self.log_file.read_text(errors="replace") if self.log_file.exists() else ""
+
+    def wait_for_log(self, pattern, count=1):
+        """Waits until `count` lines of the broker's log match the regular
+        expression `pattern` (bounded: WAIT seconds); returns the matches."""
+        regex = re.compile(pattern, re.MULTILINE)
+        deadline = time.monotonic() + WAIT
+        while True:
+            found = regex.findall(self.log_text())
+            if len(found) >= count:
+                return found
+            if time.monotonic() > deadline:
+                raise AssertionError("the broker never logged %d of %r:\n%s" % (count, pattern, self.log_text()))
+            time.sleep(0.05)
+
+    def wait_subscribed(self, topic, count=1):
+        """Waits until the broker has logged `count` subscriptions to the
+        filter `topic` (a subscriber is then ready: mosquitto_sub cannot
+        say so itself, its output being buffered on a pipe)."""
+        return self.wait_for_log(r"^\d+: \S+ \d+ %s$" % re.escape(topic), count)
 
     def _start_broker(self):
         """Starts mosquitto and waits until it says it runs (it logs that
