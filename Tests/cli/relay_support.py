@@ -30,22 +30,22 @@ it ends. Namespaces are hrelay-<pid>-<name> (Tests/support/netns.py), so
 parallel runs never collide and leftovers of a dead run are removed by the
 next. Needs root, iproute2, nftables, mosquitto, tcpdump and openssl (the
 test is skipped otherwise; scripts/install-deps.sh installs them).
+Tests/README.md describes the bed and everything it offers.
 """
 
-import collections
-import ipaddress
 import os
 import re
 import select
 import signal
-import struct
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import certs  # Tests/support
 import children  # Tests/support
 import netns  # Tests/support
+import pcap  # Tests/support
 
 PREFIX = "hrelay-"
 BROKER_IP = "203.0.113.1"
@@ -75,30 +75,6 @@ def _checked(cmd, **kwargs):
         raise RuntimeError("%s failed (%d): %s%s" % (" ".join(map(str, cmd)), done.returncode,
                                                      done.stdout, done.stderr))
     return done
-
-
-def make_certificates(folder):
-    """A test CA and the broker's certificate signed by it (P-256, two days):
-    returns (ca.crt, server.crt, server.key) in `folder`."""
-    folder = Path(folder)
-    ca_key, ca_crt = folder / "ca.key", folder / "ca.crt"
-    key, csr, crt = folder / "server.key", folder / "server.csr", folder / "server.crt"
-    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-    _checked(["openssl", "req", "-x509", *ec, "-keyout", ca_key, "-out", ca_crt, "-days", "2",
-              "-subj", "/CN=Handoff relay test CA",
-              "-addext", "basicConstraints=critical,CA:TRUE",
-              "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
-    _checked(["openssl", "req", "-new", *ec, "-keyout", key, "-out", csr, "-subj", "/CN=" + BROKER_NAME])
-    extensions = folder / "server.ext"
-    extensions.write_text("basicConstraints=critical,CA:FALSE\n"
-                          "keyUsage=critical,digitalSignature,keyEncipherment\n"
-                          "extendedKeyUsage=serverAuth\n"
-                          "subjectAltName=DNS:%s,IP:%s\n" % (BROKER_NAME, BROKER_IP))
-    _checked(["openssl", "x509", "-req", "-in", csr, "-CA", ca_crt, "-CAkey", ca_key,
-              "-CAcreateserial", "-out", crt, "-days", "2", "-extfile", extensions])
-    for secret in (ca_key, key):
-        secret.chmod(0o600)
-    return ca_crt, crt, key
 
 
 # nftables of a home router: masquerade on the WAN; from the WAN only what
@@ -134,40 +110,11 @@ except OSError as error:
 """
 
 
-Packet = collections.namedtuple("Packet", "src dst proto sport dport payload")
-
-
-def ipv4_packets(pcap):
-    """The IPv4 packets of a pcap file's bytes (Ethernet frames, as tcpdump
-    writes from a bridge or veth): Packet(src, dst, proto, sport, dport,
-    payload), ports and payload for TCP and UDP only (else 0, 0, b"")."""
-    if len(pcap) < 24:
-        return []
-    magic = pcap[:4]
-    order = "<" if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-    assert struct.unpack(order + "I", magic)[0] in (0xa1b2c3d4, 0xa1b23c4d), "not a pcap file"
-    assert struct.unpack(order + "I", pcap[20:24])[0] == 1, "not Ethernet frames"
-    packets, at = [], 24
-    while at + 16 <= len(pcap):
-        length = struct.unpack(order + "I", pcap[at + 8:at + 12])[0]
-        frame, at = pcap[at + 16:at + 16 + length], at + 16 + length
-        if len(frame) < 34 or frame[12:14] != b"\x08\x00":
-            continue
-        ip = frame[14:]
-        header, proto = (ip[0] & 15) * 4, ip[9]
-        total = struct.unpack(">H", ip[2:4])[0]
-        src, dst = str(ipaddress.IPv4Address(ip[12:16])), str(ipaddress.IPv4Address(ip[16:20]))
-        body = ip[header:total]
-        sport = dport = 0
-        payload = b""
-        if proto == 6 and len(body) >= 20:
-            sport, dport = struct.unpack(">HH", body[:4])
-            payload = body[(body[12] >> 4) * 4:]
-        elif proto == 17 and len(body) >= 8:
-            sport, dport = struct.unpack(">HH", body[:4])
-            payload = body[8:]
-        packets.append(Packet(src, dst, proto, sport, dport, payload))
-    return packets
+def read_line(stream, timeout):
+    """One line of a process's pipe `stream`, or "" after `timeout` seconds
+    (or at its end). Meant for a first line, before anything is buffered."""
+    ready, _, _ = select.select([stream], [], [], timeout)
+    return stream.readline() if ready else ""
 
 
 class Capture:
@@ -185,7 +132,7 @@ class Capture:
                                           "-w", str(self.path)],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         # Ready once it says so on stderr ("listening on br0, ...").
-        line = network._read_line(self.proc.stderr, WAIT)
+        line = read_line(self.proc.stderr, WAIT)
         if "listening on" not in line:
             self.stop()
             raise RuntimeError("tcpdump did not start: %r" % line)
@@ -207,8 +154,8 @@ class Capture:
         return self.path.read_bytes() if self.path.exists() else b""
 
     def packets(self):
-        """Stops the capture; its IPv4 packets (ipv4_packets)."""
-        return ipv4_packets(self.bytes())
+        """Stops the capture; its IPv4 packets (pcap.ipv4_packets)."""
+        return pcap.ipv4_packets(self.bytes())
 
 
 class RelayNetwork:
@@ -306,12 +253,6 @@ class RelayNetwork:
         path.chmod(0o600)
         return path
 
-    @staticmethod
-    def _read_line(stream, timeout):
-        """One line of `stream`, or "" after `timeout` seconds."""
-        ready, _, _ = select.select([stream], [], [], timeout)
-        return stream.readline() if ready else ""
-
     # ------------------------------------------------------------ network
 
     def _build(self):
@@ -349,7 +290,7 @@ class RelayNetwork:
     # ------------------------------------------------------------- broker
 
     def _write_broker_files(self):
-        self.ca_file, crt, key = make_certificates(self.folder)
+        self.ca_file, crt, key = certs.ca_and_server(self.folder, BROKER_NAME, BROKER_IP)
         passwd = self.folder / "passwd"
         passwd.write_text("")
         passwd.chmod(0o600)
@@ -403,12 +344,13 @@ class RelayNetwork:
     def _start_broker(self):
         """Starts mosquitto and waits until it says it runs (it logs that
         once its listener is open)."""
-        before = self.log_text().count(" running")
+        running = re.compile(r"^\d+: mosquitto version \S+ running$", re.MULTILINE)
+        before = len(running.findall(self.log_text()))
         with open(self.folder / "mosquitto.stderr", "ab") as stderr:
             self._broker = self.popen_in("inet", ["mosquitto", "-c", self.config],
                                          stdout=subprocess.DEVNULL, stderr=stderr)
         deadline = time.monotonic() + WAIT
-        while self.log_text().count(" running") <= before:
+        while len(running.findall(self.log_text())) <= before:
             if self._broker.poll() is not None:
                 raise RuntimeError("mosquitto exited with %s: %s\n%s" % (
                     self._broker.returncode, (self.folder / "mosquitto.stderr").read_text(errors="replace"),
