@@ -14,6 +14,7 @@ import uuid
 
 import pytest
 
+import certs
 import netns
 import pcap
 import relay_support
@@ -94,7 +95,7 @@ def test_homes_cannot_reach_each_other_but_reach_the_broker(net):
         assert ping.returncode == 0 and " 0% packet loss" in ping.stdout, ping
 
 
-def test_a_message_crosses_the_broker_between_homes_with_tls_and_a_password(net):
+def test_a_message_crosses_the_broker_between_homes_with_tls_and_a_password(net, tmp_path):
     topic = fresh_topic("hello")
     sub = subscribe(net, "home2", topic)
     done = publish(net, "home1", topic, "hello from home1")
@@ -106,11 +107,16 @@ def test_a_message_crosses_the_broker_between_homes_with_tls_and_a_password(net)
     assert "Connection Refused: not authorised" in wrong.stderr, wrong
     assert re.search(r"^\d+: Client <unknown> disconnected, not authorised\.$", net.log_text(), re.MULTILINE)
 
-    # Without the test CA the broker's certificate is not trusted.
+    # A client trusting another CA refuses the broker's certificate.
+    other = tmp_path / "other-ca"
+    other.mkdir()
+    other_ca, _, _ = certs.ca_and_server(other, BROKER_NAME, BROKER_IP)
     untrusted = net.run_in("home1", ["mosquitto_pub", "-h", BROKER_NAME, "-p", BROKER_PORT,
-                                     "--cafile", "/dev/null", "-u", "ada", "-P", net.passwords["ada"],
+                                     "--cafile", other_ca, "-u", "ada", "-P", net.passwords["ada"],
                                      "-t", topic, "-m", "never delivered"])
-    assert untrusted.returncode != 0, untrusted
+    assert untrusted.returncode != 0 and "A TLS error occurred" in untrusted.stderr, untrusted
+    # The client said why: it aborted the handshake with an alert the broker logs.
+    net.wait_for_log(r"^\d+: OpenSSL Error\[\d+\]: .*alert unknown ca$")
 
 
 def test_the_broker_sees_the_routers_wan_addresses(net):
