@@ -6,6 +6,10 @@ behind its own NAT router, and an "internet" with a real Mosquitto on it.
                                                                             br0 in inet (203.0.113.1: mosquitto)
     home2 (device 192.168.1.2) -- r2 (LAN 192.168.1.1, WAN 203.0.113.12) --+
 
+A home's LAN is a bridge in its router, so more devices can share it
+(`neighbours`: {"home1": ["home1b"]} adds home1b at 192.168.1.3): a
+direct path beside the relay.
+
 All WANs are on one bridge, br0 in the namespace `inet`, which also holds
 the broker's address 203.0.113.1/24 (TEST-NET-3: never routed anywhere
 real). Both homes use the same private subnet, as real homes do. Each
@@ -164,9 +168,14 @@ class RelayNetwork:
     full name, for `ip netns exec` or cli_support.Device(netns=...); the
     short names do for run_in, popen_in, connect and capture."""
 
-    def __init__(self, tmpdir, passwords=None):
+    def __init__(self, tmpdir, passwords=None, neighbours=None):
         self.folder = Path(tmpdir) / "relaynet"
         self.passwords = dict(passwords or PASSWORDS)
+        # More devices on a home's LAN: {"home1": ["home1b"]} puts the
+        # namespace home1b beside home1's device, at 192.168.1.3.
+        self.neighbours = {home: list(names) for home, names in (neighbours or {}).items()}
+        assert set(self.neighbours) <= set(WAN_IPS), "homes are home1 and home2"
+        self.device_ips = {}  # device namespace's short name -> its address
         self.ns = {}
         self.broker_url = "mqtts://ada@%s:%d" % (BROKER_IP, BROKER_PORT)
         self.broker_ip, self.broker_port, self.broker_name = BROKER_IP, BROKER_PORT, BROKER_NAME
@@ -266,8 +275,7 @@ class RelayNetwork:
         devices = []
         for number, home in enumerate(("home1", "home2"), start=1):
             router = space.add("r%d" % number, ["net.ipv4.ip_forward=1"])
-            device = space.add(home)
-            self.ns["r%d" % number], self.ns[home] = router, device
+            self.ns["r%d" % number] = router
             # WAN: router's "wan" to port rN of the bridge in inet.
             port = "r%d" % number
             netns.ip("-n", router, "link", "add", "wan", "type", "veth", "peer", "name", port, "netns", inet)
@@ -275,13 +283,23 @@ class RelayNetwork:
             netns.ip("-n", inet, "link", "set", port, "up")
             netns.address(router, WAN_IPS[home] + "/24", dev="wan")
             netns.ip("-n", router, "route", "add", "default", "via", BROKER_IP)
-            # LAN: router's "lan" to the device's eth0.
-            netns.ip("-n", router, "link", "add", "lan", "type", "veth", "peer", "name", "eth0", "netns", device)
+            # LAN: the bridge "lan" in the router, a port per device (a
+            # home's switch; no IGMP snooping, so multicast floods it).
+            netns.ip("-n", router, "link", "add", "lan", "type", "bridge")
+            netns.ip("-n", router, "link", "set", "lan", "type", "bridge", "mcast_snooping", "0")
             netns.address(router, LAN_GATEWAY + "/24", dev="lan")
-            netns.address(device, DEVICE_IP + "/24")
-            netns.ip("-n", device, "route", "add", "default", "via", LAN_GATEWAY)
+            for index, name in enumerate([home] + list(self.neighbours.get(home, ())), start=2):
+                device = space.add(name)
+                self.ns[name] = device
+                self.device_ips[name] = "192.168.1.%d" % index
+                port = "d%d" % index
+                netns.ip("-n", router, "link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", device)
+                netns.ip("-n", router, "link", "set", port, "master", "lan")
+                netns.ip("-n", router, "link", "set", port, "up")
+                netns.address(device, self.device_ips[name] + "/24")
+                netns.ip("-n", device, "route", "add", "default", "via", LAN_GATEWAY)
+                devices.append(device)
             netns.run("nft", "-f", str(rules), netns=router)
-            devices.append(device)
         netns.wait_up(devices)
         # broker.test names the broker everywhere in the bed; no query leaves.
         for ns in self.ns.values():

@@ -38,7 +38,7 @@ while True:
 def net(tmp_path_factory):
     relay_support.require()
     netns.require("mosquitto_pub", "mosquitto_sub", "ping")
-    with RelayNetwork(tmp_path_factory.mktemp("relay")) as bed:
+    with RelayNetwork(tmp_path_factory.mktemp("relay"), neighbours={"home1": ["home1b"]}) as bed:
         yield bed
 
 
@@ -73,10 +73,23 @@ def fresh_topic(kind):
     return "hoff/%s/%s" % (kind, uuid.uuid4().hex)
 
 
-def test_homes_cannot_reach_each_other_but_reach_the_broker(net):
-    listener = net.popen_in("home2", [sys.executable, "-c", LISTENER, PORT],
+def listen(net, ns):
+    """The test's TCP listener in `ns` on PORT, listening when this returns."""
+    listener = net.popen_in(ns, [sys.executable, "-c", LISTENER, PORT],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert relay_support.read_line(listener.stdout, relay_support.WAIT) == "listening\n"
+    return listener
+
+
+def accepted(listener):
+    """Stops the listener: whom it accepted, a line each."""
+    listener.kill()
+    out, _ = listener.communicate(timeout=relay_support.WAIT)
+    return out.splitlines()
+
+
+def test_homes_cannot_reach_each_other_but_reach_the_broker(net):
+    listener = listen(net, "home2")
     # home2's router forwards nothing from its WAN; 192.168.1.2 from home1 is home1's own device.
     for host in (WAN_IPS["home2"], DEVICE_IP):
         connected, what = net.connect("home1", host, PORT, timeout=3)
@@ -86,13 +99,22 @@ def test_homes_cannot_reach_each_other_but_reach_the_broker(net):
     # The listener works: its own home reaches it, once.
     connected, what = net.connect("home2", DEVICE_IP, PORT, timeout=3)
     assert connected, what
-    listener.kill()
-    out, _ = listener.communicate(timeout=relay_support.WAIT)
-    assert out.splitlines() == ["accepted from %s" % DEVICE_IP], out
+    assert accepted(listener) == ["accepted from %s" % DEVICE_IP]
 
-    for home in ("home1", "home2"):
+    for home in ("home1", "home2", "home1b"):
         ping = net.run_in(home, ["ping", "-c", "1", "-W", "5", BROKER_IP])
         assert ping.returncode == 0 and " 0% packet loss" in ping.stdout, ping
+
+
+def test_a_neighbour_on_the_same_lan_reaches_the_device_directly(net):
+    assert net.device_ips == {"home1": DEVICE_IP, "home1b": "192.168.1.3", "home2": DEVICE_IP}
+    listener = listen(net, "home1")
+    connected, what = net.connect("home1b", DEVICE_IP, PORT, timeout=3)
+    assert connected, what
+    connected, what = net.connect("home1b", WAN_IPS["home2"], PORT, timeout=3)
+    assert not connected, what
+    # Straight over the LAN: the device sees the neighbour's own address.
+    assert accepted(listener) == ["accepted from 192.168.1.3"]
 
 
 def test_a_message_crosses_the_broker_between_homes_with_tls_and_a_password(net, tmp_path):
