@@ -177,7 +177,7 @@ class RelayNetwork:
         assert set(self.neighbours) <= set(WAN_IPS), "homes are home1 and home2"
         self.device_ips = {}  # device namespace's short name -> its address
         self.ns = {}
-        self.broker_url = "mqtts://ada@%s:%d" % (BROKER_IP, BROKER_PORT)
+        self.broker_url = self.url_for("ada")
         self.broker_ip, self.broker_port, self.broker_name = BROKER_IP, BROKER_PORT, BROKER_NAME
         self.wan_ips = dict(WAN_IPS)
         self.device_ip = DEVICE_IP
@@ -253,6 +253,16 @@ class RelayNetwork:
         capture = Capture(self, ns, iface, path)
         self._captures.append(capture)
         return capture
+
+    def url_for(self, user):
+        """The broker's URL for `user` (broker_url is ada's)."""
+        return "mqtts://%s@%s:%d" % (user, BROKER_IP, BROKER_PORT)
+
+    def relay_set_args(self, user="ada"):
+        """The arguments of `handoff relay set` for `user` on this broker:
+        its URL, its password from a 0600 file, the bed's CA."""
+        return ["relay", "set", self.url_for(user), "--password-file", self.secret_file(user),
+                "--ca-file", self.ca_file]
 
     def secret_file(self, user="ada"):
         """A 0600 file holding `user`'s password (for `handoff relay set`

@@ -7,6 +7,7 @@ sees only ciphertext between WAN addresses and the broker. The clients
 are mosquitto_pub and mosquitto_sub. Needs root, iproute2, nftables,
 mosquitto, mosquitto-clients, tcpdump, openssl and ping."""
 
+import os
 import re
 import subprocess
 import sys
@@ -86,6 +87,16 @@ def accepted(listener):
     listener.kill()
     out, _ = listener.communicate(timeout=relay_support.WAIT)
     return out.splitlines()
+
+
+def test_what_the_bed_tells_a_relay_client(net):
+    assert net.broker_url == "mqtts://ada@203.0.113.1:8883"
+    args = [str(a) for a in net.relay_set_args("eve")]
+    assert args[:3] == ["relay", "set", "mqtts://eve@203.0.113.1:8883"]
+    secret = args[args.index("--password-file") + 1]
+    assert open(secret).read() == net.passwords["eve"] + "\n"
+    assert os.stat(secret).st_mode & 0o777 == 0o600
+    assert args[args.index("--ca-file") + 1] == str(net.ca_file)
 
 
 def test_homes_cannot_reach_each_other_but_reach_the_broker(net):
