@@ -130,10 +130,12 @@ def test_a_neighbour_on_the_same_lan_reaches_the_device_directly(net):
 
 def test_a_message_crosses_the_broker_between_homes_with_tls_and_a_password(net, tmp_path):
     topic = fresh_topic("hello")
-    sub = subscribe(net, "home2", topic)
+    sub = subscribe(net, "home2", topic, count=2)
     done = publish(net, "home1", topic, "hello from home1")
     assert done.returncode == 0, done
-    assert received(sub) == ["hello from home1"]
+    done = publish(net, "home1", topic, "and over MQTT 5", "-V", "mqttv5")  # as the agent speaks
+    assert done.returncode == 0, done
+    assert received(sub) == ["hello from home1", "and over MQTT 5"]
 
     wrong = publish(net, "home1", topic, "never delivered", password="not-the-password")
     assert wrong.returncode == 5, wrong  # MOSQ_ERR_CONN_REFUSED
