@@ -33,6 +33,11 @@ pkg_config_has libmosquitto || need_apt="$need_apt libmosquitto-dev"
 command -v mosquitto >/dev/null 2>&1 || need_apt="$need_apt mosquitto"
 command -v mosquitto_passwd >/dev/null 2>&1 || need_apt="$need_apt mosquitto"   # the tests' password files
 command -v mosquitto_pub >/dev/null 2>&1 || need_apt="$need_apt mosquitto-clients"   # a test publishes as another client
+# The relay's network test bed (Tests/cli/relay_support.py): a capture on
+# its "internet", the broker's test CA, and ping across the NAT routers.
+command -v tcpdump >/dev/null 2>&1 || need_apt="$need_apt tcpdump"
+command -v openssl >/dev/null 2>&1 || need_apt="$need_apt openssl"
+command -v ping >/dev/null 2>&1 || need_apt="$need_apt iputils-ping"
 command -v dunst >/dev/null 2>&1 || need_apt="$need_apt dunst"   # test_agent_notifications_dunst.py: a real notification server
 command -v Xvfb >/dev/null 2>&1 || need_apt="$need_apt xvfb"   # ... on its own X display
 # The translations (mk/l10n.mk): xgettext, msgfmt, msgmerge; and a German

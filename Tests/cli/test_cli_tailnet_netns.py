@@ -11,10 +11,8 @@ peers of another user, shared-in and offline peers get no beacon (a UDP
 listener on their addresses, in r, counts none). Needs root and iproute2;
 the namespaces are always deleted."""
 
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -43,26 +41,11 @@ def hosts():
             netns.ip("-n", ns, "-6", "route", "add", "default", "via", f"{v6}:fe")
             nets[x] = (v4, v6)
         netns.wait_up([a, b])
-        # `ip netns exec` puts /etc/netns/<ns>/* over /etc: host names for
-        # the configured-peer tests, and a resolver that refuses at once
-        # (nothing listens on 127.0.0.1:53 there), so no query leaves.
-        made = []
-        try:
-            for ns in (a, b):
-                etc = Path("/etc/netns") / ns
-                etc.mkdir(parents=True)
-                made.append(etc)
-                (etc / "resolv.conf").write_text("nameserver 127.0.0.1\noptions attempts:1 timeout:1\n")
-                (etc / "hosts").write_text("127.0.0.1 localhost\n::1 localhost\n" + "".join(
-                    f"{nets[x][0]}.1 {name}\n{nets[x][1]}:1 {name}\n" for x, name in (("a", "laptop-a.test"), ("b", "desk-b.test"))))
-            yield {"a": a, "r": r, "b": b, "nets": nets}
-        finally:
-            for etc in made:
-                shutil.rmtree(etc, ignore_errors=True)
-            try:
-                Path("/etc/netns").rmdir()
-            except OSError:
-                pass
+        # Host names for the configured-peer tests; no query leaves.
+        for ns in (a, b):
+            space.names(ns, {name: [f"{nets[x][0]}.1", f"{nets[x][1]}:1"]
+                             for x, name in (("a", "laptop-a.test"), ("b", "desk-b.test"))})
+        yield {"a": a, "r": r, "b": b, "nets": nets}
 
 
 def own_ips(hosts, x):

@@ -19,10 +19,12 @@ import shutil
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
 LIVE = set()  # namespaces an open Namespaces of this process owns
+ETC = Path("/etc/netns")  # `ip netns exec` bind-mounts ETC/<ns>/* over /etc
 
 
 def run(*cmd, netns=None, check=True):
@@ -44,7 +46,7 @@ def namespaces():
 
 def delete_namespace(ns):
     """Kills what runs in the namespace, then deletes it (its veth ends go
-    with it, and so do their peers)."""
+    with it, and so do their peers) and its files in /etc/netns."""
     for pid in ip("netns", "pids", ns, check=False).stdout.split():
         try:
             os.kill(int(pid), signal.SIGKILL)
@@ -52,8 +54,13 @@ def delete_namespace(ns):
             pass
     for _ in range(50):
         if ip("netns", "del", ns, check=False).returncode == 0 or ns not in namespaces():
-            return
+            break
         time.sleep(0.1)
+    shutil.rmtree(ETC / ns, ignore_errors=True)
+    try:
+        ETC.rmdir()  # only when no other namespace has files there
+    except OSError:
+        pass
 
 
 def preclean(prefix):
@@ -147,6 +154,17 @@ class Namespaces:
         if sysctl:
             run("sysctl", "-qw", *sysctl, netns=ns)
         return ns
+
+    def names(self, ns, hosts):
+        """Host names for the processes of namespace `ns` alone: `hosts`
+        ({name: [address, ...]}) in its /etc/hosts, and a resolver that
+        refuses at once (nothing listens on 127.0.0.1:53 there), so no
+        query leaves. Removed with the namespace."""
+        etc = ETC / ns
+        etc.mkdir(parents=True, exist_ok=True)
+        (etc / "resolv.conf").write_text("nameserver 127.0.0.1\noptions attempts:1 timeout:1\n")
+        (etc / "hosts").write_text("127.0.0.1 localhost\n::1 localhost\n" + "".join(
+            "%s %s\n" % (address, name) for name, addresses in hosts.items() for address in addresses))
 
     def veth(self, names, sysctl=()):
         """Two namespaces joined by one veth pair, eth0 at each end (down,
