@@ -42,7 +42,8 @@ $(BINDIR)/mapoff-receiver: examples/c/mapoff.c $(LIB) $(INCDIR)/handoff.h
 # directories and ports; every child killed), handoffs with the C MapOff
 # pair, and `make install` into a temporary prefix that a C build then uses
 # through pkg-config.
-test-cli: $(TOOL) $(LIB) $(INCDIR)/handoff.h examples
-	HANDOFF_TOOL=$(abspath $(TOOL)) $(PYTHON) -m pytest -q -p no:cacheprovider Tests/cli
+test-cli: $(TOOL) $(LIB) $(INCDIR)/handoff.h examples $(BINDIR)/streamer
+	HANDOFF_TOOL=$(abspath $(TOOL)) HANDOFF_STREAMER=$(abspath $(BINDIR)/streamer) \
+		$(PYTHON) -m pytest -q -p no:cacheprovider Tests/cli
 
 EXTRA_TESTS += test-cli

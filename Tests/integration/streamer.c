@@ -21,6 +21,12 @@
  * request order, so with concurrent streams compare sums, not numbers.
  * --slow-read-ms MS: read at most 64 KiB per MS milliseconds (a slow
  * reader). --no-support: the activity does not support streams.
+ * --pattern TEXT: send TEXT repeated instead (a canary the relay tests
+ * look for on the wire).
+ * --agent DIR: through the device's `handoff agent` (HANDOFF_AGENT_SOCKET
+ * or the default socket), with the account saved in DIR (an account
+ * directory, $XDG_CONFIG_HOME/handoff), instead of an engine of its own
+ * with the built-in key; --port and --peer are then not used.
  * --refuse: the sender's delegate takes no streams. --bench: send zeros
  * and hash nothing (sums stay at the FNV offset), for `make bench`.
  *
@@ -58,6 +64,9 @@ struct stream {
 struct options {
     int sending, streams, slow_read_ms, no_support, refuse, bench;
     long long bytes;
+    const char *agent_account;
+    const char *pattern; /* --pattern: what is sent, repeated */
+    size_t pattern_offset;
     int port;
     const char *peers[MAX_PEERS];
     size_t peer_count;
@@ -180,7 +189,11 @@ static void stream_write(struct stream *s)
         ssize_t n;
         if (pending_off[i] >= pending_len[i]) {
             size_t len = s->to_send < CHUNK ? (size_t)s->to_send : CHUNK;
-            if (!o.bench)
+            if (o.pattern) {
+                size_t k, m = strlen(o.pattern);
+                for (k = 0; k < len; k++, o.pattern_offset++)
+                    pending[i][k] = (unsigned char)o.pattern[o.pattern_offset % m];
+            } else if (!o.bench)
                 generate(&s->generator, pending[i], len);
             pending_len[i] = len;
             pending_off[i] = 0;
@@ -302,8 +315,8 @@ static void on_available(handoff_application *a, const handoff_remote_activity *
 
 static void usage(const char *why)
 {
-    fprintf(stderr, "streamer: %s\nusage: streamer --send|--receive --port P [--peer HOST:PORT]... [--streams K]\n"
-                    "  [--bytes N] [--slow-read-ms MS] [--no-support] [--refuse] [--bench] [--timeout S]\n", why);
+    fprintf(stderr, "streamer: %s\nusage: streamer --send|--receive (--port P [--peer HOST:PORT]... | --agent ACCOUNT-DIR) [--streams K]\n"
+                    "  [--bytes N] [--pattern TEXT] [--slow-read-ms MS] [--no-support] [--refuse] [--bench] [--timeout S]\n", why);
     exit(2);
 }
 
@@ -326,6 +339,8 @@ static void parse(int argc, char **argv)
         else if (VALUE("--bytes")) o.bytes = atoll(v);
         else if (VALUE("--slow-read-ms")) o.slow_read_ms = atoi(v);
         else if (VALUE("--timeout")) o.timeout = atof(v);
+        else if (VALUE("--agent")) o.agent_account = v;
+        else if (VALUE("--pattern")) o.pattern = v[0] ? v : NULL;
         else if (VALUE("--peer")) {
             if (o.peer_count == MAX_PEERS)
                 usage("too many peers");
@@ -333,7 +348,7 @@ static void parse(int argc, char **argv)
         } else usage(a);
 #undef VALUE
     }
-    if (o.sending < 0 || o.port <= 0 || o.streams < 1 || o.streams > MAX_STREAMS || o.bytes < 0)
+    if (o.sending < 0 || (o.port <= 0 && !o.agent_account) || o.streams < 1 || o.streams > MAX_STREAMS || o.bytes < 0)
         usage("--send or --receive, --port, --streams 1..64 and --bytes >= 0 are needed");
 }
 
@@ -385,16 +400,20 @@ int main(int argc, char **argv)
         die("handoff_application_new");
     handoff_manifest_free(manifest);
 
-    account = handoff_account_from_key(key, sizeof key);
+    account = o.agent_account ? handoff_account_load(o.agent_account) : handoff_account_from_key(key, sizeof key);
     if (!account)
-        die("handoff_account_from_key");
+        die("handoff_account_load/from_key");
     options.account = account;
-    options.device_name = o.sending ? "stream-sender" : "stream-receiver";
-    options.beacon_port = o.port;
-    options.disable_multicast = 1;
-    options.peers = o.peers;
-    options.peer_count = o.peer_count;
-    options.channel_address = "127.0.0.1:0";
+    if (o.agent_account) {
+        options.mode = HANDOFF_CONTINUITY_MODE_AGENT;
+    } else {
+        options.device_name = o.sending ? "stream-sender" : "stream-receiver";
+        options.beacon_port = o.port;
+        options.disable_multicast = 1;
+        options.peers = o.peers;
+        options.peer_count = o.peer_count;
+        options.channel_address = "127.0.0.1:0";
+    }
     if (handoff_application_start_continuity(app, &options) != HANDOFF_OK)
         die("handoff_application_start_continuity");
     handoff_account_free(account);
