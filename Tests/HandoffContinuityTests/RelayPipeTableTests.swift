@@ -91,7 +91,7 @@ import Testing
         #expect(table.drops[.overRate, default: 0] >= 100 - Int(table.limits.refusalBurst))
     }
 
-    @Test func anotherTenantsMessagesAreDroppedCountedAndNeverAnswered() {
+    @Test func anotherTenantsMessagesAreDroppedCountedAndAnsweredAtMostAtTheRefusalRate() {
         var table = RelayPipeTable(account: Self.key, ownDeviceID: Self.b, now: 0)
         let pipe = RelayPipeID.random()
         let toB = Self.topics.parse(Self.topics.pipeTopic(to: Self.topics.deviceTag(Self.b), from: Self.topics.deviceTag(Self.a), pipe: pipe))!
@@ -105,8 +105,17 @@ import Testing
         let otherPipe = RelayPipeFrame(kind: .open, pipe: .random(), seq: 0, ack: 0, window: 10).encoded()
         #expect(table.receive(otherPipe, topic: toB, now: 0) == .dropped(.malformed))
         #expect(table.pipes.isEmpty)
-        #expect(table.poll(now: 0).isEmpty)
+        // The frame of an unknown pipe is answered with a RESET (a forgotten
+        // pipe's other side learns it); nothing else is answered.
+        let answers = table.poll(now: 0)
+        #expect(answers.count == 1 && answers[0].1.kind == .reset && answers[0].0.pipe == pipe && answers[0].1.ack == 1)
         #expect(table.drops.values.reduce(0, +) == 6)
+        // A flood of them: answered at the refusals' rate at most; a RESET never.
+        for _ in 0..<100 { _ = table.receive(data, topic: toB, now: 1) }
+        let reset = RelayPipeFrame.reset(pipe: pipe, seq: 2, ack: 0, window: 0, reason: .closed).encoded()
+        _ = table.receive(reset, topic: toB, now: 5)
+        let flood = table.poll(now: 5)
+        #expect(flood.count <= Int(table.limits.refusalBurst) + 1)
     }
 
     /// A pipe "from" this device to itself (a tenant naming our own tag)
@@ -206,6 +215,22 @@ import Testing
         // A proven pipe is never shed.
         for key in accepted where key != shed[0] { table.markAuthenticated(key) }
         #expect(throws: HandoffError.self) { try table.open(to: Self.topics.deviceTag(Array(repeating: 9, count: 16)), now: 2) }
+    }
+
+    /// A device that went away (its Will): its pipes are reset at once and
+    /// forgotten, so a restarted device is reachable at once; others stay.
+    @Test func theGoneDevicesPipesAreResetAndFreeItsShare() throws {
+        var table = RelayPipeTable(account: Self.key, ownDeviceID: Self.a, now: 0)
+        let gone = Self.topics.deviceTag(Self.b), other = Self.topics.deviceTag(Array(repeating: 9, count: 16))
+        for _ in 0..<table.limits.maxPerPeer { _ = try table.open(to: gone, now: 0) }
+        let kept = try table.open(to: other, now: 0)
+        #expect(throws: HandoffError.self) { try table.open(to: gone, now: 0) }
+        #expect(table.resetAll(peer: gone) == table.limits.maxPerPeer)
+        let frames = table.poll(now: 0.1)
+        #expect(frames.filter { $0.1.kind == .reset }.count == table.limits.maxPerPeer)
+        #expect(table.takeForgotten().count == table.limits.maxPerPeer)
+        #expect(Array(table.pipes.keys) == [kept])
+        _ = try table.open(to: gone, now: 0.2)
     }
 
     @Test func openingBeyondTheLimitsIsAClearError() throws {

@@ -83,6 +83,14 @@ def connected(home, count=1):
         raise AssertionError("%s never connected %d times: %s" % (home.name, count, home.agent.stderr))
 
 
+def diagnose(home):
+    """What a failure message shows of a home: its agent's last words, its
+    relay source and devices as doctor and `devices` see them."""
+    doctor = home.run("--json", "doctor", "--listen", "0").out.strip().splitlines()[-1:]
+    devices = home.run("--json", "devices").out.strip()
+    return "\n".join(home.agent.stderr[-12:] + ["doctor: " + " ".join(doctor), "devices: " + devices])
+
+
 def test_a_handoff_crosses_two_nats_through_the_broker_and_the_broker_learns_nothing(homes):
     net, (a, b) = homes
     # No direct path: home1 reaches neither home2's router nor its device.
@@ -176,7 +184,7 @@ def test_a_killed_agent_goes_offline_by_its_will_and_a_broker_restart_is_survive
     sender = a.spawn("--json", "publish", "--type", "com.example.relay.restart", "--title", "After the restart")
     published = sender.event("publishing")
     continued = b.run("--json", "continue", published["id"], "--timeout", str(WAIT))
-    assert continued.code == 0, continued
+    assert continued.code == 0, "%r\nA: %s\nB: %s" % (continued, diagnose(a), diagnose(b))
     assert continued.json()["title"] == "After the restart"
     sender.event("continued", id=published["id"])
 

@@ -639,6 +639,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         }
         if beacon.kind == .presence, beacon.leaving {
             left(hex(beacon.deviceID), endpoint: endpoint)
+            configuration.relay?.deviceLeft(beacon.deviceID)
             return
         }
         let audience = endpoint.audience

@@ -122,10 +122,11 @@ final class RelayLoop: @unchecked Sendable {
     /// What other threads asked for: beacons to publish, pipes to open,
     /// pipes whose handshake completed.
     private func takeRequests() {
-        let (beacons, opens, proven) = session.shared.withLock { s in
-            defer { s.beacons = []; s.opens = []; s.authenticated = [] }
-            return (s.beacons, s.opens, s.authenticated)
+        let (beacons, opens, proven, departed) = session.shared.withLock { s in
+            defer { s.beacons = []; s.opens = []; s.authenticated = []; s.departed = [] }
+            return (s.beacons, s.opens, s.authenticated, Array(s.departed.prefix(64)))
         }
+        for tag in departed { table.resetAll(peer: tag) }
         if let broker {
             for packet in beacons {
                 do throws(HandoffError) { try broker.publish(deviceTopic, packet, retain: true) } catch {
@@ -237,6 +238,7 @@ final class RelayLoop: @unchecked Sendable {
                 session.hooks?.beacon(message.payload, tag)
             case .success(.gone(let gone)):
                 devices.remove(tag)
+                table.resetAll(peer: tag)  // its pipes died with it
                 session.hooks?.gone(gone.deviceID)
             case .success(.own):
                 break

@@ -17,9 +17,10 @@ public struct RelayPipeTable {
 
     public struct Limits: Sendable, Equatable {
         /// Pipes at once, opened and accepted.
-        public var maxPipes = 16
-        /// Pipes at once with one other device tag.
-        public var maxPerPeer = 4
+        public var maxPipes = 32
+        /// Pipes at once with one other device tag (both directions: each
+        /// side's pooled connection, streams).
+        public var maxPerPeer = 8
         /// RESET `refused` answers a second (burst), beyond which refusals are silent.
         public var refusalsPerSecond = 4.0
         public var refusalBurst = 4.0
@@ -113,7 +114,17 @@ public struct RelayPipeTable {
             if case .dropped(let reason) = receipt { drops[reason, default: 0] += 1 }
             return .frame(key, receipt)
         }
-        guard frame.kind == .open, frame.seq == 0, !ended.contains(key) else { return drop(.unknownPipe) }
+        guard frame.kind == .open, frame.seq == 0, !ended.contains(key) else {
+            // A pipe this side forgot (reset while its RESET was lost, e.g.
+            // across a broker outage) is told so, or the other side would
+            // wait on it until its retransmissions run out; within the
+            // refusals' rate; never for a RESET (no answer loops) nor a
+            // late duplicate OPEN of a pipe that ended.
+            if frame.kind != .reset, frame.kind != .open, refusalBucket.take(now: now) {
+                refusals.append((key, .reset(pipe: pipeID, seq: 0, ack: frame.seq, window: 0, reason: .closed)))
+            }
+            return drop(.unknownPipe)
+        }
         var shed: Key?
         do {
             try checkRoom(from)
@@ -137,6 +148,16 @@ public struct RelayPipeTable {
         pipes[key] = pipe
         unproven[key] = now
         return shed.map { .acceptedShedding(key, shed: $0) } ?? .accepted(key)
+    }
+
+    /// Resets every pipe with the device of `peer` (it went away: a gone
+    /// message, a leaving presence): they are dead, and would hold its
+    /// share of pipes until their own limits end them. Returns how many.
+    @discardableResult
+    public mutating func resetAll(peer: String) -> Int {
+        let keys = pipes.keys.filter { $0.peer == peer && !pipes[$0]!.isEnded }
+        for key in keys { pipes[key]!.reset(.closed) }
+        return keys.count
     }
 
     /// Resets an unproven pipe to make room, and forgets it.

@@ -77,6 +77,7 @@ public final class RelaySession: @unchecked Sendable {
         var beacons: [[UInt8]] = []
         var opens: [(peer: String, bridge: RelayStreamBridge)] = []
         var authenticated: [RelayPipeTable.Key] = []
+        var departed: [String] = []
         var status: RelayStatus
         var started = false
         var stopping = false
@@ -169,6 +170,15 @@ public final class RelaySession: @unchecked Sendable {
         }
         wake.signal()
         return channelFD
+    }
+
+    /// The device of `deviceID` went away (its leaving presence): its
+    /// pipes are reset, so they stop holding its share of the limits.
+    public func deviceLeft(_ deviceID: [UInt8]) {
+        guard deviceID.count == 16 else { return }
+        let tag = topics.deviceTag(deviceID)
+        shared.withLock { $0.departed.append(tag) }
+        wake.signal()
     }
 
     /// The channel proved the account key over an accepted pipe.
