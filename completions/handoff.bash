@@ -4,7 +4,7 @@
 # network interfaces). Needs nothing of the bash-completion package.
 # Kept in step with `handoff COMMAND --help` by Tests/cli/test_cli_completions.py.
 
-_handoff_commands="account pair device nearby devices publish continue doctor agent settings help"
+_handoff_commands="account pair device nearby devices publish continue doctor agent settings relay help"
 _handoff_account_actions="create code join show rotate"
 
 # The options of one command (--json and --help: every command's).
@@ -18,6 +18,7 @@ _handoff_options() {
         pair) options="--join --force --name --yes-if-code --show-code --code --timeout --listen $link" ;;
         device) options="--name --role" ;;
         settings) options="" ;;
+        relay) options="--password-file --ca-file --allow-plain" ;;
         nearby) options="--type --once --timeout --agent --embedded $beacons --connect-timeout" ;;
         devices) options="--listen --agent --embedded $beacons $channel" ;;
         publish) options="--type --title --info --url --team --required-key --once --timeout --agent --embedded $beacons $channel" ;;
@@ -33,7 +34,8 @@ _handoff_takes_value() {
     case $1 in
         --beacon-port | --peer | --interface | --channel | --connect-timeout | --fetch-timeout | \
         --type | --title | --info | --url | --team | --required-key | --timeout | --listen | \
-        --name | --role | --yes-if-code | --code | --socket | --tailnet-socket) return 0 ;;
+        --name | --role | --yes-if-code | --code | --socket | --tailnet-socket | \
+        --password-file | --ca-file) return 0 ;;
     esac
     return 1
 }
@@ -64,7 +66,7 @@ _handoff() {
     # A value after an option that takes one.
     if _handoff_takes_value "$prev"; then
         case $prev in
-            --socket | --tailnet-socket) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+            --socket | --tailnet-socket | --password-file | --ca-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
             --role) COMPREPLY=($(compgen -W "full send-only" -- "$cur")) ;;
             --interface) COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur")) ;;
         esac
@@ -115,6 +117,17 @@ _handoff() {
             3:device) COMPREPLY=($(compgen -W "on off" -- "$cur")) ;;
             2:app) COMPREPLY=($(compgen -W "mute unmute" -- "$cur")) ;;
         esac
+        return 0
+    fi
+
+    if [ "$command" = relay ] && [ "${cur#-}" = "$cur" ]; then
+        # relay show|set URL|clear: the action only; a URL is typed.
+        local k=$((i + 1)) action=""
+        while [ "$k" -lt "$COMP_CWORD" ]; do
+            case ${COMP_WORDS[k]} in -*) ;; *) action=${COMP_WORDS[k]}; break ;; esac
+            k=$((k + 1))
+        done
+        [ -z "$action" ] && COMPREPLY=($(compgen -W "show set clear" -- "$cur"))
         return 0
     fi
 

@@ -48,6 +48,7 @@ complete -c handoff -n 'not __handoff_command' -a account -d "create the account
 complete -c handoff -n 'not __handoff_command' -a pair -d 'add a device to the account by comparing a code'
 complete -c handoff -n 'not __handoff_command' -a device -d "show or change this device's name and role"
 complete -c handoff -n 'not __handoff_command' -a settings -d 'show or change the controls: pause, per device, per app'
+complete -c handoff -n 'not __handoff_command' -a relay -d 'show, set or clear the MQTT broker that relays handoffs'
 complete -c handoff -n 'not __handoff_command' -a nearby -d 'list the activities your other devices offer, live'
 complete -c handoff -n 'not __handoff_command' -a devices -d "list the account's devices heard recently"
 complete -c handoff -n 'not __handoff_command' -a publish -d 'offer an activity to your other devices'
@@ -61,7 +62,7 @@ complete -c handoff -l json -d 'print JSON for scripts'
 complete -c handoff -l help -d 'show the help and exit'
 
 # help COMMAND
-complete -c handoff -n '__handoff_using help' -a 'account pair device nearby devices publish continue doctor agent settings'
+complete -c handoff -n '__handoff_using help' -a 'account pair device nearby devices publish continue doctor agent settings relay'
 
 # account
 complete -c handoff -n __handoff_account_needs_action -a create -d 'make a new account'
@@ -102,6 +103,21 @@ complete -c handoff -n '__handoff_settings_words 0' -a 'pause resume device app'
 complete -c handoff -n '__handoff_settings_words 2 device' -a 'offer accept'
 complete -c handoff -n '__handoff_settings_words 3 device' -a 'on off'
 complete -c handoff -n '__handoff_settings_words 2 app' -a 'mute unmute'
+
+# relay show|set URL|clear
+function __handoff_relay_needs_action
+    set -l words
+    for token in (commandline -opc)[2..-1]
+        string match -q -- '-*' $token; or set -a words $token
+    end
+    test "$words[1]" = relay; and test (count $words) -eq 1
+end
+complete -c handoff -n __handoff_relay_needs_action -a show -d 'show the relay (the default)'
+complete -c handoff -n __handoff_relay_needs_action -a set -d 'use the broker at URL'
+complete -c handoff -n __handoff_relay_needs_action -a clear -d 'forget the relay and its password'
+complete -c handoff -n '__handoff_using relay' -l password-file -r -F -d 'set: read the password from FILE (- for stdin)'
+complete -c handoff -n '__handoff_using relay' -l ca-file -r -F -d "set: check the broker against the CA certificates in FILE"
+complete -c handoff -n '__handoff_using relay' -l allow-plain -d 'set: allow mqtt:// (no TLS) to a broker elsewhere'
 
 # nearby, devices, continue, doctor: the agent or an engine of their own
 complete -c handoff -n '__handoff_using nearby devices publish continue doctor' -l agent -d 'through the handoff agent, or fail'

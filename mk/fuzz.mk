@@ -40,7 +40,7 @@ FUZZ_MODEL_TARGETS := bplist activity userinfo userinfo-json manifest
 FUZZ_CONTINUITY_TARGETS := beacon-plaintext beacon-packet channel-frames exchange-message \
                            stream-frames pairing-code account-file device-file agent-message \
                            pairing-messages settings-file tailnet-status \
-                           relay-pipe-frame relay-pipe relay-device-topic
+                           relay-pipe-frame relay-pipe relay-device-topic relay-file
 # The agent's desktop-entry reader: Sources/HandoffAgent/Desktop only (the
 # D-Bus part would need libsystemd).
 FUZZ_AGENT_TARGETS := desktop-entry
@@ -144,6 +144,7 @@ FUZZ_MAX_LEN_account-file := 512
 FUZZ_MAX_LEN_device-file := 512
 FUZZ_MAX_LEN_desktop-entry := 8192
 FUZZ_MAX_LEN_settings-file := 8192
+FUZZ_MAX_LEN_relay-file := 2048
 # A status of a few peers, chunked or not.
 FUZZ_MAX_LEN_tailnet-status := 16384
 # A pipe frame is at most 16,416 bytes (+1: the topic byte; +1 over the

@@ -181,6 +181,32 @@ import Testing
         #expect(again == settings && again.fileBytes == settings.fileBytes, "\(name)")
     }
 
+    /// The relay file, loaded from a private directory through the store:
+    /// hand-made damage refused as `.malformedData`, seeds loaded and
+    /// saved back the same.
+    @Test(arguments: FuzzCorpus.names("relay-file").map { ($0, false) }
+        + ["tls-user", "ca-v6", "plain-allowed"].map { ($0, true) })
+    func relayFile(_ name: String, _ seed: Bool) throws {
+        let bytes = seed ? try FuzzCorpus.seed("relay-file", name) : try FuzzCorpus.read("relay-file", name)
+        var template = Array("/tmp/handoff-fuzz-regression-XXXXXX".utf8CString)
+        let directory = try #require(mkdtemp(&template).map { String(cString: $0) })
+        let store = RelayConfigurationStore(directory: directory)
+        defer { unlink(store.path); unlink(store.passwordPath); rmdir(directory) }
+        let fd = open(store.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        #expect(fd >= 0 && write(fd, bytes, bytes.count) == bytes.count && close(fd) == 0)
+        let loaded: RelayConfiguration?
+        do throws(HandoffError) {
+            loaded = try store.load()
+        } catch {
+            #expect(!seed && error.code == .malformedData, "\(name): \(error)")
+            return
+        }
+        let c = try #require(loaded, "\(name): a relay file loads as none")
+        #expect(seed || FuzzCorpus.foundByFuzzer(name), "\(name) was accepted")
+        try store.save(c)
+        #expect(try store.load() == c, "\(name)")
+    }
+
     /// tailscaled's answer: hand-made attacks (an overflowing chunk size,
     /// nesting, a short body, an endless header) refused; the seeds read.
     @Test(arguments: FuzzCorpus.names("tailnet-status"))
@@ -199,7 +225,7 @@ import Testing
 
     @Test func theCorpusIsThere() {
         for target in ["beacon-plaintext", "beacon-packet", "channel-frames", "exchange-message", "stream-frames",
-                       "pairing-code", "account-file", "device-file", "agent-message", "settings-file", "tailnet-status"] {
+                       "pairing-code", "account-file", "device-file", "agent-message", "settings-file", "tailnet-status", "relay-file"] {
             #expect(FuzzCorpus.names(target).count >= 3, "Tests/fuzz/regressions/\(target) is missing")
         }
     }

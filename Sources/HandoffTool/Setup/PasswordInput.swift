@@ -66,10 +66,11 @@ enum PasswordInput {
         quiet.c_lflag |= tcflag_t(ECHONL | ICANON)
         EchoGuard.arm(fd: fd, saved: saved)
         defer { EchoGuard.disarm() }
-        write(fd, question)
+        // Echo off before the question: whoever answers it is not echoed.
         guard tcsetattr(fd, TCSAFLUSH, &quiet) == 0 else {
             throw HandoffError(.io, "cannot turn the terminal's echo off: \(String(cString: strerror(errno)))")
         }
+        write(fd, question)
         var line: [UInt8] = []
         var byte: UInt8 = 0
         var ended = false

@@ -262,6 +262,7 @@ func writeSeeds(_ w: Writer) throws {
     try writeAgentSeeds(w)
     writeDesktopEntrySeeds(w)
     writeSettingsSeeds(w)
+    writeRelayFileSeeds(w)
     writeTailnetSeeds(w)
 }
 
@@ -426,6 +427,7 @@ func writeRegressions(_ w: Writer) throws {
     writePairingRegressions(w)
     writeRelayRegressions(w)
     writeDesktopEntryRegressions(w)
+    writeRelayFileRegressions(w)
     // What a value is written as may be larger than what was read (the
     // userinfo target's first finding: null tokens counted as 1 byte):
     // measured as written, these are over the budget and refused (4611).
@@ -811,6 +813,26 @@ func writeSettingsSeeds(_ w: Writer) {
     w("settings-file", "bad-boolean", "[Handoff]\nPaused=yes\n")
     w("settings-file", "bad-device", "[Device 0123]\nOffer=false\n")
     w("settings-file", "groups-513", (0..<513).map { "[App a\($0)]\nMuted=true\n" }.joined())
+}
+
+// MARK: - The relay file (docs/agent.md §12 "Where the configuration lives")
+
+func writeRelayFileSeeds(_ w: Writer) {
+    w("relay-file", "tls-user", "url=mqtts://alice@broker.example:8883\n")
+    w("relay-file", "ca-v6", "url=mqtts://[2001:db8::7]:8884\nca=/etc/ssl/relay-ca.pem\n")
+    w("relay-file", "plain-allowed", "url=mqtt://ada%40example.org@192.0.2.9:1883\nallow-plain=yes\nfuture=1\n")
+}
+
+func writeRelayFileRegressions(_ w: Writer) {
+    w("relay-file", "plain-elsewhere", "url=mqtt://broker.example:1883\n")
+    w("relay-file", "password-in-url", "url=mqtts://alice:secret@broker.example\n")
+    w("relay-file", "twice", "url=mqtts://h\nurl=mqtts://h\n")
+    w("relay-file", "no-url", "ca=/etc/ca.pem\n")
+    w("relay-file", "port-0", "url=mqtts://h:0\n")
+    w("relay-file", "path", "url=mqtts://h/x\n")
+    w("relay-file", "v6-unclosed", "url=mqtts://[::1\n")
+    w("relay-file", "bad-escape", "url=mqtts://%zz@h\n")
+    w("relay-file", "over-4k", "url=mqtts://" + String(repeating: "a", count: 5000) + "\n")
 }
 
 // MARK: - tailscaled's LocalAPI answer (docs/PROTOCOL.md "Peer sources")
