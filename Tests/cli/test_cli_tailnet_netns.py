@@ -20,7 +20,7 @@ import pytest
 
 import netns
 from cli_support import Device, pair_of_devices
-from tailnet_support import FakeTailscaled, peer_status, status
+from tailnet_support import TAGGED_DEVICES, FakeTailscaled, peer_status, status
 
 PREFIX = "htn-"
 TYPE = "com.example.tailnet.edit"
@@ -79,14 +79,16 @@ def router_ips(hosts, x):
 def tailscaleds(hosts, tmp_path):
     """A's and B's LocalAPI: each lists the other as an online device of
     the same user. A's also lists a device of another user, a shared-in
-    node and an offline device of the person, all on the router's
-    addresses (where `Counter` listens)."""
+    node, an offline device of the person and a tagged node with the
+    person's UserID (Headscale kept it: owned by its tag, not the person),
+    all on the router's addresses (where `Counter` listens)."""
     ra, rb = router_ips(hosts, "a"), router_ips(hosts, "b")
     a_peers = {
         "nodekey:b": peer_status("desk", 7, own_ips(hosts, "b")),
         "nodekey:c": peer_status("bobs-laptop", 8, [ra[0]]),
         "nodekey:d": peer_status("shared-in", 7, [ra[1]], sharee=True),
         "nodekey:e": peer_status("asleep", 7, [rb[0]], online=False),
+        "nodekey:f": peer_status("build-server", 7, [rb[1]], tags=["tag:server"]),
     }
     b_peers = {"nodekey:a": peer_status("laptop", 7, own_ips(hosts, "a"))}
     served = [FakeTailscaled(tmp_path / "a-tailscaled.sock", status("laptop", own_ips(hosts, "a"), a_peers)),
@@ -177,12 +179,12 @@ def test_discovery_and_handoff_through_the_tailnet_source(hosts, tailscaleds, tm
         v4, v6 = own_ips(hosts, "b")
         assert tailnet == [{"kind": "tailnet", "name": sa.path, "condition": "ok", "peers": 1,
                             "addresses": [f"{v4}:52370", f"[{v6}]:52370"],
-                            "message": "left out: 1 offline, 1 of other users, 1 shared in"}]
+                            "message": "left out: 1 offline, 1 of other users, 1 shared in, 1 with other tags"}]
     finally:
         datagrams = counter.stop() if counter.proc.poll() is None else -1
         counter.kill()
     # Every beacon A sent went to B alone: none to another user's device,
-    # a shared-in node or an offline one.
+    # a shared-in node, an offline one or a node owned by its tag.
     assert datagrams == 0
 
     # tailscaled was asked as its own client asks it.
@@ -192,6 +194,44 @@ def test_discovery_and_handoff_through_the_tailnet_source(hosts, tailscaleds, tm
             assert line == "GET /localapi/v0/status HTTP/1.1"
             assert headers.get("host") == "local-tailscaled.sock" and "origin" not in headers
             assert headers.get("connection") == "close"
+
+
+def test_tagged_devices_find_those_sharing_a_tag_and_no_other_tagged_node(hosts, tmp_path, procs):
+    """Both devices tagged: every tagged node has the UserID of
+    "tagged-devices", so only a tag in common says they are one owner's.
+    A's tailnet also lists tagged nodes of the same UserID with other
+    tags, on the router's addresses: they get no beacon."""
+    ra, rb = router_ips(hosts, "a"), router_ips(hosts, "b")
+    a_peers = {
+        "nodekey:b": peer_status("desk", TAGGED_DEVICES, own_ips(hosts, "b"), tags=["tag:ada", "tag:desktops"]),
+        "nodekey:c": peer_status("ci-runner", TAGGED_DEVICES, [ra[0], ra[1]], tags=["tag:ci"]),
+        "nodekey:d": peer_status("db", TAGGED_DEVICES, [rb[0], rb[1]], tags=["tag:server", "tag:prod"]),
+    }
+    b_peers = {"nodekey:a": peer_status("laptop", TAGGED_DEVICES, own_ips(hosts, "a"), tags=["tag:ada"])}
+    sa = FakeTailscaled(tmp_path / "a-tailscaled.sock",
+                        status("laptop", own_ips(hosts, "a"), a_peers, user=TAGGED_DEVICES, self_tags=["tag:ada"]))
+    sb = FakeTailscaled(tmp_path / "b-tailscaled.sock",
+                        status("desk", own_ips(hosts, "b"), b_peers, user=TAGGED_DEVICES, self_tags=["tag:desktops", "tag:ada"]))
+    counter = Counter(hosts["r"])
+    try:
+        a, b = pair_of_devices(tmp_path, procs, netns=(hosts["a"], hosts["b"]))
+        sender = a.spawn("--json", "publish", "--type", TYPE, "--title", "Tagged", "--tailnet-socket", sa.path)
+        published = sender.event("publishing")
+        continued = b.run("--json", "continue", published["id"], "--timeout", "40", "--tailnet-socket", sb.path)
+        assert continued.code == 0, continued
+        assert continued.json()["title"] == "Tagged"
+        sender.event("continued", id=published["id"])
+
+        report, _ = findings_of(a.run("--json", "doctor", "--listen", "2", "--tailnet-socket", sa.path))
+        [tailnet] = [s for s in report["sources"] if s["kind"] == "tailnet"]
+        assert tailnet["condition"] == "ok" and tailnet["peers"] == 1, tailnet
+        assert tailnet["message"] == "left out: 2 with other tags", tailnet
+    finally:
+        datagrams = counter.stop() if counter.proc.poll() is None else -1
+        counter.kill()
+        sa.close()
+        sb.close()
+    assert datagrams == 0
 
 
 def test_discovery_and_handoff_through_configured_host_names(hosts, tmp_path, procs):
