@@ -279,6 +279,57 @@ def test_the_agent_uses_the_tailnet_and_doctor_reports_each_source(hosts, tailsc
     assert kinds == ["link", "peer", "peer", "tailnet"], report["sources"]
 
 
+def test_a_name_is_looked_up_again_when_the_network_changes(hosts, tmp_path, procs):
+    """B's agent names A by a host name that first resolves where nothing
+    is (/etc/hosts in B's namespace). The name then moves to A, and B's
+    network changes (an interface appears): the agent looks the name up
+    again within a second or two, not at the next minute, and solicits A,
+    whose answer is the only way B can hear of A's activity here (no
+    multicast across r, A has no peers): `continue`, which gives up after
+    30 s, works."""
+    a, b = pair_of_devices(tmp_path, procs, netns=(hosts["a"], hosts["b"]))
+    hosts_file = Path("/etc/netns") / hosts["b"] / "hosts"
+    original = hosts_file.read_text()
+    (av4, av6), (bv4, _) = hosts["nets"]["a"], hosts["nets"]["b"]
+    nowhere = f"{bv4}.77"  # on B's own link, nobody there
+    try:
+        # Written in place: `ip netns exec` bound this file over /etc/hosts.
+        hosts_file.write_text(original + f"{nowhere} moving-a.test\n")
+        agent_socket = tmp_path / "b-run" / "agent.sock"
+        agent = b.spawn("--json", "agent", "--no-notifications", "--no-tray", "--no-launch", "--socket", agent_socket,
+                        "--no-tailnet", "--peer", "moving-a.test:52370")
+        agent.expect_stderr('"event":"listening"')
+        through_agent = dict(b.env, HANDOFF_AGENT_SOCKET=str(agent_socket))
+
+        def named():
+            report, _ = findings_of(b.run("--json", "doctor", "--listen", "0", env=through_agent))
+            [state] = [s for s in report["sources"] if s["name"] == "moving-a.test:52370"]
+            return state
+
+        for _ in range(50):
+            if named()["addresses"] == [f"{nowhere}:52370"]:
+                break
+        assert named()["addresses"] == [f"{nowhere}:52370"]
+
+        sender = a.spawn("--json", "publish", "--type", TYPE, "--title", "Moved", "--no-tailnet")
+        published = sender.event("publishing")
+        hosts_file.write_text(original + f"{av4}.1 moving-a.test\n{av6}:1 moving-a.test\n")
+        # A new link with multicast, inside B (a veth pair: the kernel here may have no dummy).
+        netns.ip("-n", hosts["b"], "link", "add", "hmove0", "type", "veth", "peer", "name", "hmove1")
+        netns.ip("-n", hosts["b"], "addr", "add", "10.250.0.1/24", "dev", "hmove0")
+        netns.ip("-n", hosts["b"], "link", "set", "hmove1", "up")
+        netns.ip("-n", hosts["b"], "link", "set", "hmove0", "up")
+
+        continued = b.run("--json", "continue", published["id"], "--timeout", "30", env=through_agent)
+        assert continued.code == 0, continued
+        assert continued.json()["title"] == "Moved" and continued.json()["via"] == "agent"
+        sender.event("continued", id=published["id"])
+        assert sorted(named()["addresses"]) == sorted([f"{av4}.1:52370", f"[{av6}:1]:52370"])
+    finally:
+        hosts_file.write_text(original)
+        subprocess.run(["ip", "-n", hosts["b"], "link", "del", "hmove0"], capture_output=True)
+
+
 # ------------------------------------------------- tailscaled absent, refusing, broken
 
 @pytest.fixture
