@@ -94,7 +94,7 @@ public final class NamedPeerSource: PeerSource {
                 let retry = min(Self.resolveInterval, Self.failureRetry * Double(1 << min(c.failures - 1, 8)))
                 if let last = c.lastSuccess, !c.addresses.isEmpty,
                    c.failures < Self.dropAfterFailures || now - last.monotonic <= Self.dropAfterSeconds {
-                    // Kept: the state says the lookup failed and since when the addresses are old.
+                    // Kept: the state says the lookups failed, and when the kept addresses were resolved.
                     c.state = PeerSourceState(kind: .peer, name: name, condition: .ok, addresses: c.addresses.map(\.description),
                                               message: (c.failures == 1 ? "the last lookup failed" : "the last \(c.failures) lookups failed")
                                                   + " (\(message)); kept the addresses of \(Self.utc(last.wall))")
