@@ -13,21 +13,24 @@ import Testing
     /// A peer as ipnstate.PeerStatus marshals it (the fields that matter,
     /// and a few that do not).
     static func peer(_ host: String, user: Int, online: Bool = true, sharee: Bool? = nil,
-                     ips: [String] = ["100.64.0.2", "fd7a:115c:a1e0::2"]) -> String {
+                     ips: [String] = ["100.64.0.2", "fd7a:115c:a1e0::2"], tags: String? = nil) -> String {
         let ipList = ips.map { "\"\($0)\"" }.joined(separator: ",")
         var fields = ["\"ID\":\"n\(host)\"", "\"PublicKey\":\"nodekey:\(host)\"", "\"HostName\":\"\(host)\"",
                       "\"DNSName\":\"\(host).tail1234.ts.net.\"", "\"OS\":\"linux\"", "\"UserID\":\(user)",
                       "\"TailscaleIPs\":[\(ipList)]", "\"RxBytes\":0", "\"Created\":\"2026-01-01T00:00:00Z\"",
                       "\"Online\":\(online)", "\"Active\":false", "\"CapMap\":{\"https://tailscale.com/cap/x\":[{\"a\":[1,2.5]}]}"]
         if let sharee { fields.append("\"ShareeNode\":\(sharee)") }
+        // ipnstate marshals Tags only when there are some (omitempty).
+        if let tags { fields.append("\"Tags\":\(tags)") }
         return "{" + fields.joined(separator: ",") + "}"
     }
 
-    static func status(_ peers: [(String, String)], state: String = "Running", selfUser: Int = 7) -> [UInt8] {
+    static func status(_ peers: [(String, String)], state: String = "Running", selfUser: Int = 7,
+                       selfTags: String? = nil) -> [UInt8] {
         let map = peers.map { "\"nodekey:\($0.0)\":\($0.1)" }.joined(separator: ",")
         return Array("""
             {"Version":"1.76.1","TUN":true,"BackendState":"\(state)","AuthURL":"","TailscaleIPs":["100.64.0.1"],
-             "Self":\(peer("me", user: selfUser, ips: ["100.64.0.1"])),"Health":null,"MagicDNSSuffix":"tail1234.ts.net",
+             "Self":\(peer("me", user: selfUser, ips: ["100.64.0.1"], tags: selfTags)),"Health":null,"MagicDNSSuffix":"tail1234.ts.net",
              "CurrentTailnet":{"Name":"ada@example.com","MagicDNSSuffix":"tail1234.ts.net","MagicDNSEnabled":true},
              "CertDomains":null,"Peer":{\(map)},"User":{"7":{"ID":7,"LoginName":"ada@example.com"}},"ClientVersion":null}
             """.utf8)
@@ -47,6 +50,55 @@ import Testing
         #expect(s.peers == [TailnetStatus.Peer(name: "laptop", addresses: ["100.64.0.3"]),
                             TailnetStatus.Peer(name: "desk", addresses: ["100.64.0.2", "fd7a:115c:a1e0::2"])])
         #expect(s.offline == 1 && s.otherUsers == 1 && s.shared == 1 && s.overLimit == 0)
+    }
+
+    /// Every tagged node of a tailnet has the UserID of "tagged-devices":
+    /// a tagged device keeps the tagged devices that share a tag with it,
+    /// not every tagged node (servers, CI runners) of the organisation.
+    @Test func aTaggedDeviceKeepsTheTaggedDevicesThatShareATag() throws {
+        let tagged = 2_147_455_555
+        let s = try TailnetStatus(json: Self.status([
+            ("a", Self.peer("desk", user: tagged, ips: ["100.64.0.3"], tags: #"["tag:server","tag:ada"]"#)),
+            ("b", Self.peer("ci-runner", user: tagged, tags: #"["tag:ci"]"#)),
+            ("c", Self.peer("untagged", user: tagged)),
+            ("d", Self.peer("empty-tags", user: tagged, tags: "[]")),
+            ("e", Self.peer("odd-tags", user: tagged, tags: #"[1]"#)),
+            ("f", Self.peer("laptop", user: tagged, ips: ["100.64.0.4"], tags: #"["tag:ada"]"#)),
+            ("g", Self.peer("bobs", user: 8, tags: #"["tag:ada"]"#)),
+        ], selfUser: tagged, selfTags: #"["tag:ada","tag:desktops"]"#))
+        #expect(s.peers.map(\.name) == ["desk", "laptop"])
+        #expect(s.otherTags == 4 && s.otherUsers == 1)
+    }
+
+    /// An untagged device is its person's: a node of the same UserID that
+    /// is tagged (Headscale kept the registering user's ID on tagged nodes)
+    /// belongs to its tags, not to the person.
+    @Test func anUntaggedDeviceKeepsItsPersonsUntaggedDevicesOnly() throws {
+        let s = try TailnetStatus(json: Self.status([
+            ("a", Self.peer("desk", user: 7)),
+            ("b", Self.peer("server", user: 7, tags: #"["tag:server"]"#)),
+            ("c", Self.peer("null-tags", user: 7, ips: ["100.64.0.5"], tags: "null")),
+        ]))
+        #expect(s.peers.map(\.name) == ["desk", "null-tags"])
+        #expect(s.otherTags == 1)
+        let wire = Array("HTTP/1.1 200 OK\r\n\r\n".utf8) + Self.status([("b", Self.peer("server", user: 7, tags: #"["tag:server"]"#))])
+        let state = TailnetSource.interpret(.response(wire), socketPath: "/run/ts.sock", port: 52370, now: 0, watched: true).1
+        #expect(state.condition == .ok && state.peers == 0 && state.message == "left out: 1 with other tags")
+    }
+
+    @Test func selfTagsOfAnotherShapeAreNotAStatus() {
+        #expect(throws: HandoffError.self) {
+            try TailnetStatus(json: Self.status([("a", Self.peer("desk", user: 7))], selfTags: #""tag:ada""#))
+        }
+    }
+
+    @Test func onlyTheFirstTagsAreCompared() throws {
+        let many = "[" + (0..<200).map { "\"tag:t\($0)\"" }.joined(separator: ",") + "]"
+        let s = try TailnetStatus(json: Self.status([
+            ("a", Self.peer("early", user: 9, tags: #"["tag:t3"]"#)),
+            ("b", Self.peer("late", user: 9, tags: #"["tag:t150"]"#)),
+        ], selfUser: 9, selfTags: many))
+        #expect(s.peers.map(\.name) == ["early"] && s.otherTags == 1)
     }
 
     @Test func aStoppedTailnetHasNoPeersAndIsNotAnError() throws {

@@ -15,8 +15,9 @@ import socket
 import threading
 
 
-def peer_status(host, user, ips, online=True, sharee=None):
-    """One ipnstate.PeerStatus, with fields that do not matter too."""
+def peer_status(host, user, ips, online=True, sharee=None, tags=None):
+    """One ipnstate.PeerStatus, with fields that do not matter too. `tags`:
+    its ACL tags (marshalled only when given, as ipnstate's omitempty)."""
     peer = {
         "ID": "n" + host, "PublicKey": "nodekey:" + host.encode().hex(), "HostName": host,
         "DNSName": host + ".tail1234.ts.net.", "OS": "linux", "UserID": user, "TailscaleIPs": ips,
@@ -29,14 +30,20 @@ def peer_status(host, user, ips, online=True, sharee=None):
     }
     if sharee is not None:
         peer["ShareeNode"] = sharee
+    if tags is not None:
+        peer["Tags"] = tags
     return peer
 
 
-def status(self_host, self_ips, peers, user=7, state="Running"):
+# The one UserID every tagged node of a tailnet shows ("tagged-devices").
+TAGGED_DEVICES = 2147455555
+
+
+def status(self_host, self_ips, peers, user=7, state="Running", self_tags=None):
     """ipnstate.Status: `peers` maps a node key to a PeerStatus."""
     return {
         "Version": "1.76.1-test", "TUN": True, "BackendState": state, "AuthURL": "",
-        "TailscaleIPs": self_ips, "Self": peer_status(self_host, user, self_ips), "Health": [],
+        "TailscaleIPs": self_ips, "Self": peer_status(self_host, user, self_ips, tags=self_tags), "Health": [],
         "MagicDNSSuffix": "tail1234.ts.net",
         "CurrentTailnet": {"Name": "ada@example.com", "MagicDNSSuffix": "tail1234.ts.net", "MagicDNSEnabled": True},
         "CertDomains": None, "Peer": peers,

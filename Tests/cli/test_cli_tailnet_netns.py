@@ -18,7 +18,7 @@ import pytest
 
 import netns
 from cli_support import Device, pair_of_devices
-from tailnet_support import FakeTailscaled, peer_status, status
+from tailnet_support import TAGGED_DEVICES, FakeTailscaled, peer_status, status
 
 PREFIX = "htn-"
 TYPE = "com.example.tailnet.edit"
@@ -62,14 +62,16 @@ def router_ips(hosts, x):
 def tailscaleds(hosts, tmp_path):
     """A's and B's LocalAPI: each lists the other as an online device of
     the same user. A's also lists a device of another user, a shared-in
-    node and an offline device of the person, all on the router's
-    addresses (where `Counter` listens)."""
+    node, an offline device of the person and a tagged node with the
+    person's UserID (Headscale kept it: owned by its tag, not the person),
+    all on the router's addresses (where `Counter` listens)."""
     ra, rb = router_ips(hosts, "a"), router_ips(hosts, "b")
     a_peers = {
         "nodekey:b": peer_status("desk", 7, own_ips(hosts, "b")),
         "nodekey:c": peer_status("bobs-laptop", 8, [ra[0]]),
         "nodekey:d": peer_status("shared-in", 7, [ra[1]], sharee=True),
         "nodekey:e": peer_status("asleep", 7, [rb[0]], online=False),
+        "nodekey:f": peer_status("build-server", 7, [rb[1]], tags=["tag:server"]),
     }
     b_peers = {"nodekey:a": peer_status("laptop", 7, own_ips(hosts, "a"))}
     served = [FakeTailscaled(tmp_path / "a-tailscaled.sock", status("laptop", own_ips(hosts, "a"), a_peers)),
@@ -160,12 +162,12 @@ def test_discovery_and_handoff_through_the_tailnet_source(hosts, tailscaleds, tm
         v4, v6 = own_ips(hosts, "b")
         assert tailnet == [{"kind": "tailnet", "name": sa.path, "condition": "ok", "peers": 1,
                             "addresses": [f"{v4}:52370", f"[{v6}]:52370"],
-                            "message": "left out: 1 offline, 1 of other users, 1 shared in"}]
+                            "message": "left out: 1 offline, 1 of other users, 1 shared in, 1 with other tags"}]
     finally:
         datagrams = counter.stop() if counter.proc.poll() is None else -1
         counter.kill()
     # Every beacon A sent went to B alone: none to another user's device,
-    # a shared-in node or an offline one.
+    # a shared-in node, an offline one or a node owned by its tag.
     assert datagrams == 0
 
     # tailscaled was asked as its own client asks it.
@@ -175,6 +177,44 @@ def test_discovery_and_handoff_through_the_tailnet_source(hosts, tailscaleds, tm
             assert line == "GET /localapi/v0/status HTTP/1.1"
             assert headers.get("host") == "local-tailscaled.sock" and "origin" not in headers
             assert headers.get("connection") == "close"
+
+
+def test_tagged_devices_find_those_sharing_a_tag_and_no_other_tagged_node(hosts, tmp_path, procs):
+    """Both devices tagged: every tagged node has the UserID of
+    "tagged-devices", so only a tag in common says they are one owner's.
+    A's tailnet also lists tagged nodes of the same UserID with other
+    tags, on the router's addresses: they get no beacon."""
+    ra, rb = router_ips(hosts, "a"), router_ips(hosts, "b")
+    a_peers = {
+        "nodekey:b": peer_status("desk", TAGGED_DEVICES, own_ips(hosts, "b"), tags=["tag:ada", "tag:desktops"]),
+        "nodekey:c": peer_status("ci-runner", TAGGED_DEVICES, [ra[0], ra[1]], tags=["tag:ci"]),
+        "nodekey:d": peer_status("db", TAGGED_DEVICES, [rb[0], rb[1]], tags=["tag:server", "tag:prod"]),
+    }
+    b_peers = {"nodekey:a": peer_status("laptop", TAGGED_DEVICES, own_ips(hosts, "a"), tags=["tag:ada"])}
+    sa = FakeTailscaled(tmp_path / "a-tailscaled.sock",
+                        status("laptop", own_ips(hosts, "a"), a_peers, user=TAGGED_DEVICES, self_tags=["tag:ada"]))
+    sb = FakeTailscaled(tmp_path / "b-tailscaled.sock",
+                        status("desk", own_ips(hosts, "b"), b_peers, user=TAGGED_DEVICES, self_tags=["tag:desktops", "tag:ada"]))
+    counter = Counter(hosts["r"])
+    try:
+        a, b = pair_of_devices(tmp_path, procs, netns=(hosts["a"], hosts["b"]))
+        sender = a.spawn("--json", "publish", "--type", TYPE, "--title", "Tagged", "--tailnet-socket", sa.path)
+        published = sender.event("publishing")
+        continued = b.run("--json", "continue", published["id"], "--timeout", "40", "--tailnet-socket", sb.path)
+        assert continued.code == 0, continued
+        assert continued.json()["title"] == "Tagged"
+        sender.event("continued", id=published["id"])
+
+        report, _ = findings_of(a.run("--json", "doctor", "--listen", "2", "--tailnet-socket", sa.path))
+        [tailnet] = [s for s in report["sources"] if s["kind"] == "tailnet"]
+        assert tailnet["condition"] == "ok" and tailnet["peers"] == 1, tailnet
+        assert tailnet["message"] == "left out: 2 with other tags", tailnet
+    finally:
+        datagrams = counter.stop() if counter.proc.poll() is None else -1
+        counter.kill()
+        sa.close()
+        sb.close()
+    assert datagrams == 0
 
 
 def test_discovery_and_handoff_through_configured_host_names(hosts, tmp_path, procs):
@@ -220,6 +260,57 @@ def test_the_agent_uses_the_tailnet_and_doctor_reports_each_source(hosts, tailsc
     assert sorted(named["addresses"]) == sorted([f"{v4}:52370", f"[{v6}]:52370"])  # in the resolver's order
     kinds = [s["kind"] for s in report["sources"]]
     assert kinds == ["link", "peer", "peer", "tailnet"], report["sources"]
+
+
+def test_a_name_is_looked_up_again_when_the_network_changes(hosts, tmp_path, procs):
+    """B's agent names A by a host name that first resolves where nothing
+    is (/etc/hosts in B's namespace). The name then moves to A, and B's
+    network changes (an interface appears): the agent looks the name up
+    again within a second or two, not at the next minute, and solicits A,
+    whose answer is the only way B can hear of A's activity here (no
+    multicast across r, A has no peers): `continue`, which gives up after
+    30 s, works."""
+    a, b = pair_of_devices(tmp_path, procs, netns=(hosts["a"], hosts["b"]))
+    hosts_file = Path("/etc/netns") / hosts["b"] / "hosts"
+    original = hosts_file.read_text()
+    (av4, av6), (bv4, _) = hosts["nets"]["a"], hosts["nets"]["b"]
+    nowhere = f"{bv4}.77"  # on B's own link, nobody there
+    try:
+        # Written in place: `ip netns exec` bound this file over /etc/hosts.
+        hosts_file.write_text(original + f"{nowhere} moving-a.test\n")
+        agent_socket = tmp_path / "b-run" / "agent.sock"
+        agent = b.spawn("--json", "agent", "--no-notifications", "--no-tray", "--no-launch", "--socket", agent_socket,
+                        "--no-tailnet", "--peer", "moving-a.test:52370")
+        agent.expect_stderr('"event":"listening"')
+        through_agent = dict(b.env, HANDOFF_AGENT_SOCKET=str(agent_socket))
+
+        def named():
+            report, _ = findings_of(b.run("--json", "doctor", "--listen", "0", env=through_agent))
+            [state] = [s for s in report["sources"] if s["name"] == "moving-a.test:52370"]
+            return state
+
+        for _ in range(50):
+            if named()["addresses"] == [f"{nowhere}:52370"]:
+                break
+        assert named()["addresses"] == [f"{nowhere}:52370"]
+
+        sender = a.spawn("--json", "publish", "--type", TYPE, "--title", "Moved", "--no-tailnet")
+        published = sender.event("publishing")
+        hosts_file.write_text(original + f"{av4}.1 moving-a.test\n{av6}:1 moving-a.test\n")
+        # A new link with multicast, inside B (a veth pair: the kernel here may have no dummy).
+        netns.ip("-n", hosts["b"], "link", "add", "hmove0", "type", "veth", "peer", "name", "hmove1")
+        netns.ip("-n", hosts["b"], "addr", "add", "10.250.0.1/24", "dev", "hmove0")
+        netns.ip("-n", hosts["b"], "link", "set", "hmove1", "up")
+        netns.ip("-n", hosts["b"], "link", "set", "hmove0", "up")
+
+        continued = b.run("--json", "continue", published["id"], "--timeout", "30", env=through_agent)
+        assert continued.code == 0, continued
+        assert continued.json()["title"] == "Moved" and continued.json()["via"] == "agent"
+        sender.event("continued", id=published["id"])
+        assert sorted(named()["addresses"]) == sorted([f"{av4}.1:52370", f"[{av6}:1]:52370"])
+    finally:
+        hosts_file.write_text(original)
+        subprocess.run(["ip", "-n", hosts["b"], "link", "del", "hmove0"], capture_output=True)
 
 
 # ------------------------------------------------- tailscaled absent, refusing, broken

@@ -142,6 +142,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
                                        limits: configuration.channelLimits, threads: threads) { exchange.serve($0) }
             transport = try BeaconTransport(config: configuration.beacons, interfacesChanged: { [weak self] in
                 self?.solicit()
+                self?.reach?.interfacesChanged()
             }) { [weak self] packet, from in
                 self?.received(packet, from: from)
             }

@@ -20,47 +20,108 @@ public final class StaticPeerSource: PeerSource {
 
 /// A configured peer given by name (`ada.local:52370`): resolved with
 /// getaddrinfo (so /etc/hosts, DNS, mDNS through nss-mdns, whatever the
-/// system's resolver does) when the engine starts and every
-/// `resolveInterval` seconds after, on the `hoff-reach` thread. A name
-/// that does not resolve gives no address and says so in its state; it is
-/// tried again at the next interval, never in a loop.
+/// system's resolver does) when the engine starts, every `resolveInterval`
+/// seconds after, and `networkSettle` seconds after the network's
+/// interfaces change (`PeerSources.interfacesChanged`), on the
+/// `hoff-reach` thread.
+///
+/// A lookup that fails keeps the last good addresses (a flaky resolver
+/// must not make a device vanish): the state stays ok and says so. They
+/// are dropped, and the state is failed, once `dropAfterFailures` lookups
+/// in a row have failed over more than `dropAfterSeconds` since the last
+/// success. After a failure the next try comes sooner (2 s, doubling up to
+/// the interval), never in a loop (docs/PROTOCOL.md "Peer sources").
 public final class NamedPeerSource: PeerSource {
     public static let resolveInterval = 60.0
     /// Addresses kept per name (a round-robin name may have many).
     public static let maxAddresses = 8
+    /// Both must hold before failed lookups drop the last good addresses:
+    /// a burst of quick failures (a network change) drops nothing, nor
+    /// does one failure after a long sleep.
+    public static let dropAfterFailures = 3
+    public static let dropAfterSeconds = 300.0
+    /// The first retry after a failure (then doubling, up to `resolveInterval`).
+    public static let failureRetry = 2.0
+    /// How long after a network change the name is looked up: the burst
+    /// of netlink events, and the resolver's new configuration, settle.
+    public static let networkSettle = 1.0
+
+    /// What one lookup gave: addresses, or the resolver's words.
+    public enum Resolution: Sendable, Equatable { case success([UDPAddress]), failure(String) }
+    public typealias Resolver = @Sendable (PeerName) -> Resolution
 
     public let peer: PeerName
-    private let current: Locked<(addresses: [UDPAddress], state: PeerSourceState)>
+    private let resolver: Resolver
+    private let current: Locked<Current>
 
-    public init(_ peer: PeerName) {
+    private struct Current {
+        var addresses: [UDPAddress] = []
+        var state: PeerSourceState
+        /// Monotonic and wall-clock (seconds since the epoch) times of the last success.
+        var lastSuccess: (monotonic: Double, wall: Int)?
+        var failures = 0
+        init(_ state: PeerSourceState) { self.state = state }
+    }
+
+    /// A name the system's resolver looks up (`resolve`).
+    public convenience init(_ peer: PeerName) { self.init(peer, resolver: NamedPeerSource.resolve) }
+
+    /// - Parameter resolver: the lookup (tests give their own), called on
+    ///   the `hoff-reach` thread only.
+    public init(_ peer: PeerName, resolver: @escaping Resolver) {
         self.peer = peer
-        current = Locked(([], PeerSourceState(kind: .peer, name: peer.description, condition: .pending)))
+        self.resolver = resolver
+        current = Locked(Current(PeerSourceState(kind: .peer, name: peer.description, condition: .pending)))
     }
 
     public var addresses: [UDPAddress] { current.withLock { $0.addresses } }
     public var state: PeerSourceState { current.withLock { $0.state } }
+    public var refreshAfterNetworkChange: Double? { Self.networkSettle }
 
     public func refresh(now: Double) -> Double? {
-        let result = Self.resolve(peer)
-        current.withLock { c in
+        let result = resolver(peer)
+        return current.withLock { c in
+            let name = peer.description
             switch result {
             case .success(let addresses):
                 c.addresses = addresses
-                c.state = PeerSourceState(kind: .peer, name: peer.description, condition: .ok,
-                                          addresses: addresses.map(\.description))
+                c.lastSuccess = (now, Int(time(nil)))
+                c.failures = 0
+                c.state = PeerSourceState(kind: .peer, name: name, condition: .ok, addresses: addresses.map(\.description))
+                return now + Self.resolveInterval
             case .failure(let message):
-                c.addresses = []
-                c.state = PeerSourceState(kind: .peer, name: peer.description, condition: .failed, message: message)
+                c.failures += 1
+                let retry = min(Self.resolveInterval, Self.failureRetry * Double(1 << min(c.failures - 1, 8)))
+                if let last = c.lastSuccess, !c.addresses.isEmpty,
+                   c.failures < Self.dropAfterFailures || now - last.monotonic <= Self.dropAfterSeconds {
+                    // Kept: the state says the lookups failed, and when the kept addresses were resolved.
+                    c.state = PeerSourceState(kind: .peer, name: name, condition: .ok, addresses: c.addresses.map(\.description),
+                                              message: (c.failures == 1 ? "the last lookup failed" : "the last \(c.failures) lookups failed")
+                                                  + " (\(message)); kept the addresses of \(Self.utc(last.wall))")
+                } else {
+                    c.addresses = []
+                    let since = c.lastSuccess.map { "; it last resolved at \(Self.utc($0.wall))" } ?? ""
+                    c.state = PeerSourceState(kind: .peer, name: name, condition: .failed, message: message + since)
+                }
+                return now + retry
             }
         }
-        return now + Self.resolveInterval
     }
 
-    enum Resolution { case success([UDPAddress]), failure(String) }
+    /// `2026-11-28 02:40:05 UTC`.
+    static func utc(_ seconds: Int) -> String {
+        var t = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) UTC"
+    }
 
     /// The name's addresses (IPv4 and IPv6, each once, in the resolver's
-    /// order, at most `maxAddresses`), or the resolver's words.
-    static func resolve(_ peer: PeerName) -> Resolution {
+    /// order, at most `maxAddresses`), or the resolver's words: the
+    /// system's resolver (getaddrinfo).
+    @Sendable public static func resolve(_ peer: PeerName) -> Resolution {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)

@@ -26,6 +26,9 @@ public protocol PeerSource: AnyObject, Sendable {
     func refresh(now: Double) -> Double?
     /// A descriptor whose readability asks for a refresh (inotify), or -1.
     var descriptor: Int32 { get }
+    /// How long after the network's interfaces change to refresh (a name
+    /// may resolve elsewhere now), nil when a change means nothing here.
+    var refreshAfterNetworkChange: Double? { get }
     /// Reads what made `descriptor` readable; true when a refresh is due now.
     func descriptorReadable() -> Bool
 }
@@ -33,6 +36,7 @@ public protocol PeerSource: AnyObject, Sendable {
 extension PeerSource {
     public var needsRefresh: Bool { true }
     public var descriptor: Int32 { -1 }
+    public var refreshAfterNetworkChange: Double? { nil }
     public func descriptorReadable() -> Bool { false }
 }
 

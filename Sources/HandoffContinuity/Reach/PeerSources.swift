@@ -11,9 +11,11 @@ import Glibc
 ///
 /// The thread sleeps until the earliest source's next refresh or an event
 /// of one of their descriptors (docs/agent.md §8): with no name configured
-/// and no tailscaled, no wake-up at all. It is started only when a source
-/// needs refreshing, is detached, and ends at its next wake-up after
-/// `stop()` (a name still resolving is not waited for).
+/// and no tailscaled, no wake-up at all; `interfacesChanged()` brings the
+/// refresh of the sources that follow the network (names) forward. It is
+/// started only when a source needs refreshing, is detached, and ends at
+/// its next wake-up after `stop()` (a name still resolving is not waited
+/// for).
 public final class PeerSources: Sendable {
     public static let maxAddresses = 256
 
@@ -28,6 +30,8 @@ public final class PeerSources: Sendable {
         var stopping = false
         var threadOwnsPipe = false
         var closed = false
+        /// Told by `interfacesChanged`, not yet seen by the thread.
+        var networkChanged = false
     }
 
     /// - Parameter changed: called on the `hoff-reach` thread with the new
@@ -90,6 +94,22 @@ public final class PeerSources: Sendable {
         if closeNow { closePipe() }
     }
 
+    /// The network's interfaces changed (the engine's beacon transport
+    /// says so, from netlink): each source that follows the network
+    /// (`refreshAfterNetworkChange`) is refreshed that long from now, or
+    /// sooner if it was due sooner. Returns at once; any thread. Changes
+    /// in a burst make one refresh per source, and at most one per
+    /// `refreshAfterNetworkChange` for a network that keeps changing.
+    public func interfacesChanged() {
+        state.withLock { s in
+            // No thread (nothing to refresh, or not started yet: it refreshes everything first).
+            guard s.threadOwnsPipe, !s.stopping, !s.closed else { return }
+            s.networkChanged = true
+            var byte: UInt8 = 1
+            _ = write(wakeWrite, &byte, 1)  // a full pipe is a pending wake-up already
+        }
+    }
+
     private func closePipe() {
         state.withLock { s in
             guard !s.closed else { return }
@@ -127,10 +147,30 @@ public final class PeerSources: Sendable {
             let r = poll(&fds, nfds_t(fds.count), timeout)
             if r < 0 && errno != EINTR { return }
             guard r > 0 else { continue }
-            if fds[0].revents != 0 { return }
+            if fds[0].revents != 0 {
+                if stopping { return }
+                networkChanged(&due)
+            }
             for (k, i) in owners.enumerated() where fds[k + 1].revents != 0 {
                 if sources[i].descriptorReadable() { due[i] = 0 }
             }
+        }
+    }
+
+    /// Drains the wake-up pipe and moves the due times of the sources that
+    /// follow the network (`interfacesChanged`).
+    private func networkChanged(_ due: inout [Double?]) {
+        let changed = state.withLock { s -> Bool in
+            var bytes = [UInt8](repeating: 0, count: 64)
+            while read(wakeRead, &bytes, bytes.count) > 0 {}
+            defer { s.networkChanged = false }
+            return s.networkChanged
+        }
+        guard changed else { return }
+        let now = monotonicSeconds()
+        for (i, source) in sources.enumerated() {
+            guard let delay = source.refreshAfterNetworkChange else { continue }
+            due[i] = min(due[i] ?? .infinity, now + delay)
         }
     }
 

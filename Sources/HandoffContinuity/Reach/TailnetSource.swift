@@ -96,6 +96,7 @@ public final class TailnetSource: PeerSource {
             if status.offline > 0 { notes.append("\(status.offline) offline") }
             if status.otherUsers > 0 { notes.append("\(status.otherUsers) of other users") }
             if status.shared > 0 { notes.append("\(status.shared) shared in") }
+            if status.otherTags > 0 { notes.append("\(status.otherTags) with other tags") }
             if status.overLimit > 0 { notes.append("\(status.overLimit) over the limit of \(TailnetStatus.maxPeers)") }
             let ok = PeerSourceState(kind: .tailnet, name: socketPath, condition: .ok,
                                      addresses: addresses.map(\.description), peers: status.peers.count,

@@ -6,8 +6,14 @@ import HandoffModel
 /// this person's devices, online now, with their Tailscale addresses
 /// (docs/PROTOCOL.md "Peer sources").
 ///
-/// Kept: peers with `Online` true, the `UserID` of `Self`, and not
-/// `ShareeNode` (a node shared in from another user's tailnet). At most
+/// Kept: peers with `Online` true, the `UserID` of `Self`, the same kind
+/// of owner as `Self` (`Tags`: both untagged, or both tagged with at least
+/// one tag in common), and not `ShareeNode` (a node shared in from another
+/// user's tailnet). Tags matter because every tagged node of a tailnet
+/// has the one UserID of "tagged-devices": a tagged node is owned by its
+/// tags, not a person (tailscale's own rule, `IsTagged`), so a tagged
+/// device keeps the devices that share a tag with it, and an untagged one
+/// keeps its person's untagged devices only. At most
 /// `maxPeers`, in the order of their keys (the node public keys), so a huge
 /// tailnet gives the same choice on every poll; each with at most
 /// `maxAddressesPerPeer` of its `TailscaleIPs`.
@@ -27,9 +33,14 @@ public struct TailnetStatus: Sendable, Equatable {
     public var otherUsers = 0
     public var shared = 0
     public var overLimit = 0
+    /// Same UserID, but another owner by their tags: none in common, or
+    /// one of the two tagged and the other not.
+    public var otherTags = 0
 
     public static let maxPeers = 128
     public static let maxAddressesPerPeer = 2
+    /// Tags compared per node (tailscale's nodes carry a handful).
+    public static let maxTags = 64
     /// The largest status body read (a tailnet of thousands of nodes fits).
     public static let maxBodyBytes = 4 * 1024 * 1024
 
@@ -71,6 +82,7 @@ public struct TailnetStatus: Sendable, Equatable {
         guard case .dictionary(let me)? = status["Self"], case .integer(let user)? = me["UserID"] else {
             throw Self.shape("no Self.UserID")
         }
+        guard let myTags = Self.tags(me["Tags"]) else { throw Self.shape("Self.Tags is not a list of strings") }
         let peerMap: [String: UserInfoValue]
         switch status["Peer"] {
         case .dictionary(let map)?: peerMap = map
@@ -82,6 +94,8 @@ public struct TailnetStatus: Sendable, Equatable {
             guard case .boolean(true)? = p["Online"] else { offline += 1; continue }
             guard case .integer(user)? = p["UserID"] else { otherUsers += 1; continue }
             if case .boolean(true)? = p["ShareeNode"] { shared += 1; continue }
+            // Tags of another shape: whose the node is cannot be told, so it is not kept.
+            guard let theirTags = Self.tags(p["Tags"]), Self.sameOwner(myTags, theirTags) else { otherTags += 1; continue }
             guard peers.count < Self.maxPeers else { overLimit += 1; continue }
             var addresses: [String] = []
             if case .array(let ips)? = p["TailscaleIPs"] {
@@ -95,6 +109,30 @@ public struct TailnetStatus: Sendable, Equatable {
             else if case .string(let dns)? = p["DNSName"] { name = dns }
             peers.append(Peer(name: String(name.prefix(64)), addresses: addresses))
         }
+    }
+
+    /// `Tags` (absent or null: none), at most `maxTags` of them; nil when
+    /// it is not a list of strings.
+    static func tags(_ value: UserInfoValue?) -> Set<String>? {
+        switch value {
+        case nil, .null?:
+            return []
+        case .array(let list)?:
+            var tags = Set<String>()
+            for item in list.prefix(maxTags) {
+                guard case .string(let tag) = item else { return nil }
+                tags.insert(tag)
+            }
+            return tags
+        default:
+            return nil
+        }
+    }
+
+    /// Untagged nodes are owned by their user (the UserIDs already match),
+    /// tagged ones by their tags: one in common is one owner.
+    static func sameOwner(_ mine: Set<String>, _ theirs: Set<String>) -> Bool {
+        mine.isEmpty ? theirs.isEmpty : !mine.isDisjoint(with: theirs)
     }
 
     static func shape(_ what: String) -> HandoffError {

@@ -839,6 +839,9 @@ func writeRelayFileRegressions(_ w: Writer) {
 
 let tailnetStatusJSON = #"{"BackendState":"Running","Self":{"HostName":"me","UserID":7,"TailscaleIPs":["100.64.0.1"]},"Peer":{"nodekey:a":{"HostName":"desk","DNSName":"desk.tail1234.ts.net.","UserID":7,"Online":true,"TailscaleIPs":["100.64.0.2","fd7a:115c:a1e0::2"]},"nodekey:b":{"HostName":"bob","UserID":8,"Online":true,"TailscaleIPs":["100.64.0.3"]},"nodekey:c":{"HostName":"shared","UserID":7,"Online":true,"ShareeNode":true,"TailscaleIPs":["100.64.0.4"]}}}"#
 
+/// Tagged nodes: one UserID ("tagged-devices"), kept only with a tag in common.
+let tailnetTaggedJSON = #"{"BackendState":"Running","Self":{"UserID":9,"Tags":["tag:ada"],"TailscaleIPs":["100.64.0.1"]},"Peer":{"nodekey:a":{"HostName":"desk","UserID":9,"Tags":["tag:ada","tag:x"],"Online":true,"TailscaleIPs":["100.64.0.2"]},"nodekey:b":{"HostName":"ci","UserID":9,"Tags":["tag:ci"],"Online":true,"TailscaleIPs":["100.64.0.3"]},"nodekey:c":{"HostName":"plain","UserID":9,"Tags":null,"Online":true,"TailscaleIPs":["100.64.0.4"]}}}"#
+
 func writeTailnetSeeds(_ w: Writer) {
     let body = tailnetStatusJSON
     let half = body.utf8.count / 2
@@ -848,6 +851,7 @@ func writeTailnetSeeds(_ w: Writer) {
     w("tailnet-status", "content-length", "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)
     w("tailnet-status", "stopped", "HTTP/1.0 200 OK\r\n\r\n{\"BackendState\":\"Stopped\",\"Self\":null,\"Peer\":null}")
     w("tailnet-status", "forbidden", "HTTP/1.1 403 Forbidden\r\nContent-Length: 13\r\n\r\naccess denied")
+    w("tailnet-status", "tagged", "HTTP/1.0 200 OK\r\n\r\n" + tailnetTaggedJSON)
 }
 
 // MARK: - Pairing (docs/PROTOCOL.md §9)
