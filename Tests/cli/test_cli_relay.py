@@ -8,6 +8,7 @@ import os
 import pty
 import select
 import signal
+import re
 import stat
 import subprocess
 import termios
@@ -40,7 +41,7 @@ def assert_private(device):
 def test_show_without_a_relay(device):
     relay_file, password_file = files(device)
     expected = {"configured": False, "url": None, "username": None, "password_stored": False,
-                "ca_file": None, "allow_plain": False, "path": str(relay_file),
+                "ca_file": None, "allow_plain": False, "account_tag": None, "path": str(relay_file),
                 "password_path": str(password_file)}
     assert relay(device) == expected
     assert relay(device, "show") == expected
@@ -55,7 +56,7 @@ def test_set_show_clear_round_trip(device, tmp_path):
     shown = relay(device, *args)
     relay_file, stored = files(device)
     assert shown == {"configured": True, "url": "mqtts://alice@broker.example:8884", "username": "alice",
-                     "password_stored": True, "ca_file": None, "allow_plain": False,
+                     "password_stored": True, "ca_file": None, "allow_plain": False, "account_tag": None,
                      "path": str(relay_file), "password_path": str(stored)}
     assert relay(device, "show") == shown
     assert relay_file.read_text() == "url=mqtts://alice@broker.example:8884\n"
@@ -274,3 +275,12 @@ def test_interrupted_prompt_restores_echo(device):
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
         os.close(master)
+
+
+def test_show_names_the_accounts_topics_for_a_brokers_acl(device):
+    assert device.run("account", "create").code == 0
+    shown = relay(device, "set", "mqtt://127.0.0.1:1883")
+    tag = shown["account_tag"]
+    assert re.fullmatch(r"[0-9a-f]{32}", tag), shown
+    human = device.run("relay", "show")
+    assert "topic readwrite hoff/%s/#" % tag in human.out, human

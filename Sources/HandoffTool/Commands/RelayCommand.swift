@@ -38,8 +38,11 @@ enum RelayCommand: Command {
         The broker sees when your devices are online and how much they send, never
         what: see PROTOCOL.md §11 "What the broker observes".
 
+        On a broker other people use too, give this user only the account's topics
+        (show prints them; Mosquitto: an acl_file line "topic readwrite hoff/TAG/#").
+
         With --json: {"configured", "url", "username", "password_stored", "ca_file",
-        "allow_plain", "path", "password_path"}.
+        "allow_plain", "account_tag", "path", "password_path"}.
 
         Files: $XDG_CONFIG_HOME/handoff/relay and relay-password (mode 0600).
         """
@@ -159,7 +162,10 @@ enum RelayCommand: Command {
     }
 
     private static func show(_ c: RelayConfiguration?, _ store: RelayConfigurationStore, _ output: Output) {
+        // The account's topics, for a shared broker's ACL (PROTOCOL.md §11).
+        let tag = (try? AccountStore(directory: store.directory).loadAccount()).map { RelayTopics(accountKey: $0).accountTag }
         let json: JSONObject = [
+            "account_tag": tag.map(JSON.string) ?? .null,
             "configured": .bool(c != nil),
             "url": c.map { .string($0.url) } ?? .null,
             "username": c?.username.map(JSON.string) ?? .null,
@@ -184,6 +190,10 @@ enum RelayCommand: Command {
                 lines.append(tr("TLS: the broker's certificate is checked against {file}", ["file": ca]))
             case (.mqtts, nil):
                 lines.append(tr("TLS: the broker's certificate is checked against the system's certificates"))
+            }
+            if let tag {
+                lines.append(tr("Topics: hoff/{tag}/# (on a broker others use too, allow this user only these: topic readwrite hoff/{tag}/#)",
+                                ["tag": tag]))
             }
         } else {
             lines = [tr("Relay: none (handoff relay set mqtts://USER@HOST:8883 sets one)")]

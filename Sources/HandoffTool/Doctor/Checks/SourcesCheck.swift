@@ -33,8 +33,10 @@ enum SourcesCheck: DoctorCheck {
                          todo: tr("check that the broker runs and this device can reach it; the agent tries again by itself"))
         case (.peer, .ok):
             if s.addresses == [s.name] { return .ok("sources.peer", tr("peer {peer}: a numeric address", ["peer": s.name])) }
+            // A name on kept addresses says why (its last lookups failed).
+            let note = s.message.map { " (" + $0 + ")" } ?? ""
             return .ok("sources.peer", tr("peer {peer}: resolves to {count} address(es): {addresses}",
-                                          ["peer": s.name, "count": "\(s.addresses.count)", "addresses": s.addresses.joined(separator: ", ")]))
+                                          ["peer": s.name, "count": "\(s.addresses.count)", "addresses": s.addresses.joined(separator: ", ")]) + note)
         case (.peer, .pending):
             return .ok("sources.peer", tr("peer {peer}: not resolved yet", ["peer": s.name]))
         case (.peer, _):
