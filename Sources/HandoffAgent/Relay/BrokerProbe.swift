@@ -25,9 +25,14 @@ enum BrokerProbe {
         defer { freeaddrinfo(first) }
         let end = monotonicSeconds() + timeout
         var lastError = ETIMEDOUT
+        var count = 0
+        var walk: UnsafeMutablePointer<addrinfo>? = first
+        while let a = walk { count += 1; walk = a.pointee.ai_next }
         var entry: UnsafeMutablePointer<addrinfo>? = first
+        var index = 0
         while let a = entry {
             entry = a.pointee.ai_next
+            index += 1
             let fd = socket(a.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else { continue }
             defer { close(fd) }
@@ -36,9 +41,14 @@ enum BrokerProbe {
                 lastError = errno
                 continue
             }
+            // Each address its share of what is left: a dead first one (an
+            // IPv6 address without a route) does not take all of it.
             var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let left = Int32(max(0, (end - monotonicSeconds()) * 1000).rounded(.up))
-            guard poll(&p, 1, left) > 0 else { break }
+            let share = max(0, end - monotonicSeconds()) / Double(max(1, count - index + 1))
+            guard poll(&p, 1, Int32((share * 1000).rounded(.up))) > 0 else {
+                lastError = ETIMEDOUT
+                continue
+            }
             var code: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length)

@@ -105,8 +105,9 @@ struct RemoteTable {
         let direct = [Family.ipv4, .ipv6].compactMap { family -> SocketAddress? in
             guard let channel = entry.channels[family], now - (entry.heardOver[family] ?? -.infinity) <= recent else { return nil }
             return channel
-        }.sorted { a, _ in a == verified }
-        var out = direct
+        }
+        let ordered = direct.filter { $0 == verified } + direct.filter { $0 != verified }
+        var out = ordered
         if let relay = entry.channels[.relay] { out.append(relay) }
         // Verified, but not heard that way lately: the last resort.
         if !out.contains(verified) { out.append(verified) }

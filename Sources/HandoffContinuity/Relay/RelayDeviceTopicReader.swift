@@ -16,10 +16,10 @@ public struct RelayDeviceTopicReader {
     /// Devices whose last gone message is remembered (least recently
     /// applied forgotten first): a bound on memory, not on correctness.
     public static let maxRemembered = 1024
-    /// Device-topic messages a second (and saved up) before any
-    /// cryptography, in all and per device tag (so one noisy tag, which
-    /// anyone may claim, does not use up the rest); beyond, dropped
-    /// (`over rate`). §5's own bounds follow.
+    /// Authentic device-topic messages a second (and saved up), in all and
+    /// per device tag (replayed copies of one device's beacons do not use
+    /// up the rest); beyond, dropped (`over rate`). §5's own bounds follow.
+    /// Messages that do not open are dropped before the rate is counted.
     public static let messagesPerSecond = 20.0
     public static let messageBurst = 40.0
     public static let messagesPerTag = 4.0
@@ -45,11 +45,16 @@ public struct RelayDeviceTopicReader {
     public mutating func read(_ message: [UInt8], deviceTag tag: String, now: Double) -> Result<Message, RelayDropReason> {
         if tag == ownTag { return .success(.own) }
         if message.count > BeaconCodec.maxPacketSize { return .failure(.oversized) }
-        guard rate.admit(tag, now: now) else { return .failure(.overRate) }
+        // Opened first (AES-GCM on at most 1200 bytes, bounded by the
+        // broker's rate): what does not open is dropped without touching
+        // the rate, so made-up messages cannot use up the budget of the
+        // account's own devices. The rate then bounds authentic copies.
         if message.count == RelayGoneMessage.sealedSize {
             guard let gone = RelayGoneMessage.open(message, key: topics.goneKey) else { return .failure(.notAuthentic) }
             guard topics.deviceTag(gone.deviceID) == tag else { return .failure(.topicMismatch) }
-            if let last = lastGone[tag], gone.connected < last.connected { return .failure(.notAuthentic) }
+            guard rate.admit(tag, now: now) else { return .failure(.overRate) }
+            // An older connection's Will, or the same one again (a replay): dropped.
+            if let last = lastGone[tag], gone.connected <= last.connected { return .failure(.notAuthentic) }
             remember(tag, gone.connected)
             return .success(.gone(gone))
         }
@@ -58,6 +63,7 @@ public struct RelayDeviceTopicReader {
         }
         guard let beacon = BeaconCodec.open(message, key: beaconKey) else { return .failure(.notAuthentic) }
         guard topics.deviceTag(beacon.deviceID) == tag else { return .failure(.topicMismatch) }
+        guard rate.admit(tag, now: now) else { return .failure(.overRate) }
         return .success(.beacon(beacon))
     }
 

@@ -23,6 +23,15 @@ final class RelayLoop: @unchecked Sendable {
     private var nextAttempt = 0.0
     /// This connection's Will session (§11 "Gone").
     private var sessionID: [UInt8] = []
+    /// When the current connection was made: one that breaks within
+    /// `stableAfter` does not reset the back-off (a broker that accepts and
+    /// then fails must not be reconnected to once a second).
+    private var connectedAt = 0.0
+    static let stableAfter = 60.0
+    /// When this device last announced itself because of an old gone
+    /// message on its own topic: at most once per `announceSpacing`.
+    private var lastOwnAnnounce = -Double.infinity
+    static let announceSpacing = 30.0
     private var lastService = 0.0
     private var devices = Set<String>()
     private var drops: [RelayDropReason: Int] = [:]
@@ -72,7 +81,7 @@ final class RelayLoop: @unchecked Sendable {
             for filter in session.topics.subscriptions(ownDeviceID: session.deviceID) { try b.subscribe(filter) }
             broker = b
             lastService = monotonicSeconds()
-            backoff.succeeded()
+            connectedAt = lastService
             devices = []
             update { $0.connection = .connected; $0.message = nil; $0.retryIn = nil }
             session.hooks?.connected()
@@ -93,6 +102,7 @@ final class RelayLoop: @unchecked Sendable {
     /// for the next connection, which announces afresh.
     private func lost(_ error: HandoffError) {
         broker = nil
+        if monotonicSeconds() - connectedAt >= Self.stableAfter { backoff.succeeded() }
         let wait = backoff.failed(refused: false)
         nextAttempt = monotonicSeconds() + wait
         devices = []
@@ -124,7 +134,7 @@ final class RelayLoop: @unchecked Sendable {
     private func takeRequests() {
         let (beacons, opens, proven, departed) = session.shared.withLock { s in
             defer { s.beacons = []; s.opens = []; s.authenticated = []; s.departed = [] }
-            return (s.beacons, s.opens, s.authenticated, Array(s.departed.prefix(64)))
+            return (s.beacons, s.opens, s.authenticated, Set(s.departed))
         }
         for tag in departed { table.resetAll(peer: tag) }
         if let broker {
@@ -168,10 +178,7 @@ final class RelayLoop: @unchecked Sendable {
                     }
                 }
             }
-            for key in table.takeForgotten() {
-                guard var bridge = bridges.removeValue(forKey: key) else { continue }
-                if bridge.flush() { bridge.close() } else { draining.append((bridge, now + Self.drainLimit)) }
-            }
+            closeForgotten()
             draining = draining.compactMap { d in
                 var d = d
                 if d.bridge.flush() || d.until <= now {
@@ -182,6 +189,16 @@ final class RelayLoop: @unchecked Sendable {
             }
             update { $0.pipes = self.bridges.count }
             if !moved { break }
+        }
+    }
+
+    /// Lets go of the bridges of pipes the table forgot: closed once what
+    /// they hold for the channel is written (30 s at most).
+    private func closeForgotten() {
+        let now = monotonicSeconds()
+        for key in table.takeForgotten() {
+            guard var bridge = bridges.removeValue(forKey: key) else { continue }
+            if bridge.flush() { bridge.close() } else { draining.append((bridge, now + Self.drainLimit)) }
         }
     }
 
@@ -216,7 +233,10 @@ final class RelayLoop: @unchecked Sendable {
             lost(error)
             return
         }
-        for message in broker.take() { handle(message) }
+        for message in broker.take() {
+            handle(message)
+            closeForgotten()  // before the next message can reuse a forgotten key
+        }
         if broker.droppedMessages > 0 { update { $0.drops = self.mergedDrops() } }
     }
 
@@ -247,6 +267,13 @@ final class RelayLoop: @unchecked Sendable {
             }
             update { $0.devices = self.devices.count }
         case .pipe(let to, let from, let pipe)?:
+            // A pipe is opened only by a device whose authentic beacon came
+            // through this connection: a made-up tag (anyone who may write
+            // under our topics can claim one) takes no slot and no socket.
+            if !devices.contains(from), message.payload.count > 1, message.payload[1] == RelayPipeFrame.Kind.open.rawValue {
+                count(.unknownPipe)
+                return
+            }
             let arrival = table.receive(message.payload, topic: .pipe(to: to, from: from, pipe: pipe), now: now)
             switch arrival {
             case .accepted(let key), .acceptedShedding(let key, _):
@@ -264,7 +291,9 @@ final class RelayLoop: @unchecked Sendable {
     private func ownTopic(_ payload: [UInt8]) {
         guard payload.count == RelayGoneMessage.sealedSize,
               let gone = RelayGoneMessage.open(payload, key: session.topics.goneKey),
-              gone.deviceID == session.deviceID, gone.session != sessionID else { return }
+              gone.deviceID == session.deviceID, gone.session != sessionID,
+              monotonicSeconds() - lastOwnAnnounce >= Self.announceSpacing else { return }
+        lastOwnAnnounce = monotonicSeconds()
         session.hooks?.announce()
     }
 
@@ -276,7 +305,7 @@ final class RelayLoop: @unchecked Sendable {
             _ = table.withPipe(key) { $0.reset(.refused) }
             return
         }
-        bridges[key] = pair.bridge
+        if let old = bridges.updateValue(pair.bridge, forKey: key) { old.close() }
         let session = self.session
         guard let hooks = session.hooks else {
             close(pair.channelFD)

@@ -122,7 +122,11 @@ public final class RelaySession: @unchecked Sendable {
         }
         guard first else { return true }
         let loop = RelayLoop(session: self)
-        return startDetachedThread(named: "hoff-relay") { loop.run() }
+        guard startDetachedThread(named: "hoff-relay", { loop.run() }) else {
+            shared.withLock { $0.started = false }
+            return false
+        }
+        return true
     }
 
     /// Where the connection stands, with the drop counters.
@@ -199,8 +203,13 @@ public final class RelaySession: @unchecked Sendable {
         }
         guard wait else { return }
         wake.signal()
-        var entry = pollfd(fd: finished.fd, events: Int16(POLLIN), revents: 0)
-        _ = poll(&entry, 1, Int32(Self.stopWait * 1000))
+        let end = monotonicSeconds() + Self.stopWait
+        while true {  // until the thread says it ended, or the deadline (EINTR waits on)
+            let left = end - monotonicSeconds()
+            guard left > 0 else { return }
+            var entry = pollfd(fd: finished.fd, events: Int16(POLLIN), revents: 0)
+            if poll(&entry, 1, Int32((left * 1000).rounded(.up))) > 0 { return }
+        }
     }
 
     var hooks: Hooks? { shared.withLock { $0.hooks } }

@@ -164,6 +164,9 @@ struct RelayEngineTests {
 
         #expect(try pumpApps(apps, seconds: 30) { receiverDelegate.available.contains { $0.title == "mine" } })
         #expect(try pumpApps(apps, seconds: 30) { (receiverRelay.status.drops["not authentic"] ?? 0) >= 2 })
+        // The made-up tag's OPEN took no slot and no socket: dropped before the table.
+        #expect(try pumpApps(apps, seconds: 30) { (receiverRelay.status.drops["unknown pipe"] ?? 0) >= 1 })
+        #expect(receiverRelay.status.pipes <= 2)  // the sender's verification and fetch pipes at most
         // Long enough for the stranger's beacons (a keep-alive every 4 s... here the burst) to have arrived.
         _ = try pumpApps(apps, seconds: 3) { false }
         #expect(!receiverDelegate.available.contains { $0.title == "theirs" })
