@@ -55,6 +55,9 @@ public struct RelayPipeTable {
     public private(set) var drops: [RelayDropReason: Int] = [:]
     private var refusals: [(Key, RelayPipeFrame)] = []
     private var refusalBucket: TokenBucket
+    /// RESET answers to frames of unknown pipes: a bucket of their own, so
+    /// a flood of those cannot stop refusals, nor the other way round.
+    private var forgottenBucket: TokenBucket
     private var ended: [Key] = []
     /// When each ended pipe ended, while the channel may still read it.
     private var endedAt: [Key: Double] = [:]
@@ -67,6 +70,7 @@ public struct RelayPipeTable {
         ownTag = topics.deviceTag(ownDeviceID)
         self.limits = limits
         refusalBucket = TokenBucket(rate: limits.refusalsPerSecond, burst: limits.refusalBurst, now: now)
+        forgottenBucket = TokenBucket(rate: limits.refusalsPerSecond, burst: limits.refusalBurst, now: now)
     }
 
     /// The topic `key`'s frames from this device go to.
@@ -120,7 +124,7 @@ public struct RelayPipeTable {
             // wait on it until its retransmissions run out; within the
             // refusals' rate; never for a RESET (no answer loops) nor a
             // late duplicate OPEN of a pipe that ended.
-            if frame.kind != .reset, frame.kind != .open, refusalBucket.take(now: now) {
+            if frame.kind != .reset, frame.kind != .open, forgottenBucket.take(now: now) {
                 refusals.append((key, .reset(pipe: pipeID, seq: 0, ack: frame.seq, window: 0, reason: .closed)))
             }
             return drop(.unknownPipe)
