@@ -223,8 +223,8 @@ int agents_relay_check(struct agents *ag, char *out, size_t out_size)
     char path[128], line[512];
     snprintf(path, sizeof path, "%s/doctor.txt", ag->dir);
     static const char *const doctor[] = {"doctor", NULL};
-    run_tool(ag, 1, 1, path, doctor); /* exits 1 for any warning: read what it says */
-    line_with(path, "heard through it", line, sizeof line);
+    run_tool(ag, 1, 1, path, doctor); /* exits 1 for any warning (it listens 5 s): read what it says */
+    line_with(path, "] sources.relay:", line, sizeof line);
     const char *found = strstr(line, "relay: connected");
     const char *count = found ? strstr(found, ", ") : NULL;
     if (!found || !count || atoi(count + 2) < 1) {
@@ -232,7 +232,7 @@ int agents_relay_check(struct agents *ag, char *out, size_t out_size)
                  "other device heard through the relay: \"%s\"", line[0] ? line : "(no relay line)");
         return -1;
     }
-    line_with(path, "peer ", line, sizeof line);
+    line_with(path, "] sources.peer:", line, sizeof line);
     if (line[0]) {
         snprintf(out, out_size, "the receiver's agent has a peer, a direct path: %s", line);
         return -1;
@@ -311,7 +311,7 @@ static int start_agents(struct agents *ag, const char *tool, int both, int relay
             snprintf(out, sizeof out, "%s/%d/relay-set.txt", ag->dir, i);
             if (run_tool(ag, i, 0, out, set) != 0) {
                 line_with(out, "", said, sizeof said);
-                snprintf(ag->why, sizeof ag->why, "handoff relay set %s failed: %s", url, said);
+                snprintf(ag->why, sizeof ag->why, "handoff relay set %s failed: %.120s", url, said);
                 return -1;
             }
         }
