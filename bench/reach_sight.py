@@ -17,6 +17,8 @@ start to the first line of `handoff nearby --once --agent` (through B's
 agent, started as soon as its socket exists and retried while it does not
 accept yet) that reports A's activity: the agent's start, its connection
 to the broker and its subscription are in that row, not in the others.
+A's agent and its publish are started afresh before each round too (not
+timed; relay_sight says why).
 
   link     A and B in two network namespaces on one veth pair, multicast,
            no tailnet
@@ -29,8 +31,8 @@ to the broker and its subscription are in that row, not in the others.
            relay set ... --allow-plain`) and forwards nothing: A and B have
            no route to each other, the broker is their only path. A's
            agent (relay configured, no multicast, no peer) publishes
-           through `handoff publish --agent`; B's agent is started afresh
-           each round, as above.
+           through `handoff publish --agent`; B's agent (the same) is
+           started each round, as above.
 
 Needs root and iproute2 (skips otherwise), mosquitto for the relay row
 (that row says it was skipped otherwise); every namespace is deleted and
@@ -187,18 +189,28 @@ class RelayBed:
 
 def relay_sight(bed, rounds):
     """Milliseconds from B's agent start to `nearby --once --agent`'s line
-    with A's activity, per round; and B's agent's last log."""
+    with A's activity, per round.
+
+    Both agents are new each round, A's (and its publish) before the timed
+    interval: a relay device keeps the pipes of a device that went away
+    (authenticated, so never shed) until they time out (up to 30 s), and
+    refuses pipes beyond its limits (RelayPipeTable.Limits: 4 per device,
+    16 in all), so B restarted against the same A at once would soon not
+    be heard."""
     a_log, b_log = bed.root / "agent-a.log", bed.root / "agent-b.log"
-    agent_a = bed.agent("a", a_log)
-    wait_for("device a's agent connecting to the broker", lambda: log_says(a_log, "relay: connected"), agent_a, a_log)
-    sender = bed.popen(bed.a, [bed.tool, "--json", "publish", "--type", TYPE, "--agent"], env=bed.envs["a"],
-                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert '"publishing"' in sender.stdout.readline()
     socket = Path(bed.envs["b"]["HANDOFF_AGENT_SOCKET"])
     times = []
     for _ in range(rounds):
-        if socket.exists():
-            socket.unlink()  # a socket left by the last round is not this agent's
+        for x in ("a", "b"):
+            path = Path(bed.envs[x]["HANDOFF_AGENT_SOCKET"])
+            if path.exists():
+                path.unlink()  # a socket left by the last round is not this agent's
+        agent_a = bed.agent("a", a_log)
+        wait_for("device a's agent connecting to the broker", lambda: log_says(a_log, "relay: connected"), agent_a,
+                 a_log)
+        sender = bed.popen(bed.a, [bed.tool, "--json", "publish", "--type", TYPE, "--agent"], env=bed.envs["a"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        assert '"publishing"' in sender.stdout.readline()
         start = time.monotonic()
         agent_b = bed.agent("b", b_log)
         wait_for("device b's agent socket", socket.exists, agent_b, b_log)
@@ -211,13 +223,18 @@ def relay_sight(bed, rounds):
                 break
             # The socket exists before the agent accepts on it: try again.
             if time.monotonic() > deadline or agent_b.poll() is not None:
-                raise SystemExit("relay: nearby through b's agent failed: %s%s\n%s" % (
-                    seen.stdout, seen.stderr, b_log.read_text(errors="replace")))
+                raise SystemExit("relay: round %d: nearby through b's agent failed: %s%s\nb's agent:\n%s\n"
+                                 "a's agent:\n%s" % (len(times) + 1, seen.stdout, seen.stderr,
+                                                      b_log.read_text(errors="replace"),
+                                                      a_log.read_text(errors="replace")))
             time.sleep(0.002)
         times.append((time.monotonic() - start) * 1000)
         if not log_says(b_log, "relay: connected"):
             raise SystemExit("relay: b's agent saw a's activity without the relay:\n" + b_log.read_text())
-        stop(agent_b)
+        for proc in (agent_b, sender, agent_a):
+            stop(proc)
+        bed.procs = [p for p in bed.procs if p.poll() is None]
+        sender.stdout.close()
     return times
 
 
@@ -283,6 +300,8 @@ def main():
         print("  %-44s skipped: %s" % ("through the relay (MQTT broker)", relay_skipped))
     else:
         row("through the relay (MQTT broker, agent start)", relay_times)
+        p50 = statistics.median(relay_times)
+        print("  goal (issue #24): p50 <= 200 ms: %.1f ms, %s" % (p50, "met" if p50 <= 200 else "not met"))
         print("  difference at p50 from the link: %+.1f ms (includes B's agent start and its connection to the "
               "broker)" % (statistics.median(relay_times) - statistics.median(link_times)))
 
