@@ -192,11 +192,12 @@ def relay_sight(bed, rounds):
     with A's activity, per round.
 
     Both agents are new each round, A's (and its publish) before the timed
-    interval: a relay device keeps the pipes of a device that went away
-    (authenticated, so never shed) until they time out (up to 30 s), and
-    refuses pipes beyond its limits (RelayPipeTable.Limits: 4 per device,
-    16 in all), so B restarted against the same A at once would soon not
-    be heard."""
+    interval, so that no round inherits another's relay state: a relay
+    device kept the pipes of a device that went away (authenticated, so
+    never shed) until they timed out, up to 30 s, and refused pipes beyond
+    RelayPipeTable.Limits, so B restarted against the same A at once went
+    unheard after a few rounds (RelayPipeTable.resetAll(peer:) on a gone
+    message now ends them)."""
     a_log, b_log = bed.root / "agent-a.log", bed.root / "agent-b.log"
     socket = Path(bed.envs["b"]["HANDOFF_AGENT_SOCKET"])
     times = []
