@@ -150,7 +150,7 @@ demo: deps $(BINDIR)/mapoff $(BINDIR)/roundtrip
 # One file per thing measured (bench/main.c names them); the timing and
 # statistics (bench/timing.c) are bench_streams' too.
 BENCH_SOURCES := $(addprefix bench/,main.c report.c timing.c net.c app.c raw.c floors.c coding.c \
-                   agents.c pair.c dispatch.c continue.c beacon.c cold.c)
+                   agents.c broker.c pair.c dispatch.c continue.c beacon.c cold.c)
 
 $(BINDIR)/bench: $(BENCH_SOURCES) $(wildcard bench/*.h) $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)

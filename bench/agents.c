@@ -19,11 +19,13 @@
 
 /* The agents the bench started: the watchdog kills them too, an overrun
  * must not leave them behind. */
-static _Atomic pid_t agent_pids[4]; /* two sets of agents at once */
+#define WATCHED 7
+static _Atomic pid_t agent_pids[WATCHED]; /* three sets of agents at once, and the relay's broker */
+#define BROKER_SLOT 6
 
 void agents_kill_all(void)
 {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < WATCHED; i++)
         if (atomic_load(&agent_pids[i]) > 0)
             kill(atomic_load(&agent_pids[i]), SIGKILL);
 }
@@ -41,7 +43,7 @@ static void remove_tree(const char *dir)
 
 static int log_says(const char *path, const char *what, char *tail, size_t tail_size)
 {
-    char buf[4096];
+    char buf[16384];
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;
@@ -120,7 +122,7 @@ void agents_report(struct agents *ag, long rounds)
             continue;
         extra_printf("  continue %s  the %s's agent per round: %.2f wake-ups (voluntary context "
                      "switches, a count), %.0f us of CPU\n",
-                     ag->both ? "2agnt" : "1agnt", i ? "receiver" : "sender",
+                     ag->relay ? "relay" : ag->both ? "2agnt" : "1agnt", i ? "receiver" : "sender",
                      (double)(w - ag->wakeups[i]) / (double)rounds,
                      (double)(c - ag->cpu_us[i]) / (double)rounds);
     }
@@ -144,16 +146,120 @@ void agents_stop(struct agents *ag)
         ag->pid[i] = 0;
         atomic_store(&agent_pids[ag->watched + i], 0);
     }
+    if (ag->relay) {
+        broker_stop(&ag->broker);
+        atomic_store(&agent_pids[BROKER_SLOT], 0);
+    }
     if (ag->dir[0])
         remove_tree(ag->dir);
     ag->dir[0] = 0;
 }
 
+/* Runs `handoff ARGS...` as device `i` (its configuration; through its
+ * agent when `through_agent`), its output in `out`; its exit status, or -1
+ * (not run, or killed after 20 s). */
+static int run_tool(const struct agents *ag, int i, int through_agent, const char *out,
+                    const char *const *args)
+{
+    char config[96];
+    snprintf(config, sizeof config, "%s/%d/config", ag->dir, i);
+    pid_t p = fork();
+    if (p == 0) {
+        const char *argv[12] = {"handoff"};
+        int n = 1;
+        for (; args[n - 1] && n < 11; n++)
+            argv[n] = args[n - 1];
+        argv[n] = NULL;
+        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int null = open("/dev/null", O_RDWR);
+        if (fd >= 0)
+            dup2(fd, 1), dup2(fd, 2);
+        if (null >= 0)
+            dup2(null, 0);
+        setenv("XDG_CONFIG_HOME", config, 1);
+        setenv("LC_ALL", "C", 1); /* the English words matched below */
+        if (through_agent)
+            setenv("HANDOFF_AGENT_SOCKET", ag->socket[i], 1);
+        else
+            unsetenv("HANDOFF_AGENT_SOCKET");
+        unsetenv("DBUS_SESSION_BUS_ADDRESS");
+        execv(ag->tool, (char *const *)argv);
+        _exit(127);
+    }
+    if (p < 0)
+        return -1;
+    int status;
+    int64_t end = now_ns() + 20LL * 1000000000;
+    while (waitpid(p, &status, WNOHANG) == 0) {
+        if (now_ns() > end) {
+            kill(p, SIGKILL);
+            waitpid(p, NULL, 0);
+            return -1;
+        }
+        sleep_ns(10 * 1000000);
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The line of `path` holding `what`, newline cut; "" when none. */
+static void line_with(const char *path, const char *what, char *out, size_t size)
+{
+    char line[512];
+    out[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, what)) {
+            line[strcspn(line, "\n")] = 0;
+            snprintf(out, size, "%s", line);
+            break;
+        }
+    fclose(f);
+}
+
+int agents_relay_check(struct agents *ag, char *out, size_t out_size)
+{
+    char path[128], line[512];
+    snprintf(path, sizeof path, "%s/doctor.txt", ag->dir);
+    static const char *const doctor[] = {"doctor", NULL};
+    run_tool(ag, 1, 1, path, doctor); /* exits 1 for any warning (it listens 5 s): read what it says */
+    line_with(path, "] sources.relay:", line, sizeof line);
+    const char *found = strstr(line, "relay: connected");
+    const char *count = found ? strstr(found, ", ") : NULL;
+    if (!found || !count || atoi(count + 2) < 1) {
+        snprintf(out, out_size, "handoff doctor through the receiver's agent did not report the "
+                 "other device heard through the relay: \"%s\"", line[0] ? line : "(no relay line)");
+        return -1;
+    }
+    line_with(path, "] sources.peer:", line, sizeof line);
+    if (line[0]) {
+        snprintf(out, out_size, "the receiver's agent has a peer, a direct path: %s", line);
+        return -1;
+    }
+    snprintf(out, out_size, "%s", found);
+    return 0;
+}
+
+static int start_agents(struct agents *ag, const char *tool, int both, int relay);
+
 int agents_start(struct agents *ag, const char *tool, int both)
+{
+    return start_agents(ag, tool, both, 0);
+}
+
+int agents_start_relay(struct agents *ag, const char *tool)
+{
+    return start_agents(ag, tool, 1, 1);
+}
+
+static int start_agents(struct agents *ag, const char *tool, int both, int relay)
 {
     memset(ag, 0, sizeof *ag);
     ag->both = both;
-    ag->watched = both ? 2 : 0;
+    ag->relay = relay;
+    ag->tool = tool;
+    ag->watched = relay ? 4 : both ? 2 : 0;
     if (!tool || access(tool, X_OK) != 0) {
         snprintf(ag->why, sizeof ag->why, "no handoff tool (give its path as the first argument)");
         return -1;
@@ -192,6 +298,24 @@ int agents_start(struct agents *ag, const char *tool, int both)
         }
         handoff_account_free(account);
     }
+    if (relay) {
+        int rc = broker_start(&ag->broker, ag->dir, ag->why, sizeof ag->why);
+        if (rc != 0)
+            return rc;
+        atomic_store(&agent_pids[BROKER_SLOT], ag->broker.pid);
+        /* As a person would: `handoff relay set` in each configuration. */
+        char url[64], out[128], said[200];
+        snprintf(url, sizeof url, "mqtt://127.0.0.1:%d", ag->broker.port);
+        const char *const set[] = {"relay", "set", url, NULL};
+        for (int i = 0; i < 2; i++) {
+            snprintf(out, sizeof out, "%s/%d/relay-set.txt", ag->dir, i);
+            if (run_tool(ag, i, 0, out, set) != 0) {
+                line_with(out, "", said, sizeof said);
+                snprintf(ag->why, sizeof ag->why, "handoff relay set %s failed: %.120s", url, said);
+                return -1;
+            }
+        }
+    }
     for (int i = both ? 0 : 1; i < 2; i++) {
         char beacon[16], peer[32];
         snprintf(beacon, sizeof beacon, "%d", port[i]);
@@ -210,10 +334,18 @@ int agents_start(struct agents *ag, const char *tool, int both)
             unsetenv("DBUS_SESSION_BUS_ADDRESS");
             unsetenv("LISTEN_FDS");
             unsetenv("LISTEN_PID");
-            execl(tool, "handoff", "agent", "--socket", ag->socket[i], "--no-launch",
-                  "--no-notifications", "--no-multicast", "--beacon-port", beacon, "--peer", peer,
-                  "--channel", "127.0.0.1:0", "--connect-timeout", "1", "--fetch-timeout", "1.5",
-                  (char *)NULL);
+            /* The relay's devices get no peer: the broker is their only
+             * path to each other. */
+            if (relay)
+                execl(tool, "handoff", "agent", "--socket", ag->socket[i], "--no-launch",
+                      "--no-notifications", "--no-multicast", "--beacon-port", beacon,
+                      "--channel", "127.0.0.1:0", "--connect-timeout", "1", "--fetch-timeout", "1.5",
+                      (char *)NULL);
+            else
+                execl(tool, "handoff", "agent", "--socket", ag->socket[i], "--no-launch",
+                      "--no-notifications", "--no-multicast", "--beacon-port", beacon, "--peer", peer,
+                      "--channel", "127.0.0.1:0", "--connect-timeout", "1", "--fetch-timeout", "1.5",
+                      (char *)NULL);
             _exit(127);
         }
         if (p < 0) {
@@ -236,6 +368,18 @@ int agents_start(struct agents *ag, const char *tool, int both)
             }
             if (now_ns() > end) {
                 snprintf(ag->why, sizeof ag->why, "agent %d did not listen within 20 s: %s", i, tail);
+                return -1;
+            }
+            sleep_ns(10 * 1000000);
+        }
+    }
+    /* The relay's agents: connected to the broker before the rounds. */
+    for (int i = 0; relay && i < 2; i++) {
+        char tail[160] = "";
+        while (!log_says(logs[i], "relay: connected", tail, sizeof tail)) {
+            if (now_ns() > end) {
+                snprintf(ag->why, sizeof ag->why,
+                         "agent %d did not connect to the broker within 20 s: %s", i, tail);
                 return -1;
             }
             sleep_ns(10 * 1000000);

@@ -4,7 +4,8 @@
  * round the sender's state changes first (a save is asked for), and the
  * restored "round" must be the one saved for it. Once on fresh connections
  * (connection_reuse_ms = -1), then warm: embedded, the receiver through an
- * agent, both through agents, interleaved round by round. */
+ * agent, both through agents, both through agents that reach each other
+ * only through an MQTT broker, interleaved round by round. */
 #include "pair.h"
 #include "report.h"
 
@@ -13,11 +14,12 @@
 #define CONFIRM_TIMEOUT_NS (1000LL * 1000000) /* user_activity_was_continued after a restore */
 #define PHASE_BUDGET_CONTINUE_NS (15LL * 1000000000)
 
-/* The warm rows (embedded, one agent, two agents) run interleaved: the
- * pairs of the ring take turns, one round each, so that a machine whose
- * load changes during the run weighs on the three rows alike and their
- * difference is the agents' (a pair waits in RS_TURN for its turn). */
-#define RING_MAX 3
+/* The warm rows (embedded, one agent, two agents, two agents through the
+ * relay) run interleaved: the pairs of the ring take turns, one round
+ * each, so that a machine whose load changes during the run weighs on the
+ * rows alike and their difference is the agents' and the relay's (a pair
+ * waits in RS_TURN for its turn). */
+#define RING_MAX 4
 static struct pair *ring[RING_MAX];
 static int ring_size;
 static _Atomic int ring_turn;
@@ -254,7 +256,11 @@ static void continue_end(struct pair *pr, int row)
     /* A measured round whose restore came but whose CONFIRM did not is not
      * complete: the sender never heard it was continued. */
     set_incomplete(row, (size_t)pr->confirm_missing_measured);
-    const char *kind = row == ROW_FRESH ? "fresh" : row == ROW_WARM ? "warm" : row == ROW_AGENT_RECV ? "1agnt" : "2agnt";
+    const char *kind = row == ROW_FRESH        ? "fresh"
+                       : row == ROW_WARM       ? "warm"
+                       : row == ROW_AGENT_RECV ? "1agnt"
+                       : row == ROW_AGENT_WARM ? "2agnt"
+                                               : "relay";
     if (pr->fail_count || pr->stale_count || pr->continue_errors || pr->confirm_missing ||
         pr->rs != RS_DONE || pr->round < pr->rounds_total)
         note(row, "rounds %d/%d, failed %d, stale %d, continue errors %d, confirm missing %d%s%s",
@@ -272,7 +278,7 @@ static void continue_end(struct pair *pr, int row)
                  "whose restored \"round\" was not the one saved for it %d\n",
                  kind, median_of(&pr->seg_save) / 1e3, p99_of(&pr->seg_save) / 1e3,
                  median_of(&pr->seg_save_to_cont) / 1e3, pr->save_missing, pr->stale_count);
-    if (row == ROW_AGENT_RECV || row == ROW_AGENT_WARM)
+    if (row == ROW_AGENT_RECV || row == ROW_AGENT_WARM || row == ROW_AGENT_RELAY)
         return; /* the analysis's fresh/warm figures are the embedded ones */
     double *fetch = row == ROW_FRESH ? &g_fetch_fresh : &g_fetch_warm;
     double *confirm = row == ROW_FRESH ? &g_confirm_fresh : &g_confirm_warm;

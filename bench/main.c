@@ -38,10 +38,26 @@
  *                   with its own XDG_CONFIG_HOME (this bench's account),
  *                   XDG_RUNTIME_DIR and socket, unicast beacons on
  *                   127.0.0.1; printed next to the embedded row with the
- *                   difference at p50. The three warm rows run interleaved,
+ *                   difference at p50.
+ *   through relay   agents.c, broker.c: the warm continue with both apps
+ *                   through agents whose devices reach each other ONLY
+ *                   through an MQTT broker: a mosquitto started here on
+ *                   127.0.0.1 (anonymous; loopback, no namespaces: the
+ *                   broker's hop is what is measured), `handoff relay set
+ *                   mqtt://127.0.0.1:PORT` in both configurations, agents
+ *                   with --no-multicast and no --peer (distinct beacon
+ *                   ports), each connected ("relay: connected" in its log)
+ *                   before the rounds. Printed next to the two-agent row
+ *                   with the difference at p50 (goal: p50 <= 3 ms). After
+ *                   the rounds `handoff doctor` through the receiver's
+ *                   agent must report the other device heard through the
+ *                   relay and no peer, else the row fails the run. Without
+ *                   mosquitto the row says "skipped" and does not fail it.
+ *                   The watchdog kills the broker with the agents.
+ *                   The four warm rows run interleaved,
  *                   one round of each in turn, so that a machine whose load
  *                   changes weighs on them alike. BENCH_QUICK=1 in the
- *                   environment runs only these three rows (and a TCP round
+ *                   environment runs only these four rows (and a TCP round
  *                   trip).
  *   beacon          beacon.c: sender's handoff_application_become_current
  *                   (a new activity each round) -> receiver's
@@ -55,6 +71,9 @@
  *                   sender's activity: the answer to the receiver's
  *                   solicitation (PROTOCOL §5 "Schedule"). Next to it, a
  *                   raw UDP round trip (64 B, thread <-> thread).
+ *
+ * First sight through the link, the tailnet and the relay is
+ * bench/reach_sight.py's (namespaces, root), run by `make bench` after this.
  *
  * The shared pieces: timing.c (clock, series, percentiles; bench_streams.c
  * uses it too), net.c (loopback sockets), app.c (the applications' account,
@@ -84,7 +103,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define WATCHDOG_NS (130LL * 1000000000) /* 58 s + the agent phases (2 x ~30 s) + cold start (~8 s) */
+#define WATCHDOG_NS (160LL * 1000000000) /* 58 s + the agent phases (3 x ~30 s) + cold start (~8 s) */
 
 static _Atomic int all_done;
 
@@ -154,40 +173,58 @@ int main(int argc, char **argv)
     pair_stop(&pr);
     }
 
-    /* The three warm rows, interleaved round by round (the ring): the
-     * embedded pair, the receiver through an agent, both through agents. */
+    /* The four warm rows, interleaved round by round (the ring): the
+     * embedded pair, the receiver through an agent, both through agents,
+     * both through agents that reach each other only through a broker. */
     printf("bench: warm connection (connection_reuse_ms = 0, the default), embedded and through "
            "handoff agents, interleaved...\n");
-    static struct pair agent_pr[2];
-    static struct agents ag[2];
-    int agent_up[2] = {0, 0};
+    /* [0] the receiver through an agent, [1] both, [2] both through the relay. */
+    static struct pair agent_pr[3];
+    static struct agents ag[3];
+    static const int agent_rows[3] = {ROW_AGENT_RECV, ROW_AGENT_WARM, ROW_AGENT_RELAY};
+    int agent_up[3] = {0, 0, 0}, ringed[3] = {0, 0, 0};
     const char *tool = argc > 1 ? argv[1] : getenv("HANDOFF_TOOL");
     if (pair_start(&pr, 0, NULL, why, sizeof why) == 0) {
-        struct pair *prs[3] = {&pr};
-        int rows[3] = {ROW_WARM};
+        struct pair *prs[4] = {&pr};
+        int rows[4] = {ROW_WARM};
         int n = 1;
-        for (int both = 0; both < 2; both++) {
-            int row = both ? ROW_AGENT_WARM : ROW_AGENT_RECV;
-            if (agents_start(&ag[both], tool, both) == 0 &&
-                pair_start(&agent_pr[both], 0, &ag[both], why, sizeof why) == 0) {
-                prs[n] = &agent_pr[both];
+        for (int k = 0; k < 3; k++) {
+            int row = agent_rows[k];
+            int rc = k == 2 ? agents_start_relay(&ag[k], tool) : agents_start(&ag[k], tool, k);
+            if (rc == 0 && pair_start(&agent_pr[k], 0, &ag[k], why, sizeof why) == 0) {
+                prs[n] = &agent_pr[k];
                 rows[n++] = row;
+                ringed[k] = 1;
+            } else if (rc == -2) {
+                skip_row(row, "%s", ag[k].why); /* no mosquitto here */
+                printf("bench: relay pair: %s\n", ag[k].why);
             } else {
-                note(row, "%s", ag[both].why[0] ? ag[both].why : why);
-                printf("bench: agent pair: %s\n", ag[both].why[0] ? ag[both].why : why);
+                note(row, "%s", ag[k].why[0] ? ag[k].why : why);
+                printf("bench: agent pair: %s\n", ag[k].why[0] ? ag[k].why : why);
             }
-            agent_up[both] = !ag[both].why[0];
+            agent_up[k] = rc == 0;
             unsetenv("HANDOFF_AGENT_SOCKET");
         }
-        for (int both = 0; both < 2; both++)
-            agents_mark(&ag[both]);
+        for (int k = 0; k < 3; k++)
+            agents_mark(&ag[k]);
         measure_continue_ring(prs, rows, n);
-        for (int both = 0; both < 2; both++) {
-            if (agent_up[both]) {
-                agents_report(&ag[both], agent_pr[both].round);
-                pair_stop(&agent_pr[both]);
+        for (int k = 0; k < 3; k++) {
+            if (agent_up[k]) {
+                agents_report(&ag[k], agent_pr[k].round);
+                pair_stop(&agent_pr[k]);
             }
-            agents_stop(&ag[both]);
+            if (k == 2 && ringed[k]) {
+                /* The relay row's figures count only if its path was the relay. */
+                char said[400];
+                if (agents_relay_check(&ag[k], said, sizeof said) == 0)
+                    extra_printf("  continue relay  path: loopback, no namespaces (mosquitto on "
+                                 "127.0.0.1:%d, agents with no peer and no multicast); the "
+                                 "receiver's agent, after the rounds: \"%s\"\n",
+                                 ag[k].broker.port, said);
+                else
+                    fail_row(ROW_AGENT_RELAY, "not through the relay: %s", said);
+            }
+            agents_stop(&ag[k]);
         }
         printf("bench: beacons...\n");
         if (!quick)

@@ -42,6 +42,7 @@ static const char *const row_names[ROW_COUNT] = {
     "continue -> restore, warm connection",
     "  the same, receiver through an agent",
     "  the same through two agents, warm",
+    "  the same, two agents via MQTT relay",
     "become_current -> activity_available",
     "raw UDP round trip (64 B)",
     "receiver start -> available",
@@ -50,17 +51,18 @@ static const char *const row_names[ROW_COUNT] = {
 /* Which raw baseline each row is compared with (besides the TCP RTT). */
 static const int row_ref[ROW_COUNT] = {
     -1, -1, -1, -1, -1, -1, -1, -1, -1, ROW_RAW_PIPE_IDLE, ROW_RAW_FRESH, ROW_RAW_RTT, ROW_WARM,
-    ROW_WARM, ROW_RAW_UDP, -1, ROW_RAW_UDP_RTT,
+    ROW_WARM, ROW_AGENT_WARM, ROW_RAW_UDP, -1, ROW_RAW_UDP_RTT,
 };
 
 static const char *const ref_names[ROW_COUNT] = {
     "", "", "", "", "", "", "", "", "", "idle pipe wake", "TCP connect", "TCP RTT", "embedded warm",
-    "embedded warm", "UDP 1-way", "", "UDP RTT",
+    "embedded warm", "2 agents direct", "UDP 1-way", "", "UDP RTT",
 };
 
 static stats results[ROW_COUNT];
 static int have_result[ROW_COUNT];
-static char notes[ROW_COUNT][160];
+static int skipped[ROW_COUNT], failed[ROW_COUNT];
+static char notes[ROW_COUNT][320];
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 static int report_printed;
 
@@ -114,8 +116,16 @@ int check_rounds(void)
     int status = 0;
     pthread_mutex_lock(&report_lock);
     for (int i = 0; i < ROW_COUNT; i++) {
-        if (quick && i != ROW_RAW_RTT && i != ROW_WARM && i != ROW_AGENT_RECV && i != ROW_AGENT_WARM)
+        if (quick && i != ROW_RAW_RTT && i != ROW_WARM && i != ROW_AGENT_RECV &&
+            i != ROW_AGENT_WARM && i != ROW_AGENT_RELAY)
             continue;
+        if (skipped[i] && !have_result[i])
+            continue;
+        if (failed[i]) {
+            printf("bench: FAILED: \"%s\": %s\n", row_names[i], notes[i]);
+            status = 1;
+            continue;
+        }
         if (!have_result[i]) {
             printf("bench: FAILED: \"%s\" did not run%s%s\n", row_names[i], notes[i][0] ? ": " : "",
                    notes[i]);
@@ -142,6 +152,29 @@ void note(int row, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(notes[row], sizeof notes[row], fmt, ap);
     va_end(ap);
+    pthread_mutex_unlock(&report_lock);
+}
+
+void skip_row(int row, const char *fmt, ...)
+{
+    va_list ap;
+    pthread_mutex_lock(&report_lock);
+    va_start(ap, fmt);
+    int n = snprintf(notes[row], sizeof notes[row], "skipped: ");
+    vsnprintf(notes[row] + n, sizeof notes[row] - (size_t)n, fmt, ap);
+    va_end(ap);
+    skipped[row] = 1;
+    pthread_mutex_unlock(&report_lock);
+}
+
+void fail_row(int row, const char *fmt, ...)
+{
+    va_list ap;
+    pthread_mutex_lock(&report_lock);
+    va_start(ap, fmt);
+    vsnprintf(notes[row], sizeof notes[row], fmt, ap);
+    va_end(ap);
+    failed[row] = 1;
     pthread_mutex_unlock(&report_lock);
 }
 
@@ -199,6 +232,8 @@ static void target_cell(int row, char *buf, size_t size)
         snprintf(buf, size, "p50-embedded<=0.3ms %s", verdict(s->p50 - results[ROW_WARM].p50, 0.3));
     else if (row == ROW_AGENT_WARM && have_result[ROW_WARM])
         snprintf(buf, size, "p50-embedded<=0.3ms %s", verdict(s->p50 - results[ROW_WARM].p50, 0.3));
+    else if (row == ROW_AGENT_RELAY)
+        snprintf(buf, size, "p50<=3ms %s", verdict(s->p50, 3));
     else if (row == ROW_EVENT)
         snprintf(buf, size, "p99<=1ms %s", verdict(s->p99, 1));
     else if (row == ROW_COLD)
@@ -291,6 +326,13 @@ void print_report(const char *why)
         printf("  %-44s <= 0.3 ms %-12s %s\n", what, v,
                isnan(d) ? "not met (no data)" : d <= 0.3e6 ? "met" : "not met");
     }
+    const stats *rl = &results[ROW_AGENT_RELAY];
+    target_line("continue -> restore via the relay: p50", have_result[ROW_AGENT_RELAY] ? rl->p50 : NAN,
+                3, have_result[ROW_AGENT_RELAY] ? rl->n + rl->miss : 0);
+    if (have_result[ROW_AGENT_RELAY] && have_result[ROW_AGENT_WARM])
+        printf("  %-44s %+.3f ms (p99 %+.3f ms), reported, no target\n",
+               "the relay's addition to two agents: p50", (rl->p50 - results[ROW_AGENT_WARM].p50) / 1e6,
+               (rl->p99 - results[ROW_AGENT_WARM].p99) / 1e6);
     const stats *c = &results[ROW_COLD];
     target_line("receiver start -> available: p99", have_result[ROW_COLD] ? c->p99 : NAN, 100,
                 have_result[ROW_COLD] ? c->n + c->miss : 0);

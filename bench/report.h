@@ -22,13 +22,14 @@ enum {
     ROW_WARM,
     ROW_AGENT_RECV,
     ROW_AGENT_WARM,
+    ROW_AGENT_RELAY,
     ROW_EVENT,
     ROW_RAW_UDP_RTT,
     ROW_COLD,
     ROW_COUNT
 };
 
-/* BENCH_QUICK set: only the raw TCP round trip and the three warm rows. */
+/* BENCH_QUICK set: only the raw TCP round trip and the four warm rows. */
 extern int quick;
 
 /* The run's start (wall clock, machine and process CPU) and the CPU speed
@@ -40,6 +41,12 @@ void set_result(int row, const series *s);
 /* Rounds of `row` that produced a sample yet did not complete. */
 void set_incomplete(int row, size_t n);
 void note(int row, const char *fmt, ...);
+/* A row that cannot run here for want of an optional program (the relay's
+ * mosquitto): its note says why, and the completion check passes it over. */
+void skip_row(int row, const char *fmt, ...);
+/* A row whose figures are not what it claims (the relay row's path
+ * check): its note says why, and the completion check fails the run. */
+void fail_row(int row, const char *fmt, ...);
 /* A breakdown line, printed after the table. */
 void extra_printf(const char *fmt, ...);
 
