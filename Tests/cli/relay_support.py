@@ -336,6 +336,7 @@ class RelayNetwork:
             "password_file %s\n"
             "acl_file %s\n"
             "persistence true\n"
+            "set_tcp_nodelay true\n"
             "persistence_location %s\n"
             "log_dest file %s\n"
             "log_type error\nlog_type warning\nlog_type notice\nlog_type information\nlog_type subscribe\n"

@@ -12,6 +12,7 @@ listener on their addresses, in r, counts none). Needs root and iproute2;
 the namespaces are always deleted."""
 
 import subprocess
+from pathlib import Path
 import sys
 
 import pytest
