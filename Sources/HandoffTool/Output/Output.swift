@@ -57,8 +57,8 @@ struct Output {
     }
 
     /// All of `text` to a descriptor, unbuffered: a reader of a pipe sees
-    /// each event when it happens.
-    private static func write(_ text: String, to fd: Int32) {
+    /// each event when it happens (and a terminal's prompt shows at once).
+    static func write(_ text: String, to fd: Int32) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }

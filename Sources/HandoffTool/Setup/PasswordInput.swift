@@ -70,7 +70,7 @@ enum PasswordInput {
         guard tcsetattr(fd, TCSAFLUSH, &quiet) == 0 else {
             throw HandoffError(.io, "cannot turn the terminal's echo off: \(String(cString: strerror(errno)))")
         }
-        write(fd, question)
+        Output.write(question, to: fd)
         var line: [UInt8] = []
         var byte: UInt8 = 0
         var ended = false
@@ -97,15 +97,6 @@ enum PasswordInput {
         return text
     }
 
-    private static func write(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            bytes = bytes.dropFirst(n)
-        }
-    }
 }
 
 /// Puts the terminal's echo back if a signal ends the tool while a
