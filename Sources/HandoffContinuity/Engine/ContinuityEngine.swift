@@ -174,7 +174,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     private var relayHooks: RelaySession.Hooks {
         RelaySession.Hooks(
             beacon: { [weak self] packet, tag in
-                self?.receive(packet, host: RelaySession.peer(deviceTag: tag).host, solicitor: nil)
+                self?.receive(packet, host: ChannelConnection.relayPeer(deviceTag: tag).host, solicitor: nil)
             },
             gone: { [weak self] deviceID in
                 guard let self, let endpoint = self.endpoint else { return }

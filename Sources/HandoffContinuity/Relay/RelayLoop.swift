@@ -311,7 +311,7 @@ final class RelayLoop: @unchecked Sendable {
             close(pair.channelFD)
             return
         }
-        hooks.accepted(pair.channelFD, RelaySession.peer(deviceTag: key.peer)) { session.authenticated(key) }
+        hooks.accepted(pair.channelFD, ChannelConnection.relayPeer(deviceTag: key.peer)) { session.authenticated(key) }
     }
 
     private func count(_ reason: RelayDropReason) {

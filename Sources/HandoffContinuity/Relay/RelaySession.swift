@@ -24,7 +24,7 @@ public final class RelaySession: @unchecked Sendable {
         /// A message of a device topic that is a beacon of another device
         /// of the account, opened and matched to its topic (§11 "Beacons on
         /// the relay"); the engine receives it as a UDP datagram, from the
-        /// peer `RelaySession.peer(deviceTag:)`.
+        /// peer `ChannelConnection.relayPeer(deviceTag:)`.
         public var beacon: @Sendable (_ packet: [UInt8], _ deviceTag: String) -> Void
         /// A device's sealed gone message (its Will): forget it.
         public var gone: @Sendable (_ deviceID: [UInt8]) -> Void
@@ -99,10 +99,6 @@ public final class RelaySession: @unchecked Sendable {
         finished = try WakePipe()
         shared = Locked(Shared(status: RelayStatus(broker: brokerName, connection: .connecting)))
     }
-
-    /// The peer a relay device is known by: "relay:" and its device tag.
-    /// The engine keeps it as the device's relay channel; messages show it.
-    public static func peer(deviceTag: String) -> SocketAddress { ChannelConnection.relayPeer(deviceTag: deviceTag) }
 
     /// The device tag of a relay peer, nil for any other address.
     public static func deviceTag(of peer: SocketAddress) -> String? {
