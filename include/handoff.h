@@ -680,6 +680,31 @@ HANDOFF_API size_t handoff_manifest_activity_type_count(const handoff_manifest *
 HANDOFF_API const char *handoff_manifest_activity_type_at(const handoff_manifest *manifest,
                                                           size_t index);
 
+/* Claims a web domain the app opens (Apple's associated domains): a host
+ * name ("example.com": that host only) or "*." before one
+ * ("*.example.com": every host under it, not example.com itself); stored
+ * in lowercase; claiming one twice is harmless. An activity of type
+ * "NSUserActivityTypeBrowsingWeb" (a browser's page, e.g. from the
+ * browser bridge) whose http(s) page is on a claimed domain is then
+ * offered to the app as continuable, whatever its team: the app gets
+ * will_continue and continue_user_activity with that type, the page in
+ * handoff_activity_get_webpage_url. The person may turn this off per app
+ * (`handoff settings app BUNDLE web-domains off`). HANDOFF_E_INVALID_VALUE
+ * for anything but a host name (a scheme, path or port written in, an
+ * empty or over-63-byte label, over 253 bytes, a star elsewhere) and for
+ * one more than 32 domains; HANDOFF_E_INVALID_ARGUMENT for NULL. Any
+ * thread; give the manifest to handoff_application_new after claiming. */
+HANDOFF_API int handoff_manifest_declare_web_domain(handoff_manifest *manifest,
+                                                    const char *domain);
+
+/* The claimed web domains in claim order, written as claimed but in
+ * lowercase ("*.example.com"): the count (0 for NULL), and the domain at an
+ * index (NULL when out of range), borrowed until the manifest is changed or
+ * freed. */
+HANDOFF_API size_t handoff_manifest_web_domain_count(const handoff_manifest *manifest);
+HANDOFF_API const char *handoff_manifest_web_domain_at(const handoff_manifest *manifest,
+                                                       size_t index);
+
 /* What loading the Info.plist skipped and why: first one warning per key
  * repeated in one dictionary, in file order (the last value is used, as
  * Apple's tools and plistlib read it; at most 16 listed, then a count),

@@ -99,6 +99,15 @@ import Glibc
         }
         #expect(manifest.activityTypes.count == Manifest.maxActivityTypes)
         #expect(manifest.activityTypes.reduce(0) { $0 + $1.utf8.count } == Manifest.maxActivityTypeBytes)
+        // And the most web domains, each of the longest host name.
+        let label = String(repeating: "w", count: 63)
+        for i in 0..<Manifest.maxWebDomains {
+            let tail = "d\(i)"
+            try manifest.declare(webDomain: "*.\(label).\(label).\(label)."
+                                     + String(repeating: "x", count: WebDomain.maxHostBytes - 192 - tail.count) + tail)
+        }
+        #expect(manifest.webDomains.count == Manifest.maxWebDomains)
+        #expect(manifest.webDomains.allSatisfy { $0.host.utf8.count == WebDomain.maxHostBytes })
         let hello = AgentFrame(.hello(AgentHello(manifest: manifest, pid: Int32.max, observer: true)), requestID: 1)
         let bytes = try hello.encoded()
         #expect(try AgentFrame(decoding: bytes, from: .app) == hello)

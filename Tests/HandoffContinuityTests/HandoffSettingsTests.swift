@@ -40,7 +40,10 @@ private let deviceB = "fedcba9876543210fedcba9876543210"
             Muted=true
             [App com.example.Other]
             Muted=false
+            WebDomains=false
             """)
+        #expect(s.webDomainsOff == ["com.example.Other"])
+        #expect(!s.webDomainsAllowed(for: "com.example.Other") && s.webDomainsAllowed(for: "com.example.Notes"))
         #expect(s.paused)
         #expect(s.devices[deviceA] == .init(offer: false, accept: true, name: "Laptop"))
         #expect(s.devices[deviceB] == .init(offer: true, accept: false))
@@ -58,7 +61,9 @@ private let deviceB = "fedcba9876543210fedcba9876543210"
         var s = HandoffSettings(paused: true, devices: [deviceA: .init(offer: false, accept: false, name: "Kitchen PC"),
                                                         deviceB: .init(offer: true, accept: false)],
                                 mutedApps: ["org.example.a", "com.example.b-c_d"])
+        s.webDomainsOff = ["org.example.a", "org.example.docs"]
         #expect(try HandoffSettings(bytes: s.fileBytes, source: "s") == s)
+        #expect(String(decoding: s.fileBytes, as: UTF8.self).contains("[App org.example.docs]\nWebDomains=false\n"))
         // Default rules are not written.
         s.devices[deviceB] = .init()
         let text = String(decoding: s.fileBytes, as: UTF8.self)

@@ -2534,6 +2534,37 @@ static handoff_manifest *load_text(const char *text, char *path, size_t path_siz
     return m;
 }
 
+/* Web domains (Apple's associated domains): host names, "*." in front for
+ * every host under one; lowercase; a 33rd refused. */
+static void test_manifest_web_domains(void) {
+    handoff_manifest *m = handoff_manifest_new("com.example.app", "TEAM1");
+    if (!CHECK(m != NULL)) return;
+    CHECK_EQ_INT(handoff_manifest_web_domain_count(m), 0);
+    CHECK_OK(handoff_manifest_declare_web_domain(m, "Example.COM"));
+    CHECK_OK(handoff_manifest_declare_web_domain(m, "*.docs.example.org"));
+    CHECK_OK(handoff_manifest_declare_web_domain(m, "example.com")); /* harmless */
+    CHECK_EQ_INT(handoff_manifest_web_domain_count(m), 2);
+    CHECK_EQ_STR(handoff_manifest_web_domain_at(m, 0), "example.com");
+    CHECK_EQ_STR(handoff_manifest_web_domain_at(m, 1), "*.docs.example.org");
+    CHECK(handoff_manifest_web_domain_at(m, 2) == NULL);
+    const char *bad[] = {"", "*.", "https://example.com", "example.com/path", "example.com:443",
+                         "exa mple.com", "a..b", "-a.com", "a*.example.com", "*example.com",
+                         "\xc3\xa9xample.com"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        CHECK_STATUS(handoff_manifest_declare_web_domain(m, bad[i]), HANDOFF_E_INVALID_VALUE);
+    CHECK_STATUS(handoff_manifest_declare_web_domain(m, NULL), HANDOFF_E_INVALID_ARGUMENT);
+    CHECK_STATUS(handoff_manifest_declare_web_domain(NULL, "example.com"), HANDOFF_E_INVALID_ARGUMENT);
+    char name[32];
+    for (int i = 2; i < 32; i++) {
+        snprintf(name, sizeof name, "d%d.example.net", i);
+        CHECK_OK(handoff_manifest_declare_web_domain(m, name));
+    }
+    CHECK_STATUS(handoff_manifest_declare_web_domain(m, "one-more.example.net"), HANDOFF_E_INVALID_VALUE);
+    CHECK_EQ_INT(handoff_manifest_web_domain_count(m), 32);
+    CHECK_EQ_INT(handoff_manifest_web_domain_count(NULL), 0);
+    handoff_manifest_free(m);
+}
+
 static void test_manifest_load_xml(void) {
     char path[512];
     handoff_manifest *m;
@@ -2914,6 +2945,7 @@ int main(int argc, char **argv) {
     CHECK_RUN(test_activity_decode_garbage);
     CHECK_RUN(test_manifest_new);
     CHECK_RUN(test_manifest_declare);
+    CHECK_RUN(test_manifest_web_domains);
     CHECK_RUN(test_manifest_load_xml);
     CHECK_RUN(test_manifest_load_binary);
     CHECK_RUN(test_manifest_load_errors);

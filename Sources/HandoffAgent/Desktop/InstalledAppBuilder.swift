@@ -130,14 +130,16 @@ struct InstalledAppBuilder {
         let typesKey = InstalledApps.activityTypesKey
         let teamKey = InstalledApps.teamIdentifierKey
         let bundleKey = InstalledApps.bundleIdentifierKey
+        let domainsKey = InstalledApps.webDomainsKey
         let types = try entry.strings(typesKey)
         let team = try entry.string(teamKey)
-        guard types != nil || team != nil else {
+        let domains = try entry.strings(domainsKey)
+        guard types != nil || team != nil || domains != nil else {
             if entry.has(bundleKey) { throw problem(bundleKey, "without \(typesKey) and \(teamKey) the entry declares nothing") }
             return nil
         }
         guard let team else {
-            throw problem(typesKey, "no \(teamKey) beside it; add \(teamKey)=A1B2C3D4E5 (the team of the apps that hand off to this one)")
+            throw problem(types == nil ? domainsKey : typesKey, "no \(teamKey) beside it; add \(teamKey)=A1B2C3D4E5 (the team of the apps that hand off to this one)")
         }
         let bundle: String
         let bundleSource: String?
@@ -164,7 +166,14 @@ struct InstalledAppBuilder {
                 warnings.append(problem(typesKey, "\(error.message): skipped").message)
             }
         }
-        guard !declared.activityTypes.isEmpty else {
+        for domain in domains ?? [] {
+            do {
+                try declared.declare(webDomain: domain)
+            } catch {
+                warnings.append(problem(domainsKey, "\(error.message): skipped").message)
+            }
+        }
+        guard !declared.activityTypes.isEmpty || !declared.webDomains.isEmpty else {
             throw problem(types == nil ? teamKey : typesKey, "the entry declares no valid activity type; add \(typesKey)=com.example.App.edit;")
         }
         return declared

@@ -16,6 +16,8 @@ import HandoffModel
 /// Not thread-safe: owned by the agent's loop.
 public struct InstalledApps: Sendable {
     public static let activityTypesKey = "X-Handoff-ActivityTypes"
+    /// The web domains the app opens (docs/agent.md §13).
+    public static let webDomainsKey = "X-Handoff-WebDomains"
     public static let teamIdentifierKey = "X-Handoff-TeamIdentifier"
     public static let bundleIdentifierKey = "X-Handoff-BundleIdentifier"
 

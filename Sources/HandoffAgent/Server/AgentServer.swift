@@ -363,32 +363,80 @@ public final class AgentServer: @unchecked Sendable {
     // MARK: Continuing chosen activities
 
     /// Continues `activityID` as the person would from a notification
-    /// (CHOOSE): the running app that may continue it gets CONTINUE (one of
-    /// the sender's bundle first, then the one connected longest); else an
-    /// installed one is launched and gets CONTINUE when it says HELLO;
-    /// else its http(s) web page opens. `activationToken` (the
-    /// notification's) goes to the launched app. Loop thread.
+    /// (CHOOSE), in the order of docs/agent.md §13 "Who continues what":
+    /// for a browsing-web page, an app claiming its domain (running, else
+    /// installed and launched); then an app of the sender's team declaring
+    /// the type (running: the sender's bundle first, then the one connected
+    /// longest; else installed and launched: it gets CONTINUE when it says
+    /// HELLO); else the http(s) page, in a connected browser bridge or the
+    /// default browser. `activationToken` (the notification's) goes to the
+    /// launched app. Loop thread.
     /// - Returns: what was done, or 4609 (not offered now) / 4608 (nothing
     ///   here can continue it).
     func choose(_ activityID: ActivityID, activationToken: String? = nil) -> Result<ContinueChoice, HandoffError> {
         guard let remote = hub.availableNow.first(where: { $0.activityID == activityID }) else {
             return .failure(HandoffError(.connectionUnavailable, "no device offers activity \(activityID.uuidString) now"))
         }
-        if let (session, offered) = runningContinuers(of: remote).first {
-            session.continueActivity(offered, activationToken: activationToken)
-            log("continue", "\(remote.activityType) from \(remote.deviceName) continues in \(session.describe)",
-                ["activity": .string(activityID.uuidString), "bundle": .string(session.manifest.bundleIdentifier)])
-            bringForward(session.manifest.bundleIdentifier, activationToken: activationToken)
-            return .success(.running(session.manifest.bundleIdentifier))
+        let claimers = runningContinuers(of: remote, by: .webDomain)
+        if let (session, offered) = claimers.first {
+            return .success(deliver(offered, to: session, activationToken: activationToken))
+        }
+        if let desktop {
+            for warning in desktop.installed.rescan() { log("desktop", warning) }
+            desktop.pending.expire()
+            let installedClaimers = installedClaimers(of: remote, on: desktop)
+            if !installedClaimers.isEmpty,
+               case .success(let choice)? = launchFirst(remote, installedClaimers[...], on: desktop, activationToken: activationToken).result {
+                return .success(choice)
+            }
+        }
+        if let (session, offered) = runningContinuers(of: remote, by: .declared).first {
+            return .success(deliver(offered, to: session, activationToken: activationToken))
         }
         guard let desktop else {
+            if let choice = openInBrowserBridge(remote, activationToken: activationToken) { return .success(choice) }
             return .failure(HandoffError(.handoffFailed, "no running app continues \(remote.activityType) of team \(remote.teamIdentifier)"))
         }
-        for warning in desktop.installed.rescan() { log("desktop", warning) }
-        desktop.pending.expire()
         let candidates = desktop.installed.apps(continuing: remote.teamIdentifier, type: remote.activityType,
                                                 preferring: remote.bundleIdentifier)
         return launchOrOpen(remote, candidates[...], on: desktop, activationToken: activationToken)
+    }
+
+    /// CONTINUE to a running app, which is brought forward.
+    private func deliver(_ offered: RemoteActivity, to session: AgentSession, activationToken: String?) -> ContinueChoice {
+        session.continueActivity(offered, activationToken: activationToken)
+        log("continue", "\(offered.activityType) from \(offered.deviceName) continues in \(session.describe)",
+            ["activity": .string(offered.activityID.uuidString), "bundle": .string(session.manifest.bundleIdentifier)])
+        bringForward(session.manifest.bundleIdentifier, activationToken: activationToken)
+        return .running(session.manifest.bundleIdentifier)
+    }
+
+    /// The installed apps claiming `remote`'s page (not those the person
+    /// turned off), in precedence order.
+    private func installedClaimers(of remote: RemoteActivity, on desktop: AgentDesktop) -> [InstalledApp] {
+        let settings = engine.settings
+        return desktop.installed.apps.filter {
+            ActivityGate.claimedPage(remote, by: $0.manifest) && settings.webDomainsAllowed(for: $0.bundleIdentifier)
+        }
+    }
+
+    /// A connected browser bridge (a running app declaring
+    /// `NSUserActivityTypeBrowsingWeb`) opens `remote`'s http(s) page: it
+    /// gets CONTINUE as gated for it (for its web page only, unless the
+    /// page is its own team's browsing-web activity). The one connected
+    /// longest; nil when none runs or there is no page.
+    private func openInBrowserBridge(_ remote: RemoteActivity, activationToken: String?) -> ContinueChoice? {
+        guard let url = ActivityGate.webPage(remote.webpageURL) else { return nil }
+        let browsers = sessions.values
+            .filter { $0.isRegistered && !$0.isObserver && $0.manifest.declares(ActivityGate.browsingWebType) }
+            .sorted { $0.connection.token < $1.connection.token }
+        guard let session = browsers.first, let offered = ActivityGate.offer(remote, to: session.audience) else { return nil }
+        session.continueActivity(offered, activationToken: activationToken)
+        count { $0.webPagesOpened += 1 }
+        log("web", "\(session.describe) opens \(url.absoluteString) for \(remote.activityType) from \(remote.deviceName)",
+            ["activity": .string(remote.activityID.uuidString), "url": .string(url.absoluteString),
+             "bundle": .string(session.manifest.bundleIdentifier)])
+        return .webPage(url)
     }
 
     /// A running app that is `DBusActivatable=true` gets
@@ -450,6 +498,35 @@ public final class AgentServer: @unchecked Sendable {
     /// without an `Exec` to fall back on comes back here with the rest.
     private func launchOrOpen(_ remote: RemoteActivity, _ candidates: ArraySlice<InstalledApp>, on desktop: AgentDesktop,
                               activationToken: String?, failed: [String] = []) -> Result<ContinueChoice, HandoffError> {
+        let launch = launchFirst(remote, candidates, on: desktop, activationToken: activationToken, failed: failed)
+        if let result = launch.result { return result }
+        if let choice = openInBrowserBridge(remote, activationToken: activationToken) { return .success(choice) }
+        if let url = ActivityGate.webPage(remote.webpageURL) {
+            do {
+                try desktop.web.open(url.absoluteString, activationToken: activationToken)
+                count { $0.webPagesOpened += 1 }
+                log("web", "opened \(url.absoluteString) for \(remote.activityType) from \(remote.deviceName)",
+                    ["activity": .string(remote.activityID.uuidString), "url": .string(url.absoluteString)])
+                return .success(.webPage(url))
+            } catch {
+                log("web-failed", error.message, ["url": .string(url.absoluteString)])
+                return .failure(HandoffError(.handoffFailed, error.message))
+            }
+        }
+        if !launch.failed.isEmpty {
+            // Installed, but it did not start: say so, not "no app".
+            return .failure(HandoffError(.handoffFailed,
+                                         "\(launch.failed.joined(separator: ", ")) did not start (see launch-failed above), and \(remote.activityType) has no web page"))
+        }
+        let why = undeclaredReason(remote).map { " (\($0))" } ?? ""
+        return .failure(HandoffError(.handoffFailed,
+                                     "no app here continues \(remote.activityType) of team \(remote.teamIdentifier), and it has no web page\(why)"))
+    }
+
+    /// Launches the first of `candidates` that starts (the choice kept for
+    /// it): its result, or nil with the desktop ids that did not start.
+    private func launchFirst(_ remote: RemoteActivity, _ candidates: ArraySlice<InstalledApp>, on desktop: AgentDesktop,
+                             activationToken: String?, failed: [String] = []) -> (result: Result<ContinueChoice, HandoffError>?, failed: [String]) {
         let activityID = remote.activityID
         var failed = failed
         var rest = candidates
@@ -470,33 +547,14 @@ public final class AgentServer: @unchecked Sendable {
                     ["activity": .string(activityID.uuidString), "bundle": .string(app.bundleIdentifier),
                      "desktop": .string(app.desktopID), "how": .string(launch.word),
                      "token": .bool(ActivationToken.checked(activationToken) != nil)])
-                return .success(.launched(app.bundleIdentifier))
+                return (.success(.launched(app.bundleIdentifier)), failed)
             } catch {
                 failed.append(app.desktopID)
                 log("launch-failed", "cannot launch \(app.desktopID): \(error.message)",
                     ["bundle": .string(app.bundleIdentifier), "desktop": .string(app.desktopID)])
             }
         }
-        if let url = ActivityGate.webPage(remote.webpageURL) {
-            do {
-                try desktop.web.open(url.absoluteString, activationToken: activationToken)
-                count { $0.webPagesOpened += 1 }
-                log("web", "opened \(url.absoluteString) for \(remote.activityType) from \(remote.deviceName)",
-                    ["activity": .string(activityID.uuidString), "url": .string(url.absoluteString)])
-                return .success(.webPage(url))
-            } catch {
-                log("web-failed", error.message, ["url": .string(url.absoluteString)])
-                return .failure(HandoffError(.handoffFailed, error.message))
-            }
-        }
-        if !failed.isEmpty {
-            // Installed, but it did not start: say so, not "no app".
-            return .failure(HandoffError(.handoffFailed,
-                                         "\(failed.joined(separator: ", ")) did not start (see launch-failed above), and \(remote.activityType) has no web page"))
-        }
-        let why = undeclaredReason(remote).map { " (\($0))" } ?? ""
-        return .failure(HandoffError(.handoffFailed,
-                                     "no app here continues \(remote.activityType) of team \(remote.teamIdentifier), and it has no web page\(why)"))
+        return (nil, failed)
     }
 
     /// What became of a D-Bus activation (on a later turn of the loop).
@@ -545,27 +603,35 @@ public final class AgentServer: @unchecked Sendable {
     }
 
     /// What would continue `remote` if the person chose it now, without
-    /// doing it (the notification shows only what can be continued). Loop
-    /// thread.
+    /// doing it (the notification shows only what can be continued): the
+    /// order of `choose`. Loop thread.
     func continuer(of remote: RemoteActivity, rescanning: Bool) -> ContinueTarget? {
-        if let session = runningContinuers(of: remote).first {
+        if let session = runningContinuers(of: remote, by: .webDomain).first {
             return ContinueTarget(desktop?.installed.app(bundleIdentifier: session.0.manifest.bundleIdentifier))
         }
-        guard let desktop else { return nil }
-        if rescanning { for warning in desktop.installed.rescan() { log("desktop", warning) } }
-        if let app = desktop.installed.apps(continuing: remote.teamIdentifier, type: remote.activityType,
-                                            preferring: remote.bundleIdentifier).first {
+        if let desktop {
+            if rescanning { for warning in desktop.installed.rescan() { log("desktop", warning) } }
+            if let app = installedClaimers(of: remote, on: desktop).first { return ContinueTarget(app) }
+        }
+        if let session = runningContinuers(of: remote, by: .declared).first {
+            return ContinueTarget(desktop?.installed.app(bundleIdentifier: session.0.manifest.bundleIdentifier))
+        }
+        if let desktop, let app = desktop.installed.apps(continuing: remote.teamIdentifier, type: remote.activityType,
+                                                         preferring: remote.bundleIdentifier).first {
             return ContinueTarget(app)
         }
         return ActivityGate.webPage(remote.webpageURL) != nil ? .webPage : nil
     }
 
-    /// The running apps that may continue `remote` (not for its web page
-    /// only), in the order CHOOSE tries them: the sender's bundle id first,
-    /// then the one connected longest.
-    private func runningContinuers(of remote: RemoteActivity) -> [(AgentSession, RemoteActivity)] {
-        sessions.values
-            .filter { $0.isRegistered && !$0.isObserver }
+    /// The running apps that may continue `remote` for the reason `match`
+    /// (not for its web page only; a claim the person turned off does not
+    /// count), in the order CHOOSE tries them: the sender's bundle id
+    /// first, then the one connected longest.
+    private func runningContinuers(of remote: RemoteActivity, by match: ActivityGate.Match) -> [(AgentSession, RemoteActivity)] {
+        let settings = engine.settings
+        return sessions.values
+            .filter { $0.isRegistered && !$0.isObserver && ActivityGate.match(remote, $0.manifest) == match }
+            .filter { match != .webDomain || settings.webDomainsAllowed(for: $0.manifest.bundleIdentifier) }
             .compactMap { session in
                 ActivityGate.offer(remote, to: session.audience).flatMap { $0.isWebOnly ? nil : (session, $0) }
             }

@@ -10,6 +10,7 @@ final class ManifestBox: @unchecked Sendable {
     let teamIdentifier = CStringSlot()
     private let types = Locked(CStringListSlot())
     private let warnings = Locked(CStringListSlot())
+    private let domains = Locked(CStringListSlot())
 
     init(_ manifest: Manifest) {
         self.manifest = Locked(manifest)
@@ -21,6 +22,15 @@ final class ManifestBox: @unchecked Sendable {
 
     func declare(_ type: String) throws(HandoffError) {
         try manifest.withLock { (m) throws(HandoffError) in try m.declare(type) }
+    }
+
+    func declare(webDomain: String) throws(HandoffError) {
+        try manifest.withLock { (m) throws(HandoffError) in try m.declare(webDomain: webDomain) }
+    }
+
+    func webDomainPointer(at index: Int) -> UnsafePointer<CChar>? {
+        let list = current.webDomains.map(\.description)
+        return domains.withLock { $0.pointer(for: list, at: index) }
     }
 
     func typePointer(at index: Int) -> UnsafePointer<CChar>? {

@@ -75,3 +75,18 @@ private func box(_ p: OpaquePointer?) throws(HandoffError) -> ManifestBox {
 @c @implementation public func handoff_manifest_warning_at(_ manifest: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
     Thunk.value { () throws(HandoffError) in try box(manifest).warningPointer(at: index) }
 }
+
+@c @implementation public func handoff_manifest_declare_web_domain(_ manifest: OpaquePointer?, _ domain: UnsafePointer<CChar>?) -> Int32 {
+    Thunk.status { () throws(HandoffError) in
+        try box(manifest).declare(webDomain: try CArgument.string(domain, "domain"))
+    }
+}
+
+@c @implementation public func handoff_manifest_web_domain_count(_ manifest: OpaquePointer?) -> Int {
+    guard let manifest else { return 0 }
+    return Handle.object(manifest, as: ManifestBox.self).current.webDomains.count
+}
+
+@c @implementation public func handoff_manifest_web_domain_at(_ manifest: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
+    Thunk.value { () throws(HandoffError) in try box(manifest).webDomainPointer(at: index) }
+}

@@ -23,10 +23,13 @@ enum AgentBodyCoding {
     static func body(of message: AgentMessage) -> Body? {
         switch message {
         case .hello(let h):
-            return ["protocol": .integer(Int64(h.revisions.lowerBound)), "revision": .integer(Int64(h.revisions.upperBound)),
-                    "bundle": .string(h.manifest.bundleIdentifier),
-                    "team": .string(h.manifest.teamIdentifier), "types": .array(h.manifest.activityTypes.map { .string($0) }),
-                    "pid": .integer(Int64(h.pid)), "observer": .boolean(h.observer)]
+            var b: Body = ["protocol": .integer(Int64(h.revisions.lowerBound)), "revision": .integer(Int64(h.revisions.upperBound)),
+                           "bundle": .string(h.manifest.bundleIdentifier),
+                           "team": .string(h.manifest.teamIdentifier), "types": .array(h.manifest.activityTypes.map { .string($0) }),
+                           "pid": .integer(Int64(h.pid)), "observer": .boolean(h.observer)]
+            // Optional (docs/agent.md §13): an earlier agent ignores it.
+            if !h.manifest.webDomains.isEmpty { b["domains"] = .array(h.manifest.webDomains.map { .string($0.description) }) }
+            return b
         case .welcome(let w):
             return ["agent": .string(w.agentVersion), "deviceID": .data(w.deviceID), "deviceName": .string(w.deviceName),
                     "role": .string(w.role.name), "accountID": .string(w.accountID), "revision": .integer(Int64(w.revision))]
@@ -181,8 +184,11 @@ enum AgentBodyCoding {
             let lowest = Int(try b.integer("protocol", in: 1...255))
             let highest = Int(try b.optionalInteger("revision", in: Int64(lowest)...255) ?? Int64(lowest))
             let types = try b.strings("types")
-            let manifest = try Manifest(bundleIdentifier: try b.string("bundle"), teamIdentifier: try b.string("team"),
+            var manifest = try Manifest(bundleIdentifier: try b.string("bundle"), teamIdentifier: try b.string("team"),
                                         activityTypes: types)
+            if body["domains"] != nil {
+                for domain in try b.strings("domains") { try manifest.declare(webDomain: domain) }
+            }
             return .hello(AgentHello(revisions: lowest...highest, manifest: manifest,
                                      pid: Int32(try b.integer("pid", in: 0...Int64(Int32.max))),
                                      observer: try b.optionalBool("observer") ?? false))

@@ -14,6 +14,7 @@ import HandoffModel
 ///
 ///     [App com.example.Notes]
 ///     Muted=true
+///     WebDomains=false
 ///
 /// Strict about what it knows (a bad value, a malformed device id or
 /// bundle id, a known group twice: the whole file is refused, and the
@@ -64,8 +65,9 @@ extension HandoffSettings {
                 guard Self.isBundleIdentifier(id) else {
                     throw HandoffError(.malformedData, "\(source): [\(group)]: \(KeyFile.quoted(id)) is not a bundle identifier (1-255 of A-Za-z0-9._-)")
                 }
-                known = ["Muted"]
+                known = ["Muted", "WebDomains"]
                 if try boolean("Muted") == true { mutedApps.insert(id) }
+                if try boolean("WebDomains") == false { webDomainsOff.insert(id) }
             }
             // Unknown groups whole, and unknown keys of known groups: kept.
             let extra = keys.filter { !known.contains($0.key) }.sorted { $0.value.line < $1.value.line }
@@ -96,7 +98,7 @@ extension HandoffSettings {
     }
 
     /// The file's text: a comment, `[Handoff]`, the devices with a rule
-    /// that is not the default, the muted apps (both sorted), then what an
+    /// that is not the default, the apps muted or with web domains off (both sorted), then what an
     /// unknown version wrote. Parsing it gives these settings back.
     public var fileBytes: [UInt8] {
         var out = "# Handoff settings (docs/agent.md \"Settings\"). Change them with `handoff settings`;\n"
@@ -115,9 +117,11 @@ extension HandoffSettings {
             out += "Offer=\(rule.offer)\nAccept=\(rule.accept)\n"
             extras(group)
         }
-        for id in mutedApps.sorted() {
+        for id in mutedApps.union(webDomainsOff).sorted() {
             let group = Self.appPrefix + id
-            out += "\n[\(group)]\nMuted=true\n"
+            out += "\n[\(group)]\n"
+            if mutedApps.contains(id) { out += "Muted=true\n" }
+            if webDomainsOff.contains(id) { out += "WebDomains=false\n" }
             extras(group)
         }
         for group in unknownOrder where !written.contains(group) {

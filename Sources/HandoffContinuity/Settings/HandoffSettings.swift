@@ -35,6 +35,9 @@ public struct HandoffSettings: Sendable, Equatable {
     public var devices: [String: DeviceRule] = [:]
     /// Bundle identifiers whose activities are neither shown nor offered here.
     public var mutedApps: Set<String> = []
+    /// Bundle identifiers the agent never gives a web page for their
+    /// claimed web domains (docs/agent.md §13).
+    public var webDomainsOff: Set<String> = []
     /// Groups and keys this version does not know, kept as written so a
     /// rewrite by this version loses nothing a newer one wrote (group →
     /// key → value, plus the group order).
@@ -53,7 +56,7 @@ public struct HandoffSettings: Sendable, Equatable {
         a.paused == b.paused && a.devices.filter { !$0.value.isDefault } == b.devices.filter { !$0.value.isDefault }
             // Kept groups compare as a set: a rewrite puts those of known
             // groups beside their group, so their order may change.
-            && a.mutedApps == b.mutedApps && Set(a.unknownOrder) == Set(b.unknownOrder)
+            && a.mutedApps == b.mutedApps && a.webDomainsOff == b.webDomainsOff && Set(a.unknownOrder) == Set(b.unknownOrder)
             && a.unknownOrder.allSatisfy { g in
                 a.unknown[g]!.map(\.key) == b.unknown[g]!.map(\.key) && a.unknown[g]!.map(\.value) == b.unknown[g]!.map(\.value)
             }
@@ -77,6 +80,11 @@ public struct HandoffSettings: Sendable, Equatable {
 
     public func isMuted(_ bundleIdentifier: String) -> Bool {
         mutedApps.contains(bundleIdentifier)
+    }
+
+    /// Whether the agent may give the app web pages on the domains it claims.
+    public func webDomainsAllowed(for bundleIdentifier: String) -> Bool {
+        !webDomainsOff.contains(bundleIdentifier)
     }
 
     /// Whether a remote activity reaches the apps and notifications here.

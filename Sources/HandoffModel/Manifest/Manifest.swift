@@ -11,6 +11,9 @@ public struct Manifest: Sendable, Equatable {
     public let teamIdentifier: String
     /// Declared types, in declaration order, without duplicates.
     public private(set) var activityTypes: [String]
+    /// The web domains it opens (Apple's associated domains), in
+    /// declaration order, without duplicates (docs/agent.md §13).
+    public private(set) var webDomains: [WebDomain] = []
     /// What loading an Info.plist skipped and why: a key repeated in one
     /// dictionary (its last value is used), an `NSUserActivityTypes` that
     /// is not an array, an entry of it that is empty or not a string; each
@@ -55,6 +58,30 @@ public struct Manifest: Sendable, Equatable {
                 "a manifest's activity types take at most \(Self.maxActivityTypeBytes) bytes in all; with \(Identifier.quoted(activityType)) they would take \(bytes)")
         }
         activityTypes.append(activityType)
+    }
+
+    /// Most web domains one manifest claims.
+    public static let maxWebDomains = 32
+
+    /// Claims one more web domain (`example.com`, `*.example.com`): an
+    /// activity of type `NSUserActivityTypeBrowsingWeb` whose page is on
+    /// it is offered to the app as continuable. Claiming one twice is
+    /// harmless.
+    /// - Throws: `.invalidValue` for a domain `WebDomain` refuses, or one
+    ///   over `maxWebDomains`.
+    public mutating func declare(webDomain text: String) throws(HandoffError) {
+        let domain = try WebDomain(text)
+        guard !webDomains.contains(domain) else { return }
+        guard webDomains.count < Self.maxWebDomains else {
+            throw HandoffError(.invalidValue,
+                "a manifest claims at most \(Self.maxWebDomains) web domains; \(Identifier.quoted(text)) would be one more")
+        }
+        webDomains.append(domain)
+    }
+
+    /// True when a page on `host` is on one of the claimed domains.
+    public func claims(host: String) -> Bool {
+        webDomains.contains { $0.matches(host: host) }
     }
 
     /// True when the app can continue activities of this type.

@@ -32,12 +32,39 @@ public enum ActivityGate {
         case .observer:
             offered.isWebOnly = false
         case .application(let manifest):
-            // Team compared as the beacon carries it; types byte for byte (Manifest.declares).
-            let continuable = remote.teamIdentifier == manifest.teamIdentifier && manifest.declares(remote.activityType)
+            let continuable = match(remote, manifest) != nil
             guard continuable || offered.webpageURL != nil else { return nil }
             offered.isWebOnly = !continuable
         }
         return offered
+    }
+
+    /// Why `manifest`'s app may continue `remote` (rule 3), or nil.
+    public enum Match: Sendable, Equatable {
+        /// Its team, and a type it declares.
+        case declared
+        /// A browsing-web page on a domain it claims, whatever the team.
+        case webDomain
+    }
+
+    /// Apple's type for a web page a browser shows.
+    public static let browsingWebType = "NSUserActivityTypeBrowsingWeb"
+
+    /// Rule 3: the sender's team and a declared type (team compared as the
+    /// beacon carries it; types byte for byte, Manifest.declares), or a
+    /// browsing-web page on a claimed domain.
+    public static func match(_ remote: RemoteActivity, _ manifest: Manifest) -> Match? {
+        if remote.teamIdentifier == manifest.teamIdentifier && manifest.declares(remote.activityType) { return .declared }
+        if claimedPage(remote, by: manifest) { return .webDomain }
+        return nil
+    }
+
+    /// Whether `remote` is a browsing-web activity whose http(s) page is
+    /// on a domain `manifest` claims.
+    public static func claimedPage(_ remote: RemoteActivity, by manifest: Manifest) -> Bool {
+        guard !manifest.webDomains.isEmpty, remote.activityType.utf8.elementsEqual(browsingWebType.utf8),
+              let host = webPage(remote.webpageURL)?.host else { return false }
+        return manifest.claims(host: host)
     }
 
     /// `url` if it is an http or https page (what a browser can open in

@@ -14,6 +14,7 @@ enum SettingsCommand: Command {
         "settings device DEVICE offer on|off",
         "settings device DEVICE accept on|off",
         "settings app BUNDLE-ID mute|unmute",
+        "settings app BUNDLE-ID web-domains on|off",
     ]
     static let details = """
         Without an action, shows the settings. Actions:
@@ -28,6 +29,9 @@ enum SettingsCommand: Command {
                    nothing DEVICE offers is shown or fetched here
           app BUNDLE-ID mute
                    the app's activities are neither shown nor offered on this device
+          app BUNDLE-ID web-domains off
+                   web pages on the domains the app claims (X-Handoff-WebDomains) open
+                   in the browser, not in the app
 
         DEVICE is a device's name or its id or the start of its id, among the devices
         the agent hears now and those the settings name; a full id (32 hex digits, as
@@ -39,7 +43,8 @@ enum SettingsCommand: Command {
         never overwritten: fix or remove it.
 
         With --json: {"path", "paused", "devices": [{"id", "name", "offer",
-        "accept"}], "muted_apps": [...], "problem"} (problem only for a damaged file).
+        "accept"}], "muted_apps": [...], "web_domains_off": [...], "problem"} (problem only
+        for a damaged file).
 
         File: $XDG_CONFIG_HOME/handoff/settings (mode 0600).
         """
@@ -80,16 +85,24 @@ enum SettingsCommand: Command {
                 settings.devices[id] = rule
             }
         case "app":
-            guard words.count == 3 else {
-                throw arguments.usage("app needs a bundle identifier and mute or unmute: handoff settings app com.example.Notes mute")
+            guard words.count == 3 || (words.count == 4 && words[2] == "web-domains") else {
+                throw arguments.usage("app needs a bundle identifier and mute, unmute or web-domains on|off: handoff settings app com.example.Notes mute")
             }
             let id = words[1]
             guard HandoffSettings.isBundleIdentifier(id) else {
                 throw arguments.usage("\"\(id)\" is not a bundle identifier (1-255 of A-Za-z0-9._-, e.g. com.example.Notes)")
             }
-            guard words[2] == "mute" || words[2] == "unmute" else {
-                throw arguments.usage("\"\(words[2])\" is not an app setting: use mute or unmute")
+            if words[2] == "web-domains" {
+                let on = try onOff(words[3], arguments)
+                change = { settings in
+                    if on { settings.webDomainsOff.remove(id) } else { settings.webDomainsOff.insert(id) }
+                }
+                break
             }
+            guard words[2] == "mute" || words[2] == "unmute" else {
+                throw arguments.usage("\"\(words[2])\" is not an app setting: use mute, unmute or web-domains on|off")
+            }
+            try expectCount(words, 3, arguments)
             let mute = words[2] == "mute"
             change = { settings in
                 if mute { settings.mutedApps.insert(id) } else { settings.mutedApps.remove(id) }
@@ -124,6 +137,7 @@ enum SettingsCommand: Command {
                          "offer": .bool(rule.offer), "accept": .bool(rule.accept)])
             }),
             "muted_apps": .array(settings.mutedApps.sorted().map(JSON.string)),
+            "web_domains_off": .array(settings.webDomainsOff.sorted().map(JSON.string)),
         ]
         if let problem { json["problem"] = .string(problem.message) }
         // "on"/"off" stay as typed: they are the words of the command.
@@ -140,6 +154,9 @@ enum SettingsCommand: Command {
         }
         lines.append(settings.mutedApps.isEmpty ? tr("Muted apps: none")
                      : tr("Muted apps: {apps}", ["apps": settings.mutedApps.sorted().joined(separator: ", ")]))
+        if !settings.webDomainsOff.isEmpty {
+            lines.append(tr("Web domains off for: {apps}", ["apps": settings.webDomainsOff.sorted().joined(separator: ", ")]))
+        }
         lines.append(tr("File: {path}", ["path": store.path]))
         output.emit(.object(json), human: lines.joined(separator: "\n"))
     }

@@ -78,6 +78,36 @@ struct DataFolders {
     /// Apps installed with Flatpak, user-wide and system-wide, are found in
     /// the export folders with the Exec line flatpak wrote, though the
     /// environment names neither folder.
+    /// X-Handoff-WebDomains (docs/agent.md §13): with the team, an entry may
+    /// claim domains without declaring types; a bad domain is skipped with
+    /// a warning naming it; without the team nothing is declared.
+    @Test func webDomainsAreRead() throws {
+        let data = DataFolders()
+        let t = data.tree
+        t.write("home/applications/org.example.Docs.desktop", """
+            [Desktop Entry]
+            Type=Application
+            Name=Docs
+            Exec=docs %U
+            X-Handoff-TeamIdentifier=TEAMD
+            X-Handoff-WebDomains=*.Example.com;BAD DOMAIN;example.org;
+            """)
+        t.write("home/applications/org.example.NoTeam.desktop", """
+            [Desktop Entry]
+            Type=Application
+            Name=No team
+            Exec=noteam %U
+            X-Handoff-WebDomains=example.net;
+            """)
+        let registry = InstalledApps(directories: data.directories)
+        let docs = try #require(registry.apps.first { $0.bundleIdentifier == "org.example.Docs" })
+        #expect(docs.manifest.webDomains.map(\.description) == ["*.example.com", "example.org"])
+        #expect(docs.activityTypes.isEmpty)
+        #expect(registry.warnings.contains { $0.contains("X-Handoff-WebDomains") && $0.contains("BAD DOMAIN") }, "\(registry.warnings)")
+        #expect(!registry.apps.contains { $0.bundleIdentifier == "org.example.NoTeam" })
+        #expect(registry.warnings.contains { $0.contains("org.example.NoTeam") && $0.contains("X-Handoff-TeamIdentifier") }, "\(registry.warnings)")
+    }
+
     @Test func findsAppsFlatpakExported() throws {
         let data = DataFolders()
         let t = data.tree

@@ -319,6 +319,9 @@ _declare("handoff_manifest_get_bundle_identifier", c_char_p, [ManifestPtr], NOT_
 _declare("handoff_manifest_get_team_identifier", c_char_p, [ManifestPtr], NOT_NULL)
 _declare("handoff_manifest_activity_type_count", c_size_t, [ManifestPtr])
 _declare("handoff_manifest_activity_type_at", c_char_p, [ManifestPtr, c_size_t], NOT_NULL)
+_declare("handoff_manifest_declare_web_domain", c_int, [ManifestPtr, c_char_p], STATUS)
+_declare("handoff_manifest_web_domain_count", c_size_t, [ManifestPtr])
+_declare("handoff_manifest_web_domain_at", c_char_p, [ManifestPtr, c_size_t], NOT_NULL)
 _declare("handoff_manifest_warning_count", c_size_t, [ManifestPtr])
 _declare("handoff_manifest_warning_at", c_char_p, [ManifestPtr, c_size_t], NOT_NULL)
 

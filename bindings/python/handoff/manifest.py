@@ -95,6 +95,23 @@ class Manifest(OwnedHandle):
         return tuple(lib.handoff_manifest_activity_type_at(handle, i).decode("utf-8")
                      for i in range(lib.handoff_manifest_activity_type_count(handle)))
 
+    def declare_web_domain(self, domain: str) -> None:
+        """Claims a web domain the app opens (Apple's associated domains):
+        "example.com" (that host only) or "*.example.com" (every host under
+        it, not example.com itself). A browsing-web activity
+        (NSUserActivityTypeBrowsingWeb) whose page is on it is then
+        continuable by the app, whatever its team. Twice is harmless;
+        HandoffError INVALID_VALUE for anything but a host name, or a 33rd
+        domain."""
+        lib.handoff_manifest_declare_web_domain(self._live(), _ffi.text_in(domain, "domain"))
+
+    @property
+    def web_domains(self) -> tuple[str, ...]:
+        """The claimed web domains, in claim order, lowercase."""
+        handle = self._live()
+        return tuple(lib.handoff_manifest_web_domain_at(handle, i).decode("utf-8")
+                     for i in range(lib.handoff_manifest_web_domain_count(handle)))
+
     @property
     def warnings(self) -> list[str]:
         """What loading the Info.plist skipped and why: one message per key

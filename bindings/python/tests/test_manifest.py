@@ -117,3 +117,17 @@ def test_what_apples_tools_accept_loads_with_warnings():
 def test_no_warnings():
     assert Manifest("com.example.myapp", "TEAM1", [TYPE]).warnings == []
     assert Manifest.from_info_plist(EXAMPLES / "Info.plist").warnings == []
+
+
+def test_web_domains():
+    m = Manifest("com.example.myapp", "TEAM1")
+    assert m.web_domains == ()
+    m.declare_web_domain("Example.COM")
+    m.declare_web_domain("*.docs.example.org")
+    m.declare_web_domain("example.com")
+    assert m.web_domains == ("example.com", "*.docs.example.org")
+    for bad in ("", "https://example.com", "example.com:8080", "*example.com", "a..b"):
+        with pytest.raises(HandoffError) as caught:
+            m.declare_web_domain(bad)
+        assert caught.value.code == Status.INVALID_VALUE, bad
+    assert m.web_domains == ("example.com", "*.docs.example.org")

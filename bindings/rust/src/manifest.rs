@@ -117,6 +117,31 @@ impl Manifest {
         }
     }
 
+    /// Claims a web domain the app opens (Apple's associated domains):
+    /// `"example.com"` (that host only) or `"*.example.com"` (every host
+    /// under it, not `example.com` itself). A browsing-web activity
+    /// (`NSUserActivityTypeBrowsingWeb`) whose page is on it is then
+    /// continuable by the app, whatever its team. Twice is harmless;
+    /// [`crate::ErrorCode::InvalidValue`] for anything but a host name, or a
+    /// 33rd domain.
+    pub fn declare_web_domain(&mut self, domain: &str) -> Result<()> {
+        let d = c_string(domain, "the web domain")?;
+        // SAFETY: a live manifest and a string valid for the call.
+        check(unsafe { sys::handoff_manifest_declare_web_domain(self.raw.as_ptr(), d.as_ptr()) })
+    }
+
+    /// The claimed web domains, in claim order, lowercase.
+    pub fn web_domains(&self) -> Vec<String> {
+        let _lock = borrow_lock();
+        // SAFETY: a live manifest; the strings are copied at once.
+        unsafe {
+            let n = sys::handoff_manifest_web_domain_count(self.as_ptr());
+            (0..n)
+                .map_while(|i| owned(sys::handoff_manifest_web_domain_at(self.as_ptr(), i)))
+                .collect()
+        }
+    }
+
     /// What loading the Info.plist skipped and why: one message per key
     /// repeated in one dictionary (the last value is used), in file order,
     /// then one for an `NSUserActivityTypes` that is not an array, or one

@@ -386,6 +386,15 @@ extern "C" {
         manifest: *const handoff_manifest,
         index: usize,
     ) -> *const c_char;
+    pub fn handoff_manifest_declare_web_domain(
+        manifest: *mut handoff_manifest,
+        domain: *const c_char,
+    ) -> c_int;
+    pub fn handoff_manifest_web_domain_count(manifest: *const handoff_manifest) -> usize;
+    pub fn handoff_manifest_web_domain_at(
+        manifest: *const handoff_manifest,
+        index: usize,
+    ) -> *const c_char;
     pub fn handoff_manifest_warning_count(manifest: *const handoff_manifest) -> usize;
     pub fn handoff_manifest_warning_at(
         manifest: *const handoff_manifest,

@@ -643,3 +643,19 @@ fn the_loaded_library_is_the_headers_version() {
         handoff::sys::HANDOFF_VERSION_NUMBER as u32
     );
 }
+
+#[test]
+fn manifests_claim_web_domains() {
+    let mut m = Manifest::new("com.example.model", "TEAM42").unwrap();
+    assert!(m.web_domains().is_empty());
+    m.declare_web_domain("Example.COM").unwrap();
+    m.declare_web_domain("*.docs.example.org").unwrap();
+    m.declare_web_domain("example.com").unwrap();
+    assert_eq!(m.web_domains(), ["example.com", "*.docs.example.org"]);
+    for bad in ["", "https://example.com", "example.com:8080", "*example.com"] {
+        assert_eq!(
+            m.declare_web_domain(bad).unwrap_err().code(),
+            ErrorCode::InvalidValue
+        );
+    }
+}
