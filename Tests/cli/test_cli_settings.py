@@ -22,7 +22,7 @@ def settings_file(device):
 
 def test_show_without_a_file_is_the_defaults(device):
     shown = settings(device)
-    assert shown == {"path": str(settings_file(device)), "paused": False, "devices": [], "muted_apps": []}
+    assert shown == {"path": str(settings_file(device)), "paused": False, "devices": [], "muted_apps": [], "web_domains_off": []}
     assert not settings_file(device).exists()
     human = device.run("settings")
     assert human.code == 0 and "Handoff: on" in human.out and "Muted apps: none" in human.out, human
@@ -66,6 +66,21 @@ def test_app_mute_and_unmute(device):
     assert settings(device, "app", "com.example.Notes", "unmute")["muted_apps"] == ["org.example.b"]
     human = device.run("settings")
     assert "Muted apps: org.example.b" in human.out, human
+
+
+def test_app_web_domains_off_and_on(device):
+    shown = settings(device, "app", "org.example.Docs", "web-domains", "off")
+    assert shown["web_domains_off"] == ["org.example.Docs"] and shown["muted_apps"] == []
+    assert "[App org.example.Docs]\nWebDomains=false\n" in settings_file(device).read_text()
+    settings(device, "app", "org.example.Docs", "mute")
+    assert "[App org.example.Docs]\nMuted=true\nWebDomains=false\n" in settings_file(device).read_text()
+    assert "Web domains off for: org.example.Docs" in device.run("settings").out
+    assert settings(device, "app", "org.example.Docs", "web-domains", "on")["web_domains_off"] == []
+    assert "WebDomains" not in settings_file(device).read_text()
+    assert "\"maybe\" is neither on nor off" in usage_error(device, "app", "org.example.Docs", "web-domains", "maybe")
+    assert "app needs a bundle identifier" in usage_error(device, "app", "org.example.Docs", "web-domains")
+    assert "app needs a bundle identifier" in usage_error(device, "app", "org.example.Docs", "mute", "now")
+    assert "unexpected argument \"now\"" in usage_error(device, "app", "org.example.Docs", "web-domains", "on", "now")
 
 
 def usage_error(device, *args):

@@ -85,7 +85,7 @@ enum SettingsCommand: Command {
                 settings.devices[id] = rule
             }
         case "app":
-            guard words.count == 3 || (words.count == 4 && words[2] == "web-domains") else {
+            guard words.count == (words.count > 2 && words[2] == "web-domains" ? 4 : 3) else {
                 throw arguments.usage("app needs a bundle identifier and mute, unmute or web-domains on|off: handoff settings app com.example.Notes mute")
             }
             let id = words[1]
@@ -102,7 +102,6 @@ enum SettingsCommand: Command {
             guard words[2] == "mute" || words[2] == "unmute" else {
                 throw arguments.usage("\"\(words[2])\" is not an app setting: use mute, unmute or web-domains on|off")
             }
-            try expectCount(words, 3, arguments)
             let mute = words[2] == "mute"
             change = { settings in
                 if mute { settings.mutedApps.insert(id) } else { settings.mutedApps.remove(id) }
