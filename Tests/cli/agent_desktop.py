@@ -79,15 +79,16 @@ class Desktop:
         self.empty = self.root / "no-system-data"
         self.empty.mkdir()
 
-    def install(self, desktop_id, bundle, types, log, dbus_activatable=False, icon=None):
+    def install(self, desktop_id, bundle, types, log, dbus_activatable=False, icon=None, web_domains=()):
         """A .desktop file whose Exec starts agent_app.py writing to `log`
-        (no Exec when `log` is None)."""
-        exec_line = f"Exec={' '.join(app_command(log, bundle, types))}\n" if log else ""
+        (no Exec when `log` is None), claiming `web_domains`."""
+        exec_line = f"Exec={' '.join(map(exec_quoted, app_command(log, bundle, types, web_domains)))}\n" if log else ""
+        domains_line = f"X-Handoff-WebDomains={';'.join(web_domains)};\n" if web_domains else ""
         dbus = "DBusActivatable=true\n" if dbus_activatable else ""
         icon_line = f"Icon={icon}\n" if icon else ""
         (self.data / "applications" / f"{desktop_id}.desktop").write_text(
             f"[Desktop Entry]\nType=Application\nName=E2E app\n{icon_line}{dbus}"
-            f"{exec_line}X-Handoff-ActivityTypes={';'.join(types)};\n"
+            f"{exec_line}{domains_line}" + (f"X-Handoff-ActivityTypes={';'.join(types)};\n" if types else "") +
             f"X-Handoff-TeamIdentifier={TEAM}\nX-Handoff-BundleIdentifier={bundle}\n")
 
     def install_service(self, name, bundle, types, log, bus_log, env, *fake_options):
@@ -132,9 +133,17 @@ class Desktop:
                    for r in self.notifications())
 
 
-def app_command(log, bundle, types):
+def exec_quoted(argument):
+    """An Exec argument as the desktop entry spec wants it: in double quotes
+    (with ", `, $ and \\ escaped) when it holds a reserved character."""
+    if not any(c in argument for c in " \t\n\"'\\><~|&;$*?#()`"):
+        return argument
+    return '"' + "".join("\\" + c if c in '"`$\\' else c for c in argument) + '"'
+
+
+def app_command(log, bundle, types, web_domains=()):
     return ([sys.executable, str(APP), "--log", str(log), "--bundle", bundle, "--team", TEAM]
-            + [f"--type={t}" for t in types])
+            + [f"--type={t}" for t in types] + [f"--web-domain={d}" for d in web_domains])
 
 
 class OwnedProcess:

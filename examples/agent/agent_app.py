@@ -31,6 +31,7 @@ def main():
     parser.add_argument("--bundle", required=True)
     parser.add_argument("--team", required=True)
     parser.add_argument("--type", action="append", default=[])
+    parser.add_argument("--web-domain", action="append", default=[])
     parser.add_argument("--advertise")
     parser.add_argument("--info", action="append", default=[])
     parser.add_argument("--stuck-saving", action="store_true")
@@ -54,6 +55,7 @@ def main():
         def continue_user_activity(self, app, activity, restoration_handler):
             emit("continue", type=activity.activity_type, title=activity.title,
                  user_info={k: str(v) for k, v in activity.user_info.items()},
+                 webpage_url=activity.webpage_url,
                  activation_token=app.activation_token)
             restoration_handler([])
             return True
@@ -73,7 +75,10 @@ def main():
         def user_activity_was_continued(self, activity):
             emit("was_continued", id=activity.activity_id)
 
-    app = handoff.Application(handoff.Manifest(args.bundle, args.team, args.type), Delegate())
+    manifest = handoff.Manifest(args.bundle, args.team, args.type)
+    for domain in args.web_domain:
+        manifest.declare_web_domain(domain)
+    app = handoff.Application(manifest, Delegate())
     app.start_continuity(handoff.Account.load(), mode=ContinuityMode[args.mode.upper()])
     # The activation token the launcher handed on (docs/agent.md §5).
     emit("connected", mode=app.continuity_mode.name, activation_token=os.environ.get("XDG_ACTIVATION_TOKEN"),
