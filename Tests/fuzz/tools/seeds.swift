@@ -638,6 +638,9 @@ func writeAgentSeeds(_ w: Writer) throws {
                                 teamIdentifier: "A1B2C3D4E5", bundleIdentifier: "com.example.docs")
     let manifest = try Manifest(bundleIdentifier: "com.example.docs", teamIdentifier: "A1B2C3D4E5",
                                 activityTypes: ["com.example.docs.edit", "INSendMessageIntent"])
+    var claiming = manifest
+    try claiming.declare(webDomain: "docs.example.com")
+    try claiming.declare(webDomain: "*.example.org")
     let advert = Advertisement(activityID: id, activityType: "com.example.docs.edit", title: "Grüße 👋",
                                bundleIdentifier: "com.example.docs", teamIdentifier: "A1B2C3D4E5",
                                webpageURL: URLReference(string: "https://example.com/docs/42"),
@@ -650,6 +653,7 @@ func writeAgentSeeds(_ w: Writer) throws {
     let messages: [(String, AgentMessage)] = [
         ("hello", .hello(AgentHello(manifest: manifest, pid: 4242))),
         ("hello-observer", .hello(AgentHello(manifest: manifest, pid: 1, observer: true))),
+        ("hello-web-domains", .hello(AgentHello(manifest: claiming, pid: 4243))),
         ("welcome", .welcome(AgentWelcome(agentVersion: "0.1.0", deviceID: Array(0..<16), deviceName: "Desk", role: .sendOnly,
                                           accountID: "0011223344556677"))),
         ("advertise", .advertise(advert)),
@@ -762,6 +766,15 @@ func writeDesktopEntrySeeds(_ w: Writer) {
     [Desktop Action new-window]
     Name=New Window
     Exec=notes --new-window
+
+    """)
+    w("desktop-entry", "web-domains", """
+    [Desktop Entry]
+    Type=Application
+    Name=Docs
+    Exec=docs %U
+    X-Handoff-WebDomains=docs.example.com;*.Example.org;bad domain;
+    X-Handoff-TeamIdentifier=A1B2C3D4E5
 
     """)
     w("desktop-entry", "dbus-app", """
