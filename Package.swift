@@ -111,6 +111,12 @@ let package = Package(
             ] + withoutFoundation,
             linkerSettings: [.unsafeFlags(sharedLibraryLinkerFlags)] + footprintLinkerSettings(map: "libhandoff.so")
         ),
+        // JSON values, written and read (bounded), for the command's --json
+        // output and the browser bridge's messages.
+        .target(name: "HandoffJSON", swiftSettings: withoutFoundation),
+        // The browser bridge's wire: native-messaging frames and messages
+        // (docs/browser.md); pure, fuzzed.
+        .target(name: "HandoffBrowser", dependencies: ["HandoffJSON", "HandoffModel"], swiftSettings: withoutFoundation),
         // The per-user agent (docs/agent.md); linked into the `handoff` command only.
         .target(
             name: "HandoffAgent",
@@ -119,7 +125,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "HandoffTool",
-            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "HandoffAgent"],
+            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "HandoffAgent", "HandoffJSON",
+                           "HandoffBrowser"],
             // Self-contained like the library: runs where no Swift toolchain is.
             swiftSettings: [.unsafeFlags(["-static-stdlib"])] + withoutFoundation,
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"] + hardeningLinkerFlags)] + footprintLinkerSettings(map: "handoff-cli")
@@ -131,6 +138,7 @@ let package = Package(
         .testTarget(name: "HandoffModelTests", dependencies: ["HandoffModel", "HandoffTestSupport"]),
         .testTarget(name: "HandoffRuntimeTests", dependencies: ["HandoffRuntime"]),
         .testTarget(name: "HandoffContinuityTests", dependencies: ["HandoffContinuity", "HandoffTestSupport"]),
+        .testTarget(name: "HandoffBridgeTests", dependencies: ["HandoffJSON", "HandoffBrowser", "HandoffModel"]),
         .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffAgent", "HandoffModel", "HandoffTestSupport"]),
     ]
 )

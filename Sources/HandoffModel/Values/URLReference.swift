@@ -34,6 +34,9 @@ public struct URLReference: Sendable, Hashable, CustomStringConvertible {
     /// The scheme as written (`https`), or nil for a relative reference.
     public var scheme: String? { parts.scheme.map(text) }
 
+    /// Whether the URL names a user or password (`https://user:pass@host/`).
+    public var hasCredentials: Bool { parts.user != nil || parts.password != nil }
+
     /// The host, percent-decoded, an IP literal without its brackets; nil
     /// without an authority, for an empty host alone (`https:///a`), or when
     /// the decoded bytes are not UTF-8. As Foundation's `URL.host`.

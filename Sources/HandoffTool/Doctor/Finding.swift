@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffJSON
 /// One result of `handoff doctor`: how it stands, what was found, and what
 /// to do about it.
 struct Finding {

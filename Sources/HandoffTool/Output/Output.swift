@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffJSON
 import HandoffModel
 #if canImport(Glibc)
 import Glibc
@@ -84,6 +85,4 @@ struct Output {
     }
 }
 
-extension JSON: ExpressibleByStringLiteral {
-    init(stringLiteral value: String) { self = .string(value) }
-}
+

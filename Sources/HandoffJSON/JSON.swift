@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 /// A JSON value with keys in the order they were written, so output reads
 /// the same every time. Written compactly, on one line.
-indirect enum JSON {
+public indirect enum JSON: Sendable, Equatable {
     case null
     case bool(Bool)
     case int(Int64)
@@ -10,17 +10,17 @@ indirect enum JSON {
     case array([JSON])
     case object(JSONObject)
 
-    static func string(_ value: String?) -> JSON {
+    public static func string(_ value: String?) -> JSON {
         value.map { .string($0) } ?? .null
     }
 
-    var text: String {
+    public var text: String {
         var out = ""
         write(to: &out)
         return out
     }
 
-    func write(to out: inout String) {
+    public func write(to out: inout String) {
         switch self {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
@@ -76,17 +76,19 @@ indirect enum JSON {
 }
 
 /// A JSON object: ordered pairs; writing a key again replaces its value.
-struct JSONObject: ExpressibleByDictionaryLiteral {
-    private(set) var keys: [String] = []
+public struct JSONObject: ExpressibleByDictionaryLiteral, Sendable, Equatable {
+    public private(set) var keys: [String] = []
     private var values: [JSON] = []
 
-    var pairs: [(String, JSON)] { Array(zip(keys, values)) }
+    public var pairs: [(String, JSON)] { Array(zip(keys, values)) }
 
-    init(dictionaryLiteral elements: (String, JSON)...) {
+    public init() {}
+
+    public init(dictionaryLiteral elements: (String, JSON)...) {
         for (key, value) in elements { self[key] = value }
     }
 
-    subscript(key: String) -> JSON? {
+    public subscript(key: String) -> JSON? {
         get { keys.firstIndex(of: key).map { values[$0] } }
         set {
             if let i = keys.firstIndex(of: key) {
@@ -105,9 +107,13 @@ struct JSONObject: ExpressibleByDictionaryLiteral {
 }
 
 extension JSON: ExpressibleByDictionaryLiteral {
-    init(dictionaryLiteral elements: (String, JSON)...) {
+    public init(dictionaryLiteral elements: (String, JSON)...) {
         var object = JSONObject()
         for (key, value) in elements { object[key] = value }
         self = .object(object)
     }
+}
+
+extension JSON: ExpressibleByStringLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
 }
