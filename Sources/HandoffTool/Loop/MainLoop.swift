@@ -17,6 +17,9 @@ final class MainLoop {
     }
 
     private var queues: [HostQueue]
+    /// Descriptors of the host's own (a bridge's stdin), with what to do
+    /// when one is readable or closed.
+    private var watched: [(fd: Int32, ready: () -> Void)] = []
     private var stopRequested = false
 
     init(_ queues: [HostQueue] = []) {
@@ -24,6 +27,12 @@ final class MainLoop {
     }
 
     func add(_ queue: HostQueue) { queues.append(queue) }
+
+    /// Calls `ready` on the main thread when `fd` is readable (or at its
+    /// end, or in error): the callee reads it or stops watching it.
+    func watch(_ fd: Int32, _ ready: @escaping () -> Void) { watched.append((fd, ready)) }
+
+    func unwatch(_ fd: Int32) { watched.removeAll { $0.fd == fd } }
 
     /// Ends `run` after the callback now running (main thread only).
     func stop() { stopRequested = true }
@@ -39,8 +48,14 @@ final class MainLoop {
             var fds = queues.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             let signalFD = Signals.fd
             fds.append(pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0))
+            let sources = watched
+            fds += sources.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             _ = poll(&fds, nfds_t(fds.count), waitMilliseconds(deadline))
             if let number = Signals.take() { return .interrupted(number) }
+            for (i, source) in sources.enumerated() where fds[queues.count + 1 + i].revents != 0 {
+                source.ready()
+                if stopRequested { return .stopped }
+            }
         }
     }
 
