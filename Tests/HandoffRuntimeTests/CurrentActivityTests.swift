@@ -44,6 +44,30 @@ import Glibc
         a.invalidate()  // harmless
     }
 
+    /// Apple's Handoff shows a current activity's new title or page on the
+    /// other devices: a change re-advertises it (only a change goes out).
+    @Test func changingTheCurrentActivityAdvertisesItAgain() throws {
+        let p = try Pair()
+        let a = try shape()
+        a.title = "First"
+        try p.sender.becomeCurrent(a)
+        let before = p.senderService.history.count
+        a.title = "Second"
+        #expect(p.senderService.advertised?.title == "Second")
+        try a.setWebpageURL(URLReference(string: "https://example.com/2")!)
+        #expect(p.senderService.advertised?.webpageURL?.absoluteString == "https://example.com/2")
+        a.title = "Second"  // no change: nothing more goes out
+        #expect(p.senderService.history.count == before + 2)
+        a.isEligibleForHandoff = false
+        #expect(p.senderService.advertised == nil)
+        a.isEligibleForHandoff = true
+        #expect(p.senderService.advertised?.title == "Second")
+        // Not current: nothing goes out.
+        let b = try shape()
+        b.title = "Elsewhere"
+        #expect(p.senderService.advertised?.activityID == a.activityID)
+    }
+
     @Test func ineligibleActivityIsNotAdvertised() throws {
         let p = try Pair()
         let a = try shape()

@@ -18,6 +18,8 @@ extension Application {
     /// the activity delegate's `userActivityWillSave`, then the app
     /// delegate's `didUpdate`. Main thread, no lock held.
     func performSave(_ activity: UserActivity) {
+        let id = ObjectIdentifier(activity)
+        let outer = state.withLock { $0.savingNow.insert(id).inserted }
         for responder in responders(of: activity) {
             // A callback may have removed (or re-pointed) a later responder.
             guard responder.application === self, responder.userActivity === activity else { continue }
@@ -25,6 +27,7 @@ extension Application {
         }
         activity.delegate?.userActivityWillSave(activity)
         delegate.application(self, didUpdate: activity)
+        if outer { state.withLock { _ = $0.savingNow.remove(id) } }
         readvertise(touched: activity === currentActivity)
     }
 }

@@ -30,6 +30,9 @@ public final class Application: @unchecked Sendable {
         var responders: [WeakResponder] = []
         /// Activities with a save queued, so many needsSave make one save.
         var pendingSaves: Set<ObjectIdentifier> = []
+        /// Activities whose save runs now: their changes are advertised once,
+        /// when the save ends.
+        var savingNow: Set<ObjectIdentifier> = []
         /// Activities recently sent, by id, to tell their delegate when
         /// the other device confirms. Oldest first, bounded.
         var served: [ServedActivity] = []
@@ -238,5 +241,8 @@ extension Application: UserActivityOwner {
 
     public func activityDidChange(_ activity: UserActivity) {
         withdrawOffer(of: activity)
+        // What other devices show (title, page, eligibility) follows the
+        // change at once, as Apple's Handoff does: only a change goes out.
+        if state.withLock({ $0.current === activity && !$0.savingNow.contains(ObjectIdentifier(activity)) }) { readvertise() }
     }
 }
