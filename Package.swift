@@ -138,7 +138,7 @@ let package = Package(
         .testTarget(name: "HandoffModelTests", dependencies: ["HandoffModel", "HandoffTestSupport"]),
         .testTarget(name: "HandoffRuntimeTests", dependencies: ["HandoffRuntime"]),
         .testTarget(name: "HandoffContinuityTests", dependencies: ["HandoffContinuity", "HandoffTestSupport"]),
-        .testTarget(name: "HandoffBridgeTests", dependencies: ["HandoffJSON", "HandoffBrowser", "HandoffModel"]),
+        .testTarget(name: "HandoffBridgeTests", dependencies: ["HandoffJSON", "HandoffBrowser", "HandoffModel", "HandoffTestSupport"]),
         .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffAgent", "HandoffModel", "HandoffTestSupport"]),
     ]
 )

@@ -44,7 +44,9 @@ FUZZ_CONTINUITY_TARGETS := beacon-plaintext beacon-packet channel-frames exchang
 # The agent's desktop-entry reader: Sources/HandoffAgent/Desktop only (the
 # D-Bus part would need libsystemd).
 FUZZ_AGENT_TARGETS := desktop-entry
-FUZZ_TARGETS  := $(FUZZ_MODEL_TARGETS) $(FUZZ_CONTINUITY_TARGETS) $(FUZZ_AGENT_TARGETS)
+# The browser bridge's input: native-messaging frames and JSON.
+FUZZ_BRIDGE_TARGETS := native-messaging
+FUZZ_TARGETS  := $(FUZZ_MODEL_TARGETS) $(FUZZ_CONTINUITY_TARGETS) $(FUZZ_AGENT_TARGETS) $(FUZZ_BRIDGE_TARGETS)
 
 # System libraries come through their module maps, as in Package.swift
 # (expat only once the model reads XML with it).
@@ -57,6 +59,7 @@ FUZZ_LIBS_MODEL := $(FUZZ_DIR)/lib/libHandoffModel.a
 FUZZ_LIBS_CONTINUITY := $(FUZZ_DIR)/lib/libHandoffContinuity.a $(FUZZ_DIR)/lib/libHandoffRuntime.a \
                         $(FUZZ_LIBS_MODEL) $(FUZZ_DIR)/lib/libCLinux.a -lssl -lcrypto
 FUZZ_LIBS_AGENT := $(FUZZ_DIR)/lib/libHandoffAgent.a $(FUZZ_LIBS_MODEL) $(FUZZ_DIR)/lib/libCLinux.a
+FUZZ_LIBS_BRIDGE := $(FUZZ_DIR)/lib/libHandoffBrowser.a $(FUZZ_DIR)/lib/libHandoffJSON.a $(FUZZ_LIBS_MODEL)
 
 .PHONY: fuzz fuzz-build fuzz-seeds $(addprefix fuzz-,$(FUZZ_TARGETS))
 
@@ -87,6 +90,9 @@ FUZZ_AGENT_SOURCES      := $(filter-out %/ApplicationActivator+DBusActivating.sw
                            $(shell find Sources/HandoffAgent/Desktop -name '*.swift' | sort)) \
                            Sources/HandoffAgent/DBus/DBusApplicationName.swift
 
+FUZZ_JSON_SOURCES       := $(shell find Sources/HandoffJSON -name '*.swift' | sort)
+FUZZ_BROWSER_SOURCES    := $(shell find Sources/HandoffBrowser -name '*.swift' | sort)
+
 # One static library and module per library target, in dependency order.
 fuzz_module = @mkdir -p $(FUZZ_DIR)/modules $(@D) && \
   echo "swiftc (fuzz) $(1)" && \
@@ -104,6 +110,12 @@ $(FUZZ_DIR)/lib/libHandoffContinuity.a: $(FUZZ_CONTINUITY_SOURCES) $(FUZZ_DIR)/l
 $(FUZZ_DIR)/lib/libHandoffAgent.a: $(FUZZ_AGENT_SOURCES) $(FUZZ_DIR)/lib/libHandoffModel.a $(FUZZ_DIR)/lib/libCLinux.a $(FUZZ_DIR)/clinux/module.modulemap
 	$(call fuzz_module,HandoffAgent,$(FUZZ_AGENT_SOURCES))
 
+$(FUZZ_DIR)/lib/libHandoffJSON.a: $(FUZZ_JSON_SOURCES)
+	$(call fuzz_module,HandoffJSON,$(FUZZ_JSON_SOURCES))
+
+$(FUZZ_DIR)/lib/libHandoffBrowser.a: $(FUZZ_BROWSER_SOURCES) $(FUZZ_DIR)/lib/libHandoffJSON.a $(FUZZ_DIR)/lib/libHandoffModel.a
+	$(call fuzz_module,HandoffBrowser,$(FUZZ_BROWSER_SOURCES))
+
 # -------------------------------------------------------------- targets
 
 $(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_MODEL_TARGETS)): $(FUZZ_DIR)/bin/%: $(FUZZ_SRC)/targets/%.swift $(FUZZ_LIBS_MODEL)
@@ -117,6 +129,10 @@ $(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_CONTINUITY_TARGETS)): $(FUZZ_DIR)/bin/%: $(F
 $(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_AGENT_TARGETS)): $(FUZZ_DIR)/bin/%: $(FUZZ_SRC)/targets/%.swift $(filter %.a,$(FUZZ_LIBS_AGENT))
 	@mkdir -p $(@D)
 	$(SWIFTC) $(FUZZ_SWIFTFLAGS) $< $(FUZZ_LIBS_AGENT) -o $@
+
+$(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_BRIDGE_TARGETS)): $(FUZZ_DIR)/bin/%: $(FUZZ_SRC)/targets/%.swift $(FUZZ_LIBS_BRIDGE)
+	@mkdir -p $(@D)
+	$(SWIFTC) $(FUZZ_SWIFTFLAGS) $< $(FUZZ_LIBS_BRIDGE) -o $@
 
 # The seed writer is a libFuzzer binary too (the modules need its runtime):
 # it writes the seeds from LLVMFuzzerInitialize and exits.
@@ -156,6 +172,8 @@ FUZZ_MAX_LEN_relay-device-topic := 1280
 # bodies near the re-encoding bound are reachable; -len_control keeps most
 # inputs short.
 FUZZ_MAX_LEN_agent-message := 65538
+# A few frames; one over the 64 KiB limit is skipped by length alone.
+FUZZ_MAX_LEN_native-messaging := 8192
 
 fuzz_limit = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_SECONDS))
 

@@ -53,6 +53,10 @@ FISHCOMPDIR        ?= $(DATADIR_INSTALL)/fish/vendor_completions.d
 AUTOSTARTDIR       ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc/xdg/autostart,$(PREFIX)/etc/xdg/autostart)
 # The tool finds them at ../share/locale from its own folder (docs/TRANSLATING.md).
 LOCALEDIR_INSTALL  ?= $(DATADIR_INSTALL)/locale
+# The browser bridge's host manifests (docs/browser.md): where Debian's
+# Firefox and Chromium read them for the system prefixes, else below PREFIX.
+MOZHOSTDIR         ?= $(if $(filter /usr /usr/local,$(PREFIX)),/usr/lib/mozilla/native-messaging-hosts,$(PREFIX)/lib/mozilla/native-messaging-hosts)
+CHROMIUMHOSTDIR    ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc/chromium/native-messaging-hosts,$(PREFIX)/etc/chromium/native-messaging-hosts)
 
 .PHONY: install uninstall test-units test-install
 
@@ -61,7 +65,8 @@ LOCALEDIR_INSTALL  ?= $(DATADIR_INSTALL)/locale
 INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR_INSTALL)' LIBDIR='$(LIBDIR_INSTALL)' \
     INCLUDEDIR='$(INCLUDEDIR_INSTALL)' PKGCONFIGDIR='$(PKGCONFIGDIR)' USERUNITDIR='$(USERUNITDIR)' \
     DATADIR='$(DATADIR_INSTALL)' MANDIR='$(MANDIR_INSTALL)' BASHCOMPDIR='$(BASHCOMPDIR)' ZSHCOMPDIR='$(ZSHCOMPDIR)' \
-    FISHCOMPDIR='$(FISHCOMPDIR)' AUTOSTARTDIR='$(AUTOSTARTDIR)' LOCALEDIR='$(LOCALEDIR_INSTALL)' LINGUAS='$(LINGUAS)' VERSION='$(VERSION)' SOMAJOR='$(SOMAJOR)'
+    FISHCOMPDIR='$(FISHCOMPDIR)' AUTOSTARTDIR='$(AUTOSTARTDIR)' LOCALEDIR='$(LOCALEDIR_INSTALL)' LINGUAS='$(LINGUAS)' VERSION='$(VERSION)' SOMAJOR='$(SOMAJOR)' \
+    MOZHOSTDIR='$(MOZHOSTDIR)' CHROMIUMHOSTDIR='$(CHROMIUMHOSTDIR)' BROWSER_EXTENSION='$(wildcard bridges/browser/extension)'
 
 install: lib $(TOOL)
 	@$(INSTALL_ENV) BUILT_LIB='$(LIBDIR)/libhandoff.so.$(VERSION)' BUILT_TOOL='$(TOOL)' HEADER=include/handoff.h GLIB_HEADER=include/handoff-glib.h \

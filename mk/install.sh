@@ -14,6 +14,8 @@
 #   DESTDIR    stages the files (packaging); paths below are the final ones
 #   PREFIX BINDIR LIBDIR INCLUDEDIR PKGCONFIGDIR USERUNITDIR DATADIR
 #   MANDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR AUTOSTARTDIR LOCALEDIR VERSION SOMAJOR
+#   MOZHOSTDIR CHROMIUMHOSTDIR (the browser host manifests), BROWSER_EXTENSION
+#   (the extension's folder; empty: none installed)
 #   LINGUAS (the languages, space-separated; handoff.mo each, docs/TRANSLATING.md)
 #   install only: BUILT_LIB BUILT_TOOL HEADER GLIB_HEADER PC_IN UNIT_SOCKET
 #                 UNIT_SERVICE AUTOSTART MAN_PAGES (the folder of handoff.1 and
@@ -31,7 +33,8 @@ set -eu
 here=$(dirname "$0")
 : "${DESTDIR=}"
 : "${LINGUAS=}"
-for var in PREFIX BINDIR LIBDIR INCLUDEDIR PKGCONFIGDIR USERUNITDIR DATADIR MANDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR AUTOSTARTDIR LOCALEDIR; do
+for var in PREFIX BINDIR LIBDIR INCLUDEDIR PKGCONFIGDIR USERUNITDIR DATADIR MANDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR AUTOSTARTDIR LOCALEDIR \
+           MOZHOSTDIR CHROMIUMHOSTDIR; do
     eval "value=\${$var:?$var is not set}"
     case $value in
         /*) ;;
@@ -45,6 +48,11 @@ MANIFEST=$DATADIR/handoff/install-manifest
 # agent names as its IconThemePath's ($DATADIR/icons).
 ICONDIR=$DATADIR/icons/hicolor
 REAL=libhandoff.so.$VERSION
+# The browser bridge (docs/browser.md): its launcher, the host manifests
+# where Firefox and Chromium look, and the unpacked extension.
+BROWSER_HOST=$LIBDIR/handoff/browser-host
+EXTENSIONDIR=$DATADIR/handoff/browser-extension
+HOST_JSON=org.libhandoff.browser.json
 NL='
 '
 
@@ -58,6 +66,10 @@ installed_files() {
         "$ICONDIR/scalable/apps/handoff.svg" "$ICONDIR/scalable/status/handoff-available.svg" \
         "$ICONDIR/scalable/status/handoff-paused.svg" "$AUTOSTARTDIR/handoff-agent.desktop" "$MANIFEST"
     for lang in $LINGUAS; do printf '%s\n' "$LOCALEDIR/$lang/LC_MESSAGES/handoff.mo"; done
+    printf '%s\n' "$BROWSER_HOST" "$MOZHOSTDIR/$HOST_JSON" "$CHROMIUMHOSTDIR/$HOST_JSON"
+    if [ -n "${BROWSER_EXTENSION:-}" ]; then
+        for file in $(cd "$BROWSER_EXTENSION" && ls); do printf '%s\n' "$EXTENSIONDIR/$file"; done
+    fi
 }
 
 # The folders the files go in.
@@ -65,6 +77,7 @@ install_dirs() {
     printf '%s\n' "$LIBDIR" "$INCLUDEDIR" "$BINDIR" "$PKGCONFIGDIR" "$USERUNITDIR" "$DATADIR/handoff" \
         "$MANDIR/man1" "$BASHCOMPDIR" "$ZSHCOMPDIR" "$FISHCOMPDIR" "$ICONDIR/scalable/apps" "$ICONDIR/scalable/status" "$AUTOSTARTDIR"
     for lang in $LINGUAS; do printf '%s\n' "$LOCALEDIR/$lang/LC_MESSAGES"; done
+    printf '%s\n' "$LIBDIR/handoff" "$MOZHOSTDIR" "$CHROMIUMHOSTDIR" "$EXTENSIONDIR"
 }
 
 # Is line $1 one of the lines of $2?
@@ -144,6 +157,20 @@ do_install() {
     for icon in handoff-available handoff-paused; do
         install -m 0644 "$ICONS/hicolor/scalable/status/$icon.svg" "$DESTDIR$ICONDIR/scalable/status/$icon.svg"
     done
+
+    # The browser bridge: a launcher naming the installed command (the
+    # browsers start a host without arguments), and its manifests.
+    printf '#!/bin/sh\n# Started by the browser for the Handoff extension (docs/browser.md).\nexec %s browser-host "$@"\n' \
+        "'$(printf '%s' "$tool" | sed "s/'/'\\\\''/g")'" > "$DESTDIR$BROWSER_HOST"
+    chmod 0755 "$DESTDIR$BROWSER_HOST"
+    "$BUILT_TOOL" browser-host --print-manifest firefox --program "$BROWSER_HOST" > "$DESTDIR$MOZHOSTDIR/$HOST_JSON"
+    "$BUILT_TOOL" browser-host --print-manifest chromium --program "$BROWSER_HOST" > "$DESTDIR$CHROMIUMHOSTDIR/$HOST_JSON"
+    chmod 0644 "$DESTDIR$MOZHOSTDIR/$HOST_JSON" "$DESTDIR$CHROMIUMHOSTDIR/$HOST_JSON"
+    if [ -n "${BROWSER_EXTENSION:-}" ]; then
+        for file in $(cd "$BROWSER_EXTENSION" && ls); do
+            install -m 0644 "$BROWSER_EXTENSION/$file" "$DESTDIR$EXTENSIONDIR/$file"
+        done
+    fi
 
     {
         echo "# libhandoff $VERSION: what \`make install\` created; \`make uninstall\` removes exactly this."

@@ -2,6 +2,7 @@
 import HandoffBrowser
 import HandoffJSON
 import HandoffModel
+import HandoffTestSupport
 import Testing
 
 /// The browsers' framing and the bridge's messages (docs/browser.md).
@@ -127,5 +128,47 @@ struct NativeMessageTests {
         #expect(BrowserReply.open(page: URLReference(string: "https://e.com/")!, from: "Desk").json.text
                 == #"{"type":"open","url":"https://e.com/","from":"Desk"}"#)
         #expect(BrowserReply.error("no", about: "current").json.text == #"{"type":"error","error":"no","about":"current"}"#)
+    }
+}
+
+/// The fuzz target's hand-made hostile inputs (Tests/fuzz/regressions/
+/// native-messaging), replayed as the host reads them.
+struct NativeMessageRegressionTests {
+    /// The events the input gives, fed as the fuzz target feeds it.
+    static func events(_ bytes: [UInt8]) -> (events: [NativeMessageDecoder.Event], boundary: Bool) {
+        var decoder = NativeMessageDecoder()
+        let step = Int(bytes.first ?? 0) + 1
+        var events: [NativeMessageDecoder.Event] = []
+        var index = 1
+        while index < bytes.count {
+            events += decoder.feed(bytes[index..<min(index + step, bytes.count)])
+            index += step
+        }
+        return (events, decoder.isAtBoundary)
+    }
+
+    @Test func theCorpusIsThere() {
+        #expect(FuzzCorpus.names("native-messaging").count >= 9)
+    }
+
+    @Test(arguments: FuzzCorpus.names("native-messaging"))
+    func hostileInputsAreRefusedNotTrapped(_ name: String) throws {
+        let (events, boundary) = Self.events(try FuzzCorpus.read("native-messaging", name))
+        for case .message(let message) in events {
+            if case .current(let page, _)? = try? BrowserRequest.decode(message) {
+                Issue.record("\(name): offered \(page)")
+            }
+        }
+        switch name {
+        case "over-limit-skipped":
+            #expect(events == [.skipped(length: 65_537), .message(Array(#"{"type":"status"}"#.utf8))])
+        case "length-over-64mib":
+            #expect(events.count == 1)
+            if case .broken = events.first {} else { Issue.record("not broken: \(events)") }
+        case "end-mid-frame":
+            #expect(events.isEmpty && !boundary)
+        default:
+            #expect(events.count == 1 && boundary, "\(name): \(events)")
+        }
     }
 }

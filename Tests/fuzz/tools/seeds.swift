@@ -264,6 +264,7 @@ func writeSeeds(_ w: Writer) throws {
     writeSettingsSeeds(w)
     writeRelayFileSeeds(w)
     writeTailnetSeeds(w)
+    writeNativeMessagingSeeds(w)
 }
 
 /// An activity with a fixed id, so the seeds are the same on every run.
@@ -424,6 +425,7 @@ func payload(extra: [(String, (inout RawPlist) -> UInt32)]) -> [UInt8] {
 }
 
 func writeRegressions(_ w: Writer) throws {
+    writeNativeMessagingRegressions(w)
     writePairingRegressions(w)
     writeRelayRegressions(w)
     writeDesktopEntryRegressions(w)
@@ -979,4 +981,34 @@ func writeRelayRegressions(_ w: Writer) {
     w("relay-pipe-frame", "reset-one-byte", [1] + with(1, 5) + [3])
     w("relay-pipe-frame", "other-pipe", [1] + with(4, 0))
     w("relay-pipe-frame", "oversized", [0] + with(1, 2) + Array(repeating: 0, count: 16_385))
+}
+
+// MARK: - The browser bridge (docs/browser.md)
+
+/// One native-messaging frame: a little-endian 32-bit length, then the text.
+func nativeFrame(_ text: String) -> [UInt8] { nativeLength(UInt32(text.utf8.count)) + Array(text.utf8) }
+func nativeLength(_ n: UInt32) -> [UInt8] { [UInt8(n & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 24)] }
+
+/// Seeds: a first byte (how many bytes a read), then frames.
+func writeNativeMessagingSeeds(_ w: Writer) {
+    w("native-messaging", "session", [7] + nativeFrame(#"{"type":"hello","browser":"firefox","version":1}"#)
+        + nativeFrame(#"{"type":"current","url":"https://example.com/a?b=1","title":"Grüße 👋 \u00e9"}"#)
+        + nativeFrame(#"{"type":"status"}"#) + nativeFrame(#"{"type":"resign"}"#))
+    w("native-messaging", "one-read", [255] + nativeFrame(#"{"type":"current","url":"http://[::1]:8080/x","title":null}"#))
+    w("native-messaging", "escapes", [0] + nativeFrame(#"{"type":"current","url":"https://e.com/","title":"\ud83d\ude00\n\t\"\\"}"#))
+    w("native-messaging", "refused", [3] + nativeFrame(#"{"type":"unknown"}"#) + nativeFrame("[1,2,{}]") + nativeFrame(""))
+}
+
+/// Hand-made hostile inputs (HandoffBridgeTests replays them).
+func writeNativeMessagingRegressions(_ w: Writer) {
+    w("native-messaging", "over-limit-skipped", [200] + nativeLength(65_537) + [UInt8](repeating: 0x7B, count: 65_537)
+        + nativeFrame(#"{"type":"status"}"#))
+    w("native-messaging", "length-over-64mib", [0] + nativeLength(64 << 20 + 1) + nativeFrame(#"{"type":"status"}"#))
+    w("native-messaging", "end-mid-frame", [1] + nativeLength(100) + Array("{\"type\"".utf8))
+    w("native-messaging", "deep-nesting", [255] + nativeFrame(String(repeating: "[", count: 5000)))
+    w("native-messaging", "lone-surrogate", [9] + nativeFrame(#"{"type":"current","url":"https://e.com/","title":"\ud800"}"#))
+    w("native-messaging", "credentials", [4] + nativeFrame(#"{"type":"current","url":"https://u:p@e.com/"}"#))
+    w("native-messaging", "javascript-url", [4] + nativeFrame(#"{"type":"current","url":"javascript:alert(1)"}"#))
+    w("native-messaging", "huge-number", [4] + nativeFrame(#"{"type":"hello","version":1e400}"#))
+    w("native-messaging", "not-utf8", [4] + nativeLength(6) + [0x22, 0xC3, 0x28, 0xFF, 0xFE, 0x22])
 }
