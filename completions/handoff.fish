@@ -49,6 +49,7 @@ complete -c handoff -n 'not __handoff_command' -a pair -d 'add a device to the a
 complete -c handoff -n 'not __handoff_command' -a device -d "show or change this device's name and role"
 complete -c handoff -n 'not __handoff_command' -a settings -d 'show or change the controls: pause, per device, per app'
 complete -c handoff -n 'not __handoff_command' -a relay -d 'show, set or clear the MQTT broker that relays handoffs'
+complete -c handoff -n 'not __handoff_command' -a browser-host -d "the browser extension's native-messaging host"
 complete -c handoff -n 'not __handoff_command' -a nearby -d 'list the activities your other devices offer, live'
 complete -c handoff -n 'not __handoff_command' -a devices -d "list the account's devices heard recently"
 complete -c handoff -n 'not __handoff_command' -a publish -d 'offer an activity to your other devices'
@@ -62,7 +63,7 @@ complete -c handoff -l json -d 'print JSON for scripts'
 complete -c handoff -l help -d 'show the help and exit'
 
 # help COMMAND
-complete -c handoff -n '__handoff_using help' -a 'account pair device nearby devices publish continue doctor agent settings relay'
+complete -c handoff -n '__handoff_using help' -a 'account pair device nearby devices publish continue doctor agent settings relay browser-host'
 
 # account
 complete -c handoff -n __handoff_account_needs_action -a create -d 'make a new account'
@@ -174,3 +175,8 @@ complete -c handoff -n '__handoff_using nearby devices publish continue agent do
 complete -c handoff -n '__handoff_using devices publish continue agent' -l channel -x -d 'address HOST:PORT the TLS channel listens on'
 complete -c handoff -n '__handoff_using nearby devices publish continue agent' -l connect-timeout -x -d 'seconds to connect to and authenticate a device (default 3)'
 complete -c handoff -n '__handoff_using devices publish continue agent' -l fetch-timeout -x -d "seconds a sender's app has to hand over an activity (default 5)"
+
+# browser-host (the browsers start it; a person installs or prints its manifests)
+complete -c handoff -n '__handoff_using browser-host' -l install-user -d 'write the host manifests for this user'
+complete -c handoff -n '__handoff_using browser-host' -l print-manifest -x -a 'firefox chromium' -d 'print the host manifest for a browser'
+complete -c handoff -n '__handoff_using browser-host' -l program -r -F -d 'with --print-manifest: the launcher it names'
