@@ -8,6 +8,7 @@ programs in a prefix the dynamic linker does not search run here with
 LD_LIBRARY_PATH=$prefix/lib, as docs/cli.md says.
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -54,6 +55,27 @@ def test_install_lays_out_library_header_tool_and_pc(prefix):
     pc = (lib / "pkgconfig" / "handoff.pc").read_text()
     assert f"prefix={prefix}\n" in pc and f"libdir={prefix}/lib\n" in pc
     assert f"Version: {VERSION}" in pc and "rpath" not in pc.split("Libs:")[1]
+
+
+def test_install_registers_the_browser_host_for_firefox_and_chromium(prefix):
+    """docs/browser.md §1: a launcher naming the installed command, and the
+    host manifests naming the launcher (below PREFIX for a prefix that is
+    not /usr or /usr/local), and the extension."""
+    launcher = prefix / "lib" / "handoff" / "browser-host"
+    assert os.access(launcher, os.X_OK)
+    assert f"exec '{prefix}/bin/handoff' browser-host" in launcher.read_text()
+    firefox = json.loads((prefix / "lib" / "mozilla" / "native-messaging-hosts" / "org.libhandoff.browser.json").read_text())
+    chromium = json.loads((prefix / "etc" / "chromium" / "native-messaging-hosts" / "org.libhandoff.browser.json").read_text())
+    for manifest in (firefox, chromium):
+        assert manifest["name"] == "org.libhandoff.browser" and manifest["path"] == str(launcher), manifest
+        assert manifest["type"] == "stdio"
+    assert firefox["allowed_extensions"] == ["browser@libhandoff.org"]
+    extension_id = (ROOT / "bridges" / "browser" / "extension-id.txt").read_text().strip()
+    assert chromium["allowed_origins"] == [f"chrome-extension://{extension_id}/"]
+    extension = ROOT / "bridges" / "browser" / "extension"
+    if extension.is_dir():
+        installed = prefix / "share" / "handoff" / "browser-extension"
+        assert sorted(p.name for p in installed.iterdir()) == sorted(p.name for p in extension.iterdir())
 
 
 def test_pkg_config_gives_the_installed_copy(prefix):
