@@ -169,10 +169,11 @@ bench-agent-idle: $(BINDIR)/idle_app $(TOOL)
 	python3 bench/agent_idle.py --tool $(abspath $(TOOL)) --app $(abspath $(BINDIR)/idle_app)
 
 # Figures next to a raw baseline measured in the same run: compare ratios.
-bench: $(BINDIR)/bench $(BINDIR)/bench_streams $(BINDIR)/streamer $(TOOL)
+bench: $(BINDIR)/bench $(BINDIR)/bench_streams $(BINDIR)/streamer $(TOOL) $(FAKE_NOTIFICATIONS)
 	$(BINDIR)/bench $(abspath $(TOOL))
 	$(BINDIR)/bench_streams $(BINDIR)/streamer
 	python3 bench/reach_sight.py --tool $(abspath $(TOOL))
+	python3 bench/bridge_latency.py --tool $(abspath $(TOOL))
 
 clean:
 	rm -rf $(BUILD) .build .build-tsan
