@@ -121,3 +121,20 @@ def test_without_an_agent_status_says_why(pair, tmp_path):
         assert host.close() == 0
     finally:
         host.kill()
+
+
+def test_another_apps_web_page_opens_through_the_browser_bridge(bridge):
+    """No app on B continues A's app activity: its web page opens, and with
+    a browser bridge connected on B it opens there (open_webpage), not in
+    the default browser."""
+    a, b, desktops, agents, (_, host_b) = bridge
+    env_a = desktops[0].env(a.env, desktops[0].root.parent / "run-a" / "agent.sock")
+    publisher = a.spawn("--json", "publish", "--agent", "--type", "com.example.notes.edit", "--title", "A note",
+                        "--url", "https://notes.example.net/n/7", env=env_a)
+    publisher.event("publishing")
+    shown = desktops[1].notified("A note")
+    assert "Open in browser" in shown["actions"], shown
+    desktops[1].click(shown["id"])
+    opened = host_b.next("open")
+    assert opened["url"] == "https://notes.example.net/n/7" and opened["from"] == "Device A", opened
+    publisher.kill()
