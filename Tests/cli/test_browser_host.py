@@ -138,3 +138,23 @@ def test_another_apps_web_page_opens_through_the_browser_bridge(bridge):
     opened = host_b.next("open")
     assert opened["url"] == "https://notes.example.net/n/7" and opened["from"] == "Device A", opened
     publisher.kill()
+
+
+def test_a_flood_of_status_asks_is_answered_without_piling_up(bridge):
+    """One STATUS to the agent at a time (asks meanwhile are answered when
+    it comes back): a flood is answered and the page sent after it is
+    still offered."""
+    a, b, desktops, agents, (host_a, _) = bridge
+    for _ in range(500):
+        host_a.send({"type": "status"})
+    host_a.send({"type": "current", "url": PAGE, "title": "After the flood"})
+    desktops[1].notified("After the flood")
+    replies = 0
+    while True:
+        try:
+            host_a.next("status", timeout=2)
+            replies += 1
+        except AssertionError:
+            break
+    assert replies >= 1
+    assert host_a.proc.poll() is None

@@ -31,6 +31,10 @@ final class BrowserHost: ApplicationDelegate, @unchecked Sendable {
     private var connectError: String?
     private var current: UserActivity?
     private var decoder = NativeMessageDecoder()
+    /// One STATUS to the agent at a time: asks while one is out are
+    /// answered together when it comes back.
+    private var statusAsked = false
+    private var statusWanted = false
     private weak var loop: MainLoop?
     /// What the host ends with: 0 at a message boundary, 1 otherwise.
     private(set) var exitStatus: Int32 = 0
@@ -171,17 +175,30 @@ final class BrowserHost: ApplicationDelegate, @unchecked Sendable {
             return
         }
         guard let queue = app?.queue else { return }
+        guard !statusAsked else {
+            statusWanted = true
+            return
+        }
+        statusAsked = true
         agent.status { [weak self] result in
             queue.post { [weak self] in
+                guard let self else { return }
+                self.statusAsked = false
+                defer {
+                    if self.statusWanted {
+                        self.statusWanted = false
+                        self.sendStatus()
+                    }
+                }
                 switch result {
                 case .success(let status):
                     // Where an offer can go: the devices that receive.
                     let names = status.roster.filter { $0.role == .full }.map(\.deviceName)
                         + status.remotes.filter { $0.role == .full }.map(\.deviceName)
                     var seen: Set<String> = []
-                    self?.send(.status(agent: true, devices: names.filter { seen.insert($0).inserted }, reason: nil))
+                    self.send(.status(agent: true, devices: names.filter { seen.insert($0).inserted }, reason: nil))
                 case .failure(let error):
-                    self?.send(.status(agent: false, devices: [], reason: error.message))
+                    self.send(.status(agent: false, devices: [], reason: error.message))
                 }
             }
         }
