@@ -19,6 +19,7 @@ enum Tool {
         AgentCommand.self,
         SettingsCommand.self,
         RelayCommand.self,
+        MPRISBridgeCommand.self,
     ]
 
     static func main(_ arguments: [String]) -> Int32 {
