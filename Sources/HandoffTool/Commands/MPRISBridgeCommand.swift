@@ -33,7 +33,8 @@ enum MPRISBridgeCommand: Command {
         let environment = processEnvironment()
         let home = environment["HOME"] ?? ""
         func log(_ object: JSONObject) {
-            var line: JSONObject = ["bridge": "mpris"]
+            // `at`: wall-clock seconds since 1970, to line events up across devices.
+            var line: JSONObject = ["bridge": "mpris", "at": .double(Timestamp.unixNow)]
             for key in object.keys { line[key] = object[key] }
             // One write(2) per line: lines of a busy bridge never interleave.
             let bytes = Array((JSON.object(line).text + "\n").utf8)

@@ -15,6 +15,8 @@ final class MPRISReceiver: ApplicationDelegate {
     static let launchWait = 10.0
     static let metadataWait = 5.0
     static let pollInterval = 0.1
+    /// How far from the wanted position a seek may land and count as done.
+    static let seekSlack = 0.5
 
     let watcher: MPRISWatcher
     let timers: MPRISTimers
@@ -122,7 +124,7 @@ final class MPRISReceiver: ApplicationDelegate {
         watcher.refresh(name, interface: MPRISPlayer.playerInterface) { [weak self] in
             guard let self, let player = self.watcher.players[name] else { return }
             if Self.sameTrack(player.url, url), let track = player.trackID {
-                self.seek(player, track, info)
+                self.seek(player, track, info, until: deadline)
             } else if monotonicSeconds() < deadline {
                 self.timers.after(Self.pollInterval) { [weak self] in self?.seekWhenLoaded(url, info, name, until: deadline) }
             } else {
@@ -132,21 +134,36 @@ final class MPRISReceiver: ApplicationDelegate {
         }
     }
 
-    private func seek(_ player: MPRISPlayer, _ track: String, _ info: MPRISActivityInfo) {
+    /// SetPosition, then a check that it took: a player may show the new
+    /// track before it can seek in it (mpv does) and ignore the call; then
+    /// again, every 100 ms until the deadline.
+    private func seek(_ player: MPRISPlayer, _ track: String, _ info: MPRISActivityInfo, until deadline: Double) {
         let position = info.position(at: Timestamp.unixNow)
         let micros = Int64(min(position * 1e6, 1e15))
-        watcher.callPlayer(player.busName, "SetPosition", build: { (w) throws(DBusError) in
+        let name = player.busName
+        watcher.callPlayer(name, "SetPosition", build: { (w) throws(DBusError) in
             try w.objectPath(track)
             try w.int64(micros)
         }) { [weak self] error in
             guard let self else { return }
             if let error {
-                self.log(["event": "continue-failed", "player": .string(player.busName), "message": .string(error.message)])
+                self.log(["event": "continue-failed", "player": .string(name), "message": .string(error.message)])
                 return
             }
-            if !info.playing { self.watcher.callPlayer(player.busName, "Pause") }
-            self.log(["event": "continued", "player": .string(player.busName), "position": .double(position),
-                      "playing": .bool(info.playing)])
+            self.timers.after(Self.pollInterval) { [weak self] in
+                self?.watcher.refresh(name, interface: MPRISPlayer.playerInterface) { [weak self] in
+                    guard let self, let now = self.watcher.players[name] else { return }
+                    let there = now.position(at: Timestamp.unixNow)
+                    let wanted = info.position(at: Timestamp.unixNow)
+                    if abs(there - wanted) <= Self.seekSlack || monotonicSeconds() >= deadline {
+                        if !info.playing { self.watcher.callPlayer(name, "Pause") }
+                        self.log(["event": "continued", "player": .string(name), "position": .double(position),
+                                  "playing": .bool(info.playing), "off_by": .double(there - wanted)])
+                    } else {
+                        self.seek(now, now.trackID ?? track, info, until: deadline)
+                    }
+                }
+            }
         }
     }
 

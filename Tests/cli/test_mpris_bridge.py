@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+"""The MPRIS bridge end to end (docs/mpris.md) with a real player: two
+devices on loopback, each with its own private session bus, HOME, agent,
+`handoff mpris-bridge` and mpv (Debian's mpv-mpris plugin). A plays a WAV
+of silence under its home; B has the same file under its own home and an
+idle mpv. B sees the offer (`handoff nearby --json` through its agent),
+the test continues it through B's agent (CHOOSE, as a notification click
+does), and B's mpv opens B's copy at A's position (extrapolated) while A's
+mpv pauses. A file outside home is not offered, and doctor says why."""
+
+import json
+import time
+import uuid
+
+import pytest
+
+from agent_desktop import wait_for
+from mpris_support import MediaDevice, require_mpv, silence
+from test_agent_e2e import start_plain_agent
+from test_cli_agent import LocalClient
+
+TYPE = "org.libhandoff.media.playing"
+CHOOSE, OK = 17, 13
+# The extrapolated position, against where A's track would be had it not
+# paused: the measured error is printed; a second is generous.
+TOLERANCE = 1.0
+
+
+def bridge_event(bridge, name, check=lambda event: True, **fields):
+    def find():
+        for line in list(bridge.stderr):
+            if line.startswith("{"):
+                event = json.loads(line)
+                if event.get("event") == name and all(event.get(k) == v for k, v in fields.items()) and check(event):
+                    return event
+        return None
+    return wait_for(find, f"the bridge's {name} {fields}; its log: {bridge.stderr}")
+
+
+@pytest.fixture
+def media(pair, ports, tmp_path, procs):
+    require_mpv()
+    a, b = pair
+    devices = MediaDevice(tmp_path / "a", a, procs), MediaDevice(tmp_path / "b", b, procs)
+    start_plain_agent(a, devices[0].socket, ports[0], ports[1], env=devices[0].env)
+    start_plain_agent(b, devices[1].socket, ports[1], ports[0], env=devices[1].env)
+    return devices
+
+
+def start_bridge(media_device):
+    bridge = media_device.device.spawn("mpris-bridge", "--bus", media_device.bus, env=media_device.env)
+    bridge_event(bridge, "started")
+    return bridge
+
+
+def nearby(media_device):
+    """B's view, through its agent: the first media activity it hears of."""
+    result = media_device.device.run("--json", "nearby", "--agent", "--type", TYPE, "--once", "--timeout", "20",
+                                     env=media_device.env)
+    assert result.code == 0, (result.out, result.err)
+    events = [json.loads(line) for line in result.out.splitlines() if line.startswith("{")]
+    return next(e for e in events if e.get("type") == TYPE)
+
+
+def test_a_playing_track_continues_on_the_other_device_at_its_position_and_pauses_here(media):
+    a, b = media
+    track = silence(a.home / "Music" / "quiet piece.wav")
+    silence(b.home / "Music" / "quiet piece.wav")
+    a.mpv(track)
+    wait_for(lambda: a.get("PlaybackStatus") == "Playing", "A's mpv plays")
+    b.mpv()
+    bridge_a, bridge_b = start_bridge(a), start_bridge(b)
+
+    offered = bridge_event(bridge_a, "offered")
+    assert offered["title"] == "quiet piece.wav", offered
+    seen = nearby(b)
+    assert seen["title"] == "quiet piece.wav", seen
+    assert a.status_file()["state"] == "offered"
+
+    # Let it play a while, so the position is not near 0.
+    wait_for(lambda: a.position() > 3, "A's track past 3 s")
+    observer = LocalClient(b.socket)
+    observer.hello()
+    kind, body = observer.request(CHOOSE, {"activityID": uuid.UUID(seen["id"]).bytes})
+    assert kind == OK, body
+
+    continued = bridge_event(bridge_b, "continued")
+    paused = bridge_event(bridge_a, "paused")
+    wait_for(lambda: a.get("PlaybackStatus") == "Paused", "A's mpv paused")
+    a_position = a.position()
+    metadata = b.get("Metadata")
+    assert metadata["xesam:url"]["data"] == f"file://{b.home}/Music/quiet%20piece.wav", metadata
+    b_position = b.position()
+    # Where A's track would be now had it played on (the bridge's `at`: when
+    # its Pause was answered; both devices share this machine's clock).
+    expected = a_position + (time.time() - paused["at"])
+    error = b_position - expected
+    print(f"position error: {error:+.3f} s (B at {b_position:.3f} s, A paused at {a_position:.3f} s,"
+          f" B's seek target {continued['position']:.3f} s)")
+    assert abs(error) < TOLERANCE, (b_position, expected)
+    # It plays on (mpv-mpris may keep saying Stopped after an idle start).
+    wait_for(lambda: b.position() > b_position + 0.2, "B's track moves on")
+    observer.close()
+
+
+def test_a_file_outside_home_is_not_offered_and_doctor_says_why(media, tmp_path):
+    a, _ = media
+    outside = silence(tmp_path / "elsewhere" / "outside.wav")
+    a.mpv(outside)
+    bridge = start_bridge(a)
+    # (Before mpv's properties arrive it says "nothing is playing".)
+    refused = bridge_event(bridge, "not-offered", lambda e: "home" in e["reason"])
+    assert refused["reason"] == f"mpv: the file {outside} is not under the home directory", refused
+    status = a.status_file()
+    assert status["state"] == "not-offered" and str(outside) in status["reason"], status
+    assert not [l for l in bridge.stderr if '"event":"offered"' in l], bridge.stderr
+
+    doctor = a.device.run("--json", "doctor", "--listen", "0", env=a.env)
+    findings = [f for f in json.loads(doctor.out)["findings"] if f["check"] == "mpris"]
+    assert findings and findings[0]["status"] == "warn" and str(outside) in findings[0]["what"], findings
