@@ -132,5 +132,7 @@ let package = Package(
         .testTarget(name: "HandoffRuntimeTests", dependencies: ["HandoffRuntime"]),
         .testTarget(name: "HandoffContinuityTests", dependencies: ["HandoffContinuity", "HandoffTestSupport"]),
         .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffAgent", "HandoffModel", "HandoffTestSupport"]),
+        // The tool's pure parts (the MPRIS bridge's rules), @testable.
+        .testTarget(name: "HandoffToolTests", dependencies: ["HandoffTool", "HandoffAgent", "HandoffModel"]),
     ]
 )

@@ -4,7 +4,7 @@
 # network interfaces). Needs nothing of the bash-completion package.
 # Kept in step with `handoff COMMAND --help` by Tests/cli/test_cli_completions.py.
 
-_handoff_commands="account pair device nearby devices publish continue doctor agent settings relay help"
+_handoff_commands="account pair device nearby devices publish continue doctor agent settings relay mpris-bridge help"
 _handoff_account_actions="create code join show rotate"
 
 # The options of one command (--json and --help: every command's).
@@ -19,6 +19,7 @@ _handoff_options() {
         device) options="--name --role" ;;
         settings) options="" ;;
         relay) options="--password-file --ca-file --allow-plain" ;;
+        mpris-bridge) options="--bus" ;;
         nearby) options="--type --once --timeout --agent --embedded $beacons --connect-timeout" ;;
         devices) options="--listen --agent --embedded $beacons $channel" ;;
         publish) options="--type --title --info --url --team --required-key --once --timeout --agent --embedded $beacons $channel" ;;

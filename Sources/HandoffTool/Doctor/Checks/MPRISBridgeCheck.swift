@@ -5,8 +5,8 @@ import Glibc
 
 /// The MPRIS bridge's last state (docs/mpris.md): why nothing is offered,
 /// from `$XDG_RUNTIME_DIR/handoff/mpris-status`. No file: the bridge has not
-/// run in this session, nothing to say. (Messages not yet in po/: the
-/// lead's next `make update-po` picks them up with tr().)
+/// run in this session, nothing to say. The messages are not translated
+/// yet (plain strings, not in po/handoff.pot).
 enum MPRISBridgeCheck: DoctorCheck {
     static func run(_ context: DoctorContext) -> [Finding] {
         var environment: [String: String] = [:]
