@@ -36,7 +36,7 @@ _handoff_takes_value() {
         --beacon-port | --peer | --interface | --channel | --connect-timeout | --fetch-timeout | \
         --type | --title | --info | --url | --team | --required-key | --timeout | --listen | \
         --name | --role | --yes-if-code | --code | --socket | --tailnet-socket | \
-        --password-file | --ca-file) return 0 ;;
+        --password-file | --ca-file | --bus) return 0 ;;
     esac
     return 1
 }

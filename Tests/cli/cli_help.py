@@ -22,7 +22,7 @@ def help_text(*command):
 def listed_commands(text):
     """The command names of `handoff --help`'s "Commands:" block, in order."""
     block = text.split("Commands:\n", 1)[1].split("\n\n", 1)[0]
-    return re.findall(r"^  ([a-z]+)  ", block, re.M)
+    return re.findall(r"^  ([a-z][a-z-]*)  ", block, re.M)
 
 
 def listed_options(text):
