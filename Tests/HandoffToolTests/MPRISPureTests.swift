@@ -2,7 +2,7 @@
 import HandoffAgent
 import HandoffModel
 import Testing
-@testable import HandoffTool
+
 
 /// The MPRIS bridge's pure parts (docs/mpris.md): choosing the player, the
 /// URL rules, home-relative paths, the userInfo both ways.
