@@ -71,14 +71,15 @@ def test_a_playing_track_continues_on_the_other_device_at_its_position_and_pause
     b.mpv()
     bridge_a, bridge_b = start_bridge(a), start_bridge(b)
 
-    offered = bridge_event(bridge_a, "offered")
+    bridge_event(bridge_a, "offered")
+    # Let it play a while, so the position is not near 0 (and mpv's start,
+    # which may flicker through Stopped, is over).
+    wait_for(lambda: a.position() > 3, "A's track past 3 s")
+    offered = [json.loads(l) for l in list(bridge_a.stderr) if '"event":"offered"' in l][-1]
     assert offered["title"] == "quiet piece.wav", offered
     seen = nearby(b)
-    assert seen["title"] == "quiet piece.wav", seen
+    assert seen["title"] == "quiet piece.wav" and seen["id"].upper() == offered["id"].upper(), (seen, offered)
     assert a.status_file()["state"] == "offered"
-
-    # Let it play a while, so the position is not near 0.
-    wait_for(lambda: a.position() > 3, "A's track past 3 s")
     observer = LocalClient(b.socket)
     observer.hello()
     kind, body = observer.request(CHOOSE, {"activityID": uuid.UUID(seen["id"]).bytes})

@@ -76,8 +76,8 @@ final class MPRISBridge: UserActivityDelegate {
             activity = made
             offeredPlayer = player.busName
             offered = info
-            log(["event": "offered", "player": .string(player.busName), "title": .string(title), "url": .string(info.url),
-                 "position": .double(info.position)])
+            log(["event": "offered", "id": .string(made.activityID.uuidString), "player": .string(player.busName),
+                 "title": .string(title), "url": .string(info.url), "position": .double(info.position)])
             writeStatus(state: "offered", reason: nil, title: title, url: info.url)
         } catch {
             activity = nil
