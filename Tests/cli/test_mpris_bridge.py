@@ -91,10 +91,12 @@ def test_a_playing_track_continues_on_the_other_device_at_its_position_and_pause
     a_position = a.position()
     metadata = b.get("Metadata")
     assert metadata["xesam:url"]["data"] == f"file://{b.home}/Music/quiet%20piece.wav", metadata
+    before = time.time()
     b_position = b.position()
-    # Where A's track would be now had it played on (the bridge's `at`: when
+    read_at = (before + time.time()) / 2  # busctl's own time is not B's lag
+    # Where A's track would be then had it played on (the bridge's `at`: when
     # its Pause was answered; both devices share this machine's clock).
-    expected = a_position + (time.time() - paused["at"])
+    expected = a_position + (read_at - paused["at"])
     error = b_position - expected
     print(f"position error: {error:+.3f} s (B at {b_position:.3f} s, A paused at {a_position:.3f} s,"
           f" B's seek target {continued['position']:.3f} s)")

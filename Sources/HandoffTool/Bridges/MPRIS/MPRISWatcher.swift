@@ -87,27 +87,50 @@ final class MPRISWatcher {
     }
 
     /// GetAll of `interface`; the answer updates the player, then `onChange`.
+    /// At most one GetAll per player and interface is in flight: a player
+    /// that signals faster than it answers gets one more read after the
+    /// answer, not a queue of calls (the bus's 128 pending calls stay free).
     func refresh(_ name: String, interface: String, then: (() -> Void)? = nil) {
+        let key = name + " " + interface
+        if inFlight[key] != nil {
+            inFlight[key]!.again = true
+            if let then { inFlight[key]!.waiting.append(then) }
+            return
+        }
+        inFlight[key] = (false, then.map { [$0] } ?? [])
+        // Position is sampled between the call and its answer: the midpoint.
+        let sent = Timestamp.unixNow
         do {
             try bus.call(destination: name, path: MPRISPlayer.path, interface: "org.freedesktop.DBus.Properties",
                          member: "GetAll", timeout: Self.callTimeout, autoStart: false,
                          build: { (w) throws(DBusError) in try w.string(interface) }) { [weak self] result in
                 guard let self else { return }
+                let state = self.inFlight.removeValue(forKey: key)
                 switch result {
                 case .success(let reader):
-                    guard let properties = try? reader.vardict(), self.players[name] != nil else { return }
-                    self.players[name]?.apply(properties, at: Timestamp.unixNow)
-                    self.noteStatus(name)
-                    self.onChange()
+                    if let properties = try? reader.vardict(), self.players[name] != nil {
+                        self.players[name]?.apply(properties, at: (sent + Timestamp.unixNow) / 2)
+                        self.noteStatus(name)
+                        self.onChange()
+                    }
                 case .failure(let error):
                     self.log(["event": "player-unanswered", "player": .string(name), "message": .string(error.message)])
                 }
-                then?()
+                if let state, state.again, self.players[name] != nil {
+                    // Read again for what changed meanwhile; those waiting hear after it.
+                    self.refresh(name, interface: interface) { for done in state.waiting { done() } }
+                } else {
+                    for done in state?.waiting ?? [] { done() }
+                }
             }
         } catch {
+            inFlight.removeValue(forKey: key)
             log(["event": "player-unanswered", "player": .string(name), "message": .string(error.message)])
+            then?()
         }
     }
+
+    private var inFlight: [String: (again: Bool, waiting: [() -> Void])] = [:]
 
     /// A player that now plays and did not before becomes the most recent.
     private var wasPlaying: Set<String> = []
