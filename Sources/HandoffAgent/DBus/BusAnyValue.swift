@@ -221,3 +221,10 @@ extension MessageWriter {
         try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "x")), &v), "append int64")
     }
 }
+
+extension MessageWriter {
+    public func double(_ value: Double) throws(DBusError) {
+        var v = value
+        try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "d")), &v), "append double")
+    }
+}
