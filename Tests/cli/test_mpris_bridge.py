@@ -9,12 +9,16 @@ does), and B's mpv opens B's copy at A's position (extrapolated) while A's
 mpv pauses. A file outside home is not offered, and doctor says why."""
 
 import json
+import os
+import re
+import signal
 import time
 import uuid
 
 import pytest
 
-from agent_desktop import wait_for
+from agent_desktop import exec_quoted, wait_for
+from cli_support import ROOT, TOOL
 from mpris_support import MediaDevice, require_mpv, silence
 from test_agent_e2e import start_plain_agent
 from test_cli_agent import LocalClient
@@ -42,8 +46,8 @@ def media(pair, ports, tmp_path, procs):
     require_mpv()
     a, b = pair
     devices = MediaDevice(tmp_path / "a", a, procs), MediaDevice(tmp_path / "b", b, procs)
-    start_plain_agent(a, devices[0].socket, ports[0], ports[1], env=devices[0].env)
-    start_plain_agent(b, devices[1].socket, ports[1], ports[0], env=devices[1].env)
+    for device, (own, peer) in zip(devices, (ports, ports[::-1])):
+        device.agent = start_plain_agent(device.device, device.socket, own, peer, env=device.env)
     return devices
 
 
@@ -121,3 +125,44 @@ def test_a_file_outside_home_is_not_offered_and_doctor_says_why(media, tmp_path)
     doctor = a.device.run("--json", "doctor", "--listen", "0", env=a.env)
     findings = [f for f in json.loads(doctor.out)["findings"] if f["check"] == "mpris"]
     assert findings and findings[0]["status"] == "warn" and str(outside) in findings[0]["what"], findings
+
+
+def test_the_agent_starts_the_bridge_by_its_desktop_entry_to_continue(media):
+    """B runs no bridge: its agent launches the installed entry
+    (dist/xdg/org.libhandoff.media.desktop, Exec pointed at this build),
+    which continues the track in B's mpv. The launched bridge is not our
+    child: killed by the pid the agent logs."""
+    a, b = media
+    track = silence(a.home / "Music" / "other.wav")
+    silence(b.home / "Music" / "other.wav")
+    entry = (ROOT / "dist" / "xdg" / "org.libhandoff.media.desktop").read_text()
+    entry = re.sub(r"(?m)^Exec=.*$", f"Exec={exec_quoted(str(TOOL))} mpris-bridge", entry)
+    entry = re.sub(r"(?m)^TryExec=.*$", f"TryExec={TOOL}", entry)
+    (b.desktop.data / "applications" / "org.libhandoff.media.desktop").write_text(entry)
+    a.mpv(track)
+    b.mpv()
+    bridge_a = start_bridge(a)
+    bridge_event(bridge_a, "offered")
+    wait_for(lambda: a.position() > 1, "A's track past 1 s")
+    offered = [json.loads(l) for l in list(bridge_a.stderr) if '"event":"offered"' in l][-1]
+    launched = []
+    try:
+        observer = LocalClient(b.socket)
+        observer.hello()
+        kind, body = observer.request(CHOOSE, {"activityID": uuid.UUID(offered["id"]).bytes})
+        assert kind == OK, body
+        log = b.agent.stderr
+        line = wait_for(lambda: next((l for l in list(log) if '"event":"launch"' in l), None), f"a launch; {log}")
+        launched = [int(p) for p in re.findall(r"\(pid (\d+)", line)]
+        assert launched, line
+        wait_for(lambda: b.get("Metadata").get("xesam:url", {}).get("data") == f"file://{b.home}/Music/other.wav",
+                 "B's mpv opened B's copy")
+        wait_for(lambda: b.position() > 1, "B's mpv near A's position")
+        bridge_event(bridge_a, "paused")
+        observer.close()
+    finally:
+        for pid in launched:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
