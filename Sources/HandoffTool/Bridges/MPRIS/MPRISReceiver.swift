@@ -15,6 +15,8 @@ final class MPRISReceiver: ApplicationDelegate {
     static let launchWait = 10.0
     static let metadataWait = 5.0
     static let pollInterval = 0.1
+    /// How long a freshly started bridge waits for its first look at the bus.
+    static let settleWait = 3.0
     /// How far from the wanted position a seek may land and count as done.
     static let seekSlack = 0.5
 
@@ -59,15 +61,25 @@ final class MPRISReceiver: ApplicationDelegate {
             return false
         }
         log(["event": "continue", "url": .string(url), "position": .double(info.position), "playing": .bool(info.playing)])
+        choosePlayer(url, info, scheme: scheme, until: monotonicSeconds() + Self.settleWait)
+        return true
+    }
+
+    /// A running player, once the watcher has had its first look at the bus
+    /// (a bridge the agent just started gets the activity at once); else
+    /// the sender's desktop entry, launched.
+    private func choosePlayer(_ url: String, _ info: MPRISActivityInfo, scheme: String, until deadline: Double) {
+        if !watcher.isSettled && monotonicSeconds() < deadline {
+            timers.after(Self.pollInterval) { [weak self] in self?.choosePlayer(url, info, scheme: scheme, until: deadline) }
+            return
+        }
         if let player = MPRISChoice.receiver(Array(watcher.players.values), scheme: scheme, desktopEntry: info.desktopEntry) {
             open(url, info, in: player.busName)
         } else if let entry = info.desktopEntry, launch(entry) {
             waitForPlayer(url, info, scheme: scheme, until: monotonicSeconds() + Self.launchWait)
         } else {
             log(["event": "continue-failed", "reason": .string("no running player opens \(scheme): URLs and none could be started")])
-            return false
         }
-        return true
     }
 
     private func waitForPlayer(_ url: String, _ info: MPRISActivityInfo, scheme: String, until deadline: Double) {

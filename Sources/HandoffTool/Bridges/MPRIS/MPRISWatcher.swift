@@ -48,6 +48,7 @@ final class MPRISWatcher {
             guard let self, case .success(let reader) = result,
                   let names = try? reader.strings(limit: 4096) else { return }
             for name in names.filter({ $0.hasPrefix(MPRISPlayer.prefix) }).sorted() { self.track(name, owner: nil) }
+            self.listed = true
         }
     }
 
@@ -131,6 +132,12 @@ final class MPRISWatcher {
     }
 
     private var inFlight: [String: (again: Bool, waiting: [() -> Void])] = [:]
+    private var listed = false
+
+    /// The first look at the bus is done: the players there at start are
+    /// known with their properties (a bridge started to continue must not
+    /// decide before).
+    var isSettled: Bool { listed && inFlight.isEmpty }
 
     /// A player that now plays and did not before becomes the most recent.
     private var wasPlaying: Set<String> = []
