@@ -166,3 +166,15 @@ def test_the_agent_starts_the_bridge_by_its_desktop_entry_to_continue(media):
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def test_sigterm_withdraws_the_offer_and_ends_the_bridge_with_status_0(media):
+    a, b = media
+    a.mpv(silence(a.home / "Music" / "short.wav"))
+    bridge = start_bridge(a)
+    offered = bridge_event(bridge, "offered")
+    assert nearby(b)["id"].upper() == offered["id"].upper()
+    bridge.signal(signal.SIGTERM)
+    assert bridge.wait() == 0
+    bridge_event(bridge, "stopped")
+    assert a.status_file() == {"state": "not-offered", "reason": "the bridge stopped"}
