@@ -6,7 +6,9 @@ of silence under its home; B has the same file under its own home and an
 idle mpv. B sees the offer (`handoff nearby --json` through its agent),
 the test continues it through B's agent (CHOOSE, as a notification click
 does), and B's mpv opens B's copy at A's position (extrapolated) while A's
-mpv pauses. A file outside home is not offered, and doctor says why."""
+mpv pauses. Also: the agent starts the bridge by its desktop entry to
+continue; a file outside home is not offered, and doctor says why; SIGTERM
+withdraws the offer. Run alone: about 10 s."""
 
 import json
 import os
