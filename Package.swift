@@ -140,5 +140,9 @@ let package = Package(
         .testTarget(name: "HandoffContinuityTests", dependencies: ["HandoffContinuity", "HandoffTestSupport"]),
         .testTarget(name: "HandoffBridgeTests", dependencies: ["HandoffJSON", "HandoffBrowser", "HandoffModel", "HandoffTestSupport"]),
         .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffAgent", "HandoffModel", "HandoffTestSupport"]),
+        // The MPRIS bridge's pure parts, compiled in from the tool through
+        // symlinks in Tests/HandoffToolTests/MPRIS (a test bundle cannot link
+        // the tool itself: its -static-stdlib leaks into the bundle's link).
+        .testTarget(name: "HandoffToolTests", dependencies: ["HandoffAgent", "HandoffModel"]),
     ]
 )

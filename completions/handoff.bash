@@ -4,7 +4,7 @@
 # network interfaces). Needs nothing of the bash-completion package.
 # Kept in step with `handoff COMMAND --help` by Tests/cli/test_cli_completions.py.
 
-_handoff_commands="account pair device nearby devices publish continue doctor agent settings relay browser-host help"
+_handoff_commands="account pair device nearby devices publish continue doctor agent settings relay browser-host mpris-bridge help"
 _handoff_account_actions="create code join show rotate"
 
 # The options of one command (--json and --help: every command's).
@@ -20,6 +20,7 @@ _handoff_options() {
         settings) options="" ;;
         relay) options="--password-file --ca-file --allow-plain" ;;
         browser-host) options="--install-user --print-manifest --program" ;;
+        mpris-bridge) options="--bus" ;;
         nearby) options="--type --once --timeout --agent --embedded $beacons --connect-timeout" ;;
         devices) options="--listen --agent --embedded $beacons $channel" ;;
         publish) options="--type --title --info --url --team --required-key --once --timeout --agent --embedded $beacons $channel" ;;
@@ -36,7 +37,7 @@ _handoff_takes_value() {
         --beacon-port | --peer | --interface | --channel | --connect-timeout | --fetch-timeout | \
         --type | --title | --info | --url | --team | --required-key | --timeout | --listen | \
         --name | --role | --yes-if-code | --code | --socket | --tailnet-socket | \
-        --password-file | --ca-file | --print-manifest | --program) return 0 ;;
+        --password-file | --ca-file | --print-manifest | --program | --bus) return 0 ;;
     esac
     return 1
 }

@@ -56,6 +56,7 @@ complete -c handoff -n 'not __handoff_command' -a publish -d 'offer an activity 
 complete -c handoff -n 'not __handoff_command' -a continue -d 'continue an activity another device offers'
 complete -c handoff -n 'not __handoff_command' -a doctor -d 'check this device and its network for Handoff'
 complete -c handoff -n 'not __handoff_command' -a agent -d 'run the per-user agent (foreground)'
+complete -c handoff -n 'not __handoff_command' -a mpris-bridge -d 'offer what your media player plays to your other devices'
 complete -c handoff -n 'not __handoff_command' -a help -d 'show the help of a command'
 
 # Every command's.
@@ -63,7 +64,7 @@ complete -c handoff -l json -d 'print JSON for scripts'
 complete -c handoff -l help -d 'show the help and exit'
 
 # help COMMAND
-complete -c handoff -n '__handoff_using help' -a 'account pair device nearby devices publish continue doctor agent settings relay browser-host'
+complete -c handoff -n '__handoff_using help' -a 'account pair device nearby devices publish continue doctor agent settings relay browser-host mpris-bridge'
 
 # account
 complete -c handoff -n __handoff_account_needs_action -a create -d 'make a new account'
@@ -119,6 +120,9 @@ complete -c handoff -n __handoff_relay_needs_action -a clear -d 'forget the rela
 complete -c handoff -n '__handoff_using relay' -l password-file -r -F -d 'set: read the password from FILE (- for stdin)'
 complete -c handoff -n '__handoff_using relay' -l ca-file -r -F -d "set: check the broker against the CA certificates in FILE"
 complete -c handoff -n '__handoff_using relay' -l allow-plain -d 'set: allow mqtt:// (no TLS) to a broker elsewhere'
+
+# mpris-bridge
+complete -c handoff -n '__handoff_using mpris-bridge' -l bus -r -d 'the D-Bus address of the session bus'
 
 # nearby, devices, continue, doctor: the agent or an engine of their own
 complete -c handoff -n '__handoff_using nearby devices publish continue doctor' -l agent -d 'through the handoff agent, or fail'

@@ -18,7 +18,7 @@
 #   (the extension's folder; empty: none installed)
 #   LINGUAS (the languages, space-separated; handoff.mo each, docs/TRANSLATING.md)
 #   install only: BUILT_LIB BUILT_TOOL HEADER GLIB_HEADER PC_IN UNIT_SOCKET
-#                 UNIT_SERVICE AUTOSTART MAN_PAGES (the folder of handoff.1 and
+#                 UNIT_SERVICE UNIT_MPRIS MPRIS_ENTRY AUTOSTART MAN_PAGES (the folder of handoff.1 and
 #                 handoff-agent.1) COMPLETIONS (of handoff.bash, _handoff,
 #                 handoff.fish) ICONS (data/icons: the tray's, hicolor layout)
 #                 LOCALES (build/locale: <lang>/LC_MESSAGES/handoff.mo)
@@ -64,7 +64,8 @@ installed_files() {
         "$MANDIR/man1/handoff.1" "$MANDIR/man1/handoff-agent.1" \
         "$BASHCOMPDIR/handoff" "$ZSHCOMPDIR/_handoff" "$FISHCOMPDIR/handoff.fish" \
         "$ICONDIR/scalable/apps/handoff.svg" "$ICONDIR/scalable/status/handoff-available.svg" \
-        "$ICONDIR/scalable/status/handoff-paused.svg" "$AUTOSTARTDIR/handoff-agent.desktop" "$MANIFEST"
+        "$ICONDIR/scalable/status/handoff-paused.svg" "$AUTOSTARTDIR/handoff-agent.desktop" \
+        "$USERUNITDIR/handoff-mpris.service" "$DATADIR/applications/org.libhandoff.media.desktop" "$MANIFEST"
     for lang in $LINGUAS; do printf '%s\n' "$LOCALEDIR/$lang/LC_MESSAGES/handoff.mo"; done
     printf '%s\n' "$BROWSER_HOST" "$MOZHOSTDIR/$HOST_JSON" "$CHROMIUMHOSTDIR/$HOST_JSON"
     if [ -n "${BROWSER_EXTENSION:-}" ]; then
@@ -75,7 +76,8 @@ installed_files() {
 # The folders the files go in.
 install_dirs() {
     printf '%s\n' "$LIBDIR" "$INCLUDEDIR" "$BINDIR" "$PKGCONFIGDIR" "$USERUNITDIR" "$DATADIR/handoff" \
-        "$MANDIR/man1" "$BASHCOMPDIR" "$ZSHCOMPDIR" "$FISHCOMPDIR" "$ICONDIR/scalable/apps" "$ICONDIR/scalable/status" "$AUTOSTARTDIR"
+        "$MANDIR/man1" "$BASHCOMPDIR" "$ZSHCOMPDIR" "$FISHCOMPDIR" "$ICONDIR/scalable/apps" "$ICONDIR/scalable/status" "$AUTOSTARTDIR" \
+        "$DATADIR/applications"
     for lang in $LINGUAS; do printf '%s\n' "$LOCALEDIR/$lang/LC_MESSAGES"; done
     printf '%s\n' "$LIBDIR/handoff" "$MOZHOSTDIR" "$CHROMIUMHOSTDIR" "$EXTENSIONDIR"
 }
@@ -144,6 +146,14 @@ do_install() {
     sed -e "s|^Exec=.*\$|Exec=$(sed_text "$exec_path") agent|" -e "s|^TryExec=.*\$|TryExec=$(sed_text "$try_path")|" \
         "$AUTOSTART" > "$DESTDIR$AUTOSTARTDIR/handoff-agent.desktop"
     chmod 0644 "$DESTDIR$AUTOSTARTDIR/handoff-agent.desktop"
+    # The MPRIS bridge (docs/mpris.md): its user unit, and the desktop entry
+    # the agent starts it by to continue a track.
+    sed -e "s|^ExecStart=.*/handoff mpris-bridge\$|ExecStart=$exec_start/handoff mpris-bridge|" \
+        "$UNIT_MPRIS" > "$DESTDIR$USERUNITDIR/handoff-mpris.service"
+    chmod 0644 "$DESTDIR$USERUNITDIR/handoff-mpris.service"
+    sed -e "s|^Exec=.*\$|Exec=$(sed_text "$exec_path") mpris-bridge|" -e "s|^TryExec=.*\$|TryExec=$(sed_text "$try_path")|" \
+        "$MPRIS_ENTRY" > "$DESTDIR$DATADIR/applications/org.libhandoff.media.desktop"
+    chmod 0644 "$DESTDIR$DATADIR/applications/org.libhandoff.media.desktop"
     install -m 0644 "$MAN_PAGES/handoff.1" "$DESTDIR$MANDIR/man1/handoff.1"
     install -m 0644 "$MAN_PAGES/handoff-agent.1" "$DESTDIR$MANDIR/man1/handoff-agent.1"
     # Each shell's own name for the file: bash-completion loads it by the command's name.

@@ -74,6 +74,12 @@ def test_a_fresh_prefix_gets_the_library_its_links_and_a_manifest_then_uninstall
     assert (prefix / "include" / "handoff.h").read_bytes() == (ROOT / "include" / "handoff.h").read_bytes()
     assert (prefix / "include" / "handoff-glib.h").read_bytes() == (ROOT / "include" / "handoff-glib.h").read_bytes()
     assert (prefix / "lib" / "systemd" / "user" / "handoff-agent.service").is_file()
+    # The MPRIS bridge (docs/mpris.md): its unit and the entry the agent starts it by.
+    bridge_unit = (prefix / "lib" / "systemd" / "user" / "handoff-mpris.service").read_text()
+    assert f"ExecStart={prefix}/bin/handoff mpris-bridge\n" in bridge_unit
+    entry = (prefix / "share" / "applications" / "org.libhandoff.media.desktop").read_text()
+    assert f"Exec={prefix}/bin/handoff mpris-bridge\n" in entry and "X-Handoff-TeamIdentifier=LIBHANDOFF\n" in entry
+    assert "X-Handoff-ActivityTypes=org.libhandoff.media.playing;\n" in entry and "NoDisplay=true\n" in entry
     assert_documentation_installed(prefix)
     entries = manifest_entries(prefix)
     files = {path for kind, path in entries if kind == "file"}
@@ -106,7 +112,7 @@ def test_uninstall_keeps_every_folder_that_existed_before_empty_or_not(root):
                                                  "share/icons/hicolor", "share/icons/hicolor/scalable",
                                                  "share/icons/hicolor/scalable/apps",
                                                  "share/icons/hicolor/scalable/status", "etc", "etc/xdg",
-                                                 "etc/xdg/autostart", "share/locale",
+                                                 "etc/xdg/autostart", "share/locale", "share/applications",
                                                  *(f"share/locale/{lang}" for lang in LANGUAGES),
                                                  *(f"share/locale/{lang}/LC_MESSAGES" for lang in LANGUAGES))}
     uninstall(f"PREFIX={prefix}")

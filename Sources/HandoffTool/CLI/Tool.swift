@@ -20,6 +20,7 @@ enum Tool {
         SettingsCommand.self,
         RelayCommand.self,
         BrowserHostCommand.self,
+        MPRISBridgeCommand.self,
     ]
 
     static func main(_ arguments: [String]) -> Int32 {

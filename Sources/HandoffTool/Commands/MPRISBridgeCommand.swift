@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffAgent
+import HandoffContinuity
+import HandoffModel
+import HandoffRuntime
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `handoff mpris-bridge`: media players (MPRIS on the session bus) as a
+/// Handoff app, through the agent (docs/mpris.md).
+enum MPRISBridgeCommand: Command {
+    static let name = "mpris-bridge"
+    static let summary = "offer what your media player plays to your other devices"
+    static let synopsis = ["mpris-bridge [--bus ADDRESS]"]
+    static let details = """
+        Runs until SIGTERM or SIGINT as the app org.libhandoff.media of team
+        LIBHANDOFF, through the handoff agent. It watches the media players on the
+        session bus (MPRIS) and offers the track of the one playing as
+        org.libhandoff.media.playing, with its position; another device continues
+        it in its own player at that position, and the player here pauses. It also
+        continues such activities from other devices. Files are offered only
+        when they are under your home directory (the other device opens the same
+        path under its home). Logs one JSON line per event to stderr. The last
+        reason nothing was offered is kept for `handoff doctor`. See docs/mpris.md.
+        """
+    static let options: [OptionSpec] = [
+        .value("--bus", "ADDRESS", "the D-Bus address of the session bus (default: the environment's)"),
+    ]
+
+    static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
+        Signals.install()
+        let environment = processEnvironment()
+        let home = environment["HOME"] ?? ""
+        func log(_ object: JSONObject) {
+            // `at`: wall-clock seconds since 1970, to line events up across devices.
+            var line: JSONObject = ["bridge": "mpris", "at": .double(Timestamp.unixNow)]
+            for key in object.keys { line[key] = object[key] }
+            // One write(2) per line: lines of a busy bridge never interleave.
+            let bytes = Array((JSON.object(line).text + "\n").utf8)
+            _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        }
+        let bus: SessionBus
+        do {
+            bus = try SessionBus(address: arguments.value("--bus"))
+        } catch {
+            throw HandoffError(.handoffFailed, "mpris-bridge: \(error.message)")
+        }
+        let profile = try Profile.open()
+        let account = try profile.account()
+        let manifest = try Manifest(bundleIdentifier: MPRISActivityInfo.bundle, teamIdentifier: MPRISActivityInfo.team,
+                                    activityTypes: [MPRISActivityInfo.type])
+        let choice = ContinuityModeChoice(mode: .agent, accountID: account.id)
+        let (service, _) = try choice.start(manifest: manifest) { () throws(HandoffError) -> any ContinuityService in
+            throw HandoffError(.handoffFailed, "the MPRIS bridge runs through the handoff agent only")
+        }
+        let watcher = MPRISWatcher(bus: bus)
+        let timers = MPRISTimers()
+        let receiver = MPRISReceiver(watcher: watcher, timers: timers, home: home)
+        let app = try Application(manifest: manifest, delegate: receiver, continuity: service)
+        defer { service.detach() }
+        let bridge = MPRISBridge(watcher: watcher, home: home, environment: environment)
+        bridge.application = app
+        watcher.log = log
+        bridge.log = log
+        receiver.log = log
+        watcher.onChange = { bridge.update() }
+        try watcher.start()
+        log(["event": "started", "home": .string(home)])
+        bridge.update()
+
+        var status = ExitCode.ok
+        while true {
+            _ = try? app.dispatch()
+            if !bus.process() {
+                log(["event": "bus-gone"])
+                status = 1
+                break
+            }
+            timers.fire()
+            var fds = [pollfd(fd: app.queue.fd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: bus.fd, events: bus.events, revents: 0),
+                       pollfd(fd: Signals.fd, events: Int16(POLLIN), revents: 0)]
+            var wait: Int32 = -1
+            for t in [app.queue.nextTimeoutMilliseconds, bus.timeoutMilliseconds, timers.timeoutMilliseconds] where t >= 0 {
+                wait = wait < 0 ? t : min(wait, t)
+            }
+            _ = poll(&fds, nfds_t(fds.count), wait)
+            if let number = Signals.take() {
+                log(["event": "stopped", "signal": .int(Int64(number))])
+                break
+            }
+        }
+        bridge.resign(reason: "the bridge stopped")
+        _ = try? app.dispatch()
+        bus.close()
+        return status
+    }
+
+    private static func processEnvironment() -> [String: String] {
+        var out: [String: String] = [:]
+        for name in ["HOME", "XDG_RUNTIME_DIR"] {
+            if let value = getenv(name) { out[name] = String(cString: value) }
+        }
+        return out
+    }
+}

@@ -1,0 +1,1 @@
+../../../Sources/HandoffTool/Bridges/MPRIS/MPRISActivityInfo.swift
