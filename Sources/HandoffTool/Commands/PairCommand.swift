@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-import HandoffJSON
 import HandoffAgent
 import HandoffContinuity
 import HandoffModel

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffBrowser
 import HandoffContinuity
-import HandoffJSON
 import HandoffModel
 import HandoffRuntime
 #if canImport(Glibc)
