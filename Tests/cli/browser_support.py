@@ -1,0 +1,400 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+"""The browsers' test bed (issue 25): real Chromium and Firefox ESR from
+Debian on a private X display, with the WebExtension in
+bridges/browser/extension loaded unpacked, its native-messaging host
+registered where each browser looks, and pages served on 127.0.0.1.
+Standard library only: Chromium is driven over the DevTools protocol on a
+pipe (--remote-debugging-pipe), Firefox over Marionette on a loopback port.
+Nothing here reaches beyond loopback.
+
+What works here (Chromium 156, Firefox ESR 153, Debian):
+- Chromium loads an unpacked extension from the command line only with
+  --disable-features=DisableLoadExtensionCommandLineSwitch; the manifest's
+  `key` gives it the fixed id that the host manifest's allowed_origins
+  names; with --user-data-dir it reads host manifests from
+  <user-data-dir>/NativeMessagingHosts/. An incognito window: a second
+  `chromium --incognito URL` with the same profile, as a person would.
+- Firefox installs it as a temporary add-on through Marionette's
+  Addon:Install; host manifests come from $HOME/.mozilla/native-messaging-hosts/.
+- Focus: both browsers learn it from the window manager (openbox), so a
+  focus change is a real X focus change (xdotool on an xmessage window).
+Every process started here is in its own process group, killed on close().
+"""
+
+import fcntl
+import http.server
+import json
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+import children  # Tests/support
+
+ROOT = Path(__file__).resolve().parents[2]
+EXTENSION = ROOT / "bridges" / "browser" / "extension"
+CHROMIUM_ID = (ROOT / "bridges" / "browser" / "extension-id.txt").read_text().strip()
+FIREFOX_ID = "browser@libhandoff.org"
+HOST_NAME = "org.libhandoff.browser"
+FAKE_HOST = Path(__file__).resolve().parent / "fake_browser_host.py"
+WAIT = 40  # seconds: a wait fails only when the thing never happens
+
+
+def wait_for(probe, what, timeout=WAIT, step=0.1):
+    """Polls `probe` until it returns something true; fails naming `what`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(step)
+
+
+def start(argv, **kwargs):
+    """A child in its own process group (so its whole tree is killed), tracked."""
+    return children.track(subprocess.Popen(argv, start_new_session=True, **kwargs))
+
+
+def stop(proc, wait=10):
+    """Kills `proc`'s process group and reaps it."""
+    if proc is None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    children.kill(proc, wait)
+
+
+# ---------------------------------------------------------------- display
+
+class Display:
+    """Xvfb on a free display number and openbox on it (the browsers take
+    focus from the window manager), plus a window of "another app" to give
+    focus to."""
+
+    def __init__(self, root):
+        read, write = os.pipe()
+        self.xvfb = start(["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+                          pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(write)
+        number = b""
+        with os.fdopen(read, "rb") as f:
+            while not number.endswith(b"\n"):
+                byte = f.read(1)
+                if not byte:
+                    break
+                number += byte
+        number = number.decode().strip()
+        assert number.isdigit(), f"Xvfb gave no display: {number!r}"
+        self.name = f":{number}"
+        self.env = dict(os.environ, DISPLAY=self.name)
+        self.env.pop("WAYLAND_DISPLAY", None)
+        self.wm = start(["openbox", "--sm-disable"], env=self.env, stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL)
+        wait_for(lambda: self._wm_running(), "openbox to manage the display")
+        self.thief = None
+
+    def _wm_running(self):
+        """openbox announces itself on the root window (EWMH)."""
+        done = subprocess.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"], env=self.env,
+                              capture_output=True, text=True, timeout=20)
+        assert self.wm.poll() is None, "openbox ended"
+        return "window id" in done.stdout
+
+    def xdotool(self, *args, check=True):
+        done = subprocess.run(["xdotool", *args], env=self.env, capture_output=True, text=True, timeout=20)
+        if done.returncode != 0:
+            if check:
+                raise AssertionError(f"xdotool {' '.join(args)}: {done.stderr.strip()}")
+            return None
+        return done.stdout.strip()
+
+    def active_window_name(self):
+        return self.xdotool("getactivewindow", "getwindowname", check=False) or ""
+
+    def focus_elsewhere(self):
+        """Gives focus to a window of another program (an xmessage)."""
+        if self.thief is None or self.thief.poll() is not None:
+            # input: True: the window takes the keyboard focus (Xt's default
+            # leaves it with the browser, which then never sees focus go).
+            self.thief = start(["xmessage", "-xrm", "*input: True", "-name", "handoff-focus-thief", "-title", "handoff-focus-thief",
+                                "-geometry", "240x80+900+600", "another app"], env=self.env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        window = wait_for(lambda: self.xdotool("search", "--classname", "handoff-focus-thief", check=False),
+                          "the other app's window").split()[0]
+        self.xdotool("windowactivate", "--sync", window)
+        wait_for(lambda: self.active_window_name() == "handoff-focus-thief", "the other app to have focus")
+
+    def focus_window_named(self, suffix):
+        """Gives focus to the visible window whose title ends with `suffix`."""
+        def find():
+            for window in (self.xdotool("search", "--onlyvisible", "--name", ".", check=False) or "").split():
+                if (self.xdotool("getwindowname", window, check=False) or "").endswith(suffix):
+                    return window
+            return None
+        window = wait_for(find, f"a window named …{suffix}")
+        self.xdotool("windowactivate", "--sync", window)
+        wait_for(lambda: self.active_window_name().endswith(suffix), f"the window …{suffix} to have focus")
+
+    def close(self):
+        stop(self.thief)
+        stop(self.wm)
+        stop(self.xvfb)
+
+
+# ---------------------------------------------------------------- pages
+
+class Pages:
+    """Pages on 127.0.0.1: /page/NAME is an HTML page titled NAME."""
+
+    def __init__(self):
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                name = urllib.parse.unquote(self.path.rsplit("/", 1)[-1]) or "index"
+                body = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{name}</title></head>"
+                        f"<body><h1>{name}</h1></body></html>").encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, name):
+        return f"http://127.0.0.1:{self.server.server_address[1]}/page/{urllib.parse.quote(name)}"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+# ---------------------------------------------------------------- the stand-in host
+
+class FakeHost:
+    """fake_browser_host.py registered as org.libhandoff.browser: what the
+    extension said (log), and a way to make the host say something."""
+
+    def __init__(self, root):
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.log = self.root / "host.log"
+        self.log.touch()
+        self.control = self.root / "host.sock"
+        self.program = self.root / "host.sh"
+        self.program.write_text("#!/bin/sh\n"
+                                f"exec python3 '{FAKE_HOST}' '{self.log}' '{self.control}' \"$@\"\n")
+        self.program.chmod(0o755)
+
+    def manifest(self, browser):
+        """The host manifest for `browser` ("chromium" or "firefox")."""
+        manifest = {"name": HOST_NAME, "description": "Handoff for Linux (test stand-in)",
+                    "path": str(self.program), "type": "stdio"}
+        if browser == "chromium":
+            manifest["allowed_origins"] = [f"chrome-extension://{CHROMIUM_ID}/"]
+        else:
+            manifest["allowed_extensions"] = [FIREFOX_ID]
+        return json.dumps(manifest, indent=2)
+
+    def entries(self):
+        return [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
+
+    def messages(self):
+        """Every message the extension sent so far, in order."""
+        return [e["message"] for e in self.entries() if e["event"] == "message"]
+
+    def mark(self):
+        """A position in the messages; `since(mark)` gives what came after."""
+        return len(self.messages())
+
+    def since(self, mark):
+        return self.messages()[mark:]
+
+    def wait_message(self, mark, predicate, what):
+        return wait_for(lambda: next((m for m in self.since(mark) if predicate(m)), None), what)
+
+    def send(self, message):
+        """Makes the live host send `message` to the extension."""
+        def attempt():
+            try:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                    s.settimeout(5)
+                    s.connect(str(self.control))
+                    s.sendall(json.dumps(message).encode() + b"\n")
+                    return s.recv(256).startswith(b"ok")
+            except OSError:
+                return False
+        wait_for(attempt, f"the host to send {message.get('type')}")
+
+
+def current(url):
+    """A predicate: a `current` message for `url`."""
+    return lambda m: m.get("type") == "current" and m.get("url") == url
+
+
+def is_resign(m):
+    return m.get("type") == "resign"
+
+
+# ---------------------------------------------------------------- Chromium
+
+def high_pipe():
+    """A pipe whose fds are above 4 (so moving them to 3 and 4 clobbers nothing)."""
+    ends = []
+    for fd in os.pipe():
+        ends.append(fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10))
+        os.close(fd)
+    return tuple(ends)
+
+
+class DevTools:
+    """The DevTools protocol on Chromium's pipe (fds 3 and 4: JSON messages
+    ended by a NUL byte)."""
+
+    def __init__(self, to_browser, from_browser):
+        self.out = os.fdopen(to_browser, "wb", buffering=0)
+        self.inp = os.fdopen(from_browser, "rb", buffering=0)
+        self.next_id = 0
+        self.answers = {}
+        self.cond = threading.Condition()
+        self.closed = False
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        buffer = b""
+        while True:
+            try:
+                chunk = self.inp.read(65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            buffer += chunk
+            while b"\0" in buffer:
+                raw, buffer = buffer.split(b"\0", 1)
+                message = json.loads(raw)
+                if "id" in message:
+                    with self.cond:
+                        self.answers[message["id"]] = message
+                        self.cond.notify_all()
+        with self.cond:
+            self.closed = True
+            self.cond.notify_all()
+
+    def call(self, method, session=None, **params):
+        with self.cond:
+            self.next_id += 1
+            ident = self.next_id
+        message = {"id": ident, "method": method, "params": params}
+        if session:
+            message["sessionId"] = session
+        self.out.write(json.dumps(message).encode() + b"\0")
+        with self.cond:
+            ok = self.cond.wait_for(lambda: ident in self.answers or self.closed, timeout=WAIT)
+            assert ok and ident in self.answers, f"Chromium did not answer {method}"
+            answer = self.answers.pop(ident)
+        assert "error" not in answer, f"{method}: {answer['error']}"
+        return answer["result"]
+
+    def close(self):
+        for f in (self.out, self.inp):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+
+class Chromium:
+    """Debian's chromium with the extension loaded unpacked, its own profile,
+    on `display`; the host manifest in <profile>/NativeMessagingHosts/."""
+
+    BINARY = "chromium"
+
+    def __init__(self, root, display, host):
+        self.root = Path(root)
+        self.display = display
+        self.profile = self.root / "chromium-profile"
+        hosts = self.profile / "NativeMessagingHosts"
+        hosts.mkdir(parents=True)
+        (hosts / f"{HOST_NAME}.json").write_text(host.manifest("chromium"))
+        to_browser_r, to_browser_w = high_pipe()
+        from_browser_r, from_browser_w = high_pipe()
+        # The pipe ends at fds 3 and 4 in the browser, moved there by bash (dash takes one-digit fds only).
+        r, w = to_browser_r, from_browser_w
+        shell = ["bash", "-c", f'exec "$0" "$@" 3<&{r} 4>&{w} {r}<&- {w}>&-']
+        self.stderr = open(self.root / "chromium.log", "wb")
+        self.proc = start(shell + self.command("about:blank"), env=self.environment(),
+                          pass_fds=(r, w), stdout=self.stderr, stderr=self.stderr)
+        os.close(to_browser_r)
+        os.close(from_browser_w)
+        self.devtools = DevTools(to_browser_w, from_browser_r)
+
+    def environment(self):
+        env = dict(self.display.env)
+        env.pop("DBUS_SESSION_BUS_ADDRESS", None)
+        return env
+
+    def command(self, *extra):
+        argv = [self.BINARY, f"--user-data-dir={self.profile}", "--no-first-run", "--no-default-browser-check",
+                "--disable-features=DisableLoadExtensionCommandLineSwitch",
+                f"--load-extension={EXTENSION}", "--remote-debugging-pipe",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--password-store=basic", "--use-mock-keychain", "--window-size=1000,700"]
+        if os.geteuid() == 0:
+            argv.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
+        return argv + list(extra)
+
+    def targets(self, kind="page"):
+        return [t for t in self.devtools.call("Target.getTargets")["targetInfos"] if t["type"] == kind]
+
+    def open(self, url):
+        """A new tab with `url`, as a person opening a link: active in the
+        focused window. Returns its target id."""
+        return self.devtools.call("Target.createTarget", url=url)["targetId"]
+
+    def close_tab(self, target):
+        self.devtools.call("Target.closeTarget", targetId=target)
+
+    def open_incognito(self, url):
+        """An incognito window with `url`: `chromium --incognito URL` with the
+        same profile, handed to the running browser as a person's would be."""
+        argv = [self.BINARY, f"--user-data-dir={self.profile}", "--incognito", url]
+        if os.geteuid() == 0:
+            argv.append("--no-sandbox")
+        subprocess.run(argv, env=self.environment(), capture_output=True, timeout=WAIT)
+
+    def focus(self):
+        self.display.focus_window_named(" - Chromium")
+
+    def extension_eval(self, expression):
+        """Evaluates `expression` in the extension's service worker (for a
+        test's own checks)."""
+        worker = wait_for(lambda: next((t for t in self.targets("service_worker")
+                                        if t["url"].startswith(f"chrome-extension://{CHROMIUM_ID}/")), None),
+                          "the extension's service worker")
+        session = self.devtools.call("Target.attachToTarget", targetId=worker["targetId"], flatten=True)["sessionId"]
+        try:
+            result = self.devtools.call("Runtime.evaluate", session=session, expression=expression,
+                                        awaitPromise=True, returnByValue=True)
+            return result["result"].get("value")
+        finally:
+            self.devtools.call("Target.detachFromTarget", sessionId=session)
+
+    def close(self):
+        self.devtools.close()
+        stop(self.proc)
+        self.stderr.close()
