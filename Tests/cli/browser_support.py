@@ -134,16 +134,18 @@ class Display:
         self.xdotool("windowactivate", "--sync", window)
         wait_for(lambda: self.active_window_name() == "handoff-focus-thief", "the other app to have focus")
 
-    def focus_window_named(self, suffix):
-        """Gives focus to the visible window whose title ends with `suffix`."""
+    def focus_window_named(self, prefix, suffix):
+        """Gives focus to the visible window whose title starts with `prefix`
+        (a page's title) and ends with `suffix` (the browser's)."""
         def find():
             for window in (self.xdotool("search", "--onlyvisible", "--name", ".", check=False) or "").split():
-                if (self.xdotool("getwindowname", window, check=False) or "").endswith(suffix):
+                name = self.xdotool("getwindowname", window, check=False) or ""
+                if name.startswith(prefix) and name.endswith(suffix):
                     return window
             return None
-        window = wait_for(find, f"a window named …{suffix}")
+        window = wait_for(find, f"a window named {prefix}…{suffix}")
         self.xdotool("windowactivate", "--sync", window)
-        wait_for(lambda: self.active_window_name().endswith(suffix), f"the window …{suffix} to have focus")
+        wait_for(lambda: self.active_window_name().startswith(prefix), f"the window {prefix}… to have focus")
 
     def close(self):
         stop(self.thief)
@@ -323,6 +325,8 @@ class Chromium:
     on `display`; the host manifest in <profile>/NativeMessagingHosts/."""
 
     BINARY = "chromium"
+    TITLE_SUFFIX = " - Chromium"
+    PRIVATE_SUFFIX = " - Chromium"
 
     def __init__(self, root, display, host):
         self.root = Path(root)
@@ -363,13 +367,45 @@ class Chromium:
 
     def open(self, url):
         """A new tab with `url`, as a person opening a link: active in the
-        focused window. Returns its target id."""
-        return self.devtools.call("Target.createTarget", url=url)["targetId"]
+        focused window. Returns its target id (also in last_opened)."""
+        self.last_opened = self.devtools.call("Target.createTarget", url=url)["targetId"]
+        return self.last_opened
+
+    def tab_urls(self):
+        return [t["url"] for t in self.targets()]
+
+    def close_private(self):
+        """Closes the incognito window(s) (Ctrl+Shift+W on each)."""
+        for window in (self.display.xdotool("search", "--onlyvisible", "--name", "Secret", check=False) or "").split():
+            self.display.xdotool("windowactivate", "--sync", window, check=False)
+            self.display.xdotool("key", "--window", window, "ctrl+shift+w", check=False)
+
+    def _options(self, site, add):
+        target = self.open(f"chrome-extension://{CHROMIUM_ID}/options.html")
+        session = self.devtools.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        try:
+            wait_for(lambda: self.devtools.call("Runtime.evaluate", session=session,
+                                                expression="document.readyState === 'complete'",
+                                                returnByValue=True)["result"].get("value"),
+                     "the options page to load")
+            result = self.devtools.call("Runtime.evaluate", session=session,
+                                        expression=f"{OPTIONS_SCRIPT}({json.dumps(site)}, {json.dumps(add)})",
+                                        awaitPromise=True, returnByValue=True)
+            return result["result"]["value"]
+        finally:
+            self.devtools.call("Target.detachFromTarget", sessionId=session)
+            self.close_tab(target)
+
+    def options_page_add_site(self, site):
+        return self._options(site, True)
+
+    def options_page_remove_site(self, site):
+        return self._options(site, False)
 
     def close_tab(self, target):
         self.devtools.call("Target.closeTarget", targetId=target)
 
-    def open_incognito(self, url):
+    def open_private(self, url):
         """An incognito window with `url`: `chromium --incognito URL` with the
         same profile, handed to the running browser as a person's would be."""
         argv = [self.BINARY, f"--user-data-dir={self.profile}", "--incognito", url]
@@ -398,3 +434,207 @@ class Chromium:
         self.devtools.close()
         stop(self.proc)
         self.stderr.close()
+
+
+# ---------------------------------------------------------------- Firefox
+
+# Run in the extension's options page: adds or removes a never-offer site
+# through the page's own form, waits for the list (and the devices from the
+# host's status) to show, and returns what the page shows.
+OPTIONS_SCRIPT = """
+(async (site, add) => {
+  const $ = (id) => document.getElementById(id);
+  const until = async (ok) => {
+    for (let i = 0; i < 300 && !ok(); i++) await new Promise((r) => setTimeout(r, 100));
+    return ok();
+  };
+  const listed = () => [...$("never").children].map((li) => li.firstChild.textContent);
+  await until(() => $("devices").children.length > 0);
+  if (add) {
+    $("site").value = site;
+    $("add").requestSubmit();
+    await until(() => listed().includes(site));
+  } else {
+    const li = [...$("never").children].find((li) => li.firstChild.textContent === site);
+    if (li) li.querySelector("button").click();
+    await until(() => !listed().includes(site));
+  }
+  return { devices: [...$("devices").children].map((li) => li.textContent), never: listed(),
+           status: $("status").textContent };
+})
+"""
+
+
+class Marionette:
+    """Firefox's own remote protocol on a loopback TCP port: each message is
+    `LENGTH:JSON`; a command is [0, id, name, params], its answer
+    [1, id, error, result]."""
+
+    def __init__(self, port):
+        self.sock = wait_for(lambda: self._connect(port), "Firefox's Marionette port")
+        self.sock.settimeout(WAIT)
+        self.buffer = b""
+        self.next_id = 0
+        self._read()  # the greeting: {"applicationType": "gecko", "marionetteProtocol": 3}
+
+    @staticmethod
+    def _connect(port):
+        try:
+            return socket.create_connection(("127.0.0.1", port), timeout=2)
+        except OSError:
+            return None
+
+    def _read(self):
+        while b":" not in self.buffer:
+            self._fill()
+        head, self.buffer = self.buffer.split(b":", 1)
+        length = int(head)
+        while len(self.buffer) < length:
+            self._fill()
+        body, self.buffer = self.buffer[:length], self.buffer[length:]
+        return json.loads(body)
+
+    def _fill(self):
+        chunk = self.sock.recv(65536)
+        assert chunk, "Marionette closed the connection"
+        self.buffer += chunk
+
+    def call(self, name, **params):
+        self.next_id += 1
+        data = json.dumps([0, self.next_id, name, params]).encode()
+        self.sock.sendall(str(len(data)).encode() + b":" + data)
+        while True:
+            kind, ident, error, result = self._read()
+            if kind == 1 and ident == self.next_id:
+                break
+        assert error is None, f"{name}: {error}"
+        return result.get("value", result) if isinstance(result, dict) else result
+
+    def close(self):
+        self.sock.close()
+
+
+# Prefs of the test profile: no first-run pages, no updates, nothing sent
+# anywhere (a proxy that does not exist for everything but loopback, which
+# Firefox never proxies), Marionette on the test's port.
+FIREFOX_PREFS = {
+    "browser.shell.checkDefaultBrowser": False,
+    "browser.startup.homepage_override.mstone": "ignore",
+    "browser.startup.page": 0,
+    "browser.aboutwelcome.enabled": False,
+    "datareporting.policy.dataSubmissionEnabled": False,
+    "toolkit.telemetry.reportingpolicy.firstRun": False,
+    "app.update.disabledForTesting": True,
+    "extensions.update.enabled": False,
+    "network.captive-portal-service.enabled": False,
+    "network.connectivity-service.enabled": False,
+    "network.proxy.type": 1,
+    "network.proxy.http": "127.0.0.1",
+    "network.proxy.http_port": 9,
+    "network.proxy.ssl": "127.0.0.1",
+    "network.proxy.ssl_port": 9,
+    "browser.tabs.warnOnClose": False,
+    "browser.warnOnQuit": False,
+    # Marionette's recommended prefs turn on focusmanager.testmode, in
+    # which every window acts focused: the focus tests need the real thing.
+    "remote.prefs.recommended": False,
+    "focusmanager.testmode": False,
+}
+
+
+class Firefox:
+    """Debian's firefox-esr with its own HOME and profile on `display`, the
+    extension installed as a temporary add-on through Marionette, the host
+    manifest in $HOME/.mozilla/native-messaging-hosts/."""
+
+    BINARY = "firefox-esr"
+    TITLE_SUFFIX = " — Mozilla Firefox"
+    PRIVATE_SUFFIX = " — Mozilla Firefox Private Browsing"
+
+    def __init__(self, root, display, host, marionette_port):
+        self.root = Path(root)
+        self.display = display
+        self.home = self.root / "firefox-home"
+        hosts = self.home / ".mozilla" / "native-messaging-hosts"
+        hosts.mkdir(parents=True)
+        (hosts / f"{HOST_NAME}.json").write_text(host.manifest("firefox"))
+        self.profile = self.root / "firefox-profile"
+        self.profile.mkdir()
+        prefs = dict(FIREFOX_PREFS, **{"marionette.port": marionette_port})
+        (self.profile / "user.js").write_text(
+            "".join(f'user_pref("{k}", {json.dumps(v)});\n' for k, v in prefs.items()))
+        env = dict(display.env, HOME=str(self.home), MOZ_CRASHREPORTER_DISABLE="1")
+        env.pop("DBUS_SESSION_BUS_ADDRESS", None)
+        self.log = open(self.root / "firefox.log", "wb")
+        self.proc = start([self.BINARY, "--marionette", "--no-remote", "--profile", str(self.profile),
+                           "--new-instance", "about:blank"], env=env, stdout=self.log, stderr=self.log)
+        self.marionette = Marionette(marionette_port)
+        self.marionette.call("WebDriver:NewSession", capabilities={})
+        self.addon = self.marionette.call("Addon:Install", path=str(EXTENSION), temporary=True)
+
+    def open(self, url):
+        """A new tab with `url`, selected in the current window. Returns its handle."""
+        handle = self.marionette.call("WebDriver:NewWindow", type="tab")["handle"]
+        self.marionette.call("WebDriver:SwitchToWindow", handle=handle, focus=True)
+        self.marionette.call("WebDriver:Navigate", url=url)
+        self.last_opened = handle
+        return handle
+
+    def close_tab(self, handle):
+        self.marionette.call("WebDriver:SwitchToWindow", handle=handle, focus=True)
+        self.marionette.call("WebDriver:CloseWindow")
+        rest = self.marionette.call("WebDriver:GetWindowHandles")
+        if rest:
+            self.marionette.call("WebDriver:SwitchToWindow", handle=rest[-1], focus=True)
+
+    def open_private(self, url):
+        """A private window with `url`; returns its handle."""
+        handle = self.marionette.call("WebDriver:NewWindow", type="window", private=True)["handle"]
+        self.marionette.call("WebDriver:SwitchToWindow", handle=handle, focus=True)
+        self.marionette.call("WebDriver:Navigate", url=url)
+        self.private = handle
+        return handle
+
+    def close_private(self):
+        self.close_tab(self.private)
+
+    def _options(self, site, add):
+        self.marionette.call("Marionette:SetContext", value="chrome")
+        try:
+            page = self.marionette.call("WebDriver:ExecuteScript", args=[FIREFOX_ID], script=
+                                        "return WebExtensionPolicy.getByID(arguments[0]).getURL('options.html');")
+        finally:
+            self.marionette.call("Marionette:SetContext", value="content")
+        handle = self.open(page)
+        try:
+            return self.marionette.call("WebDriver:ExecuteScript", args=[site, add], scriptTimeout=WAIT * 1000,
+                                        script=f"return {OPTIONS_SCRIPT}(arguments[0], arguments[1]);")
+        finally:
+            self.close_tab(handle)
+
+    def options_page_add_site(self, site):
+        return self._options(site, True)
+
+    def options_page_remove_site(self, site):
+        return self._options(site, False)
+
+    def tab_urls(self):
+        """The URL of every tab (Marionette's window handles are tabs)."""
+        current = self.marionette.call("WebDriver:GetWindowHandle")
+        urls = []
+        for handle in self.marionette.call("WebDriver:GetWindowHandles"):
+            self.marionette.call("WebDriver:SwitchToWindow", handle=handle, focus=False)
+            urls.append(self.marionette.call("WebDriver:GetCurrentURL"))
+        self.marionette.call("WebDriver:SwitchToWindow", handle=current, focus=False)
+        return urls
+
+    def focus(self):
+        self.display.focus_window_named("Mozilla Firefox")
+
+    def close(self):
+        try:
+            self.marionette.close()
+        except Exception:
+            pass
+        stop(self.proc)
+        self.log.close()

@@ -186,14 +186,23 @@ api.windows.onFocusChanged.addListener((windowId) => {
   refresh();
 });
 
+// Whether a tab event in `windowId` may change what is offered. Chromium
+// also sends onFocusChanged(WINDOW_ID_NONE) while its window keeps the
+// focus (when a tab is opened programmatically), so after NONE the next
+// tab event asks the browser again instead of trusting it.
+function mayConcern(windowId) {
+  if (focusedWindow === NONE) focusedWindow = undefined;
+  return focusedWindow === undefined || windowId === focusedWindow;
+}
+
 api.tabs.onActivated.addListener(({ windowId }) => {
-  if (windowId === focusedWindow || focusedWindow === undefined) refresh();
+  if (mayConcern(windowId)) refresh();
 });
 
 api.tabs.onUpdated.addListener((tabId, change, tab) => {
   if (!tab.active) return;
   if (!("url" in change) && !("title" in change) && change.status !== "complete") return;
-  if (tab.windowId === focusedWindow || focusedWindow === undefined) refresh();
+  if (mayConcern(tab.windowId)) refresh();
 });
 
 api.tabs.onRemoved.addListener((tabId) => {
