@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXTENSION = ROOT / "bridges" / "browser" / "extension"
 CHROMIUM_ID = (ROOT / "bridges" / "browser" / "extension-id.txt").read_text().strip()
 FIREFOX_ID = "browser@libhandoff.org"
+FIREFOX_UUID = "6f1c2a9e-3b4d-4e5f-8a7b-1c2d3e4f5a6b"
 HOST_NAME = "org.libhandoff.browser"
 FAKE_HOST = Path(__file__).resolve().parent / "fake_browser_host.py"
 WAIT = 40  # seconds: a wait fails only when the thing never happens
@@ -357,7 +358,10 @@ class Chromium:
                 "--disable-features=DisableLoadExtensionCommandLineSwitch",
                 f"--load-extension={EXTENSION}", "--remote-debugging-pipe",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--password-store=basic", "--use-mock-keychain", "--window-size=1000,700"]
+                "--password-store=basic", "--use-mock-keychain", "--window-size=1000,700",
+                # Nothing leaves the machine: a proxy that does not exist for
+                # all but loopback (which Chromium never proxies).
+                "--proxy-server=127.0.0.1:9"]
         if os.geteuid() == 0:
             argv.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
         return argv + list(extra)
@@ -539,6 +543,9 @@ FIREFOX_PREFS = {
     # which every window acts focused: the focus tests need the real thing.
     "remote.prefs.recommended": False,
     "focusmanager.testmode": False,
+    # The extension's internal UUID, fixed so the test can open its options
+    # page (moz-extension://UUID/) without chrome-context access.
+    "extensions.webextensions.uuids": json.dumps({FIREFOX_ID: FIREFOX_UUID}),
 }
 
 
@@ -566,7 +573,9 @@ class Firefox:
         env = dict(display.env, HOME=str(self.home), MOZ_CRASHREPORTER_DISABLE="1")
         env.pop("DBUS_SESSION_BUS_ADDRESS", None)
         self.log = open(self.root / "firefox.log", "wb")
-        self.proc = start([self.BINARY, "--marionette", "--no-remote", "--profile", str(self.profile),
+        # -remote-allow-system-access: Marionette may then navigate to the
+        # extension's own options page (moz-extension://), refused without it.
+        self.proc = start([self.BINARY, "--marionette", "-remote-allow-system-access", "--no-remote", "--profile", str(self.profile),
                            "--new-instance", "about:blank"], env=env, stdout=self.log, stderr=self.log)
         self.marionette = Marionette(marionette_port)
         self.marionette.call("WebDriver:NewSession", capabilities={})
@@ -599,16 +608,10 @@ class Firefox:
         self.close_tab(self.private)
 
     def _options(self, site, add):
-        self.marionette.call("Marionette:SetContext", value="chrome")
-        try:
-            page = self.marionette.call("WebDriver:ExecuteScript", args=[FIREFOX_ID], script=
-                                        "return WebExtensionPolicy.getByID(arguments[0]).getURL('options.html');")
-        finally:
-            self.marionette.call("Marionette:SetContext", value="content")
-        handle = self.open(page)
+        handle = self.open(f"moz-extension://{FIREFOX_UUID}/options.html")
         try:
             return self.marionette.call("WebDriver:ExecuteScript", args=[site, add], scriptTimeout=WAIT * 1000,
-                                        script=f"return {OPTIONS_SCRIPT}(arguments[0], arguments[1]);")
+                                        script=f"return {OPTIONS_SCRIPT.strip()}(arguments[0], arguments[1]);")
         finally:
             self.close_tab(handle)
 
