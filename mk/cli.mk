@@ -5,11 +5,12 @@
 #   make examples                    the MapOff pair: build/bin/mapoff-sender, build/bin/mapoff-receiver
 #   make install / make uninstall    mk/install.mk
 #   make test-cli                    the tool as real processes, and a C build against an installed copy
+#   make test-browser                the browser extension in real Chromium and Firefox (also in test-cli)
 
 TOOL       := $(BINDIR)/handoff
 TOOL_OUT   := .build/release/handoff-cli
 
-.PHONY: tool examples test-cli
+.PHONY: tool examples test-cli test-browser
 
 tool: $(TOOL)
 
@@ -47,3 +48,9 @@ test-cli: $(TOOL) $(LIB) $(INCDIR)/handoff.h examples $(BINDIR)/streamer
 		$(PYTHON) -m pytest -q -p no:cacheprovider Tests/cli
 
 EXTRA_TESTS += test-cli
+
+# bridges/browser/extension loaded unpacked in Chromium and Firefox ESR on a
+# private Xvfb display, against a stand-in native host (issue 25). The
+# conftest wants the tool built.
+test-browser: $(TOOL)
+	HANDOFF_TOOL=$(abspath $(TOOL)) $(PYTHON) -m pytest -q -p no:cacheprovider Tests/cli/test_browser_extension.py
