@@ -230,6 +230,19 @@ class FakeHost:
     def wait_message(self, mark, predicate, what):
         return wait_for(lambda: next((m for m in self.since(mark) if predicate(m)), None), what)
 
+    def live_pid(self):
+        """The pid of the host the browser started last."""
+        starts = [e for e in self.entries() if e["event"] == "start"]
+        return starts[-1]["pid"] if starts else None
+
+    def starts(self):
+        return sum(1 for e in self.entries() if e["event"] == "start")
+
+    def end_live_host(self):
+        """Ends the live host as a crash would (the browser's child, which
+        the test's browser started)."""
+        os.kill(self.live_pid(), signal.SIGKILL)
+
     def send(self, message):
         """Makes the live host send `message` to the extension."""
         def attempt():
@@ -377,6 +390,14 @@ class Chromium:
 
     def tab_urls(self):
         return [t["url"] for t in self.targets()]
+
+    def navigate(self, url):
+        """Loads `url` in the tab opened last (the same tab, a new page)."""
+        session = self.devtools.call("Target.attachToTarget", targetId=self.last_opened, flatten=True)["sessionId"]
+        try:
+            self.devtools.call("Page.navigate", session=session, url=url)
+        finally:
+            self.devtools.call("Target.detachFromTarget", sessionId=session)
 
     def close_private(self):
         """Closes the incognito window(s) (Ctrl+Shift+W on each)."""
@@ -588,6 +609,11 @@ class Firefox:
         self.marionette.call("WebDriver:Navigate", url=url)
         self.last_opened = handle
         return handle
+
+    def navigate(self, url):
+        """Loads `url` in the tab opened last (the same tab, a new page)."""
+        self.marionette.call("WebDriver:SwitchToWindow", handle=self.last_opened, focus=True)
+        self.marionette.call("WebDriver:Navigate", url=url)
 
     def close_tab(self, handle):
         self.marionette.call("WebDriver:SwitchToWindow", handle=handle, focus=True)

@@ -17,7 +17,7 @@ import shutil
 import pytest
 
 import ports  # Tests/support
-from browser_support import Chromium, Display, FakeHost, Firefox, Pages, current, is_resign, wait_for
+from browser_support import CHROMIUM_ID, FIREFOX_ID, Chromium, Display, FakeHost, Firefox, Pages, current, is_resign, wait_for
 
 
 def has_url(url):
@@ -78,6 +78,12 @@ class BrowserContract:
         assert hello == {"type": "hello", "browser": self.name, "version": 1}
         starts = [e for e in bed.host.entries() if e["event"] == "start"]
         assert starts, "the browser never started the host"
+        # The browsers' own arguments: Chromium names the extension's origin
+        # (its id from the manifest's key), Firefox the host manifest and the id.
+        if self.name == "chromium":
+            assert starts[0]["argv"][0] == f"chrome-extension://{CHROMIUM_ID}/"
+        else:
+            assert starts[0]["argv"][-1] == FIREFOX_ID
         url, title = bed.show("Reading")
         offered = [m for m in bed.host.messages() if m.get("url") == url]
         assert offered[-1] == {"type": "current", "url": url, "title": title}
@@ -91,6 +97,37 @@ class BrowserContract:
         mark = bed.host.mark()
         bed.display.focus_window_named(title, self.make.TITLE_SUFFIX)
         bed.host.wait_message(mark, current(url), "`current` again when the browser has focus back")
+
+    def test_navigating_the_tab_offers_the_new_page(self, bed):
+        bed.show("Start")
+        url, title = bed.page("Next")
+        mark = bed.host.mark()
+        bed.browser.navigate(url)
+        # Chromium first offers it titled with its address, then with its
+        # title once loaded: the host updates the activity in place.
+        wait_for(lambda: any(m == {"type": "current", "url": url, "title": title} for m in bed.host.since(mark)),
+                 "`current` of the page the tab went to, with its title")
+
+    def test_a_host_that_ends_is_started_again(self, bed):
+        url, _ = bed.show("Again")
+        starts = bed.host.starts()
+        mark = bed.host.mark()
+        bed.host.end_live_host()
+        wait_for(lambda: bed.host.starts() > starts, "the extension to start the host again")
+        said = bed.host.wait_message(mark, current(url), "`current` to the new host")
+        assert bed.host.since(mark)[0]["type"] == "hello", bed.host.since(mark)
+        assert said["url"] == url
+
+    def test_a_message_it_does_not_know_changes_nothing(self, bed):
+        url, _ = bed.show("Steady")
+        mark = bed.host.mark()
+        bed.host.send({"type": "no-such-message", "url": "https://example.com/"})
+        bed.host.send({"type": "open", "url": "javascript:alert(1)", "from": "x"})
+        bed.host.send({"type": "status"})  # as the host's answer; then a round trip shows the extension still there
+        other, _ = bed.page("Still")
+        bed.host.send({"type": "open", "url": other, "from": "Test Laptop"})
+        bed.host.wait_message(mark, current(other), "`current` of the page opened after the unknown message")
+        assert not any("example.com" in str(m) or "javascript" in str(m) for m in bed.host.since(mark))
 
     def test_closing_the_tab_resigns(self, bed):
         url, _ = bed.show("Closing")
