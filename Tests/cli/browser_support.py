@@ -409,13 +409,15 @@ class Chromium:
         target = self.open(f"chrome-extension://{CHROMIUM_ID}/options.html")
         session = self.devtools.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
         try:
-            wait_for(lambda: self.devtools.call("Runtime.evaluate", session=session,
-                                                expression="document.readyState === 'complete'",
+            # Not the about:blank a new tab starts with: the options page, loaded.
+            loaded = "location.protocol === 'chrome-extension:' && document.readyState === 'complete'"
+            wait_for(lambda: self.devtools.call("Runtime.evaluate", session=session, expression=loaded,
                                                 returnByValue=True)["result"].get("value"),
                      "the options page to load")
             result = self.devtools.call("Runtime.evaluate", session=session,
                                         expression=f"{OPTIONS_SCRIPT}({json.dumps(site)}, {json.dumps(add)})",
                                         awaitPromise=True, returnByValue=True)
+            assert "exceptionDetails" not in result, result["exceptionDetails"]
             return result["result"]["value"]
         finally:
             self.devtools.call("Target.detachFromTarget", sessionId=session)
