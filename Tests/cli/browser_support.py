@@ -186,7 +186,35 @@ class Pages:
         self.server.server_close()
 
 
-# ---------------------------------------------------------------- the stand-in host
+# ---------------------------------------------------------------- hosts
+
+def host_manifest(browser, program):
+    """The native-messaging host manifest for `browser` ("chromium" or
+    "firefox") naming `program`."""
+    manifest = {"name": HOST_NAME, "description": "Handoff for Linux", "path": str(program), "type": "stdio"}
+    if browser == "chromium":
+        manifest["allowed_origins"] = [f"chrome-extension://{CHROMIUM_ID}/"]
+    else:
+        manifest["allowed_extensions"] = [FIREFOX_ID]
+    return json.dumps(manifest, indent=2)
+
+
+class RealHost:
+    """`handoff browser-host` of one device: a launcher that gives it the
+    device's environment (its account, its agent's socket) whatever the
+    browser's own environment is."""
+
+    def __init__(self, root, tool, env):
+        self.program = Path(root) / "browser-host.sh"
+        self.log = Path(root) / "browser-host.log"
+        exports = "".join(f"export {k}='{v}'\n" for k, v in sorted(env.items())
+                          if k in ("XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "HANDOFF_AGENT_SOCKET", "LC_ALL"))
+        self.program.write_text(f"#!/bin/sh\n{exports}exec '{tool}' browser-host \"$@\" 2>>'{self.log}'\n")
+        self.program.chmod(0o755)
+
+    def manifest(self, browser):
+        return host_manifest(browser, self.program)
+
 
 class FakeHost:
     """fake_browser_host.py registered as org.libhandoff.browser: what the
@@ -204,14 +232,7 @@ class FakeHost:
         self.program.chmod(0o755)
 
     def manifest(self, browser):
-        """The host manifest for `browser` ("chromium" or "firefox")."""
-        manifest = {"name": HOST_NAME, "description": "Handoff for Linux (test stand-in)",
-                    "path": str(self.program), "type": "stdio"}
-        if browser == "chromium":
-            manifest["allowed_origins"] = [f"chrome-extension://{CHROMIUM_ID}/"]
-        else:
-            manifest["allowed_extensions"] = [FIREFOX_ID]
-        return json.dumps(manifest, indent=2)
+        return host_manifest(browser, self.program)
 
     def entries(self):
         return [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
