@@ -25,10 +25,8 @@ import fcntl
 import http.server
 import json
 import os
-import shutil
 import signal
 import socket
-import struct
 import subprocess
 import threading
 import time
@@ -64,10 +62,17 @@ def start(argv, **kwargs):
     return children.track(subprocess.Popen(argv, start_new_session=True, **kwargs))
 
 
-def stop(proc, wait=10):
-    """Kills `proc`'s process group and reaps it."""
+def stop(proc, wait=10, gently=False):
+    """Kills `proc`'s process group and reaps it; `gently`: SIGTERM first
+    (Xvfb then removes its lock and socket, so the next display starts clean)."""
     if proc is None:
         return
+    if gently and proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=wait)
+        except (ProcessLookupError, PermissionError, subprocess.TimeoutExpired):
+            pass
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -99,16 +104,27 @@ class Display:
         self.name = f":{number}"
         self.env = dict(os.environ, DISPLAY=self.name)
         self.env.pop("WAYLAND_DISPLAY", None)
-        self.wm = start(["openbox", "--sm-disable"], env=self.env, stdout=subprocess.DEVNULL,
-                        stderr=subprocess.DEVNULL)
-        wait_for(lambda: self._wm_running(), "openbox to manage the display")
+        self.wm_log = Path(root) / f"openbox{number}.log"
+        self.wm = None
         self.thief = None
+        # openbox has been seen to end at once now and then (its log says
+        # why); a bounded number of tries before the test fails.
+        for attempt in range(3):
+            stop(self.wm)
+            with open(self.wm_log, "ab") as log:
+                self.wm = start(["openbox", "--sm-disable"], env=self.env, stdout=log, stderr=log)
+            state = wait_for(lambda: "running" if self._wm_running() else "ended" if self.wm.poll() is not None
+                             else None, "openbox to manage the display")
+            if state == "running":
+                break
+        assert self._wm_running() is True, f"openbox ended: {self.wm_log.read_text(errors='replace')}"
 
     def _wm_running(self):
-        """openbox announces itself on the root window (EWMH)."""
+        """openbox runs and announces itself on the root window (EWMH)."""
+        if self.wm.poll() is not None:
+            return False
         done = subprocess.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"], env=self.env,
                               capture_output=True, text=True, timeout=20)
-        assert self.wm.poll() is None, "openbox ended"
         return "window id" in done.stdout
 
     def xdotool(self, *args, check=True):
@@ -150,8 +166,8 @@ class Display:
 
     def close(self):
         stop(self.thief)
-        stop(self.wm)
-        stop(self.xvfb)
+        stop(self.wm, gently=True)
+        stop(self.xvfb, gently=True)
 
 
 # ---------------------------------------------------------------- pages
@@ -461,9 +477,6 @@ class Chromium:
             argv.append("--no-sandbox")
         subprocess.run(argv, env=self.environment(), capture_output=True, timeout=WAIT)
 
-    def focus(self):
-        self.display.focus_window_named(" - Chromium")
-
     def extension_eval(self, expression):
         """Evaluates `expression` in the extension's service worker (for a
         test's own checks)."""
@@ -679,9 +692,6 @@ class Firefox:
             urls.append(self.marionette.call("WebDriver:GetCurrentURL"))
         self.marionette.call("WebDriver:SwitchToWindow", handle=current, focus=False)
         return urls
-
-    def focus(self):
-        self.display.focus_window_named("Mozilla Firefox")
 
     def close(self):
         try:

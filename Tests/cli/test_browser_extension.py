@@ -123,7 +123,9 @@ class BrowserContract:
         mark = bed.host.mark()
         bed.host.send({"type": "no-such-message", "url": "https://example.com/"})
         bed.host.send({"type": "open", "url": "javascript:alert(1)", "from": "x"})
-        bed.host.send({"type": "status"})  # as the host's answer; then a round trip shows the extension still there
+        bed.host.send({"type": "error", "error": "refused for the test", "about": "current"})
+        bed.host.send({"type": "status", "agent": "yes", "devices": "Laptop"})  # ill-typed fields
+        # Then a round trip shows the extension carries on.
         other, _ = bed.page("Still")
         bed.host.send({"type": "open", "url": other, "from": "Test Laptop"})
         bed.host.wait_message(mark, current(other), "`current` of the page opened after the unknown message")
