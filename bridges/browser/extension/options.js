@@ -32,7 +32,7 @@ function showState(state) {
   } else if (state.devices.length === 0) {
     status.textContent = "The agent runs, but none of your other devices is in reach.";
   } else {
-    status.textContent = "The page you are reading is offered to:";
+    status.textContent = "The page in front is offered to:";
     for (const name of state.devices) devices.append(item(name));
   }
 }
