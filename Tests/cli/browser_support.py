@@ -442,7 +442,9 @@ class Chromium:
             self.display.xdotool("windowactivate", "--sync", window, check=False)
             self.display.xdotool("key", "--window", window, "ctrl+shift+w", check=False)
 
-    def _options(self, site, add):
+    def in_options_page(self, expression):
+        """The value of the JavaScript `expression` (a promise is awaited)
+        evaluated in the extension's options page."""
         target = self.open(f"chrome-extension://{CHROMIUM_ID}/options.html")
         session = self.devtools.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
         try:
@@ -451,8 +453,7 @@ class Chromium:
             wait_for(lambda: self.devtools.call("Runtime.evaluate", session=session, expression=loaded,
                                                 returnByValue=True)["result"].get("value"),
                      "the options page to load")
-            result = self.devtools.call("Runtime.evaluate", session=session,
-                                        expression=f"{OPTIONS_SCRIPT}({json.dumps(site)}, {json.dumps(add)})",
+            result = self.devtools.call("Runtime.evaluate", session=session, expression=expression,
                                         awaitPromise=True, returnByValue=True)
             assert "exceptionDetails" not in result, result["exceptionDetails"]
             return result["result"]["value"]
@@ -461,10 +462,10 @@ class Chromium:
             self.close_tab(target)
 
     def options_page_add_site(self, site):
-        return self._options(site, True)
+        return self.in_options_page(f"{OPTIONS_SCRIPT}({json.dumps(site)}, true)")
 
     def options_page_remove_site(self, site):
-        return self._options(site, False)
+        return self.in_options_page(f"{OPTIONS_SCRIPT}({json.dumps(site)}, false)")
 
     def close_tab(self, target):
         self.devtools.call("Target.closeTarget", targetId=target)
@@ -669,19 +670,21 @@ class Firefox:
     def close_private(self):
         self.close_tab(self.private)
 
-    def _options(self, site, add):
+    def in_options_page(self, expression):
+        """The value of the JavaScript `expression` (a promise is awaited)
+        evaluated in the extension's options page."""
         handle = self.open(f"moz-extension://{FIREFOX_UUID}/options.html")
         try:
-            return self.marionette.call("WebDriver:ExecuteScript", args=[site, add], scriptTimeout=WAIT * 1000,
-                                        script=f"return {OPTIONS_SCRIPT.strip()}(arguments[0], arguments[1]);")
+            return self.marionette.call("WebDriver:ExecuteScript", args=[], scriptTimeout=WAIT * 1000,
+                                        script=f"return {expression.strip()};")
         finally:
             self.close_tab(handle)
 
     def options_page_add_site(self, site):
-        return self._options(site, True)
+        return self.in_options_page(f"{OPTIONS_SCRIPT.strip()}({json.dumps(site)}, true)")
 
     def options_page_remove_site(self, site):
-        return self._options(site, False)
+        return self.in_options_page(f"{OPTIONS_SCRIPT.strip()}({json.dumps(site)}, false)")
 
     def tab_urls(self):
         """The URL of every tab (Marionette's window handles are tabs)."""

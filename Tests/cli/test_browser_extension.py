@@ -196,6 +196,38 @@ class BrowserContract:
         bed.browser.options_page_remove_site("127.0.0.1")
 
 
+    def test_what_is_offered_and_the_never_offer_list_rules(self, bed):
+        # offer.js, the extension's rules, run in the browser itself.
+        checks = bed.browser.in_options_page("""
+          import("./offer.js").then((o) => ({
+            plain: o.offerable({ url: "https://example.com/a", incognito: false }, []).ok,
+            private: o.offerable({ url: "https://example.com/a", incognito: true }, []).ok,
+            file: o.offerable({ url: "file:///etc/hostname" }, []).ok,
+            about: o.offerable({ url: "about:blank" }, []).ok,
+            password: o.offerable({ url: "https://me:secret@example.com/" }, []).ok,
+            long: o.offerable({ url: "https://example.com/" + "a".repeat(5000) }, []).ok,
+            listed: o.offerable({ url: "https://www.example.com/" }, ["*.example.com"]).ok,
+            wildcardCoversBase: o.hostIsListed("example.com", ["*.example.com"]),
+            notASuffix: o.hostIsListed("badexample.com", ["*.example.com"]),
+            exact: o.hostIsListed("a.example.com", ["example.com"]),
+            fromUrl: o.normalizeNeverEntry("HTTPS://News.Example.COM/today"),
+            wildcard: o.normalizeNeverEntry(" *.Example.com. "),
+            badLabel: o.normalizeNeverEntry("a..b"),
+            badChar: o.normalizeNeverEntry("exa mple.com"),
+            titleCut: Array.from(o.offeredTitle({ title: "\u00e9".repeat(300), url: "x" })).length,
+            noTitle: o.offeredTitle({ title: " ", url: "https://example.com/" }),
+            openHttp: o.openable("https://example.com/"),
+            openJs: o.openable("javascript:alert(1)"),
+            openFile: o.openable("file:///etc/hostname"),
+          }))""")
+        assert checks == {
+            "plain": True, "private": False, "file": False, "about": False, "password": False, "long": False,
+            "listed": False, "wildcardCoversBase": True, "notASuffix": False, "exact": False,
+            "fromUrl": "news.example.com", "wildcard": "*.example.com", "badLabel": None, "badChar": None,
+            "titleCut": 256, "noTitle": "https://example.com/", "openHttp": True, "openJs": False,
+            "openFile": False}, checks
+
+
 class TestChromium(BrowserContract):
     make = Chromium
     name = "chromium"
