@@ -44,8 +44,8 @@ command -v dunst >/dev/null 2>&1 || need_apt="$need_apt dunst"   # test_agent_no
 command -v Xvfb >/dev/null 2>&1 || need_apt="$need_apt xvfb"   # ... on its own X display
 # The browser extension's tests (make test-browser): real browsers on Xvfb
 # with a window manager (focus), xdotool and xmessage to move the focus.
+# No WebDriver: the tests speak DevTools (Chromium) and Marionette (Firefox).
 command -v chromium >/dev/null 2>&1 || need_apt="$need_apt chromium"
-command -v chromedriver >/dev/null 2>&1 || need_apt="$need_apt chromium-driver"
 command -v firefox-esr >/dev/null 2>&1 || need_apt="$need_apt firefox-esr"
 command -v openbox >/dev/null 2>&1 || need_apt="$need_apt openbox"
 command -v xdotool >/dev/null 2>&1 || need_apt="$need_apt xdotool"
