@@ -42,6 +42,14 @@ command -v openssl >/dev/null 2>&1 || need_apt="$need_apt openssl"
 command -v ping >/dev/null 2>&1 || need_apt="$need_apt iputils-ping"
 command -v dunst >/dev/null 2>&1 || need_apt="$need_apt dunst"   # test_agent_notifications_dunst.py: a real notification server
 command -v Xvfb >/dev/null 2>&1 || need_apt="$need_apt xvfb"   # ... on its own X display
+# The browser extension's tests (make test-browser): real browsers on Xvfb
+# with a window manager (focus), xdotool and xmessage to move the focus.
+# No WebDriver: the tests speak DevTools (Chromium) and Marionette (Firefox).
+command -v chromium >/dev/null 2>&1 || need_apt="$need_apt chromium"
+command -v firefox-esr >/dev/null 2>&1 || need_apt="$need_apt firefox-esr"
+command -v openbox >/dev/null 2>&1 || need_apt="$need_apt openbox"
+command -v xdotool >/dev/null 2>&1 || need_apt="$need_apt xdotool"
+command -v xmessage >/dev/null 2>&1 || need_apt="$need_apt x11-utils"   # xmessage, xprop
 # The translations (mk/l10n.mk): xgettext, msgfmt, msgmerge; and a German
 # locale for test-l10n's run of the tool as a German-speaking person.
 command -v msgfmt >/dev/null 2>&1 || need_apt="$need_apt gettext"
