@@ -61,9 +61,24 @@ final class MPRISReceiver: ApplicationDelegate {
             log(["event": "continue-refused", "reason": .string("the URL is not one a player opens")])
             return false
         }
+        // Refused now when it is already plain that nothing here can play it,
+        // so the sender is not told it was continued (and does not pause).
+        if watcher.isSettled, MPRISChoice.receiver(Array(watcher.players.values), scheme: scheme, desktopEntry: info.desktopEntry) == nil,
+           info.desktopEntry.flatMap(Self.entryPath) == nil {
+            log(["event": "continue-refused", "reason": .string("no running player opens \(scheme): URLs and no player to start")])
+            return false
+        }
         log(["event": "continue", "url": .string(url), "position": .double(info.position), "playing": .bool(info.playing)])
         choosePlayer(url, info, scheme: scheme, until: monotonicSeconds() + Self.settleWait)
         return true
+    }
+
+    /// Where the desktop entry `entry` (its id, `.desktop` optional) is, in
+    /// the XDG data directories; nil when nowhere (or not a plain id).
+    static func entryPath(_ entry: String) -> String? {
+        let id = entry.hasSuffix(".desktop") ? entry : entry + ".desktop"
+        guard !id.contains("/"), id.utf8.count <= 255 else { return nil }
+        return XDGDataDirectories.current().directories.map { $0 + "/applications/" + id }.first { access($0, R_OK) == 0 }
     }
 
     /// A running player, once the watcher has had its first look at the bus
@@ -99,26 +114,21 @@ final class MPRISReceiver: ApplicationDelegate {
     /// the XDG data directories, by its Exec (the player then gets the URL by
     /// OpenUri).
     private func launch(_ entry: String) -> Bool {
-        let id = entry.hasSuffix(".desktop") ? entry : entry + ".desktop"
-        guard !id.contains("/"), id.utf8.count <= 255 else { return false }
-        let dirs = XDGDataDirectories.current()
-        for dir in dirs.directories {
-            let path = dir + "/applications/" + id
-            guard access(path, R_OK) == 0 else { continue }
-            do {
-                let desktop = try DesktopEntry(path: path)
-                guard let line = try desktop.string("Exec") else { return false }
-                let exec = try ExecCommandLine(line)
-                let pid = try Launcher(dbus: nil, searchPath: dirs.searchPath).run(exec, for: path)
-                log(["event": "launched", "entry": .string(id), "pid": .int(Int64(pid))])
-                return true
-            } catch {
-                log(["event": "launch-failed", "entry": .string(id), "message": .string(error.message)])
-                return false
-            }
+        guard let path = Self.entryPath(entry) else {
+            log(["event": "launch-failed", "entry": .string(entry), "message": "no such desktop entry in the XDG data directories"])
+            return false
         }
-        log(["event": "launch-failed", "entry": .string(id), "message": "no such desktop entry in the XDG data directories"])
-        return false
+        do {
+            let desktop = try DesktopEntry(path: path)
+            guard let line = try desktop.string("Exec") else { return false }
+            let exec = try ExecCommandLine(line)
+            let pid = try Launcher(dbus: nil, searchPath: XDGDataDirectories.current().searchPath).run(exec, for: path)
+            log(["event": "launched", "entry": .string(entry), "pid": .int(Int64(pid))])
+            return true
+        } catch {
+            log(["event": "launch-failed", "entry": .string(entry), "message": .string(error.message)])
+            return false
+        }
     }
 
     private func open(_ url: String, _ info: MPRISActivityInfo, in name: String) {
