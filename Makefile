@@ -174,6 +174,7 @@ bench: $(BINDIR)/bench $(BINDIR)/bench_streams $(BINDIR)/streamer $(TOOL) $(FAKE
 	$(BINDIR)/bench_streams $(BINDIR)/streamer
 	python3 bench/reach_sight.py --tool $(abspath $(TOOL))
 	python3 bench/bridge_latency.py --tool $(abspath $(TOOL))
+	python3 bench/browser_sight.py --tool $(abspath $(TOOL))
 
 clean:
 	rm -rf $(BUILD) .build .build-tsan
