@@ -111,7 +111,7 @@ let package = Package(
             ] + withoutFoundation,
             linkerSettings: [.unsafeFlags(sharedLibraryLinkerFlags)] + footprintLinkerSettings(map: "libhandoff.so")
         ),
-        // JSON values, written and read (bounded), for the command's --json
+        // JSON values and their writer, for the command's --json
         // output and the browser bridge's messages.
         .target(name: "HandoffJSON", swiftSettings: withoutFoundation),
         // The browser bridge's wire: native-messaging frames and messages

@@ -22,25 +22,27 @@ public enum BrowserRequest: Equatable {
         public let about: String?
     }
 
-    /// Decodes one message's bytes.
+    /// Decodes one message's bytes: JSON read by the library's bounded
+    /// reader (`UserInfoJSON`, the one userInfo JSON goes through).
     public static func decode(_ bytes: [UInt8]) throws(Refusal) -> BrowserRequest {
-        let json: JSON
+        let json: UserInfoValue
         do {
-            json = try JSONReader.parse(bytes)
+            json = try UserInfoJSON.decode(bytes)
         } catch {
-            throw Refusal(reason: error.description, about: nil)
+            throw Refusal(reason: "the message is not JSON (\(error.message))", about: nil)
         }
-        guard case .object = json else { throw Refusal(reason: "a message is a JSON object", about: nil) }
-        guard let type = json["type"]?.stringValue else { throw Refusal(reason: "a message needs a string \"type\"", about: nil) }
+        guard case .dictionary(let message) = json else { throw Refusal(reason: "a message is a JSON object", about: nil) }
+        guard case .string(let type)? = message["type"] else { throw Refusal(reason: "a message needs a string \"type\"", about: nil) }
         func refuse(_ reason: String) -> Refusal { Refusal(reason: reason, about: String(decoding: type.utf8.prefix(64), as: UTF8.self)) }
         switch type {
         case "hello":
-            let browser = json["browser"]?.stringValue.map { String(decoding: $0.utf8.prefix(64), as: UTF8.self) }
+            var browser: String?
+            if case .string(let b)? = message["browser"] { browser = String(decoding: b.utf8.prefix(64), as: UTF8.self) }
             var version: Int64?
-            if case .int(let v)? = json["version"] { version = v }
+            if case .integer(let v)? = message["version"] { version = v }
             return .hello(browser: browser, version: version)
         case "current":
-            guard let text = json["url"]?.stringValue else { throw refuse("\"current\" needs a string \"url\"") }
+            guard case .string(let text)? = message["url"] else { throw refuse("\"current\" needs a string \"url\"") }
             guard text.utf8.count <= maxURLBytes else { throw refuse("the page's address is over \(maxURLBytes) bytes") }
             guard let url = URLReference(string: text), let scheme = url.scheme?.lowercased(),
                   scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
@@ -48,7 +50,7 @@ public enum BrowserRequest: Equatable {
             }
             guard !url.hasCredentials else { throw refuse("a page whose address holds a user name or password is not offered") }
             var title: String?
-            switch json["title"] {
+            switch message["title"] {
             case .string(let t)?: title = cut(t)
             case .null?, nil: title = nil
             default: throw refuse("\"title\" is a string")

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffAgent
-import HandoffJSON
 import HandoffModel
 #if canImport(Glibc)
 import Glibc
@@ -53,7 +52,8 @@ enum BrowserBridgeCheck: DoctorCheck {
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: 64 << 10)
         let n = read(fd, &bytes, bytes.count)
-        guard n > 0, let json = try? JSONReader.parse(Array(bytes[0..<n])) else { return nil }
-        return json["path"]?.stringValue
+        guard n > 0, case .dictionary(let manifest)? = try? HandoffModel.UserInfoJSON.decode(Array(bytes[0..<n])),
+              case .string(let program)? = manifest["path"] else { return nil }
+        return program
     }
 }
