@@ -58,6 +58,8 @@ def test_a_focused_tab_is_offered_and_opens_through_the_other_devices_host(bridg
     host_a.send({"type": "current", "url": PAGE, "title": "Handoff, explained"})
     shown = desktops[1].notified("Handoff, explained")
     assert shown["body"] == "from Device A", shown
+    # B's browser bridge would open it: the notice says so.
+    assert "Open in browser" in shown["actions"] and "browser" in shown["summary"], shown
     desktops[1].click(shown["id"])
     opened = host_b.next("open")
     assert opened["url"] == PAGE, opened

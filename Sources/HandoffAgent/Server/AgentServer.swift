@@ -614,6 +614,11 @@ public final class AgentServer: @unchecked Sendable {
             if let app = installedClaimers(of: remote, on: desktop).first { return ContinueTarget(app) }
         }
         if let session = runningContinuers(of: remote, by: .declared).first {
+            // A browser bridge continues a page by opening it: "Open in browser".
+            if remote.activityType.utf8.elementsEqual(ActivityGate.browsingWebType.utf8),
+               session.0.manifest.declares(ActivityGate.browsingWebType) {
+                return .webPage
+            }
             return ContinueTarget(desktop?.installed.app(bundleIdentifier: session.0.manifest.bundleIdentifier))
         }
         if let desktop, let app = desktop.installed.apps(continuing: remote.teamIdentifier, type: remote.activityType,
