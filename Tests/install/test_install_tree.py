@@ -113,6 +113,10 @@ def test_uninstall_keeps_every_folder_that_existed_before_empty_or_not(root):
                                                  "share/icons/hicolor/scalable/apps",
                                                  "share/icons/hicolor/scalable/status", "etc", "etc/xdg",
                                                  "etc/xdg/autostart", "share/locale", "share/applications",
+                                                 # the browser bridge (docs/browser.md §1)
+                                                 "lib/handoff", "lib/mozilla", "lib/mozilla/native-messaging-hosts",
+                                                 "etc/chromium", "etc/chromium/native-messaging-hosts",
+                                                 "share/handoff/browser-extension",
                                                  *(f"share/locale/{lang}" for lang in LANGUAGES),
                                                  *(f"share/locale/{lang}/LC_MESSAGES" for lang in LANGUAGES))}
     uninstall(f"PREFIX={prefix}")
