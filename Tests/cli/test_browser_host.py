@@ -62,7 +62,7 @@ def test_a_focused_tab_is_offered_and_opens_through_the_other_devices_host(bridg
     assert "Open in browser" in shown["actions"] and "browser" in shown["summary"], shown
     desktops[1].click(shown["id"])
     opened = host_b.next("open")
-    assert opened["url"] == PAGE, opened
+    assert opened["url"] == PAGE and opened["from"] == "Device A", opened
 
     # Resigned: withdrawn on B (B's agent no longer offers it).
     host_a.send({"type": "resign"})

@@ -231,7 +231,10 @@ final class BrowserHost: ApplicationDelegate, @unchecked Sendable {
             log("continued \(userActivity.activityType) without a web page: nothing to open")
             return false
         }
-        open(page, from: userActivity)
+        // The device it came from, as the app was told of it (empty if no longer listed).
+        let device = application.availableActivities.first { $0.activityID == userActivity.activityID }?.deviceName
+        log("opening \(page.absoluteString)")
+        send(.open(page: page, from: device ?? ""))
         return true
     }
 
@@ -246,8 +249,4 @@ final class BrowserHost: ApplicationDelegate, @unchecked Sendable {
         log("could not continue \(activityType): \(error.message)")
     }
 
-    private func open(_ page: URLReference, from activity: UserActivity) {
-        log("opening \(page.absoluteString)")
-        send(.open(page: page, from: activity.title ?? ""))
-    }
 }
