@@ -38,11 +38,14 @@ enum BrowserBridgeCheck: DoctorCheck {
 
     /// Where each browser looks, the user's folder first (it wins).
     static func manifestPaths(_ environment: [String: String]) -> [(HostManifest.Browser, [String])] {
-        let user = Dictionary(uniqueKeysWithValues: HostManifest.userManifestPaths(environment: environment).map { ($0.0, $0.1) })
         let name = HostManifest.name + ".json"
-        return [(.firefox, [user[.firefox]!, "/usr/lib/mozilla/native-messaging-hosts/" + name,
-                            "/usr/lib64/mozilla/native-messaging-hosts/" + name]),
-                (.chromium, [user[.chromium]!, "/etc/chromium/native-messaging-hosts/" + name])]
+        let system: [HostManifest.Browser: [String]] = [
+            .firefox: ["/usr/lib/mozilla/native-messaging-hosts/" + name, "/usr/lib64/mozilla/native-messaging-hosts/" + name],
+            .chromium: ["/etc/chromium/native-messaging-hosts/" + name],
+        ]
+        return HostManifest.userManifestPaths(environment: environment).map { browser, user in
+            (browser, [user] + (system[browser] ?? []))
+        }
     }
 
     /// The `path` a manifest names, if it reads as one (at most 64 KiB).
