@@ -54,6 +54,12 @@ enum AgentBodyCoding {
             var b: Body = ["activityID": .data(id.bytes)]
             b["payload"] = payload.map { .data($0) }
             return b
+        case .index(let id, let payload):
+            return ["activityID": .data(id.bytes), "payload": .data(payload)]
+        case .forget(.identifiers(let ids)):
+            return ["identifiers": .array(ids.map { .string($0) })]
+        case .forget(.all):
+            return ["all": .boolean(true)]
         case .fetch(let id), .provide(let id), .confirm(let id), .continued(let id), .openStream(let id),
              .acceptStream(let id), .choose(let id), .served(let id):
             return ["activityID": .data(id.bytes)]
@@ -228,6 +234,22 @@ enum AgentBodyCoding {
                 throw malformed("an offered payload is at most \(ActivityCoding.maxPayloadSize) bytes")
             }
             return .offer(ActivityID(bytes: try b.id("activityID")), payload)
+        case .index:
+            let payload = try b.data("payload")
+            guard payload.count <= ActivityCoding.maxPayloadSize else {
+                throw malformed("an indexed payload is at most \(ActivityCoding.maxPayloadSize) bytes")
+            }
+            return .index(ActivityID(bytes: try b.id("activityID")), payload)
+        case .forget:
+            if try b.optionalBool("all") == true {
+                guard body["identifiers"] == nil else { throw malformed("FORGET names identifiers or all, not both") }
+                return .forget(.all)
+            }
+            let ids = try b.strings("identifiers")
+            guard !ids.isEmpty, !ids.contains(where: \.isEmpty) else {
+                throw malformed("FORGET names 1-\(Self.maxArray) non-empty identifiers, or all")
+            }
+            return .forget(.identifiers(ids))
         case .payload: return .payload(try b.data("payload"))
         case .stream: return .stream
         case .ok: return .ok

@@ -42,10 +42,16 @@ public enum AgentMessage: Sendable, Equatable {
     case offer(ActivityID, [UInt8]?)
     /// SERVED (agent → app): an offered payload went to a device.
     case served(ActivityID)
+    /// INDEX (app → agent, revision 3): the payload of an activity eligible
+    /// for search, for the agent's history (docs/history.md).
+    case index(ActivityID, [UInt8])
+    /// FORGET (app → agent, revision 3, request → OK): delete saved
+    /// activities of this app from the history.
+    case forget(SavedActivitySelection)
 
     public enum Kind: UInt8, Sendable, CaseIterable {
         case hello = 1, welcome, advertise, remote, fetch, payload, provide, confirm, continued,
-             openStream, stream, acceptStream, ok, continueActivity, error, status, choose, undelivered, offer, served
+             openStream, stream, acceptStream, ok, continueActivity, error, status, choose, undelivered, offer, served, index, forget
     }
 
     public var kind: Kind {
@@ -70,6 +76,8 @@ public enum AgentMessage: Sendable, Equatable {
         case .undelivered: .undelivered
         case .offer: .offer
         case .served: .served
+        case .index: .index
+        case .forget: .forget
         }
     }
 
@@ -84,11 +92,22 @@ public enum AgentMessage: Sendable, Equatable {
     static func allowed(_ kind: Kind, from sender: Sender) -> Bool {
         switch kind {
         case .payload, .ok, .error, .status: true
-        case .hello, .advertise, .fetch, .confirm, .openStream, .choose, .offer: sender == .app
+        case .hello, .advertise, .fetch, .confirm, .openStream, .choose, .offer, .index, .forget: sender == .app
         case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity, .undelivered, .served:
             sender == .agent
         }
     }
+}
+
+/// Which of an app's saved activities FORGET deletes (Apple's
+/// `deleteSavedUserActivities(withPersistentIdentifiers:)` and
+/// `deleteAllSavedUserActivities`).
+public enum SavedActivitySelection: Sendable, Equatable {
+    /// Those with these persistent identifiers, of the app's team
+    /// (1–512 identifiers of 1–4,096 bytes).
+    case identifiers([String])
+    /// Every entry of the app's bundle.
+    case all
 }
 
 /// HELLO: who the app is, and the protocol revisions it speaks
