@@ -94,6 +94,13 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
+        // SQLite with FTS5: the history index (docs/history.md), the
+        // agent's and the tool's only, like sd-bus.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(name: "CLinux"),
         .systemLibrary(name: "CHandoffHeader"),
         .target(name: "HandoffModel", dependencies: ["CExpat"], swiftSettings: withoutFoundation),
@@ -120,7 +127,7 @@ let package = Package(
         // The per-user agent (docs/agent.md); linked into the `handoff` command only.
         .target(
             name: "HandoffAgent",
-            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "CSystemd", "CMosquitto"],
+            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "CSystemd", "CMosquitto", "CSQLite"],
             swiftSettings: withoutFoundation
         ),
         .executableTarget(

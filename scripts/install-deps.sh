@@ -32,6 +32,10 @@ command -v desktop-file-validate >/dev/null 2>&1 || need_apt="$need_apt desktop-
 # The MQTT relay (PROTOCOL.md §12): libmosquitto for the agent and the tool
 # only (libhandoff.so never links it), and the broker its tests start.
 pkg_config_has libmosquitto || need_apt="$need_apt libmosquitto-dev"
+# The history index (docs/history.md): SQLite with FTS5, the agent's and the
+# tool's only; the sqlite3 shell lets tests look inside the database.
+pkg_config_has sqlite3 || need_apt="$need_apt libsqlite3-dev"
+command -v sqlite3 >/dev/null 2>&1 || need_apt="$need_apt sqlite3"
 command -v mosquitto >/dev/null 2>&1 || need_apt="$need_apt mosquitto"
 command -v mosquitto_passwd >/dev/null 2>&1 || need_apt="$need_apt mosquitto"   # the tests' password files
 command -v mosquitto_pub >/dev/null 2>&1 || need_apt="$need_apt mosquitto-clients"   # a test publishes as another client

@@ -52,7 +52,7 @@ public final class Agent: @unchecked Sendable {
 
     public init(configuration: ContinuityConfiguration, listener: Listener, agentVersion: String,
                 limits: AgentLimits = AgentLimits(), desktop: AgentDesktop? = nil, notifications: Notifications = .off,
-                tray: Notifications = .off,
+                tray: Notifications = .off, history: String? = nil,
                 pairing pairingOn: Bool = true, pairingLimits: PairingLimits = PairingLimits(),
                 log: @escaping AgentLogSink = { _ in }) throws(HandoffError) {
         let fd: Int32
@@ -91,6 +91,7 @@ public final class Agent: @unchecked Sendable {
             Self.release(fd, created: created, path: socketPath)
             throw error
         }
+        if let history { server.startHistory(path: history) }
         if case .sessionBus(let address) = notifications { server.startNotifications(busAddress: address) }
         // The tray icon (docs/agent.md §6 "The tray"), on the same kind of bus.
         // The tray's Pause is the settings file's (docs/agent.md §11), and
@@ -98,7 +99,12 @@ public final class Agent: @unchecked Sendable {
         if let directory = configuration.settingsDirectory {
             let server = server
             server.loop.post { server.trayActions = SettingsTrayActions(server: server, store: SettingsStore(directory: directory)) }
-            engine.onSettingsApplied { _ in server.loop.post { server.trayStateChanged() } }
+            engine.onSettingsApplied { _ in
+                server.loop.post {
+                    server.trayStateChanged()
+                    server.history?.applyExclusions()
+                }
+            }
         }
         if case .sessionBus(let address) = tray { server.startTray(busAddress: address) }
         // Pairing asks the person in a notification: none, no pairing.

@@ -60,6 +60,8 @@ public final class AgentServer: @unchecked Sendable {
     private(set) lazy var offers = ContinuableOffers(server: self)
     /// The tray icon, once started.
     var tray: AgentTray?
+    /// The history (docs/history.md), once started; nil: none is kept.
+    public private(set) var history: AgentHistory?
     /// What the tray's Pause and Pair do (the settings store sets its own
     /// before `startTray`; else `MemoryTrayActions`). Loop thread.
     var trayActions: TrayActions?
@@ -192,6 +194,7 @@ public final class AgentServer: @unchecked Sendable {
         close(listener)
         sources.loopWillStop()
         offers.stop()
+        history?.stop()
         for job in loop.stopTakingJobs() { job() }
         sources.removeAll()
     }
@@ -670,6 +673,22 @@ public final class AgentServer: @unchecked Sendable {
             guard let tray = AgentTray.start(content: content, address: busAddress, log: self.logSink) else { return }
             self.tray = tray
             self.sources.add(tray, token: self.takeToken())
+        }
+    }
+
+    /// Keeps the history in the database at `path` (docs/history.md). Any
+    /// thread; a database that cannot be opened is logged and the agent
+    /// carries on without history.
+    public func startHistory(path: String) {
+        loop.post { [self] in
+            let engine = self.engine
+            do throws(HandoffError) {
+                self.history = try AgentHistory(path: path, settings: { engine.settings }) { [weak self] message in
+                    self?.log("history", message)
+                }
+            } catch {
+                self.log("history", "no history is kept: \(error.message)")
+            }
         }
     }
 

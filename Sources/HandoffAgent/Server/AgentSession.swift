@@ -221,6 +221,21 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
             case .success: return finish(id, .ok)
             case .failure(let error): return finish(id, .error(error))
             }
+        case .index(let activityID, let payload):
+            server.history?.index(payload, activityID: activityID, from: self, device: server.identity.device)
+        case .forget(let selection):
+            guard begin(id) else { return nil }
+            guard let history = server.history, let hello else {
+                return finish(id, .error(HandoffError(.connectionUnavailable, "this agent keeps no history (it is off or could not open its database)")))
+            }
+            history.forget(selection, bundle: hello.manifest.bundleIdentifier, team: hello.manifest.teamIdentifier) { [weak self] result in
+                self?.server.loop.post { [weak self] in
+                    switch result {
+                    case .success: self?.finish(id, .ok)
+                    case .failure(let error): self?.finish(id, .error(error))
+                    }
+                }
+            }
         case .payload, .ok, .error:
             return answer(frame)
         case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity, .status, .undelivered, .served:

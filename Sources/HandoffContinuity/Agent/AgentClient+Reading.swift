@@ -126,7 +126,7 @@ extension AgentClient {
             endpoint?.activityServed(activityID)
         case .payload, .stream, .ok, .error, .welcome, .status:
             return reply(frame, descriptor: descriptors.first)
-        case .hello, .advertise, .fetch, .confirm, .openStream, .statusRequest, .choose, .offer:
+        case .hello, .advertise, .fetch, .confirm, .openStream, .statusRequest, .choose, .offer, .index, .forget:
             drop("the agent sent \(frame.message.kind), which only apps send")  // the decoder refuses these already
             return false
         }

@@ -7,14 +7,20 @@ import HandoffModel
 ///
 ///     [Handoff]
 ///     Paused=true
+///     History=false
+///     HistoryFromOtherDevices=true
+///     HistoryDays=30
+///     HistoryEntries=10000
 ///
 ///     [Device 0123456789abcdef0123456789abcdef]
 ///     Offer=false
 ///     Accept=false
+///     History=false
 ///
 ///     [App com.example.Notes]
 ///     Muted=true
 ///     WebDomains=false
+///     History=false
 ///
 /// Strict about what it knows (a bad value, a malformed device id or
 /// bundle id, a known group twice: the whole file is refused, and the
@@ -25,6 +31,9 @@ extension HandoffSettings {
     public static let handoffGroup = "Handoff"
     public static let devicePrefix = "Device "
     public static let appPrefix = "App "
+    /// As `HistoryRetention` bounds them (the agent's), here for the file.
+    public static let historyDaysRange = 1...3650
+    public static let historyEntriesRange = 100...100_000
 
     /// Bounds: a device group is about 60 bytes, an app group under 300.
     public static let limits = KeyFileParser.Limits(maxBytes: 64 << 10, maxLines: 4096, maxKeys: 2048, maxGroups: 512)
@@ -48,26 +57,40 @@ extension HandoffSettings {
                 default: throw failure(key, "\(KeyFile.quoted(String(value.text))) is not a boolean; write true or false")
                 }
             }
+            func integer(_ key: String, in range: ClosedRange<Int>) throws(HandoffError) -> Int? {
+                guard let value = keys[key] else { return nil }
+                guard let n = Int(String(value.text)), range.contains(n) else {
+                    throw failure(key, "\(KeyFile.quoted(String(value.text))) is not a whole number from \(range.lowerBound) to \(range.upperBound)")
+                }
+                return n
+            }
             var known: Set<String> = []
             if group == Self.handoffGroup {
-                known = ["Paused"]
+                known = ["Paused", "History", "HistoryFromOtherDevices", "HistoryDays", "HistoryEntries"]
                 paused = try boolean("Paused") ?? false
+                historyOff = try boolean("History") == false
+                historyFromOtherDevices = try boolean("HistoryFromOtherDevices") ?? false
+                historyDays = try integer("HistoryDays", in: Self.historyDaysRange)
+                historyEntries = try integer("HistoryEntries", in: Self.historyEntriesRange)
             } else if group.hasPrefix(Self.devicePrefix) {
                 let id = String(group.dropFirst(Self.devicePrefix.count))
                 guard Self.isDeviceID(id) else {
                     throw HandoffError(.malformedData, "\(source): [\(group)]: \(KeyFile.quoted(id)) is not a device id (32 lowercase hex digits, as `handoff devices --json` shows)")
                 }
-                known = ["Offer", "Accept", "Name"]
+                known = ["Offer", "Accept", "Name", "History"]
                 let name = keys["Name"].map { String($0.text) }.flatMap(Self.writableName)
-                devices[id] = DeviceRule(offer: try boolean("Offer") ?? true, accept: try boolean("Accept") ?? true, name: name)
+                var rule = DeviceRule(offer: try boolean("Offer") ?? true, accept: try boolean("Accept") ?? true, name: name)
+                rule.history = try boolean("History") ?? true
+                devices[id] = rule
             } else if group.hasPrefix(Self.appPrefix) {
                 let id = String(group.dropFirst(Self.appPrefix.count))
                 guard Self.isBundleIdentifier(id) else {
                     throw HandoffError(.malformedData, "\(source): [\(group)]: \(KeyFile.quoted(id)) is not a bundle identifier (1-255 of A-Za-z0-9._-)")
                 }
-                known = ["Muted", "WebDomains"]
+                known = ["Muted", "WebDomains", "History"]
                 if try boolean("Muted") == true { mutedApps.insert(id) }
                 if try boolean("WebDomains") == false { webDomainsOff.insert(id) }
+                if try boolean("History") == false { historyOffApps.insert(id) }
             }
             // Unknown groups whole, and unknown keys of known groups: kept.
             let extra = keys.filter { !known.contains($0.key) }.sorted { $0.value.line < $1.value.line }
@@ -109,19 +132,25 @@ extension HandoffSettings {
             written.insert(group)
         }
         out += "[\(Self.handoffGroup)]\nPaused=\(paused)\n"
+        if historyOff { out += "History=false\n" }
+        if historyFromOtherDevices { out += "HistoryFromOtherDevices=true\n" }
+        if let historyDays { out += "HistoryDays=\(historyDays)\n" }
+        if let historyEntries { out += "HistoryEntries=\(historyEntries)\n" }
         extras(Self.handoffGroup)
         for (id, rule) in devices.sorted(by: { $0.key < $1.key }) where !rule.isDefault {
             let group = Self.devicePrefix + id
             out += "\n[\(group)]\n"
             if let name = rule.name.flatMap(Self.writableName) { out += "Name=\(name)\n" }
             out += "Offer=\(rule.offer)\nAccept=\(rule.accept)\n"
+            if !rule.history { out += "History=false\n" }
             extras(group)
         }
-        for id in mutedApps.union(webDomainsOff).sorted() {
+        for id in mutedApps.union(webDomainsOff).union(historyOffApps).sorted() {
             let group = Self.appPrefix + id
             out += "\n[\(group)]\n"
             if mutedApps.contains(id) { out += "Muted=true\n" }
             if webDomainsOff.contains(id) { out += "WebDomains=false\n" }
+            if historyOffApps.contains(id) { out += "History=false\n" }
             extras(group)
         }
         for group in unknownOrder where !written.contains(group) {

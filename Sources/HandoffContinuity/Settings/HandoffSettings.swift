@@ -16,6 +16,9 @@ public struct HandoffSettings: Sendable, Equatable {
         public var offer = true
         /// False: that device's adverts are ignored here.
         public var accept = true
+        /// False: nothing from that device goes into this device's history
+        /// (docs/history.md).
+        public var history = true
         /// What the device was called when the rule was set: for people
         /// reading the file and `handoff settings`, never matched on.
         public var name: String?
@@ -26,7 +29,7 @@ public struct HandoffSettings: Sendable, Equatable {
             self.name = name
         }
 
-        var isDefault: Bool { offer && accept }
+        var isDefault: Bool { offer && accept && history }
     }
 
     /// Nothing sent, nothing shown, no FETCH served.
@@ -38,6 +41,15 @@ public struct HandoffSettings: Sendable, Equatable {
     /// Bundle identifiers the agent never gives a web page for their
     /// claimed web domains (docs/agent.md §13).
     public var webDomainsOff: Set<String> = []
+    /// The history (docs/history.md): off keeps nothing new (what is kept stays).
+    public var historyOff = false
+    /// Other devices' activities eligible for search are indexed too.
+    public var historyFromOtherDevices = false
+    /// Retention: nil is the default (`HistoryRetention`).
+    public var historyDays: Int?
+    public var historyEntries: Int?
+    /// Bundle identifiers whose activities are never indexed here.
+    public var historyOffApps: Set<String> = []
     /// Groups and keys this version does not know, kept as written so a
     /// rewrite by this version loses nothing a newer one wrote (group →
     /// key → value, plus the group order).
@@ -56,7 +68,10 @@ public struct HandoffSettings: Sendable, Equatable {
         a.paused == b.paused && a.devices.filter { !$0.value.isDefault } == b.devices.filter { !$0.value.isDefault }
             // Kept groups compare as a set: a rewrite puts those of known
             // groups beside their group, so their order may change.
-            && a.mutedApps == b.mutedApps && a.webDomainsOff == b.webDomainsOff && Set(a.unknownOrder) == Set(b.unknownOrder)
+            && a.mutedApps == b.mutedApps && a.webDomainsOff == b.webDomainsOff
+            && a.historyOff == b.historyOff && a.historyFromOtherDevices == b.historyFromOtherDevices
+            && a.historyDays == b.historyDays && a.historyEntries == b.historyEntries && a.historyOffApps == b.historyOffApps
+            && Set(a.unknownOrder) == Set(b.unknownOrder)
             && a.unknownOrder.allSatisfy { g in
                 a.unknown[g]!.map(\.key) == b.unknown[g]!.map(\.key) && a.unknown[g]!.map(\.value) == b.unknown[g]!.map(\.value)
             }
@@ -96,6 +111,14 @@ public struct HandoffSettings: Sendable, Equatable {
     /// activities are not offered from here either).
     public func advertises(_ advertisement: Advertisement) -> Bool {
         !paused && !isMuted(advertisement.bundleIdentifier)
+    }
+
+    /// Whether an activity of `bundleIdentifier` from `deviceID` (nil: this
+    /// device) may go into the history now.
+    public func historyKeeps(bundleIdentifier: String, deviceID: String?) -> Bool {
+        guard !historyOff, !historyOffApps.contains(bundleIdentifier) else { return false }
+        guard let deviceID else { return true }
+        return historyFromOtherDevices && devices[deviceID]?.history != false
     }
 
     // MARK: Checks shared by the parser and the CLI

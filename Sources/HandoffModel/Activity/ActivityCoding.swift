@@ -27,6 +27,7 @@ public enum ActivityCoding {
         static let targetContentIdentifier = "targetContentIdentifier"
         static let expirationDate = "expirationDate"
         static let keywords = "keywords"
+        static let searchableUserInfoKeys = "searchableUserInfoKeys"
         static let persistentIdentifier = "persistentIdentifier"
         static let eligibleForHandoff = "eligibleForHandoff"
         static let eligibleForSearch = "eligibleForSearch"
@@ -76,6 +77,9 @@ public enum ActivityCoding {
         }
         if !s.keywords.isEmpty {
             d[Key.keywords] = .array(s.keywords.sorted().map(PropertyListValue.string))
+        }
+        if !s.searchableUserInfoKeys.isEmpty {
+            d[Key.searchableUserInfoKeys] = .array(s.searchableUserInfoKeys.sorted().map(PropertyListValue.string))
         }
         return .dictionary(d)
     }
@@ -136,6 +140,7 @@ public enum ActivityCoding {
         s.persistentIdentifier = try r.string(Key.persistentIdentifier)
         s.requiredUserInfoKeys = Set(try r.strings(Key.requiredUserInfoKeys))
         s.keywords = Set(try r.strings(Key.keywords))
+        s.searchableUserInfoKeys = Set(try r.strings(Key.searchableUserInfoKeys))
         s.webpageURL = try r.webURL(Key.webpageURL)
         s.referrerURL = try r.webURL(Key.referrerURL)
         s.expirationDate = try r.date(Key.expirationDate)

@@ -80,6 +80,13 @@ public final class UserActivity: Sendable {
         set { state.withLock { $0.requiredUserInfoKeys = newValue }; changed() }
     }
 
+    /// The userInfo keys whose strings the person's history may index for
+    /// search when the activity is eligible for search (docs/history.md).
+    public var searchableUserInfoKeys: Set<String> {
+        get { state.withLock { $0.searchableUserInfoKeys } }
+        set { state.withLock { $0.searchableUserInfoKeys = newValue }; changed() }
+    }
+
     public var isEligibleForHandoff: Bool {
         get { state.withLock { $0.isEligibleForHandoff } }
         set { state.withLock { $0.isEligibleForHandoff = newValue }; changed() }
@@ -301,6 +308,7 @@ public struct ActivityState: Sendable, Equatable {
     public var title: String?
     public var userInfo: UserInfo = [:]
     public var requiredUserInfoKeys: Set<String> = []
+    public var searchableUserInfoKeys: Set<String> = []
     public var webpageURL: URLReference?
     public var referrerURL: URLReference?
     public var targetContentIdentifier: String?

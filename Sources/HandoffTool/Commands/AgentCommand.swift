@@ -113,6 +113,7 @@ enum AgentCommand: Command {
         let notifications: Agent.Notifications = arguments.has("--no-notifications") ? .off : .sessionBus(nil)
         let agent = try Agent(configuration: config, listener: listener, agentVersion: Tool.version, desktop: desktop,
                               notifications: notifications, tray: arguments.has("--no-tray") ? .off : .sessionBus(nil),
+                              history: HistoryStore.defaultPath(ProcessEnvironment.current),
                               pairing: !arguments.has("--no-pairing"), log: log)
         let socket: String = switch listener {
         case .path(let path): path

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffContinuity
+import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The agent's history (docs/history.md): takes INDEX and FORGET from
+/// apps, keeps the person's exclusions, and answers searches. Writes go
+/// through `HistoryWriter`'s thread; reads use a connection of the loop
+/// thread's own.
+///
+/// Threads: every method on the agent's loop thread, but for `writer`'s
+/// completions (on the writer's thread).
+public final class AgentHistory: @unchecked Sendable {
+    public let path: String
+    let writer: HistoryWriter
+    private var reader: HistoryStore?
+    private let settings: @Sendable () -> HandoffSettings
+    private let log: @Sendable (String) -> Void
+    /// The exclusions already applied to what is stored.
+    private var appliedApps: Set<String> = []
+    private var appliedDevices: Set<String> = []
+    /// INDEX messages taken and refused (not eligible, undeclared type,
+    /// excluded), for STATUS's counters.
+    private(set) var indexed = 0
+    private(set) var refused = 0
+
+    /// Opens (creating) the database at `path`; a damaged file is moved
+    /// aside (`path.damaged`) and a new one started, once.
+    /// - Throws: what `HistoryStore` throws for a path it cannot use.
+    public init(path: String, settings: @escaping @Sendable () -> HandoffSettings,
+                log: @escaping @Sendable (String) -> Void) throws(HandoffError) {
+        self.path = path
+        self.settings = settings
+        self.log = log
+        let store: HistoryStore
+        do {
+            store = try HistoryStore(path: path)
+        } catch where SQLiteDatabase.isDamaged(error) {
+            log("the history database \(path) is damaged (\(error.message)); it is kept as \(path).damaged and a new one started")
+            for suffix in ["", "-wal", "-shm"] { _ = rename(path + suffix, path + ".damaged" + suffix) }
+            store = try HistoryStore(path: path)
+        }
+        let retention: @Sendable () -> HistoryRetention = { Self.retention(settings()) }
+        writer = HistoryWriter(store: store, retention: retention) { error in log("history: \(error.message)") }
+        writer.submit(.run { store in
+            do throws(HandoffError) { try store.prune(retention(), now: Int64(wallMilliseconds())) } catch { log("history: \(error.message)") }
+        })
+        applyExclusions()
+    }
+
+    static func retention(_ s: HandoffSettings) -> HistoryRetention {
+        HistoryRetention(days: s.historyDays ?? 30, entries: s.historyEntries ?? 10_000)
+    }
+
+    public func stop() { writer.stop() }
+
+    // MARK: From apps
+
+    /// INDEX from `session`'s app: written if the person keeps history
+    /// for it, its type is one the app declares and the payload, decoded
+    /// on the writer's thread, says eligible for search.
+    func index(_ payload: [UInt8], activityID: ActivityID, from session: AgentSession, device: DeviceIdentity) {
+        applyExclusions()
+        let manifest = session.manifest
+        guard settings().historyKeeps(bundleIdentifier: manifest.bundleIdentifier, deviceID: nil) else {
+            refused += 1
+            return
+        }
+        indexed += 1
+        let seen = Int64(wallMilliseconds())
+        let log = self.log
+        writer.submit(.write {
+            switch HistoryRecord.make(payload: payload, activityID: activityID, deviceID: device.idBytes, deviceName: device.name,
+                                      bundle: manifest.bundleIdentifier, team: manifest.teamIdentifier, seen: seen) {
+            case .success(let record):
+                guard manifest.activityTypes.contains(record.activityType) else {
+                    log("history: \(manifest.bundleIdentifier) indexed an activity of type \(record.activityType), which it does not declare: not kept")
+                    return nil
+                }
+                return record
+            case .failure(let error):
+                if error.code != .invalidState { log("history: \(manifest.bundleIdentifier) indexed a payload that does not decode: \(error.message)") }
+                return nil
+            }
+        })
+    }
+
+    /// FORGET: `done` hears the outcome on the writer's thread.
+    func forget(_ selection: SavedActivitySelection, bundle: String, team: String,
+                done: @escaping @Sendable (Result<Int, HandoffError>) -> Void) {
+        switch selection {
+        case .identifiers(let ids): writer.submit(.delete(.persistentIdentifiers(ids, team: team), done))
+        case .all: writer.submit(.delete(.bundle(bundle), done))
+        }
+    }
+
+    /// Deletes what the person excluded since the last look (an app's or a
+    /// device's history turned off: what was kept of it goes too).
+    func applyExclusions() {
+        let s = settings()
+        let apps = s.historyOffApps
+        let devices = Set(s.devices.filter { !$0.value.history }.keys)
+        for app in apps.subtracting(appliedApps) { writer.submit(.delete(.bundle(app)) { _ in }) }
+        for device in devices.subtracting(appliedDevices) {
+            if let bytes = Self.bytes(hex: device) { writer.submit(.delete(.device(bytes)) { _ in }) }
+        }
+        appliedApps = apps
+        appliedDevices = devices
+    }
+
+    static func bytes(hex: String) -> [UInt8]? {
+        guard hex.utf8.count == 32 else { return nil }
+        var out: [UInt8] = []
+        var i = hex.startIndex
+        while i < hex.endIndex {
+            let j = hex.index(i, offsetBy: 2)
+            guard let b = UInt8(hex[i..<j], radix: 16) else { return nil }
+            out.append(b)
+            i = j
+        }
+        return out
+    }
+
+    // MARK: Reading (loop thread)
+
+    private func readStore() -> HistoryStore? {
+        if let reader { return reader }
+        do { reader = try HistoryStore(path: path) } catch { log("history: \(error.message)") }
+        return reader
+    }
+
+    /// The entries matching what the person typed, best first.
+    public func search(_ query: String, limit: Int) -> [HistoryEntry] {
+        do { return try readStore()?.search(query, limit: limit) ?? [] } catch {
+            log("history: \(error.message)")
+            return []
+        }
+    }
+
+    public func entries(_ ids: [Int64]) -> [HistoryEntry] {
+        (try? readStore()?.entries(ids)) ?? []
+    }
+
+    public func payload(of id: Int64) -> [UInt8]? {
+        (try? readStore()?.payload(of: id)) ?? nil
+    }
+}

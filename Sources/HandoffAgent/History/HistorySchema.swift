@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffModel
+
+/// The history database's schema, by version (`PRAGMA user_version`;
+/// docs/history.md "The database"). Each migration takes the database
+/// from the version before it; all run in one transaction, so a database
+/// is at one version or the one before, never between.
+enum HistorySchema {
+    static let version = 1
+
+    /// Migration n takes version n-1 to n.
+    static let migrations: [Int: String] = [
+        1: """
+        CREATE TABLE entries(
+            id INTEGER PRIMARY KEY,
+            device_id BLOB NOT NULL,
+            device_name TEXT NOT NULL,
+            activity_id BLOB NOT NULL,
+            bundle TEXT NOT NULL,
+            team TEXT NOT NULL,
+            type TEXT NOT NULL,
+            persistent_id TEXT,
+            title TEXT NOT NULL,
+            keywords TEXT NOT NULL,
+            content TEXT NOT NULL,
+            url TEXT,
+            first_seen INTEGER NOT NULL,
+            last_seen INTEGER NOT NULL,
+            payload_size INTEGER NOT NULL,
+            payload BLOB NOT NULL
+        );
+        CREATE UNIQUE INDEX entries_activity ON entries(device_id, activity_id);
+        CREATE INDEX entries_persistent ON entries(team, persistent_id) WHERE persistent_id IS NOT NULL;
+        CREATE INDEX entries_last_seen ON entries(last_seen);
+        CREATE INDEX entries_bundle ON entries(bundle);
+        CREATE VIRTUAL TABLE entries_fts USING fts5(
+            title, keywords, content,
+            content='entries', content_rowid='id',
+            tokenize='unicode61 remove_diacritics 2', prefix='2 3'
+        );
+        CREATE TRIGGER entries_insert AFTER INSERT ON entries BEGIN
+            INSERT INTO entries_fts(rowid, title, keywords, content) VALUES (new.id, new.title, new.keywords, new.content);
+        END;
+        CREATE TRIGGER entries_delete AFTER DELETE ON entries BEGIN
+            INSERT INTO entries_fts(entries_fts, rowid, title, keywords, content)
+                VALUES ('delete', old.id, old.title, old.keywords, old.content);
+        END;
+        CREATE TRIGGER entries_update AFTER UPDATE ON entries BEGIN
+            INSERT INTO entries_fts(entries_fts, rowid, title, keywords, content)
+                VALUES ('delete', old.id, old.title, old.keywords, old.content);
+            INSERT INTO entries_fts(rowid, title, keywords, content) VALUES (new.id, new.title, new.keywords, new.content);
+        END;
+        """,
+    ]
+
+    /// Brings `db` to `version`: nothing when it is there, the missing
+    /// migrations in one transaction when it is older.
+    /// - Throws: `.invalidState` for a database of a newer release.
+    static func migrate(_ db: SQLiteDatabase) throws(HandoffError) {
+        let current = try userVersion(db)
+        guard current <= version else {
+            throw HandoffError(.invalidState,
+                "the history database \(db.path) has schema version \(current), written by a newer release (this one reads \(version)); history is off until that release runs again or the file is removed")
+        }
+        guard current < version else { return }
+        try db.transaction { () throws(HandoffError) in
+            for n in (current + 1)...version {
+                try db.execute(migrations[n]!)
+            }
+            try db.execute("PRAGMA user_version = \(version)")
+        }
+    }
+
+    static func userVersion(_ db: SQLiteDatabase) throws(HandoffError) -> Int {
+        let s = try db.prepare("PRAGMA user_version")
+        let rows = try s.rows { Int($0.integer(0)) }
+        return rows.first ?? 0
+    }
+}

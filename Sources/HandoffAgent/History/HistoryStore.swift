@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import CSQLite
+import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How much history is kept (docs/history.md "Bounds and retention").
+public struct HistoryRetention: Sendable, Equatable {
+    public static let daysRange = 1...3650
+    public static let entriesRange = 100...100_000
+    /// Entries last seen longer ago go.
+    public var days = 30
+    /// Beyond this many, the oldest go first.
+    public var entries = 10_000
+    /// Beyond this many bytes of payloads, the oldest go first.
+    public var payloadBytes = 128 << 20
+
+    public init(days: Int = 30, entries: Int = 10_000, payloadBytes: Int = 128 << 20) {
+        self.days = days
+        self.entries = entries
+        self.payloadBytes = payloadBytes
+    }
+}
+
+/// What a deletion takes away.
+public enum HistoryDeletion: Sendable, Equatable {
+    /// These entries (their numbers).
+    case entries([Int64])
+    /// An app's own: those of `team` with these persistent identifiers.
+    case persistentIdentifiers([String], team: String)
+    /// Every entry of an app (its bundle).
+    case bundle(String)
+    /// Every entry from one device (16 bytes).
+    case device([UInt8])
+    case all
+}
+
+/// The history index: one SQLite connection to the database
+/// (docs/history.md). One thread uses a store; the agent keeps one for its
+/// writer thread and one for reads on its loop, the `handoff` command its
+/// own; SQLite's WAL lets them work at once.
+public final class HistoryStore {
+    /// At most this many results a query.
+    public static let maxResults = 50
+    /// A search query longer than this is cut (terms past it are not read).
+    public static let maxQueryBytes = 1024
+
+    let db: SQLiteDatabase
+    public var path: String { db.path }
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// `$HANDOFF_HISTORY_DB`, else `$XDG_DATA_HOME/handoff/history.sqlite`
+    /// (`$HOME/.local/share/...`); nil when neither HOME nor XDG_DATA_HOME
+    /// is an absolute path.
+    public static func defaultPath(_ environment: [String: String]) -> String? {
+        if let path = environment["HANDOFF_HISTORY_DB"], path.hasPrefix("/") { return path }
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/handoff/history.sqlite" }
+        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.local/share/handoff/history.sqlite" }
+        return nil
+    }
+
+    /// Opens the database at `path`, creating it (folder 0700, file 0600)
+    /// and migrating its schema unless `readOnly`.
+    /// - Throws: `.io` when it cannot be opened or created;
+    ///   `.malformedData` for a damaged file; `.invalidState` for the
+    ///   schema of a newer release.
+    public init(path: String, readOnly: Bool = false) throws(HandoffError) {
+        if !readOnly { try Self.prepareFile(path) }
+        db = try SQLiteDatabase(path: path, readOnly: readOnly, create: !readOnly)
+        // Wait for the other connection's write rather than fail at once.
+        sqlite3_busy_timeout(db.handle, 5000)
+        if readOnly {
+            let version = try HistorySchema.userVersion(db)
+            guard version == HistorySchema.version else {
+                throw HandoffError(.invalidState, "the history database \(path) has schema version \(version); this release reads \(HistorySchema.version)")
+            }
+        } else {
+            // WAL: readers and the writer work at once, and a kill at any
+            // moment loses at most the transaction being written.
+            try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON")
+            try HistorySchema.migrate(db)
+        }
+        // Fails for a file that is not a database (SQLite reads lazily).
+        _ = try count()
+    }
+
+    /// Creates the folder (0700) and the file (0600) before SQLite does,
+    /// so neither is ever more open than that (SQLite gives its -wal and
+    /// -shm files the database file's mode).
+    static func prepareFile(_ path: String) throws(HandoffError) {
+        guard let slash = path.lastIndex(of: "/") else { throw HandoffError(.invalidArgument, "the history database's path \(path) is not absolute") }
+        let folder = String(path[..<slash])
+        if !folder.isEmpty {
+            var prefix = ""
+            for component in folder.split(separator: "/") {
+                prefix += "/" + component
+                if mkdir(prefix, 0o700) == 0 { continue }
+                var info = stat()
+                if stat(prefix, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { continue }
+                throw HandoffError(.io, "cannot create the folder \(prefix) for the history: \(String(cString: strerror(errno)))")
+            }
+        }
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw HandoffError(.io, "cannot open the history database \(path): \(String(cString: strerror(errno)))")
+        }
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_mode & 0o077 != 0 { fchmod(fd, 0o600) }
+        close(fd)
+    }
+
+    private func statement(_ sql: String) throws(HandoffError) -> SQLiteStatement {
+        if let s = statements[sql] { return s }
+        let s = try db.prepare(sql)
+        statements[sql] = s
+        return s
+    }
+
+    // MARK: Writing
+
+    /// Writes `records` in one transaction: each updates the entry of its
+    /// activity, else that of the same app, device and persistent
+    /// identifier, else is added.
+    public func write(_ records: [HistoryRecord]) throws(HandoffError) {
+        guard !records.isEmpty else { return }
+        try db.transaction { () throws(HandoffError) in
+            for r in records { try write(r) }
+        }
+    }
+
+    private func write(_ r: HistoryRecord) throws(HandoffError) {
+        let find = try statement("SELECT id FROM entries WHERE device_id = ?1 AND activity_id = ?2")
+        var existing = try find.rows([.blob(r.deviceID), .blob(r.activityID.bytes)]) { $0.integer(0) }.first
+        if existing == nil, let pid = r.persistentIdentifier {
+            let same = try statement("""
+                SELECT id FROM entries WHERE team = ?1 AND persistent_id = ?2 AND bundle = ?3 AND device_id = ?4
+                ORDER BY last_seen DESC
+                """)
+            let ids = try same.rows([.text(r.team), .text(pid), .text(r.bundle), .blob(r.deviceID)]) { $0.integer(0) }
+            existing = ids.first
+            // Older duplicates (none unless written by hand): one entry each.
+            for id in ids.dropFirst() { try statement("DELETE FROM entries WHERE id = ?1").run([.integer(id)]) }
+        }
+        let fields: [SQLiteStatement.Value] = [
+            .blob(r.deviceID), .text(r.deviceName), .blob(r.activityID.bytes), .text(r.bundle), .text(r.team),
+            .text(r.activityType), r.persistentIdentifier.map { .text($0) } ?? .null, .text(r.text.title),
+            .text(r.text.keywords.joined(separator: "\n")), .text(r.text.content.joined(separator: "\n")),
+            r.url.map { .text($0) } ?? .null, .integer(r.seen), .integer(Int64(r.payload.count)), .blob(r.payload),
+        ]
+        if let existing {
+            try statement("""
+                UPDATE entries SET device_id = ?1, device_name = ?2, activity_id = ?3, bundle = ?4, team = ?5, type = ?6,
+                    persistent_id = ?7, title = ?8, keywords = ?9, content = ?10, url = ?11,
+                    last_seen = max(last_seen, ?12), payload_size = ?13, payload = ?14
+                WHERE id = ?15
+                """).run(fields + [.integer(existing)])
+        } else {
+            try statement("""
+                INSERT INTO entries(device_id, device_name, activity_id, bundle, team, type, persistent_id, title,
+                    keywords, content, url, first_seen, last_seen, payload_size, payload)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14)
+                """).run(fields)
+        }
+    }
+
+    /// Deletes what `deletion` names; returns how many entries went.
+    @discardableResult
+    public func delete(_ deletion: HistoryDeletion) throws(HandoffError) -> Int {
+        try db.transaction { () throws(HandoffError) -> Int in
+            var n = 0
+            switch deletion {
+            case .entries(let ids):
+                let s = try statement("DELETE FROM entries WHERE id = ?1")
+                for id in ids { try s.run([.integer(id)]); n += db.changes }
+            case .persistentIdentifiers(let pids, let team):
+                let s = try statement("DELETE FROM entries WHERE team = ?1 AND persistent_id = ?2")
+                for pid in pids { try s.run([.text(team), .text(pid)]); n += db.changes }
+            case .bundle(let bundle):
+                try statement("DELETE FROM entries WHERE bundle = ?1").run([.text(bundle)])
+                n = db.changes
+            case .device(let id):
+                try statement("DELETE FROM entries WHERE device_id = ?1").run([.blob(id)])
+                n = db.changes
+            case .all:
+                try statement("DELETE FROM entries").run()
+                n = db.changes
+            }
+            return n
+        }
+    }
+
+    /// Applies `retention` at `now` (ms since the Unix epoch): too old,
+    /// then too many, then too many bytes, oldest first. Returns how many went.
+    @discardableResult
+    public func prune(_ retention: HistoryRetention, now: Int64) throws(HandoffError) -> Int {
+        try db.transaction { () throws(HandoffError) -> Int in
+            var n = 0
+            let cutoff = now - Int64(retention.days) * 86_400_000
+            try statement("DELETE FROM entries WHERE last_seen < ?1").run([.integer(cutoff)])
+            n += db.changes
+            try statement("""
+                DELETE FROM entries WHERE id IN (SELECT id FROM entries ORDER BY last_seen DESC, id DESC LIMIT -1 OFFSET ?1)
+                """).run([.integer(Int64(retention.entries))])
+            n += db.changes
+            let total = try statement("SELECT total(payload_size) FROM entries").rows { $0.integer(0) }.first ?? 0
+            if total > Int64(retention.payloadBytes) {
+                // Keep the newest that fit; the rest go.
+                let sizes = try statement("SELECT id, payload_size FROM entries ORDER BY last_seen DESC, id DESC")
+                    .rows { ($0.integer(0), $0.integer(1)) }
+                var kept: Int64 = 0
+                let delete = try statement("DELETE FROM entries WHERE id = ?1")
+                for (id, size) in sizes {
+                    kept += size
+                    if kept > Int64(retention.payloadBytes) { try delete.run([.integer(id)]); n += 1 }
+                }
+            }
+            return n
+        }
+    }
+
+    // MARK: Reading
+
+    static let columns = """
+        e.id, e.device_id, e.device_name, e.activity_id, e.bundle, e.team, e.type, e.persistent_id, e.title,
+        e.keywords, e.content, e.url, e.first_seen, e.last_seen, e.payload_size
+        """
+
+    static func entry(_ s: SQLiteStatement) -> HistoryEntry {
+        func lines(_ text: String) -> [String] { text.isEmpty ? [] : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+        let activityBytes = s.blob(3)
+        return HistoryEntry(id: s.integer(0), deviceID: s.blob(1), deviceName: s.text(2),
+                            activityID: activityBytes.count == 16 ? ActivityID(bytes: activityBytes) : ActivityID(bytes: [UInt8](repeating: 0, count: 16)),
+                            bundle: s.text(4), team: s.text(5), activityType: s.text(6), persistentIdentifier: s.optionalText(7),
+                            title: s.text(8), keywords: lines(s.text(9)), content: lines(s.text(10)), url: s.optionalText(11),
+                            firstSeen: s.integer(12), lastSeen: s.integer(13), payloadSize: Int(s.integer(14)))
+    }
+
+    /// The FTS5 query for what a person typed: each term (split at white
+    /// space) quoted as a string and matched as a word prefix, all
+    /// required; terms with no letter or digit are left out (they match
+    /// no word). Nil when no term is left.
+    public static func matchExpression(_ query: String) -> String? {
+        let terms = truncateUTF8(query, to: maxQueryBytes)
+            .split(whereSeparator: { $0.isWhitespace })
+            .filter { $0.contains(where: { $0.isLetter || $0.isNumber }) }
+        guard !terms.isEmpty else { return nil }
+        return terms.prefix(32).map { "\"" + $0.replacingAll("\"", with: "\"\"") + "\"*" }.joined(separator: " ")
+    }
+
+    /// The entries matching `query`, best first, then newest.
+    public func search(_ query: String, limit: Int = 20) throws(HandoffError) -> [HistoryEntry] {
+        guard let match = Self.matchExpression(query) else { return [] }
+        return try statement("""
+            SELECT \(Self.columns) FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid
+            WHERE entries_fts MATCH ?1 ORDER BY entries_fts.rank, e.last_seen DESC LIMIT ?2
+            """).rows([.text(match), .integer(Int64(min(max(limit, 0), Self.maxResults)))], Self.entry)
+    }
+
+    /// The newest entries, of one app or device when given.
+    public func list(bundle: String? = nil, deviceID: [UInt8]? = nil, limit: Int = 20) throws(HandoffError) -> [HistoryEntry] {
+        try statement("""
+            SELECT \(Self.columns) FROM entries e
+            WHERE (?1 IS NULL OR e.bundle = ?1) AND (?2 IS NULL OR e.device_id = ?2)
+            ORDER BY e.last_seen DESC, e.id DESC LIMIT ?3
+            """).rows([bundle.map { .text($0) } ?? .null, deviceID.map { .blob($0) } ?? .null,
+                       .integer(Int64(max(limit, 0)))], Self.entry)
+    }
+
+    /// The entries with these numbers that still exist, in the order asked.
+    public func entries(_ ids: [Int64]) throws(HandoffError) -> [HistoryEntry] {
+        let s = try statement("SELECT \(Self.columns) FROM entries e WHERE e.id = ?1")
+        var out: [HistoryEntry] = []
+        for id in ids.prefix(Self.maxResults * 4) {
+            out += try s.rows([.integer(id)], Self.entry)
+        }
+        return out
+    }
+
+    /// The payload saved for an entry, nil when the entry is gone.
+    public func payload(of id: Int64) throws(HandoffError) -> [UInt8]? {
+        try statement("SELECT payload FROM entries WHERE id = ?1").rows([.integer(id)]) { $0.blob(0) }.first
+    }
+
+    public func count() throws(HandoffError) -> Int {
+        Int(try statement("SELECT count(*) FROM entries").rows { $0.integer(0) }.first ?? 0)
+    }
+}
+
+extension Substring {
+    func replacingAll(_ target: Character, with replacement: String) -> String {
+        var out = ""
+        for c in self { if c == target { out += replacement } else { out.append(c) } }
+        return out
+    }
+}
