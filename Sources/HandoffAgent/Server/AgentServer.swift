@@ -62,6 +62,8 @@ public final class AgentServer: @unchecked Sendable {
     var tray: AgentTray?
     /// The history (docs/history.md), once started; nil: none is kept.
     public private(set) var history: AgentHistory?
+    /// Payloads of history entries being continued, for their FETCH.
+    var savedContinuations = SavedContinuations()
     /// What the tray's Pause and Pair do (the settings store sets its own
     /// before `startTray`; else `MemoryTrayActions`). Loop thread.
     var trayActions: TrayActions?
@@ -380,6 +382,12 @@ public final class AgentServer: @unchecked Sendable {
         guard let remote = hub.availableNow.first(where: { $0.activityID == activityID }) else {
             return .failure(HandoffError(.connectionUnavailable, "no device offers activity \(activityID.uuidString) now"))
         }
+        return choose(remote: remote, activationToken: activationToken)
+    }
+
+    /// `choose` for an activity already in hand: one offered now, or one
+    /// from the history (`continueHistoryEntry`). Loop thread.
+    func choose(remote: RemoteActivity, activationToken: String?) -> Result<ContinueChoice, HandoffError> {
         let claimers = runningContinuers(of: remote, by: .webDomain)
         if let (session, offered) = claimers.first {
             return .success(deliver(offered, to: session, activationToken: activationToken))

@@ -184,10 +184,16 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
                 r.offer = r.advertised?.id == activityID ? (activityID, payload) : nil
             }
         case .confirm(let activityID):
+            // A history entry's device is not told (nothing is sent for history).
+            guard server.savedContinuations.payload(for: activityID) == nil else { return nil }
             if let remote = told[activityID] { port?.confirmContinued(remote) }
         case .fetch(let activityID):
             guard begin(id) else { return nil }
             guard let port, let remote = told[activityID] else { return finish(id, .error(Self.notTold)) }
+            if let saved = server.savedContinuations.payload(for: activityID) {
+                // A history entry being continued: from its saved payload.
+                return finish(id, .payload(saved))
+            }
             port.fetch(remote) { [weak self] result in
                 let reply: AgentMessage
                 switch result {
