@@ -50,7 +50,7 @@ public final class AgentHistory: @unchecked Sendable {
         applyExclusions()
     }
 
-    static func retention(_ s: HandoffSettings) -> HistoryRetention {
+    public static func retention(_ s: HandoffSettings) -> HistoryRetention {
         HistoryRetention(days: s.historyDays ?? 30, entries: s.historyEntries ?? 10_000)
     }
 
@@ -110,7 +110,7 @@ public final class AgentHistory: @unchecked Sendable {
         appliedDevices = devices
     }
 
-    static func bytes(hex: String) -> [UInt8]? {
+    public static func bytes(hex: String) -> [UInt8]? {
         guard hex.utf8.count == 32 else { return nil }
         var out: [UInt8] = []
         var i = hex.startIndex

@@ -282,6 +282,15 @@ public final class HistoryStore {
         try statement("SELECT payload FROM entries WHERE id = ?1").rows([.integer(id)]) { $0.blob(0) }.first
     }
 
+    /// The devices the history has entries from: id and latest name.
+    public func devices() throws(HandoffError) -> [(id: [UInt8], name: String)] {
+        try statement("""
+            SELECT device_id, device_name FROM entries e
+            WHERE last_seen = (SELECT max(last_seen) FROM entries f WHERE f.device_id = e.device_id)
+            GROUP BY device_id
+            """).rows { ($0.blob(0), $0.text(1)) }
+    }
+
     public func count() throws(HandoffError) -> Int {
         Int(try statement("SELECT count(*) FROM entries").rows { $0.integer(0) }.first ?? 0)
     }

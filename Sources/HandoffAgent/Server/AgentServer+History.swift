@@ -48,7 +48,7 @@ extension AgentServer {
         loop.post { [self] in completion(self.continueHistoryEntry(id, activationToken: activationToken)) }
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
+    public static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         for b in bytes { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }

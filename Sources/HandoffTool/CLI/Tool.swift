@@ -18,6 +18,7 @@ enum Tool {
         DoctorCommand.self,
         AgentCommand.self,
         SettingsCommand.self,
+        HistoryCommand.self,
         RelayCommand.self,
         BrowserHostCommand.self,
         MPRISBridgeCommand.self,
