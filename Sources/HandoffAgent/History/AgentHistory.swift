@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffContinuity
 import HandoffModel
+import HandoffRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -82,6 +83,28 @@ public final class AgentHistory: @unchecked Sendable {
                 return record
             case .failure(let error):
                 if error.code != .invalidState { log("history: \(manifest.bundleIdentifier) indexed a payload that does not decode: \(error.message)") }
+                return nil
+            }
+        })
+    }
+
+    /// Whether another device's activity may go into the history now.
+    func keeps(_ remote: RemoteActivity) -> Bool {
+        settings().historyKeeps(bundleIdentifier: remote.bundleIdentifier, deviceID: remote.deviceID)
+    }
+
+    /// Another device's payload, fetched for the history
+    /// (`RemoteHistoryWatch`): kept if it says eligible for search.
+    func indexRemote(_ payload: [UInt8], _ remote: RemoteActivity) {
+        guard keeps(remote), let device = Self.bytes(hex: remote.deviceID) else { return }
+        let seen = Int64(wallMilliseconds())
+        let log = self.log
+        writer.submit(.write {
+            switch HistoryRecord.make(payload: payload, activityID: remote.activityID, deviceID: device, deviceName: remote.deviceName,
+                                      bundle: remote.bundleIdentifier, team: remote.teamIdentifier, seen: seen) {
+            case .success(let record): return record
+            case .failure(let error):
+                if error.code != .invalidState { log("history: \(remote.deviceName)'s payload for \(remote.activityType) does not decode: \(error.message)") }
                 return nil
             }
         })

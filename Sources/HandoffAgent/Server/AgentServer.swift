@@ -691,9 +691,14 @@ public final class AgentServer: @unchecked Sendable {
         loop.post { [self] in
             let engine = self.engine
             do throws(HandoffError) {
-                self.history = try AgentHistory(path: path, settings: { engine.settings }) { [weak self] message in
+                let history = try AgentHistory(path: path, settings: { engine.settings }) { [weak self] message in
                     self?.log("history", message)
                 }
+                self.history = history
+                // Other devices' activities, when the person turns that on.
+                let watch = RemoteHistoryWatch(server: self, history: history)
+                watch.start()
+                self.sources.add(watch, token: self.takeToken())
             } catch {
                 self.log("history", "no history is kept: \(error.message)")
             }

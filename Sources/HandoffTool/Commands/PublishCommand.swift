@@ -12,7 +12,8 @@ enum PublishCommand: Command {
     static let summary = "offer an activity to your other devices until interrupted"
     static let synopsis = [
         "publish --type TYPE [--title TITLE] [--info KEY=VALUE]... [--url URL] [--team TEAM]",
-        "        [--required-key KEY]... [--once] [--timeout SECONDS] [--agent | --embedded] [network options]",
+        "        [--required-key KEY]... [--searchable [--keyword WORD]... [--searchable-key KEY]... [--persistent-id ID]]",
+        "        [--once] [--timeout SECONDS] [--agent | --embedded] [network options]",
     ]
     static let details = """
         Makes a new activity of TYPE current, as an app does, and advertises it with
@@ -32,6 +33,11 @@ enum PublishCommand: Command {
         --team) and declares TYPE. Only apps of the same team continue it; other
         devices see it as a web page when --url is given.
 
+        --searchable marks it eligible for search: through the agent, the history
+        keeps it (docs/history.md), found by its title, its --keyword words and the
+        strings of the --searchable-key userInfo keys; --persistent-id names it for
+        deletion.
+
         When the handoff agent serves this user and account, the activity goes
         through it, as an app's does, so the device advertises one activity (the
         most recent of its apps' and this one); otherwise, or with a network
@@ -44,6 +50,10 @@ enum PublishCommand: Command {
         .value("--url", "URL", "web page (http or https) to open where no app can continue it"),
         ToolIdentity.teamOption,
         .repeated("--required-key", "KEY", "a userInfo key the activity needs to be handed off"),
+        .flag("--searchable", "eligible for search: the history keeps it"),
+        .repeated("--keyword", "WORD", "a keyword search finds it by"),
+        .repeated("--searchable-key", "KEY", "a userInfo key whose strings search finds it by"),
+        .value("--persistent-id", "ID", "its persistent identifier (apps delete saved activities by it)"),
         .flag("--once", "exit after the first device continued it (status 1 if none did before --timeout)"),
         .value("--timeout", "SECONDS", "stop after this long (default: run until interrupted)"),
     ] + NearbySource.options + NetworkOptions.beacons + NetworkOptions.channel
@@ -143,6 +153,10 @@ enum PublishCommand: Command {
                 try activity.setWebpageURL(url)
             }
             activity.requiredUserInfoKeys = Set(arguments.values("--required-key"))
+            activity.isEligibleForSearch = arguments.has("--searchable")
+            activity.keywords = Set(arguments.values("--keyword"))
+            activity.searchableUserInfoKeys = Set(arguments.values("--searchable-key"))
+            activity.persistentIdentifier = arguments.value("--persistent-id")
             return activity
         } catch let error as UsageError {
             throw error
