@@ -31,6 +31,11 @@ LINK_HANDOFF    := -L$(LIBDIR) -lhandoff -Wl,-rpath,$(abspath $(LIBDIR))
 
 SWIFT_SOURCES := $(shell find Sources -type f) Package.swift
 
+# Agents the tests and the demo start keep their history (docs/history.md)
+# under build/, never in the home folder of whoever runs them; the history's
+# own tests give each device a database of its own.
+export HANDOFF_HISTORY_DB ?= $(abspath $(BUILD))/test-history/history.sqlite
+
 # Each binding and tool brings its own rules; each adds its suites to
 # EXTRA_TESTS, which `make test` runs after the core suites.
 .DEFAULT_GOAL := all

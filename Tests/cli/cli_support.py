@@ -63,7 +63,9 @@ class Device:
         self.prefix = ["ip", "netns", "exec", netns] if netns else []
         self.config = Path(root) / name
         self.config.mkdir(parents=True, exist_ok=True)
-        self.env = dict(os.environ, XDG_CONFIG_HOME=str(self.config), LC_ALL="C")
+        # Its history (docs/history.md) is its own, beside its account.
+        self.env = dict(os.environ, XDG_CONFIG_HOME=str(self.config), LC_ALL="C",
+                        HANDOFF_HISTORY_DB=str(self.config / "history.sqlite"))
         self.procs = procs
 
     @property

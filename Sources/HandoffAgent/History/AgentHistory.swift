@@ -30,7 +30,9 @@ public final class AgentHistory: @unchecked Sendable {
     /// Opens (creating) the database at `path`; a damaged file is moved
     /// aside (`path.damaged`) and a new one started, once.
     /// - Throws: what `HistoryStore` throws for a path it cannot use.
+    /// `changed` runs (on the writer's thread) after what is stored changed.
     public init(path: String, settings: @escaping @Sendable () -> HandoffSettings,
+                changed: @escaping @Sendable () -> Void = {},
                 log: @escaping @Sendable (String) -> Void) throws(HandoffError) {
         self.path = path
         self.settings = settings
@@ -44,7 +46,7 @@ public final class AgentHistory: @unchecked Sendable {
             store = try HistoryStore(path: path)
         }
         let retention: @Sendable () -> HistoryRetention = { Self.retention(settings()) }
-        writer = HistoryWriter(store: store, retention: retention) { error in log("history: \(error.message)") }
+        writer = HistoryWriter(store: store, retention: retention, changed: changed) { error in log("history: \(error.message)") }
         writer.submit(.run { store in
             do throws(HandoffError) { try store.prune(retention(), now: Int64(wallMilliseconds())) } catch { log("history: \(error.message)") }
         })
@@ -160,6 +162,11 @@ public final class AgentHistory: @unchecked Sendable {
             log("history: \(error.message)")
             return []
         }
+    }
+
+    /// The newest entries (the tray's "Recent").
+    public func newest(_ count: Int) -> [HistoryEntry] {
+        (try? readStore()?.list(limit: count)) ?? []
     }
 
     public func entries(_ ids: [Int64]) -> [HistoryEntry] {

@@ -36,13 +36,17 @@ final class HistoryWriter: @unchecked Sendable {
     private let retention: @Sendable () -> HistoryRetention
     private let now: @Sendable () -> Int64
     private let onError: @Sendable (HandoffError) -> Void
+    /// After a batch that wrote or deleted something.
+    private let changed: @Sendable () -> Void
     private var lastPrune: Double = -.infinity
     /// Written since the last prune.
     private var sincePrune = 0
 
     init(store: HistoryStore, retention: @escaping @Sendable () -> HistoryRetention,
          now: @escaping @Sendable () -> Int64 = { Int64(wallMilliseconds()) },
+         changed: @escaping @Sendable () -> Void = {},
          onError: @escaping @Sendable (HandoffError) -> Void) {
+        self.changed = changed
         self.store = store
         self.retention = retention
         self.now = now
@@ -98,9 +102,11 @@ final class HistoryWriter: @unchecked Sendable {
             }
             guard let batch else { return }
             var records: [HistoryRecord] = []
+            var touched = false
             func writeRecords() {
                 guard !records.isEmpty else { return }
                 do { try store.write(records) } catch { onError(error) }
+                touched = true
                 sincePrune += records.count
                 records.removeAll()
             }
@@ -111,6 +117,7 @@ final class HistoryWriter: @unchecked Sendable {
                 case .delete(let deletion, let done):
                     writeRecords()
                     do { done(.success(try store.delete(deletion))) } catch { done(.failure(error)) }
+                    touched = true
                 case .run(let body):
                     writeRecords()
                     body(store)
@@ -118,6 +125,7 @@ final class HistoryWriter: @unchecked Sendable {
             }
             writeRecords()
             pruneIfDue()
+            if touched { changed() }
         }
     }
 

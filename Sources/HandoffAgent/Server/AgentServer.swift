@@ -684,6 +684,11 @@ public final class AgentServer: @unchecked Sendable {
         }
     }
 
+    /// The installed app of `bundle`, if the agent knows desktop entries.
+    func installedApp(_ bundle: String) -> InstalledApp? {
+        desktop?.installed.app(bundleIdentifier: bundle)
+    }
+
     /// Keeps the history in the database at `path` (docs/history.md). Any
     /// thread; a database that cannot be opened is logged and the agent
     /// carries on without history.
@@ -691,7 +696,11 @@ public final class AgentServer: @unchecked Sendable {
         loop.post { [self] in
             let engine = self.engine
             do throws(HandoffError) {
-                let history = try AgentHistory(path: path, settings: { engine.settings }) { [weak self] message in
+                let history = try AgentHistory(path: path, settings: { engine.settings },
+                                               changed: { [weak self] in
+                                                   guard let server = self else { return }
+                                                   server.loop.post { server.trayStateChanged() }
+                                               }) { [weak self] message in
                     self?.log("history", message)
                 }
                 self.history = history

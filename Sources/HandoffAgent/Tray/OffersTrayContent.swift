@@ -41,15 +41,27 @@ final class OffersTrayContent: TrayContent {
         let live = Set(offers.map(\.activityID))
         offerIDs = offerIDs.filter { live.contains($0.key) }
         return TrayMenu(offers: offers, offerID: { [unowned self] id in self.id(for: id) },
-                        devices: server.trayDevices(), paused: actions.isPaused)
+                        devices: server.trayDevices(), paused: actions.isPaused, recent: recent())
     }
 
     private func id(for activity: ActivityID) -> Int32 {
         if let id = offerIDs[activity] { return id }
         let id = nextOfferID
-        nextOfferID = nextOfferID == Int32.max ? TrayMenu.firstOfferID : nextOfferID + 1
+        nextOfferID = nextOfferID == TrayMenu.firstRecentID - 1 ? TrayMenu.firstOfferID : nextOfferID + 1
         offerIDs[activity] = id
         return id
+    }
+
+    /// The history's newest entries, as "Recent" lists them.
+    private func recent() -> [TrayMenu.Recent] {
+        guard let history = server.history else { return [] }
+        return history.newest(TrayMenu.maxRecent).map { e in
+            let app = server.installedApp(e.bundle)
+            let title = e.title.isEmpty ? e.activityType : e.title
+            let what = app?.name.map { tr("{title} — {app}", ["title": title, "app": $0]) } ?? title
+            return TrayMenu.Recent(entry: e.id, label: tr("{title} (from {device})", ["title": what, "device": e.deviceName]),
+                                   iconName: app?.icon.flatMap { $0.hasPrefix("/") ? nil : $0 })
+        }
     }
 
     var stateSummary: (text: String, fields: [(key: String, value: AgentLogEvent.Value)]) {
@@ -63,6 +75,13 @@ final class OffersTrayContent: TrayContent {
         switch item.action {
         case .continueOffer(let id):
             continueOffer(id, from: "the tray's menu")
+        case .continueHistory(let entry):
+            server.log("chosen", "the person chose history entry \(entry) in the tray's menu",
+                       ["entry": .int(entry), "surface": .string("tray")])
+            if case .failure(let error) = server.continueHistoryEntry(entry, activationToken: nil) {
+                server.log("choose-failed", "cannot continue history entry \(entry): \(error.message)",
+                           ["entry": .int(entry), "code": .int(Int64(error.code.rawValue))])
+            }
         case .togglePause:
             actions.setPaused(!actions.isPaused)
             changed?()

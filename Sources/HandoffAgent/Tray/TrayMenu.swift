@@ -10,6 +10,8 @@ struct TrayMenu: Equatable {
     enum Action: Equatable {
         case none
         case continueOffer(ActivityID)
+        /// A history entry (its number): continued as a handoff from the past.
+        case continueHistory(Int64)
         case togglePause
         case pairNewDevice
         /// The waiting agent (docs/agent.md §10): join another device's account.
@@ -71,12 +73,28 @@ struct TrayMenu: Equatable {
     /// At most this many offers and devices are listed (the rest are
     /// counted in one disabled line).
     static let maxListed = 16
+    /// "Recent": the history's newest entries (docs/history.md), at most
+    /// `maxRecent`, under ids from `firstRecentID` (the entry's number
+    /// folded into the range: stable while the entry is listed).
+    static let maxRecent = 5
+    static let recentHeaderID: Int32 = 11
+    static let firstRecentID: Int32 = 1_500_000_000
+    static let recentIDRange: Int64 = 500_000_000
+
+    /// One history entry as the menu lists it.
+    struct Recent: Equatable {
+        var entry: Int64
+        var label: String
+        var iconName: String?
+
+        var id: Int32 { TrayMenu.firstRecentID + Int32(entry % TrayMenu.recentIDRange) }
+    }
 
     var items: [Item]
 
     /// `offerID` gives each offer its id.
     init(offers: [ContinuableOffers.Offer], offerID: (ActivityID) -> Int32,
-         devices: [TrayDevice], paused: Bool) {
+         devices: [TrayDevice], paused: Bool, recent: [Recent] = []) {
         var items: [Item] = []
         if offers.isEmpty {
             items.append(Item(id: Self.nothingID, label: tr("Nothing to continue"), enabled: false))
@@ -91,6 +109,14 @@ struct TrayMenu: Equatable {
         }
         if offers.count > Self.maxListed {
             items.append(Item(id: Self.nothingID, label: tr("and {count} more", ["count": "\(offers.count - Self.maxListed)"]), enabled: false))
+        }
+        if !recent.isEmpty {
+            items.append(Item(id: Self.firstSeparatorID + 2, isSeparator: true))
+            items.append(Item(id: Self.recentHeaderID, label: tr("Recent"), enabled: false))
+            for r in recent.prefix(Self.maxRecent) {
+                items.append(Item(id: r.id, label: Self.mnemonicSafe(r.label), enabled: !paused, iconName: r.iconName,
+                                  action: .continueHistory(r.entry)))
+            }
         }
         items.append(Item(id: Self.firstSeparatorID, isSeparator: true))
         items.append(Item(id: Self.devicesHeaderID, label: tr("Devices"), enabled: false))

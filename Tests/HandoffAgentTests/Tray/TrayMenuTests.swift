@@ -57,6 +57,26 @@ struct TrayMenuTests {
         #expect(menu.item(TrayMenu.nothingID) == nil)
     }
 
+    @Test func recentListsTheHistorysNewestWithStableIdsAndContinuesThem() throws {
+        let recent = (0..<7).map { i in
+            TrayMenu.Recent(entry: 40 - Int64(i), label: "Doc_\(i) (from Desk)", iconName: i == 0 ? "accessories-text-editor" : nil)
+        }
+        let menu = TrayMenu(offers: [], offerID: { _ in TrayMenu.firstOfferID }, devices: [], paused: false, recent: recent)
+        let labels = Self.labels(menu)
+        let header = try #require(labels.firstIndex(of: "Recent (disabled)"))
+        #expect(labels[header - 1] == "----")
+        #expect(Array(labels[(header + 1)...(header + 5)]) == (0..<5).map { "Doc__\($0) (from Desk)" })
+        #expect(!labels.contains("Doc__5 (from Desk)"), "at most \(TrayMenu.maxRecent)")
+        let first = try #require(menu.item(TrayMenu.firstRecentID + 40))
+        #expect(first.action == .continueHistory(40) && first.iconName == "accessories-text-editor")
+        // The same entry keeps its id when newer ones push it down.
+        let later = TrayMenu(offers: [], offerID: { _ in TrayMenu.firstOfferID }, devices: [], paused: true,
+                             recent: [TrayMenu.Recent(entry: 41, label: "New", iconName: nil)] + recent)
+        #expect(later.item(TrayMenu.firstRecentID + 40)?.action == .continueHistory(40))
+        #expect(later.item(TrayMenu.firstRecentID + 40)?.enabled == false, "paused: nothing is continued")
+        #expect(Self.labels(Self.menu([])).contains("Recent (disabled)") == false, "no history, no section")
+    }
+
     @Test func pausedItIsCheckedAndTheOffersAreDisabled() throws {
         let menu = Self.menu([Self.offer("A")], paused: true)
         let pause = try #require(menu.item(TrayMenu.pauseID))
