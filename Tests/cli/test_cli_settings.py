@@ -22,7 +22,8 @@ def settings_file(device):
 
 def test_show_without_a_file_is_the_defaults(device):
     shown = settings(device)
-    assert shown == {"path": str(settings_file(device)), "paused": False, "devices": [], "muted_apps": [], "web_domains_off": []}
+    assert shown == {"path": str(settings_file(device)), "paused": False, "devices": [], "muted_apps": [], "web_domains_off": [],
+                     "history": {"on": True, "other_devices": False, "days": 30, "entries": 10000, "apps_off": []}}
     assert not settings_file(device).exists()
     human = device.run("settings")
     assert human.code == 0 and "Handoff: on" in human.out and "Muted apps: none" in human.out, human
@@ -44,12 +45,12 @@ def test_pause_and_resume_write_a_private_file_atomically(device):
 
 def test_device_offer_and_accept_by_full_id_and_by_known_prefix(device):
     shown = settings(device, "device", A_ID, "offer", "off")
-    assert shown["devices"] == [{"id": A_ID, "name": None, "offer": False, "accept": True}]
+    assert shown["devices"] == [{"id": A_ID, "name": None, "offer": False, "accept": True, "history": True}]
     # Upper case is the same id; a prefix finds a device the settings name.
     shown = settings(device, "device", B_ID.upper(), "accept", "off")
     assert {d["id"] for d in shown["devices"]} == {A_ID, B_ID}
     shown = settings(device, "device", "0123", "accept", "off")
-    assert shown["devices"][0] == {"id": A_ID, "name": None, "offer": False, "accept": False}
+    assert shown["devices"][0] == {"id": A_ID, "name": None, "offer": False, "accept": False, "history": True}
     text = settings_file(device).read_text()
     assert f"[Device {A_ID}]\nOffer=false\nAccept=false\n" in text, text
     # Both back on: the device is no longer listed, nor written.
@@ -139,3 +140,34 @@ def test_keys_of_a_newer_version_survive_a_change(device):
     settings(device, "pause")
     text = path.read_text()
     assert "Paused=true" in text and "Theme=dark" in text and "[Schedule]\nQuiet=22-07" in text, text
+
+
+def test_history_settings_and_their_bounds(device):
+    shown = settings(device, "history", "off")
+    assert shown["history"]["on"] is False
+    assert "History=false" in settings_file(device).read_text()
+    shown = settings(device, "history", "other-devices", "on")
+    assert shown["history"]["other_devices"] is True
+    assert settings(device, "history", "days", "7")["history"]["days"] == 7
+    assert settings(device, "history", "entries", "500")["history"]["entries"] == 500
+    shown = settings(device, "app", "org.example.Diary", "history", "off")
+    assert shown["history"]["apps_off"] == ["org.example.Diary"]
+    shown = settings(device, "device", A_ID, "history", "off")
+    assert shown["devices"] == [{"id": A_ID, "name": None, "offer": True, "accept": True, "history": False}]
+    text = settings_file(device).read_text()
+    for line in ["History=false", "HistoryFromOtherDevices=true", "HistoryDays=7", "HistoryEntries=500",
+                 "[App org.example.Diary]\nHistory=false", f"[Device {A_ID}]\nOffer=true\nAccept=true\nHistory=false"]:
+        assert line in text, (line, text)
+    human = device.run("settings")
+    assert "History: off" in human.out and "History off for: org.example.Diary" in human.out, human
+    for bad in [("history", "days", "0"), ("history", "days", "3651"), ("history", "entries", "99"),
+                ("history", "sometimes"), ("app", "org.example.Diary", "history", "maybe")]:
+        result = device.run("settings", *bad)
+        assert result.code == 2 and "handoff:" in result.err, (bad, result)
+    # Back to the defaults: nothing of the history is written.
+    settings(device, "history", "on")
+    settings(device, "history", "other-devices", "off")
+    settings(device, "app", "org.example.Diary", "history", "on")
+    settings(device, "device", A_ID, "history", "on")
+    text = settings_file(device).read_text()
+    assert "History=" not in text and "HistoryFromOtherDevices" not in text, text

@@ -120,7 +120,7 @@ def test_accept_off_hides_one_device_and_not_the_others(pair, tmp_path, procs):
     first = desktop.notified("A one")
     # By name: the agent hears Device A now.
     rules = set_(b, "device", "device a", "accept", "off", env=b_env)
-    assert rules["devices"] == [{"id": device_id(a), "name": "Device A", "offer": True, "accept": False}]
+    assert rules["devices"] == [{"id": device_id(a), "name": "Device A", "offer": True, "accept": False, "history": True}]
     assert wait_for(lambda: desktop.closed(first["id"]), "A's notification closed when B stopped accepting")
 
     a_sender.signal(signal.SIGTERM)
