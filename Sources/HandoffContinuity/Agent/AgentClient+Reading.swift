@@ -171,6 +171,10 @@ extension AgentClient {
             completion(.success(status))
         case (.status(let completion), .error(let error)):
             completion(.failure(error))
+        case (.ok(let completion), .ok):
+            completion(.success(()))
+        case (.ok(let completion), .error(let error)):
+            completion(.failure(error))
         case (_, .error(let error)):
             request.fail(error.asUserActivityErrorForWire)
         default:
@@ -390,6 +394,9 @@ extension AgentClient {
             s.welcome = welcome
             s.reconnectAt = nil
             if let ad = s.advertisement { send(AgentFrame(.advertise(ad)), in: &s) }
+            if let (id, payload) = s.indexed, welcome.revision >= Self.historyRevision {
+                send(AgentFrame(.index(id, payload)), in: &s)
+            }
             return true
         }
         if !accepted { close(fd) }

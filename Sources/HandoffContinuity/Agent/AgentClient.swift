@@ -103,6 +103,8 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
         var attached = false
         var stopped = false
         var advertisement: Advertisement?
+        /// The last INDEX, sent again to an agent this client reconnects to.
+        var indexed: (id: ActivityID, payload: [UInt8])?
         var connection: Connection?
         var generation: UInt64 = 0
         var welcome: AgentWelcome?
@@ -210,6 +212,33 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
     /// reconnection: the new agent session has none until the next offer.
     public func offer(_ activityID: ActivityID, payload: [UInt8]?) {
         state.withLock { s in _ = send(AgentFrame(.offer(activityID, payload)), in: &s) }
+    }
+
+    public var takesIndex: Bool { true }
+
+    /// INDEX, in order with ADVERTISE; only to an agent that agreed on
+    /// revision 3 or later (an older one keeps no history). Kept for a
+    /// reconnection: the new agent hears it after the advertisement.
+    public func index(_ activityID: ActivityID, payload: [UInt8]) {
+        state.withLock { s in
+            s.indexed = (activityID, payload)
+            guard (s.connection?.welcome.revision ?? 0) >= Self.historyRevision else { return }
+            _ = send(AgentFrame(.index(activityID, payload)), in: &s)
+        }
+    }
+
+    /// The protocol revision that brought INDEX and FORGET.
+    static let historyRevision = 3
+
+    /// FORGET: OK once the agent's history committed the deletion.
+    public func forgetSaved(_ selection: SavedActivitySelection,
+                            completion: @escaping @Sendable (Result<Void, HandoffError>) -> Void) {
+        let revision = state.withLock { $0.connection?.welcome.revision }
+        if let revision, revision < Self.historyRevision {
+            return completion(.failure(HandoffError(.connectionUnavailable,
+                "the handoff agent speaks protocol revision \(revision) and keeps no history (revision \(Self.historyRevision) does): update it; nothing was deleted")))
+        }
+        request(.ok(completion), .forget(selection))
     }
 
     public func fetch(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {

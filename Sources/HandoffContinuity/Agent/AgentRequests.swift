@@ -20,6 +20,8 @@ struct AgentRequests {
         case fetch(@Sendable (Result<[UInt8], HandoffError>) -> Void)
         case openStream(@Sendable (Result<ContinuationStream, HandoffError>) -> Void)
         case status(@Sendable (Result<AgentStatus, HandoffError>) -> Void)
+        /// A request answered OK or ERROR (FORGET).
+        case ok(@Sendable (Result<Void, HandoffError>) -> Void)
 
         /// Runs the completion with `error` (streams get it too).
         func fail(_ error: HandoffError) {
@@ -27,6 +29,7 @@ struct AgentRequests {
             case .fetch(let completion): completion(.failure(error))
             case .openStream(let completion): completion(.failure(error))
             case .status(let completion): completion(.failure(error))
+            case .ok(let completion): completion(.failure(error))
             }
         }
     }

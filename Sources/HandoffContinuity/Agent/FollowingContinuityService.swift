@@ -152,6 +152,18 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
         }
     }
 
+    public var takesIndex: Bool { true }
+
+    /// To the agent when it follows one (an engine keeps no history).
+    public func index(_ activityID: ActivityID, payload: [UInt8]) {
+        order.withLock { _ in state.withLock { $0.current }.index(activityID, payload: payload) }
+    }
+
+    public func forgetSaved(_ selection: SavedActivitySelection,
+                            completion: @escaping @Sendable (Result<Void, HandoffError>) -> Void) {
+        state.withLock { $0.current }.forgetSaved(selection, completion: completion)
+    }
+
     public func fetch(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
         state.withLock { $0.current }.fetch(remote, completion: completion)
     }

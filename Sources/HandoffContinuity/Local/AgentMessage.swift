@@ -99,17 +99,6 @@ public enum AgentMessage: Sendable, Equatable {
     }
 }
 
-/// Which of an app's saved activities FORGET deletes (Apple's
-/// `deleteSavedUserActivities(withPersistentIdentifiers:)` and
-/// `deleteAllSavedUserActivities`).
-public enum SavedActivitySelection: Sendable, Equatable {
-    /// Those with these persistent identifiers, of the app's team
-    /// (1–512 identifiers of 1–4,096 bytes).
-    case identifiers([String])
-    /// Every entry of the app's bundle.
-    case all
-}
-
 /// HELLO: who the app is, and the protocol revisions it speaks
 /// (`protocol` the lowest, `revision` the highest: docs/PROTOCOL.md §10).
 public struct AgentHello: Sendable, Equatable {

@@ -46,6 +46,8 @@ public final class Application: @unchecked Sendable {
         var lastOffered: UserActivity?
         /// A job that offers the current activity again is queued.
         var offerQueued = false
+        /// The activity and revision whose payload went to the history last.
+        var indexed: (id: ActivityID, revision: UInt64)?
     }
 
     struct ServedActivity {
@@ -176,7 +178,11 @@ public final class Application: @unchecked Sendable {
         }
         if case .some(let ad) = change {
             continuity?.advertise(ad)
-            if ad != nil { offerCurrent() }
+            offerCurrent(offering: ad != nil)
+        } else if touched {
+            // Became current or saved, not offered (not eligible for
+            // Handoff): it may still be eligible for search.
+            offerCurrent(offering: false)
         }
     }
 

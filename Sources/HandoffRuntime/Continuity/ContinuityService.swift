@@ -25,11 +25,41 @@ public protocol ContinuityService: AnyObject, Sendable {
     /// Whether `offer` is heard (the agent's client): the application then
     /// hands out its advertised activity's payload ahead of any fetch.
     var takesOffers: Bool { get }
+    /// Whether `index` is heard (the agent's client, once the agent speaks
+    /// revision 3): the application then hands over the payload of its
+    /// current activity when it is eligible for search.
+    var takesIndex: Bool { get }
+    /// The payload of the current activity `activityID`, eligible for
+    /// search, for the device's history (INDEX, docs/history.md). Sent in
+    /// order with `advertise`.
+    func index(_ activityID: ActivityID, payload: [UInt8])
+    /// Deletes saved activities of this app from the device's history
+    /// (FORGET). `completion` runs exactly once, on any thread.
+    func forgetSaved(_ selection: SavedActivitySelection,
+                     completion: @escaping @Sendable (Result<Void, HandoffError>) -> Void)
     /// The payload the advertised activity `activityID` encodes to now,
     /// served for it without asking the application until it is replaced
     /// or withdrawn (nil; a new advertisement withdraws it too). Sent in
     /// order with `advertise` (docs/agent.md §3, OFFER).
     func offer(_ activityID: ActivityID, payload: [UInt8]?)
+}
+
+/// Which of an app's saved activities a deletion takes from the device's
+/// history (Apple's `deleteSavedUserActivities(withPersistentIdentifiers:)`
+/// and `deleteAllSavedUserActivities`; FORGET, docs/agent.md §3).
+public enum SavedActivitySelection: Sendable, Equatable {
+    /// Those with these persistent identifiers, of the app's team
+    /// (1–512 identifiers of 1–4,096 bytes).
+    case identifiers([String])
+    /// Every entry of the app's bundle.
+    case all
+
+    public static let maxIdentifiers = 512
+    public static let maxIdentifierBytes = 4096
+
+    /// What a deletion hears where no history is kept for this app.
+    public static let noHistory = HandoffError(.connectionUnavailable,
+        "the history is kept by the handoff agent, and this application does not go through one (its continuity is embedded, or not started): nothing was deleted")
 }
 
 /// The application side, as the continuity layer sees it.
@@ -102,6 +132,13 @@ extension ContinuityEndpoint {
 extension ContinuityService {
     public var takesOffers: Bool { false }
     public func offer(_ activityID: ActivityID, payload: [UInt8]?) {}
+    public var takesIndex: Bool { false }
+    public func index(_ activityID: ActivityID, payload: [UInt8]) {}
+
+    public func forgetSaved(_ selection: SavedActivitySelection,
+                            completion: @escaping @Sendable (Result<Void, HandoffError>) -> Void) {
+        completion(.failure(SavedActivitySelection.noHistory))
+    }
 
     public func openStream(_ remote: RemoteActivity,
                            completion: @escaping @Sendable (Result<ContinuationStream, HandoffError>) -> Void) {
