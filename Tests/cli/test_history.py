@@ -21,6 +21,9 @@ TYPE = "org.example.notes.edit"
 
 
 def start_agent(device, socket_path, ports):
+    if not device.account_file.exists():
+        assert device.run("account", "create").code == 0
+        assert device.run("device", "--name", "Desk").code == 0
     agent = device.spawn("--json", "agent", "--no-notifications", "--no-tray", "--socket", socket_path,
                          *loopback(ports[0], ports[1]))
     agent.expect_stderr('"event":"listening"')
