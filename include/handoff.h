@@ -401,8 +401,13 @@ HANDOFF_API int handoff_activity_get_expiration_date(const handoff_activity *act
 typedef enum handoff_activity_flag {
     /* Advertised to the person's other devices while current (default 1). */
     HANDOFF_ACTIVITY_ELIGIBLE_FOR_HANDOFF = 0,
-    /* Kept for parity with Apple's API; libhandoff does not index (default 0). */
+    /* Kept in this device's history while current and after each save, when
+     * the app goes through the agent (default 0): found by its title,
+     * keywords and searchable userInfo strings from the desktop's search
+     * and `handoff history`, and continued from there (docs/history.md). */
     HANDOFF_ACTIVITY_ELIGIBLE_FOR_SEARCH = 1,
+    /* Stored and sent with the activity, as Apple's; nothing on Linux uses
+     * them: there is no public index and no prediction (default 0). */
     HANDOFF_ACTIVITY_ELIGIBLE_FOR_PUBLIC_INDEXING = 2,
     HANDOFF_ACTIVITY_ELIGIBLE_FOR_PREDICTION = 3,
     /* Asks for a lazy, coalesced save before the activity is next sent. */
@@ -421,9 +426,12 @@ HANDOFF_API int handoff_activity_set_flag(handoff_activity *activity, handoff_ac
 HANDOFF_API int handoff_activity_get_flag(const handoff_activity *activity,
                                           handoff_activity_flag flag, int *value);
 
-/* String sets: keywords, and the required userInfo keys (the minimal set of
+/* String sets: keywords, the required userInfo keys (the minimal set of
  * keys that makes the activity restorable; an activity missing one is not
- * handed off). set_* replaces the whole set with `count` strings (duplicates
+ * handed off), and the searchable userInfo keys (the keys whose string
+ * values the history may index when the activity is eligible for search:
+ * the strings inside their arrays and dictionaries too, never data,
+ * numbers, dates or URLs; docs/history.md). set_* replaces the whole set with `count` strings (duplicates
  * collapse; count 0 empties it; strings may be NULL only when count is 0).
  * count returns the number of members; *_at returns the member at index in
  * byte order of UTF-8, borrowed until the set is next replaced or the
@@ -439,6 +447,13 @@ HANDOFF_API int handoff_activity_set_required_user_info_keys(handoff_activity *a
 HANDOFF_API size_t handoff_activity_required_user_info_key_count(
     const handoff_activity *activity);
 HANDOFF_API const char *handoff_activity_required_user_info_key_at(
+    const handoff_activity *activity, size_t index);
+HANDOFF_API int handoff_activity_set_searchable_user_info_keys(handoff_activity *activity,
+                                                               const char *const *keys,
+                                                               size_t count);
+HANDOFF_API size_t handoff_activity_searchable_user_info_key_count(
+    const handoff_activity *activity);
+HANDOFF_API const char *handoff_activity_searchable_user_info_key_at(
     const handoff_activity *activity, size_t index);
 
 /* A copy of the userInfo as a dictionary value the caller owns (an empty
@@ -937,6 +952,32 @@ HANDOFF_API int handoff_application_continue(handoff_application *app, const cha
  * characters. A token is good for one activation. Call it on the main
  * thread, inside the callback; NULL for a NULL app (no error is set). */
 HANDOFF_API const char *handoff_application_get_activation_token(const handoff_application *app);
+
+/* Deletes this app's saved activities with these persistent identifiers
+ * from the device's history (Apple's
+ * deleteSavedUserActivities(withPersistentIdentifiers:); docs/history.md):
+ * the entries of the app's team with those identifiers. The history is the
+ * agent's: without one (embedded mode, continuity not started, an agent of
+ * an older release) `done` hears HANDOFF_E_CONNECTION_UNAVAILABLE and
+ * nothing is deleted. `ids` (count strings of 1..4096 bytes, at most 512)
+ * is copied; count 0 completes at once with HANDOFF_OK. `done(context,
+ * status)` runs exactly once, on the main thread (in
+ * handoff_application_dispatch), after the agent committed the deletion,
+ * with HANDOFF_OK or the error (handoff_last_error_message() says why
+ * during the call); it may be NULL. Returns HANDOFF_OK when the request is made (then `done`
+ * follows), else HANDOFF_E_INVALID_ARGUMENT (NULL app, NULL ids with a
+ * count, an identifier empty or too long, more than 512) and `done` is not
+ * called. Any thread. */
+HANDOFF_API int handoff_application_delete_saved_activities(handoff_application *app,
+                                                            const char *const *ids, size_t count,
+                                                            void (*done)(void *context, int status),
+                                                            void *context);
+
+/* Deletes every saved activity of this app (its bundle) from the device's
+ * history (Apple's deleteAllSavedUserActivities), as above. */
+HANDOFF_API int handoff_application_delete_all_saved_activities(handoff_application *app,
+                                                                void (*done)(void *context, int status),
+                                                                void *context);
 
 /* ------------------------------------------------------------------------ */
 /* Remote activities: what other devices offer                              */

@@ -1957,6 +1957,9 @@ static void test_activity_keywords_and_required_keys(void) {
     check_string_set(a, handoff_activity_set_required_user_info_keys,
                      handoff_activity_required_user_info_key_count,
                      handoff_activity_required_user_info_key_at, "required keys");
+    check_string_set(a, handoff_activity_set_searchable_user_info_keys,
+                     handoff_activity_searchable_user_info_key_count,
+                     handoff_activity_searchable_user_info_key_at, "searchable keys");
     /* The two sets are independent. */
     {
         static const char *const kw[] = {"k1"};

@@ -1850,6 +1850,59 @@ static void test_continuation_stream_refusals(void) {
 
 /* ------------------------------------------------------------------------ */
 
+/* What a deletion's done heard: how often, the last status and message. */
+struct deletion_heard {
+    int calls;
+    int status;
+    char message[256];
+};
+
+static void deletion_done(void *context, int status) {
+    struct deletion_heard *h = context;
+    h->calls += 1;
+    h->status = status;
+    snprintf(h->message, sizeof h->message, "%s", status ? handoff_last_error_message() : "");
+}
+
+/* The history is the agent's (docs/history.md): without continuity through
+ * one, done hears HANDOFF_E_CONNECTION_UNAVAILABLE, once, in dispatch;
+ * arguments out of bounds fail at once and done is never called. */
+static void test_delete_saved_activities_without_an_agent(void) {
+    handoff_application *app = make_app(NULL);
+    static const char *const ids[] = {"doc-1", "doc-2"};
+    const char *bad[] = {""};
+    struct deletion_heard some = {0}, all = {0}, none = {0}, refused = {0};
+    char long_id[4098];
+    if (!app) return;
+    CHECK_OK(handoff_application_delete_saved_activities(app, ids, 2, deletion_done, &some));
+    CHECK_OK(handoff_application_delete_all_saved_activities(app, deletion_done, &all));
+    CHECK_OK(handoff_application_delete_saved_activities(app, NULL, 0, deletion_done, &none));
+    CHECK_OK(handoff_application_delete_saved_activities(app, ids, 1, NULL, NULL));  /* done may be NULL */
+    CHECK_EQ_INT(some.calls + all.calls + none.calls, 0);  /* on the main thread, later */
+    CHECK_OK(handoff_application_dispatch(app));
+    CHECK_EQ_INT(some.calls, 1);
+    CHECK_EQ_INT(some.status, HANDOFF_E_CONNECTION_UNAVAILABLE);
+    CHECK(strstr(some.message, "agent") != NULL);
+    CHECK_EQ_INT(all.calls, 1);
+    CHECK_EQ_INT(all.status, HANDOFF_E_CONNECTION_UNAVAILABLE);
+    CHECK_EQ_INT(none.calls, 1);
+    CHECK_EQ_INT(none.status, HANDOFF_OK);
+    memset(long_id, 'x', sizeof long_id - 1);
+    long_id[sizeof long_id - 1] = 0;
+    CHECK_EQ_INT(handoff_application_delete_saved_activities(app, bad, 1, deletion_done, &refused),
+                 HANDOFF_E_INVALID_ARGUMENT);
+    bad[0] = long_id;
+    CHECK_EQ_INT(handoff_application_delete_saved_activities(app, bad, 1, deletion_done, &refused),
+                 HANDOFF_E_INVALID_ARGUMENT);
+    CHECK_EQ_INT(handoff_application_delete_saved_activities(app, NULL, 1, deletion_done, &refused),
+                 HANDOFF_E_INVALID_ARGUMENT);
+    CHECK_EQ_INT(handoff_application_delete_all_saved_activities(NULL, deletion_done, &refused),
+                 HANDOFF_E_INVALID_ARGUMENT);
+    CHECK_OK(handoff_application_dispatch(app));
+    CHECK_EQ_INT(refused.calls, 0);
+    handoff_application_free(app);
+}
+
 int main(int argc, char **argv) {
     check_init(argc, argv);
     CHECK_RUN(test_fd_idle);
@@ -1881,5 +1934,6 @@ int main(int argc, char **argv) {
     CHECK_RUN(test_older_struct_sizes);
     CHECK_RUN(test_init_macros);
     CHECK_RUN(test_continuation_stream_refusals);
+    CHECK_RUN(test_delete_saved_activities_without_an_agent);
     return check_finish();
 }

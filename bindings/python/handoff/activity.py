@@ -176,11 +176,15 @@ class UserActivity(OwnedHandle):
     is_eligible_for_handoff = _flag_property(
         _ffi.FLAG_ELIGIBLE_FOR_HANDOFF, "Advertised to other devices while current (default True).")
     is_eligible_for_search = _flag_property(
-        _ffi.FLAG_ELIGIBLE_FOR_SEARCH, "Kept for parity with Apple's API (default False).")
+        _ffi.FLAG_ELIGIBLE_FOR_SEARCH,
+        "Kept in this device's history through the agent, found from the desktop's search "
+        "and continued from there (docs/history.md; default False).")
     is_eligible_for_public_indexing = _flag_property(
-        _ffi.FLAG_ELIGIBLE_FOR_PUBLIC_INDEXING, "Kept for parity with Apple's API.")
+        _ffi.FLAG_ELIGIBLE_FOR_PUBLIC_INDEXING,
+        "Stored and sent, as Apple's; nothing on Linux uses it (no public index).")
     is_eligible_for_prediction = _flag_property(
-        _ffi.FLAG_ELIGIBLE_FOR_PREDICTION, "Kept for parity with Apple's API.")
+        _ffi.FLAG_ELIGIBLE_FOR_PREDICTION,
+        "Stored and sent, as Apple's; nothing on Linux uses it (no prediction).")
     needs_save = _flag_property(
         _ffi.FLAG_NEEDS_SAVE, "True asks for a lazy, coalesced save before the next send.")
     supports_continuation_streams = _flag_property(
@@ -191,6 +195,10 @@ class UserActivity(OwnedHandle):
     required_user_info_keys = _string_set_property(
         "required_user_info_keys",
         "The keys that make the activity restorable: one missing, it is not handed off.")
+    searchable_user_info_keys = _string_set_property(
+        "searchable_user_info_keys",
+        "The userInfo keys whose strings the history may index when the activity is "
+        "eligible for search (docs/history.md); never data, numbers, dates or URLs.")
 
     @property
     def expiration_date(self) -> datetime.datetime | None:

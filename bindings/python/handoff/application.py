@@ -19,7 +19,7 @@ from .responder import Responder, RestorationHandler
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; annotations only
 if TYPE_CHECKING:
-    from typing import Any, Iterable, Mapping
+    from typing import Any, Callable, Iterable, Mapping
 
 __all__ = ["Application", "ApplicationDelegate"]
 
@@ -283,6 +283,39 @@ class Application(OwnedHandle):
                             f"{type(remote).__name__}")
         lib.handoff_application_continue(self._live(), _ffi.text_in(activity_id, "activity id"))
 
+    # ---- saved activities (the history, docs/history.md)
+
+    def delete_saved_activities(self, ids: Iterable[str], done: Callable[[HandoffError | None], None] | None = None) -> None:
+        """Deletes this app's saved activities with these persistent
+        identifiers from the device's history (C:
+        handoff_application_delete_saved_activities; Apple's
+        deleteSavedUserActivities(withPersistentIdentifiers:)). ``done(None)``
+        runs once on the main thread (in dispatch) after the deletion, or
+        ``done(error)``: HandoffError CONNECTION_UNAVAILABLE when no agent
+        keeps a history for this app. HandoffError INVALID_ARGUMENT (and no
+        call to done) for more than 512 ids or one empty or over 4096 bytes."""
+        if isinstance(ids, (str, bytes)):
+            raise TypeError("delete_saved_activities takes a collection of str, not a single str")
+        encoded = [_ffi.text_in(i, "a persistent identifier") for i in ids]
+        array = (ctypes.c_char_p * len(encoded))(*encoded)
+        key = _pending_deletions.add(done)
+        try:
+            lib.handoff_application_delete_saved_activities(self._live(), array, len(encoded), _deletion_done, key)
+        except BaseException:
+            _pending_deletions.take(key)
+            raise
+
+    def delete_all_saved_activities(self, done: Callable[[HandoffError | None], None] | None = None) -> None:
+        """Deletes every saved activity of this app from the device's
+        history (C: handoff_application_delete_all_saved_activities; Apple's
+        deleteAllSavedUserActivities); ``done`` as for delete_saved_activities."""
+        key = _pending_deletions.add(done)
+        try:
+            lib.handoff_application_delete_all_saved_activities(self._live(), _deletion_done, key)
+        except BaseException:
+            _pending_deletions.take(key)
+            raise
+
     @property
     def activation_token(self) -> str | None:
         """The activation token of the continuation whose callback runs now
@@ -399,3 +432,31 @@ _DELEGATE_FIELDS = {
 _WIRED_IF_PROVIDED = frozenset({"will_continue_user_activity", "continue_user_activity",
                                 "did_fail_to_continue_user_activity", "did_update_user_activity",
                                 "open_webpage"})
+
+
+class _PendingDeletions:
+    """The done callbacks of deletions in flight, by the key passed to C as
+    their context (a number, never a Python object's address)."""
+
+    def __init__(self) -> None:
+        self._next = 0
+        self._waiting: dict[int, Callable[[HandoffError | None], None] | None] = {}
+
+    def add(self, done: Callable[[HandoffError | None], None] | None) -> int:
+        self._next += 1
+        self._waiting[self._next] = done
+        return self._next
+
+    def take(self, key: int) -> Callable[[HandoffError | None], None] | None:
+        return self._waiting.pop(key, None)
+
+
+_pending_deletions = _PendingDeletions()
+
+
+@_ffi.CompletionFn
+def _deletion_done(context: int | None, status: int) -> None:
+    done = _pending_deletions.take(context or 0)
+    if done is None:
+        return
+    done(None if status == 0 else _ffi.last_error("handoff_application_delete_saved_activities", status))

@@ -426,6 +426,25 @@ impl ActivityRef {
         )
     }
 
+    /// The userInfo keys whose strings the history may index when the
+    /// activity is eligible for search (docs/history.md), in byte order.
+    pub fn searchable_user_info_keys(&self) -> Vec<String> {
+        self.list(
+            sys::handoff_activity_searchable_user_info_key_count,
+            sys::handoff_activity_searchable_user_info_key_at,
+        )
+    }
+
+    /// Replaces the searchable userInfo keys: their string values (never
+    /// data, numbers, dates or URLs) are what the history finds it by.
+    pub fn set_searchable_user_info_keys<S: AsRef<str>>(&self, keys: &[S]) -> Result<()> {
+        self.set_list(
+            sys::handoff_activity_set_searchable_user_info_keys,
+            keys,
+            "a searchable key",
+        )
+    }
+
     /// A copy of the userInfo (empty when none was set).
     pub fn user_info(&self) -> Result<UserInfo> {
         // SAFETY: a live activity; we own the copy.

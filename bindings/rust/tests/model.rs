@@ -659,3 +659,12 @@ fn manifests_claim_web_domains() {
         );
     }
 }
+
+#[test]
+fn searchable_user_info_keys_round_trip() {
+    let a = Activity::new("com.example.notes.edit").unwrap();
+    a.set_searchable_user_info_keys(&["body", "tags", "body"]).unwrap();
+    assert_eq!(a.searchable_user_info_keys(), vec!["body".to_owned(), "tags".to_owned()]);
+    a.set_searchable_user_info_keys::<&str>(&[]).unwrap();
+    assert!(a.searchable_user_info_keys().is_empty());
+}
