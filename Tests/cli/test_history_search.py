@@ -38,11 +38,11 @@ class History:
     """B's agent serving its history on the private bus, and the database
     the test writes entries into."""
 
-    def __init__(self, device, desktop, tmp_path, ports, *extra):
+    def __init__(self, device, desktop, tmp_path, ports, *extra, language=lambda env: env):
         self.db = tmp_path / "history" / "history.sqlite"
         self.desktop = desktop
         socket_path = tmp_path / "run" / "agent.sock"
-        env = dict(desktop.env(device.env, socket_path), HANDOFF_HISTORY_DB=str(self.db))
+        env = language(dict(desktop.env(device.env, socket_path), HANDOFF_HISTORY_DB=str(self.db)))
         self.agent = device.spawn("--json", "agent", "--socket", socket_path, *loopback(ports[1], ports[0]), *extra,
                                   env=env)
         self.agent.expect_stderr('"event":"listening"')
