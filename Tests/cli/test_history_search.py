@@ -268,3 +268,67 @@ def test_no_search_leaves_the_name_unowned(pair, ports, tmp_path, procs):
     names = busctl(desktop.address, "list")[1]
     assert not any(e["name"] == NAME for e in names), names
     assert not any('"event":"search"' in line for line in history.agent.stderr), history.agent.stderr
+
+
+HOSTILE = ["", "h1", "h2", "h0", "h-1", "h" + "9" * 30, "x", "NEAR(", '"', "*", "AND", "'; --", "ü" * 300,
+           "x" * 5000, "\t", "quarterly", "Quart", "e"]
+
+
+def _random_call(rng):
+    """One call: half well-typed with hostile values, the rest a member of
+    either interface (or none) with arguments of random types."""
+    def strings():
+        n = rng.randrange(0, 6)
+        return [str(n)] + [rng.choice(HOSTILE) for _ in range(n)]
+    if rng.randrange(2) == 0:
+        return rng.choice([
+            [GNOME, "GetInitialResultSet", "as", *strings()],
+            [GNOME, "GetSubsearchResultSet", "asas", *strings(), *strings()],
+            [GNOME, "GetResultMetas", "as", *strings()],
+            [GNOME, "ActivateResult", "sasu", rng.choice(HOSTILE), *strings(), str(rng.choice([0, 1, 2**32 - 1]))],
+            [GNOME, "LaunchSearch", "asu", *strings(), "0"],
+            [KRUNNER, "Match", "s", rng.choice(HOSTILE)],
+            [KRUNNER, "Run", "ss", rng.choice(HOSTILE), rng.choice(HOSTILE)],
+            [KRUNNER, "Actions", ""],
+        ])
+    interface = rng.choice([GNOME, KRUNNER, "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable",
+                            "org.example.Nope"])
+    member = rng.choice(["GetInitialResultSet", "GetSubsearchResultSet", "GetResultMetas", "ActivateResult",
+                         "LaunchSearch", "Match", "Run", "Actions", "Get", "GetAll", "Set", "Introspect", "Nope"])
+    signature, args = "", []
+    for _ in range(rng.randrange(0, 5)):
+        kind = rng.choice("suias")
+        if kind == "s":
+            signature += "s"
+            args.append(rng.choice(HOSTILE))
+        elif kind == "u":
+            signature += "u"
+            args.append(str(rng.choice([0, 7, 2**32 - 1])))
+        elif kind == "i":
+            signature += "i"
+            args.append(str(rng.choice([0, -1, 2**31 - 1])))
+        elif kind == "a":
+            signature += "as"
+            args += strings()
+        else:
+            signature += "v"
+            args += rng.choice([["s", "hi"], ["as", "1", "h1"]])
+    return [interface, member, signature, *args]
+
+
+def test_random_calls_never_take_the_agent_down(history):
+    """Fuzz-ish: 300 calls of random members, types and hostile values
+    (fixed seed), each answered; then a search still finds and the agent
+    still runs."""
+    import random
+    history.add("Quarterly numbers", content=["NEAR( AND"])
+    history.add("Éclair recipe", keywords=["quarterly"])
+    rng = random.Random(26)
+    outcomes = {"reply": 0, "refused": 0, "busctl": 0}
+    for _ in range(300):
+        ok, answer = busctl(history.desktop.address, "call", NAME, PATH, *_random_call(rng), check=False)
+        kind = "reply" if ok else "refused" if "Call failed" in answer else "busctl"
+        outcomes[kind] += 1
+    assert outcomes["reply"] > 100 and outcomes["refused"] > 50, outcomes
+    assert len(history.search("quarterly")) == 2
+    assert history.agent.proc.poll() is None
