@@ -332,3 +332,47 @@ def test_random_calls_never_take_the_agent_down(history):
     assert outcomes["reply"] > 100 and outcomes["refused"] > 50, outcomes
     assert len(history.search("quarterly")) == 2
     assert history.agent.proc.poll() is None
+
+
+def test_a_search_starts_the_agent_through_the_bus_service_file(pair, ports, tmp_path, procs):
+    """dist/search/org.libhandoff.History.service as installed (its Exec
+    naming the command; a bus without systemd ignores SystemdService): the
+    first search starts the agent, which answers it and the next ones. The
+    agent is the bus's child, not ours: killed by the pid the bus names."""
+    import os
+    import signal
+    from cli_support import ROOT, TOOL
+    b = pair[1]
+    desktop = Desktop(tmp_path / "desktop", procs)
+    db = tmp_path / "history" / "history.sqlite"
+    socket_path = tmp_path / "run" / "agent.sock"
+    env = dict(desktop.env(b.env, socket_path), HANDOFF_HISTORY_DB=str(db))
+    keep = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS", "HANDOFF_HISTORY_DB", "LC_ALL",
+            "DBUS_SESSION_BUS_ADDRESS", "HANDOFF_AGENT_SOCKET")
+    command = (["/usr/bin/env", "-i", f"PATH={os.environ['PATH']}"] + [f"{k}={env[k]}" for k in keep]
+               + [str(TOOL), "--json", "agent", "--socket", str(socket_path), *loopback(ports[1], ports[0])])
+    template = (ROOT / "dist" / "search" / f"{NAME}.service").read_text()
+    assert "SystemdService=handoff-agent.service\n" in template
+    (desktop.services / f"{NAME}.service").write_text(
+        "".join(f"Exec={' '.join(command)}\n" if line.startswith("Exec=") else line + "\n"
+                for line in template.splitlines()))
+    def owned():
+        return busctl(desktop.address, "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                      "NameHasOwner", "s", NAME)[1]["data"][0]
+    assert not owned()
+    history = History.__new__(History)
+    history.db, history.desktop = db, desktop
+    pid = None
+    try:
+        assert history.search("anything") == []  # started by the bus, and answered
+        assert owned()
+        pid = busctl(desktop.address, "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                     "GetConnectionUnixProcessID", "s", NAME)[1]["data"][0]
+        wait_for(history._ready, "the activated agent's history database")
+        entry = history.add("Activated draft")
+        assert history.search("activated") == [entry]
+    finally:
+        if pid:
+            os.kill(pid, signal.SIGTERM)
+            wait_for(lambda: not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z",
+                     "the activated agent stopped")

@@ -67,7 +67,7 @@ def assert_search_installed(prefix):
         assert line + "\n" in ini, line
     entry = (share / "applications" / "org.libhandoff.History.desktop").read_text()
     assert f"Exec={prefix}/bin/handoff history\n" in entry and f"TryExec={prefix}/bin/handoff\n" in entry
-    assert "NoDisplay" not in entry  # GNOME Shell ignores the provider of an entry it hides
+    assert "\nNoDisplay=" not in entry  # GNOME Shell ignores the provider of an entry it hides
     runner = (share / "krunner" / "dbusplugins" / "org.libhandoff.History.desktop").read_text()
     assert "X-Plasma-API=DBus\n" in runner and "X-Plasma-DBusRunner-Service=org.libhandoff.History\n" in runner
     assert "X-Plasma-DBusRunner-Path=/org/libhandoff/History\n" in runner
