@@ -688,11 +688,6 @@ public final class AgentServer: @unchecked Sendable {
         }
     }
 
-    /// The installed app of `bundle`, if the agent knows desktop entries.
-    func installedApp(_ bundle: String) -> InstalledApp? {
-        desktop?.installed.app(bundleIdentifier: bundle)
-    }
-
     /// Serves the history to the desktop's search (GNOME Shell, KRunner;
     /// docs/history.md "Searching from the desktop") on the session bus
     /// at `address` (nil: the environment's). Any thread; without a bus it
@@ -705,10 +700,11 @@ public final class AgentServer: @unchecked Sendable {
         }
     }
 
-    /// The installed app of `bundle`, for a search result's name and icon
-    /// (nil: none here, or no desktop). The apps are looked at again at
-    /// most every 10 seconds: a search asks at each key typed. Loop thread.
-    func searchApp(bundle: String) -> InstalledApp? {
+    /// The installed app of `bundle`, for a search result's or the tray's
+    /// Recent entry's name and icon (nil: none here, or no desktop). The
+    /// apps are looked at again at most every 10 seconds: a search asks at
+    /// each key typed. Loop thread.
+    func installedApp(bundle: String) -> InstalledApp? {
         guard let desktop else { return nil }
         let now = monotonicSeconds()
         if now - searchRescanned >= 10 {

@@ -26,7 +26,7 @@ struct HistorySearchAnswersTests {
             return ids.compactMap { id in entries.first { $0.id == id } }
         }
 
-        func searchApp(bundle: String) -> InstalledApp? { app?.bundleIdentifier == bundle ? app : nil }
+        func installedApp(bundle: String) -> InstalledApp? { app?.bundleIdentifier == bundle ? app : nil }
 
         func continueHistoryEntry(_ id: Int64, activationToken: String?) -> Result<ContinueChoice, HandoffError> {
             continued.append(id)

@@ -11,7 +11,7 @@ protocol HistorySearchBackend: AnyObject {
     /// The entries with these numbers that still exist, in that order.
     func historyEntries(_ ids: [Int64]) -> [HistoryEntry]
     /// The installed app of `bundle`, for a result's name and icon.
-    func searchApp(bundle: String) -> InstalledApp?
+    func installedApp(bundle: String) -> InstalledApp?
     /// Continues entry `id` as a handoff from the past.
     func continueHistoryEntry(_ id: Int64, activationToken: String?) -> Result<ContinueChoice, HandoffError>
 }
