@@ -259,13 +259,27 @@ public final class HistoryStore {
         return terms.prefix(32).map { "\"" + $0.replacingAll("\"", with: "\"\"") + "\"*" }.joined(separator: " ")
     }
 
-    /// The entries matching `query`, best first, then newest.
+    /// Ranking looks at this many of the newest matches at most: a search
+    /// costs the same however long the history grows (docs/history.md
+    /// "Searching").
+    public static let rankedWindow = 200
+
+    /// The entries matching `query`: the best `limit` among the newest
+    /// `rankedWindow` that match (FTS5 rank), then newest.
     public func search(_ query: String, limit: Int = 20) throws(HandoffError) -> [HistoryEntry] {
         guard let match = Self.matchExpression(query) else { return [] }
+        // Where the window starts: the rowid of the rankedWindow-th newest
+        // match (FTS5 walks its doclists newest first and stops there).
+        let cut = try statement("""
+            SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2
+            """).rows([.text(match), .integer(Int64(Self.rankedWindow - 1))]) { $0.integer(0) }.first ?? 0
+        // The best `limit` of the window, ranked in the full-text index
+        // alone, then their columns.
         return try statement("""
-            SELECT \(Self.columns) FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid
-            WHERE entries_fts MATCH ?1 ORDER BY entries_fts.rank, e.last_seen DESC LIMIT ?2
-            """).rows([.text(match), .integer(Int64(min(max(limit, 0), Self.maxResults)))], Self.entry)
+            SELECT \(Self.columns) FROM (
+                SELECT rowid, rank FROM entries_fts WHERE entries_fts MATCH ?1 AND rowid >= ?3 ORDER BY rank LIMIT ?2
+            ) AS best JOIN entries e ON e.id = best.rowid ORDER BY best.rank, e.last_seen DESC
+            """).rows([.text(match), .integer(Int64(min(max(limit, 0), Self.maxResults))), .integer(cut)], Self.entry)
     }
 
     /// The newest entries, of one app or device when given.
