@@ -14,6 +14,7 @@ restores the saved activity. Apps the agent launched are killed by pid."""
 
 import plistlib
 import sqlite3
+from contextlib import closing
 import subprocess
 import time
 import uuid
@@ -50,7 +51,7 @@ class History:
 
     def _ready(self):
         try:
-            with sqlite3.connect(self.db, timeout=WAIT) as db:
+            with closing(sqlite3.connect(self.db, timeout=WAIT)) as db:
                 return db.execute("PRAGMA user_version").fetchone()[0] == 1
         except sqlite3.Error:
             return False
@@ -69,7 +70,10 @@ class History:
             "eligibleForSearch": True}, fmt=plistlib.FMT_BINARY)
         now = int(time.time() * 1000)
         seen = now - seconds_ago * 1000
-        with sqlite3.connect(self.db, timeout=WAIT) as db:
+        # Each write closes its connection: SQLite, closing what it takes
+        # for the last one, would delete the WAL under an agent whose locks
+        # were dropped (HistoryStore.prepareFile).
+        with closing(sqlite3.connect(self.db, timeout=WAIT)) as db, db:
             cursor = db.execute(
                 "INSERT INTO entries(device_id, device_name, activity_id, bundle, team, type, persistent_id, title,"
                 " keywords, content, url, first_seen, last_seen, payload_size, payload)"
@@ -173,7 +177,7 @@ def test_hostile_text_is_stored_and_found_literally_and_never_errors(history):
     assert meta["name"].startswith("Hugeword x") and len(meta["name"].encode()) <= 256, meta
     # The table is still there: everything is found again.
     assert history.search("bobby") == [sql]
-    with sqlite3.connect(history.db) as db:
+    with closing(sqlite3.connect(history.db)) as db:
         assert db.execute("SELECT count(*) FROM entries").fetchone()[0] == 3
     assert len(history.search("e")) <= 20
 
