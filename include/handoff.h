@@ -401,8 +401,14 @@ HANDOFF_API int handoff_activity_get_expiration_date(const handoff_activity *act
 typedef enum handoff_activity_flag {
     /* Advertised to the person's other devices while current (default 1). */
     HANDOFF_ACTIVITY_ELIGIBLE_FOR_HANDOFF = 0,
-    /* Kept for parity with Apple's API; libhandoff does not index (default 0). */
+    /* Indexed into this device's history while current, through the agent
+     * (title, keywords, the searchable userInfo keys' strings: docs/history.md;
+     * an app without an agent indexes nothing). Independent of
+     * ELIGIBLE_FOR_HANDOFF: an activity eligible for search only is indexed
+     * and not advertised (default 0). */
     HANDOFF_ACTIVITY_ELIGIBLE_FOR_SEARCH = 1,
+    /* Stored and sent with the activity for parity with Apple's API; nothing
+     * on Linux uses them (no public index, no prediction) (default 0). */
     HANDOFF_ACTIVITY_ELIGIBLE_FOR_PUBLIC_INDEXING = 2,
     HANDOFF_ACTIVITY_ELIGIBLE_FOR_PREDICTION = 3,
     /* Asks for a lazy, coalesced save before the activity is next sent. */
@@ -421,9 +427,12 @@ HANDOFF_API int handoff_activity_set_flag(handoff_activity *activity, handoff_ac
 HANDOFF_API int handoff_activity_get_flag(const handoff_activity *activity,
                                           handoff_activity_flag flag, int *value);
 
-/* String sets: keywords, and the required userInfo keys (the minimal set of
+/* String sets: keywords, the required userInfo keys (the minimal set of
  * keys that makes the activity restorable; an activity missing one is not
- * handed off). set_* replaces the whole set with `count` strings (duplicates
+ * handed off), and the searchable userInfo keys (the keys whose string
+ * values, or the strings inside their arrays and dictionaries, the history
+ * indexes when the activity is eligible for search; other keys' values are
+ * never indexed: docs/history.md). set_* replaces the whole set with `count` strings (duplicates
  * collapse; count 0 empties it; strings may be NULL only when count is 0).
  * count returns the number of members; *_at returns the member at index in
  * byte order of UTF-8, borrowed until the set is next replaced or the
@@ -439,6 +448,13 @@ HANDOFF_API int handoff_activity_set_required_user_info_keys(handoff_activity *a
 HANDOFF_API size_t handoff_activity_required_user_info_key_count(
     const handoff_activity *activity);
 HANDOFF_API const char *handoff_activity_required_user_info_key_at(
+    const handoff_activity *activity, size_t index);
+HANDOFF_API int handoff_activity_set_searchable_user_info_keys(handoff_activity *activity,
+                                                               const char *const *keys,
+                                                               size_t count);
+HANDOFF_API size_t handoff_activity_searchable_user_info_key_count(
+    const handoff_activity *activity);
+HANDOFF_API const char *handoff_activity_searchable_user_info_key_at(
     const handoff_activity *activity, size_t index);
 
 /* A copy of the userInfo as a dictionary value the caller owns (an empty
@@ -937,6 +953,39 @@ HANDOFF_API int handoff_application_continue(handoff_application *app, const cha
  * characters. A token is good for one activation. Call it on the main
  * thread, inside the callback; NULL for a NULL app (no error is set). */
 HANDOFF_API const char *handoff_application_get_activation_token(const handoff_application *app);
+
+/* What an asynchronous request ends with: `error` 0 (HANDOFF_OK) and
+ * `message` NULL when it succeeded, else a handoff_error and `message`
+ * saying why (lent for the call). */
+typedef void (*handoff_completion_callback)(int error, const char *message, void *user_data);
+
+/* Deletes this app's saved activities from the device's history (Apple:
+ * deleteSavedUserActivities(withPersistentIdentifiers:); docs/history.md):
+ * every entry of the app's team whose persistent identifier is one of
+ * `ids` (`count` UTF-8 strings of 1 to 4,096 bytes, at most 512; copied
+ * before the call returns). The history is the agent's: `callback` runs
+ * exactly once, inside handoff_application_dispatch on the application's
+ * main thread, after the history committed the deletion (error 0), or
+ * with HANDOFF_E_CONNECTION_UNAVAILABLE when this application's
+ * continuity is not started, is embedded (no agent), the agent cannot be
+ * reached or keeps no history; it is not called when the application is
+ * freed first. `count` 0 succeeds (callback still called, nothing asked).
+ * `callback` may be NULL (nobody is told). Returns HANDOFF_OK when the
+ * request is on its way; HANDOFF_E_INVALID_ARGUMENT (callback not called)
+ * for a NULL app, NULL `ids` with `count` > 0, a NULL, empty or too long
+ * identifier, or more than 512. Any thread. */
+HANDOFF_API int handoff_application_delete_saved_activities(handoff_application *app,
+                                                            const char *const *ids, size_t count,
+                                                            handoff_completion_callback callback,
+                                                            void *user_data);
+
+/* Deletes every saved activity of this app's bundle from the device's
+ * history (Apple: deleteAllSavedUserActivities); `callback` as for
+ * handoff_application_delete_saved_activities. HANDOFF_E_INVALID_ARGUMENT
+ * for a NULL app. Any thread. */
+HANDOFF_API int handoff_application_delete_all_saved_activities(handoff_application *app,
+                                                                handoff_completion_callback callback,
+                                                                void *user_data);
 
 /* ------------------------------------------------------------------------ */
 /* Remote activities: what other devices offer                              */

@@ -14,7 +14,7 @@ final class ActivityBox: @unchecked Sendable {
 
     enum Property: Hashable {
         case title, webpageURL, referrerURL, targetContentIdentifier, persistentIdentifier
-        case keywords, requiredUserInfoKeys
+        case keywords, requiredUserInfoKeys, searchableUserInfoKeys
     }
 
     /// The one box for an activity while any box for it lives: a host sees

@@ -216,6 +216,26 @@ private func sortedUTF8(_ s: Set<String>) -> [String] {
     }
 }
 
+@c @implementation public func handoff_activity_set_searchable_user_info_keys(_ a: OpaquePointer?, _ keys: UnsafePointer<UnsafePointer<CChar>?>?,
+                                                            _ count: Int) -> Int32 {
+    Thunk.status { () throws(HandoffError) in
+        let activity = try box(a).activity
+        activity.searchableUserInfoKeys = Set(try CArgument.strings(keys, count, "keys"))
+    }
+}
+
+@c @implementation public func handoff_activity_searchable_user_info_key_count(_ a: OpaquePointer?) -> Int {
+    guard let a else { return 0 }
+    return Handle.object(a, as: ActivityBox.self).activity.searchableUserInfoKeys.count
+}
+
+@c @implementation public func handoff_activity_searchable_user_info_key_at(_ a: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
+    Thunk.value { () throws(HandoffError) in
+        let b = try box(a)
+        return b.pointer(.searchableUserInfoKeys, sortedUTF8(b.activity.searchableUserInfoKeys), at: index)
+    }
+}
+
 // MARK: userInfo
 
 /// The dictionary behind a `handoff_value *` argument (NULL is empty).

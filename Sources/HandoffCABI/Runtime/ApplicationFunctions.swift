@@ -192,3 +192,36 @@ private func activity(_ p: OpaquePointer?) throws(HandoffError) -> UserActivity 
     guard let app, let token = Handle.object(app, as: Application.self).continuingActivationToken else { return nil }
     return LentText.lend(token)
 }
+
+// MARK: Saved activities (the history)
+
+/// The host's completion, run on the main thread with the result.
+private func completion(_ callback: handoff_completion_callback?, _ userData: UnsafeMutableRawPointer?)
+    -> (Result<Void, HandoffError>) -> Void {
+    let context = UserData(userData, destroy: nil)
+    return { result in
+        guard let callback else { return }
+        switch result {
+        case .success: callback(0, nil, context.pointer)
+        case .failure(let error): error.message.withCString { callback(error.code.rawValue, $0, context.pointer) }
+        }
+    }
+}
+
+@c @implementation public func handoff_application_delete_saved_activities(_ a: OpaquePointer?, _ ids: UnsafePointer<UnsafePointer<CChar>?>?,
+                                                                          _ count: Int, _ callback: handoff_completion_callback?,
+                                                                          _ userData: UnsafeMutableRawPointer?) -> Int32 {
+    Thunk.status { () throws(HandoffError) in
+        let application = try app(a)
+        let identifiers = try CArgument.strings(ids, count, "ids")
+        try application.deleteSavedActivities(withPersistentIdentifiers: identifiers,
+                                              completion: completion(callback, userData))
+    }
+}
+
+@c @implementation public func handoff_application_delete_all_saved_activities(_ a: OpaquePointer?, _ callback: handoff_completion_callback?,
+                                                                              _ userData: UnsafeMutableRawPointer?) -> Int32 {
+    Thunk.status { () throws(HandoffError) in
+        try app(a).deleteAllSavedActivities(completion: completion(callback, userData))
+    }
+}
