@@ -954,38 +954,37 @@ HANDOFF_API int handoff_application_continue(handoff_application *app, const cha
  * thread, inside the callback; NULL for a NULL app (no error is set). */
 HANDOFF_API const char *handoff_application_get_activation_token(const handoff_application *app);
 
-/* What an asynchronous request ends with: `error` 0 (HANDOFF_OK) and
- * `message` NULL when it succeeded, else a handoff_error and `message`
- * saying why (lent for the call). */
-typedef void (*handoff_completion_callback)(int error, const char *message, void *user_data);
-
 /* Deletes this app's saved activities from the device's history (Apple:
  * deleteSavedUserActivities(withPersistentIdentifiers:); docs/history.md):
  * every entry of the app's team whose persistent identifier is one of
  * `ids` (`count` UTF-8 strings of 1 to 4,096 bytes, at most 512; copied
- * before the call returns). The history is the agent's: `callback` runs
- * exactly once, inside handoff_application_dispatch on the application's
- * main thread, after the history committed the deletion (error 0), or
- * with HANDOFF_E_CONNECTION_UNAVAILABLE when this application's
- * continuity is not started, is embedded (no agent), the agent cannot be
- * reached or keeps no history; it is not called when the application is
- * freed first. `count` 0 succeeds (callback still called, nothing asked).
+ * before the call returns). The history is the agent's, so the answer
+ * comes later: `callback` runs exactly once, inside
+ * handoff_application_dispatch on the application's main thread, with
+ * `error` 0 and `message` NULL once the history committed the deletion,
+ * else a handoff_status and `message` saying why (lent for the call):
+ * HANDOFF_E_CONNECTION_UNAVAILABLE when this application's continuity is
+ * not started or is embedded (no agent), or the agent cannot be reached or
+ * keeps no history. It is not called if the application is freed first.
+ * `count` 0 succeeds without asking anyone (the callback still runs).
  * `callback` may be NULL (nobody is told). Returns HANDOFF_OK when the
  * request is on its way; HANDOFF_E_INVALID_ARGUMENT (callback not called)
- * for a NULL app, NULL `ids` with `count` > 0, a NULL, empty or too long
- * identifier, or more than 512. Any thread. */
+ * for a NULL app, NULL `ids` with `count` > 0, a NULL, empty or longer
+ * identifier, or more than 512 of them. Any thread. */
 HANDOFF_API int handoff_application_delete_saved_activities(handoff_application *app,
                                                             const char *const *ids, size_t count,
-                                                            handoff_completion_callback callback,
+                                                            void (*callback)(int error,
+                                                                             const char *message,
+                                                                             void *user_data),
                                                             void *user_data);
 
 /* Deletes every saved activity of this app's bundle from the device's
  * history (Apple: deleteAllSavedUserActivities); `callback` as for
  * handoff_application_delete_saved_activities. HANDOFF_E_INVALID_ARGUMENT
  * for a NULL app. Any thread. */
-HANDOFF_API int handoff_application_delete_all_saved_activities(handoff_application *app,
-                                                                handoff_completion_callback callback,
-                                                                void *user_data);
+HANDOFF_API int handoff_application_delete_all_saved_activities(
+    handoff_application *app, void (*callback)(int error, const char *message, void *user_data),
+    void *user_data);
 
 /* ------------------------------------------------------------------------ */
 /* Remote activities: what other devices offer                              */

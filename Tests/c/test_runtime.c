@@ -1848,6 +1848,68 @@ static void test_continuation_stream_refusals(void) {
     check_callback_hygiene();
 }
 
+/* Deleting saved activities: each request answered once, inside dispatch
+ * on the main thread; without an agent there is no history (4609). */
+static int deletions_heard, deletions_failed;
+static pthread_t deletions_thread;
+
+static void count_deletion(int error, const char *message, void *user_data) {
+    (void)user_data;
+    deletions_heard++;
+    CHECK(pthread_equal(pthread_self(), deletions_thread));
+    if (error == 0) {
+        CHECK(message == NULL);
+    } else {
+        CHECK_EQ_INT(error, HANDOFF_E_CONNECTION_UNAVAILABLE);
+        CHECK(message != NULL && strstr(message, "agent") != NULL);
+        deletions_failed++;
+    }
+}
+
+static void test_delete_saved_activities(void) {
+    static const char *const one[] = {"doc-1"};
+    static const char *const empty[] = {""};
+    const char *many[513];
+    char long_id[4098];
+    const char *const long_ids[] = {long_id};
+    handoff_application *app;
+    size_t i;
+    reset_state();
+    deletions_heard = deletions_failed = 0;
+    deletions_thread = pthread_self();
+    app = make_app(NULL);
+    if (app == NULL) return;
+    CHECK_STATUS(handoff_application_delete_saved_activities(app, NULL, 0, count_deletion, NULL), HANDOFF_OK);
+    CHECK_STATUS(handoff_application_delete_saved_activities(app, one, 1, count_deletion, NULL), HANDOFF_OK);
+    CHECK_STATUS(handoff_application_delete_all_saved_activities(app, count_deletion, NULL), HANDOFF_OK);
+    CHECK_STATUS(handoff_application_delete_all_saved_activities(app, NULL, NULL), HANDOFF_OK);
+    CHECK_EQ_INT(deletions_heard, 0); /* nothing before dispatch */
+    CHECK_STATUS(handoff_application_dispatch(app), HANDOFF_OK);
+    CHECK_EQ_INT(deletions_heard, 3);
+    CHECK_EQ_INT(deletions_failed, 2);
+    /* Refused at once, never called back. */
+    for (i = 0; i < 513; i++) many[i] = "id";
+    memset(long_id, 'x', 4097);
+    long_id[4097] = '\0';
+    CHECK_STATUS(handoff_application_delete_saved_activities(NULL, one, 1, count_deletion, NULL),
+                 HANDOFF_E_INVALID_ARGUMENT);
+    CHECK_STATUS(handoff_application_delete_saved_activities(app, NULL, 1, count_deletion, NULL),
+                 HANDOFF_E_INVALID_ARGUMENT);
+    CHECK_STATUS(handoff_application_delete_saved_activities(app, many, 513, count_deletion, NULL),
+                 HANDOFF_E_INVALID_ARGUMENT);
+    CHECK_STATUS(handoff_application_delete_saved_activities(app, empty, 1, count_deletion, NULL),
+                 HANDOFF_E_INVALID_ARGUMENT);
+    CHECK_STATUS(handoff_application_delete_saved_activities(app, long_ids, 1, count_deletion, NULL),
+                 HANDOFF_E_INVALID_ARGUMENT);
+    CHECK_STATUS(handoff_application_delete_saved_activities(app, many, 512, count_deletion, NULL), HANDOFF_OK);
+    CHECK_STATUS(handoff_application_delete_all_saved_activities(NULL, count_deletion, NULL),
+                 HANDOFF_E_INVALID_ARGUMENT);
+    CHECK_STATUS(handoff_application_dispatch(app), HANDOFF_OK);
+    CHECK_EQ_INT(deletions_heard, 4);
+    handoff_application_free(app);
+    check_callback_hygiene();
+}
+
 /* ------------------------------------------------------------------------ */
 
 int main(int argc, char **argv) {
@@ -1881,5 +1943,6 @@ int main(int argc, char **argv) {
     CHECK_RUN(test_older_struct_sizes);
     CHECK_RUN(test_init_macros);
     CHECK_RUN(test_continuation_stream_refusals);
+    CHECK_RUN(test_delete_saved_activities);
     return check_finish();
 }

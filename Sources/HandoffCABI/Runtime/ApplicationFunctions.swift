@@ -195,8 +195,10 @@ private func activity(_ p: OpaquePointer?) throws(HandoffError) -> UserActivity 
 
 // MARK: Saved activities (the history)
 
+public typealias CompletionCallback = @convention(c) (Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void
+
 /// The host's completion, run on the main thread with the result.
-private func completion(_ callback: handoff_completion_callback?, _ userData: UnsafeMutableRawPointer?)
+private func completion(_ callback: CompletionCallback?, _ userData: UnsafeMutableRawPointer?)
     -> (Result<Void, HandoffError>) -> Void {
     let context = UserData(userData, destroy: nil)
     return { result in
@@ -209,7 +211,7 @@ private func completion(_ callback: handoff_completion_callback?, _ userData: Un
 }
 
 @c @implementation public func handoff_application_delete_saved_activities(_ a: OpaquePointer?, _ ids: UnsafePointer<UnsafePointer<CChar>?>?,
-                                                                          _ count: Int, _ callback: handoff_completion_callback?,
+                                                                          _ count: Int, _ callback: CompletionCallback?,
                                                                           _ userData: UnsafeMutableRawPointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         let application = try app(a)
@@ -219,7 +221,7 @@ private func completion(_ callback: handoff_completion_callback?, _ userData: Un
     }
 }
 
-@c @implementation public func handoff_application_delete_all_saved_activities(_ a: OpaquePointer?, _ callback: handoff_completion_callback?,
+@c @implementation public func handoff_application_delete_all_saved_activities(_ a: OpaquePointer?, _ callback: CompletionCallback?,
                                                                               _ userData: UnsafeMutableRawPointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         try app(a).deleteAllSavedActivities(completion: completion(callback, userData))

@@ -88,6 +88,7 @@ ActivityCallbackFn = CFUNCTYPE(None, ActivityPtr, c_void_p)
 DidReceiveStreamFn = CFUNCTYPE(None, ActivityPtr, c_int, c_void_p)
 DidFailToHandOffFn = CFUNCTYPE(None, ActivityPtr, c_int, c_char_p, c_void_p)
 StreamCallbackFn = CFUNCTYPE(None, ActivityPtr, c_int, c_int, c_char_p, c_void_p)
+CompletionFn = CFUNCTYPE(None, c_int, c_char_p, c_void_p)
 ResponderCallbackFn = CFUNCTYPE(None, ResponderPtr, ActivityPtr, c_void_p)
 
 WillContinueFn = CFUNCTYPE(c_int, ApplicationPtr, c_char_p, c_void_p)
@@ -293,6 +294,9 @@ _declare("handoff_activity_keyword_at", c_char_p, [ActivityPtr, c_size_t], NOT_N
 _declare("handoff_activity_set_required_user_info_keys", c_int, [ActivityPtr, strings, c_size_t], STATUS)
 _declare("handoff_activity_required_user_info_key_count", c_size_t, [ActivityPtr])
 _declare("handoff_activity_required_user_info_key_at", c_char_p, [ActivityPtr, c_size_t], NOT_NULL)
+_declare("handoff_activity_set_searchable_user_info_keys", c_int, [ActivityPtr, strings, c_size_t], STATUS)
+_declare("handoff_activity_searchable_user_info_key_count", c_size_t, [ActivityPtr])
+_declare("handoff_activity_searchable_user_info_key_at", c_char_p, [ActivityPtr, c_size_t], NOT_NULL)
 _declare("handoff_activity_copy_user_info", ValuePtr, [ActivityPtr], NOT_NULL)
 _declare("handoff_activity_set_user_info", c_int, [ActivityPtr, ValuePtr], STATUS)
 _declare("handoff_activity_add_user_info_entries", c_int, [ActivityPtr, ValuePtr], STATUS)
@@ -339,6 +343,10 @@ _declare("handoff_application_resign_current", c_int, [ApplicationPtr, ActivityP
 _declare("handoff_application_copy_current_activity", ActivityPtr, [ApplicationPtr], NOT_NULL)
 _declare("handoff_application_continue", c_int, [ApplicationPtr, c_char_p], STATUS)
 _declare("handoff_application_get_activation_token", c_char_p, [ApplicationPtr], OPTIONAL)
+_declare("handoff_application_delete_saved_activities", c_int,
+         [ApplicationPtr, strings, c_size_t, CompletionFn, c_void_p], STATUS)
+_declare("handoff_application_delete_all_saved_activities", c_int,
+         [ApplicationPtr, CompletionFn, c_void_p], STATUS)
 
 # Remote activities (lent to callbacks; NULL for an absent optional)
 _declare("handoff_remote_activity_get_id", c_char_p, [RemoteActivityPtr], OPTIONAL)

@@ -176,11 +176,13 @@ class UserActivity(OwnedHandle):
     is_eligible_for_handoff = _flag_property(
         _ffi.FLAG_ELIGIBLE_FOR_HANDOFF, "Advertised to other devices while current (default True).")
     is_eligible_for_search = _flag_property(
-        _ffi.FLAG_ELIGIBLE_FOR_SEARCH, "Kept for parity with Apple's API (default False).")
+        _ffi.FLAG_ELIGIBLE_FOR_SEARCH,
+        "Indexed into this device's history while current, through the agent "
+        "(docs/history.md; default False).")
     is_eligible_for_public_indexing = _flag_property(
-        _ffi.FLAG_ELIGIBLE_FOR_PUBLIC_INDEXING, "Kept for parity with Apple's API.")
+        _ffi.FLAG_ELIGIBLE_FOR_PUBLIC_INDEXING, "Stored and sent; nothing on Linux uses it.")
     is_eligible_for_prediction = _flag_property(
-        _ffi.FLAG_ELIGIBLE_FOR_PREDICTION, "Kept for parity with Apple's API.")
+        _ffi.FLAG_ELIGIBLE_FOR_PREDICTION, "Stored and sent; nothing on Linux uses it.")
     needs_save = _flag_property(
         _ffi.FLAG_NEEDS_SAVE, "True asks for a lazy, coalesced save before the next send.")
     supports_continuation_streams = _flag_property(
@@ -191,6 +193,10 @@ class UserActivity(OwnedHandle):
     required_user_info_keys = _string_set_property(
         "required_user_info_keys",
         "The keys that make the activity restorable: one missing, it is not handed off.")
+    searchable_user_info_keys = _string_set_property(
+        "searchable_user_info_keys",
+        "The keys whose string values the device's history indexes when the "
+        "activity is eligible for search (docs/history.md); other keys never are.")
 
     @property
     def expiration_date(self) -> datetime.datetime | None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ctypes
+import itertools
 import math
 import time
 import types
@@ -19,7 +20,7 @@ from .responder import Responder, RestorationHandler
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; annotations only
 if TYPE_CHECKING:
-    from typing import Any, Iterable, Mapping
+    from typing import Any, Callable, Iterable, Mapping
 
 __all__ = ["Application", "ApplicationDelegate"]
 
@@ -130,6 +131,9 @@ class Application(OwnedHandle):
         for responder in list(self._responders):
             responder.close()
         super().close()
+        # A deletion still on its way is not answered once the app is gone.
+        for number in [n for n, (owner, _) in _completions.items() if owner is self]:
+            del _completions[number]
 
     # ---- continuity
 
@@ -295,6 +299,51 @@ class Application(OwnedHandle):
         server gave a token; None at any other time."""
         return _ffi.text_out(lib.handoff_application_get_activation_token(self._live()))
 
+    # ---- saved activities (the device's history, docs/history.md)
+
+    def delete_saved_activities(self, ids: Iterable[str],
+                                done: Callable[[HandoffError | None], Any] | None = None) -> None:
+        """Deletes this app's saved activities with these persistent
+        identifiers (of its team) from the device's history (Apple:
+        deleteSavedUserActivities(withPersistentIdentifiers:); C:
+        handoff_application_delete_saved_activities).
+
+        ``done(error)`` runs once, inside :meth:`dispatch` on the main
+        thread: ``error`` None once the history committed the deletion,
+        else a HandoffError (CONNECTION_UNAVAILABLE when continuity is not
+        started, is embedded, or the agent keeps no history). No ids:
+        success without asking anyone. HandoffError INVALID_ARGUMENT at once
+        (``done`` not called) for more than 512 ids or one empty or longer
+        than 4,096 bytes."""
+        if isinstance(ids, (str, bytes)):
+            raise TypeError("ids is a collection of str, not a single "
+                            f"{type(ids).__name__}")
+        encoded = [_ffi.text_in(i, "a persistent identifier") for i in ids]
+        array = (ctypes.c_char_p * len(encoded))(*encoded)
+        self._request(lambda number: lib.handoff_application_delete_saved_activities(
+            self._live(), array, len(encoded), _completed, number), done)
+
+    def delete_all_saved_activities(
+            self, done: Callable[[HandoffError | None], Any] | None = None) -> None:
+        """Deletes every saved activity of this app's bundle from the
+        device's history (Apple: deleteAllSavedUserActivities; C:
+        handoff_application_delete_all_saved_activities); ``done`` as for
+        :meth:`delete_saved_activities`."""
+        self._request(lambda number: lib.handoff_application_delete_all_saved_activities(
+            self._live(), _completed, number), done)
+
+    def _request(self, call: Callable[[int], Any],
+                 done: Callable[[HandoffError | None], Any] | None) -> None:
+        if done is not None and not callable(done):
+            raise TypeError(f"done must be callable, not {type(done).__name__}")
+        number = next(_completion_numbers)
+        _completions[number] = (self, done)
+        try:
+            call(number)
+        except BaseException:
+            del _completions[number]
+            raise
+
     @property
     def responders(self) -> tuple[Responder, ...]:
         return tuple(self._responders)
@@ -307,6 +356,20 @@ def _activity(activity: Any) -> Any:
 
 
 # ---- trampolines (see _callbacks)
+
+# Deletions on their way: number (the C user_data) -> (app, done).
+_completions: dict[int, tuple[Application, Any]] = {}
+_completion_numbers = itertools.count(1)
+
+
+@_callbacks.trampoline(_ffi.CompletionFn)
+def _completed(code: int, message: bytes | None, user_data: int | None) -> None:
+    _, done = _completions.pop(user_data or 0, (None, None))
+    if done is None:
+        return
+    error = None if code == 0 else HandoffError(code, (message or b"").decode("utf-8", "replace"))
+    _callbacks.invoke(done, error)
+
 
 def _app(pointer: Any) -> Application | None:
     return _callbacks.applications.get(_ffi.address(pointer))

@@ -78,6 +78,10 @@ def test_string_sets(activity):
     assert activity.keywords == {"shape", "circle"}
     activity.required_user_info_keys = {"shape-type"}
     assert activity.required_user_info_keys == frozenset({"shape-type"})
+    activity.searchable_user_info_keys = ["note", "tags", "note"]
+    assert activity.searchable_user_info_keys == frozenset({"note", "tags"})
+    with pytest.raises(TypeError, match="not a single str"):
+        activity.searchable_user_info_keys = "note"
     activity.keywords = []
     assert activity.keywords == frozenset()
     with pytest.raises(TypeError, match="not a single str"):
@@ -126,6 +130,7 @@ def test_payload_round_trip(activity):
     activity.keywords = {"shape"}
     activity.user_info = {"shape-type": "circle", "activity-version": 1}
     activity.required_user_info_keys = {"shape-type"}
+    activity.searchable_user_info_keys = {"shape-type"}
     received = UserActivity.decode(activity.encode())
     assert received is not activity
     assert received.activity_id == activity.activity_id
@@ -133,6 +138,7 @@ def test_payload_round_trip(activity):
     assert received.webpage_url == "https://example.com/s"
     assert received.user_info == {"shape-type": "circle", "activity-version": 1}
     assert received.required_user_info_keys == {"shape-type"}
+    assert received.searchable_user_info_keys == {"shape-type"}
 
 
 def test_a_missing_required_key_is_not_handed_off(activity):

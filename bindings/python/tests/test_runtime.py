@@ -335,3 +335,32 @@ def test_ctrl_c_interrupts_run(spawn):
     child = spawn("runner", [sys.executable, "-c", script, BINDING])
     assert child.finish() == 0, child.transcript()
     assert child.lines == ["interrupted"]
+
+
+def test_deleting_saved_activities_answers_once_on_the_main_thread(manifest):
+    """Without an agent there is no history: CONNECTION_UNAVAILABLE, inside
+    dispatch on the main thread; no ids succeed; bad ids refused at once."""
+    app = Application(manifest)
+    heard = []
+    app.delete_saved_activities([], lambda error: heard.append(("none", error)))
+    app.delete_saved_activities(["doc-1"], lambda error: heard.append(("one", error)))
+    app.delete_all_saved_activities(lambda error: heard.append(("all", error)))
+    app.delete_all_saved_activities()  # nobody to tell
+    assert heard == []
+    app.dispatch()
+    assert [name for name, _ in heard] == ["none", "one", "all"]
+    assert heard[0][1] is None
+    for _, error in heard[1:]:
+        assert isinstance(error, HandoffError) and error.code == Status.CONNECTION_UNAVAILABLE
+        assert "agent" in error.message
+    app.dispatch()
+    assert len(heard) == 3
+    for bad in (["x"] * 513, [""], ["x" * 4097]):
+        with pytest.raises(HandoffError) as caught:
+            app.delete_saved_activities(bad, lambda error: heard.append(("bad", error)))
+        assert caught.value.code == Status.INVALID_ARGUMENT
+    with pytest.raises(TypeError):
+        app.delete_saved_activities("doc-1")
+    app.dispatch()
+    assert len(heard) == 3
+    app.close()

@@ -55,11 +55,12 @@ unsafe impl Sync for ActivityRef {}
 pub enum ActivityFlag {
     /// Advertised to the person's other devices while current (default on).
     EligibleForHandoff,
-    /// Kept for parity with Apple's API; the library does not index.
+    /// Indexed into this device's history while current, through the agent
+    /// (docs/history.md); independent of handoff.
     EligibleForSearch,
-    /// Kept for parity with Apple's API.
+    /// Stored and sent with the activity; nothing on Linux uses it.
     EligibleForPublicIndexing,
-    /// Kept for parity with Apple's API.
+    /// Stored and sent with the activity; nothing on Linux uses it.
     EligibleForPrediction,
     /// Asks for a lazy, coalesced save before the activity is next sent.
     NeedsSave,
@@ -423,6 +424,27 @@ impl ActivityRef {
             sys::handoff_activity_set_required_user_info_keys,
             keys,
             "a required key",
+        )
+    }
+
+    /// The keys whose string values the device's history indexes when the
+    /// activity is eligible for search, in byte order of their UTF-8.
+    pub fn searchable_user_info_keys(&self) -> Vec<String> {
+        self.list(
+            sys::handoff_activity_searchable_user_info_key_count,
+            sys::handoff_activity_searchable_user_info_key_at,
+        )
+    }
+
+    /// Replaces the searchable userInfo keys: the keys whose strings (or
+    /// the strings in their arrays and dictionaries) the device's history
+    /// indexes when the activity is eligible for search
+    /// ([`ActivityFlag::EligibleForSearch`]); other keys' values never are.
+    pub fn set_searchable_user_info_keys<S: AsRef<str>>(&self, keys: &[S]) -> Result<()> {
+        self.set_list(
+            sys::handoff_activity_set_searchable_user_info_keys,
+            keys,
+            "a searchable key",
         )
     }
 

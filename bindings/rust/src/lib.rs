@@ -106,6 +106,7 @@ mod manifest;
 mod remote;
 mod renamed;
 mod responder;
+mod saved;
 mod streams;
 mod strings;
 mod value;

@@ -275,6 +275,18 @@ extern "C" {
         activity: *const handoff_activity,
         index: usize,
     ) -> *const c_char;
+    pub fn handoff_activity_set_searchable_user_info_keys(
+        activity: *mut handoff_activity,
+        keys: *const *const c_char,
+        count: usize,
+    ) -> c_int;
+    pub fn handoff_activity_searchable_user_info_key_count(
+        activity: *const handoff_activity,
+    ) -> usize;
+    pub fn handoff_activity_searchable_user_info_key_at(
+        activity: *const handoff_activity,
+        index: usize,
+    ) -> *const c_char;
 
     pub fn handoff_activity_copy_user_info(activity: *const handoff_activity)
         -> *mut handoff_value;
@@ -519,6 +531,22 @@ extern "C" {
         activity_id: *const c_char,
     ) -> c_int;
     pub fn handoff_application_get_activation_token(app: *const handoff_application) -> *const c_char;
+    pub fn handoff_application_delete_saved_activities(
+        app: *mut handoff_application,
+        ids: *const *const c_char,
+        count: usize,
+        callback: Option<
+            unsafe extern "C" fn(error: c_int, message: *const c_char, user_data: *mut c_void),
+        >,
+        user_data: *mut c_void,
+    ) -> c_int;
+    pub fn handoff_application_delete_all_saved_activities(
+        app: *mut handoff_application,
+        callback: Option<
+            unsafe extern "C" fn(error: c_int, message: *const c_char, user_data: *mut c_void),
+        >,
+        user_data: *mut c_void,
+    ) -> c_int;
 }
 
 // ------------------------------------------------------ Remote activities

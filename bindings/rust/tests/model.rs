@@ -117,6 +117,11 @@ fn expiration_date_flags_keywords_and_required_keys() {
     a.set_required_user_info_keys(&["id".to_owned(), "cursor".to_owned()])
         .unwrap();
     assert_eq!(a.required_user_info_keys(), ["cursor", "id"]);
+    a.set_searchable_user_info_keys(&["note", "tags", "note"])
+        .unwrap();
+    assert_eq!(a.searchable_user_info_keys(), ["note", "tags"]);
+    let received = Activity::decode(&a.encode().unwrap()).unwrap();
+    assert_eq!(received.searchable_user_info_keys(), ["note", "tags"]);
     a.set_keywords::<&str>(&[]).unwrap();
     assert!(a.keywords().is_empty());
 }

@@ -575,3 +575,49 @@ fn the_delegate_is_reachable_between_dispatches() {
     drop(app);
     drop(r);
 }
+
+// ---------------------------------------------------- saved activities
+
+#[test]
+fn deleting_saved_activities_answers_once_on_the_main_thread() {
+    let app = Application::new(&manifest(), ()).unwrap();
+    let heard: Rc<RefCell<Vec<std::result::Result<(), ErrorCode>>>> = Rc::default();
+    let log = heard.clone();
+    app.delete_saved_activities::<&str, _>(&[], move |r| log.borrow_mut().push(r.map_err(|e| e.code())))
+        .unwrap();
+    let log = heard.clone();
+    app.delete_saved_activities(&["doc-1"], move |r| log.borrow_mut().push(r.map_err(|e| e.code())))
+        .unwrap();
+    let log = heard.clone();
+    app.delete_all_saved_activities(move |r| log.borrow_mut().push(r.map_err(|e| e.code())))
+        .unwrap();
+    assert!(heard.borrow().is_empty(), "nothing runs before dispatch");
+    app.dispatch().unwrap();
+    assert_eq!(
+        *heard.borrow(),
+        [
+            Ok(()),
+            Err(ErrorCode::ConnectionUnavailable),
+            Err(ErrorCode::ConnectionUnavailable)
+        ],
+        "no ids: success; without an agent there is no history"
+    );
+    app.dispatch().unwrap();
+    assert_eq!(heard.borrow().len(), 3, "each answered once");
+
+    let too_many: Vec<String> = (0..513).map(|i| format!("id-{i}")).collect();
+    let called = Rc::new(Cell::new(false));
+    let flag = called.clone();
+    let error = app
+        .delete_saved_activities(&too_many, move |_| flag.set(true))
+        .unwrap_err();
+    assert_eq!(error.code(), ErrorCode::InvalidArgument);
+    let long = "x".repeat(4097);
+    let flag = called.clone();
+    let error = app
+        .delete_saved_activities(&[long.as_str()], move |_| flag.set(true))
+        .unwrap_err();
+    assert_eq!(error.code(), ErrorCode::InvalidArgument);
+    app.dispatch().unwrap();
+    assert!(!called.get(), "a refused request never calls back");
+}
