@@ -120,6 +120,12 @@ fn expiration_date_flags_keywords_and_required_keys() {
     a.set_searchable_user_info_keys(&["note", "tags", "note"])
         .unwrap();
     assert_eq!(a.searchable_user_info_keys(), ["note", "tags"]);
+    assert_eq!(
+        a.required_user_info_keys(),
+        ["cursor", "id"],
+        "independent sets"
+    );
+    a.set_required_user_info_keys::<&str>(&[]).unwrap();
     let received = Activity::decode(&a.encode().unwrap()).unwrap();
     assert_eq!(received.searchable_user_info_keys(), ["note", "tags"]);
     a.set_keywords::<&str>(&[]).unwrap();
@@ -657,7 +663,12 @@ fn manifests_claim_web_domains() {
     m.declare_web_domain("*.docs.example.org").unwrap();
     m.declare_web_domain("example.com").unwrap();
     assert_eq!(m.web_domains(), ["example.com", "*.docs.example.org"]);
-    for bad in ["", "https://example.com", "example.com:8080", "*example.com"] {
+    for bad in [
+        "",
+        "https://example.com",
+        "example.com:8080",
+        "*example.com",
+    ] {
         assert_eq!(
             m.declare_web_domain(bad).unwrap_err().code(),
             ErrorCode::InvalidValue

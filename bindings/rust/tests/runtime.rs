@@ -583,11 +583,15 @@ fn deleting_saved_activities_answers_once_on_the_main_thread() {
     let app = Application::new(&manifest(), ()).unwrap();
     let heard: Rc<RefCell<Vec<std::result::Result<(), ErrorCode>>>> = Rc::default();
     let log = heard.clone();
-    app.delete_saved_activities::<&str, _>(&[], move |r| log.borrow_mut().push(r.map_err(|e| e.code())))
-        .unwrap();
+    app.delete_saved_activities::<&str, _>(&[], move |r| {
+        log.borrow_mut().push(r.map_err(|e| e.code()))
+    })
+    .unwrap();
     let log = heard.clone();
-    app.delete_saved_activities(&["doc-1"], move |r| log.borrow_mut().push(r.map_err(|e| e.code())))
-        .unwrap();
+    app.delete_saved_activities(&["doc-1"], move |r| {
+        log.borrow_mut().push(r.map_err(|e| e.code()))
+    })
+    .unwrap();
     let log = heard.clone();
     app.delete_all_saved_activities(move |r| log.borrow_mut().push(r.map_err(|e| e.code())))
         .unwrap();
