@@ -32,6 +32,19 @@ import Testing
         let again = agent.wait(for: .index, count: 2)
         #expect(again.count == 2 && again[1].frame.message == .index(Self.advert.activityID, [1, 2, 3]))
         #expect(again[1].connection != indexed[0].connection)
+        // Another activity (not eligible for search) is current: the next
+        // connection hears its advertisement and no INDEX.
+        var other = Self.advert
+        other.activityID = ActivityID(bytes: [UInt8](repeating: 6, count: 16))
+        client.advertise(other)
+        #expect(agent.wait(for: .advertise, count: 3).count == 3)
+        agent.dropConnections()
+        let last = agent.wait(for: .advertise, count: 4)
+        try #require(last.count == 4)
+        #expect(last[3].frame.message == .advertise(other))
+        client.advertise(other)  // read past where a kept INDEX would be
+        #expect(agent.wait(for: .advertise, count: 5).count == 5)
+        #expect(agent.all(.index).count == 2)
     }
 
     @Test func forgetIsAnsweredByTheAgent() throws {
