@@ -165,6 +165,13 @@ $(BINDIR)/bench_streams: bench/bench_streams.c bench/timing.c bench/timing.h
 	@mkdir -p $(BINDIR)
 	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -o $@ bench/bench_streams.c bench/timing.c
 
+# The history (docs/history.md): the save's cost on the app's path and the
+# desktop's search over 10,000 entries, on a private bus (bench/history.c).
+$(BINDIR)/bench_history: bench/history.c bench/timing.c bench/timing.h $(LIB) $(INCDIR)/handoff.h
+	@mkdir -p $(BINDIR)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -I$(INCDIR) -o $@ bench/history.c bench/timing.c \
+	  $(LINK_HANDOFF) $$(pkg-config --cflags --libs libsystemd sqlite3)
+
 $(BINDIR)/idle_app: bench/idle_app.c $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS_STRICT) -D_POSIX_C_SOURCE=200809L -I$(INCDIR) -o $@ $< $(LINK_HANDOFF)
@@ -174,9 +181,10 @@ bench-agent-idle: $(BINDIR)/idle_app $(TOOL)
 	python3 bench/agent_idle.py --tool $(abspath $(TOOL)) --app $(abspath $(BINDIR)/idle_app)
 
 # Figures next to a raw baseline measured in the same run: compare ratios.
-bench: $(BINDIR)/bench $(BINDIR)/bench_streams $(BINDIR)/streamer $(TOOL) $(FAKE_NOTIFICATIONS)
+bench: $(BINDIR)/bench $(BINDIR)/bench_streams $(BINDIR)/bench_history $(BINDIR)/streamer $(TOOL) $(FAKE_NOTIFICATIONS)
 	$(BINDIR)/bench $(abspath $(TOOL))
 	$(BINDIR)/bench_streams $(BINDIR)/streamer
+	$(BINDIR)/bench_history $(abspath $(TOOL))
 	python3 bench/reach_sight.py --tool $(abspath $(TOOL))
 	python3 bench/bridge_latency.py --tool $(abspath $(TOOL))
 	python3 bench/browser_sight.py --tool $(abspath $(TOOL))

@@ -401,14 +401,13 @@ HANDOFF_API int handoff_activity_get_expiration_date(const handoff_activity *act
 typedef enum handoff_activity_flag {
     /* Advertised to the person's other devices while current (default 1). */
     HANDOFF_ACTIVITY_ELIGIBLE_FOR_HANDOFF = 0,
-    /* Indexed into this device's history while current, through the agent
-     * (title, keywords, the searchable userInfo keys' strings: docs/history.md;
-     * an app without an agent indexes nothing). Independent of
-     * ELIGIBLE_FOR_HANDOFF: an activity eligible for search only is indexed
-     * and not advertised (default 0). */
+    /* Kept in this device's history while current and after each save, when
+     * the app goes through the agent (default 0): found by its title,
+     * keywords and searchable userInfo strings from the desktop's search
+     * and `handoff history`, and continued from there (docs/history.md). */
     HANDOFF_ACTIVITY_ELIGIBLE_FOR_SEARCH = 1,
-    /* Stored and sent with the activity for parity with Apple's API; nothing
-     * on Linux uses them (no public index, no prediction) (default 0). */
+    /* Stored and sent with the activity, as Apple's; nothing on Linux uses
+     * them: there is no public index and no prediction (default 0). */
     HANDOFF_ACTIVITY_ELIGIBLE_FOR_PUBLIC_INDEXING = 2,
     HANDOFF_ACTIVITY_ELIGIBLE_FOR_PREDICTION = 3,
     /* Asks for a lazy, coalesced save before the activity is next sent. */
@@ -430,9 +429,9 @@ HANDOFF_API int handoff_activity_get_flag(const handoff_activity *activity,
 /* String sets: keywords, the required userInfo keys (the minimal set of
  * keys that makes the activity restorable; an activity missing one is not
  * handed off), and the searchable userInfo keys (the keys whose string
- * values, or the strings inside their arrays and dictionaries, the history
- * indexes when the activity is eligible for search; other keys' values are
- * never indexed: docs/history.md). set_* replaces the whole set with `count` strings (duplicates
+ * values the history may index when the activity is eligible for search:
+ * the strings inside their arrays and dictionaries too, never data,
+ * numbers, dates or URLs; docs/history.md). set_* replaces the whole set with `count` strings (duplicates
  * collapse; count 0 empties it; strings may be NULL only when count is 0).
  * count returns the number of members; *_at returns the member at index in
  * byte order of UTF-8, borrowed until the set is next replaced or the
@@ -954,37 +953,31 @@ HANDOFF_API int handoff_application_continue(handoff_application *app, const cha
  * thread, inside the callback; NULL for a NULL app (no error is set). */
 HANDOFF_API const char *handoff_application_get_activation_token(const handoff_application *app);
 
-/* Deletes this app's saved activities from the device's history (Apple:
+/* Deletes this app's saved activities with these persistent identifiers
+ * from the device's history (Apple's
  * deleteSavedUserActivities(withPersistentIdentifiers:); docs/history.md):
- * every entry of the app's team whose persistent identifier is one of
- * `ids` (`count` UTF-8 strings of 1 to 4,096 bytes, at most 512; copied
- * before the call returns). The history is the agent's, so the answer
- * comes later: `callback` runs exactly once, inside
- * handoff_application_dispatch on the application's main thread, with
- * `error` 0 and `message` NULL once the history committed the deletion,
- * else a handoff_status and `message` saying why (lent for the call):
- * HANDOFF_E_CONNECTION_UNAVAILABLE when this application's continuity is
- * not started or is embedded (no agent), or the agent cannot be reached or
- * keeps no history. It is not called if the application is freed first.
- * `count` 0 succeeds without asking anyone (the callback still runs).
- * `callback` may be NULL (nobody is told). Returns HANDOFF_OK when the
- * request is on its way; HANDOFF_E_INVALID_ARGUMENT (callback not called)
- * for a NULL app, NULL `ids` with `count` > 0, a NULL, empty or longer
- * identifier, or more than 512 of them. Any thread. */
+ * the entries of the app's team with those identifiers. The history is the
+ * agent's: without one (embedded mode, continuity not started, an agent of
+ * an older release) `done` hears HANDOFF_E_CONNECTION_UNAVAILABLE and
+ * nothing is deleted. `ids` (count strings of 1..4096 bytes, at most 512)
+ * is copied; count 0 completes at once with HANDOFF_OK. `done(context,
+ * status)` runs exactly once, on the main thread (in
+ * handoff_application_dispatch), after the agent committed the deletion,
+ * with HANDOFF_OK or the error (handoff_last_error_message() says why
+ * during the call); it may be NULL. Returns HANDOFF_OK when the request is made (then `done`
+ * follows), else HANDOFF_E_INVALID_ARGUMENT (NULL app, NULL ids with a
+ * count, an identifier empty or too long, more than 512) and `done` is not
+ * called. Any thread. */
 HANDOFF_API int handoff_application_delete_saved_activities(handoff_application *app,
                                                             const char *const *ids, size_t count,
-                                                            void (*callback)(int error,
-                                                                             const char *message,
-                                                                             void *user_data),
-                                                            void *user_data);
+                                                            void (*done)(void *context, int status),
+                                                            void *context);
 
-/* Deletes every saved activity of this app's bundle from the device's
- * history (Apple: deleteAllSavedUserActivities); `callback` as for
- * handoff_application_delete_saved_activities. HANDOFF_E_INVALID_ARGUMENT
- * for a NULL app. Any thread. */
-HANDOFF_API int handoff_application_delete_all_saved_activities(
-    handoff_application *app, void (*callback)(int error, const char *message, void *user_data),
-    void *user_data);
+/* Deletes every saved activity of this app (its bundle) from the device's
+ * history (Apple's deleteAllSavedUserActivities), as above. */
+HANDOFF_API int handoff_application_delete_all_saved_activities(handoff_application *app,
+                                                                void (*done)(void *context, int status),
+                                                                void *context);
 
 /* ------------------------------------------------------------------------ */
 /* Remote activities: what other devices offer                              */

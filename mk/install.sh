@@ -22,6 +22,7 @@
 #                 handoff-agent.1) COMPLETIONS (of handoff.bash, _handoff,
 #                 handoff.fish) ICONS (data/icons: the tray's, hicolor layout)
 #                 LOCALES (build/locale: <lang>/LC_MESSAGES/handoff.mo)
+#                 SEARCH (dist/search: the desktop's search of the history)
 #
 # The manifest, $DATADIR/handoff/install-manifest, holds one entry a line:
 # "file PATH" (also the links) and "dir PATH", final paths. Uninstall
@@ -52,6 +53,13 @@ REAL=libhandoff.so.$VERSION
 # where Firefox and Chromium look, and the unpacked extension.
 BROWSER_HOST=$LIBDIR/handoff/browser-host
 EXTENSIONDIR=$DATADIR/handoff/browser-extension
+# The desktop's search of the history (docs/history.md): GNOME Shell's
+# provider, KRunner's runner, the bus service that starts the agent, and
+# the entry GNOME Shell shows the results under.
+HISTORY=org.libhandoff.History
+GNOMESEARCHDIR=$DATADIR/gnome-shell/search-providers
+KRUNNERDIR=$DATADIR/krunner/dbusplugins
+DBUSSERVICEDIR=$DATADIR/dbus-1/services
 HOST_JSON=org.libhandoff.browser.json
 NL='
 '
@@ -65,7 +73,9 @@ installed_files() {
         "$BASHCOMPDIR/handoff" "$ZSHCOMPDIR/_handoff" "$FISHCOMPDIR/handoff.fish" \
         "$ICONDIR/scalable/apps/handoff.svg" "$ICONDIR/scalable/status/handoff-available.svg" \
         "$ICONDIR/scalable/status/handoff-paused.svg" "$AUTOSTARTDIR/handoff-agent.desktop" \
-        "$USERUNITDIR/handoff-mpris.service" "$DATADIR/applications/org.libhandoff.media.desktop" "$MANIFEST"
+        "$USERUNITDIR/handoff-mpris.service" "$DATADIR/applications/org.libhandoff.media.desktop" "$MANIFEST" \
+        "$GNOMESEARCHDIR/$HISTORY.search-provider.ini" "$KRUNNERDIR/$HISTORY.desktop" \
+        "$DBUSSERVICEDIR/$HISTORY.service" "$DATADIR/applications/$HISTORY.desktop"
     for lang in $LINGUAS; do printf '%s\n' "$LOCALEDIR/$lang/LC_MESSAGES/handoff.mo"; done
     printf '%s\n' "$BROWSER_HOST" "$MOZHOSTDIR/$HOST_JSON" "$CHROMIUMHOSTDIR/$HOST_JSON"
     if [ -n "${BROWSER_EXTENSION:-}" ]; then
@@ -77,7 +87,7 @@ installed_files() {
 install_dirs() {
     printf '%s\n' "$LIBDIR" "$INCLUDEDIR" "$BINDIR" "$PKGCONFIGDIR" "$USERUNITDIR" "$DATADIR/handoff" \
         "$MANDIR/man1" "$BASHCOMPDIR" "$ZSHCOMPDIR" "$FISHCOMPDIR" "$ICONDIR/scalable/apps" "$ICONDIR/scalable/status" "$AUTOSTARTDIR" \
-        "$DATADIR/applications"
+        "$DATADIR/applications" "$GNOMESEARCHDIR" "$KRUNNERDIR" "$DBUSSERVICEDIR"
     for lang in $LINGUAS; do printf '%s\n' "$LOCALEDIR/$lang/LC_MESSAGES"; done
     printf '%s\n' "$LIBDIR/handoff" "$MOZHOSTDIR" "$CHROMIUMHOSTDIR" "$EXTENSIONDIR"
 }
@@ -154,6 +164,19 @@ do_install() {
     sed -e "s|^Exec=.*\$|Exec=$(sed_text "$exec_path") mpris-bridge|" -e "s|^TryExec=.*\$|TryExec=$(sed_text "$try_path")|" \
         "$MPRIS_ENTRY" > "$DESTDIR$DATADIR/applications/org.libhandoff.media.desktop"
     chmod 0644 "$DESTDIR$DATADIR/applications/org.libhandoff.media.desktop"
+    # The desktop's search of the history: the entry names the installed
+    # command as the autostart entry does; the bus service's Exec is read
+    # as a shell would (no "%" rule), quoted alike.
+    sed -e "s|^Exec=.*\$|Exec=$(sed_text "$exec_path") history|" -e "s|^TryExec=.*\$|TryExec=$(sed_text "$try_path")|" \
+        "$SEARCH/$HISTORY.desktop" > "$DESTDIR$DATADIR/applications/$HISTORY.desktop"
+    case "$tool" in
+        *[!A-Za-z0-9/._+-]*) bus_exec="\"$(printf '%s' "$tool" | sed -e 's/[\\"`$]/\\&/g')\"" ;;
+        *) bus_exec=$tool ;;
+    esac
+    sed -e "s|^Exec=.*\$|Exec=$(sed_text "$bus_exec") agent|" "$SEARCH/$HISTORY.service" > "$DESTDIR$DBUSSERVICEDIR/$HISTORY.service"
+    install -m 0644 "$SEARCH/$HISTORY.search-provider.ini" "$DESTDIR$GNOMESEARCHDIR/$HISTORY.search-provider.ini"
+    install -m 0644 "$SEARCH/$HISTORY.krunner.desktop" "$DESTDIR$KRUNNERDIR/$HISTORY.desktop"
+    chmod 0644 "$DESTDIR$DATADIR/applications/$HISTORY.desktop" "$DESTDIR$DBUSSERVICEDIR/$HISTORY.service"
     install -m 0644 "$MAN_PAGES/handoff.1" "$DESTDIR$MANDIR/man1/handoff.1"
     install -m 0644 "$MAN_PAGES/handoff-agent.1" "$DESTDIR$MANDIR/man1/handoff-agent.1"
     # Each shell's own name for the file: bash-completion loads it by the command's name.

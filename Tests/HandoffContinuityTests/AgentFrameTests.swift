@@ -71,6 +71,9 @@ import Glibc
             (.offer(id, [0x62, 0x70]), .app),
             (.offer(id, nil), .app),
             (.served(id), .agent),
+            (.index(id, [0x62, 0x70]), .app),
+            (.forget(.identifiers(["doc-1", "Grüße"])), .app),
+            (.forget(.all), .app),
         ]
     }
 
@@ -211,6 +214,19 @@ import Glibc
         }
         body["activationToken"] = .string(String(repeating: "t", count: 256))
         #expect(Self.refusal(frame(.continueActivity, body, id: 0), from: .agent) == nil)
+        // FORGET: identifiers (1-512, none empty) or all, not both; INDEX: a payload, as an event.
+        for bad: [String: PropertyListValue] in [[:], ["identifiers": .array([])], ["identifiers": .array([.string("")])],
+                                                 ["all": .boolean(true), "identifiers": .array([.string("a")])],
+                                                 ["identifiers": .array(Array(repeating: .string("a"), count: 513))],
+                                                 ["identifiers": .string("a")], ["all": .boolean(false)]] {
+            #expect(Self.isMalformed(Self.refusal(frame(.forget, bad))), "\(bad)")
+        }
+        #expect(Self.refusal(frame(.forget, ["all": .boolean(true)])) == nil)
+        let index: [String: PropertyListValue] = ["activityID": .data(Self.id.bytes), "payload": .data([1, 2])]
+        #expect(Self.refusal(frame(.index, index, id: 0)) == nil)
+        #expect(Self.isMalformed(Self.refusal(frame(.index, index, id: 5))), "an event carries no request id")
+        #expect(Self.isMalformed(Self.refusal(frame(.index, ["activityID": .data(Self.id.bytes)], id: 0))))
+        #expect(Self.isMalformed(Self.refusal(frame(.index, index, id: 0), from: .agent)), "only apps send INDEX")
     }
 
     /// Found with the agent-message fuzz target's property (what is accepted

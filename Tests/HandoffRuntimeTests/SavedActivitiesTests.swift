@@ -91,17 +91,17 @@ import Testing
         let service = HistoryService()
         let app = try app(service)
         let heard = Locked<[String]>([])
-        try app.deleteSavedActivities(withPersistentIdentifiers: ["doc-1", "doc-2"]) { result in
+        try app.deleteSavedActivities(.identifiers(["doc-1", "doc-2"])) { result in
             heard.withLock { $0.append("ids:\(Self.ok(result))") }
         }
-        app.deleteAllSavedActivities { result in heard.withLock { $0.append("all:\(Self.ok(result))") } }
-        try app.deleteSavedActivities(withPersistentIdentifiers: []) { result in heard.withLock { $0.append("none:\(Self.ok(result))") } }
+        try app.deleteSavedActivities(.all) { result in heard.withLock { $0.append("all:\(Self.ok(result))") } }
+        try app.deleteSavedActivities(.identifiers([])) { result in heard.withLock { $0.append("none:\(Self.ok(result))") } }
         #expect(heard.withLock { $0.isEmpty }, "nothing runs before dispatch")
         #expect(service.forgotten.withLock { $0 } == [.identifiers(["doc-1", "doc-2"]), .all])
         try settle(app)
         #expect(heard.withLock { $0 } == ["ids:true", "all:true", "none:true"])
         service.answer = .failure(HandoffError(.connectionUnavailable, "the agent went away"))
-        app.deleteAllSavedActivities { result in heard.withLock { $0.append("failed:\(!Self.ok(result))") } }
+        try app.deleteSavedActivities(.all) { result in heard.withLock { $0.append("failed:\(!Self.ok(result))") } }
         try settle(app)
         #expect(heard.withLock { $0.last } == "failed:true")
     }
@@ -109,7 +109,7 @@ import Testing
     @Test func withoutContinuityADeletionFailsWith4609() throws {
         let app = try app(nil)
         let codes = Locked<[Int32]>([])
-        app.deleteAllSavedActivities { result in
+        try app.deleteSavedActivities(.all) { result in
             if case .failure(let e) = result { codes.withLock { $0.append(e.code.rawValue) } }
         }
         try settle(app)
@@ -121,10 +121,10 @@ import Testing
         let app = try app(service)
         for bad in [Array(repeating: "x", count: 513), [""], [String(repeating: "x", count: 4097)]] {
             #expect(throws: HandoffError.self) {
-                try app.deleteSavedActivities(withPersistentIdentifiers: bad) { _ in Issue.record("called") }
+                try app.deleteSavedActivities(.identifiers(bad)) { _ in Issue.record("called") }
             }
         }
-        try app.deleteSavedActivities(withPersistentIdentifiers: Array(repeating: "x", count: 512)) { _ in }
+        try app.deleteSavedActivities(.identifiers(Array(repeating: "x", count: 512))) { _ in }
         #expect(service.forgotten.withLock { $0.count } == 1)
     }
 }

@@ -62,17 +62,20 @@ static void will_save(handoff_activity *activity, void *user_data) {
     fflush(stdout);
 }
 
-static void deleted(int error, const char *message, void *user_data) {
-    int main = pthread_equal(pthread_self(), main_thread);
-    (void)user_data;
-    if (error == 0) {
-        printf("{\"event\":\"deleted\",\"error\":null,\"message\":null,\"main\":%s}\n", main ? "true" : "false");
+/* A deletion's answer: its status, and the message that says why (only
+ * during the call). */
+static void deleted(void *context, int status) {
+    int on_main = pthread_equal(pthread_self(), main_thread);
+    const char *message = status == HANDOFF_OK ? NULL : handoff_last_error_message();
+    (void)context;
+    if (message == NULL) {
+        printf("{\"event\":\"deleted\",\"error\":null,\"message\":null,\"main\":%s}\n", on_main ? "true" : "false");
     } else {
-        /* The message is ours to print: keep it JSON-safe by dropping quotes and backslashes. */
-        printf("{\"event\":\"deleted\",\"error\":%d,\"message\":\"", error);
-        for (; message != NULL && *message; message++)
+        /* Kept JSON-safe: quotes, backslashes and control characters dropped. */
+        printf("{\"event\":\"deleted\",\"error\":%d,\"message\":\"", status);
+        for (; *message; message++)
             if (*message != '"' && *message != '\\' && (unsigned char)*message >= 0x20) putchar(*message);
-        printf("\",\"main\":%s}\n", main ? "true" : "false");
+        printf("\",\"main\":%s}\n", on_main ? "true" : "false");
     }
     fflush(stdout);
 }

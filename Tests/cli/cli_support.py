@@ -83,7 +83,11 @@ class Device:
         return Result(completed)
 
     def spawn(self, *args, env=None):
-        proc = Process(self.prefix + [str(TOOL)] + [str(a) for a in args], env or self.env)
+        return self.spawn_process([str(TOOL)] + [str(a) for a in args], env)
+
+    def spawn_process(self, command, env=None):
+        """Any program as this device runs it (an app), killed with the test."""
+        proc = Process(self.prefix + [str(c) for c in command], env or self.env)
         self.procs.append(proc)
         return proc
 

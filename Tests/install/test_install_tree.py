@@ -56,6 +56,27 @@ def assert_documentation_installed(top):
         assert path.stat().st_mode & 0o777 == 0o644, installed
 
 
+def assert_search_installed(prefix):
+    """The desktop's search of the history (docs/history.md): GNOME Shell's
+    provider naming an entry it shows, KRunner's runner, and the bus service
+    that starts the agent through its unit (else the installed command)."""
+    share = prefix / "share"
+    ini = (share / "gnome-shell" / "search-providers" / "org.libhandoff.History.search-provider.ini").read_text()
+    for line in ("DesktopId=org.libhandoff.History.desktop", "BusName=org.libhandoff.History",
+                 "ObjectPath=/org/libhandoff/History", "Version=2"):
+        assert line + "\n" in ini, line
+    entry = (share / "applications" / "org.libhandoff.History.desktop").read_text()
+    assert f"Exec={prefix}/bin/handoff history\n" in entry and f"TryExec={prefix}/bin/handoff\n" in entry
+    assert "\nNoDisplay=" not in entry  # GNOME Shell ignores the provider of an entry it hides
+    runner = (share / "krunner" / "dbusplugins" / "org.libhandoff.History.desktop").read_text()
+    assert "X-Plasma-API=DBus\n" in runner and "X-Plasma-DBusRunner-Service=org.libhandoff.History\n" in runner
+    assert "X-Plasma-DBusRunner-Path=/org/libhandoff/History\n" in runner
+    service = (share / "dbus-1" / "services" / "org.libhandoff.History.service").read_text()
+    assert "Name=org.libhandoff.History\n" in service and "SystemdService=handoff-agent.service\n" in service
+    assert f"Exec={prefix}/bin/handoff agent\n" in service
+    assert (prefix / "lib" / "systemd" / "user" / "handoff-agent.service").is_file()  # the unit it names
+
+
 def manifest_entries(prefix):
     lines = (prefix / "share" / "handoff" / "install-manifest").read_text().splitlines()
     return [tuple(line.split(" ", 1)) for line in lines if not line.startswith("#")]
@@ -80,6 +101,7 @@ def test_a_fresh_prefix_gets_the_library_its_links_and_a_manifest_then_uninstall
     entry = (prefix / "share" / "applications" / "org.libhandoff.media.desktop").read_text()
     assert f"Exec={prefix}/bin/handoff mpris-bridge\n" in entry and "X-Handoff-TeamIdentifier=LIBHANDOFF\n" in entry
     assert "X-Handoff-ActivityTypes=org.libhandoff.media.playing;\n" in entry and "NoDisplay=true\n" in entry
+    assert_search_installed(prefix)
     assert_documentation_installed(prefix)
     entries = manifest_entries(prefix)
     files = {path for kind, path in entries if kind == "file"}
@@ -113,6 +135,10 @@ def test_uninstall_keeps_every_folder_that_existed_before_empty_or_not(root):
                                                  "share/icons/hicolor/scalable/apps",
                                                  "share/icons/hicolor/scalable/status", "etc", "etc/xdg",
                                                  "etc/xdg/autostart", "share/locale", "share/applications",
+                                                 # the desktop's search of the history (docs/history.md)
+                                                 "share/gnome-shell", "share/gnome-shell/search-providers",
+                                                 "share/krunner", "share/krunner/dbusplugins",
+                                                 "share/dbus-1", "share/dbus-1/services",
                                                  # the browser bridge (docs/browser.md §1)
                                                  "lib/handoff", "lib/mozilla", "lib/mozilla/native-messaging-hosts",
                                                  "etc/chromium", "etc/chromium/native-messaging-hosts",

@@ -109,3 +109,19 @@ def test_the_tray_menu_and_tooltip_are_german(tmp_path, procs):
         assert labelled(items, "(von Device A)"), items
     finally:
         kill_apps(app_log)
+
+
+def test_search_results_are_described_in_german(tmp_path, procs):
+    # The desktop's search of the history (docs/history.md): GNOME Shell's
+    # metas and KRunner's subtext say "App · Gerät · vor 5 min".
+    from test_history_search import GNOME, History
+    a, b = pair_of_devices(tmp_path, procs)
+    desktop = Desktop(tmp_path / "desktop", procs)
+    history = History(b, desktop, tmp_path, (free_port(), free_port()), language=german)
+    history.serving()
+    entry = history.add("Einkaufsliste", bundle="org.example.Fehlt", device="Küche", seconds_ago=330)
+    assert history.search("einkauf") == [entry]
+    meta = history.metas(entry)[0]
+    assert meta["description"] == "org.example.Fehlt · Küche · vor 5 min", meta
+    assert history.match("einkauf")[0][5]["subtext"]["data"] == "org.example.Fehlt · Küche · vor 5 min"
+    assert history.call(GNOME, "LaunchSearch", "asu", 0, 0) == []

@@ -42,7 +42,8 @@ public final class Agent: @unchecked Sendable {
     /// - Throws: `.invalidState` when another agent listens at the path,
     ///   `.permission` for an unsafe socket directory, `.io` when a socket
     ///   cannot be opened (e.g. the beacon port is taken).
-    /// Where notifications go, and the tray icon (docs/agent.md §6).
+    /// Where notifications go, the tray icon (docs/agent.md §6), and the
+    /// desktop's search of the history (docs/history.md).
     public enum Notifications: Sendable {
         case off
         /// The session bus at this D-Bus address, or (nil) the one the
@@ -52,7 +53,7 @@ public final class Agent: @unchecked Sendable {
 
     public init(configuration: ContinuityConfiguration, listener: Listener, agentVersion: String,
                 limits: AgentLimits = AgentLimits(), desktop: AgentDesktop? = nil, notifications: Notifications = .off,
-                tray: Notifications = .off, history: String? = nil,
+                tray: Notifications = .off, history: String? = nil, search: Notifications = .off,
                 pairing pairingOn: Bool = true, pairingLimits: PairingLimits = PairingLimits(),
                 log: @escaping AgentLogSink = { _ in }) throws(HandoffError) {
         let fd: Int32
@@ -107,6 +108,8 @@ public final class Agent: @unchecked Sendable {
             }
         }
         if case .sessionBus(let address) = tray { server.startTray(busAddress: address) }
+        // The desktop's search of the history (docs/history.md), when one is kept.
+        if history != nil, case .sessionBus(let address) = search { server.startSearch(busAddress: address) }
         // Pairing asks the person in a notification: none, no pairing.
         var pairingConfig = PairingConfiguration(beacons: configuration.beacons)
         pairingConfig.limits = pairingLimits

@@ -101,13 +101,24 @@ public final class HistoryStore {
                 throw HandoffError(.io, "cannot create the folder \(prefix) for the history: \(String(cString: strerror(errno)))")
             }
         }
-        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw HandoffError(.io, "cannot open the history database \(path): \(String(cString: strerror(errno)))")
+        // Created here only when missing (O_EXCL). An existing file is never
+        // opened and closed by hand: closing any descriptor of a file drops
+        // every POSIX lock this process holds on it, so the agent's other
+        // connection would lose its lock and another process could then
+        // take the database for its own (and reset the WAL under it).
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            close(fd)
+            return
+        }
+        guard errno == EEXIST else {
+            throw HandoffError(.io, "cannot create the history database \(path): \(String(cString: strerror(errno)))")
         }
         var info = stat()
-        if fstat(fd, &info) == 0, info.st_mode & 0o077 != 0 { fchmod(fd, 0o600) }
-        close(fd)
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw HandoffError(.io, "the history database \(path) is not a regular file (a link, or a folder): move it away")
+        }
+        if info.st_mode & 0o077 != 0 { chmod(path, 0o600) }
     }
 
     private func statement(_ sql: String) throws(HandoffError) -> SQLiteStatement {

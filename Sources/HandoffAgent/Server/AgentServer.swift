@@ -60,6 +60,10 @@ public final class AgentServer: @unchecked Sendable {
     private(set) lazy var offers = ContinuableOffers(server: self)
     /// The tray icon, once started.
     var tray: AgentTray?
+    /// The desktop's search of the history, once started.
+    var search: AgentSearch?
+    /// When the search last rescanned the installed apps (monotonic s).
+    private var searchRescanned = -Double.infinity
     /// The history (docs/history.md), once started; nil: none is kept.
     public private(set) var history: AgentHistory?
     /// Payloads of history entries being continued, for their FETCH.
@@ -684,9 +688,30 @@ public final class AgentServer: @unchecked Sendable {
         }
     }
 
-    /// The installed app of `bundle`, if the agent knows desktop entries.
-    func installedApp(_ bundle: String) -> InstalledApp? {
-        desktop?.installed.app(bundleIdentifier: bundle)
+    /// Serves the history to the desktop's search (GNOME Shell, KRunner;
+    /// docs/history.md "Searching from the desktop") on the session bus
+    /// at `address` (nil: the environment's). Any thread; without a bus it
+    /// logs so and the agent carries on.
+    public func startSearch(busAddress: String? = nil) {
+        loop.post { [self] in
+            guard let search = AgentSearch.start(backend: self, address: busAddress, log: self.logSink) else { return }
+            self.search = search
+            self.sources.add(search, token: self.takeToken())
+        }
+    }
+
+    /// The installed app of `bundle`, for a search result's or the tray's
+    /// Recent entry's name and icon (nil: none here, or no desktop). The
+    /// apps are looked at again at most every 10 seconds: a search asks at
+    /// each key typed. Loop thread.
+    func installedApp(bundle: String) -> InstalledApp? {
+        guard let desktop else { return nil }
+        let now = monotonicSeconds()
+        if now - searchRescanned >= 10 {
+            searchRescanned = now
+            for warning in desktop.installed.rescan() { log("desktop", warning) }
+        }
+        return desktop.installed.app(bundleIdentifier: bundle)
     }
 
     /// Keeps the history in the database at `path` (docs/history.md). Any

@@ -56,7 +56,7 @@ final class OffersTrayContent: TrayContent {
     private func recent() -> [TrayMenu.Recent] {
         guard let history = server.history else { return [] }
         return history.newest(TrayMenu.maxRecent).map { e in
-            let app = server.installedApp(e.bundle)
+            let app = server.installedApp(bundle: e.bundle)
             let title = e.title.isEmpty ? e.activityType : e.title
             let what = app?.name.map { tr("{title} — {app}", ["title": title, "app": $0]) } ?? title
             return TrayMenu.Recent(entry: e.id, label: tr("{title} (from {device})", ["title": what, "device": e.deviceName]),

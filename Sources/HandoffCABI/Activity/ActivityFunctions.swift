@@ -217,7 +217,7 @@ private func sortedUTF8(_ s: Set<String>) -> [String] {
 }
 
 @c @implementation public func handoff_activity_set_searchable_user_info_keys(_ a: OpaquePointer?, _ keys: UnsafePointer<UnsafePointer<CChar>?>?,
-                                                            _ count: Int) -> Int32 {
+                                                              _ count: Int) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         let activity = try box(a).activity
         activity.searchableUserInfoKeys = Set(try CArgument.strings(keys, count, "keys"))

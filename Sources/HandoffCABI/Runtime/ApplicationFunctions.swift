@@ -193,37 +193,44 @@ private func activity(_ p: OpaquePointer?) throws(HandoffError) -> UserActivity 
     return LentText.lend(token)
 }
 
-// MARK: Saved activities (the history)
+// MARK: Saved activities (the history, docs/history.md)
 
-public typealias CompletionCallback = @convention(c) (Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void
+/// The host's completion and its context, passed back once on the main thread.
+private struct CompletionCall: @unchecked Sendable {
+    // @unchecked: the context is the host's; the library only passes it back.
+    typealias Callback = @convention(c) (UnsafeMutableRawPointer?, Int32) -> Void
+    let callback: Callback?
+    let context: UnsafeMutableRawPointer?
 
-/// The host's completion, run on the main thread with the result.
-private func completion(_ callback: CompletionCallback?, _ userData: UnsafeMutableRawPointer?)
-    -> (Result<Void, HandoffError>) -> Void {
-    let context = UserData(userData, destroy: nil)
-    return { result in
+    func call(_ result: Result<Void, HandoffError>) {
         guard let callback else { return }
         switch result {
-        case .success: callback(0, nil, context.pointer)
-        case .failure(let error): error.message.withCString { callback(error.code.rawValue, $0, context.pointer) }
+        case .success: callback(context, 0)
+        case .failure(let error):
+            LastError.set(error)
+            callback(context, error.code.rawValue)
         }
     }
 }
 
-@c @implementation public func handoff_application_delete_saved_activities(_ a: OpaquePointer?, _ ids: UnsafePointer<UnsafePointer<CChar>?>?,
-                                                                          _ count: Int, _ callback: CompletionCallback?,
-                                                                          _ userData: UnsafeMutableRawPointer?) -> Int32 {
+@c @implementation public func handoff_application_delete_saved_activities(
+    _ a: OpaquePointer?, _ ids: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
+    _ done: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Void)?, _ context: UnsafeMutableRawPointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
         let application = try app(a)
-        let identifiers = try CArgument.strings(ids, count, "ids")
-        try application.deleteSavedActivities(withPersistentIdentifiers: identifiers,
-                                              completion: completion(callback, userData))
+        guard count <= SavedActivitySelection.maxIdentifiers else {
+            throw HandoffError(.invalidArgument, "count is \(count); one deletion takes at most \(SavedActivitySelection.maxIdentifiers) identifiers")
+        }
+        let call = CompletionCall(callback: done, context: context)
+        try application.deleteSavedActivities(.identifiers(try CArgument.strings(ids, count, "ids"))) { call.call($0) }
     }
 }
 
-@c @implementation public func handoff_application_delete_all_saved_activities(_ a: OpaquePointer?, _ callback: CompletionCallback?,
-                                                                              _ userData: UnsafeMutableRawPointer?) -> Int32 {
+@c @implementation public func handoff_application_delete_all_saved_activities(
+    _ a: OpaquePointer?, _ done: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Void)?,
+    _ context: UnsafeMutableRawPointer?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
-        try app(a).deleteAllSavedActivities(completion: completion(callback, userData))
+        let call = CompletionCall(callback: done, context: context)
+        try app(a).deleteSavedActivities(.all) { call.call($0) }
     }
 }

@@ -11,7 +11,7 @@ import Glibc
 enum AgentCommand: Command {
     static let name = "agent"
     static let summary = "run the per-user agent that serves every app of this user (foreground)"
-    static let synopsis = ["agent [--socket PATH] [--no-launch] [--no-notifications] [--no-tray] [--no-pairing] [network options]"]
+    static let synopsis = ["agent [--socket PATH] [--no-launch] [--no-notifications] [--no-tray] [--no-search] [--no-pairing] [network options]"]
     static let details = """
         Runs the device's continuity for every app of this user: one engine on the
         account and device identity `handoff account` keeps, and a local socket
@@ -44,6 +44,11 @@ enum AgentCommand: Command {
         a tray it says so once and works on; a panel that starts later shows it.
         --no-tray turns it off.
 
+        Serves the history of what you did (activities apps marked eligible for
+        search) to the desktop's search: GNOME Shell's search and KRunner find it by
+        title, keywords and content, and choosing a result continues it
+        (docs/history.md). --no-search turns this off; the history is still kept.
+
         When a new device runs `handoff pair` nearby, the agent sponsors it: once the
         comparison code exists it asks "Pair a new device? Compare: 123 456"; "Pair"
         (when the new device shows the same code) gives it this device's account,
@@ -59,6 +64,7 @@ enum AgentCommand: Command {
         .flag("--no-launch", "never launch installed apps nor open web pages for chosen activities"),
         .flag("--no-notifications", "show no desktop notifications (default: on the session bus, when there is one)"),
         .flag("--no-tray", "show no tray icon (default: on the session bus, when a tray runs)"),
+        .flag("--no-search", "serve no search of the history to GNOME Shell and KRunner (default: on the session bus)"),
         .flag("--no-pairing", "never offer to pair new devices that run `handoff pair` nearby"),
     ] + NetworkOptions.beacons + NetworkOptions.channel
 
@@ -114,6 +120,7 @@ enum AgentCommand: Command {
         let agent = try Agent(configuration: config, listener: listener, agentVersion: Tool.version, desktop: desktop,
                               notifications: notifications, tray: arguments.has("--no-tray") ? .off : .sessionBus(nil),
                               history: HistoryStore.defaultPath(ProcessEnvironment.current),
+                              search: arguments.has("--no-search") ? .off : .sessionBus(nil),
                               pairing: !arguments.has("--no-pairing"), log: log)
         let socket: String = switch listener {
         case .path(let path): path

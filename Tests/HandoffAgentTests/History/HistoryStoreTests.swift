@@ -181,3 +181,32 @@ import Testing
         #expect(written + writer.dropped == 5000)
     }
 }
+
+/// Found with Tests/cli/test_history_search.py: opening a second store in
+/// the process (the agent's reader beside its writer) must not drop the
+/// first one's POSIX locks, or another process's last close takes the
+/// database for its own and resets the WAL under the agent, which then
+/// never sees a later write.
+@Suite struct HistoryStoreLockTests {
+    @Test func anotherProcessesWritesStayVisibleWithTwoStoresOpen() throws {
+        guard access("/usr/bin/sqlite3", X_OK) == 0 else { return }  // scripts/install-deps.sh installs it
+        let tree = TemporaryTree()
+        let path = tree.path("history.sqlite")
+        let writer = try HistoryStore(path: path)
+        let reader = try HistoryStore(path: path)
+        try writer.write([try HistoryStoreTests.record(try HistoryStoreTests.payload(title: "first"))])
+        #expect(try reader.count() == 1)
+        for round in 0..<3 {
+            let insert = """
+                INSERT INTO entries(device_id, device_name, activity_id, bundle, team, type, title, keywords, content,
+                    first_seen, last_seen, payload_size, payload)
+                VALUES (randomblob(16), 'Elsewhere', randomblob(16), 'b', 'T', 't', 'outside \(round)', '', '', 1, 1, 0, x'');
+                """
+            let child = try ChildProcess.start("/usr/bin/sqlite3", [path, insert])
+            #expect(child.wait(timeout: 30) == 0)
+            #expect(try reader.count() == 2 + round, "the reader sees the other process's write")
+            #expect(try writer.count() == 2 + round)
+        }
+        #expect(try reader.search("outside").count == 3)
+    }
+}

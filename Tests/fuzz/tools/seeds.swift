@@ -673,6 +673,8 @@ func writeAgentSeeds(_ w: Writer) throws {
         ("status-request", .statusRequest), ("status", .status(status)), ("choose", .choose(id)),
         ("undelivered", .undelivered(id, HandoffError(.remoteApplicationTimedOut, "the app did not answer in time"))),
         ("offer", .offer(id, Array(0..<64))), ("offer-withdrawn", .offer(id, nil)), ("served", .served(id)),
+        ("index", .index(id, Array(0..<64))), ("forget-ids", .forget(.identifiers(["doc-1", "Grüße 👋"]))),
+        ("forget-all", .forget(.all)),
     ]
     precondition(Set(messages.map { $0.1.kind }) == Set(AgentMessage.Kind.allCases), "a message kind has no seed")
     // Each from both sides: the one that may not send it is refused.
@@ -696,6 +698,11 @@ func writeAgentRegressions(_ w: Writer) throws {
     let fetchBody = agentBody(["activityID": .data(id.bytes)])
     w("agent-message", "empty", [UInt8]())
     w("agent-message", "header-7", agentInput(.app, [1, 13, 0, 0, 0, 0, 1]))
+    // FORGET names identifiers or all, never both, never none, never "".
+    w("agent-message", "forget-both", agentInput(.app, agentDatagram(22, id: 3, agentBody(["all": .boolean(true), "identifiers": .array([.string("a")])]))))
+    w("agent-message", "forget-nothing", agentInput(.app, agentDatagram(22, id: 3, agentBody(["identifiers": .array([])]))))
+    w("agent-message", "forget-empty-id", agentInput(.app, agentDatagram(22, id: 3, agentBody(["identifiers": .array([.string("")])]))))
+    w("agent-message", "index-with-id", agentInput(.app, agentDatagram(21, id: 3, agentBody(["activityID": .data(id.bytes), "payload": .data([1])]))))
     w("agent-message", "version-2", agentInput(.app, agentDatagram(5, id: 1, fetchBody, version: 2)))
     // A payload as large as the whole datagram may be: the datagram is over.
     w("agent-message", "over-max-datagram", agentInput(.agent, agentDatagram(6, id: 1, agentBody(["payload": .data(Array(repeating: 1, count: AgentFrame.maxSize))]))))

@@ -81,6 +81,8 @@ CONTINUITY_MODE_EMBEDDED = 2
 # ---------------------------------------------------------------- callbacks
 
 DestroyFn = CFUNCTYPE(None, c_void_p)
+# done(context, status) of handoff_application_delete_saved_activities
+CompletionFn = CFUNCTYPE(None, c_void_p, c_int)
 #: A NULL destroy callback: this binding passes nothing through user_data.
 NO_DESTROY = DestroyFn()
 
@@ -88,7 +90,6 @@ ActivityCallbackFn = CFUNCTYPE(None, ActivityPtr, c_void_p)
 DidReceiveStreamFn = CFUNCTYPE(None, ActivityPtr, c_int, c_void_p)
 DidFailToHandOffFn = CFUNCTYPE(None, ActivityPtr, c_int, c_char_p, c_void_p)
 StreamCallbackFn = CFUNCTYPE(None, ActivityPtr, c_int, c_int, c_char_p, c_void_p)
-CompletionFn = CFUNCTYPE(None, c_int, c_char_p, c_void_p)
 ResponderCallbackFn = CFUNCTYPE(None, ResponderPtr, ActivityPtr, c_void_p)
 
 WillContinueFn = CFUNCTYPE(c_int, ApplicationPtr, c_char_p, c_void_p)

@@ -177,12 +177,14 @@ class UserActivity(OwnedHandle):
         _ffi.FLAG_ELIGIBLE_FOR_HANDOFF, "Advertised to other devices while current (default True).")
     is_eligible_for_search = _flag_property(
         _ffi.FLAG_ELIGIBLE_FOR_SEARCH,
-        "Indexed into this device's history while current, through the agent "
-        "(docs/history.md; default False).")
+        "Kept in this device's history through the agent, found from the desktop's search "
+        "and continued from there (docs/history.md; default False).")
     is_eligible_for_public_indexing = _flag_property(
-        _ffi.FLAG_ELIGIBLE_FOR_PUBLIC_INDEXING, "Stored and sent; nothing on Linux uses it.")
+        _ffi.FLAG_ELIGIBLE_FOR_PUBLIC_INDEXING,
+        "Stored and sent, as Apple's; nothing on Linux uses it (no public index).")
     is_eligible_for_prediction = _flag_property(
-        _ffi.FLAG_ELIGIBLE_FOR_PREDICTION, "Stored and sent; nothing on Linux uses it.")
+        _ffi.FLAG_ELIGIBLE_FOR_PREDICTION,
+        "Stored and sent, as Apple's; nothing on Linux uses it (no prediction).")
     needs_save = _flag_property(
         _ffi.FLAG_NEEDS_SAVE, "True asks for a lazy, coalesced save before the next send.")
     supports_continuation_streams = _flag_property(
@@ -195,8 +197,8 @@ class UserActivity(OwnedHandle):
         "The keys that make the activity restorable: one missing, it is not handed off.")
     searchable_user_info_keys = _string_set_property(
         "searchable_user_info_keys",
-        "The keys whose string values the device's history indexes when the "
-        "activity is eligible for search (docs/history.md); other keys never are.")
+        "The userInfo keys whose strings the history may index when the activity is "
+        "eligible for search (docs/history.md); never data, numbers, dates or URLs.")
 
     @property
     def expiration_date(self) -> datetime.datetime | None:

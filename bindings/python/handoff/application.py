@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import ctypes
-import itertools
 import math
 import time
 import types
@@ -131,9 +130,6 @@ class Application(OwnedHandle):
         for responder in list(self._responders):
             responder.close()
         super().close()
-        # A deletion still on its way is not answered once the app is gone.
-        for number in [n for n, (owner, _) in _completions.items() if owner is self]:
-            del _completions[number]
 
     # ---- continuity
 
@@ -287,6 +283,39 @@ class Application(OwnedHandle):
                             f"{type(remote).__name__}")
         lib.handoff_application_continue(self._live(), _ffi.text_in(activity_id, "activity id"))
 
+    # ---- saved activities (the history, docs/history.md)
+
+    def delete_saved_activities(self, ids: Iterable[str], done: Callable[[HandoffError | None], None] | None = None) -> None:
+        """Deletes this app's saved activities with these persistent
+        identifiers from the device's history (C:
+        handoff_application_delete_saved_activities; Apple's
+        deleteSavedUserActivities(withPersistentIdentifiers:)). ``done(None)``
+        runs once on the main thread (in dispatch) after the deletion, or
+        ``done(error)``: HandoffError CONNECTION_UNAVAILABLE when no agent
+        keeps a history for this app. HandoffError INVALID_ARGUMENT (and no
+        call to done) for more than 512 ids or one empty or over 4096 bytes."""
+        if isinstance(ids, (str, bytes)):
+            raise TypeError("delete_saved_activities takes a collection of str, not a single str")
+        encoded = [_ffi.text_in(i, "a persistent identifier") for i in ids]
+        array = (ctypes.c_char_p * len(encoded))(*encoded)
+        key = _pending_deletions.add(done)
+        try:
+            lib.handoff_application_delete_saved_activities(self._live(), array, len(encoded), _deletion_done, key)
+        except BaseException:
+            _pending_deletions.take(key)
+            raise
+
+    def delete_all_saved_activities(self, done: Callable[[HandoffError | None], None] | None = None) -> None:
+        """Deletes every saved activity of this app from the device's
+        history (C: handoff_application_delete_all_saved_activities; Apple's
+        deleteAllSavedUserActivities); ``done`` as for delete_saved_activities."""
+        key = _pending_deletions.add(done)
+        try:
+            lib.handoff_application_delete_all_saved_activities(self._live(), _deletion_done, key)
+        except BaseException:
+            _pending_deletions.take(key)
+            raise
+
     @property
     def activation_token(self) -> str | None:
         """The activation token of the continuation whose callback runs now
@@ -298,51 +327,6 @@ class Application(OwnedHandle):
         the activity in the agent's notification and the notification
         server gave a token; None at any other time."""
         return _ffi.text_out(lib.handoff_application_get_activation_token(self._live()))
-
-    # ---- saved activities (the device's history, docs/history.md)
-
-    def delete_saved_activities(self, ids: Iterable[str],
-                                done: Callable[[HandoffError | None], Any] | None = None) -> None:
-        """Deletes this app's saved activities with these persistent
-        identifiers (of its team) from the device's history (Apple:
-        deleteSavedUserActivities(withPersistentIdentifiers:); C:
-        handoff_application_delete_saved_activities).
-
-        ``done(error)`` runs once, inside :meth:`dispatch` on the main
-        thread: ``error`` None once the history committed the deletion,
-        else a HandoffError (CONNECTION_UNAVAILABLE when continuity is not
-        started, is embedded, or the agent keeps no history). No ids:
-        success without asking anyone. HandoffError INVALID_ARGUMENT at once
-        (``done`` not called) for more than 512 ids or one empty or longer
-        than 4,096 bytes."""
-        if isinstance(ids, (str, bytes)):
-            raise TypeError("ids is a collection of str, not a single "
-                            f"{type(ids).__name__}")
-        encoded = [_ffi.text_in(i, "a persistent identifier") for i in ids]
-        array = (ctypes.c_char_p * len(encoded))(*encoded)
-        self._request(lambda number: lib.handoff_application_delete_saved_activities(
-            self._live(), array, len(encoded), _completed, number), done)
-
-    def delete_all_saved_activities(
-            self, done: Callable[[HandoffError | None], Any] | None = None) -> None:
-        """Deletes every saved activity of this app's bundle from the
-        device's history (Apple: deleteAllSavedUserActivities; C:
-        handoff_application_delete_all_saved_activities); ``done`` as for
-        :meth:`delete_saved_activities`."""
-        self._request(lambda number: lib.handoff_application_delete_all_saved_activities(
-            self._live(), _completed, number), done)
-
-    def _request(self, call: Callable[[int], Any],
-                 done: Callable[[HandoffError | None], Any] | None) -> None:
-        if done is not None and not callable(done):
-            raise TypeError(f"done must be callable, not {type(done).__name__}")
-        number = next(_completion_numbers)
-        _completions[number] = (self, done)
-        try:
-            call(number)
-        except BaseException:
-            del _completions[number]
-            raise
 
     @property
     def responders(self) -> tuple[Responder, ...]:
@@ -356,20 +340,6 @@ def _activity(activity: Any) -> Any:
 
 
 # ---- trampolines (see _callbacks)
-
-# Deletions on their way: number (the C user_data) -> (app, done).
-_completions: dict[int, tuple[Application, Any]] = {}
-_completion_numbers = itertools.count(1)
-
-
-@_callbacks.trampoline(_ffi.CompletionFn)
-def _completed(code: int, message: bytes | None, user_data: int | None) -> None:
-    _, done = _completions.pop(user_data or 0, (None, None))
-    if done is None:
-        return
-    error = None if code == 0 else HandoffError(code, (message or b"").decode("utf-8", "replace"))
-    _callbacks.invoke(done, error)
-
 
 def _app(pointer: Any) -> Application | None:
     return _callbacks.applications.get(_ffi.address(pointer))
@@ -462,3 +432,31 @@ _DELEGATE_FIELDS = {
 _WIRED_IF_PROVIDED = frozenset({"will_continue_user_activity", "continue_user_activity",
                                 "did_fail_to_continue_user_activity", "did_update_user_activity",
                                 "open_webpage"})
+
+
+class _PendingDeletions:
+    """The done callbacks of deletions in flight, by the key passed to C as
+    their context (a number, never a Python object's address)."""
+
+    def __init__(self) -> None:
+        self._next = 0
+        self._waiting: dict[int, Callable[[HandoffError | None], None] | None] = {}
+
+    def add(self, done: Callable[[HandoffError | None], None] | None) -> int:
+        self._next += 1
+        self._waiting[self._next] = done
+        return self._next
+
+    def take(self, key: int) -> Callable[[HandoffError | None], None] | None:
+        return self._waiting.pop(key, None)
+
+
+_pending_deletions = _PendingDeletions()
+
+
+@_ffi.CompletionFn
+def _deletion_done(context: int | None, status: int) -> None:
+    done = _pending_deletions.take(context or 0)
+    if done is None:
+        return
+    done(None if status == 0 else _ffi.last_error("handoff_application_delete_saved_activities", status))

@@ -337,28 +337,24 @@ def test_ctrl_c_interrupts_run(spawn):
     assert child.lines == ["interrupted"]
 
 
-def test_deleting_saved_activities_answers_once_on_the_main_thread(manifest):
-    """Without an agent there is no history: CONNECTION_UNAVAILABLE, inside
-    dispatch on the main thread; no ids succeed; bad ids refused at once."""
+def test_deleting_saved_activities_without_an_agent_says_so_on_the_main_thread(manifest):
+    """The history is the agent's (docs/history.md): an app whose continuity
+    is not started hears CONNECTION_UNAVAILABLE, once, in dispatch; wrong
+    arguments fail at once and done is never called."""
     app = Application(manifest)
     heard = []
-    app.delete_saved_activities([], lambda error: heard.append(("none", error)))
-    app.delete_saved_activities(["doc-1"], lambda error: heard.append(("one", error)))
+    app.delete_saved_activities(["doc-1", "doc-2"], lambda error: heard.append(("ids", error)))
     app.delete_all_saved_activities(lambda error: heard.append(("all", error)))
-    app.delete_all_saved_activities()  # nobody to tell
-    assert heard == []
+    app.delete_saved_activities([], lambda error: heard.append(("none", error)))
+    assert heard == []  # not before dispatch: on the main thread, later
     app.dispatch()
-    assert [name for name, _ in heard] == ["none", "one", "all"]
-    assert heard[0][1] is None
-    for _, error in heard[1:]:
-        assert isinstance(error, HandoffError) and error.code == Status.CONNECTION_UNAVAILABLE
-        assert "agent" in error.message
-    app.dispatch()
-    assert len(heard) == 3
-    for bad in (["x"] * 513, [""], ["x" * 4097]):
-        with pytest.raises(HandoffError) as caught:
+    assert [what for what, _ in heard] == ["ids", "all", "none"]
+    assert heard[0][1].code == Status.CONNECTION_UNAVAILABLE and "agent" in str(heard[0][1])
+    assert heard[1][1].code == Status.CONNECTION_UNAVAILABLE and heard[2][1] is None
+    for bad in (["x" * 4097], [""], ["id"] * 513):
+        with pytest.raises(HandoffError) as raised:
             app.delete_saved_activities(bad, lambda error: heard.append(("bad", error)))
-        assert caught.value.code == Status.INVALID_ARGUMENT
+        assert raised.value.code == Status.INVALID_ARGUMENT
     with pytest.raises(TypeError):
         app.delete_saved_activities("doc-1")
     app.dispatch()

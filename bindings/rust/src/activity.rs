@@ -55,12 +55,11 @@ unsafe impl Sync for ActivityRef {}
 pub enum ActivityFlag {
     /// Advertised to the person's other devices while current (default on).
     EligibleForHandoff,
-    /// Indexed into this device's history while current, through the agent
-    /// (docs/history.md); independent of handoff.
+    /// Kept for parity with Apple's API; the library does not index.
     EligibleForSearch,
-    /// Stored and sent with the activity; nothing on Linux uses it.
+    /// Kept for parity with Apple's API.
     EligibleForPublicIndexing,
-    /// Stored and sent with the activity; nothing on Linux uses it.
+    /// Kept for parity with Apple's API.
     EligibleForPrediction,
     /// Asks for a lazy, coalesced save before the activity is next sent.
     NeedsSave,
@@ -427,8 +426,8 @@ impl ActivityRef {
         )
     }
 
-    /// The keys whose string values the device's history indexes when the
-    /// activity is eligible for search, in byte order of their UTF-8.
+    /// The userInfo keys whose strings the history may index when the
+    /// activity is eligible for search (docs/history.md), in byte order.
     pub fn searchable_user_info_keys(&self) -> Vec<String> {
         self.list(
             sys::handoff_activity_searchable_user_info_key_count,
@@ -436,10 +435,8 @@ impl ActivityRef {
         )
     }
 
-    /// Replaces the searchable userInfo keys: the keys whose strings (or
-    /// the strings in their arrays and dictionaries) the device's history
-    /// indexes when the activity is eligible for search
-    /// ([`ActivityFlag::EligibleForSearch`]); other keys' values never are.
+    /// Replaces the searchable userInfo keys: their string values (never
+    /// data, numbers, dates or URLs) are what the history finds it by.
     pub fn set_searchable_user_info_keys<S: AsRef<str>>(&self, keys: &[S]) -> Result<()> {
         self.set_list(
             sys::handoff_activity_set_searchable_user_info_keys,

@@ -2,7 +2,7 @@
 //! Applications: the app's side of Handoff, its delegate and its main loop.
 
 use std::cell::{Ref, RefCell, RefMut};
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_char, c_int, c_void, CString};
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Deref;
@@ -431,6 +431,57 @@ impl ApplicationRef {
         check(unsafe { sys::handoff_application_continue(self.as_ptr(), id.as_ptr()) })
     }
 
+    /// Deletes this app's saved activities with these persistent
+    /// identifiers from the device's history (C:
+    /// `handoff_application_delete_saved_activities`; Apple's
+    /// `deleteSavedUserActivities(withPersistentIdentifiers:)`;
+    /// docs/history.md). `done` runs once, on the main thread (in
+    /// dispatch), after the deletion: `Ok(())`, or the error
+    /// ([`ErrorCode::ConnectionUnavailable`] when no agent keeps a history
+    /// for this app). [`ErrorCode::InvalidArgument`] at once, and `done`
+    /// dropped uncalled, for more than 512 ids or one empty or over 4096 bytes.
+    pub fn delete_saved_activities<S, F>(&self, ids: &[S], done: F) -> Result<()>
+    where
+        S: AsRef<str>,
+        F: FnOnce(Result<()>) + 'static,
+    {
+        let owned: Vec<CString> = ids
+            .iter()
+            .map(|s| c_string(s.as_ref(), "a persistent identifier"))
+            .collect::<Result<_>>()?;
+        let pointers: Vec<*const c_char> = owned.iter().map(|s| s.as_ptr()).collect();
+        let context = completion_context(done);
+        // SAFETY: a live application, `pointers` valid for the call; the
+        // context is reclaimed once, by the trampoline or below.
+        let status = unsafe {
+            sys::handoff_application_delete_saved_activities(
+                self.as_ptr(),
+                pointers.as_ptr(),
+                pointers.len(),
+                Some(completion_trampoline),
+                context,
+            )
+        };
+        finish_request(status, context)
+    }
+
+    /// Deletes every saved activity of this app from the device's history
+    /// (C: `handoff_application_delete_all_saved_activities`; Apple's
+    /// `deleteAllSavedUserActivities`); `done` as for
+    /// [`delete_saved_activities`](Self::delete_saved_activities).
+    pub fn delete_all_saved_activities<F: FnOnce(Result<()>) + 'static>(&self, done: F) -> Result<()> {
+        let context = completion_context(done);
+        // SAFETY: as above.
+        let status = unsafe {
+            sys::handoff_application_delete_all_saved_activities(
+                self.as_ptr(),
+                Some(completion_trampoline),
+                context,
+            )
+        };
+        finish_request(status, context)
+    }
+
     /// The activation token of the continuation whose callback runs now
     /// (C: `handoff_application_get_activation_token`), or `None`: read it
     /// in `will_continue_user_activity`, `continue_user_activity`,
@@ -668,4 +719,28 @@ unsafe extern "C" fn open_webpage<D: ApplicationDelegate>(
         let remote = unsafe { RemoteActivity::from_ptr(remote) };
         delegate.borrow_mut().open_webpage(app, url, remote);
     })
+}
+
+/// A deletion's `done`, boxed for C as its context.
+type Completion = Box<dyn FnOnce(Result<()>)>;
+
+fn completion_context<F: FnOnce(Result<()>) + 'static>(done: F) -> *mut c_void {
+    Box::into_raw(Box::new(Box::new(done) as Completion)) as *mut c_void
+}
+
+/// A request C refused at once never calls back: its `done` is dropped here.
+fn finish_request(status: c_int, context: *mut c_void) -> Result<()> {
+    let result = check(status);
+    if result.is_err() {
+        // SAFETY: made by completion_context and not handed to C's callback.
+        drop(unsafe { Box::from_raw(context as *mut Completion) });
+    }
+    result
+}
+
+unsafe extern "C" fn completion_trampoline(context: *mut c_void, status: c_int) {
+    // SAFETY: made by completion_context; C calls this exactly once.
+    let done = unsafe { Box::from_raw(context as *mut Completion) };
+    let result = check(status);
+    guard("delete_saved_activities' done", "ignored", (), move || done(result));
 }

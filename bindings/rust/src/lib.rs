@@ -106,7 +106,6 @@ mod manifest;
 mod remote;
 mod renamed;
 mod responder;
-mod saved;
 mod streams;
 mod strings;
 mod value;

@@ -535,19 +535,16 @@ extern "C" {
         app: *mut handoff_application,
         ids: *const *const c_char,
         count: usize,
-        callback: Option<
-            unsafe extern "C" fn(error: c_int, message: *const c_char, user_data: *mut c_void),
-        >,
-        user_data: *mut c_void,
+        done: Option<unsafe extern "C" fn(context: *mut c_void, status: c_int)>,
+        context: *mut c_void,
     ) -> c_int;
     pub fn handoff_application_delete_all_saved_activities(
         app: *mut handoff_application,
-        callback: Option<
-            unsafe extern "C" fn(error: c_int, message: *const c_char, user_data: *mut c_void),
-        >,
-        user_data: *mut c_void,
+        done: Option<unsafe extern "C" fn(context: *mut c_void, status: c_int)>,
+        context: *mut c_void,
     ) -> c_int;
 }
+
 
 // ------------------------------------------------------ Remote activities
 
