@@ -40,12 +40,18 @@ $(BINDIR)/mapoff-receiver: examples/c/mapoff.c $(LIB) $(INCDIR)/handoff.h
 
 # ---------------------------------------------------------------- tests
 
+# The C app of Tests/cli/test_history_app.py (the history through the C API).
+$(BINDIR)/history_app: Tests/c/history_app.c $(LIB) $(INCDIR)/handoff.h
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS_STRICT) -D_POSIX_C_SOURCE=200809L -I$(INCDIR) -o $@ $< $(LINK_HANDOFF) -lpthread
+
 # Real `handoff` processes over loopback (each test's own account
 # directories and ports; every child killed), handoffs with the C MapOff
 # pair, and `make install` into a temporary prefix that a C build then uses
 # through pkg-config.
-test-cli: $(TOOL) $(LIB) $(INCDIR)/handoff.h examples $(BINDIR)/streamer
+test-cli: $(TOOL) $(LIB) $(INCDIR)/handoff.h examples $(BINDIR)/streamer $(BINDIR)/history_app
 	HANDOFF_TOOL=$(abspath $(TOOL)) HANDOFF_STREAMER=$(abspath $(BINDIR)/streamer) \
+	HANDOFF_HISTORY_APP=$(abspath $(BINDIR)/history_app) \
 		$(PYTHON) -m pytest -q -p no:cacheprovider Tests/cli
 
 EXTRA_TESTS += test-cli

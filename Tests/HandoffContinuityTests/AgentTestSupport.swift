@@ -34,6 +34,8 @@ final class FakeAgent: @unchecked Sendable {
     let directory: String
     var accountID: String
     let welcomes: Bool
+    /// The protocol revision WELCOME agrees on.
+    let revision: Int
     private let listener: Int32
     private let pipe: (read: Int32, write: Int32)
     private let state = Awaitable(State())
@@ -41,7 +43,8 @@ final class FakeAgent: @unchecked Sendable {
     static let counter = Locked(0)
 
     /// An agent in a new directory, or at `path` (a restarted agent).
-    init(path: String? = nil, accountID: String = testAccount.derived.accountID, welcomes: Bool = true) throws {
+    init(path: String? = nil, accountID: String = testAccount.derived.accountID, welcomes: Bool = true,
+         revision: Int = ProtocolRevision.current) throws {
         if let path {
             self.path = path
             directory = AgentSocketPath.parent(of: path)
@@ -54,6 +57,7 @@ final class FakeAgent: @unchecked Sendable {
         }
         self.accountID = accountID
         self.welcomes = welcomes
+        self.revision = revision
         listener = try LocalSocket.listen(at: self.path)
         var fds: [Int32] = [-1, -1]
         guard Glibc.pipe(&fds) == 0 else { throw HandoffError(.io, "pipe") }
@@ -195,7 +199,8 @@ final class FakeAgent: @unchecked Sendable {
                 state.update { $0.received.append(Received(connection: index, frame: frame, descriptors: descriptors)) }
                 if case .hello = frame.message, welcomes {
                     let welcome = AgentWelcome(agentVersion: "test", deviceID: Array(repeating: 0xAB, count: 16),
-                                               deviceName: "Fake agent", role: .full, accountID: accountID)
+                                               deviceName: "Fake agent", role: .full, accountID: accountID,
+                                               revision: revision)
                     if let bytes = try? AgentFrame(.welcome(welcome), requestID: frame.requestID).encoded() {
                         _ = try? LocalSocket.send(fd, bytes, timeout: 10)
                     }

@@ -53,6 +53,7 @@ final class RecordingEngine: ContinuityService, @unchecked Sendable {
         let ad = Self.advertisement()
         service.advertise(ad)
         service.offer(ad.activityID, payload: [1, 2, 3])
+        service.index(ad.activityID, payload: [4, 5, 6])  // the engine keeps no history
 
         // The agent appears (its directory too): the app moves there.
         #expect(mkdir(base + "/handoff", 0o700) == 0)
@@ -60,6 +61,9 @@ final class RecordingEngine: ContinuityService, @unchecked Sendable {
         let advertised = agent.wait(for: .advertise)
         #expect(advertised.count == 1)
         #expect(agent.wait(for: .offer).count == 1)
+        // The current activity's INDEX, given while embedded, follows it.
+        let indexed = agent.wait(for: .index)
+        #expect(indexed.count == 1 && indexed.first?.frame.message == .index(ad.activityID, [4, 5, 6]))
         #expect(waitUntil { following.mode == .agent })
         #expect(engines.withLock { $0.count } == 1 && engines.withLock { $0[0].detached.withLock { $0 } })
 

@@ -9,6 +9,7 @@ import Testing
         a.title = "Circle"
         try a.setUserInfo(everyType)
         a.requiredUserInfoKeys = ["text", "int"]
+        a.searchableUserInfoKeys = ["text", "array"]
         try a.setWebpageURL(URLReference(string: "https://example.com/shapes/1")!)
         try a.setReferrerURL(URLReference(string: "http://example.org/from")!)
         a.targetContentIdentifier = "shape-1"
@@ -30,6 +31,23 @@ import Testing
         var expected = a.snapshot
         expected.needsSave = false  // local state, never sent
         #expect(b.snapshot == expected)
+    }
+
+    @Test func searchableKeysTravel() throws {
+        let b = try ActivityCoding.decode(try ActivityCoding.encode(try fullActivity()))
+        #expect(b.searchableUserInfoKeys == ["text", "array"])
+    }
+
+    /// A sender from before the history (no `searchableUserInfoKeys`).
+    @Test func anOlderSendersPayloadHasNoSearchableKeys() throws {
+        let payload = BinaryPropertyList.encode(.dictionary([
+            "version": .integer(1), "activityID": .string(ActivityID().uuidString),
+            "activityType": .string("com.example.a"), "userInfo": .dictionary(["note": .string("x")]),
+            "requiredUserInfoKeys": .array([.string("note")]), "eligibleForSearch": .boolean(true),
+        ]))
+        let a = try ActivityCoding.decode(payload)
+        #expect(a.searchableUserInfoKeys.isEmpty)
+        #expect(a.requiredUserInfoKeys == ["note"])
     }
 
     @Test func missingRequiredKeyIsNotEncoded() throws {

@@ -202,6 +202,8 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
         let ad = advertisement.map(Self.fitted)
         state.withLock { s in
             s.advertisement = ad
+            // Another activity is current: the kept INDEX is no longer its.
+            if s.indexed?.id != ad?.activityID { s.indexed = nil }
             send(AgentFrame(.advertise(ad)), in: &s)
         }
     }

@@ -46,6 +46,9 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
         var mode: ContinuityMode
         var advertisement: Advertisement?
         var offer: (ActivityID, [UInt8]?)?
+        /// The current activity's last INDEX, handed to the agent when
+        /// this moves to one (an engine drops it: it keeps no history).
+        var indexed: (ActivityID, [UInt8])?
         var agentLost = false
         var stopped = false
         var thread: pthread_t?
@@ -134,6 +137,8 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
             let current = state.withLock { s in
                 s.advertisement = advertisement
                 s.offer = nil  // a new advertisement withdraws the offer
+                // Another activity is current: its INDEX, if any, follows.
+                if s.indexed?.0 != advertisement?.activityID { s.indexed = nil }
                 return s.current
             }
             current.advertise(advertisement)
@@ -154,9 +159,16 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
 
     public var takesIndex: Bool { true }
 
-    /// To the agent when it follows one (an engine keeps no history).
+    /// To the agent when it follows one (an engine keeps no history);
+    /// kept, and handed to the agent this service moves to.
     public func index(_ activityID: ActivityID, payload: [UInt8]) {
-        order.withLock { _ in state.withLock { $0.current }.index(activityID, payload: payload) }
+        order.withLock { _ in
+            let current = state.withLock { s in
+                s.indexed = (activityID, payload)
+                return s.current
+            }
+            current.index(activityID, payload: payload)
+        }
     }
 
     public func forgetSaved(_ selection: SavedActivitySelection,
@@ -271,10 +283,11 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
             // What the old path reported goes before the new one reports anything.
             previousRelay?.retire()
             previous.detach()
-            let (ad, offer) = state.withLock { s in (s.advertisement, s.offer) }
+            let (ad, offer, indexed) = state.withLock { s in (s.advertisement, s.offer, s.indexed) }
             next.attach(relay)
             next.advertise(ad)
             if let (id, payload) = offer { next.offer(id, payload: payload) }
+            if let (id, payload) = indexed { next.index(id, payload: payload) }
             state.withLock { s in
                 s.current = next
                 s.relay = relay

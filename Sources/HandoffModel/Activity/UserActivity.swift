@@ -92,16 +92,20 @@ public final class UserActivity: Sendable {
         set { state.withLock { $0.isEligibleForHandoff = newValue }; changed() }
     }
 
+    /// Indexed into this device's history while current, through the
+    /// agent (docs/history.md); independent of `isEligibleForHandoff`.
     public var isEligibleForSearch: Bool {
         get { state.withLock { $0.isEligibleForSearch } }
         set { state.withLock { $0.isEligibleForSearch = newValue }; changed() }
     }
 
+    /// Stored and sent for parity with Apple's API; nothing on Linux uses it.
     public var isEligibleForPublicIndexing: Bool {
         get { state.withLock { $0.isEligibleForPublicIndexing } }
         set { state.withLock { $0.isEligibleForPublicIndexing = newValue }; changed() }
     }
 
+    /// Stored and sent for parity with Apple's API; nothing on Linux uses it.
     public var isEligibleForPrediction: Bool {
         get { state.withLock { $0.isEligibleForPrediction } }
         set { state.withLock { $0.isEligibleForPrediction = newValue }; changed() }
