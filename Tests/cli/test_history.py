@@ -4,21 +4,21 @@ through the agent an activity eligible for search (`handoff publish
 --searchable`, the library's INDEX) lands in the agent's SQLite database;
 `handoff history` lists, searches, shows and deletes it; an activity not
 eligible is never stored; the agent killed with SIGKILL at any moment
-while activities are saved leaves a database that opens and answers."""
+while activities are saved leaves a database that opens and answers.
+Apps in C and Python deleting their own entries: test_history_app.py."""
 
 import json
 import os
 import random
 import signal
 import sqlite3
-import sys
 import threading
 import time
 
-from agent_desktop import APP, LIBRARY, TEAM, json_lines, wait_for
+from agent_desktop import wait_for
 from cli_support import loopback
 
-TYPE = "org.example.notes.edit"  # the apps here declare it (agent_app.py --type)
+TYPE = "org.example.notes.edit"
 
 
 def start_agent(device, socket_path, ports):
@@ -158,45 +158,3 @@ def test_the_database_survives_sigkill_at_any_moment(device, ports, tmp_path):
         # FTS5's own check: the index matches the entries, row for row.
         db.execute("INSERT INTO entries_fts(entries_fts) VALUES('integrity-check')")
 
-
-def test_an_app_deletes_its_own_saved_activities_only(device, ports, tmp_path):
-    """Apple's deleteSavedUserActivities through the Python binding and the
-    real agent: by persistent identifier within the app's team (another
-    team's entry with the same identifier stays), then all of the app's;
-    done runs once, on the main thread, after the deletion."""
-    socket_path = tmp_path / "run" / "agent.sock"
-    agent = start_agent(device, socket_path, ports)
-    env = dict(device.env, HANDOFF_AGENT_SOCKET=str(socket_path), HANDOFF_LIBRARY=str(LIBRARY))
-    log = tmp_path / "app.jsonl"
-
-    def app(*extra):
-        return device.spawn_process([sys.executable, str(APP), "--log", str(log), "--bundle", "org.example.Notes",
-                                     "--team", TEAM, "--type", TYPE, "--seconds", "60", *extra], env)
-
-    notes = [app("--advertise", TYPE, "--searchable", "--title", "Notes one", "--persistent-id", "doc-1"),
-             app("--advertise", TYPE, "--searchable", "--title", "Notes two", "--persistent-id", "doc-2",
-                 "--info", "body=about otters")]
-    other, _ = publish(device, socket_path, "--searchable", "--team", "OTHERTEAM", "--title", "Other team's doc",
-                       "--persistent-id", "doc-1")
-    wait_for(lambda: len(history(device)) == 3 or None, "three entries")
-    assert [e["title"] for e in history(device, "search", "otters")] == ["Notes two"]
-    for proc in notes:
-        proc.proc.terminate()
-        proc.proc.wait(timeout=10)
-    deleter = app("--delete", "doc-1", "--delete", "doc-9")
-    heard = wait_for(lambda: [e for e in json_lines(log) if e["event"] == "deleted"] or None, "done")
-    assert heard[0]["code"] == 0 and heard[0]["main"] is True, heard
-    assert sorted(e["title"] for e in history(device)) == ["Notes two", "Other team's doc"]
-    deleter.proc.terminate()
-    deleter.proc.wait(timeout=10)
-    log.write_text("")
-    deleter = app("--delete-all")
-    heard = wait_for(lambda: [e for e in json_lines(log) if e["event"] == "deleted"] or None, "done")
-    assert heard == [dict(heard[0], what="all", code=0, main=True)], heard
-    assert [e["title"] for e in history(device)] == ["Other team's doc"]
-    deleter.proc.terminate()
-    deleter.proc.wait(timeout=10)
-    other.signal(signal.SIGTERM)
-    other.wait()
-    agent.signal(signal.SIGTERM)
-    assert agent.wait() == 0

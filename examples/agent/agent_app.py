@@ -16,7 +16,6 @@ import json
 import os
 import signal
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -36,14 +35,6 @@ def main():
     parser.add_argument("--advertise")
     parser.add_argument("--info", action="append", default=[])
     parser.add_argument("--stuck-saving", action="store_true")
-    # The history (docs/history.md): the advertised activity eligible for
-    # search (its --info keys searchable), its title and persistent id; and
-    # deletions of saved activities, each logged "deleted" when done.
-    parser.add_argument("--searchable", action="store_true")
-    parser.add_argument("--title", default="From the app")
-    parser.add_argument("--persistent-id")
-    parser.add_argument("--delete", action="append", default=[])
-    parser.add_argument("--delete-all", action="store_true")
     parser.add_argument("--seconds", type=float, default=120)
     # AUTO follows the agent (docs/agent.md §3 "Choosing the mode"); SIGUSR1 logs where it runs now.
     parser.add_argument("--mode", choices=["agent", "auto"], default="agent")
@@ -94,26 +85,12 @@ def main():
          startup_id=os.environ.get("DESKTOP_STARTUP_ID"))
     if args.advertise:
         activity = handoff.UserActivity(args.advertise)
-        activity.title = args.title
+        activity.title = "From the app"
         activity.user_info = dict(item.split("=", 1) for item in args.info)
-        if args.searchable:
-            activity.is_eligible_for_search = True
-            activity.searchable_user_info_keys = activity.user_info.keys()
-        if args.persistent_id:
-            activity.persistent_identifier = args.persistent_id
         activity.delegate = Advertised()
         activity.needs_save = args.stuck_saving
         app.become_current(activity)
         emit("advertising", id=activity.activity_id)
-    def deleted(what):
-        def done(error):
-            emit("deleted", what=what, code=int(error.code) if error else 0,
-                 main=threading.current_thread() is threading.main_thread())
-        return done
-    if args.delete:
-        app.delete_saved_activities(args.delete, deleted("ids"))
-    if args.delete_all:
-        app.delete_all_saved_activities(deleted("all"))
     signal.signal(signal.SIGTERM, lambda *_: app.stop())
     signal.signal(signal.SIGUSR1, lambda *_: emit("mode", mode=app.continuity_mode.name))
     app.run(timeout=args.seconds)
