@@ -4,7 +4,7 @@
 # network interfaces). Needs nothing of the bash-completion package.
 # Kept in step with `handoff COMMAND --help` by Tests/cli/test_cli_completions.py.
 
-_handoff_commands="account pair device nearby devices publish continue doctor agent settings relay browser-host mpris-bridge help"
+_handoff_commands="account pair device nearby devices publish continue doctor agent settings history relay browser-host mpris-bridge help"
 _handoff_account_actions="create code join show rotate"
 
 # The options of one command (--json and --help: every command's).
@@ -18,12 +18,13 @@ _handoff_options() {
         pair) options="--join --force --name --yes-if-code --show-code --code --timeout --listen $link" ;;
         device) options="--name --role" ;;
         settings) options="" ;;
+        history) options="--app --device --limit --all" ;;
         relay) options="--password-file --ca-file --allow-plain" ;;
         browser-host) options="--install-user --print-manifest --program" ;;
         mpris-bridge) options="--bus" ;;
         nearby) options="--type --once --timeout --agent --embedded $beacons --connect-timeout" ;;
         devices) options="--listen --agent --embedded $beacons $channel" ;;
-        publish) options="--type --title --info --url --team --required-key --once --timeout --agent --embedded $beacons $channel" ;;
+        publish) options="--type --title --info --url --team --required-key --searchable --keyword --searchable-key --persistent-id --once --timeout --agent --embedded $beacons $channel" ;;
         continue) options="--type --team --timeout --agent --embedded $beacons $channel" ;;
         doctor) options="--listen --peer --beacon-port --no-multicast --interface --tailnet-socket --no-tailnet --channel --connect-timeout --agent --embedded" ;;
         agent) options="--socket --no-launch --no-notifications --no-tray --no-search --no-pairing $beacons $channel" ;;
@@ -36,6 +37,7 @@ _handoff_takes_value() {
     case $1 in
         --beacon-port | --peer | --interface | --channel | --connect-timeout | --fetch-timeout | \
         --type | --title | --info | --url | --team | --required-key | --timeout | --listen | \
+        --keyword | --searchable-key | --persistent-id | --app | --device | --limit | \
         --name | --role | --yes-if-code | --code | --socket | --tailnet-socket | \
         --password-file | --ca-file | --print-manifest | --program | --bus) return 0 ;;
     esac
@@ -107,18 +109,33 @@ _handoff() {
     esac
 
     if [ "$command" = settings ] && [ "${cur#-}" = "$cur" ]; then
-        # settings pause|resume|device DEVICE offer|accept on|off|app ID mute|unmute
+        # settings pause|resume|device DEVICE offer|accept|history on|off|app ID mute|unmute|web-domains|history
+        # |history on|off|other-devices|days|entries
         local words=() k=$((i + 1))
         while [ "$k" -lt "$COMP_CWORD" ]; do
             case ${COMP_WORDS[k]} in -*) ;; *) words+=("${COMP_WORDS[k]}") ;; esac
             k=$((k + 1))
         done
         case ${#words[@]}:${words[0]} in
-            0:) COMPREPLY=($(compgen -W "pause resume device app" -- "$cur")) ;;
-            2:device) COMPREPLY=($(compgen -W "offer accept" -- "$cur")) ;;
+            0:) COMPREPLY=($(compgen -W "pause resume device app history" -- "$cur")) ;;
+            2:device) COMPREPLY=($(compgen -W "offer accept history" -- "$cur")) ;;
             3:device) COMPREPLY=($(compgen -W "on off" -- "$cur")) ;;
-            2:app) COMPREPLY=($(compgen -W "mute unmute" -- "$cur")) ;;
+            2:app) COMPREPLY=($(compgen -W "mute unmute web-domains history" -- "$cur")) ;;
+            3:app) COMPREPLY=($(compgen -W "on off" -- "$cur")) ;;
+            1:history) COMPREPLY=($(compgen -W "on off other-devices days entries" -- "$cur")) ;;
+            2:history) [ "${words[1]}" = other-devices ] && COMPREPLY=($(compgen -W "on off" -- "$cur")) ;;
         esac
+        return 0
+    fi
+
+    if [ "$command" = history ] && [ "${cur#-}" = "$cur" ]; then
+        # history list|search TERMS|show ID|delete ID...: the action only.
+        local k=$((i + 1)) action=""
+        while [ "$k" -lt "$COMP_CWORD" ]; do
+            case ${COMP_WORDS[k]} in -*) ;; *) action=${COMP_WORDS[k]}; break ;; esac
+            k=$((k + 1))
+        done
+        [ -z "$action" ] && COMPREPLY=($(compgen -W "list search show delete" -- "$cur"))
         return 0
     fi
 

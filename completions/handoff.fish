@@ -48,6 +48,7 @@ complete -c handoff -n 'not __handoff_command' -a account -d "create the account
 complete -c handoff -n 'not __handoff_command' -a pair -d 'add a device to the account by comparing a code'
 complete -c handoff -n 'not __handoff_command' -a device -d "show or change this device's name and role"
 complete -c handoff -n 'not __handoff_command' -a settings -d 'show or change the controls: pause, per device, per app'
+complete -c handoff -n 'not __handoff_command' -a history -d 'list, search, show and delete what the history keeps'
 complete -c handoff -n 'not __handoff_command' -a relay -d 'show, set or clear the MQTT broker that relays handoffs'
 complete -c handoff -n 'not __handoff_command' -a browser-host -d "the browser extension's native-messaging host"
 complete -c handoff -n 'not __handoff_command' -a nearby -d 'list the activities your other devices offer, live'
@@ -64,7 +65,7 @@ complete -c handoff -l json -d 'print JSON for scripts'
 complete -c handoff -l help -d 'show the help and exit'
 
 # help COMMAND
-complete -c handoff -n '__handoff_using help' -a 'account pair device nearby devices publish continue doctor agent settings relay browser-host mpris-bridge'
+complete -c handoff -n '__handoff_using help' -a 'account pair device nearby devices publish continue doctor agent settings history relay browser-host mpris-bridge'
 
 # account
 complete -c handoff -n __handoff_account_needs_action -a create -d 'make a new account'
@@ -89,7 +90,8 @@ complete -c handoff -n '__handoff_using pair' -l listen -x -d 'joiner: TCP addre
 complete -c handoff -n '__handoff_using device' -l name -x -d 'the name other devices show'
 complete -c handoff -n '__handoff_using device' -l role -x -a 'full send-only' -d 'full, or send-only'
 
-# settings pause|resume|device DEVICE offer|accept on|off|app ID mute|unmute
+# settings pause|resume|device DEVICE offer|accept|history on|off|app ID mute|unmute|web-domains|history
+# |history on|off|other-devices|days|entries
 function __handoff_settings_words
     set -l words (commandline -opc)
     set -e words[1]
@@ -101,10 +103,29 @@ function __handoff_settings_words
     test (count $words) -eq $argv[1]; or return 1
     test -z "$argv[2]"; or test "$words[1]" = "$argv[2]"
 end
-complete -c handoff -n '__handoff_settings_words 0' -a 'pause resume device app'
-complete -c handoff -n '__handoff_settings_words 2 device' -a 'offer accept'
+complete -c handoff -n '__handoff_settings_words 0' -a 'pause resume device app history'
+complete -c handoff -n '__handoff_settings_words 2 device' -a 'offer accept history'
 complete -c handoff -n '__handoff_settings_words 3 device' -a 'on off'
-complete -c handoff -n '__handoff_settings_words 2 app' -a 'mute unmute'
+complete -c handoff -n '__handoff_settings_words 2 app' -a 'mute unmute web-domains history'
+complete -c handoff -n '__handoff_settings_words 3 app' -a 'on off'
+complete -c handoff -n '__handoff_settings_words 1 history' -a 'on off other-devices days entries'
+
+# history list|search TERMS|show ID|delete ID...
+function __handoff_history_needs_action
+    set -l words
+    for token in (commandline -opc)[2..-1]
+        string match -q -- '-*' $token; or set -a words $token
+    end
+    test "$words[1]" = history; and test (count $words) -eq 1
+end
+complete -c handoff -n __handoff_history_needs_action -a list -d 'the newest first (the default)'
+complete -c handoff -n __handoff_history_needs_action -a search -d 'the entries matching TERMS'
+complete -c handoff -n __handoff_history_needs_action -a show -d 'one entry'
+complete -c handoff -n __handoff_history_needs_action -a delete -d 'delete entries, an app, a device or all'
+complete -c handoff -n '__handoff_using history' -l app -x -d "only this app's entries (list, delete)"
+complete -c handoff -n '__handoff_using history' -l device -x -d "only this device's entries (list, delete)"
+complete -c handoff -n '__handoff_using history' -l limit -x -d 'at most N entries'
+complete -c handoff -n '__handoff_using history' -l all -d 'delete every entry'
 
 # relay show|set URL|clear
 function __handoff_relay_needs_action
@@ -143,6 +164,10 @@ complete -c handoff -n '__handoff_using publish' -l info -x -d 'a userInfo entry
 complete -c handoff -n '__handoff_using publish' -l url -x -d 'web page (http or https) where no app can continue it'
 complete -c handoff -n '__handoff_using publish' -l team -x -d 'team identifier the tool acts as (default HANDOFFCLI)'
 complete -c handoff -n '__handoff_using publish' -l required-key -x -d 'a userInfo key the activity needs (repeatable)'
+complete -c handoff -n '__handoff_using publish' -l searchable -d 'eligible for search: the history keeps it'
+complete -c handoff -n '__handoff_using publish' -l keyword -x -d 'a keyword search finds it by (repeatable)'
+complete -c handoff -n '__handoff_using publish' -l searchable-key -x -d 'a userInfo key whose strings search finds it by (repeatable)'
+complete -c handoff -n '__handoff_using publish' -l persistent-id -x -d 'its persistent identifier'
 complete -c handoff -n '__handoff_using publish' -l once -d 'exit after the first device continued it'
 complete -c handoff -n '__handoff_using publish' -l timeout -x -d 'stop after this many seconds'
 
