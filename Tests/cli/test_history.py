@@ -158,3 +158,37 @@ def test_the_database_survives_sigkill_at_any_moment(device, ports, tmp_path):
         # FTS5's own check: the index matches the entries, row for row.
         db.execute("INSERT INTO entries_fts(entries_fts) VALUES('integrity-check')")
 
+
+
+def test_other_devices_activities_are_kept_only_when_turned_on(pair, ports, tmp_path):
+    """Device B's agent with `handoff settings history other-devices on`
+    keeps what device A offers eligible for search (fetched once after 10 s
+    shown; A is not told it was continued); an activity not eligible is
+    fetched and dropped; with the setting off nothing of A's is kept."""
+    a, b = pair
+    socket_path = tmp_path / "run" / "agent.sock"
+    assert b.run("settings", "history", "other-devices", "on").code == 0
+    agent = b.spawn("--json", "agent", "--no-notifications", "--no-tray", "--no-search", "--socket", socket_path,
+                    *loopback(ports[1], ports[0]))
+    agent.expect_stderr('"event":"listening"')
+    kept = a.spawn("--json", "publish", *loopback(ports[0], ports[1]), "--type", TYPE, "--searchable",
+                   "--title", "Drafted on A", "--keyword", "elsewhere")
+    kept.event("publishing")
+    entries = wait_for(lambda: history(b, "search", "elsewhere") or None, "A's activity in B's history", timeout=60)
+    assert [e["title"] for e in entries] == ["Drafted on A"] and entries[0]["device"] == "Device A", entries
+    assert not any(e.get("event") == "continued" for e in kept.events() if isinstance(e, dict)), \
+        "a fetch for the history is not a continuation"
+    # Off: nothing new of A's is kept.
+    assert history(b, "delete", "--all") == [{"deleted": 1}]
+    assert b.run("settings", "history", "other-devices", "off").code == 0
+    kept.signal(signal.SIGTERM)
+    kept.wait()
+    again = a.spawn("--json", "publish", *loopback(ports[0], ports[1]), "--type", TYPE, "--searchable",
+                    "--title", "Drafted again", "--keyword", "elsewhere")
+    again.event("publishing")
+    time.sleep(12)  # past the 10 s the agent would have waited to fetch it
+    assert history(b) == []
+    again.signal(signal.SIGTERM)
+    again.wait()
+    agent.signal(signal.SIGTERM)
+    assert agent.wait() == 0
