@@ -21,8 +21,9 @@ RUST_FLAGS   := --offline --manifest-path $(RUST_DIR)/Cargo.toml
 
 .PHONY: test-rust test-rust-valgrind demo-rust
 
-test-rust: lib $(BINDIR)/peer $(BINDIR)/streamer
+test-rust: lib $(BINDIR)/peer $(BINDIR)/streamer $(TOOL)
 	HANDOFF_C_PEER=$(abspath $(BINDIR)/peer) HANDOFF_C_STREAMER=$(abspath $(BINDIR)/streamer) \
+	  HANDOFF_TOOL=$(abspath $(TOOL)) \
 	  CC='$(CC)' $(RUST_CARGO) test $(RUST_FLAGS)
 	$(MAKE) --no-print-directory demo-rust
 

@@ -469,7 +469,10 @@ impl ApplicationRef {
     /// (C: `handoff_application_delete_all_saved_activities`; Apple's
     /// `deleteAllSavedUserActivities`); `done` as for
     /// [`delete_saved_activities`](Self::delete_saved_activities).
-    pub fn delete_all_saved_activities<F: FnOnce(Result<()>) + 'static>(&self, done: F) -> Result<()> {
+    pub fn delete_all_saved_activities<F: FnOnce(Result<()>) + 'static>(
+        &self,
+        done: F,
+    ) -> Result<()> {
         let context = completion_context(done);
         // SAFETY: as above.
         let status = unsafe {
@@ -742,5 +745,7 @@ unsafe extern "C" fn completion_trampoline(context: *mut c_void, status: c_int) 
     // SAFETY: made by completion_context; C calls this exactly once.
     let done = unsafe { Box::from_raw(context as *mut Completion) };
     let result = check(status);
-    guard("delete_saved_activities' done", "ignored", (), move || done(result));
+    guard("delete_saved_activities' done", "ignored", (), move || {
+        done(result)
+    });
 }

@@ -530,7 +530,9 @@ extern "C" {
         app: *mut handoff_application,
         activity_id: *const c_char,
     ) -> c_int;
-    pub fn handoff_application_get_activation_token(app: *const handoff_application) -> *const c_char;
+    pub fn handoff_application_get_activation_token(
+        app: *const handoff_application,
+    ) -> *const c_char;
     pub fn handoff_application_delete_saved_activities(
         app: *mut handoff_application,
         ids: *const *const c_char,
@@ -544,7 +546,6 @@ extern "C" {
         context: *mut c_void,
     ) -> c_int;
 }
-
 
 // ------------------------------------------------------ Remote activities
 

@@ -60,7 +60,9 @@ fn the_header_reading_is_not_vacuous() {
     );
     // The project's one version (VERSION), as the header spells it.
     let version = include_str!("../../../VERSION").trim();
-    let number: i64 = version.split('.').fold(0, |n, part| n * 100 + part.parse::<i64>().unwrap());
+    let number: i64 = version
+        .split('.')
+        .fold(0, |n, part| n * 100 + part.parse::<i64>().unwrap());
     assert_eq!(h.constants["HANDOFF_VERSION_NUMBER"], Constant::Int(number));
     assert_eq!(
         h.constants["HANDOFF_VERSION_STRING"],

@@ -652,7 +652,12 @@ fn manifests_claim_web_domains() {
     m.declare_web_domain("*.docs.example.org").unwrap();
     m.declare_web_domain("example.com").unwrap();
     assert_eq!(m.web_domains(), ["example.com", "*.docs.example.org"]);
-    for bad in ["", "https://example.com", "example.com:8080", "*example.com"] {
+    for bad in [
+        "",
+        "https://example.com",
+        "example.com:8080",
+        "*example.com",
+    ] {
         assert_eq!(
             m.declare_web_domain(bad).unwrap_err().code(),
             ErrorCode::InvalidValue
@@ -663,8 +668,12 @@ fn manifests_claim_web_domains() {
 #[test]
 fn searchable_user_info_keys_round_trip() {
     let a = Activity::new("com.example.notes.edit").unwrap();
-    a.set_searchable_user_info_keys(&["body", "tags", "body"]).unwrap();
-    assert_eq!(a.searchable_user_info_keys(), vec!["body".to_owned(), "tags".to_owned()]);
+    a.set_searchable_user_info_keys(&["body", "tags", "body"])
+        .unwrap();
+    assert_eq!(
+        a.searchable_user_info_keys(),
+        vec!["body".to_owned(), "tags".to_owned()]
+    );
     a.set_searchable_user_info_keys::<&str>(&[]).unwrap();
     assert!(a.searchable_user_info_keys().is_empty());
 }

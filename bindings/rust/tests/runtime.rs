@@ -583,14 +583,20 @@ fn deleting_saved_activities_without_an_agent_says_so_on_the_main_thread() {
     let app = Application::new(&manifest(), ()).unwrap();
     let heard: Rc<RefCell<Vec<(&str, Option<ErrorCode>)>>> = Rc::default();
     let h = heard.clone();
-    app.delete_saved_activities(&["doc-1"], move |r| h.borrow_mut().push(("ids", r.err().map(|e| e.code()))))
-        .unwrap();
+    app.delete_saved_activities(&["doc-1"], move |r| {
+        h.borrow_mut().push(("ids", r.err().map(|e| e.code())))
+    })
+    .unwrap();
     let h = heard.clone();
-    app.delete_all_saved_activities(move |r| h.borrow_mut().push(("all", r.err().map(|e| e.code()))))
-        .unwrap();
+    app.delete_all_saved_activities(move |r| {
+        h.borrow_mut().push(("all", r.err().map(|e| e.code())))
+    })
+    .unwrap();
     let h = heard.clone();
-    app.delete_saved_activities::<&str, _>(&[], move |r| h.borrow_mut().push(("none", r.err().map(|e| e.code()))))
-        .unwrap();
+    app.delete_saved_activities::<&str, _>(&[], move |r| {
+        h.borrow_mut().push(("none", r.err().map(|e| e.code())))
+    })
+    .unwrap();
     assert!(heard.borrow().is_empty());
     app.dispatch().unwrap();
     assert_eq!(
@@ -603,7 +609,9 @@ fn deleting_saved_activities_without_an_agent_says_so_on_the_main_thread() {
     );
     let long = "x".repeat(4097);
     let h = heard.clone();
-    let refused = app.delete_saved_activities(&[long.as_str()], move |_| h.borrow_mut().push(("bad", None)));
+    let refused = app.delete_saved_activities(&[long.as_str()], move |_| {
+        h.borrow_mut().push(("bad", None))
+    });
     assert_eq!(refused.unwrap_err().code(), ErrorCode::InvalidArgument);
     app.dispatch().unwrap();
     assert_eq!(heard.borrow().len(), 3);
