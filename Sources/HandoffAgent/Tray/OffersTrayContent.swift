@@ -59,7 +59,9 @@ final class OffersTrayContent: TrayContent {
             let app = server.installedApp(bundle: e.bundle)
             let title = e.title.isEmpty ? e.activityType : e.title
             let what = app?.name.map { tr("{title} — {app}", ["title": title, "app": $0]) } ?? title
-            return TrayMenu.Recent(entry: e.id, label: tr("{title} (from {device})", ["title": what, "device": e.deviceName]),
+            // This device's own entries need no "from".
+            let here = e.deviceID == server.identity.device.idBytes
+            return TrayMenu.Recent(entry: e.id, label: here ? what : tr("{title} (from {device})", ["title": what, "device": e.deviceName]),
                                    iconName: app?.icon.flatMap { $0.hasPrefix("/") ? nil : $0 })
         }
     }
