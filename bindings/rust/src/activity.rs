@@ -55,11 +55,13 @@ unsafe impl Sync for ActivityRef {}
 pub enum ActivityFlag {
     /// Advertised to the person's other devices while current (default on).
     EligibleForHandoff,
-    /// Kept for parity with Apple's API; the library does not index.
+    /// Kept in this device's history through the agent while current and
+    /// after each save: found from the desktop's search and `handoff
+    /// history`, continued from there (docs/history.md; default off).
     EligibleForSearch,
-    /// Kept for parity with Apple's API.
+    /// Stored and sent, as Apple's; nothing on Linux uses it (no public index).
     EligibleForPublicIndexing,
-    /// Kept for parity with Apple's API.
+    /// Stored and sent, as Apple's; nothing on Linux uses it (no prediction).
     EligibleForPrediction,
     /// Asks for a lazy, coalesced save before the activity is next sent.
     NeedsSave,
