@@ -95,7 +95,11 @@ public final class HistoryStore {
             var prefix = ""
             for component in folder.split(separator: "/") {
                 prefix += "/" + component
-                if mkdir(prefix, 0o700) == 0 { continue }
+                if mkdir(prefix, 0o700) == 0 {
+                    // The umask may have taken bits away, never added: make it exact.
+                    chmod(prefix, 0o700)
+                    continue
+                }
                 var info = stat()
                 if stat(prefix, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { continue }
                 throw HandoffError(.io, "cannot create the folder \(prefix) for the history: \(String(cString: strerror(errno)))")
@@ -108,6 +112,7 @@ public final class HistoryStore {
         // take the database for its own (and reset the WAL under it).
         let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         if fd >= 0 {
+            fchmod(fd, 0o600)  // exact, whatever the umask
             close(fd)
             return
         }
