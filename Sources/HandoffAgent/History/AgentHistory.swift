@@ -22,10 +22,6 @@ public final class AgentHistory: @unchecked Sendable {
     /// The exclusions already applied to what is stored.
     private var appliedApps: Set<String> = []
     private var appliedDevices: Set<String> = []
-    /// INDEX messages taken and refused (not eligible, undeclared type,
-    /// excluded), for STATUS's counters.
-    private(set) var indexed = 0
-    private(set) var refused = 0
 
     /// Opens (creating) the database at `path`; a damaged file is moved
     /// aside (`path.damaged`) and a new one started, once.
@@ -67,11 +63,7 @@ public final class AgentHistory: @unchecked Sendable {
     func index(_ payload: [UInt8], activityID: ActivityID, from session: AgentSession, device: DeviceIdentity) {
         applyExclusions()
         let manifest = session.manifest
-        guard settings().historyKeeps(bundleIdentifier: manifest.bundleIdentifier, deviceID: nil) else {
-            refused += 1
-            return
-        }
-        indexed += 1
+        guard settings().historyKeeps(bundleIdentifier: manifest.bundleIdentifier, deviceID: nil) else { return }
         let seen = Int64(wallMilliseconds())
         let log = self.log
         writer.submit(.write {
