@@ -67,4 +67,56 @@ import Testing
         watch.drain()
         #expect(watch.socketExists)
     }
+
+    /// Moving the watch queues an IN_IGNORED for the old one: the watch
+    /// must not take it for its directory going and move again, for ever
+    /// (an idle agent spun a core once tailscaled's folder appeared). After
+    /// the directory is made, and after other entries come and go in the
+    /// parent, the descriptor goes quiet within a drain or two.
+    @Test func goesQuietAfterItMoves() throws {
+        let base = Self.freshBase()
+        defer { _ = rmdirTree(base) }
+        let path = base + "/handoff/agent.sock"
+        let watch = try AgentSocketWatch(socketPath: path)
+        // Another entry of the parent: nothing to do with the socket.
+        let other = open(base + "/other", O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
+        close(other)
+        #expect(Self.readable(watch))
+        #expect(!watch.drain())
+        #expect(!Self.readable(watch, seconds: 0))
+
+        #expect(mkdir(base + "/handoff", 0o700) == 0)
+        #expect(Self.readable(watch))
+        var drains = 0
+        while Self.readable(watch, seconds: 0), drains < 100 {
+            watch.drain()
+            drains += 1
+        }
+        #expect(drains <= 2)
+        #expect(!Self.readable(watch, seconds: 0))
+
+        // The directory moved away and made again: quiet once more.
+        #expect(rename(base + "/handoff", base + "/handoff.old") == 0)
+        #expect(Self.readable(watch))
+        drains = 0
+        while Self.readable(watch, seconds: 0), drains < 100 {
+            watch.drain()
+            drains += 1
+        }
+        #expect(drains <= 3)
+        #expect(mkdir(base + "/handoff", 0o700) == 0)
+        #expect(Self.readable(watch))
+        drains = 0
+        while Self.readable(watch, seconds: 0), drains < 100 {
+            watch.drain()
+            drains += 1
+        }
+        #expect(drains <= 3)
+        let listener = try LocalSocket.listen(at: path)
+        defer { close(listener) }
+        #expect(Self.readable(watch))
+        #expect(watch.drain())
+        #expect(watch.socketExists)
+        _ = rmdirTree(base + "/handoff.old")
+    }
 }

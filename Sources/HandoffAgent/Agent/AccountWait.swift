@@ -216,8 +216,10 @@ private final class DirectoryWatch {
     }
 
     /// Reads what is queued; true when something changed (worth a look).
+    /// Only the current watch's events count: `rewatch` removing the old
+    /// watch queues an IN_IGNORED for it, which must not move it again.
     func drain() -> Bool {
-        let events = InotifyEvents.drain(fd)
+        let events = InotifyEvents.drain(fd).filter { $0.watch == watch }
         if events.contains(where: { $0.has(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) }) { try? rewatch() }
         return !events.isEmpty
     }

@@ -50,16 +50,22 @@ public final class AgentSocketWatch {
 
     /// Reads what is queued and follows the directory coming or going.
     /// True when something changed (then look at `socketExists`).
+    ///
+    /// Only events of the current watch count: the IN_IGNORED that
+    /// `rewatch`'s own `inotify_rm_watch` queues for the old watch is read
+    /// here too, and moving again on it would move for ever.
     @discardableResult
     public func drain() -> Bool {
-        let events = InotifyEvents.drain(fd)
+        let events = InotifyEvents.drain(fd).filter { $0.watch == watch }
+        let directoryName = String(directory[directory.index(after: directory.lastIndex(of: "/") ?? directory.startIndex)...])
         let moved = events.contains {
             $0.has(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)
-                // Something made in the parent: perhaps the directory.
-                || (!watchesDirectory && $0.has(IN_CREATE | IN_MOVED_TO))
+                // The directory made (or moved in) in the parent.
+                || (!watchesDirectory && $0.has(IN_CREATE | IN_MOVED_TO) && $0.name == directoryName)
         }
         if moved { rewatch() }
-        return !events.isEmpty
+        // While only the parent is watched, its other entries mean nothing here.
+        return moved || (watchesDirectory && !events.isEmpty)
     }
 
     /// Whether a socket is at `socketPath` now.

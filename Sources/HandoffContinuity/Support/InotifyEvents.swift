@@ -3,11 +3,24 @@
 import Glibc
 #endif
 
-/// One event read from an inotify descriptor: its mask and the name of
-/// the entry it concerns ("" for the watched directory itself).
+/// One event read from an inotify descriptor: the watch it came from, its
+/// mask and the name of the entry it concerns ("" for the watched
+/// directory itself).
+///
+/// A watcher that moves its watch must look at `watch`: removing a watch
+/// queues an IN_IGNORED for it, and a watcher that took any IN_IGNORED as
+/// "my directory went" would move again on the event of its own move, for
+/// ever (an idle agent spun a core so once tailscaled's folder appeared).
 public struct InotifyEvent: Sendable, Equatable {
+    public var watch: Int32
     public var mask: UInt32
     public var name: String
+
+    public init(watch: Int32 = -1, mask: UInt32, name: String) {
+        self.watch = watch
+        self.mask = mask
+        self.name = name
+    }
 
     /// Whether any of `bits` (IN_CREATE, ...) is set.
     public func has(_ bits: Int32) -> Bool { mask & UInt32(bits) != 0 }
@@ -32,12 +45,12 @@ public enum InotifyEvents {
             let header = MemoryLayout<inotify_event>.size
             var offset = 0
             while offset + header <= n {
-                let (mask, length) = buffer.withUnsafeBytes { raw in
+                let (wd, mask, length) = buffer.withUnsafeBytes { raw in
                     let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
-                    return (event.mask, Int(event.len))
+                    return (event.wd, event.mask, Int(event.len))
                 }
                 let nameBytes = buffer[(offset + header)..<min(n, offset + header + length)].prefix { $0 != 0 }
-                events.append(InotifyEvent(mask: mask, name: String(decoding: nameBytes, as: UTF8.self)))
+                events.append(InotifyEvent(watch: wd, mask: mask, name: String(decoding: nameBytes, as: UTF8.self)))
                 offset += header + length
             }
         }
