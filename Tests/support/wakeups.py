@@ -96,6 +96,18 @@ def threads(pid):
     return out
 
 
+def cpu_ticks(pid):
+    """User plus system CPU time of the whole process in clock ticks
+    (/proc/PID/stat; 100 a second): a thread that spins without sleeping
+    makes no voluntary switch, but it makes these."""
+    try:
+        text = Path("/proc/%d/stat" % pid).read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return 0
+    fields = text[text.rindex(")") + 2:].split()
+    return int(fields[11]) + int(fields[12])
+
+
 def rss_kib(pid):
     fields = _status("/proc/%d/status" % pid) or {}
     return int(fields.get("VmRSS", "0 kB").split()[0])
@@ -104,8 +116,9 @@ def rss_kib(pid):
 class Counts:
     """Wake-ups of each thread over one window."""
 
-    def __init__(self, seconds, rows, born, ended, rss, thread_count):
+    def __init__(self, seconds, rows, born, ended, rss, thread_count, ticks=0):
         self.seconds = seconds
+        self.ticks = ticks          # CPU clock ticks used in the window
         self.rows = rows            # [(tid, name, voluntary, nonvoluntary, waits)]
         self.born, self.ended = born, ended
         self.rss, self.thread_count = rss, thread_count
@@ -122,8 +135,8 @@ class Counts:
         for tid, name, vol, nonvol, waits in self.rows:
             lines.append("  %-7d %-16s %9d %9.3f %8d  %s" % (tid, name, vol, vol / self.seconds, nonvol, waits))
         lines.append("  %-7s %-16s %9d %9.3f" % ("", "process", self.total, self.total / self.seconds))
-        lines.append("  threads %d, RSS %d KiB%s%s" % (
-            self.thread_count, self.rss,
+        lines.append("  threads %d, RSS %d KiB, CPU %d ticks%s%s" % (
+            self.thread_count, self.rss, self.ticks,
             ", threads started in the window: %d" % self.born if self.born else "",
             ", ended: %d" % self.ended if self.ended else ""))
         return "\n".join(lines)
@@ -135,6 +148,7 @@ class Window:
     def __init__(self, pid):
         self.pid = pid
         self.before = threads(pid)
+        self.ticks = cpu_ticks(pid)
         self.started = time.monotonic()
 
     def end(self):
@@ -147,7 +161,7 @@ class Window:
             rows.append((tid, t.name, t.voluntary - base_v, t.nonvoluntary - base_n, t.waits))
         born = len(set(after) - set(self.before))
         ended = len(set(self.before) - set(after))
-        return Counts(seconds, rows, born, ended, rss_kib(self.pid), len(after))
+        return Counts(seconds, rows, born, ended, rss_kib(self.pid), len(after), cpu_ticks(self.pid) - self.ticks)
 
 
 def strace_summary(pid, seconds):
