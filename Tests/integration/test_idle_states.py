@@ -56,3 +56,20 @@ def test_an_idle_agent_sleeps(state):
     assert counts.ticks <= TICKS, "%s: %d CPU ticks in %.0f s\n%s\n%s" % (
         state, counts.ticks, counts.seconds, counts.table(), log[-2000:])
     assert counts.born == 0, counts.table()  # no thread started per retry
+
+
+@pytest.mark.parametrize("state", ["bus-appears", "bus-restarting"])
+def test_the_desktop_faces_come_back_with_the_bus(state):
+    """The bus comes (or comes back) while the agent runs: its search
+    provider owns its name again on the new bus, without a restart."""
+    if not idle_states.TOOL.exists():
+        pytest.skip("%s is missing: make tool" % idle_states.TOOL)
+    with idle_states.agent_in(state, settle=0) as ctx:
+        deadline = time.monotonic() + 30
+        while not ctx.bus.has_owner("org.libhandoff.History"):
+            assert ctx.agent.poll() is None, ctx.log_text()[-2000:]
+            assert time.monotonic() < deadline, "the search never came back:\n" + ctx.log_text()[-2000:]
+            time.sleep(0.1)
+        ctx.wait_log("the session bus is back: search started again")
+        ctx.wait_log("the session bus is back: tray started again")
+        ctx.wait_log("the session bus is back: notifications started again")

@@ -93,6 +93,13 @@ class PrivateBus:
         _stop(self.proc)
         self.proc = None
 
+    def has_owner(self, name):
+        """Whether `name` is owned on this bus now."""
+        done = subprocess.run(["dbus-send", "--bus=%s" % self.address, "--print-reply", "--dest=org.freedesktop.DBus",
+                               "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:%s" % name],
+                              capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+        return done.returncode == 0 and "boolean true" in done.stdout
+
 
 class Context:
     """One agent in one state: its folder, arguments, environment, and the
@@ -117,6 +124,8 @@ class Context:
         self.agent = None
         # False: the device is not paired yet (the agent waits for an account).
         self.paired = True
+        # The private bus of a state that has one (PrivateBus).
+        self.bus = None
 
     def tool(self, *args, **kw):
         return subprocess.run([str(TOOL), *map(str, args)], env=self.env, stdin=kw.pop("stdin", subprocess.DEVNULL),
@@ -334,6 +343,7 @@ def relay_tls_fails(ctx):
 
 def _with_bus(ctx, surface=("--no-pairing",)):
     bus = PrivateBus(ctx.folder / "bus").start()
+    ctx.bus = bus
     ctx.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
     ctx.surface = list(surface)
     return bus
@@ -358,6 +368,21 @@ def bus_absent(ctx):
     yield
 
 
+def bus_appears(ctx):
+    """No session bus when the agent starts; one starts later at the
+    address the environment names (an agent started before the session)."""
+    bus = PrivateBus(ctx.folder / "bus")
+    ctx.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+    ctx.surface = ["--no-pairing"]
+    try:
+        yield
+        bus.start()
+        ctx.bus = bus
+        yield
+    finally:
+        bus.stop()
+
+
 def bus_restarting(ctx):
     """The session bus goes away while the agent runs (a session ending,
     dbus-daemon restarted) and comes back at the same address."""
@@ -367,6 +392,7 @@ def bus_restarting(ctx):
         bus.stop()
         time.sleep(0.5)
         bus.start()
+        ctx.bus = bus
         yield
     finally:
         bus.stop()
@@ -404,6 +430,7 @@ STATES = {
     "relay-tls-fails": relay_tls_fails,
     "bus-absent": bus_absent,
     "bus-empty": bus_empty,
+    "bus-appears": bus_appears,
     "bus-restarting": bus_restarting,
     "disk-full": disk_full,
 }

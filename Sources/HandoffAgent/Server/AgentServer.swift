@@ -43,14 +43,17 @@ public final class AgentServer: @unchecked Sendable {
     public let identity: Identity
     let loop: EventLoop
     private let listener: Int32
-    private let logSink: AgentLogSink
+    let logSink: AgentLogSink
     /// Nil: no installed apps are launched and no web page is opened.
     private let desktop: AgentDesktop?
 
     // Loop thread.
     private var sessions: [EventLoop.Token: AgentSession] = [:]
-    private lazy var sources = LoopSources(loop: loop) { [unowned self] message in self.log("error", message) }
+    private(set) lazy var sources = LoopSources(loop: loop) { [unowned self] message in self.log("error", message) }
     private var nextToken: EventLoop.Token = 16
+    /// What the agent shows on the session bus and the bus's return
+    /// (AgentServer+SessionBus.swift).
+    var busFaces = SessionBusFaces()
     /// "No systemd user manager" was logged (loop thread): once is enough.
     private var saidNoUserManager = false
     /// The desktop notifications, once started (pairing asks through them).
@@ -177,6 +180,7 @@ public final class AgentServer: @unchecked Sendable {
             // What this turn did may have queued a bus message or connected
             // the launcher's bus: `processDue` watches what each wants now.
             sources.processDue()
+            checkBusFaces()
         }
         shutDown()
     }
@@ -253,7 +257,7 @@ public final class AgentServer: @unchecked Sendable {
         log("accepted", "connection from pid \(peer.pid)", ["pid": .int(Int64(peer.pid))])
     }
 
-    private func takeToken() -> EventLoop.Token {
+    func takeToken() -> EventLoop.Token {
         nextToken += 1
         return nextToken
     }
@@ -660,44 +664,6 @@ public final class AgentServer: @unchecked Sendable {
                                       b.0.manifest.bundleIdentifier == remote.bundleIdentifier)
                 return sameA != sameB ? sameA : a.0.connection.token < b.0.connection.token
             }
-    }
-
-    /// Shows notifications for what can be continued, on the session bus
-    /// at `address` (nil: the environment's). Any thread; without a bus
-    /// or a notification server it logs so and the agent carries on.
-    public func startNotifications(busAddress: String? = nil) {
-        loop.post { [self] in
-            guard let notifications = AgentNotifications.start(server: self, address: busAddress) else { return }
-            self.notifications = notifications
-            self.sources.add(notifications, token: self.takeToken())
-        }
-    }
-
-    /// Shows the tray icon and its menu (docs/agent.md §6 "The tray") on
-    /// the session bus at `address` (nil: the environment's). `actions`:
-    /// what Pause and Pair do (nil: `MemoryTrayActions`). Any thread;
-    /// without a bus or a tray it logs so and the agent carries on.
-    public func startTray(busAddress: String? = nil) {
-        loop.post { [self] in
-            let actions = self.trayActions ?? MemoryTrayActions(server: self)
-            self.trayActions = actions
-            let content = OffersTrayContent(server: self, actions: actions)
-            guard let tray = AgentTray.start(content: content, address: busAddress, log: self.logSink) else { return }
-            self.tray = tray
-            self.sources.add(tray, token: self.takeToken())
-        }
-    }
-
-    /// Serves the history to the desktop's search (GNOME Shell, KRunner;
-    /// docs/history.md "Searching from the desktop") on the session bus
-    /// at `address` (nil: the environment's). Any thread; without a bus it
-    /// logs so and the agent carries on.
-    public func startSearch(busAddress: String? = nil) {
-        loop.post { [self] in
-            guard let search = AgentSearch.start(backend: self, address: busAddress, log: self.logSink) else { return }
-            self.search = search
-            self.sources.add(search, token: self.takeToken())
-        }
     }
 
     /// The installed app of `bundle`, for a search result's or the tray's

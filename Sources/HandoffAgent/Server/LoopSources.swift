@@ -51,6 +51,12 @@ final class LoopSources {
         for entry in entries.values { entry.source.loopWillStop() }
     }
 
+    /// Stops watching the source under `token` (it says no last words).
+    func remove(_ token: EventLoop.Token) {
+        guard let entry = entries.removeValue(forKey: token) else { return }
+        if entry.fd >= 0 { loop.remove(entry.fd) }
+    }
+
     /// Stops watching all of them.
     func removeAll() {
         for entry in entries.values where entry.fd >= 0 { loop.remove(entry.fd) }
