@@ -5,7 +5,8 @@
 #   make test     build, then run every test suite (Swift, C, C++, ABI, Python)
 #   make demo     build, then run the demo
 #   make bench    build, then print latency figures next to a raw baseline
-#   make bench-agent-idle   wake-ups/s, RSS, threads of an idle agent and a connected app
+#   make bench-agent-idle   wake-ups/s, RSS, threads of an idle agent and a connected app, and
+#                           wake-ups/s and CPU in every state of the machine (60 s each)
 #   make soak     10,000 handoffs, 64 apps on an agent, 16 devices (mk/soak.mk)
 #   make size     stripped library and tool, split by origin (mk/size.mk)
 #   make clean    remove build output

@@ -18,6 +18,15 @@ settling time (the first beacon burst of an advertisement lasts 1.75 s):
 The agent runs with its own XDG_CONFIG_HOME / XDG_RUNTIME_DIR in a
 temporary directory, no multicast, and one unicast peer on 127.0.0.1 where
 nothing listens (beacons go there and nowhere else).
+
+Then every state of the machine of Tests/support/idle_states.py (the
+tailnet's folder absent or appearing, a stale or hung tailscaled, the
+relay's broker down, silent, refusing or failing TLS, no bus, an empty
+bus, a bus restarting, the history's disk full, not paired yet), each
+measured over `--state-seconds` (60 by default) beside the quiet
+baseline: wake-ups per second and CPU (clock ticks per second, 100 = a
+whole core). `--states` picks some; `--tool` another build (an older one,
+to compare).
 """
 
 import argparse
@@ -32,6 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "Tests" / "support"))
 from wakeups import Window  # noqa: E402  one way of counting wake-ups, shared with test_idle
+import idle_states  # noqa: E402  the states, shared with test_idle_states
 
 
 def free_udp_port():
@@ -63,7 +73,35 @@ def main():
     parser.add_argument("--settle", type=float, default=3)
     parser.add_argument("--tool", default=str(ROOT / "build" / "bin" / "handoff"))
     parser.add_argument("--app", default=str(ROOT / "build" / "bin" / "idle_app"))
+    parser.add_argument("--state-seconds", type=float, default=60)
+    parser.add_argument("--states", default=",".join(idle_states.STATES),
+                        help="comma-separated, of: " + ", ".join(idle_states.STATES))
+    parser.add_argument("--no-situations", action="store_true", help="only the states")
     args = parser.parse_args()
+    if not args.no_situations:
+        situations(args)
+    states(args)
+
+
+def states(args):
+    idle_states.TOOL = Path(args.tool)
+    print()
+    print("every state of the machine, %.0f s each (wake-ups and CPU ticks per second; "
+          "100 ticks/s = a whole core); load average %s" % (args.state_seconds, open("/proc/loadavg").read().split()[:3]))
+    print("%-24s %10s %10s %8s   %s" % ("state", "wakeups/s", "ticks/s", "threads", "busiest thread"))
+    for state in args.states.split(","):
+        with idle_states.agent_in(state) as ctx:
+            window = Window(ctx.agent.pid)
+            time.sleep(args.state_seconds)
+            counts = window.end()
+        busiest = max(counts.rows, key=lambda r: (r[2], r[3]), default=None)
+        print("%-24s %10.2f %10.2f %8d   %s" % (state, counts.total / counts.seconds, counts.ticks / counts.seconds,
+                                               counts.thread_count,
+                                               "%s %d wake-ups, %d preempted" % (busiest[1], busiest[2], busiest[3])
+                                               if busiest else "-"))
+
+
+def situations(args):
 
     with tempfile.TemporaryDirectory(prefix="handoff-idle-") as tmp:
         config, runtime = Path(tmp, "config"), Path(tmp, "run")
