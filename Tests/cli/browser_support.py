@@ -173,19 +173,28 @@ class Display:
 # ---------------------------------------------------------------- pages
 
 class Pages:
-    """Pages on 127.0.0.1: /page/NAME is an HTML page titled NAME."""
+    """Pages on 127.0.0.1: /page/NAME is an HTML page titled NAME;
+    /slow/NAME the same, its <title> sent SLOW seconds after the rest of
+    its head (the browser shows the page, still loading, before its title)."""
+
+    SLOW = 1.0
 
     def __init__(self):
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
                 name = urllib.parse.unquote(self.path.rsplit("/", 1)[-1]) or "index"
-                body = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{name}</title></head>"
-                        f"<body><h1>{name}</h1></body></html>").encode()
+                head = b"<!DOCTYPE html><html><head><meta charset='utf-8'>"
+                rest = f"<title>{name}</title></head><body><h1>{name}</h1></body></html>".encode()
+                slow = self.path.startswith("/slow/")
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Content-Length", str(len(head) + len(rest)))
                 self.end_headers()
-                self.wfile.write(body)
+                self.wfile.write(head)
+                if slow:
+                    self.wfile.flush()
+                    time.sleep(Pages.SLOW)
+                self.wfile.write(rest)
 
             def log_message(self, *args):
                 pass
@@ -194,8 +203,9 @@ class Pages:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
-    def url(self, name):
-        return f"http://127.0.0.1:{self.server.server_address[1]}/page/{urllib.parse.quote(name)}"
+    def url(self, name, slow=False):
+        kind = "slow" if slow else "page"
+        return f"http://127.0.0.1:{self.server.server_address[1]}/{kind}/{urllib.parse.quote(name)}"
 
     def close(self):
         self.server.shutdown()
@@ -264,8 +274,8 @@ class FakeHost:
     def since(self, mark):
         return self.messages()[mark:]
 
-    def wait_message(self, mark, predicate, what):
-        return wait_for(lambda: next((m for m in self.since(mark) if predicate(m)), None), what)
+    def wait_message(self, mark, predicate, what, timeout=WAIT):
+        return wait_for(lambda: next((m for m in self.since(mark) if predicate(m)), None), what, timeout)
 
     def live_pid(self):
         """The pid of the host the browser started last."""
