@@ -18,6 +18,12 @@ What works here (Chromium 156, Firefox ESR 153, Debian):
   Addon:Install; host manifests come from $HOME/.mozilla/native-messaging-hosts/.
 - Focus: both browsers learn it from the window manager (openbox), so a
   focus change is a real X focus change (xdotool on an xmessage window).
+- D-Bus: each browser gets a private bus (Tests/support/private_bus.py)
+  that activates nothing, and XDG_RUNTIME_DIR in the test's folder. With
+  no bus, GLib and libdbus autolaunch one on the X display (dbus-launch,
+  when dbus-x11 is installed) with the system's session services, which
+  started xdg-desktop-portal, xdg-document-portal (a FUSE mount at
+  HOME/.cache/doc) and xdg-permission-store that outlived the test.
 Every process started here is in its own process group, killed on close().
 """
 
@@ -34,6 +40,7 @@ import urllib.parse
 from pathlib import Path
 
 import children  # Tests/support
+from private_bus import PrivateBus  # Tests/support
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTENSION = ROOT / "bridges" / "browser" / "extension"
@@ -81,6 +88,17 @@ def stop(proc, wait=10, gently=False):
 
 
 # ---------------------------------------------------------------- display
+
+def desktop_session(root, env, home):
+    """A private bus for a browser at `root` and its runtime folder: what
+    `env` gets (DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR); close() of the
+    bus returned ends everything it started and undoes mounts under `home`."""
+    runtime = Path(root) / "runtime"
+    runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+    bus = PrivateBus(Path(root) / "bus", folders=[home, runtime])
+    env.update(DBUS_SESSION_BUS_ADDRESS=bus.address, XDG_RUNTIME_DIR=str(runtime))
+    return bus
+
 
 class Display:
     """Xvfb on a free display number and openbox on it (the browsers take
@@ -401,17 +419,22 @@ class Chromium:
         # The pipe ends at fds 3 and 4 in the browser, moved there by bash (dash takes one-digit fds only).
         r, w = to_browser_r, from_browser_w
         shell = ["bash", "-c", f'exec "$0" "$@" 3<&{r} 4>&{w} {r}<&- {w}>&-']
+        self.env = dict(self.display.env)
+        self.bus = desktop_session(self.root / "chromium-session", self.env, self.profile)
         self.stderr = open(self.root / "chromium.log", "wb")
-        self.proc = start(shell + self.command("about:blank"), env=self.environment(),
-                          pass_fds=(r, w), stdout=self.stderr, stderr=self.stderr)
-        os.close(to_browser_r)
-        os.close(from_browser_w)
+        try:
+            self.proc = start(shell + self.command("about:blank"), env=self.environment(),
+                              pass_fds=(r, w), stdout=self.stderr, stderr=self.stderr)
+        except BaseException:
+            self.bus.close()
+            raise
+        finally:
+            os.close(to_browser_r)
+            os.close(from_browser_w)
         self.devtools = DevTools(to_browser_w, from_browser_r)
 
     def environment(self):
-        env = dict(self.display.env)
-        env.pop("DBUS_SESSION_BUS_ADDRESS", None)
-        return env
+        return dict(self.env)
 
     def command(self, *extra):
         argv = [self.BINARY, f"--user-data-dir={self.profile}", "--no-first-run", "--no-default-browser-check",
@@ -505,6 +528,7 @@ class Chromium:
     def close(self):
         self.devtools.close()
         stop(self.proc)
+        self.bus.close()
         self.stderr.close()
 
 
@@ -639,15 +663,21 @@ class Firefox:
         (self.profile / "user.js").write_text(
             "".join(f'user_pref("{k}", {json.dumps(v)});\n' for k, v in prefs.items()))
         env = dict(display.env, HOME=str(self.home), MOZ_CRASHREPORTER_DISABLE="1")
-        env.pop("DBUS_SESSION_BUS_ADDRESS", None)
+        self.bus = desktop_session(self.root / "firefox-session", env, self.home)
         self.log = open(self.root / "firefox.log", "wb")
         # -remote-allow-system-access: Marionette may then navigate to the
         # extension's own options page (moz-extension://), refused without it.
-        self.proc = start([self.BINARY, "--marionette", "-remote-allow-system-access", "--no-remote", "--profile", str(self.profile),
-                           "--new-instance", "about:blank"], env=env, stdout=self.log, stderr=self.log)
-        self.marionette = Marionette(marionette_port)
-        self.marionette.call("WebDriver:NewSession", capabilities={})
-        self.addon = self.marionette.call("Addon:Install", path=str(EXTENSION), temporary=True)
+        self.proc = self.marionette = None
+        try:
+            self.proc = start([self.BINARY, "--marionette", "-remote-allow-system-access", "--no-remote",
+                               "--profile", str(self.profile), "--new-instance", "about:blank"],
+                              env=env, stdout=self.log, stderr=self.log)
+            self.marionette = Marionette(marionette_port)
+            self.marionette.call("WebDriver:NewSession", capabilities={})
+            self.addon = self.marionette.call("Addon:Install", path=str(EXTENSION), temporary=True)
+        except BaseException:
+            self.close()
+            raise
 
     def open(self, url):
         """A new tab with `url`, selected in the current window. Returns its handle."""
@@ -708,8 +738,10 @@ class Firefox:
 
     def close(self):
         try:
-            self.marionette.close()
+            if self.marionette:
+                self.marionette.close()
         except Exception:
             pass
         stop(self.proc)
+        self.bus.close()
         self.log.close()
