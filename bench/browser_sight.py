@@ -16,7 +16,10 @@ Tests/cli/browser_support.py (Xvfb, openbox).
                    polling: an upper bound)
 
 A browser that is not installed is skipped (scripts/install-deps.sh
-installs both). Every process started here is stopped.
+installs both). Every process started here is stopped: each browser on a
+private bus that activates nothing, and before its folder is removed,
+whatever still runs with this run's tag is ended and any mount under the
+folder undone (Tests/support/leftovers.py), and named on stderr.
 """
 
 import argparse
@@ -38,8 +41,11 @@ def main():
     parser.add_argument("--browser", help="firefox-esr or chromium only")
     parser.add_argument("--tool", default=str(ROOT / "build" / "bin" / "handoff"))
     args = parser.parse_args()
+    args.tool = os.path.abspath(args.tool)  # the browser starts the host elsewhere
     os.environ["HANDOFF_TOOL"] = args.tool
     import cli_support
+    import leftovers
+    token = leftovers.tag_run()
     from agent_desktop import Desktop
     from browser_support import Chromium, Display, Firefox, Pages, RealHost, wait_for
     from test_browser_handoff import agent_of
@@ -104,6 +110,9 @@ def main():
                     display.close()
                 for proc in procs:
                     proc.kill()
+                left, mounts = leftovers.clean(leftovers.RUN_TAG, token, [root])
+                if left or mounts:
+                    print(f"  {kind.BINARY}: ended what was left: processes {left}, mounts {mounts}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from cli_support import ROOT, WAIT, Process
+from private_bus import PrivateBus  # Tests/support
 
 FAKE = Path(os.environ.get("HANDOFF_FAKE_NOTIFICATIONS") or ROOT / "build" / "bin" / "fake_notifications")
 LIBRARY = Path(os.environ.get("HANDOFF_LIBRARY") or ROOT / "build" / "lib" / "libhandoff.so")
@@ -47,26 +48,11 @@ class Desktop:
         self.root.mkdir(parents=True, exist_ok=True)
         self.services = self.root / "services"
         self.services.mkdir()
-        config = self.root / "bus.conf"
-        config.write_text(f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path={self.root}/bus</listen>
-  <auth>EXTERNAL</auth>
-  <servicedir>{self.root}/services</servicedir>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-""")
-        self.daemon = subprocess.Popen(["dbus-daemon", f"--config-file={config}", "--print-address=1", "--nofork"],
-                                       stdout=subprocess.PIPE, text=True)
-        procs.append(OwnedProcess(self.daemon))
-        self.address = self.daemon.stdout.readline().strip()
-        assert self.address.startswith("unix:"), self.address
+        # Activates only the test's services; its close() (with the test's
+        # procs) ends everything it started (Tests/support/private_bus.py).
+        self.bus = PrivateBus(self.root, servicedirs=[self.services])
+        procs.append(self.bus)
+        self.address = self.bus.address
         assert FAKE.exists(), f"{FAKE} is not built: make {FAKE.relative_to(ROOT)}"
         self.notifications_log = self.root / "notifications.jsonl"
         if fake:

@@ -18,6 +18,12 @@ What works here (Chromium 156, Firefox ESR 153, Debian):
   Addon:Install; host manifests come from $HOME/.mozilla/native-messaging-hosts/.
 - Focus: both browsers learn it from the window manager (openbox), so a
   focus change is a real X focus change (xdotool on an xmessage window).
+- D-Bus: each browser gets a private bus (Tests/support/private_bus.py)
+  that activates nothing, and XDG_RUNTIME_DIR in the test's folder. With
+  no bus, GLib and libdbus autolaunch one on the X display (dbus-launch,
+  when dbus-x11 is installed) with the system's session services, which
+  started xdg-desktop-portal, xdg-document-portal (a FUSE mount at
+  HOME/.cache/doc) and xdg-permission-store that outlived the test.
 Every process started here is in its own process group, killed on close().
 """
 
@@ -34,6 +40,7 @@ import urllib.parse
 from pathlib import Path
 
 import children  # Tests/support
+from private_bus import PrivateBus  # Tests/support
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTENSION = ROOT / "bridges" / "browser" / "extension"
@@ -81,6 +88,17 @@ def stop(proc, wait=10, gently=False):
 
 
 # ---------------------------------------------------------------- display
+
+def desktop_session(root, env, home):
+    """A private bus for a browser at `root` and its runtime folder: what
+    `env` gets (DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR); close() of the
+    bus returned ends everything it started and undoes mounts under `home`."""
+    runtime = Path(root) / "runtime"
+    runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+    bus = PrivateBus(Path(root) / "bus", folders=[home, runtime])
+    env.update(DBUS_SESSION_BUS_ADDRESS=bus.address, XDG_RUNTIME_DIR=str(runtime))
+    return bus
+
 
 class Display:
     """Xvfb on a free display number and openbox on it (the browsers take
@@ -173,19 +191,28 @@ class Display:
 # ---------------------------------------------------------------- pages
 
 class Pages:
-    """Pages on 127.0.0.1: /page/NAME is an HTML page titled NAME."""
+    """Pages on 127.0.0.1: /page/NAME is an HTML page titled NAME;
+    /slow/NAME the same, its <title> sent SLOW seconds after the rest of
+    its head (the browser shows the page, still loading, before its title)."""
+
+    SLOW = 1.0
 
     def __init__(self):
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
                 name = urllib.parse.unquote(self.path.rsplit("/", 1)[-1]) or "index"
-                body = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{name}</title></head>"
-                        f"<body><h1>{name}</h1></body></html>").encode()
+                head = b"<!DOCTYPE html><html><head><meta charset='utf-8'>"
+                rest = f"<title>{name}</title></head><body><h1>{name}</h1></body></html>".encode()
+                slow = self.path.startswith("/slow/")
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Content-Length", str(len(head) + len(rest)))
                 self.end_headers()
-                self.wfile.write(body)
+                self.wfile.write(head)
+                if slow:
+                    self.wfile.flush()
+                    time.sleep(Pages.SLOW)
+                self.wfile.write(rest)
 
             def log_message(self, *args):
                 pass
@@ -194,8 +221,9 @@ class Pages:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
-    def url(self, name):
-        return f"http://127.0.0.1:{self.server.server_address[1]}/page/{urllib.parse.quote(name)}"
+    def url(self, name, slow=False):
+        kind = "slow" if slow else "page"
+        return f"http://127.0.0.1:{self.server.server_address[1]}/{kind}/{urllib.parse.quote(name)}"
 
     def close(self):
         self.server.shutdown()
@@ -264,8 +292,8 @@ class FakeHost:
     def since(self, mark):
         return self.messages()[mark:]
 
-    def wait_message(self, mark, predicate, what):
-        return wait_for(lambda: next((m for m in self.since(mark) if predicate(m)), None), what)
+    def wait_message(self, mark, predicate, what, timeout=WAIT):
+        return wait_for(lambda: next((m for m in self.since(mark) if predicate(m)), None), what, timeout)
 
     def live_pid(self):
         """The pid of the host the browser started last."""
@@ -391,17 +419,22 @@ class Chromium:
         # The pipe ends at fds 3 and 4 in the browser, moved there by bash (dash takes one-digit fds only).
         r, w = to_browser_r, from_browser_w
         shell = ["bash", "-c", f'exec "$0" "$@" 3<&{r} 4>&{w} {r}<&- {w}>&-']
+        self.env = dict(self.display.env)
+        self.bus = desktop_session(self.root / "chromium-session", self.env, self.profile)
         self.stderr = open(self.root / "chromium.log", "wb")
-        self.proc = start(shell + self.command("about:blank"), env=self.environment(),
-                          pass_fds=(r, w), stdout=self.stderr, stderr=self.stderr)
-        os.close(to_browser_r)
-        os.close(from_browser_w)
+        try:
+            self.proc = start(shell + self.command("about:blank"), env=self.environment(),
+                              pass_fds=(r, w), stdout=self.stderr, stderr=self.stderr)
+        except BaseException:
+            self.bus.close()
+            raise
+        finally:
+            os.close(to_browser_r)
+            os.close(from_browser_w)
         self.devtools = DevTools(to_browser_w, from_browser_r)
 
     def environment(self):
-        env = dict(self.display.env)
-        env.pop("DBUS_SESSION_BUS_ADDRESS", None)
-        return env
+        return dict(self.env)
 
     def command(self, *extra):
         argv = [self.BINARY, f"--user-data-dir={self.profile}", "--no-first-run", "--no-default-browser-check",
@@ -495,6 +528,7 @@ class Chromium:
     def close(self):
         self.devtools.close()
         stop(self.proc)
+        self.bus.close()
         self.stderr.close()
 
 
@@ -629,15 +663,21 @@ class Firefox:
         (self.profile / "user.js").write_text(
             "".join(f'user_pref("{k}", {json.dumps(v)});\n' for k, v in prefs.items()))
         env = dict(display.env, HOME=str(self.home), MOZ_CRASHREPORTER_DISABLE="1")
-        env.pop("DBUS_SESSION_BUS_ADDRESS", None)
+        self.bus = desktop_session(self.root / "firefox-session", env, self.home)
         self.log = open(self.root / "firefox.log", "wb")
         # -remote-allow-system-access: Marionette may then navigate to the
         # extension's own options page (moz-extension://), refused without it.
-        self.proc = start([self.BINARY, "--marionette", "-remote-allow-system-access", "--no-remote", "--profile", str(self.profile),
-                           "--new-instance", "about:blank"], env=env, stdout=self.log, stderr=self.log)
-        self.marionette = Marionette(marionette_port)
-        self.marionette.call("WebDriver:NewSession", capabilities={})
-        self.addon = self.marionette.call("Addon:Install", path=str(EXTENSION), temporary=True)
+        self.proc = self.marionette = None
+        try:
+            self.proc = start([self.BINARY, "--marionette", "-remote-allow-system-access", "--no-remote",
+                               "--profile", str(self.profile), "--new-instance", "about:blank"],
+                              env=env, stdout=self.log, stderr=self.log)
+            self.marionette = Marionette(marionette_port)
+            self.marionette.call("WebDriver:NewSession", capabilities={})
+            self.addon = self.marionette.call("Addon:Install", path=str(EXTENSION), temporary=True)
+        except BaseException:
+            self.close()
+            raise
 
     def open(self, url):
         """A new tab with `url`, selected in the current window. Returns its handle."""
@@ -698,8 +738,10 @@ class Firefox:
 
     def close(self):
         try:
-            self.marionette.close()
+            if self.marionette:
+                self.marionette.close()
         except Exception:
             pass
         stop(self.proc)
+        self.bus.close()
         self.log.close()

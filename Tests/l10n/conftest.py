@@ -11,6 +11,11 @@ TESTS = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(TESTS / "support"))
 sys.path.insert(0, str(TESTS / "cli"))
 
+import leftovers  # noqa: E402
+from leftover_check import run_leaves_nothing  # noqa: E402,F401  (a session fixture: nothing left behind)
+
+leftovers.tag_run()
+
 
 @pytest.fixture
 def procs():

@@ -5,7 +5,7 @@
 // as `current`; focus lost, the tab closed, or a page not offered sends
 // `resign`. The host's `open` opens a tab. Protocol: bridges/browser/extension/README.md.
 
-import { offerable, offeredTitle, openable } from "./offer.js";
+import { offerable, offeredTitle, openable, titleIsPlaceholder } from "./offer.js";
 import { HostPort } from "./host-port.js";
 
 const api = globalThis.browser ?? globalThis.chrome;
@@ -18,14 +18,22 @@ let offered = null;
 // The window that has focus as the events told us; undefined when not
 // known (a fresh service worker), then asked of the browser.
 let focusedWindow;
-// Chromium on X11 does not send windows.onFocusChanged(WINDOW_ID_NONE)
-// when another program's window takes the focus (seen with Chromium 156
-// under openbox; it does send the window's id when focus comes back), yet
-// windows.get says `focused: false`. So while a page is offered, and only
-// then, the extension asks every FOCUS_CHECK_MS whether its window still
-// has focus. Nothing runs while nothing is offered.
-const FOCUS_CHECK_MS = 2000;
+// Chromium on X11 sends no windows.onFocusChanged when focus moves between
+// its window and another program's, either way (Chromium 156 under
+// openbox: neither WINDOW_ID_NONE when focus goes, nor, most times, the
+// window's id when it comes back), yet windows.getLastFocused says whether
+// its window has focus. So in Chromium, while the host is connected, the
+// extension asks every FOCUS_CHECK_MS; Firefox sends the events and
+// nothing runs there.
+const WATCHES_FOCUS = BROWSER === "chromium";
+const FOCUS_CHECK_MS = 500;
 let focusCheck = null;
+// A tab that is loading is titled with its address until the page's title
+// arrives; its offer waits for that title (a tabs.onUpdated event) at most
+// TITLE_WAIT_MS, then goes with the URL as title and is updated when the
+// title comes. { tabId, url, since, timer } while waiting.
+const TITLE_WAIT_MS = 3000;
+let titleWait = null;
 // Each refresh takes a number; an answer that arrives after a newer refresh
 // started is dropped, so a slow lookup never overrides a later event.
 let generation = 0;
@@ -34,9 +42,13 @@ const port = new HostPort(api, BROWSER, {
   onMessage: hostSaid,
   onState: (connected, reason) => {
     offered = null;
+    stopWaitingForTitle();
     stopWatchingFocus();
     saveState({ connected, reason: connected ? "" : reason });
-    if (connected) refresh();
+    if (connected) {
+      watchFocus();
+      refresh();
+    }
   },
 });
 
@@ -76,8 +88,31 @@ async function refresh() {
   port.ensure();
   const decision = await decide();
   if (mine !== generation) return;
-  if (decision.tab) offer(decision.tab);
-  else resign();
+  if (!decision.tab) return resign();
+  if (waitsForTitle(decision.tab)) return;
+  offer(decision.tab);
+}
+
+// Whether `tab` is still loading with a stand-in title and may wait for
+// its own; the first time, a timer ends the wait. What is offered stays
+// as it is meanwhile.
+function waitsForTitle(tab) {
+  if (tab.status !== "loading" || !titleIsPlaceholder(tab)) {
+    stopWaitingForTitle();
+    return false;
+  }
+  if (titleWait && titleWait.tabId === tab.id && titleWait.url === tab.url) {
+    return Date.now() - titleWait.since < TITLE_WAIT_MS;
+  }
+  stopWaitingForTitle();
+  titleWait = { tabId: tab.id, url: tab.url, since: Date.now(), timer: setTimeout(refresh, TITLE_WAIT_MS) };
+  return true;
+}
+
+function stopWaitingForTitle() {
+  if (titleWait === null) return;
+  clearTimeout(titleWait.timer);
+  titleWait = null;
 }
 
 function offer(tab) {
@@ -88,32 +123,35 @@ function offer(tab) {
   }
   if (port.send({ type: "current", url: tab.url, title })) {
     offered = { tabId: tab.id, url: tab.url, title };
-    watchFocus();
   }
 }
 
 function resign() {
-  stopWatchingFocus();
+  stopWaitingForTitle();
   if (offered === null) return;
   offered = null;
   port.send({ type: "resign" });
 }
 
+// Chromium only (WATCHES_FOCUS), from the host's connection to its end.
 function watchFocus() {
-  if (focusCheck !== null) return;
-  focusCheck = setInterval(async () => {
-    if (offered === null) return stopWatchingFocus();
-    let focused = false;
-    try {
-      focused = (await api.windows.getLastFocused()).focused;
-    } catch {
-      focused = false;
-    }
-    if (!focused && offered !== null) {
-      focusedWindow = NONE;
-      refresh();
-    }
-  }, FOCUS_CHECK_MS);
+  if (!WATCHES_FOCUS || focusCheck !== null) return;
+  focusCheck = setInterval(checkFocus, FOCUS_CHECK_MS);
+}
+
+// Refreshes when the browser's answer differs from what the events said:
+// focus gone while a page is offered, or back while nothing is.
+async function checkFocus() {
+  let now = NONE;
+  try {
+    const w = await api.windows.getLastFocused();
+    if (w.focused) now = w.id;
+  } catch {
+    now = NONE;
+  }
+  const changed = focusedWindow === undefined ? (now === NONE) !== (offered === null) : now !== focusedWindow;
+  focusedWindow = now;
+  if (changed) refresh();
 }
 
 function stopWatchingFocus() {

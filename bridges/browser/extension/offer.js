@@ -60,9 +60,25 @@ export function offerable(tab, neverOffer) {
   return { ok: true };
 }
 
-// The page's title, cut on a code point boundary; the URL when it has none.
+// An address as a browser spells it in a tab's title before the page's
+// own title arrives: no scheme, no "www.", no trailing slash, unescaped.
+function spelledAddress(text) {
+  let s = String(text).trim().toLowerCase().replace(/^[a-z][a-z0-9+.-]*:\/\//, "").replace(/^www\./, "");
+  try { s = decodeURI(s); } catch { /* kept as it is */ }
+  return s.replace(/\/+$/, "");
+}
+
+// Whether the tab's title is only a stand-in for the page's own: empty, or
+// its address (Chromium titles a loading tab "host:port/path").
+export function titleIsPlaceholder(tab) {
+  if (!tab.title || !tab.title.trim()) return true;
+  return spelledAddress(tab.title) === spelledAddress(tab.url || "");
+}
+
+// The page's title, cut on a code point boundary; the full URL when the
+// page has no title of its own (never the browser's "host:port/path").
 export function offeredTitle(tab) {
-  const title = tab.title && tab.title.trim() ? tab.title : tab.url;
+  const title = titleIsPlaceholder(tab) ? tab.url : tab.title;
   return Array.from(title).slice(0, MAX_TITLE_CHARS).join("");
 }
 
