@@ -9,7 +9,13 @@ import pytest
 # Tests/support: helpers the suites share (netns.py, keys.py).
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "support"))
 
+import leftovers  # noqa: E402
 from harness import PEER, STREAMER, Peer, free_port  # noqa: E402
+from leftover_check import run_leaves_nothing  # noqa: E402,F401  (a session fixture: nothing left behind)
+
+# Every process the tests start carries the run's tag (see leftovers.py),
+# from the first one on.
+leftovers.tag_run()
 
 
 def _spawner(program, build_hint):

@@ -16,9 +16,9 @@ the bus restarted); the agent is measured at the second; its `finally`
 undoes it all when the generator is closed.
 
 Nothing here reaches another machine: the tailnet is a socket path in a
-temporary folder, the relay a port on 127.0.0.1, the bus a private
-dbus-daemon in the same folder (no service directories: it activates
-nothing), the full disk a small tmpfs mounted under the folder and always
+temporary folder, the relay a port on 127.0.0.1 (or a real mosquitto
+there), the bus a private dbus-daemon in the same folder (Tests/support/
+private_bus.py: it activates nothing), the full disk a small tmpfs mounted under the folder and always
 unmounted.
 """
 
@@ -31,6 +31,8 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+import private_bus
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = Path(os.environ.get("HANDOFF_TOOL") or ROOT / "build" / "bin" / "handoff")
@@ -53,45 +55,26 @@ def _stop(proc, wait=10):
         proc.wait()
 
 
-class PrivateBus:
-    """A session dbus-daemon of the test's own, at a fixed path so that it
-    can be stopped and started again at the same address (a bus
-    restarting). It has no service directory: nothing is activated."""
+class RestartingBus:
+    """A private session bus (private_bus.PrivateBus: it activates nothing
+    and leaves nothing behind) that can stop and start again at the same
+    address, as a session's bus does when dbus-daemon restarts."""
 
     def __init__(self, folder):
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
-        self.path = self.folder / "bus"
-        self.address = "unix:path=%s" % self.path
-        self.config = self.folder / "bus.conf"
-        self.config.write_text("""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path=%s</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-""" % self.path)
-        self.proc = None
+        self.address = "unix:path=%s" % (self.folder / "bus")
+        self.bus = None
 
     def start(self):
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
-        self.proc = subprocess.Popen(["dbus-daemon", "--config-file=%s" % self.config, "--print-address=1",
-                                      "--nofork"], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, text=True)
-        line = self.proc.stdout.readline().strip()
-        assert line.startswith("unix:"), line
+        self.bus = private_bus.PrivateBus(self.folder)
+        assert self.bus.address.startswith(self.address), (self.bus.address, self.address)
         return self
 
     def stop(self):
-        _stop(self.proc)
-        self.proc = None
+        if self.bus is not None:
+            self.bus.close()
+        self.bus = None
 
     def has_owner(self, name):
         """Whether `name` is owned on this bus now."""
@@ -124,7 +107,7 @@ class Context:
         self.agent = None
         # False: the device is not paired yet (the agent waits for an account).
         self.paired = True
-        # The private bus of a state that has one (PrivateBus).
+        # The private bus of a state that has one (RestartingBus).
         self.bus = None
 
     def tool(self, *args, **kw):
@@ -342,7 +325,7 @@ def relay_tls_fails(ctx):
 
 
 def _with_bus(ctx, surface=("--no-pairing",)):
-    bus = PrivateBus(ctx.folder / "bus").start()
+    bus = RestartingBus(ctx.folder / "bus").start()
     ctx.bus = bus
     ctx.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
     ctx.surface = list(surface)
@@ -371,7 +354,7 @@ def bus_absent(ctx):
 def bus_appears(ctx):
     """No session bus when the agent starts; one starts later at the
     address the environment names (an agent started before the session)."""
-    bus = PrivateBus(ctx.folder / "bus")
+    bus = RestartingBus(ctx.folder / "bus")
     ctx.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
     ctx.surface = ["--no-pairing"]
     try:
