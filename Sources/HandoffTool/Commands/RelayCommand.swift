@@ -33,6 +33,11 @@ enum RelayCommand: Command {
                    unless --allow-plain says the network to it is yours.
           clear    forget the relay (and its password)
 
+        Before saving, set connects to the broker (5 s at most) and, for mqtts://,
+        checks its certificate chain and name in a TLS handshake as the agent will:
+        a certificate that fails verification is refused, named with OpenSSL's
+        reason; a broker not reachable from here is only a warning.
+
         A running agent uses a change from its next start: systemctl --user restart
         handoff-agent, or start handoff agent again.
 
@@ -49,7 +54,7 @@ enum RelayCommand: Command {
         """
     static let options: [OptionSpec] = [
         .value("--password-file", "FILE", "set: read the password from FILE (- for standard input), not the terminal"),
-        .value("--ca-file", "FILE", "set: check the broker's certificate against the CA certificates in FILE (PEM), not the system's"),
+        .value("--ca-file", "FILE", "set: check the broker's certificate against the CA certificates in FILE (PEM, at least one), not the system's"),
         .flag("--allow-plain", "set: allow mqtt:// (no TLS) to a broker not on this machine"),
     ]
     static let positionals = 0...2
