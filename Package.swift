@@ -127,7 +127,7 @@ let package = Package(
         // The per-user agent (docs/agent.md); linked into the `handoff` command only.
         .target(
             name: "HandoffAgent",
-            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "CSystemd", "CMosquitto", "CSQLite"],
+            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "COpenSSL", "CLinux", "CSystemd", "CMosquitto", "CSQLite"],
             swiftSettings: withoutFoundation
         ),
         .executableTarget(

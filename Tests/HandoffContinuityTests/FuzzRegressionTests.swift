@@ -232,9 +232,16 @@ import Testing
 }
 
 /// The relay's pipe codec against its regression corpus: every hand-made
-/// input is refused, and a fuzzer's finding, if accepted, re-encodes.
+/// input is refused, and a fuzzer's finding, if accepted, re-encodes. Each
+/// then goes to an empty pipe table as the relay-pipe-frame target sends
+/// it, under the target's rule: a pipe opened, or the message dropped with
+/// no pipe left behind and no answer but §11's RESET to a frame of an
+/// unknown pipe.
 @Suite struct RelayFuzzRegressionTests {
     static let topicPipe = RelayPipeID(bytes: Array(0xC0...0xCF))!
+    static let account = try! AccountKey(bytes: Array(0..<32))
+    static let me: [UInt8] = Array(0xB0...0xBF)
+    static let other: [UInt8] = Array(0xA0...0xAF)
 
     @Test(arguments: FuzzCorpus.names("relay-pipe-frame"))
     func relayPipeFrame(_ name: String) throws {
@@ -247,6 +254,28 @@ import Testing
             #expect(frame.encoded() == message)
         case .failure(let reason):
             #expect(reason == .malformed || reason == .oversized)
+        }
+        try tableRule(name, message)
+    }
+
+    private func tableRule(_ name: String, _ message: [UInt8]) throws {
+        let topics = RelayTopics(accountKey: Self.account)
+        var table = RelayPipeTable(account: Self.account, ownDeviceID: Self.me, now: 0)
+        let topic = RelayTopic.pipe(to: topics.deviceTag(Self.me), from: topics.deviceTag(Self.other), pipe: Self.topicPipe)
+        switch table.receive(message, topic: topic, now: 0) {
+        case .accepted(let key):
+            #expect(table.pipes[key] != nil, "\(name)")
+        case .dropped(let reason):
+            #expect(table.pipes.isEmpty, "\(name) opened a pipe")
+            let answers = table.poll(now: 0)
+            #expect(table.pipes.isEmpty && table.takeForgotten().isEmpty, "\(name)")
+            guard !answers.isEmpty else { return }
+            let frame = try #require(try? RelayPipeFrame.decode(message, expectedPipe: Self.topicPipe).get(), "\(name) was answered")
+            #expect(reason == .unknownPipe && frame.kind != .open && frame.kind != .reset, "\(name) was answered")
+            #expect(answers.map(\.0) == [RelayPipeTable.Key(peer: topics.deviceTag(Self.other), pipe: Self.topicPipe)], "\(name)")
+            #expect(answers.map(\.1) == [.reset(pipe: Self.topicPipe, seq: 0, ack: frame.seq, window: 0, reason: .closed)], "\(name)")
+        case .frame, .refused, .acceptedShedding:
+            Issue.record("\(name): an empty table found a pipe or refused one")
         }
     }
 }

@@ -25,7 +25,8 @@ gives each user `topic readwrite hoff/#`, so eve can publish under ada's
 topics (the injection tests need that); persistence is on, in the bed's
 folder; it logs every connection to a file (`log_text()`). The name
 broker.test resolves to 203.0.113.1 in every namespace of the bed (its own
-/etc/hosts) and nothing else resolves: no DNS query leaves.
+/etc/hosts), as does mirror.test, a name the certificate does not carry
+(`alias_name`), and nothing else resolves: no DNS query leaves.
 
 `RelayNetwork(tmpdir)` is a context manager: everything it starts
 (mosquitto, tcpdump, processes from popen_in) is killed and reaped, and
@@ -54,6 +55,8 @@ import pcap  # Tests/support
 PREFIX = "hrelay-"
 BROKER_IP = "203.0.113.1"
 BROKER_NAME = "broker.test"
+# Another name of the broker's address, one its certificate does not carry.
+ALIAS_NAME = "mirror.test"
 BROKER_PORT = 8883
 WAN_IPS = {"home1": "203.0.113.11", "home2": "203.0.113.12"}
 DEVICE_IP = "192.168.1.2"
@@ -179,6 +182,7 @@ class RelayNetwork:
         self.ns = {}
         self.broker_url = self.url_for("ada")
         self.broker_ip, self.broker_port, self.broker_name = BROKER_IP, BROKER_PORT, BROKER_NAME
+        self.alias_name = ALIAS_NAME
         self.wan_ips = dict(WAN_IPS)
         self.device_ip = DEVICE_IP
         self.ca_file = None
@@ -311,9 +315,10 @@ class RelayNetwork:
                 devices.append(device)
             netns.run("nft", "-f", str(rules), netns=router)
         netns.wait_up(devices)
-        # broker.test names the broker everywhere in the bed; no query leaves.
+        # broker.test (and mirror.test) name the broker everywhere in the
+        # bed; no query leaves.
         for ns in self.ns.values():
-            space.names(ns, {BROKER_NAME: [BROKER_IP]})
+            space.names(ns, {BROKER_NAME: [BROKER_IP], ALIAS_NAME: [BROKER_IP]})
 
     # ------------------------------------------------------------- broker
 

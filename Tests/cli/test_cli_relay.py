@@ -2,7 +2,10 @@
 """`handoff relay set|show|clear`: the files it writes (mode 0600 in a 0700
 directory, the password apart and never shown), the password prompt on a
 real pseudo-terminal with echo off, `--password-file -`, and the refusals
-(docs/cli.md "handoff relay"). No network: nothing here talks to a broker."""
+(docs/cli.md "handoff relay"), and the CA file's check (at least one PEM
+certificate). No broker: `set` tries to reach broker.example, which never
+resolves (a warning, not a refusal); test_relay_recovery_netns.py checks
+`set` against a real broker."""
 import json
 import os
 import pty
@@ -14,6 +17,7 @@ import subprocess
 import termios
 import time
 
+import certs  # Tests/support
 from cli_support import TOOL
 
 SECRET = "correct horse battery staple"
@@ -80,8 +84,11 @@ def test_set_show_clear_round_trip(device, tmp_path):
 
 def test_ca_file_and_allow_plain(device, tmp_path, monkeypatch):
     ca = tmp_path / "ca.pem"
-    ca.write_text("-----BEGIN CERTIFICATE-----\n")
+    ca.write_bytes(certs.ca_and_server(tmp_path, "broker.example", "192.0.2.7")[0].read_bytes())
     monkeypatch.chdir(tmp_path)
+    done = device.run("relay", "set", "mqtts://broker.example", "--ca-file", "ca.pem")
+    assert done.code == 0, done
+    assert "could not check the relay broker now: cannot reach the relay broker broker.example:8883" in done.err, done
     shown = relay(device, "set", "mqtts://broker.example", "--ca-file", "ca.pem")
     assert shown["ca_file"] == str(ca), "a relative CA file is made absolute"
     assert shown["username"] is None and shown["password_stored"] is False
@@ -146,12 +153,19 @@ def test_refusals_change_nothing(device, tmp_path):
     exact.write_text("y" * 1024 + "\n")
     empty = tmp_path / "empty"
     empty.write_text("")
+    half = tmp_path / "half.pem"
+    half.write_text("-----BEGIN CERTIFICATE-----\nMIIB\n")
+    key = certs.ca_and_server(tmp_path, "broker.example", "192.0.2.7")[2]
     failures = [
         (["--password-file", tmp_path / "missing"], "does not exist"),
         (["--password-file", big], "longer than 1024"),
         (["--password-file", empty], "empty"),
         (["--password-file", tmp_path], "directory"),
         (["--ca-file", tmp_path / "missing.pem"], "CA file"),
+        # A file that holds no certificate: a PEM header alone, a key, not PEM at all.
+        (["--ca-file", half], "holds no PEM certificate"),
+        (["--ca-file", key], "holds no PEM certificate"),
+        (["--ca-file", big], "holds no PEM certificate"),
     ]
     for extra, words in failures:
         result = device.run("--json", "relay", "set", "mqtts://dave@broker.example", *extra)

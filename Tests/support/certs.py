@@ -15,16 +15,17 @@ def _openssl(*args):
         raise RuntimeError("openssl %s failed (%d): %s" % (args[0], done.returncode, done.stderr))
 
 
-def ca_and_server(folder, dns_name, ip):
-    """Makes ca.crt (and ca.key) and server.crt and server.key, for
-    `dns_name` and the address `ip` (subject alternative names), in
-    `folder`: returns (ca.crt, server.crt, server.key). Keys are 0600."""
+def ca_and_server(folder, dns_name, ip, ca_name="Handoff test CA"):
+    """Makes ca.crt (and ca.key, its common name `ca_name`) and server.crt
+    and server.key, for `dns_name` and the address `ip` (subject
+    alternative names), in `folder`: returns (ca.crt, server.crt,
+    server.key). Keys are 0600."""
     folder = Path(folder)
     ca_key, ca_crt = folder / "ca.key", folder / "ca.crt"
     key, csr, crt = folder / "server.key", folder / "server.csr", folder / "server.crt"
     ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
     _openssl("req", "-x509", *ec, "-keyout", ca_key, "-out", ca_crt, "-days", "2",
-             "-subj", "/CN=Handoff test CA",
+             "-subj", "/CN=" + ca_name,
              "-addext", "basicConstraints=critical,CA:TRUE",
              "-addext", "keyUsage=critical,keyCertSign,cRLSign")
     _openssl("req", "-new", *ec, "-keyout", key, "-out", csr, "-subj", "/CN=" + dns_name)

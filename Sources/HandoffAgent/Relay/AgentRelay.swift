@@ -34,7 +34,7 @@ public enum AgentRelay {
     /// A session for this account and device (not started: the engine
     /// starts it). Throws `.io` when the system refuses its pipes.
     public static func session(_ broker: Broker, account: AccountKey, device: DeviceIdentity) throws(HandoffError) -> RelaySession {
-        try RelaySession(account: account, deviceID: device.idBytes, brokerName: broker.name) { will throws(HandoffError) in
+        try RelaySession(account: account, deviceID: device.idBytes, brokerName: broker.name, healthyAfter: healthyAfter) { will throws(HandoffError) in
             var options = MQTTConnection.Options(host: broker.host, port: broker.port)
             options.username = broker.username
             options.password = broker.password
@@ -53,6 +53,33 @@ public enum AgentRelay {
         return n
     }
 
+    /// Seconds connected and subscribed after which a drop reconnects at
+    /// the back-off's first step: `RelaySession.defaultHealthyAfter`, or
+    /// `HANDOFF_RELAY_HEALTHY_AFTER` seconds (1…600; for tests).
+    static var healthyAfter: Double {
+        guard let value = getenv("HANDOFF_RELAY_HEALTHY_AFTER"), let n = Double(String(cString: value)),
+              (1...600).contains(n) else { return RelaySession.defaultHealthyAfter }
+        return n
+    }
+
+    /// The check `handoff relay set` makes: reach the broker within
+    /// `timeout` seconds and, for mqtts://, verify its certificate with a
+    /// whole TLS handshake (then a clean close), as the agent will. Throws
+    /// `.connectionUnavailable` when it cannot be reached, `.permission`
+    /// when its certificate fails verification (naming it); returns the
+    /// certificate's subject and issuer for TLS.
+    public static func check(_ broker: Broker, timeout: Double) throws(HandoffError) -> (subject: String?, issuer: String?) {
+        let trust = broker.tls || broker.caFile != nil ? BrokerProbe.Trust(caFile: broker.caFile) : nil
+        let checked = try BrokerProbe.check(host: broker.host, port: broker.port, timeout: timeout, name: broker.name, trust: trust)
+        return (checked.subject, checked.issuer)
+    }
+
+    /// The end of every message about the broker's certificate or the CA file.
+    public static var caFileHint: String { BrokerTLSCheck.caFileHint }
+
+    /// How many PEM certificates the file at `path` holds (0: none, or not PEM).
+    public static func certificateCount(_ path: String) -> Int { BrokerTLSCheck.certificateCount(path) }
+
     /// The log line for a change of the relay's state.
     public static func logEvent(_ status: RelayStatus) -> AgentLogEvent {
         let text: String = switch status.connection {
@@ -64,6 +91,7 @@ public enum AgentRelay {
         }
         var event = AgentLogEvent("relay", text, ["broker": .string(status.broker), "state": .string(status.connection.rawValue)])
         if let message = status.message { event.fields.append((key: "error", value: .string(message))) }
+        if let wait = status.retryIn { event.fields.append((key: "retry_in", value: .int(Int64(wait.rounded(.up))))) }
         return event
     }
 }

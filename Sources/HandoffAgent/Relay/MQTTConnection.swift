@@ -51,6 +51,9 @@ public final class MQTTConnection: RelayBroker {
         var connack: Int32?
         var disconnected: Int32?
         var dropped = 0
+        /// SUBSCRIBEs sent and SUBACKs received on this connection.
+        var subscribing = 0
+        var subacks = 0
     }
 
     public let options: Options
@@ -72,6 +75,9 @@ public final class MQTTConnection: RelayBroker {
         }
         mosquitto_disconnect_callback_set(mosq) { _, obj, rc in
             Unmanaged<Inbox>.fromOpaque(obj!).takeUnretainedValue().disconnected = rc
+        }
+        mosquitto_subscribe_callback_set(mosq) { _, obj, _, _, _ in
+            Unmanaged<Inbox>.fromOpaque(obj!).takeUnretainedValue().subacks += 1
         }
         mosquitto_message_callback_set(mosq) { _, obj, message in
             let inbox = Unmanaged<Inbox>.fromOpaque(obj!).takeUnretainedValue()
@@ -129,15 +135,16 @@ public final class MQTTConnection: RelayBroker {
     public static let maxPacketSize = UInt32(maxMessageSize + 512)
 
     /// Connects with MQTT 5 and waits for the broker's answer within
-    /// `timeout` seconds. The TCP connection is first tried without
-    /// blocking (`BrokerProbe`), so an unreachable broker costs at most the
-    /// timeout; a host name is resolved first, which may take the
-    /// resolver's own time. A broker that speaks only 3.1.1 is connected
+    /// `timeout` seconds. The broker is first tried without blocking
+    /// (`BrokerProbe`: TCP, and for TLS a whole handshake with the
+    /// certificate verified and a clean close), so an unreachable broker
+    /// costs at most the timeout and an untrusted certificate is named; a
+    /// host name is resolved first, which may take the resolver's own time. A broker that speaks only 3.1.1 is connected
     /// to again with 3.1.1 (then only the size check of the message
     /// callback bounds what arrives).
-    /// Throws `.permission` when the broker refuses the credentials,
-    /// `.connectionUnavailable` when it cannot be reached, refuses
-    /// otherwise or does not answer in time.
+    /// Throws `.permission` when the broker refuses the credentials or its
+    /// certificate fails verification, `.connectionUnavailable` when it
+    /// cannot be reached, refuses otherwise or does not answer in time.
     public func connect(timeout: Double) throws(HandoffError) {
         let end = monotonicNow() + timeout
         if try !connect(until: end, timeout: timeout, version: MQTT_PROTOCOL_V5) {
@@ -150,7 +157,10 @@ public final class MQTTConnection: RelayBroker {
     private func connect(until end: Double, timeout: Double, version: Int32) throws(HandoffError) -> Bool {
         inbox.connack = nil
         inbox.disconnected = nil
-        try BrokerProbe.reach(host: options.host, port: options.port, timeout: max(0.1, end - monotonicNow()), name: brokerName)
+        inbox.subscribing = 0
+        inbox.subacks = 0
+        let trust = options.tls || options.caFile != nil ? BrokerProbe.Trust(caFile: options.caFile) : nil
+        try BrokerProbe.check(host: options.host, port: options.port, timeout: max(0.1, end - monotonicNow()), name: brokerName, trust: trust)
         var properties: OpaquePointer?
         if version == MQTT_PROTOCOL_V5 {
             _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), Self.maxPacketSize)
@@ -189,7 +199,11 @@ public final class MQTTConnection: RelayBroker {
     /// Subscribes to `filter` with QoS 1.
     public func subscribe(_ filter: String) throws(HandoffError) {
         try check(mosquitto_subscribe(mosq, nil, filter, 1), "subscribe")
+        inbox.subscribing += 1
     }
+
+    /// Every SUBSCRIBE of this connection has its SUBACK.
+    public var subscribed: Bool { inbox.subscribing > 0 && inbox.subacks >= inbox.subscribing }
 
     /// Publishes with QoS 1; `retain`: the broker keeps it for later subscribers.
     public func publish(_ topic: String, _ payload: [UInt8], retain: Bool) throws(HandoffError) {

@@ -47,6 +47,9 @@ public protocol RelayBroker: AnyObject {
     /// `.connectionUnavailable` otherwise.
     func connect(timeout: Double) throws(HandoffError)
     func subscribe(_ filter: String) throws(HandoffError)
+    /// Whether the broker acknowledged every subscription asked for (its
+    /// SUBACKs arrived); a client that cannot tell says true.
+    var subscribed: Bool { get }
     /// QoS 1; `retain`: the broker keeps it for later subscribers.
     func publish(_ topic: String, _ payload: [UInt8], retain: Bool) throws(HandoffError)
     /// Reads when `readable`, writes when `writable`, and keeps the
@@ -57,4 +60,8 @@ public protocol RelayBroker: AnyObject {
     func take() -> [RelayBrokerMessage]
     /// A clean DISCONNECT (the broker drops the Will), written at once.
     func disconnect()
+}
+
+extension RelayBroker {
+    public var subscribed: Bool { true }
 }

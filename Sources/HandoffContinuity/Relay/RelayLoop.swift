@@ -23,11 +23,13 @@ final class RelayLoop: @unchecked Sendable {
     private var nextAttempt = 0.0
     /// This connection's Will session (§11 "Gone").
     private var sessionID: [UInt8] = []
-    /// When the current connection was made: one that breaks within
-    /// `stableAfter` does not reset the back-off (a broker that accepts and
-    /// then fails must not be reconnected to once a second).
-    private var connectedAt = 0.0
-    static let stableAfter = 60.0
+    /// When the broker acknowledged every subscription of the current
+    /// connection (nil before). A connection is healthy once it has been
+    /// connected and subscribed for `session.healthyAfter` seconds; a drop
+    /// after that waits the back-off's first step again, a drop before it
+    /// the next step (a broker that accepts and then fails is not
+    /// reconnected to once a second).
+    private var subscribedAt: Double?
     /// When this device last announced itself because of an old gone
     /// message on its own topic: at most once per `announceSpacing`.
     private var lastOwnAnnounce = -Double.infinity
@@ -81,7 +83,7 @@ final class RelayLoop: @unchecked Sendable {
             for filter in session.topics.subscriptions(ownDeviceID: session.deviceID) { try b.subscribe(filter) }
             broker = b
             lastService = monotonicSeconds()
-            connectedAt = lastService
+            subscribedAt = b.subscribed ? lastService : nil
             devices = []
             update { $0.connection = .connected; $0.message = nil; $0.retryIn = nil }
             session.hooks?.connected()
@@ -102,7 +104,8 @@ final class RelayLoop: @unchecked Sendable {
     /// for the next connection, which announces afresh.
     private func lost(_ error: HandoffError) {
         broker = nil
-        if monotonicSeconds() - connectedAt >= Self.stableAfter { backoff.succeeded() }
+        if healthy { backoff.succeeded() }
+        subscribedAt = nil
         let wait = backoff.failed(refused: false)
         nextAttempt = monotonicSeconds() + wait
         devices = []
@@ -112,6 +115,11 @@ final class RelayLoop: @unchecked Sendable {
             $0.retryIn = wait
         }
         session.shared.withLock { $0.beacons = [] }
+    }
+
+    /// Connected and subscribed for `healthyAfter` seconds by now.
+    private var healthy: Bool {
+        subscribedAt.map { monotonicSeconds() - $0 >= session.healthyAfter } ?? false
     }
 
     private func finish() {
@@ -229,6 +237,7 @@ final class RelayLoop: @unchecked Sendable {
         do throws(HandoffError) {
             try broker.service(readable: readable, writable: writable)
             lastService = monotonicSeconds()
+            if subscribedAt == nil, broker.subscribed { subscribedAt = lastService }
         } catch {
             lost(error)
             return

@@ -56,6 +56,10 @@ public final class RelaySession: @unchecked Sendable {
 
     /// Seconds a connection attempt may take.
     public static let connectTimeout = 10.0
+    /// Seconds a connection must stay connected and subscribed to count as
+    /// healthy: a drop after that reconnects at the back-off's first step
+    /// (docs/agent.md §12 "Reconnecting").
+    public static let defaultHealthyAfter = 10.0
     /// Beacons waiting for the thread at most (the oldest go first).
     static let maxQueuedBeacons = 32
     /// Seconds `stop` waits for the last beacon and the DISCONNECT to go out.
@@ -68,6 +72,7 @@ public final class RelaySession: @unchecked Sendable {
     let brokerName: String
     let connect: Connect
     let limits: RelayPipeTable.Limits
+    let healthyAfter: Double
     let wake: WakePipe
     let finished: WakePipe
     let shared: Locked<Shared>
@@ -86,9 +91,12 @@ public final class RelaySession: @unchecked Sendable {
 
     /// - Parameters:
     ///   - brokerName: `host:port`, for messages and status.
+    ///   - healthyAfter: `defaultHealthyAfter`, or shorter for tests.
     public init(account: AccountKey, deviceID: [UInt8], brokerName: String,
-                limits: RelayPipeTable.Limits = RelayPipeTable.Limits(), connect: @escaping Connect) throws(HandoffError) {
+                limits: RelayPipeTable.Limits = RelayPipeTable.Limits(), healthyAfter: Double = defaultHealthyAfter,
+                connect: @escaping Connect) throws(HandoffError) {
         self.account = account
+        self.healthyAfter = healthyAfter
         self.deviceID = deviceID
         self.brokerName = brokerName
         self.connect = connect

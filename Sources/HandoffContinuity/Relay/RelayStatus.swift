@@ -6,7 +6,8 @@ public struct RelayStatus: Sendable, Equatable {
         /// The first attempt has not ended yet.
         case connecting
         case connected
-        /// The broker refused the credentials: retried only at the longest back-off.
+        /// The broker refused the credentials, or its certificate failed
+        /// verification: retried only at the longest back-off.
         case refused
         /// Not reachable, no answer, or lost: retried with back-off.
         case unreachable
@@ -58,18 +59,24 @@ public struct RelayStatus: Sendable, Equatable {
     }
 }
 
-/// The wait before the next connection attempt: 1 s, doubling to 5 min;
-/// refused credentials wait the longest at once (they will not change by
-/// themselves; `handoff relay set` and an agent restart try again).
+/// The wait before the next connection attempt (docs/agent.md §12
+/// "Reconnecting"): 1 s, doubling up to `cap` (60 s) while the broker stays
+/// unreachable; refused credentials or an untrusted certificate wait the
+/// `longest` (5 min) at once (they will not change by themselves; `handoff
+/// relay set` and an agent restart try again). A healthy connection
+/// (`RelayLoop.healthy`) starts the count again: the next drop waits 1 s.
 struct RelayBackoff {
     static let first = 1.0
+    /// The longest wait for an unreachable or lost broker.
+    static let cap = 60.0
+    /// The wait after a refusal.
     static let longest = 300.0
     private(set) var failures = 0
 
     mutating func failed(refused: Bool) -> Double {
         failures += 1
         if refused { return Self.longest }
-        return min(Self.longest, Self.first * Double(1 << min(failures - 1, 20)))
+        return min(Self.cap, Self.first * Double(1 << min(failures - 1, 20)))
     }
 
     mutating func succeeded() { failures = 0 }

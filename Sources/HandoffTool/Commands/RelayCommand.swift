@@ -33,6 +33,11 @@ enum RelayCommand: Command {
                    unless --allow-plain says the network to it is yours.
           clear    forget the relay (and its password)
 
+        Before saving, set connects to the broker (5 s at most) and, for mqtts://,
+        checks its certificate chain and name in a TLS handshake as the agent will:
+        a certificate that fails verification is refused, named with OpenSSL's
+        reason; a broker not reachable from here is only a warning.
+
         A running agent uses a change from its next start: systemctl --user restart
         handoff-agent, or start handoff agent again.
 
@@ -49,7 +54,7 @@ enum RelayCommand: Command {
         """
     static let options: [OptionSpec] = [
         .value("--password-file", "FILE", "set: read the password from FILE (- for standard input), not the terminal"),
-        .value("--ca-file", "FILE", "set: check the broker's certificate against the CA certificates in FILE (PEM), not the system's"),
+        .value("--ca-file", "FILE", "set: check the broker's certificate against the CA certificates in FILE (PEM, at least one), not the system's"),
         .flag("--allow-plain", "set: allow mqtt:// (no TLS) to a broker not on this machine"),
     ]
     static let positionals = 0...2
@@ -73,6 +78,7 @@ enum RelayCommand: Command {
                 throw arguments.usage("set needs the broker's URL: handoff relay set mqtts://USER@HOST:8883")
             }
             let configuration = try configuration(url: words[1], arguments)
+            try checkBroker(configuration, output)
             try store.save(configuration)
             show(configuration, store, output)
             output.note(tr("A running agent uses the relay from its next start: systemctl --user restart handoff-agent (or start handoff agent again)."))
@@ -131,8 +137,34 @@ enum RelayCommand: Command {
         }
     }
 
-    /// An absolute path to a readable regular file; a relative one is
-    /// taken from the current directory (the agent runs elsewhere).
+    /// Seconds `set` tries to reach the broker.
+    static let checkTimeout = 5.0
+
+    /// Before saving: the broker reached and, for mqtts://, its whole chain
+    /// verified in a real TLS handshake, as the agent will. A certificate
+    /// that fails verification refuses the change (its words name it); a
+    /// broker not reachable from here is only a warning (it may be
+    /// reachable from where the agent runs, or later).
+    private static func checkBroker(_ c: RelayConfiguration, _ output: Output) throws(HandoffError) {
+        let broker = AgentRelay.Broker(host: c.host, port: c.port, username: c.username, password: nil,
+                                       tls: c.scheme == .mqtts, caFile: c.caFile)
+        do throws(HandoffError) {
+            let seen = try AgentRelay.check(broker, timeout: checkTimeout)
+            if c.scheme == .mqtts {
+                output.note(tr("The broker {broker} answered; its certificate {subject} (issued by {issuer}) is valid for {host}.",
+                               ["broker": broker.name, "subject": seen.subject ?? "?", "issuer": seen.issuer ?? "?", "host": c.host]))
+            }
+        } catch where error.code == .permission {
+            throw error
+        } catch {
+            output.warning(tr("could not check the relay broker now: {why}; saved anyway (the agent tries it when it starts)",
+                           ["why": error.message]))
+        }
+    }
+
+    /// An absolute path to a readable regular file holding at least one
+    /// PEM certificate; a relative one is taken from the current directory
+    /// (the agent runs elsewhere).
     private static func checkedCAFile(_ path: String) throws(HandoffError) -> String {
         var absolute = path
         if !path.hasPrefix("/") {
@@ -150,6 +182,9 @@ enum RelayCommand: Command {
         }
         guard info.st_mode & S_IFMT == S_IFREG, access(absolute, R_OK) == 0 else {
             throw HandoffError(.io, "the CA file \(absolute) is not a readable file")
+        }
+        guard AgentRelay.certificateCount(absolute) > 0 else {
+            throw HandoffError(.malformedData, "the CA file \(absolute) holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA certificate that signed the broker's")
         }
         return absolute
     }

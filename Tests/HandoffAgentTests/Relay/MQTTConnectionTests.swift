@@ -51,6 +51,21 @@ struct MQTTConnectionTests {
         #expect(topics.parse(messages.first?.topic ?? "") == .device(tag: topics.deviceTag(Array(0xA0...0xAF))))
     }
 
+    /// `subscribed` (the relay's "healthy" needs it) waits for every SUBACK.
+    @Test func subscribedWaitsForEverySuback() throws {
+        let broker = try TestBroker(users: [("ada", "correct horse")])
+        defer { broker.stop() }
+        let topics = RelayTopics(accountKey: try AccountKey(bytes: Array(0..<32)))
+        let connection = try MQTTConnection(Self.options(broker))
+        try connection.connect(timeout: 10)
+        #expect(!connection.subscribed)
+        let filters = topics.subscriptions(ownDeviceID: Array(0x10...0x1F))
+        for filter in filters { try connection.subscribe(filter) }
+        #expect(!connection.subscribed)  // nothing read yet
+        for _ in 0..<100 where !connection.subscribed { try connection.pump(timeout: 0.2) }
+        #expect(connection.subscribed)
+    }
+
     @Test func pipeFramesArriveInOrderAndOversizedOnesAreDroppedUncopied() throws {
         let broker = try TestBroker(users: [("ada", "correct horse")])
         defer { broker.stop() }

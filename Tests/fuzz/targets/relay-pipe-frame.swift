@@ -5,8 +5,10 @@
 // rest is the message. A frame accepted must re-encode to exactly the
 // message, and never be larger than the limit. The message then goes to a
 // device's pipe table (RelayPipeTable) as it would from the broker: it may
-// open a pipe or be dropped, never anything else, and a table never
-// answers what it drops.
+// open a pipe or be dropped, never anything else. A dropped message leaves
+// the table without pipes; the only answer to one is PROTOCOL.md §11's
+// RESET to a frame of a pipe the table does not know (not an OPEN, not a
+// RESET): reason 1, seq 0, ack = the frame's seq, window 0, on its pipe.
 @testable import HandoffContinuity
 
 let topicPipe = RelayPipeID(bytes: Array(0xC0...0xCF))!
@@ -35,8 +37,18 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     case .accepted(let key):
         precondition(table.pipes[key] != nil, "an accepted pipe is not in the table")
         precondition(table.poll(now: 0).allSatisfy { $0.0 == key }, "frames for a pipe never opened")
-    case .dropped:
-        precondition(table.pipes.isEmpty && table.poll(now: 0).isEmpty, "a dropped message changed the table or was answered")
+    case .dropped(let reason):
+        precondition(table.pipes.isEmpty, "a dropped message opened a pipe")
+        let answers = table.poll(now: 0)
+        precondition(table.pipes.isEmpty && table.takeForgotten().isEmpty, "answering a dropped message changed the table")
+        guard !answers.isEmpty else { break }
+        guard case .success(let frame) = RelayPipeFrame.decode(message, expectedPipe: topicPipe),
+              reason == .unknownPipe, frame.kind != .open, frame.kind != .reset, answers.count == 1 else {
+            preconditionFailure("a dropped message was answered: \(reason), \(answers.count) frame(s)")
+        }
+        let (key, reset) = answers[0]
+        precondition(key.pipe == topicPipe && key.peer == topics.deviceTag(Array(0xA0...0xAF)) && reset == .reset(pipe: topicPipe, seq: 0, ack: frame.seq, window: 0, reason: .closed),
+                     "an unknown pipe's frame was answered with something other than its RESET")
     case .frame, .refused, .acceptedShedding:
         preconditionFailure("an empty table found a pipe or refused one")
     }

@@ -26,6 +26,10 @@ enum SourcesCheck: DoctorCheck {
                                            ["broker": s.name, "count": "\(s.peers)", "dropped": dropped]))
         case (.relay, .pending):
             return .ok("sources.relay", tr("relay: connecting to {broker}", ["broker": s.name]))
+        case (.relay, .unavailable) where message.hasSuffix(AgentRelay.caFileHint):
+            // The agent's words name the certificate, the name expected and OpenSSL's reason.
+            return .fail("sources.relay", tr("relay: {message}", ["message": message]),
+                         todo: tr("give the CA that signed the broker's certificate with `handoff relay set URL --ca-file FILE` (or fix the broker's certificate), then restart the agent"))
         case (.relay, .unavailable):
             return .fail("sources.relay", tr("relay: {message}", ["message": message]),
                          todo: tr("set the right user name and password with `handoff relay set URL`, then restart the agent"))
