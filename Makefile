@@ -87,6 +87,8 @@ test-abi: lib
 	sh Tests/abi/check_abi.sh $(LIB) include/handoff.h
 	$(PYTHON) Tests/abi/check_vocabulary.py
 	$(PYTHON) Tests/abi/check_versions.py
+	$(PYTHON) Tests/abi/check_symbols.py $(LIB)
+	$(PYTHON) Tests/abi/check_licences.py
 
 $(BINDIR)/test_%: Tests/c/test_%.c Tests/c/check.h Tests/c/check_handoff.h $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)
