@@ -2,7 +2,11 @@
 # libhandoff: build, test and demo.
 #
 #   make          build build/lib/libhandoff.so and build/include/handoff.h
-#   make test     build, then run every test suite (Swift, C, C++, ABI, Python)
+#   make test     build, then run every test suite (Swift, C, C++, ABI, Python);
+#                 every fuzz target is built too (not run: make fuzz)
+#   make test-stress   the Swift suites and the CLI tests 20 times in a row
+#                 with every core busy, stopping at the first failure
+#                 (STRESS_RUNS=N; mk/stress.mk; not part of make test)
 #   make demo     build, then run the demo
 #   make bench    build, then print latency figures next to a raw baseline
 #   make bench-agent-idle   wake-ups/s, RSS, threads of an idle agent and a connected app, and
@@ -88,6 +92,9 @@ test-abi: lib
 	sh Tests/abi/check_abi.sh $(LIB) include/handoff.h
 	$(PYTHON) Tests/abi/check_vocabulary.py
 	$(PYTHON) Tests/abi/check_versions.py
+	$(PYTHON) Tests/abi/check_symbols.py $(LIB)
+	$(PYTHON) Tests/abi/check_licences.py
+	$(PYTHON) Tests/abi/check_cloexec.py
 
 $(BINDIR)/test_%: Tests/c/test_%.c Tests/c/check.h Tests/c/check_handoff.h $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)

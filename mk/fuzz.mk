@@ -14,6 +14,9 @@
 #
 # `make fuzz` stops at the first target that finds something.
 #
+# `make test` builds every target (fuzz-build, not run), so none can rot
+# unnoticed when the code it decodes with changes.
+#
 # SwiftPM's fuzzer support does not link, so the modules are compiled here
 # with swiftc: debug (-Onone keeps every coverage counter), -enable-testing
 # and private imports so targets reach internal parsers. New inputs go to
@@ -64,6 +67,8 @@ FUZZ_LIBS_BRIDGE := $(FUZZ_DIR)/lib/libHandoffBrowser.a $(FUZZ_DIR)/lib/libHando
 .PHONY: fuzz fuzz-build fuzz-seeds $(addprefix fuzz-,$(FUZZ_TARGETS))
 
 fuzz-build: $(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_TARGETS))
+
+EXTRA_TESTS += fuzz-build
 
 fuzz: fuzz-build
 	@for t in $(FUZZ_TARGETS); do $(MAKE) --no-print-directory fuzz-$$t || exit 1; done

@@ -16,8 +16,10 @@ current=$(cat VERSION)
 releases() { grep -v '^#' RELEASES | awk 'NF >= 2 { print $1, $2 }'; }
 
 if [ "${1:-}" = "--previous" ]; then
-    # The newest recorded release that is not this tree's own version.
-    version=$(releases | awk -v cur="$current" '$1 != cur { v = $1 } END { print v }')
+    # The newest recorded release older than this tree's own version
+    # (by version, whatever the file's order).
+    version=$(releases | awk '{ print $1 }' | { cat; echo "$current"; } | sort -u -V \
+        | awk -v cur="$current" '$1 == cur { print prev; exit } { prev = $1 }')
     [ -n "$version" ] || { echo "RELEASES records no release before $current" >&2; exit 1; }
 else
     version=${1:?usage: build-release.sh VERSION | --previous}

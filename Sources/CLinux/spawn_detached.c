@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -62,6 +63,47 @@ static void prepare_program(int devnull, int report_fd, const char *directory)
     if (directory && chdir(directory) != 0) { send_report(report_fd, REPORT_ERRNO, errno); _exit(127); }
 }
 
+/* In the middle process, at once: every descriptor but 0-2 and the two it
+ * passes on is closed. It never execs, so close-on-exec does nothing for
+ * it, and it would otherwise hold the copies of every descriptor the
+ * agent's other threads had open (a file being written among them) until
+ * it exits. */
+static void close_range_or_loop(unsigned first, unsigned last)
+{
+    unsigned fd;
+    if (first > last) return;
+    if (syscall(SYS_close_range, first, last, 0U) == 0) return;
+    for (fd = first; fd <= last && fd < 4096; fd++) close((int)fd);
+}
+
+static void keep_only(int a, int b)
+{
+    unsigned lo = (unsigned)(a < b ? a : b), hi = (unsigned)(a < b ? b : a);
+    close_range_or_loop(3U, lo - 1U);
+    close_range_or_loop(lo + 1U, hi - 1U);
+    close_range_or_loop(hi + 1U, ~0U);
+}
+
+/* execve, again while the file is busy (ETXTBSY): someone still holds it
+ * open for writing, an installer finishing it or a process forked while a
+ * writer had it open (its copy of the descriptor lasts until it execs or
+ * exits, close-on-exec or not). That passes within moments: up to 10 more
+ * tries, 1 ms apart doubling to 200 ms (under 0.7 s in all); poll is the
+ * async-signal-safe sleep. Returns only when execve failed for good. */
+enum { EXEC_BUSY_RETRIES = 10, EXEC_BUSY_MAX_PAUSE_MS = 200 };
+
+static void exec_program(const char *path, char *const argv[], char *const envp[])
+{
+    int attempt, pause_ms = 1;
+    for (attempt = 0;; attempt++) {
+        execve(path, argv, envp);
+        if (errno != ETXTBSY || attempt == EXEC_BUSY_RETRIES) return;
+        poll(NULL, 0, pause_ms);
+        pause_ms = pause_ms * 2 > EXEC_BUSY_MAX_PAUSE_MS ? EXEC_BUSY_MAX_PAUSE_MS : pause_ms * 2;
+        errno = 0;
+    }
+}
+
 int clinux_spawn_detached(const char *path, char *const argv[], char *const envp[],
                           const char *directory, int *pid_out)
 {
@@ -85,12 +127,13 @@ int clinux_spawn_detached(const char *path, char *const argv[], char *const envp
     if (middle == 0) {
         long program;
         close(report[0]);
+        keep_only(devnull, report[1]);
         setsid();
         program = syscall(SYS_clone, (unsigned long)SIGCHLD, 0UL, 0UL, 0UL, 0UL);
         if (program < 0) { send_report(report[1], REPORT_ERRNO, errno); _exit(1); }
         if (program == 0) {
             prepare_program(devnull, report[1], directory);
-            execve(path, argv, envp);
+            exec_program(path, argv, envp);
             send_report(report[1], REPORT_ERRNO, errno);
             _exit(127);
         }

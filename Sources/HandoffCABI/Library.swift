@@ -13,9 +13,9 @@ import HandoffModel
 /// compares them).
 enum LibraryVersion {
     static let major: UInt32 = 0
-    static let minor: UInt32 = 2
+    static let minor: UInt32 = 3
     static let patch: UInt32 = 0
-    static let string: StaticString = "0.2.0"
+    static let string: StaticString = "0.3.0"
 }
 
 @c @implementation public func handoff_version_number() -> UInt32 {

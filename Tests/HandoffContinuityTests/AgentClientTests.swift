@@ -162,7 +162,7 @@ import Testing
 
     static func socketPair() throws -> (Int32, Int32) {
         var fds: [Int32] = [-1, -1]
-        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
         return (fds[0], fds[1])
     }
 

@@ -381,7 +381,7 @@ import Glibc
         #expect(LocalSocket.credentials(of: server)?.pid == getpid())
 
         var pair: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
         let bytes = try AgentFrame(.stream, requestID: 4).encoded()
         #expect(try LocalSocket.send(server, bytes, passing: pair[1]))
         close(pair[1])
@@ -447,7 +447,7 @@ import Glibc
 
     @Test func anOversizedDatagramIsTruncatedNotMisread() throws {
         var pair: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &pair) == 0)
+        #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue | SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
         defer { close(pair[0]); close(pair[1]) }
         var size = Int32(1 << 20)
         setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(4))

@@ -30,7 +30,7 @@ final class BeaconInbox: Sendable {
 enum BeaconLoopback {
     /// Sends `bytes` from a fresh socket to 127.0.0.1:`port`.
     static func sendRaw(_ bytes: [UInt8], to port: UInt16) {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         precondition(fd >= 0)
         defer { close(fd) }
         let address = UDPAddress(host: "127.0.0.1", port: port)!
@@ -42,7 +42,7 @@ enum BeaconLoopback {
     /// True when a socket without SO_REUSE* can bind 0.0.0.0:`port` now:
     /// nobody holds it.
     static func portIsFree(_ port: UInt16) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         precondition(fd >= 0)
         defer { close(fd) }
         let address = UDPAddress(host: "0.0.0.0", port: port)!
@@ -51,7 +51,7 @@ enum BeaconLoopback {
 
     /// Binds 0.0.0.0:0 exclusively; the socket and its port.
     static func holdPort() -> (Int32, UInt16) {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         precondition(fd >= 0)
         let address = UDPAddress(host: "0.0.0.0", port: 0)!
         precondition(address.withSockaddr { bind(fd, $0, $1) } == 0)

@@ -32,7 +32,7 @@ import Glibc
     @Test func theSIGPIPEProbeDetectsAPlainWrite() {
         // The control: write(2) to a socket whose peer is gone raises SIGPIPE.
         var pair: [Int32] = [0, 0]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
         close(pair[1])
         let raised = Self.raisesSIGPIPE {
             var byte: UInt8 = 1

@@ -147,7 +147,7 @@ struct OpenSSLProcess {
             usleep(10_000)
         }
         defer { unlink(outputPath) }
-        guard let file = fopen(outputPath, "r") else { return "" }
+        guard let file = fopen(outputPath, "re") else { return "" }
         defer { fclose(file) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)

@@ -127,7 +127,7 @@ import Testing
 }
 
 func sendUDP(_ packet: [UInt8], to port: UInt16) throws {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
     defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -57,7 +58,7 @@ import Testing
 
         /// What a non-blocking connect meets now: the errno, 0 when it connected.
         func probe() -> Int32 {
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
             defer { close(fd) }
             return Self.connect(fd, path) == 0 ? 0 : errno
         }
@@ -65,9 +66,9 @@ import Testing
         /// Accepts the filler and then one client; reads its request and
         /// answers `{}`. Returns the request line.
         func serveOne() -> String {
-            let first = accept(listener, nil, nil)
+            let first = clinux_accept4(listener, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
             close(first)
-            let client = accept(listener, nil, nil)
+            let client = clinux_accept4(listener, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
             guard client >= 0 else { return "" }
             defer { close(client) }
             var request: [UInt8] = []

@@ -17,7 +17,7 @@ import Testing
     /// receives them, up to the first refusal.
     static func frames(_ bytes: [UInt8]) throws -> [Frame] {
         var fds: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
         defer { close(fds[1]) }
         #expect(write(fds[1], bytes, bytes.count) == bytes.count)
         shutdown(fds[1], Int32(SHUT_WR))

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,7 +47,7 @@ import Testing
         let ready = Locked(false)
         let sponsorResult = Box<Result<PairingResult, HandoffError>?>(nil)
         let neverAnswers = Box<[Int32]>([-1, -1])
-        _ = pipe(&neverAnswers.value)
+        _ = clinux_pipe2(&neverAnswers.value, O_CLOEXEC)
         defer { close(neverAnswers.value[0]); close(neverAnswers.value[1]) }
         func prompt(_ says: @escaping @Sendable (ComparisonCode) -> Bool?, _ code: ComparisonCode) -> PairingPrompt {
             codes.withLock { $0.append(code) }
@@ -138,13 +139,13 @@ import Testing
     /// the sponsor's beacon port while they pair: the pairing succeeds.
     @Test func garbageDuringAPairingChangesNothing() throws {
         let outcome = try Self.run(sponsorSays: { _ in true }, joinerSays: { _ in true }, during: { tcpPort, udpPort in
-            let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
             defer { close(udp) }
             var to = sockaddr_in()
             to.sin_family = sa_family_t(AF_INET)
             to.sin_addr.s_addr = inet_addr("127.0.0.1")
             for round in 0..<200 {
-                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
                 to.sin_port = tcpPort.bigEndian
                 let connected = withUnsafePointer(to: &to) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }

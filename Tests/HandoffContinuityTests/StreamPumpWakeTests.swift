@@ -59,7 +59,7 @@ import Testing
     }
 
     static func read(_ path: String) -> String {
-        let fd = open(path, O_RDONLY)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return "" }
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 512)

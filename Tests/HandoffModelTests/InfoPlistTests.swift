@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import FoundationEssentials
+import HandoffTestSupport
 import Testing
 @testable import HandoffModel
 
@@ -285,7 +286,7 @@ struct InfoPlistTests {
     func pathInMessages() throws {
         let path = "/tmp/handoff-infoplist-test-\(getpid()).plist"
         defer { unlink(path) }
-        try Data(trapInfoPlist).write(to: URL(fileURLWithPath: path))
+        try TestFiles.write(path, trapInfoPlist)
         do {
             _ = try Manifest(infoPlistAt: path)
             Issue.record("loaded")

@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import FoundationEssentials
+import HandoffTestSupport
 import Testing
 @testable import HandoffModel
 
@@ -83,7 +84,7 @@ import Testing
     @Test func loadsFromAFile() throws {
         let path = "/tmp/handoff-manifest-test-\(getpid()).plist"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try Data(binaryInfoPlist).write(to: URL(fileURLWithPath: path))
+        try TestFiles.write(path, binaryInfoPlist)
         #expect(try Manifest(infoPlistAt: path).bundleIdentifier == "com.example.shapes")
     }
 
@@ -93,12 +94,12 @@ import Testing
     @Test func repeatedKeyAndNonArrayTypesLoadFromAFileWithWarnings() throws {
         let path = "/tmp/handoff-manifest-lenient-\(getpid()).plist"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try Data(xmlInfoPlist("""
+        try TestFiles.write(path, xmlInfoPlist("""
             <key>CFBundleIdentifier</key><string>com.example.a</string>
             <key>HandoffTeamIdentifier</key><string>T0</string>
             <key>HandoffTeamIdentifier</key><string>T1</string>
             <key>NSUserActivityTypes</key><string>com.example.a.x</string>
-            """)).write(to: URL(fileURLWithPath: path))
+            """))
         let m = try Manifest(infoPlistAt: path)
         #expect(m.teamIdentifier == "T1")
         #expect(m.activityTypes.isEmpty)

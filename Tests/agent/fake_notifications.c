@@ -258,7 +258,7 @@ static void start_app_command(void) {
         return;
     }
     if (env_file) {
-        FILE *f = fopen(env_file, "r");
+        FILE *f = fopen(env_file, "re");
         char line[8192];
         while (f && fgets(line, sizeof line, f)) {
             line[strcspn(line, "\n")] = 0;
@@ -394,7 +394,7 @@ int main(int argc, char **argv) {
                         "       [--app NAME PATH [--fail-activate] [--env-file FILE -- COMMAND ARGS...]]\n");
         return 2;
     }
-    logfile = fopen(log_path, "a");
+    logfile = fopen(log_path, "ae");
     if (!logfile) { perror(log_path); return 1; }
     struct sigaction action = {.sa_handler = on_signal};
     sigaction(SIGTERM, &action, NULL);

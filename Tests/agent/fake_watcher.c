@@ -110,7 +110,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: fake_watcher [--address ADDR] --log FILE\n");
         return 2;
     }
-    logfile = fopen(log_path, "a");
+    logfile = fopen(log_path, "ae");
     if (!logfile) { perror(log_path); return 1; }
     struct sigaction action = {.sa_handler = on_signal};
     sigaction(SIGTERM, &action, NULL);

@@ -11,7 +11,10 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+/* mkostemp: descriptors close-on-exec from the call (Tests/abi/check_cloexec.py). */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -83,7 +86,7 @@ static int write_temp_file(const void *bytes, size_t length, char *path, size_t 
     FILE *f;
     if (dir == NULL || dir[0] == '\0') dir = "/tmp";
     snprintf(path, path_size, "%s/handoff-test-XXXXXX", dir);
-    fd = mkstemp(path);
+    fd = mkostemp(path, O_CLOEXEC);
     if (fd < 0) return 0;
     f = fdopen(fd, "wb");
     if (f == NULL) {

@@ -22,7 +22,10 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
+/* pipe2: descriptors close-on-exec from the call (Tests/abi/check_cloexec.py). */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -405,9 +408,10 @@ static int read_byte(int fd) {
     return n == 1 ? (unsigned char)c : -1;
 }
 
-/* Pipes that do not leak into forked children's descriptors' counts. */
+/* Pipes that do not leak into forked children's descriptors' counts,
+ * nor into a program another thread starts (close-on-exec from the call). */
 static int make_pipe(int fds[2]) {
-    if (pipe(fds) != 0) {
+    if (pipe2(fds, O_CLOEXEC) != 0) {
         CHECK_FAIL("pipe: %s", strerror(errno));
         return 0;
     }

@@ -4,6 +4,7 @@ build and the previous release (build/releases/<version>, made by
 scripts/build-release.sh from the commit RELEASES records)."""
 
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,16 @@ class Release:
     @property
     def lib(self):
         return self.folder / "lib"
+
+    @property
+    def revision(self):
+        """The protocol revision the release speaks, from its own source
+        (ProtocolRevision.current; 0.1.0 had none: revision 1)."""
+        source = self.folder / "src" if (self.folder / "src").is_dir() else ROOT
+        file = source / "Sources/HandoffContinuity/Versioning/ProtocolRevision.swift"
+        if not file.exists():
+            return 1
+        return int(re.search(r"public static let current = (\d+)", file.read_text()).group(1))
 
     def __str__(self):
         return self.version

@@ -166,15 +166,17 @@ def test_agents_of_both_releases_hand_off_for_apps_of_the_other_release(old, new
     handed_off(sender, receiver)
     if sender_is_old:
         # The receiving agent is this release's: it verified the sender's
-        # device and says it runs an older release (revision 1).
+        # device and says it runs an older release (the previous release's
+        # revision, read from its source).
         listed = subprocess.run([str(new.tool), "--json", "devices"], env=dict(agent_b.env, HANDOFF_AGENT_SOCKET=str(agent_b.socket)),
                                 capture_output=True, text=True, timeout=WAIT, stdin=subprocess.DEVNULL)
         assert listed.returncode == 0, listed
         devices = json.loads(listed.stdout.strip().splitlines()[-1])["devices"]
-        assert [d["protocol_revision"] for d in devices] == [3, 1], devices
+        assert [d["protocol_revision"] for d in devices] == [new.revision, old.revision], devices
+        assert old.revision < new.revision
         human = subprocess.run([str(new.tool), "devices"], env=dict(agent_b.env, HANDOFF_AGENT_SOCKET=str(agent_b.socket)),
                                capture_output=True, text=True, timeout=WAIT, stdin=subprocess.DEVNULL)
-        assert "runs an older release (protocol revision 1)" in human.stdout, human.stdout
+        assert f"runs an older release (protocol revision {old.revision})" in human.stdout, human.stdout
 
 
 @BOTH_WAYS

@@ -187,7 +187,7 @@ static int tcp_connect(int nonblocking)
     struct sockaddr_in to = parse_addr(o.target);
     struct linger hard = {1, 0};
     struct timeval tv = {3, 0};
-    int fd = socket(AF_INET, SOCK_STREAM | (nonblocking ? SOCK_NONBLOCK : 0), 0);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | (nonblocking ? SOCK_NONBLOCK : 0), 0);
     if (fd < 0)
         fail("socket: %s", strerror(errno));
     /* A reset on our close: no TIME_WAIT piling up on the attacker's side. */
@@ -205,7 +205,7 @@ static int tcp_connect(int nonblocking)
 static int tcp_listen(const char *where)
 {
     struct sockaddr_in a = parse_addr(where);
-    int one = 1, fd = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 128) != 0)
         fail("listen on %s: %s", where, strerror(errno));
@@ -214,7 +214,7 @@ static int tcp_listen(const char *where)
 
 static int udp_socket(uint16_t port)
 {
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         fail("socket: %s", strerror(errno));
     bind_source(fd, port);
@@ -672,7 +672,7 @@ static long drain_accepts(int lfd)
 {
     long n = 0;
     int fd;
-    while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK)) >= 0) {
+    while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
         close(fd);
         n++;
     }
@@ -739,7 +739,7 @@ static void replay(void)
     static unsigned char captured[64][1200];
     static size_t sizes[64];
     struct sockaddr_in cap = parse_addr(o.capture);
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     long heard = 0, resent = 0, paced = 0, i;
     if (bind(fd, (struct sockaddr *)&cap, sizeof cap) != 0)
         fail("bind %s: %s", o.capture, strerror(errno));
@@ -894,7 +894,7 @@ static void bomb_server(void)
             next_beacon = now() + 0.5;
         }
         if (poll(&p, 1, 100) > 0) {
-            int fd = accept(lfd, NULL, NULL);
+            int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
             struct timeval tv = {2, 0};
             pthread_t t;
             SSL *ssl;

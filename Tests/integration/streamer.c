@@ -105,7 +105,7 @@ static long status_kb(const char *field)
     char line[256];
     long value = -1;
     size_t n = strlen(field);
-    FILE *f = fopen("/proc/self/status", "r");
+    FILE *f = fopen("/proc/self/status", "re");
     if (!f)
         return -1;
     while (fgets(line, sizeof line, f))

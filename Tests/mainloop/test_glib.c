@@ -230,7 +230,7 @@ static int free_udp_port(void) {
     struct sockaddr_in a;
     socklen_t length = sizeof a;
     int port = -1;
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     memset(&a, 0, sizeof a);
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);

@@ -86,12 +86,16 @@ public final class Agent: @unchecked Sendable {
         do {
             server = try AgentServer(listener: fd, hub: hub, engine: engine, identity: identity, limits: limits,
                                      desktop: desktop, log: log)
-            try server.start()
         } catch {
             hub.stop()
             Self.release(fd, created: created, path: socketPath)
             throw error
         }
+        // What apps are served with is set up before the loop serves the
+        // first one: the loop runs what was posted before it started ahead
+        // of any connection. (An app that connected at once used to have
+        // its INDEX read before the history was open, and lost, when this
+        // thread was slow to post it: a busy machine.)
         if let history { server.startHistory(path: history) }
         if case .sessionBus(let address) = notifications { server.startNotifications(busAddress: address) }
         // The tray icon (docs/agent.md §6 "The tray"), on the same kind of bus.
@@ -110,6 +114,13 @@ public final class Agent: @unchecked Sendable {
         if case .sessionBus(let address) = tray { server.startTray(busAddress: address) }
         // The desktop's search of the history (docs/history.md), when one is kept.
         if history != nil, case .sessionBus(let address) = search { server.startSearch(busAddress: address) }
+        do {
+            try server.start()
+        } catch {
+            hub.stop()
+            Self.release(fd, created: created, path: socketPath)
+            throw error
+        }
         // Pairing asks the person in a notification: none, no pairing.
         var pairingConfig = PairingConfiguration(beacons: configuration.beacons)
         pairingConfig.limits = pairingLimits

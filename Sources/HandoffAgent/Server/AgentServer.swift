@@ -163,6 +163,10 @@ public final class AgentServer: @unchecked Sendable {
     // MARK: The loop
 
     private func run() {
+        // What was posted before the loop started (the history, the
+        // notifications, the tray: `Agent`) is in place before the first
+        // connection is accepted or read.
+        for job in loop.takeJobs() { job() }
         while !shared.withLock({ $0.stopping }) {
             let events = loop.wait(milliseconds: timeout())
             for (token, mask) in events {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import CLinux
 import HandoffModel
 #if canImport(Glibc)
 import Glibc
@@ -602,14 +603,10 @@ private enum BeaconSocket {
         return withUnsafeBytes(of: &value) { setsockopt(fd, level, name, $0.baseAddress, socklen_t($0.count)) } == 0
     }
 
-    /// A pipe, both ends close-on-exec and non-blocking.
+    /// A pipe, both ends close-on-exec (from the call on: no window for a
+    /// fork to inherit them) and non-blocking.
     static func makeWakePipe(_ fds: inout [Int32]) -> Bool {
-        guard pipe(&fds) == 0 else { return false }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
-        return true
+        clinux_pipe2(&fds, O_CLOEXEC | O_NONBLOCK) == 0
     }
 
     static func errnoText() -> String { String(cString: strerror(errno)) }

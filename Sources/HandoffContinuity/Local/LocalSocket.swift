@@ -35,7 +35,7 @@ public enum LocalSocket {
     /// - Throws: `.io` (with the reason), `.invalidState` when another
     ///   agent listens there already.
     public static func listen(at path: String, backlog: Int32 = 64) throws(HandoffError) -> Int32 {
-        var address = try unixAddress(path)
+        let address = try unixAddress(path)
         if access(path, F_OK) == 0 {
             if let probe = try? connect(to: path, timeout: 0.5) {
                 close(probe)
@@ -43,24 +43,46 @@ public enum LocalSocket {
             }
             unlink(path)
         }
+        // Bound and listening under a name of its own first, then linked to
+        // `path`: an app never finds the path before the socket accepts
+        // (between bind and listen it would be refused, and start without
+        // the agent). link, unlike rename, fails when another agent took
+        // the path meanwhile. A folder too long for the extra name binds
+        // `path` itself, as before.
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let temporary = "\(folder)/.handoff-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let staged = try? unixAddress(temporary)
+        var bindAddress = staged ?? address
         let fd = socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw ioError("cannot create a local socket") }
         // Only the owner may connect: the socket's mode is set before it
         // can accept anything (umask covers the window between bind and chmod).
         let previous = umask(0o177)
-        let bound = withUnsafePointer(to: &address) {
+        let bound = withUnsafePointer(to: &bindAddress) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         umask(previous)
         guard bound == 0 else {
-            let error = ioError("cannot bind \(path)")
+            let error = ioError("cannot bind \(staged == nil ? path : temporary)")
             close(fd)
             throw error
         }
         guard Glibc.listen(fd, backlog) == 0 else {
             let error = ioError("cannot listen on \(path)")
             close(fd)
+            if staged != nil { unlink(temporary) }
             throw error
+        }
+        if staged != nil {
+            let linked = link(temporary, path) == 0
+            let error = linked ? nil : errno == EEXIST
+                ? HandoffError(.invalidState, "another agent listens on \(path) already")
+                : ioError("cannot link \(temporary) to \(path)")
+            unlink(temporary)
+            if let error {
+                close(fd)
+                throw error
+            }
         }
         return fd
     }

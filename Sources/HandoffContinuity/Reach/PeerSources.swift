@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import CLinux
 import HandoffModel
 #if canImport(Glibc)
 import Glibc
@@ -41,14 +42,7 @@ public final class PeerSources: Sendable {
         self.sources = sources
         self.changed = changed
         var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            }
-        } else {
-            fds = [-1, -1]
-        }
+        if clinux_pipe2(&fds, O_CLOEXEC | O_NONBLOCK) != 0 { fds = [-1, -1] }
         wakeRead = fds[0]
         wakeWrite = fds[1]
         state.withLock { $0.published = Self.union(sources) }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,7 +20,7 @@ final class ChildProcess {
 
     static func start(_ program: String, _ arguments: [String]) throws -> ChildProcess {
         var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw TestFailure("pipe failed") }
+        guard clinux_pipe2(&fds, O_CLOEXEC) == 0 else { throw TestFailure("pipe failed") }
         // Close-on-exec: no other child inherits them (dup2 clears it on 1).
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()

@@ -193,13 +193,13 @@ struct TestFailure: Error, CustomStringConvertible {
 }
 
 func writeFile(_ path: String, _ text: String) throws {
-    guard let file = fopen(path, "w") else { throw TestFailure("cannot write \(path)") }
+    guard let file = fopen(path, "we") else { throw TestFailure("cannot write \(path)") }
     defer { fclose(file) }
     fputs(text, file)
 }
 
 func readFile(_ path: String) throws -> String {
-    guard let file = fopen(path, "r") else { throw TestFailure("cannot read \(path)") }
+    guard let file = fopen(path, "re") else { throw TestFailure("cannot read \(path)") }
     defer { fclose(file) }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)

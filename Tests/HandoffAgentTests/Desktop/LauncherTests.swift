@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HandoffContinuity
 import HandoffModel
 import Testing
 @testable import HandoffAgent
@@ -208,6 +209,23 @@ final class RecordingActivator: DBusActivating {
         #expect(noZombieChildrenLeft())
     }
 
+    /// A program someone still holds open for writing (as a process forked
+    /// while a test or an installer was writing it does, until it execs or
+    /// exits) starts once they let go: exec is tried again on ETXTBSY,
+    /// "Text file busy", a bounded number of times.
+    @Test func aProgramStillOpenForWritingStartsOnceLetGo() throws {
+        let t = TemporaryTree("handoff-launch")
+        let marker = t.path("marker")
+        t.write("bin/busy", "#!/bin/sh\n: > \"\(marker)\"\n", mode: 0o755)
+        let writer = open(t.path("bin/busy"), O_WRONLY | O_CLOEXEC)
+        try #require(writer >= 0)
+        // Let go 50 ms after the launch begins, from a thread of its own.
+        #expect(startDetachedThread { usleep(50_000); close(writer) })
+        _ = try Launcher(dbus: nil, searchPath: [t.path("bin")]).run(ExecCommandLine("busy"), for: "x.desktop")
+        #expect(eventually { t.exists("marker") })
+        #expect(noZombieChildrenLeft())
+    }
+
     /// The launcher through the agent's real D-Bus part, on a private bus
     /// that starts the (fake) app from a service file.
     @Test func dbusActivationThroughTheAgentsBus() throws {
@@ -255,7 +273,7 @@ final class RecordingActivator: DBusActivating {
 
 extension TemporaryTree {
     static func readFile(_ path: String) -> String? {
-        guard let file = fopen(path, "r") else { return nil }
+        guard let file = fopen(path, "re") else { return nil }
         defer { fclose(file) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)

@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HandoffTestSupport
 
 /// A folder under $TMPDIR (or /tmp) that a test fills with files and that
 /// is deleted, with everything in it, when the test lets go of it.
@@ -27,15 +28,13 @@ final class TemporaryTree {
         write(relative, Array(text.utf8), mode: mode)
     }
 
+    /// Through a temporary file renamed into place (`TestFiles.write`):
+    /// a script is never run half written.
     @discardableResult
     func write(_ relative: String, _ bytes: [UInt8], mode: mode_t = 0o644) -> String {
         let full = path(relative)
         makeFolders(String(full[..<full.lastIndex(of: "/")!]))
-        let fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        precondition(fd >= 0, "cannot create \(full)")
-        precondition(bytes.isEmpty || Glibc.write(fd, bytes, bytes.count) == bytes.count)
-        close(fd)
-        chmod(full, mode)
+        do { try TestFiles.write(full, bytes, mode: mode) } catch { preconditionFailure(error.message) }
         return full
     }
 
@@ -44,7 +43,7 @@ final class TemporaryTree {
     func exists(_ relative: String) -> Bool { access(path(relative), F_OK) == 0 }
 
     func read(_ relative: String) -> String? {
-        guard let file = fopen(path(relative), "r") else { return nil }
+        guard let file = fopen(path(relative), "re") else { return nil }
         defer { fclose(file) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)

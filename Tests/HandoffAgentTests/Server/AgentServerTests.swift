@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -268,7 +269,7 @@ import Testing
 /// Runs `python3 -c script args...` and returns its stdout.
 func runPython(_ script: String, _ arguments: [String]) throws -> String {
     var fds: [Int32] = [-1, -1]
-    guard pipe(&fds) == 0 else { throw HandoffError(.io, "pipe") }
+    guard clinux_pipe2(&fds, O_CLOEXEC) == 0 else { throw HandoffError(.io, "pipe") }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import CLinux
 import HandoffAgent
 import HandoffModel
 import Testing
@@ -50,7 +51,7 @@ import Glibc
 
     /// A Unix socket of `type`, bound to a fresh path; listening if asked.
     func unixSocket(_ type: Int32, listening: Bool) throws -> Int32 {
-        let fd = socket(AF_UNIX, type, 0)
+        let fd = socket(AF_UNIX, type | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket") }
         guard listening else { return fd }
         var address = sockaddr_un()
@@ -78,10 +79,10 @@ import Glibc
         defer { close(stream) }
         let unlistened = try unixSocket(Int32(SOCK_SEQPACKET.rawValue), listening: false)
         defer { close(unlistened) }
-        let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         defer { close(udp) }
         var pipeEnds: [Int32] = [-1, -1]
-        #expect(pipe(&pipeEnds) == 0)
+        #expect(clinux_pipe2(&pipeEnds, O_CLOEXEC) == 0)
         defer { pipeEnds.forEach { close($0) } }
         for fd in [stream, unlistened, udp, pipeEnds[0], 999] {
             #expect(throws: HandoffError.self, "fd \(fd)") { try ActivatedSocket.checkListening(fd) }

@@ -22,7 +22,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         precondition(beacon.encoded() == input, "a beacon does not re-encode to its bytes")
     }
     var fds: [Int32] = [-1, -1]
-    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { return 0 }
+    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else { return 0 }
     defer { close(fds[1]) }
     precondition(input.isEmpty || write(fds[1], input, input.count) == input.count, "short write to the socket pair")
     shutdown(fds[1], Int32(SHUT_WR))

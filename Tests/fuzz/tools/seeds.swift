@@ -41,7 +41,7 @@ struct Writer {
         mkdir(root, 0o755)
         mkdir(dir, 0o755)
         let path = dir + "/" + name
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         precondition(fd >= 0 && write(fd, bytes, bytes.count) == bytes.count && close(fd) == 0, "cannot write \(path)")
     }
     func callAsFunction(_ target: String, _ name: String, _ text: String) {
