@@ -36,12 +36,6 @@ ALLOWED = {
         "the wrapper Swift calls pipe2 through: its callers pass the flags, and are checked",
     ("Sources/CLinux/clinux.c", "accept4(fd, address, length, flags)"):
         "the wrapper Swift calls accept4 through: its callers pass the flags, and are checked",
-    # The relay's tests belong to the relay's branch of issue 34's work; to
-    # be made SOCK_CLOEXEC there (then these three entries go).
-    ("Tests/HandoffAgentTests/Relay/MQTTConnectionTests.swift", "socket(AF_INET"):
-        "relay test, owned by the relay's branch: add SOCK_CLOEXEC there",
-    ("Tests/HandoffAgentTests/Relay/TestBroker.swift", "socket(AF_INET"):
-        "relay test, owned by the relay's branch: add SOCK_CLOEXEC there",
     ("Tests/HandoffAgentTests/Desktop/LauncherTests.swift", "pipe(&leak)"):
         "the test makes a descriptor that is not close-on-exec on purpose: the launcher must not let it reach the app",
 }

@@ -175,7 +175,7 @@ struct MQTTConnectionTests {
 
     @Test func aSilentBrokerIsGivenUpOnAtTheTimeout() throws {
         // Something that accepts TCP and never speaks MQTT.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

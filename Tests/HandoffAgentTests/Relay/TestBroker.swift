@@ -79,7 +79,7 @@ final class TestBroker {
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
     static func accepts(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var address = sockaddr_in()
@@ -95,7 +95,7 @@ final class TestBroker {
 
     /// A TCP port free on 127.0.0.1 now (the kernel's choice).
     static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket failed") }
         defer { close(fd) }
         var address = sockaddr_in()
