@@ -18,6 +18,12 @@ final class AgentTray: AgentLoopSource {
     static let watcherName = "org.kde.StatusNotifierWatcher"
     static let watcherPath = "/StatusNotifierWatcher"
     static let callTimeout = 10.0
+    /// How often what the menu shows is looked at again while the item
+    /// is up: a device going offline, or its "last seen" minutes, change
+    /// nothing else the tray hears. A look that changes nothing sends
+    /// nothing; one that does sends LayoutUpdated, so hosts that read the
+    /// menu once (Xfce) show it as it is without waiting for AboutToShow.
+    static let lookInterval = 2.0
 
     enum State: Equatable {
         case starting
@@ -35,6 +41,8 @@ final class AgentTray: AgentLoopSource {
     private(set) var state = State.starting
     /// "no tray" is said once until a registration works in between.
     private var saidNoTray = false
+    /// When the menu is looked at again (monotonic seconds).
+    private var nextLook = 0.0
     let busName: String
 
     /// Starts on the session bus at `address` (nil: the environment's).
@@ -92,6 +100,7 @@ final class AgentTray: AgentLoopSource {
     /// (`AgentServer.trayStateChanged`).
     @discardableResult
     func refresh() -> Bool {
+        nextLook = monotonicSeconds() + Self.lookInterval
         guard let menu, let item else { return false }
         let before = menu.revision, beforeMenu = menu.menu
         menu.update(content.menu())
@@ -152,9 +161,15 @@ final class AgentTray: AgentLoopSource {
 
     var fd: Int32 { bus?.fd ?? -1 }
     var pollEvents: Int16 { bus?.events ?? 0 }
-    var timeoutMilliseconds: Int32 { bus?.timeoutMilliseconds ?? -1 }
+    var timeoutMilliseconds: Int32 {
+        guard let bus else { return -1 }
+        let look = Int32(max(0, (nextLook - monotonicSeconds()) * 1000).rounded(.up))
+        let busTimeout = bus.timeoutMilliseconds
+        return busTimeout >= 0 ? min(busTimeout, look) : look
+    }
 
     func process() {
+        if monotonicSeconds() >= nextLook { refresh() }
         guard let bus, !bus.process() else { return }
         log(AgentLogEvent("tray", "no tray: the session bus went away", ["state": .string("off")]))
         stop()

@@ -39,3 +39,8 @@ extension AgentServer {
         }
     }
 }
+
+extension AgentServer {
+    /// This device's name as the others hear it now.
+    var deviceName: String { identity.device.name }
+}
