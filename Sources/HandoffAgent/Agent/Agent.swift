@@ -98,6 +98,8 @@ public final class Agent: @unchecked Sendable {
         // The tray's Pause is the settings file's (docs/agent.md §11), and
         // a pause set elsewhere shows in the tray once the engine applied it.
         if let directory = configuration.settingsDirectory {
+            // The device file is beside the settings (the account directory).
+            server.watchDeviceName(directory: directory)
             let server = server
             server.loop.post { server.trayActions = SettingsTrayActions(server: server, store: SettingsStore(directory: directory)) }
             engine.onSettingsApplied { _ in

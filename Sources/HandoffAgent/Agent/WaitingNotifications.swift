@@ -61,14 +61,18 @@ final class WaitingNotifications: AgentLoopSource {
 
     /// How a pairing the person started ended; a cancel says nothing.
     /// `compared`: a device had answered (a timeout is then the answer's).
-    func showJoinEnded(_ result: Result<PairingResult, HandoffError>, cancelled: Bool, compared: Bool) {
+    /// `name`: what this device is called now (said with how to change it).
+    func showJoinEnded(_ result: Result<PairingResult, HandoffError>, cancelled: Bool, compared: Bool, name: String? = nil) {
         endJoin()
         if cancelled, case .failure = result { return }
         let content: NotificationContent
         switch result {
         case .success(let paired):
+            let body = name.map {
+                tr("This device joined your account as “{device}” (to rename it: handoff device --name NAME).", ["device": $0])
+            } ?? tr("This device joined your account.")
             content = NotificationContent(summary: tr("Paired with {device}", ["device": paired.peerName]),
-                                          body: tr("This device joined your account."), actions: [], urgency: 1)
+                                          body: body, actions: [], urgency: 1)
         case .failure(let error):
             content = NotificationContent(summary: tr("This device was not paired"),
                                           body: Self.whyNotPaired(error, compared: compared), actions: [], urgency: 1)

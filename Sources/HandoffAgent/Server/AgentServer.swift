@@ -358,7 +358,7 @@ public final class AgentServer: @unchecked Sendable {
     /// WELCOME's body.
     var welcome: AgentWelcome {
         AgentWelcome(agentVersion: identity.agentVersion, deviceID: identity.device.idBytes,
-                     deviceName: identity.device.name, role: identity.device.role, accountID: identity.accountID)
+                     deviceName: engine.deviceName, role: identity.device.role, accountID: identity.accountID)
     }
 
     /// STATUS's body: the device, the engine's view of the others, and
@@ -366,7 +366,7 @@ public final class AgentServer: @unchecked Sendable {
     func status() -> AgentStatus {
         var extra: [String: Int64] = [:]
         for (key, value) in counters.dictionary { extra["agent." + key] = value }
-        return AgentStatus(engine: engine, device: identity.device, clients: sessions.count, extraCounters: extra)
+        return AgentStatus(engine: engine, device: currentDevice, clients: sessions.count, extraCounters: extra)
     }
 
     // MARK: Continuing chosen activities
@@ -685,6 +685,17 @@ public final class AgentServer: @unchecked Sendable {
             guard let tray = AgentTray.start(content: content, address: busAddress, log: self.logSink) else { return }
             self.tray = tray
             self.sources.add(tray, token: self.takeToken())
+        }
+    }
+
+    /// Applies `handoff device --name` while the agent runs: watches the
+    /// device file in the account `directory` (`DeviceNameWatch`). Any thread.
+    public func watchDeviceName(directory: String) {
+        loop.post { [self] in
+            guard let watch = DeviceNameWatch.start(server: self, directory: directory) else { return }
+            self.sources.add(watch, token: self.takeToken())
+            // A rename made between reading the configuration and now.
+            watch.reload()
         }
     }
 

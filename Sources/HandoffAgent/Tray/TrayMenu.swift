@@ -155,9 +155,15 @@ struct TrayMenu: Equatable {
     /// The waiting agent's menu (docs/agent.md §10): what is missing and
     /// how to pair; while its pairing runs, what it waits for (the code,
     /// once there) and Cancel.
-    static func notSetUp(_ joining: JoinProgress?) -> TrayMenu {
-        var items = [Item(id: notSetUpID, label: tr("Handoff is not set up"), enabled: false),
-                     Item(id: firstSeparatorID, isSeparator: true)]
+    /// `thisDevice`: the name it would join under (said before pairing,
+    /// so the person knows what the other devices will show).
+    static func notSetUp(_ joining: JoinProgress?, thisDevice: String? = nil) -> TrayMenu {
+        var items = [Item(id: notSetUpID, label: tr("Handoff is not set up"), enabled: false)]
+        if let thisDevice {
+            items.append(Item(id: thisDeviceID, label: mnemonicSafe(tr("This device: {device}", ["device": thisDevice])),
+                              enabled: false, iconName: "computer"))
+        }
+        items.append(Item(id: firstSeparatorID, isSeparator: true))
         switch joining {
         case nil:
             items.append(Item(id: pairThisID, label: tr("Pair this device…"), action: .pairThisDevice))

@@ -568,7 +568,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         }
         let device = configuration.device
         let beacon = Beacon(kind: kind, timestamp: now, sequence: sequence, deviceID: device.idBytes,
-                            deviceName: device.name, role: device.role, channelPort: server.port, activity: activity,
+                            deviceName: deviceName, role: device.role, channelPort: server.port, activity: activity,
                             leaving: leaving)
         guard let packet = try? BeaconCodec.seal(beacon, key: keys.beaconKey) else { return }
         transport.send(packet)
@@ -678,6 +678,29 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         if let advert = answer.advert { send(advert, alsoTo: solicitor) } else {
             seal(kind: .presence, activity: nil, alsoTo: solicitor)
         }
+    }
+
+    /// This device's name as its beacons carry it now: the configuration's
+    /// until `rename`.
+    public var deviceName: String { renamed.withLock { $0 } ?? configuration.device.name }
+
+    private let renamed = Locked<String?>(nil)
+
+    /// Renames this device while it runs (the person ran `handoff device
+    /// --name`; docs/agent.md §6): the next beacons carry `name`, and one
+    /// goes out now on every path (its advert, else a presence), so the
+    /// others show the new name within one beacon. False when `name` is
+    /// the name already; throws when it breaks §4's rule.
+    @discardableResult
+    public func rename(to name: String) throws(HandoffError) -> Bool {
+        try DeviceIdentity.validateName(name)
+        let changed = renamed.withLock { current in
+            guard (current ?? configuration.device.name) != name else { return false }
+            current = name
+            return true
+        }
+        if changed { announce() }
+        return changed
     }
 
     /// A fresh beacon of what this device is now (its advert, else a

@@ -95,6 +95,8 @@ struct TrayMenuTests {
         let devices = (0..<20).map { TrayDevice(name: "D\($0)", online: $0 % 2 == 0, lastSeenSecondsAgo: Double($0) * 100) }
         var states: [(String, TrayMenu)] = [
             ("not set up", .notSetUp(nil)), ("pairing", .notSetUp(.looking)), ("comparing", .notSetUp(.comparing("123 456"))),
+            ("not set up, named", .notSetUp(nil, thisDevice: "Ada's laptop")),
+            ("comparing, named", .notSetUp(.comparing("123 456"), thisDevice: "Ada's laptop")),
         ]
         for paused in [false, true] {
             for offers in [0, 1, 20] {
@@ -114,7 +116,7 @@ struct TrayMenuTests {
                 }
             }
         }
-        #expect(states.count == 3 + 2 * 3 * 3 * 3 * 2)
+        #expect(states.count == 5 + 2 * 3 * 3 * 3 * 2)
         for (state, menu) in states {
             #expect(menu.layoutProblems == [], "\(state): \(Self.labels(menu))")
         }
