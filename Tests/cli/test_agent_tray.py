@@ -148,13 +148,13 @@ def test_devices_renames_and_going_offline_reach_the_menu_without_about_to_show(
     device_line("Device A — online")
     # A renamed while its agent runs: it tells the others at once.
     assert a.run("device", "--name", "Kitchen iMac").code == 0
-    agent_event(agent_a, "renamed", name="Kitchen iMac")
+    agent_event(agent_a, "renamed", device="Kitchen iMac")
     before = signals.revisions()
     device_line("Kitchen iMac — online")
     assert len(signals.revisions()) > len(before)
     # B renamed: its own menu says so.
     assert b.run("device", "--name", "Desk").code == 0
-    agent_event(agent_b, "renamed", name="Desk")
+    agent_event(agent_b, "renamed", device="Desk")
     device_line("This device: Desk")
     # A stops: offline in B's menu, announced, nobody asked.
     before = signals.revisions()

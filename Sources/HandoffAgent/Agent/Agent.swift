@@ -109,7 +109,12 @@ public final class Agent: @unchecked Sendable {
                 }
             }
         }
-        if case .sessionBus(let address) = tray { server.startTray(busAddress: address) }
+        if case .sessionBus(let address) = tray {
+            server.startTray(busAddress: address)
+            // Devices online, offline, renamed: the menu shows it at once.
+            let server = server
+            engine.onDevicesChanged { server.loop.post { server.trayStateChanged() } }
+        }
         // The desktop's search of the history (docs/history.md), when one is kept.
         if history != nil, case .sessionBus(let address) = search { server.startSearch(busAddress: address) }
         // Pairing asks the person in a notification: none, no pairing.
@@ -135,6 +140,7 @@ public final class Agent: @unchecked Sendable {
         }
         guard first else { return }
         engine.routePairingBeacons(to: nil)
+        engine.onDevicesChanged(nil)
         pairing?.stop()
         server.stop()
         hub.stop()

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import CLinux
 import HandoffContinuity
 import HandoffModel
 #if canImport(Glibc)
@@ -57,7 +58,7 @@ final class DeviceNameWatch: AgentLoopSource {
         let old = server.engine.deviceName
         guard (try? server.engine.rename(to: device.name)) == true else { return }
         server.log("renamed", "this device is now called \(device.name) (was \(old)); the other devices were told",
-                   ["name": .string(device.name)])
+                   ["device": .string(device.name)])
         server.trayStateChanged()
     }
 

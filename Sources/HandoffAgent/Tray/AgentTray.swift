@@ -18,12 +18,6 @@ final class AgentTray: AgentLoopSource {
     static let watcherName = "org.kde.StatusNotifierWatcher"
     static let watcherPath = "/StatusNotifierWatcher"
     static let callTimeout = 10.0
-    /// How often what the menu shows is looked at again while the item
-    /// is up: a device going offline, or its "last seen" minutes, change
-    /// nothing else the tray hears. A look that changes nothing sends
-    /// nothing; one that does sends LayoutUpdated, so hosts that read the
-    /// menu once (Xfce) show it as it is without waiting for AboutToShow.
-    static let lookInterval = 2.0
 
     enum State: Equatable {
         case starting
@@ -41,7 +35,8 @@ final class AgentTray: AgentLoopSource {
     private(set) var state = State.starting
     /// "no tray" is said once until a registration works in between.
     private var saidNoTray = false
-    /// When the menu is looked at again (monotonic seconds).
+    /// When the menu is looked at again (monotonic seconds; infinity:
+    /// only when something says it changed).
     private var nextLook = 0.0
     let busName: String
 
@@ -100,7 +95,7 @@ final class AgentTray: AgentLoopSource {
     /// (`AgentServer.trayStateChanged`).
     @discardableResult
     func refresh() -> Bool {
-        nextLook = monotonicSeconds() + Self.lookInterval
+        nextLook = content.lookInterval.map { monotonicSeconds() + $0 } ?? .infinity
         guard let menu, let item else { return false }
         let before = menu.revision, beforeMenu = menu.menu
         menu.update(content.menu())
@@ -163,8 +158,9 @@ final class AgentTray: AgentLoopSource {
     var pollEvents: Int16 { bus?.events ?? 0 }
     var timeoutMilliseconds: Int32 {
         guard let bus else { return -1 }
-        let look = Int32(max(0, (nextLook - monotonicSeconds()) * 1000).rounded(.up))
         let busTimeout = bus.timeoutMilliseconds
+        guard nextLook.isFinite else { return busTimeout }
+        let look = Int32(min(Double(Int32.max), max(0, (nextLook - monotonicSeconds()) * 1000).rounded(.up)))
         return busTimeout >= 0 ? min(busTimeout, look) : look
     }
 

@@ -119,6 +119,13 @@ final class OffersTrayContent: TrayContent {
 
     func registered() { server.count { $0.trayRegistrations += 1 } }
 
+    /// A device offline for less than an hour says "last seen N min ago":
+    /// looked at again each minute. Online, offline and renamed devices
+    /// are told by the engine (`ContinuityEngine.onDevicesChanged`).
+    var lookInterval: Double? {
+        server.trayDevices().contains { !$0.online && ($0.lastSeenSecondsAgo ?? .infinity) < 3600 } ? 60 : nil
+    }
+
     func stop() {
         if let listener { server.offers.unlisten(listener) }
         listener = nil
