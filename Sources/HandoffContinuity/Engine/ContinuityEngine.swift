@@ -644,13 +644,19 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             return
         }
         let audience = endpoint.audience
-        let (changes, verify, renamed) = state.withLock { s in
+        let (changes, verify, renamed, roster) = state.withLock { s in
             let now = monotonicSeconds()
             let id = hex(beacon.deviceID)
             let nameBefore = s.remotes.entries[id].flatMap { $0.verified ? $0.name : nil }
             let applied = s.remotes.apply(beacon, from: host, audience: audience, ownRole: configuration.device.role,
                                           now: now)
             let renamed = nameBefore != nil && nameBefore != s.remotes.entries[id]?.name
+            // A rename is kept in the roster too: offline, it still shows.
+            var roster: DeviceRoster?
+            if renamed, let entry = s.remotes.entries[id], entry.verified,
+               s.roster.saw(DeviceRoster.Record(id: id, name: entry.name, role: entry.role, lastSeen: wallMilliseconds())) {
+                roster = nextRoster(&s)
+            }
             s.roster.heard(hex(beacon.deviceID), at: wallMilliseconds())
             // The next sweep moved (a new device: sooner; one heard again:
             // maybe later): the alarm follows, without waking anyone.
@@ -658,9 +664,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
                                              presenceLifetime: configuration.presenceLifetime, now: now,
                                              wallMilliseconds: wallMilliseconds())
             rearm(&s)
-            return (applied.0, applied.1, renamed)
+            return (applied.0, applied.1, renamed, roster)
         }
         changes.forEach(endpoint.remoteActivityChanged)
+        if let roster { persist(roster) }
         if renamed { devicesChanged() }
         if let channel = verify { startVerifying(hex(beacon.deviceID), at: channel) }
     }
