@@ -117,8 +117,8 @@ def test_pause_offers_resume_the_icon_follows_and_each_change_is_announced(pair,
     wait_for(lambda: item_property(desktop.address, name, "IconName") == "handoff-paused", "the tray showed the pause")
     assert b.run("settings", "resume").code == 0
     wait_for(lambda: item_property(desktop.address, name, "IconName") == "handoff", "the tray showed the resume")
-    revisions = signals.revisions()
-    assert revisions == sorted(set(revisions)) and len(revisions) >= 4, revisions
+    revisions = wait_for(lambda: (lambda r: len(r) >= 4 and r)(signals.revisions()), "four LayoutUpdated")
+    assert revisions == sorted(set(revisions)), revisions
     # Only Active was ever said: no NewStatus for a state the item never leaves.
     assert all(args == ['string "Active"'] for args in signals.heard("NewStatus")), signals.heard("NewStatus")
     assert not any("member=AboutToShow" in line for line in signals.log.read_text().splitlines())
@@ -147,21 +147,21 @@ def test_devices_renames_and_going_offline_reach_the_menu_without_about_to_show(
     assert device_line("This device: Device B")
     device_line("Device A — online")
     # A renamed while its agent runs: it tells the others at once.
+    before = len(signals.revisions())
     assert a.run("device", "--name", "Kitchen iMac").code == 0
     agent_event(agent_a, "renamed", device="Kitchen iMac")
-    before = signals.revisions()
     device_line("Kitchen iMac — online")
-    assert len(signals.revisions()) > len(before)
+    wait_for(lambda: len(signals.revisions()) > before, "a LayoutUpdated for the rename")
     # B renamed: its own menu says so.
     assert b.run("device", "--name", "Desk").code == 0
     agent_event(agent_b, "renamed", device="Desk")
     device_line("This device: Desk")
     # A stops: offline in B's menu, announced, nobody asked.
-    before = signals.revisions()
+    before = len(signals.revisions())
     agent_a.proc.terminate()
     agent_a.proc.wait(timeout=30)
     device_line("Kitchen iMac — offline")
-    assert len(signals.revisions()) > len(before)
+    wait_for(lambda: len(signals.revisions()) > before, "a LayoutUpdated for going offline")
     assert not any("member=AboutToShow" in line for line in signals.log.read_text().splitlines())
     assert agent_b.proc.poll() is None
 
