@@ -24,6 +24,7 @@
  * ActivationToken (when token is not empty) then ActionInvoked, then
  * closes it (NotificationClosed(id, 2)) as real servers do after an action
  * unless it is resident; Dismiss(u id) emits NotificationClosed(id, 2);
+ * Expire(u id) emits NotificationClosed(id, 1) (its timeout ran out);
  * Hang() never answers (a call that stays pending). Like
  * notification-daemon, CloseNotification of an id that is not open (closed
  * by a click or a dismissal) answers an error, "Invalid notification
@@ -224,17 +225,29 @@ static int method_invoke_action(sd_bus_message *m, void *userdata, sd_bus_error 
     return sd_bus_reply_method_return(m, "");
 }
 
-static int method_dismiss(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-    (void)userdata;
-    (void)error;
+/* Closes `id` with `reason` (1 expired, 2 dismissed), as the server would. */
+static int close_with(sd_bus_message *m, uint32_t reason) {
     uint32_t id;
     int r = sd_bus_message_read(m, "u", &id);
     if (r < 0) return r;
     set_open(id, 0);
     r = sd_bus_emit_signal(sd_bus_message_get_bus(m), "/org/freedesktop/Notifications",
-                           "org.freedesktop.Notifications", "NotificationClosed", "uu", id, 2u);
+                           "org.freedesktop.Notifications", "NotificationClosed", "uu", id, reason);
     if (r < 0) return r;
     return sd_bus_reply_method_return(m, "");
+}
+
+static int method_dismiss(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+    (void)userdata;
+    (void)error;
+    return close_with(m, 2u);
+}
+
+/* A server whose timeout ran out (dunst's and xfce4-notifyd's 10 s). */
+static int method_expire(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+    (void)userdata;
+    (void)error;
+    return close_with(m, 1u);
 }
 
 static int method_hang(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -346,6 +359,7 @@ static const sd_bus_vtable test_vtable[] = {
     SD_BUS_VTABLE_START(0),
     SD_BUS_METHOD("InvokeAction", "uss", "", method_invoke_action, 0),
     SD_BUS_METHOD("Dismiss", "u", "", method_dismiss, 0),
+    SD_BUS_METHOD("Expire", "u", "", method_expire, 0),
     SD_BUS_METHOD("Hang", "", "", method_hang, 0),
     SD_BUS_VTABLE_END,
 };

@@ -187,3 +187,64 @@ def test_with_notifications_off_the_tray_alone_pairs(tmp_path, procs):
     agent_event(agent, "paired", role="joiner")
     assert device.account_file.read_text() == s.account_file.read_text()
     assert not [n for n in desktop.notifications() if n.get("call") == "Notify"], desktop.notifications()
+
+
+def test_a_no_on_the_other_device_is_told_as_its_answer_not_as_codes_that_differed(tmp_path, procs):
+    """Issue 34: the sponsor's "Not now" (or its window closing: REJECT is
+    empty, the same message on the wire) read "refused or the codes
+    differed" here. Now it says the other device ended it, without
+    claiming which of the two it was."""
+    scene = Scene(tmp_path, procs)
+    sponsor_desktop, desktop, device, agent, item = (scene.sponsor_desktop, scene.desktop, scene.device, scene.agent,
+                                                     scene.item)
+    start_pairing(desktop, item, agent)
+    prompt, asked, _ = compared(sponsor_desktop, desktop, item)
+    desktop.click(asked["id"], "pair")
+    sponsor_desktop.click(prompt["id"], "not-now")
+    agent_event(agent, "pairing-ended")
+    failed = desktop.notified("This device was not paired")
+    assert failed["body"].startswith("Your other device ended the pairing"), failed
+    assert "declined, or not answered in time" in failed["body"], failed
+    assert "codes differ" not in failed["body"], failed
+    assert failed["app_icon"] == "handoff", failed
+    assert not device.account_file.exists()
+
+
+def test_the_tray_joins_under_the_name_the_person_gave_the_machine(tmp_path, procs):
+    """Issue 34: a device whose name was made up at first use ("root's
+    computer") joined under it. The tray cannot ask; it says the name
+    beforehand and takes the machine's pretty host name (what GNOME calls
+    "Device Name") over a made-up one, saved; the outcome says how to
+    rename."""
+    port = free_port()
+    sponsor_desktop = Desktop(tmp_path / "sponsor-desktop", procs)
+    s, sponsor = sponsor_agent(tmp_path, procs, sponsor_desktop, port)
+    desktop = Desktop(tmp_path / "desktop", procs)
+    tray = Tray(desktop, procs, tmp_path / "watcher.jsonl")
+    device = Device(tmp_path, "new", procs)
+    unnamed = tmp_path / "machine-info-unnamed"
+    unnamed.write_text("")
+    named = tmp_path / "machine-info"
+    named.write_text('PRETTY_HOSTNAME="Ada\'s tablet"\n')
+    # Created before the person named the machine: the made-up name.
+    assert device.run("device", env=dict(device.env, HANDOFF_TEST_MACHINE_INFO=str(unnamed))).code == 0
+    made_up = (device.directory / "device").read_text()
+    assert "Ada's tablet" not in made_up, made_up
+    path = tmp_path / "new-run" / "agent.sock"
+    agent = device.spawn("--json", "agent", "--socket", path, "--beacon-port", free_port(), "--no-multicast",
+                         "--peer", f"127.0.0.1:{port}", "--channel", "127.0.0.1:0",
+                         env=dict(desktop.env(device.env, path), HANDOFF_TEST_MACHINE_INFO=str(named)))
+    agent.expect_stderr('"event":"waiting"')
+    item = tray.registered()
+    menu_shows(desktop, item, "This device: Ada's tablet")
+    start_pairing(desktop, item, agent)
+    prompt = sponsor_desktop.notified(PROMPT)
+    assert "Ada's tablet" in prompt["body"], prompt
+    asked = desktop.notified(ASK)
+    sponsor_desktop.click(prompt["id"], "pair")
+    desktop.click(asked["id"], "pair")
+    agent_event(agent, "paired", role="joiner")
+    assert "name=Ada's tablet\n" in (device.directory / "device").read_text()
+    done = desktop.notified("Paired with Sponsor")
+    assert "as “Ada's tablet”" in done["body"] and "handoff device --name" in done["body"], done
+    sponsor.expect_stderr('"event":"paired"')

@@ -47,7 +47,7 @@ def test_the_offer_names_the_app_and_sends_its_icon(pair, ports, tmp_path, procs
     assert shown["body"].startswith("from "), shown
     assert shown["app_icon"] == "accessories-text-editor", shown
     assert shown["hints"].get("desktop-entry") == "org.example.Named", shown
-    assert shown["actions"] == ["continue", "Continue"], shown
+    assert shown["actions"] == ["default", "Continue", "continue", "Continue"], shown
     assert "transient" not in shown["hints"], shown
 
 
@@ -62,7 +62,9 @@ def test_what_no_app_here_continues_is_told_once_and_a_web_page_is_offered_for_t
         "[Desktop Entry]\nType=Application\nName=Handoff\nDBusActivatable=true\nExec=/bin/true\n")
     agent = start_agent(b, desktop, socket_path, ports[1], ports[0])
     orphan, _ = publish(a, ports[0], ports[1], "--type", "com.example.nobody.here", "--title", "Orphan")
-    notice = desktop.notified("No app on this device continues com.example.nobody.here")
+    # The sending app by name (its desktop entry's here), not the raw type.
+    notice = desktop.notified("No app on this device continues Handoff")
+    assert notice["app_icon"] == "handoff", notice
     assert notice["body"].startswith("“Orphan” from "), notice
     # `handoff publish` sends as org.libhandoff.handoff: reverse-DNS, so "Install".
     assert notice["actions"] == ["install", "Install"], notice
@@ -76,7 +78,8 @@ def test_what_no_app_here_continues_is_told_once_and_a_web_page_is_offered_for_t
     publish(a, ports[0], ports[1], "--type", "com.example.nobody.read", "--title", "Article",
             "--url", "https://example.org/article")
     web = desktop.notified("Open “Article” in the browser")
-    assert web["actions"] == ["continue", "Open in browser"], web
+    assert web["actions"] == ["default", "Open in browser", "continue", "Open in browser"], web
+    assert web["app_icon"] == "web-browser" and web["expire_timeout"] == 0, web
     # The notice was sent once, never again on the orphan's keep-alives.
     notices = [n for n in desktop.notifications() if n.get("call") == "Notify"
                and n.get("summary", "").startswith("No app on this device")]

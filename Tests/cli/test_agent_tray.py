@@ -5,10 +5,17 @@ notification server and the fake StatusNotifierWatcher of
 Tests/agent/fake_watcher.c; the test acts as the tray host with busctl
 (reads the item's properties and the menu's layout, sends "clicked").
 
-- B registers org.kde.StatusNotifierItem-<pid>-1; device A publishes; the
-  icon turns Active with handoff-available, the menu lists the offer with
-  the app's name and A's name; its "clicked" launches the app on B, which
-  restores what A published; A's withdrawal makes the icon Passive again.
+- B registers org.kde.StatusNotifierItem-<pid>-1, Active (Xfce and GNOME's
+  AppIndicator hide a Passive item) with the idle icon; device A
+  publishes; the icon turns handoff-available, the menu lists the offer
+  with the app's name and A's name; its "clicked" launches the app on B,
+  which restores what A published; A's withdrawal brings the idle icon
+  back, still Active.
+- Pause: "Resume Handoff" and the paused icon, Active; every change a
+  LayoutUpdated with a new revision, NewIcon on each icon change.
+- Two real agents: B's menu shows A online, A's rename (`handoff device
+  --name` while A's agent runs) and A going offline, without the host
+  calling AboutToShow, each announced by LayoutUpdated.
 - No watcher: "no tray" is logged once, the agent works, and a watcher
   that appears later (and another after it) gets the registration again;
   the first one going is logged once too.
@@ -23,7 +30,7 @@ from agent_desktop import Desktop, kill_apps, wait_for
 from cli_support import publish
 from test_agent_e2e import TYPE, app_event, start_agent
 from test_agent_launch import agent_event
-from tray_host import ITEM, MENU, Tray, busctl, click, item_property, labelled, layout
+from tray_host import ITEM, MENU, Signals, Tray, busctl, click, item_property, labelled, layout
 
 
 def test_the_menu_lists_the_offer_and_its_click_continues_it_on_this_device(pair, ports, tmp_path, procs):
@@ -42,18 +49,18 @@ def test_the_menu_lists_the_offer_and_its_click_continues_it_on_this_device(pair
         assert item_property(desktop.address, name, "ItemIsMenu") is True
         assert item_property(desktop.address, name, "Menu") == "/MenuBar"
         assert item_property(desktop.address, name, "IconThemePath").endswith("/share/icons")
-        assert item_property(desktop.address, name, "Status") == "Passive"
+        assert item_property(desktop.address, name, "Status") == "Active"
         assert item_property(desktop.address, name, "IconName") == "handoff"
         _, items = layout(desktop.address, name)
         assert labelled(items, "Nothing to continue")[1]["enabled"] is False
         pause = labelled(items, "Pause Handoff")
-        assert pause[1]["toggle-type"] == "checkmark" and pause[1]["toggle-state"] == 0, pause
+        assert "toggle-type" not in pause[1], pause
         assert labelled(items, "Pair a new device")
         assert busctl(desktop.address, "get-property", name, "/MenuBar", MENU, "Version")[1]["data"] == 3
 
         sender, published = publish(a, ports[0], ports[1], "--type", TYPE, "--title", "Draft 9", "--info", "n=42")
-        wait_for(lambda: item_property(desktop.address, name, "Status") == "Active", "the icon turned Active")
-        assert item_property(desktop.address, name, "IconName") == "handoff-available"
+        wait_for(lambda: item_property(desktop.address, name, "IconName") == "handoff-available", "the offer's icon")
+        assert item_property(desktop.address, name, "Status") == "Active"
         tip = item_property(desktop.address, name, "ToolTip")
         assert tip[2] == "1 thing to continue" and "Draft 9 from Device A" in tip[3], tip
         revision, items = wait_for(lambda: (lambda r: labelled(r[1], "Draft 9") and r)(layout(desktop.address, name)),
@@ -74,27 +81,35 @@ def test_the_menu_lists_the_offer_and_its_click_continues_it_on_this_device(pair
         sender.event("continued", id=published["id"])
 
         sender.kill()  # A stops offering: its withdrawal reaches B
-        wait_for(lambda: item_property(desktop.address, name, "Status") == "Passive", "the icon turned Passive")
+        wait_for(lambda: item_property(desktop.address, name, "IconName") == "handoff", "the idle icon again")
+        assert item_property(desktop.address, name, "Status") == "Active"
         new_revision, items = layout(desktop.address, name)
         assert new_revision > revision and labelled(items, "Draft 9") is None, items
     finally:
         kill_apps(app_log)
 
 
-def test_pause_is_a_checkmark_the_menu_and_icon_follow(pair, ports, tmp_path, procs):
+def test_pause_offers_resume_the_icon_follows_and_each_change_is_announced(pair, ports, tmp_path, procs):
     a, b = pair
     desktop = Desktop(tmp_path / "desktop", procs)
     tray = Tray(desktop, procs, tmp_path / "watcher.jsonl")
+    signals = Signals(desktop.address, procs, tmp_path / "monitor.txt")
     agent = start_agent(b, desktop, tmp_path / "run" / "agent.sock", ports[1], ports[0])
     name = tray.registered()
     revision, items = layout(desktop.address, name)
     assert click(desktop.address, name, labelled(items, "Pause Handoff")[0])[0]
     agent_event(agent, "pause", paused=True)
-    assert labelled(layout(desktop.address, name)[1], "Pause Handoff")[1]["toggle-state"] == 1
+    revision_paused, items = layout(desktop.address, name)
+    assert labelled(items, "Resume Handoff") and not labelled(items, "Pause Handoff"), items
     assert item_property(desktop.address, name, "IconName") == "handoff-paused"
-    assert click(desktop.address, name, labelled(items, "Pause Handoff")[0])[0]
+    assert item_property(desktop.address, name, "Status") == "Active", "paused, still in reach"
+    assert revision_paused > revision
+    wait_for(lambda: revision_paused in signals.revisions(), f"LayoutUpdated {revision_paused}; {signals.revisions()}")
+    wait_for(lambda: signals.heard("NewIcon"), "NewIcon")
+    assert click(desktop.address, name, labelled(items, "Resume Handoff")[0])[0]
     agent_event(agent, "pause", paused=False)
     assert item_property(desktop.address, name, "IconName") == "handoff"
+    assert labelled(layout(desktop.address, name)[1], "Pause Handoff")
     # The tray's pause is the settings file's (docs/agent.md §11), both ways:
     # what it wrote, and a pause set by `handoff settings` shows in the tray.
     assert "Paused=false" in (b.directory / "settings").read_text()
@@ -102,9 +117,53 @@ def test_pause_is_a_checkmark_the_menu_and_icon_follow(pair, ports, tmp_path, pr
     wait_for(lambda: item_property(desktop.address, name, "IconName") == "handoff-paused", "the tray showed the pause")
     assert b.run("settings", "resume").code == 0
     wait_for(lambda: item_property(desktop.address, name, "IconName") == "handoff", "the tray showed the resume")
+    revisions = wait_for(lambda: (lambda r: len(r) >= 4 and r)(signals.revisions()), "four LayoutUpdated")
+    assert revisions == sorted(set(revisions)), revisions
+    # Only Active was ever said: no NewStatus for a state the item never leaves.
+    assert all(args == ['string "Active"'] for args in signals.heard("NewStatus")), signals.heard("NewStatus")
+    assert not any("member=AboutToShow" in line for line in signals.log.read_text().splitlines())
     assert click(desktop.address, name, labelled(items, "Pair a new device")[0])[0]
     agent_event(agent, "pair-help")
-    desktop.notified("Pair a new device")
+    helped = desktop.notified("Pair a new device")
+    assert helped["app_icon"] == "handoff", helped
+
+
+def test_devices_renames_and_going_offline_reach_the_menu_without_about_to_show(pair, ports, tmp_path, procs):
+    """Two real agents on loopback: B's menu, read with GetLayout only (as
+    Xfce does after a LayoutUpdated), follows A."""
+    a, b = pair
+    desktop = Desktop(tmp_path / "desktop", procs)
+    tray = Tray(desktop, procs, tmp_path / "watcher.jsonl")
+    signals = Signals(desktop.address, procs, tmp_path / "monitor.txt")
+    agent_b = start_agent(b, desktop, tmp_path / "run" / "b.sock", ports[1], ports[0])
+    desktop_a = Desktop(tmp_path / "desktop-a", procs)
+    agent_a = start_agent(a, desktop_a, tmp_path / "run" / "a.sock", ports[0], ports[1])
+    name = tray.registered()
+
+    def device_line(text):
+        return wait_for(lambda: labelled(layout(desktop.address, name)[1], text), f"{text!r} in B's menu; "
+                        f"{layout(desktop.address, name)[1]}")
+
+    assert device_line("This device: Device B")
+    device_line("Device A — online")
+    # A renamed while its agent runs: it tells the others at once.
+    before = len(signals.revisions())
+    assert a.run("device", "--name", "Kitchen iMac").code == 0
+    agent_event(agent_a, "renamed", device="Kitchen iMac")
+    device_line("Kitchen iMac — online")
+    wait_for(lambda: len(signals.revisions()) > before, "a LayoutUpdated for the rename")
+    # B renamed: its own menu says so.
+    assert b.run("device", "--name", "Desk").code == 0
+    agent_event(agent_b, "renamed", device="Desk")
+    device_line("This device: Desk")
+    # A stops: offline in B's menu, announced, nobody asked.
+    before = len(signals.revisions())
+    agent_a.proc.terminate()
+    agent_a.proc.wait(timeout=30)
+    device_line("Kitchen iMac — offline")
+    wait_for(lambda: len(signals.revisions()) > before, "a LayoutUpdated for going offline")
+    assert not any("member=AboutToShow" in line for line in signals.log.read_text().splitlines())
+    assert agent_b.proc.poll() is None
 
 
 def test_without_a_watcher_it_says_so_once_and_registers_with_each_watcher_that_appears(pair, ports, tmp_path, procs):

@@ -74,3 +74,36 @@ def labelled(items, text):
 def click(address, name, item_id):
     return busctl(address, "call", name, "/MenuBar", MENU, "Event", "isvu", str(item_id), "clicked", "s", "", "0",
                   check=False)
+
+
+class Signals:
+    """dbus-monitor on the private bus (its policy allows eavesdropping):
+    the signals the item and its menu send, as a host would hear them."""
+
+    def __init__(self, address, procs, log):
+        from agent_desktop import OwnedProcess
+        self.log = Path(log)
+        self._out = open(self.log, "w")
+        self.proc = subprocess.Popen(["dbus-monitor", "--address", address], stdout=self._out,
+                                     stderr=subprocess.STDOUT)
+        procs.append(OwnedProcess(self.proc))
+        # It prints its own NameAcquired first: from then on it hears all.
+        wait_for(lambda: "NameAcquired" in self.log.read_text(), "dbus-monitor listening")
+
+    def heard(self, member):
+        """Each `member` signal of the item or the menu: its argument lines."""
+        found, current = [], None
+        for line in self.log.read_text().splitlines():
+            if line.startswith(("signal ", "method ", "error ")):
+                current = None
+                if line.startswith("signal ") and f"member={member}" in line and \
+                        ("interface=com.canonical.dbusmenu" in line or "interface=org.kde.StatusNotifierItem" in line):
+                    current = []
+                    found.append(current)
+            elif current is not None:
+                current.append(line.strip())
+        return found
+
+    def revisions(self):
+        """The revisions LayoutUpdated announced, in order."""
+        return [int(args[0].split()[1]) for args in self.heard("LayoutUpdated") if args]

@@ -71,7 +71,7 @@ def test_an_activity_notification_is_german_and_continues(tmp_path, procs):
         sender, published = publish(a, ports[0], ports[1], "--type", "com.example.l10n.edit", "--title", "Entwurf 7")
         shown = desktop.notified("„Entwurf 7“ in E2E app fortsetzen")  # AgentTexts.continueIn
         assert shown["body"] == "von Device A", shown
-        assert shown["actions"] == ["continue", "Fortsetzen"], shown
+        assert shown["actions"] == ["default", "Fortsetzen", "continue", "Fortsetzen"], shown
         desktop.click(shown["id"])
         sender.event("continued", id=published["id"])
     finally:

@@ -102,6 +102,8 @@ public final class Agent: @unchecked Sendable {
         // The tray's Pause is the settings file's (docs/agent.md §11), and
         // a pause set elsewhere shows in the tray once the engine applied it.
         if let directory = configuration.settingsDirectory {
+            // The device file is beside the settings (the account directory).
+            server.watchDeviceName(directory: directory)
             let server = server
             server.loop.post { server.trayActions = SettingsTrayActions(server: server, store: SettingsStore(directory: directory)) }
             engine.onSettingsApplied { _ in
@@ -111,7 +113,12 @@ public final class Agent: @unchecked Sendable {
                 }
             }
         }
-        if case .sessionBus(let address) = tray { server.startTray(busAddress: address) }
+        if case .sessionBus(let address) = tray {
+            server.startTray(busAddress: address)
+            // Devices online, offline, renamed: the menu shows it at once.
+            let server = server
+            engine.onDevicesChanged { server.loop.post { server.trayStateChanged() } }
+        }
         // The desktop's search of the history (docs/history.md), when one is kept.
         if history != nil, case .sessionBus(let address) = search { server.startSearch(busAddress: address) }
         do {
@@ -144,6 +151,7 @@ public final class Agent: @unchecked Sendable {
         }
         guard first else { return }
         engine.routePairingBeacons(to: nil)
+        engine.onDevicesChanged(nil)
         pairing?.stop()
         server.stop()
         hub.stop()

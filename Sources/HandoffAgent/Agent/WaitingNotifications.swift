@@ -61,26 +61,43 @@ final class WaitingNotifications: AgentLoopSource {
 
     /// How a pairing the person started ended; a cancel says nothing.
     /// `compared`: a device had answered (a timeout is then the answer's).
-    func showJoinEnded(_ result: Result<PairingResult, HandoffError>, cancelled: Bool, compared: Bool) {
+    /// `name`: what this device is called now (said with how to change it).
+    func showJoinEnded(_ result: Result<PairingResult, HandoffError>, cancelled: Bool, compared: Bool, name: String? = nil) {
         endJoin()
         if cancelled, case .failure = result { return }
         let content: NotificationContent
         switch result {
         case .success(let paired):
+            let body = name.map {
+                tr("This device joined your account as “{device}” (to rename it: handoff device --name NAME).", ["device": $0])
+            } ?? tr("This device joined your account.")
             content = NotificationContent(summary: tr("Paired with {device}", ["device": paired.peerName]),
-                                          body: tr("This device joined your account."), actions: [], urgency: 1)
+                                          body: body, actions: [], urgency: 1)
         case .failure(let error):
-            let why = switch (error.code, compared) {
-            case (.timedOut, false):
-                tr("No device of yours answered. On a device that has Handoff set up, its agent answers by itself; try again on the same network.")
-            case (.timedOut, true):
-                tr("The code was not confirmed in time on both devices: nothing was exchanged.")
-            default:
-                tr("The pairing was refused or the codes differed: nothing was exchanged.")
-            }
-            content = NotificationContent(summary: tr("This device was not paired"), body: why, actions: [], urgency: 1)
+            content = NotificationContent(summary: tr("This device was not paired"),
+                                          body: Self.whyNotPaired(error, compared: compared), actions: [], urgency: 1)
         }
         notifier?.show(content, for: .outcome)
+    }
+
+    /// Why a pairing ended, as honestly as this side knows it
+    /// (`PairingEnd`): the other side's "no" and its timeout are one
+    /// message on the wire (REJECT), so neither is claimed.
+    static func whyNotPaired(_ error: HandoffError, compared: Bool) -> String {
+        switch (PairingEnd(error), compared) {
+        case (.timedOut, false):
+            tr("No device of yours answered. On a device that has Handoff set up, its agent answers by itself; try again on the same network.")
+        case (.timedOut, true):
+            tr("The code was not confirmed in time on both devices: nothing was exchanged.")
+        case (.refusedHere, _):
+            tr("You said the codes differ: nothing was exchanged. If they did match, pair again.")
+        case (.endedThere, _):
+            tr("Your other device ended the pairing: the code was not confirmed there (declined, or not answered in time). Nothing was exchanged.")
+        case (.codeMismatch, _):
+            tr("The other device does not hold this code: nothing was exchanged.")
+        case (.other, _):
+            tr("The connection to the other device failed: nothing was exchanged. Try again.")
+        }
     }
 
     private func handle(_ event: Notifier<Key>.Event) {
@@ -94,6 +111,7 @@ final class WaitingNotifications: AgentLoopSource {
         case .closed(.compare, _):
             answer?.give(false)
             answer = nil
+            notifier?.close(.compare)
         case .unavailable(let error):
             endJoin()
             log(AgentLogEvent("notifications", "no notification server: \(error.message) (the agent works without it)",

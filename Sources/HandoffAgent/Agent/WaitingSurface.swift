@@ -49,7 +49,8 @@ final class WaitingSurface: @unchecked Sendable {
         if options.tray {
             let content = WaitingTrayContent(onPair: { [unowned self] in self.pair() },
                                              onConfirm: { [unowned self] in self.confirm() },
-                                             onCancel: { [unowned self] in self.joining?.cancel() })
+                                             onCancel: { [unowned self] in self.joining?.cancel() },
+                                             deviceName: { [unowned self] in self.joining?.name })
             if let tray = AgentTray.start(content: content, address: options.busAddress, instance: Self.trayInstance, log: log) {
                 sources.add(tray, token: Self.trayToken)
                 self.tray = tray
@@ -99,7 +100,7 @@ final class WaitingSurface: @unchecked Sendable {
             let compared = answer != nil
             answer = nil
             content?.progress = nil
-            notifications?.showJoinEnded(result, cancelled: cancelled, compared: compared)
+            notifications?.showJoinEnded(result, cancelled: cancelled, compared: compared, name: joining?.name)
             switch result {
             case .success(let paired):
                 log(AgentLogEvent("paired", "paired with \(paired.peerName): this device joined account \(paired.accountID)",

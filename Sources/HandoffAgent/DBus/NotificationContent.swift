@@ -11,6 +11,7 @@ public struct NotificationContent: Sendable, Equatable {
             && a.desktopEntry == b.desktopEntry && a.text?.summary == b.text?.summary && a.text?.body == b.text?.body
             && a.actions.map { $0.map { [$0.key, $0.label] } } == b.actions.map { $0.map { [$0.key, $0.label] } }
             && a.urgency == b.urgency && a.kind == b.kind && a.imagePath == b.imagePath && a.transient == b.transient
+            && a.lasting == b.lasting && a.appName == b.appName
     }
 
     /// What choosing the notification would do, which decides its words.
@@ -27,13 +28,24 @@ public struct NotificationContent: Sendable, Equatable {
 
     /// The action key of the notice's "Install".
     public static let installAction = "install"
+    /// The spec's key for a click on the notification itself.
+    public static let defaultAction = "default"
 
-    /// The agent's own notification: `summary` and `body` shown as they are.
-    public init(summary: String, body: String, actions: [(key: String, label: String)], urgency: UInt8) {
-        self.init(title: nil, type: "", deviceName: "")
+    /// The agent's own icon, on its own notifications and where nothing
+    /// better is known (the installed theme's `handoff`).
+    public static let agentIcon = "handoff"
+    /// The icon of an offer only the browser opens.
+    public static let browserIcon = "web-browser"
+
+    /// The agent's own notification: `summary` and `body` shown as they
+    /// are, with the agent's icon. A question (urgency 2) is `lasting`.
+    public init(summary: String, body: String, actions: [(key: String, label: String)], urgency: UInt8,
+                icon: String = Self.agentIcon) {
+        self.init(title: nil, type: "", deviceName: "", icon: icon)
         text = (summary, body)
         self.actions = actions
         self.urgency = urgency
+        lasting = urgency >= 2
     }
 
     public var title: String?
@@ -58,6 +70,16 @@ public struct NotificationContent: Sendable, Equatable {
     /// The `transient` hint: true for a notice the server need not keep in
     /// its history (the "no app" notice); offers are kept (false).
     public var transient = false
+    /// Stays until the agent closes it (an offer while it can be
+    /// continued, a question until answered): `expire_timeout` 0 instead
+    /// of the server's default (dunst and xfce4-notifyd drop the rest
+    /// after 10 s), the `resident` hint where the server keeps
+    /// notifications ("persistence"), and shown again to a server that
+    /// takes over even after the old one let it expire.
+    public var lasting = false
+    /// The name of the app the activity came from, for the "no app"
+    /// notice (nil: a readable form of the sender's bundle id or type).
+    public var appName: String?
 
     /// Longest summary and device name shown, in characters (the rest is
     /// cut with "…"): titles come from other devices.
@@ -75,18 +97,23 @@ public struct NotificationContent: Sendable, Equatable {
         self.desktopEntry = desktopEntry
         self.kind = kind
         if icon.hasPrefix("/") { imagePath = icon }
-        if case .noApp = kind {
+        switch kind {
+        case .noApp:
             urgency = 0
             transient = true
+        case .app, .webPage:
+            lasting = true
         }
     }
 
     /// The actions as (key, label): `actions` when set, else what `kind` offers.
     public var offeredActions: [(key: String, label: String)] {
         if let actions { return actions }
+        // "default" is a click on the notification's body (dunst and
+        // notification-daemon show no buttons until asked): it continues.
         switch kind {
-        case .app: return [("continue", AgentTexts.continueLabel)]
-        case .webPage: return [("continue", AgentTexts.openInBrowserLabel)]
+        case .app: return [(Self.defaultAction, AgentTexts.continueLabel), ("continue", AgentTexts.continueLabel)]
+        case .webPage: return [(Self.defaultAction, AgentTexts.openInBrowserLabel), ("continue", AgentTexts.openInBrowserLabel)]
         case .noApp(let installable):
             return installable ? [(Self.installAction, AgentTexts.installLabel)] : []
         }
@@ -115,12 +142,24 @@ public struct NotificationContent: Sendable, Equatable {
             summary = AgentTexts.openInBrowser(title: name)
             body = AgentTexts.fromDevice(device)
         case .noApp:
-            summary = AgentTexts.noApp(type: Self.cut(Self.oneLine(type), Self.maxTitleCharacters))
+            let app = appName.flatMap { $0.isEmpty ? nil : $0 } ?? Self.readableName(type)
+            summary = AgentTexts.noApp(app: Self.cut(Self.oneLine(app), Self.maxTitleCharacters))
             body = AgentTexts.titleFromDevice(title: name, device: device)
         }
         let cutSummary = Self.cut(summary, Self.maxSummaryCharacters)
         guard capabilities.contains("body") else { return ("\(cutSummary) (\(body))", "") }
         return (cutSummary, capabilities.contains("body-markup") ? Self.escapeMarkup(body) : body)
+    }
+
+    /// A name a person can read from a reverse-DNS identifier (a bundle
+    /// id or an activity type) when no app name is known: its last
+    /// component, words split at "-" and "_", the first letter capital
+    /// ("com.example.shapes" → "Shapes", "INSendMessageIntent" stays).
+    static func readableName(_ identifier: String) -> String {
+        let last = identifier.split(separator: ".").last.map(String.init) ?? identifier
+        let words = String(last.map { $0 == "_" || $0 == "-" ? " " : $0 })
+        guard let first = words.first else { return identifier }
+        return first.uppercased() + words.dropFirst()
     }
 
     static func cut(_ text: String, _ limit: Int) -> String {

@@ -79,6 +79,8 @@ public final class Notifier<Key: Hashable> {
         /// Sent again when the call in flight answers.
         var resend = false
         var activationToken: String?
+        /// A lasting one the server let expire: sent again only to a new server.
+        var expired = false
     }
 
     private let bus: SessionBus
@@ -146,7 +148,8 @@ public final class Notifier<Key: Hashable> {
         if var entry = entries[key] {
             // Unchanged and shown (or on its way): nothing to send, so a
             // keep-alive does not make the server show it again.
-            if entry.content == content, entry.id != nil || entry.inFlight { return }
+            if entry.content == content, entry.id != nil || entry.inFlight || entry.expired { return }
+            entry.expired = false
             entry.content = content
             if entry.inFlight { entry.resend = true }
             entries[key] = entry
@@ -190,7 +193,8 @@ public final class Notifier<Key: Hashable> {
             state = .ready(caps)
             if reportedUnavailable { reportedUnavailable = false }
             onEvent(.available(capabilities: caps))
-            for key in order where entries[key]?.inFlight == false && entries[key]?.id == nil { send(key) }
+            for key in order where entries[key]?.inFlight == false && entries[key]?.id == nil
+                && entries[key]?.expired == false { send(key) }
         case .failure(let error):
             becameUnavailable(error)
         }
@@ -212,10 +216,13 @@ public final class Notifier<Key: Hashable> {
         if let desktop = entry.content.desktopEntry { hints.append(("desktop-entry", .string(desktop))) }
         if let image = entry.content.imagePath { hints.append(("image-path", .string(image))) }
         if entry.content.transient { hints.append(("transient", .bool(true))) }
+        // Resident: kept by a server with a history until the agent closes it.
+        if entry.content.lasting, caps.contains("persistence") { hints.append(("resident", .bool(true))) }
         let offered = entry.content.offeredActions.flatMap { [$0.key, $0.label] }
         let actions = caps.contains("actions") ? offered : []
         let replaces = entry.id ?? 0
         let icon = entry.content.icon
+        let expire: Int32 = entry.content.lasting ? 0 : -1
         let generation = entry.generation, epoch = self.epoch
         entry.inFlight = true
         entry.resend = false
@@ -230,7 +237,9 @@ public final class Notifier<Key: Hashable> {
                 try w.string(body)
                 try w.strings(actions)
                 try w.dictionary(hints)
-                try w.int32(-1)  // the server's default expiry; closed by us when the activity goes
+                // Lasting: never expires (closed by the agent when the
+                // activity goes); else the server's default expiry.
+                try w.int32(expire)
             }) { [weak self] result in
                 guard let self, self.epoch == epoch else { return }
                 self.notified(key, generation, result.flatMap { reader in Result { () throws(DBusError) in try reader.uint32() } })
@@ -303,6 +312,7 @@ public final class Notifier<Key: Hashable> {
                 guard var entry = entries[key] else { continue }
                 entry.id = nil
                 entry.activationToken = nil
+                entry.expired = false
                 // An answer still to come is the old server's: `notified`
                 // drops it (by epoch) and closes nothing.
                 entry.inFlight = false
@@ -328,9 +338,19 @@ public final class Notifier<Key: Hashable> {
         entries[key]?.activationToken = ActivationToken.checked(token)
     }
 
+    /// A lasting notification the server let expire anyway (a server
+    /// that ignores expire_timeout 0) stays wanted, not shown: a server
+    /// that takes over shows it again. Anything else closed is forgotten.
     private func serverClosed(id: UInt32, reason: CloseReason) {
         guard let key = keysByID[id] else { return }
-        forget(key)
+        if reason == .expired, var entry = entries[key], entry.content.lasting {
+            keysByID[id] = nil
+            entry.id = nil
+            entry.expired = true
+            entries[key] = entry
+        } else {
+            forget(key)
+        }
         onEvent(.closed(key, reason: reason))
     }
 

@@ -90,8 +90,15 @@ public struct DesktopEntry: Sendable {
     /// `lang@MODIFIER`, `lang`, then the key without a locale (the
     /// encoding part is ignored). Nil when none is present.
     public func localizedString(_ key: String, locale: String?, in group: String = mainGroup) throws(HandoffError) -> String? {
-        for candidate in DesktopEntryValues.localeCandidates(locale) {
-            if has("\(key)[\(candidate)]", in: group) {
+        try localizedString(key, locales: locale.map { [$0] } ?? [], in: group)
+    }
+
+    /// The same for a list of locales, most wanted first (GLib's language
+    /// names, `XDGDataDirectories.languages`): each locale's candidates in
+    /// turn, then the key without a locale.
+    public func localizedString(_ key: String, locales: [String], in group: String = mainGroup) throws(HandoffError) -> String? {
+        for locale in locales {
+            for candidate in DesktopEntryValues.localeCandidates(locale) where has("\(key)[\(candidate)]", in: group) {
                 return try string("\(key)[\(candidate)]", in: group)
             }
         }

@@ -118,7 +118,7 @@ struct InstalledAppBuilder {
         return InstalledApp(
             desktopID: found.id, desktopFile: path, dataDirectoryIndex: found.directoryIndex,
             manifest: declared, declaredBy: declaredBy,
-            name: try? entry.localizedString("Name", locale: directories.locale),
+            name: try? entry.localizedString("Name", locales: directories.languages),
             exec: exec, dbusActivatable: dbus, workingDirectory: workingDirectory,
             noDisplay: try entry.boolean("NoDisplay") ?? false,
             icon: (try? entry.string("Icon")).flatMap { $0?.isEmpty == false ? $0 : nil })

@@ -25,13 +25,19 @@ public struct XDGDataDirectories: Sendable, Equatable {
     public var directories: [String]
     /// `$PATH`, for `TryExec` and `Exec` programs named without a path.
     public var searchPath: [String]
-    /// `LC_ALL`, else `LC_MESSAGES`, else `LANG`: for localized names.
+    /// `LC_ALL`, else `LC_MESSAGES`, else `LANG`.
     public var locale: String?
+    /// The locales localized names are looked up in, in order: GLib's
+    /// rule (`g_get_language_names`, what GNOME's and Xfce's menus show):
+    /// the first of `LANGUAGE`, `LC_ALL`, `LC_MESSAGES`, `LANG` that is
+    /// set and not empty, split at ":" (only `LANGUAGE` lists several).
+    public var languages: [String]
 
-    public init(directories: [String], searchPath: [String], locale: String? = nil) {
+    public init(directories: [String], searchPath: [String], locale: String? = nil, languages: [String]? = nil) {
         self.directories = directories
         self.searchPath = searchPath
         self.locale = locale
+        self.languages = languages ?? locale.map { [$0] } ?? []
     }
 
     /// From an environment (the agent passes its own: `current`);
@@ -60,12 +66,14 @@ public struct XDGDataDirectories: Sendable, Equatable {
             .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
         locale = [environment["LC_ALL"], environment["LC_MESSAGES"], environment["LANG"]]
             .compactMap { $0 }.first { !$0.isEmpty }
+        let first = [environment["LANGUAGE"], locale].compactMap { $0 }.first { !$0.isEmpty }
+        languages = first.map { $0.split(separator: ":").map(String.init).filter { !$0.isEmpty } } ?? []
     }
 
     /// The process's own environment.
     public static func current() -> XDGDataDirectories {
         var environment: [String: String] = [:]
-        for name in ["XDG_DATA_HOME", "XDG_DATA_DIRS", "HOME", "PATH", "LC_ALL", "LC_MESSAGES", "LANG"] {
+        for name in ["XDG_DATA_HOME", "XDG_DATA_DIRS", "HOME", "PATH", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"] {
             if let value = getenv(name) { environment[name] = String(cString: value) }
         }
         return XDGDataDirectories(environment: environment)

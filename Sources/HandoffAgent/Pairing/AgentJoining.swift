@@ -73,6 +73,27 @@ final class AgentJoining: @unchecked Sendable {
         running.wait(until: { !$0 }, seconds: 30) { _, _ in }
     }
 
+    /// The name this device joins under (docs/agent.md §10): the tray has
+    /// no text field to ask in, so it is the device's name as stored
+    /// (`handoff device --name`, or `handoff pair`'s question, chose it)
+    /// unless that is still the one made up at first use ("Ada's laptop",
+    /// the host name) and the person has since named the machine
+    /// (`PRETTY_HOSTNAME`, GNOME's "Device Name"): then that, saved, so
+    /// the other devices show what the person calls it.
+    /// `save` false: only what it would be (the menu says it beforehand).
+    static func joiningName(store: AccountStore, fallback: String, save: Bool = true) -> String {
+        guard var device = try? store.loadDevice() else { return fallback }
+        if let pretty = DefaultDeviceName.pretty(), pretty != device.name, device.name == DefaultDeviceName.automatic() {
+            guard save else { return pretty }
+            device.name = pretty
+            if (try? store.saveDevice(device)) != nil { return pretty }
+        }
+        return device.name
+    }
+
+    /// The name a run started now would join under.
+    var name: String { Self.joiningName(store: setup.store, fallback: setup.deviceName, save: false) }
+
     // MARK: The run's thread
 
     private func run(_ progress: @escaping @Sendable (Progress) -> Void) {
@@ -84,8 +105,9 @@ final class AgentJoining: @unchecked Sendable {
             return PairingPrompt(fd: answer.fd) { answer.take() }
         }
         events.listening = { [post] _ in post { progress(.looking) } }
+        let name = Self.joiningName(store: setup.store, fallback: setup.deviceName)
         let result = Result { () throws(HandoffError) in
-            try PairingJoiner.run(config, deviceName: setup.deviceName, store: setup.store, events: events)
+            try PairingJoiner.run(config, deviceName: name, store: setup.store, events: events)
         }
         // Posted before `running` turns false, so a `stop` that returned
         // leaves no job behind to run later; the run's sockets are closed.

@@ -68,7 +68,8 @@ final class AgentNotifications: AgentLoopSource {
             // Said once per activity, never again on its keep-alives.
             let id = remote.activityID
             guard noticed.insert(id).inserted else { return }
-            notifier.show(.noApp(remote, installable: server.installable(remote)), for: id)
+            notifier.show(.noApp(remote, installable: server.installable(remote),
+                                 appName: server.installedApp(bundle: remote.bundleIdentifier)?.name), for: id)
             notices.insert(id)
             let why = server.undeclaredReason(remote).map { " (\($0))" } ?? ""
             server.log("no-app", "no app here continues \(remote.activityType) of team \(remote.teamIdentifier) from \(remote.deviceName)\(why); the person is told",
@@ -148,7 +149,8 @@ final class AgentNotifications: AgentLoopSource {
                 server.log("choose-failed", "cannot \(action) for \(id.uuidString): \(error.message)",
                            ["activity": .string(id.uuidString), "code": .int(Int64(error.code.rawValue))])
             }
-        case .actionInvoked(let id, let action, let token) where action == Notifier<ActivityID>.continueAction || action == "default":
+        case .actionInvoked(let id, let action, let token)
+            where action == Notifier<ActivityID>.continueAction || action == NotificationContent.defaultAction:
             server.log("chosen", "the person chose \(id.uuidString) in a notification",
                        ["activity": .string(id.uuidString), "token": .bool(token != nil)])
             shown.remove(id)
@@ -158,6 +160,10 @@ final class AgentNotifications: AgentLoopSource {
                            ["activity": .string(id.uuidString), "code": .int(Int64(error.code.rawValue))])
             }
         case .actionInvoked:
+            break
+        case .closed(let id, .expired) where shown.contains(id):
+            // An offer a server let expire stays wanted: the notifier shows
+            // it again to the next server (and closes it when it goes).
             break
         case .closed(let id, _):
             shown.remove(id)

@@ -366,7 +366,7 @@ public final class AgentServer: @unchecked Sendable {
     /// WELCOME's body.
     var welcome: AgentWelcome {
         AgentWelcome(agentVersion: identity.agentVersion, deviceID: identity.device.idBytes,
-                     deviceName: identity.device.name, role: identity.device.role, accountID: identity.accountID)
+                     deviceName: engine.deviceName, role: identity.device.role, accountID: identity.accountID)
     }
 
     /// STATUS's body: the device, the engine's view of the others, and
@@ -374,7 +374,7 @@ public final class AgentServer: @unchecked Sendable {
     func status() -> AgentStatus {
         var extra: [String: Int64] = [:]
         for (key, value) in counters.dictionary { extra["agent." + key] = value }
-        return AgentStatus(engine: engine, device: identity.device, clients: sessions.count, extraCounters: extra)
+        return AgentStatus(engine: engine, device: currentDevice, clients: sessions.count, extraCounters: extra)
     }
 
     // MARK: Continuing chosen activities
@@ -668,6 +668,17 @@ public final class AgentServer: @unchecked Sendable {
                                       b.0.manifest.bundleIdentifier == remote.bundleIdentifier)
                 return sameA != sameB ? sameA : a.0.connection.token < b.0.connection.token
             }
+    }
+
+    /// Applies `handoff device --name` while the agent runs: watches the
+    /// device file in the account `directory` (`DeviceNameWatch`). Any thread.
+    public func watchDeviceName(directory: String) {
+        loop.post { [self] in
+            guard let watch = DeviceNameWatch.start(server: self, directory: directory) else { return }
+            self.sources.add(watch, token: self.takeToken())
+            // A rename made between reading the configuration and now.
+            watch.reload()
+        }
     }
 
     /// The installed app of `bundle`, for a search result's or the tray's

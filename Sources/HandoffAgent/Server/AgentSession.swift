@@ -228,7 +228,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
             case .failure(let error): return finish(id, .error(error))
             }
         case .index(let activityID, let payload):
-            server.history?.index(payload, activityID: activityID, from: self, device: server.identity.device)
+            server.history?.index(payload, activityID: activityID, from: self, device: server.currentDevice)
         case .forget(let selection):
             guard begin(id) else { return nil }
             guard let history = server.history, let hello else {

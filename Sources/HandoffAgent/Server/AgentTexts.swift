@@ -14,8 +14,9 @@ enum AgentTexts {
     static func openInBrowser(title: String) -> String { tr("Open “{title}” in the browser", ["title": title]) }
     /// Body: which device offers it.
     static func fromDevice(_ device: String) -> String { tr("from {device}", ["device": device]) }
-    /// Summary when nothing here continues it: `No app on this device continues com.example.map`.
-    static func noApp(type: String) -> String { tr("No app on this device continues {type}", ["type": type]) }
+    /// Summary when nothing here continues it: `No app on this device
+    /// continues Maps` (the sending app's name, never a raw type alone).
+    static func noApp(app: String) -> String { tr("No app on this device continues {app}", ["app": app]) }
     /// Body of that notice: `“Title” from Kitchen iMac`.
     static func titleFromDevice(title: String, device: String) -> String { tr("“{title}” from {device}", ["title": title, "device": device]) }
 

@@ -35,6 +35,9 @@ final class AgentTray: AgentLoopSource {
     private(set) var state = State.starting
     /// "no tray" is said once until a registration works in between.
     private var saidNoTray = false
+    /// When the menu is looked at again (monotonic seconds; infinity:
+    /// only when something says it changed).
+    private var nextLook = 0.0
     let busName: String
 
     /// Starts on the session bus at `address` (nil: the environment's).
@@ -92,6 +95,7 @@ final class AgentTray: AgentLoopSource {
     /// (`AgentServer.trayStateChanged`).
     @discardableResult
     func refresh() -> Bool {
+        nextLook = content.lookInterval.map { monotonicSeconds() + $0 } ?? .infinity
         guard let menu, let item else { return false }
         let before = menu.revision, beforeMenu = menu.menu
         menu.update(content.menu())
@@ -152,9 +156,16 @@ final class AgentTray: AgentLoopSource {
 
     var fd: Int32 { bus?.fd ?? -1 }
     var pollEvents: Int16 { bus?.events ?? 0 }
-    var timeoutMilliseconds: Int32 { bus?.timeoutMilliseconds ?? -1 }
+    var timeoutMilliseconds: Int32 {
+        guard let bus else { return -1 }
+        let busTimeout = bus.timeoutMilliseconds
+        guard nextLook.isFinite else { return busTimeout }
+        let look = Int32(min(Double(Int32.max), max(0, (nextLook - monotonicSeconds()) * 1000).rounded(.up)))
+        return busTimeout >= 0 ? min(busTimeout, look) : look
+    }
 
     func process() {
+        if monotonicSeconds() >= nextLook { refresh() }
         guard let bus, !bus.process() else { return }
         log(AgentLogEvent("tray", "no tray: the session bus went away", ["state": .string("off")]))
         stop()

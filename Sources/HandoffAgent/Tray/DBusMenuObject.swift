@@ -2,9 +2,12 @@
 
 /// The tray's menu on the bus: com.canonical.dbusmenu (version 3, as
 /// libdbusmenu and KDE's DBusMenuExporter serve it) at `path`, over a
-/// `TrayMenu`. A new menu whose items are the same ids in the same order
-/// emits ItemsPropertiesUpdated; any other change bumps the revision and
-/// emits LayoutUpdated(revision, 0) so hosts read the layout again.
+/// `TrayMenu`. Any change to what the menu shows bumps the revision and
+/// emits LayoutUpdated(revision, 0), so every host reads the layout again
+/// (libdbusmenu's and Xfce's read it only then, or at AboutToShow, which
+/// not every host calls); a new menu whose items are the same ids in the
+/// same order also emits ItemsPropertiesUpdated first, for hosts that
+/// update items in place.
 ///
 /// Everything here answers at once from the current menu; input from any
 /// process on the bus: wrong argument types, unknown ids and oversized
@@ -43,6 +46,8 @@ final class DBusMenuObject {
         menu = new
         if old.ids == new.ids {
             let changed = new.items.filter { item in old.item(item.id).map { !$0.looksSame(as: item) } ?? true }
+            // Only what an item does changed (another offer under its id):
+            // hosts see nothing new, a click finds the new action.
             guard !changed.isEmpty else { return }
             try? bus.emit(path: Self.path, interface: Self.interface, member: "ItemsPropertiesUpdated") { (w) throws(DBusError) in
                 try w.enter("a", "(ia{sv})")
@@ -66,14 +71,13 @@ final class DBusMenuObject {
                 }
                 try w.leave()
             }
-        } else {
-            revision &+= 1
-            if revision == 0 { revision = 1 }
-            let revision = revision
-            try? bus.emit(path: Self.path, interface: Self.interface, member: "LayoutUpdated") { (w) throws(DBusError) in
-                try w.uint32(revision)
-                try w.int32(TrayMenu.rootID)
-            }
+        }
+        revision &+= 1
+        if revision == 0 { revision = 1 }
+        let revision = revision
+        try? bus.emit(path: Self.path, interface: Self.interface, member: "LayoutUpdated") { (w) throws(DBusError) in
+            try w.uint32(revision)
+            try w.int32(TrayMenu.rootID)
         }
     }
 

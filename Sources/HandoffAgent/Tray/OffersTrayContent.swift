@@ -19,14 +19,20 @@ final class OffersTrayContent: TrayContent {
         server.offers.start()
     }
 
+    /// Always Active (docs/agent.md §6 "The tray"): Xfce's panel and
+    /// GNOME's AppIndicator extension hide a Passive item, and the menu
+    /// (devices, pairing, Recent, Resume) must stay in reach while idle or
+    /// paused. The icon tells the three states apart; NeedsAttention is
+    /// not used: an offer is a possibility, not something that needs the
+    /// person (hosts blink or highlight such items).
     var look: StatusNotifierItemObject.Look {
         let count = server.offers.offers.count
         if actions.isPaused {
-            return .init(status: "Passive", iconName: "handoff-paused", toolTipTitle: tr("Handoff is paused"),
-                         toolTipText: "")
+            return .init(status: "Active", iconName: "handoff-paused", toolTipTitle: tr("Handoff is paused"),
+                         toolTipText: tr("Choose “Resume Handoff” to continue activities again"))
         }
         if count == 0 {
-            return .init(status: "Passive", iconName: "handoff", toolTipTitle: "Handoff",
+            return .init(status: "Active", iconName: "handoff", toolTipTitle: "Handoff",
                          toolTipText: tr("Nothing to continue"))
         }
         let newest = server.offers.newestFirst[0].remote
@@ -41,7 +47,8 @@ final class OffersTrayContent: TrayContent {
         let live = Set(offers.map(\.activityID))
         offerIDs = offerIDs.filter { live.contains($0.key) }
         return TrayMenu(offers: offers, offerID: { [unowned self] id in self.id(for: id) },
-                        devices: server.trayDevices(), paused: actions.isPaused, recent: recent())
+                        devices: server.trayDevices(), paused: actions.isPaused, recent: recent(),
+                        thisDevice: server.deviceName)
     }
 
     private func id(for activity: ActivityID) -> Int32 {
@@ -111,6 +118,13 @@ final class OffersTrayContent: TrayContent {
     }
 
     func registered() { server.count { $0.trayRegistrations += 1 } }
+
+    /// A device offline for less than an hour says "last seen N min ago":
+    /// looked at again each minute. Online, offline and renamed devices
+    /// are told by the engine (`ContinuityEngine.onDevicesChanged`).
+    var lookInterval: Double? {
+        server.trayDevices().contains { !$0.online && ($0.lastSeenSecondsAgo ?? .infinity) < 3600 } ? 60 : nil
+    }
 
     func stop() {
         if let listener { server.offers.unlisten(listener) }

@@ -19,6 +19,14 @@ protocol TrayContent: AnyObject {
     var changed: (() -> Void)? { get set }
     /// A watcher took the item.
     func registered()
+    /// Seconds until what the menu shows changes by itself (a "last seen
+    /// 5 min ago"), when it does; nil: only when `changed` is called. The
+    /// tray looks again then, without waking otherwise (docs/agent.md §8).
+    var lookInterval: Double? { get }
     /// The tray stops: let go of what it listens to.
     func stop()
+}
+
+extension TrayContent {
+    var lookInterval: Double? { nil }
 }

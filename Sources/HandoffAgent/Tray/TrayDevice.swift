@@ -39,3 +39,16 @@ extension AgentServer {
         }
     }
 }
+
+extension AgentServer {
+    /// This device's name as the others hear it now (renamed while the
+    /// agent runs: `DeviceNameWatch`).
+    var deviceName: String { engine.deviceName }
+
+    /// This device as WELCOME and STATUS say it: its current name.
+    var currentDevice: DeviceIdentity {
+        var device = identity.device
+        device.name = engine.deviceName
+        return device
+    }
+}

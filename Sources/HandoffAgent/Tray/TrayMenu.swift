@@ -65,7 +65,15 @@ struct TrayMenu: Equatable {
     static let joiningID: Int32 = 9
     static let cancelJoinID: Int32 = 20
     static let confirmJoinID: Int32 = 21
+    /// Each separator has an id of its own (hosts key items by id: two
+    /// items under one id show as "Label Empty" on Xfce or vanish).
     static let firstSeparatorID: Int32 = 10
+    static let actionsSeparatorID: Int32 = 11
+    static let recentSeparatorID: Int32 = 12
+    /// "This device: <name>" under "Devices".
+    static let thisDeviceID: Int32 = 14
+    /// "and N more" after the devices listed.
+    static let moreDevicesID: Int32 = 15
     static let firstDeviceID: Int32 = 100
     /// Offers take ids from here on, one per activity, never reused while
     /// the agent runs (wrapping far beyond anything a session reaches).
@@ -77,7 +85,7 @@ struct TrayMenu: Equatable {
     /// `maxRecent`, under ids from `firstRecentID` (the entry's number
     /// folded into the range: stable while the entry is listed).
     static let maxRecent = 5
-    static let recentHeaderID: Int32 = 11
+    static let recentHeaderID: Int32 = 13
     static let firstRecentID: Int32 = 1_500_000_000
     static let recentIDRange: Int64 = 500_000_000
 
@@ -92,9 +100,10 @@ struct TrayMenu: Equatable {
 
     var items: [Item]
 
-    /// `offerID` gives each offer its id.
+    /// `offerID` gives each offer its id; `thisDevice` is this device's
+    /// name (shown under "Devices" when known).
     init(offers: [ContinuableOffers.Offer], offerID: (ActivityID) -> Int32,
-         devices: [TrayDevice], paused: Bool, recent: [Recent] = []) {
+         devices: [TrayDevice], paused: Bool, recent: [Recent] = [], thisDevice: String? = nil) {
         var items: [Item] = []
         if offers.isEmpty {
             items.append(Item(id: Self.nothingID, label: tr("Nothing to continue"), enabled: false))
@@ -111,7 +120,7 @@ struct TrayMenu: Equatable {
             items.append(Item(id: Self.nothingID, label: tr("and {count} more", ["count": "\(offers.count - Self.maxListed)"]), enabled: false))
         }
         if !recent.isEmpty {
-            items.append(Item(id: Self.firstSeparatorID + 2, isSeparator: true))
+            items.append(Item(id: Self.recentSeparatorID, isSeparator: true))
             items.append(Item(id: Self.recentHeaderID, label: tr("Recent"), enabled: false))
             for r in recent.prefix(Self.maxRecent) {
                 items.append(Item(id: r.id, label: Self.mnemonicSafe(r.label), enabled: !paused, iconName: r.iconName,
@@ -120,6 +129,10 @@ struct TrayMenu: Equatable {
         }
         items.append(Item(id: Self.firstSeparatorID, isSeparator: true))
         items.append(Item(id: Self.devicesHeaderID, label: tr("Devices"), enabled: false))
+        if let thisDevice {
+            items.append(Item(id: Self.thisDeviceID, label: Self.mnemonicSafe(tr("This device: {device}", ["device": thisDevice])),
+                              enabled: false, iconName: "computer"))
+        }
         if devices.isEmpty {
             items.append(Item(id: Self.noDevicesID, label: tr("No other device seen"), enabled: false))
         }
@@ -127,8 +140,14 @@ struct TrayMenu: Equatable {
             items.append(Item(id: Self.firstDeviceID + Int32(index), label: Self.mnemonicSafe(device.label), enabled: false,
                               iconName: device.online ? "network-idle" : "network-offline"))
         }
-        items.append(Item(id: Self.firstSeparatorID + 1, isSeparator: true))
-        items.append(Item(id: Self.pauseID, label: tr("Pause Handoff"), checked: paused, action: .togglePause))
+        if devices.count > Self.maxListed {
+            items.append(Item(id: Self.moreDevicesID, label: tr("and {count} more", ["count": "\(devices.count - Self.maxListed)"]),
+                              enabled: false))
+        }
+        items.append(Item(id: Self.actionsSeparatorID, isSeparator: true))
+        // Said as what choosing it does: "Resume Handoff" while paused (a
+        // checkmark alone is easy to miss, and some hosts draw none).
+        items.append(Item(id: Self.pauseID, label: paused ? tr("Resume Handoff") : tr("Pause Handoff"), action: .togglePause))
         items.append(Item(id: Self.pairID, label: tr("Pair a new device…"), action: .pairNewDevice))
         self.items = items
     }
@@ -136,9 +155,15 @@ struct TrayMenu: Equatable {
     /// The waiting agent's menu (docs/agent.md §10): what is missing and
     /// how to pair; while its pairing runs, what it waits for (the code,
     /// once there) and Cancel.
-    static func notSetUp(_ joining: JoinProgress?) -> TrayMenu {
-        var items = [Item(id: notSetUpID, label: tr("Handoff is not set up"), enabled: false),
-                     Item(id: firstSeparatorID, isSeparator: true)]
+    /// `thisDevice`: the name it would join under (said before pairing,
+    /// so the person knows what the other devices will show).
+    static func notSetUp(_ joining: JoinProgress?, thisDevice: String? = nil) -> TrayMenu {
+        var items = [Item(id: notSetUpID, label: tr("Handoff is not set up"), enabled: false)]
+        if let thisDevice {
+            items.append(Item(id: thisDeviceID, label: mnemonicSafe(tr("This device: {device}", ["device": thisDevice])),
+                              enabled: false, iconName: "computer"))
+        }
+        items.append(Item(id: firstSeparatorID, isSeparator: true))
         switch joining {
         case nil:
             items.append(Item(id: pairThisID, label: tr("Pair this device…"), action: .pairThisDevice))
@@ -174,6 +199,25 @@ struct TrayMenu: Equatable {
     }
 
     func item(_ id: Int32) -> Item? { items.first { $0.id == id } }
+
+    /// What a host would stumble on, one line each (empty: none): an id
+    /// twice (or the root's), a separator first, last or after another,
+    /// an item that is not a separator without a label.
+    var layoutProblems: [String] {
+        var problems: [String] = []
+        var seen: Set<Int32> = [Self.rootID]
+        for (index, item) in items.enumerated() {
+            if !seen.insert(item.id).inserted { problems.append("id \(item.id) is used twice") }
+            if item.isSeparator {
+                if index == 0 { problems.append("a separator (\(item.id)) comes first") }
+                if index == items.count - 1 { problems.append("a separator (\(item.id)) comes last") }
+                if index > 0, items[index - 1].isSeparator { problems.append("separators \(items[index - 1].id) and \(item.id) are adjacent") }
+            } else if item.label.isEmpty {
+                problems.append("item \(item.id) has no label")
+            }
+        }
+        return problems
+    }
 
     var ids: [Int32] { items.map(\.id) }
 

@@ -13,11 +13,15 @@ final class WaitingTrayContent: TrayContent {
     private let onPair: () -> Void
     private let onConfirm: () -> Void
     private let onCancel: () -> Void
+    /// The name it would join under (nil: not said).
+    private let deviceName: () -> String?
 
-    init(onPair: @escaping () -> Void, onConfirm: @escaping () -> Void, onCancel: @escaping () -> Void) {
+    init(onPair: @escaping () -> Void, onConfirm: @escaping () -> Void, onCancel: @escaping () -> Void,
+         deviceName: @escaping () -> String? = { nil }) {
         self.onPair = onPair
         self.onConfirm = onConfirm
         self.onCancel = onCancel
+        self.deviceName = deviceName
     }
 
     var look: StatusNotifierItemObject.Look {
@@ -29,7 +33,7 @@ final class WaitingTrayContent: TrayContent {
         return .init(status: "Active", iconName: "handoff", toolTipTitle: tr("Handoff is not set up"), toolTipText: hint)
     }
 
-    func menu() -> TrayMenu { .notSetUp(progress) }
+    func menu() -> TrayMenu { .notSetUp(progress, thisDevice: deviceName()) }
 
     func clicked(_ item: TrayMenu.Item) {
         switch item.action {

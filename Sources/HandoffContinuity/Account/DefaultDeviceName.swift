@@ -23,10 +23,19 @@ import Glibc
 /// the two file paths (tests only).
 public enum DefaultDeviceName {
     public static func current() -> String {
+        pretty() ?? automatic()
+    }
+
+    /// Rule 1: the name the person gave the machine (`PRETTY_HOSTNAME`), if any.
+    public static func pretty() -> String? {
         let info = machineInfo(read(path("HANDOFF_TEST_MACHINE_INFO", "/etc/machine-info")) ?? "")
-        if let pretty = info["PRETTY_HOSTNAME"], !clean(pretty).isEmpty {
-            return DeviceIdentity.sanitizedName(pretty)
-        }
+        guard let pretty = info["PRETTY_HOSTNAME"], !clean(pretty).isEmpty else { return nil }
+        return DeviceIdentity.sanitizedName(pretty)
+    }
+
+    /// Rules 2 and 3: the name made up when the person gave none.
+    public static func automatic() -> String {
+        let info = machineInfo(read(path("HANDOFF_TEST_MACHINE_INFO", "/etc/machine-info")) ?? "")
         let chassis = info["CHASSIS"].map(chassisWord)
             ?? read(path("HANDOFF_TEST_CHASSIS_TYPE", "/sys/class/dmi/id/chassis_type")).flatMap { Int(clean($0)) }.map(chassisWord)
             ?? "computer"

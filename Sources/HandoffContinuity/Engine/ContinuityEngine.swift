@@ -568,7 +568,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         }
         let device = configuration.device
         let beacon = Beacon(kind: kind, timestamp: now, sequence: sequence, deviceID: device.idBytes,
-                            deviceName: device.name, role: device.role, channelPort: server.port, activity: activity,
+                            deviceName: deviceName, role: device.role, channelPort: server.port, activity: activity,
                             leaving: leaving)
         guard let packet = try? BeaconCodec.seal(beacon, key: keys.beaconKey) else { return }
         transport.send(packet)
@@ -644,10 +644,19 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             return
         }
         let audience = endpoint.audience
-        let (changes, verify) = state.withLock { s in
+        let (changes, verify, renamed, roster) = state.withLock { s in
             let now = monotonicSeconds()
+            let id = hex(beacon.deviceID)
+            let nameBefore = s.remotes.entries[id].flatMap { $0.verified ? $0.name : nil }
             let applied = s.remotes.apply(beacon, from: host, audience: audience, ownRole: configuration.device.role,
                                           now: now)
+            let renamed = nameBefore != nil && nameBefore != s.remotes.entries[id]?.name
+            // A rename is kept in the roster too: offline, it still shows.
+            var roster: DeviceRoster?
+            if renamed, let entry = s.remotes.entries[id], entry.verified,
+               s.roster.saw(DeviceRoster.Record(id: id, name: entry.name, role: entry.role, lastSeen: wallMilliseconds())) {
+                roster = nextRoster(&s)
+            }
             s.roster.heard(hex(beacon.deviceID), at: wallMilliseconds())
             // The next sweep moved (a new device: sooner; one heard again:
             // maybe later): the alarm follows, without waking anyone.
@@ -655,9 +664,11 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
                                              presenceLifetime: configuration.presenceLifetime, now: now,
                                              wallMilliseconds: wallMilliseconds())
             rearm(&s)
-            return applied
+            return (applied.0, applied.1, renamed, roster)
         }
         changes.forEach(endpoint.remoteActivityChanged)
+        if let roster { persist(roster) }
+        if renamed { devicesChanged() }
         if let channel = verify { startVerifying(hex(beacon.deviceID), at: channel) }
     }
 
@@ -678,6 +689,29 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         if let advert = answer.advert { send(advert, alsoTo: solicitor) } else {
             seal(kind: .presence, activity: nil, alsoTo: solicitor)
         }
+    }
+
+    /// This device's name as its beacons carry it now: the configuration's
+    /// until `rename`.
+    public var deviceName: String { renamed.withLock { $0 } ?? configuration.device.name }
+
+    private let renamed = Locked<String?>(nil)
+
+    /// Renames this device while it runs (the person ran `handoff device
+    /// --name`; docs/agent.md §6): the next beacons carry `name`, and one
+    /// goes out now on every path (its advert, else a presence), so the
+    /// others show the new name within one beacon. False when `name` is
+    /// the name already; throws when it breaks §4's rule.
+    @discardableResult
+    public func rename(to name: String) throws(HandoffError) -> Bool {
+        try DeviceIdentity.validateName(name)
+        let changed = renamed.withLock { current in
+            guard (current ?? configuration.device.name) != name else { return false }
+            current = name
+            return true
+        }
+        if changed { announce() }
+        return changed
     }
 
     /// A fresh beacon of what this device is now (its advert, else a
@@ -703,7 +737,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             return (changes, nextRoster(&s))
         }
         changes.forEach(endpoint.remoteActivityChanged)
-        if let roster { persist(roster) }
+        if let roster {
+            persist(roster)
+            devicesChanged()
+        }
     }
 
     /// Proves a newly seen device is there now (its channel authenticates
@@ -726,9 +763,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             let outcome = client.verify(channel)
             let failure: HandoffError? = if case .failure(let e) = outcome { e } else { nil }
             guard let self else { return }
-            let (changes, endpoint, retry, roster) = self.state.withLock { s in
+            let (changes, endpoint, retry, roster, online) = self.state.withLock { s in
                 s.counters.verifications += 1
                 let now = monotonicSeconds()
+                let wasOnline = s.remotes.entries[deviceID]?.verified == true
                 let changes = s.remotes.verified(deviceID, at: channel, failure: failure,
                                                  revision: try? outcome.get(), now: now)
                 var roster: DeviceRoster?
@@ -737,10 +775,12 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
                                                     lastSeen: Self.wall(of: entry.lastHeard, now: now, wall: wallMilliseconds()))) {
                     roster = self.nextRoster(&s)
                 }
-                return (changes, s.endpoint, failure == nil ? nil : s.remotes.untriedChannel(deviceID, now: now), roster)
+                let online = !wasOnline && s.remotes.entries[deviceID]?.verified == true
+                return (changes, s.endpoint, failure == nil ? nil : s.remotes.untriedChannel(deviceID, now: now), roster, online)
             }
             if let endpoint { changes.forEach(endpoint.remoteActivityChanged) }
             if let roster { self.persist(roster) }
+            if online { self.devicesChanged() }
             if let retry { self.startVerifying(deviceID, at: retry) }
         }
         if !submitted {
@@ -846,7 +886,27 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             return (changes, s.endpoint, offline.isEmpty ? nil : nextRoster(&s))
         }
         if let endpoint { changes.forEach(endpoint.remoteActivityChanged) }
-        if let roster { persist(roster) }
+        if let roster {
+            persist(roster)
+            devicesChanged()
+        }
+    }
+
+    // MARK: The roster's listener
+
+    private let devicesListener = Locked<(@Sendable () -> Void)?>(nil)
+
+    /// Called (on the engine's threads, outside its locks) when `roster`
+    /// shows something else: a device came online (verified), went offline
+    /// (left, or not heard within its lifetime), or a verified device's
+    /// beacons carry another name. The agent's tray redraws its menu
+    /// (docs/agent.md §6 "The tray"). nil stops.
+    public func onDevicesChanged(_ handler: (@Sendable () -> Void)?) {
+        devicesListener.withLock { $0 = handler }
+    }
+
+    private func devicesChanged() {
+        devicesListener.withLock { $0 }?()
     }
 
     // MARK: Waking the scheduler

@@ -49,3 +49,36 @@ enum PairingFailure {
 
     static let badKey = HandoffError(.handoffFailed, "the other device could not agree on a key (an invalid public key): pairing stopped")
 }
+
+/// How a failed pairing ended, as far as this side can tell from the
+/// wire (docs/PROTOCOL.md §9): what the person is told. REJECT is empty,
+/// so the other side's "no", its person never answering before its window
+/// closed, and its failing all arrive the same: `endedThere` says so,
+/// without claiming which.
+public enum PairingEnd: Sendable, Equatable {
+    /// The person here said the codes differ (or cancelled the comparison).
+    case refusedHere
+    /// The other device ended it (REJECT): its person said no, did not
+    /// answer in time, or it failed; the wire does not tell which.
+    case endedThere
+    /// A one-time code the other device does not hold.
+    case codeMismatch
+    /// This side's window passed (no answer here, or no device answered).
+    case timedOut
+    /// The connection closed or something else went wrong.
+    case other
+
+    public init(_ error: HandoffError) {
+        if error.code == .timedOut {
+            self = .timedOut
+        } else if error == PairingFailure.rejectedHere {
+            self = .refusedHere
+        } else if error == PairingFailure.peerRejected {
+            self = .endedThere
+        } else if error == PairingFailure.codeMismatch {
+            self = .codeMismatch
+        } else {
+            self = .other
+        }
+    }
+}

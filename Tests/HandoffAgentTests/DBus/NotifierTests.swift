@@ -56,6 +56,15 @@ import Testing
             #expect(pump(bus) { done })
         }
 
+        /// The server's own timeout runs out (dunst's and xfce4-notifyd's 10 s).
+        func expire(_ id: UInt32) throws {
+            var done = false
+            try bus.call(destination: "org.freedesktop.Notifications", path: "/org/handoff/Test",
+                         interface: "org.handoff.Test", member: "Expire", timeout: 30,
+                         build: { (w) throws(DBusError) in try w.uint32(id) }) { _ in done = true }
+            #expect(pump(bus) { done })
+        }
+
         func dismiss(_ id: UInt32) throws {
             var done = false
             try bus.call(destination: "org.freedesktop.Notifications", path: "/org/handoff/Test",
@@ -79,10 +88,13 @@ import Testing
         #expect(notify.replaces_id == 0)
         #expect(notify.summary == "Continue “Route to <Lyon> & back”")  // the summary is never markup
         #expect(notify.body == "from Kitchen iMac")
-        #expect(notify.actions == ["continue", "Continue"])
+        // "default" (a click on the body) continues too: dunst and
+        // notification-daemon show no buttons until asked.
+        #expect(notify.actions == ["default", "Continue", "continue", "Continue"])
         #expect(notify.hints?["urgency"] == .int(1))
         #expect(notify.hints?["desktop-entry"] == .string("com.example.Map"))
-        #expect(notify.expire_timeout == -1)
+        #expect(notify.expire_timeout == 0, "an offer stays until withdrawn")
+        #expect(notify.hints?["resident"] == nil, "no \"persistence\": no resident hint")
         // The capabilities were asked first, and are known.
         #expect(s.records.firstIndex { $0.call == "GetCapabilities" }! < s.records.firstIndex { $0.call == "Notify" }!)
         #expect(s.notifier.capabilities == ["actions", "body", "body-markup"])
@@ -248,7 +260,7 @@ import Testing
         _ = try s.shown("a", NotificationContent(title: "Article", type: "com.example.read", deviceName: "Phone", kind: .webPage))
         let notify = try #require(s.calls("Notify").last)
         #expect(notify.summary == "Open “Article” in the browser")
-        #expect(notify.actions == ["continue", "Open in browser"])
+        #expect(notify.actions == ["default", "Open in browser", "continue", "Open in browser"])
     }
 
     @Test func theNoAppNoticeIsQuietAndOffersWhatCanBeDone() throws {
@@ -257,7 +269,8 @@ import Testing
         _ = try s.shown("a", NotificationContent(title: "Song", type: "com.example.play", deviceName: "Phone",
                                                  kind: .noApp(installable: true)))
         let notify = try #require(s.calls("Notify").last)
-        #expect(notify.summary == "No app on this device continues com.example.play")
+        #expect(notify.summary == "No app on this device continues Play")
+        #expect(notify.expire_timeout == -1, "a notice expires as the server likes")
         #expect(notify.body == "“Song” from Phone")
         #expect(notify.actions == ["install", "Install"])
         #expect(notify.hints?["urgency"] == .int(0))
@@ -337,5 +350,48 @@ import Testing
         let id = try #require(shown.first { $0.summary == "Continue “Later”" }?.id)
         try s.invoke(id, "continue")
         #expect(pump(s.bus) { s.events.contains { if case .actionInvoked("c", _, _) = $0 { true } else { false } } })
+    }
+
+    /// Issue 34: an offer a server let expire anyway is not shown again to
+    /// that server, but to the next one; a notice that expired is gone.
+    @Test func anExpiredOfferIsShownAgainToTheNextServerAndANoticeIsNot() throws {
+        let s = try Setup()
+        defer { s.stop() }
+        let offer = try s.shown("offer", Self.mapContent)
+        let notice = try s.shown("notice", NotificationContent(title: "N", type: "com.example.n", deviceName: "D",
+                                                               kind: .noApp(installable: false)))
+        try s.expire(offer)
+        try s.expire(notice)
+        #expect(pump(s.bus) { s.events.filter { if case .closed(_, .expired) = $0 { true } else { false } }.count == 2 })
+        #expect(s.notifier.count == 1, "the offer is still wanted, the notice is not")
+        s.notifier.show(Self.mapContent, for: "offer")  // a keep-alive: not shown again to the same server
+        #expect(pump(s.bus) { s.bus.pendingCallCount == 0 })
+        #expect(s.calls("Notify").count == 2)
+        s.server?.stop()
+        let next = try FakeDesktop(bus: s.privateBus, ["--notifications"])
+        defer { next.stop() }
+        #expect(pump(s.bus) { next.records.filter { $0.call == "Notify" }.count == 1 && s.bus.pendingCallCount == 0 })
+        #expect(next.records.filter { $0.call == "Notify" }.map(\.summary) == ["Continue “Route to <Lyon> & back”"])
+        // Withdrawn: closed on the server that shows it.
+        s.notifier.close("offer")
+        #expect(pump(s.bus) { next.records.contains { $0.call == "CloseNotification" } })
+        #expect(s.notifier.count == 0)
+    }
+
+    /// Offers and questions stay (expire_timeout 0), resident where the
+    /// server keeps a history; the agent's own notices carry its icon.
+    @Test func lastingNotificationsAreResidentWhereTheServerPersistsAndEveryOneHasAnIcon() throws {
+        let s = try Setup(server: ["--notifications", "--capabilities", "actions,body,persistence"])
+        defer { s.stop() }
+        _ = try s.shown("a", Self.mapContent)
+        #expect(s.calls("Notify").last?.hints?["resident"] == .bool(true))
+        #expect(s.calls("Notify").last?.expire_timeout == 0)
+        _ = try s.shown("q", NotificationContent(summary: "Pair?", body: "Compare", actions: [("pair", "Pair")], urgency: 2))
+        #expect(s.calls("Notify").last?.expire_timeout == 0)
+        #expect(s.calls("Notify").last?.app_icon == "handoff")
+        _ = try s.shown("i", NotificationContent(summary: "Paired", body: "", actions: [], urgency: 1))
+        #expect(s.calls("Notify").last?.expire_timeout == -1)
+        #expect(s.calls("Notify").last?.hints?["resident"] == nil)
+        #expect(s.calls("Notify").last?.app_icon == "handoff")
     }
 }

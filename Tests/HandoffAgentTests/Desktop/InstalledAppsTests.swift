@@ -58,6 +58,22 @@ struct DataFolders {
         #expect(noHome.directories == ["/usr/local/share", "/usr/share", "/var/lib/flatpak/exports/share"])
     }
 
+    /// GLib's rule for the names menus show (issue 34: `LANGUAGE=de` alone
+    /// did not pick `Name[de]`): LANGUAGE first, a list; else LC_ALL,
+    /// LC_MESSAGES, LANG.
+    @Test func languagesFollowGLib() throws {
+        #expect(XDGDataDirectories(environment: ["LANGUAGE": "de"]).languages == ["de"])
+        #expect(XDGDataDirectories(environment: ["LANGUAGE": "de_AT:fr::en", "LANG": "it_IT.UTF-8"]).languages
+                == ["de_AT", "fr", "en"])
+        #expect(XDGDataDirectories(environment: ["LANGUAGE": "", "LC_MESSAGES": "fr_FR", "LANG": "de_DE"]).languages == ["fr_FR"])
+        #expect(XDGDataDirectories(environment: ["LC_ALL": "sv_SE", "LC_MESSAGES": "fr_FR"]).languages == ["sv_SE"])
+        #expect(XDGDataDirectories(environment: [:]).languages == [])
+        let entry = try DesktopEntry(bytes: Array("[Desktop Entry]\nName=Notes\nName[de]=Notizen\nName[fr_FR]=Bloc\n".utf8), source: "t.desktop")
+        #expect(try entry.localizedString("Name", locales: ["de_AT", "fr_FR"]) == "Notizen")
+        #expect(try entry.localizedString("Name", locales: ["es", "fr_FR.UTF-8"]) == "Bloc")
+        #expect(try entry.localizedString("Name", locales: ["es"]) == "Notes")
+    }
+
     /// Flatpak's export folders: appended when the environment lacks them
     /// (a systemd user service started without flatpak's profile script),
     /// user before system; where flatpak's profile script put them

@@ -84,7 +84,9 @@ import Testing
         #expect(eventually { fake.records.contains { $0.call == "Notify" && $0.summary == "Continue “For here”" } })
         let notices = fake.records.filter { $0.call == "Notify" && $0.body?.contains("Not for here") == true }
         #expect(notices.count == 1)
-        #expect(notices.first?.summary == "No app on this device continues com.b.view")
+        // The sending app named (its bundle id made readable), never the raw type.
+        #expect(notices.first?.summary == "No app on this device continues App")
+        #expect(notices.first?.app_icon == "handoff")
         #expect(notices.first?.actions == [])
         #expect(notices.first?.hints?["transient"] == .bool(true))
         #expect(f.log.all.filter { $0.name == "no-app" }.count == 1)

@@ -77,14 +77,52 @@ struct TrayMenuTests {
         #expect(Self.labels(Self.menu([])).contains("Recent (disabled)") == false, "no history, no section")
     }
 
-    @Test func pausedItIsCheckedAndTheOffersAreDisabled() throws {
+    @Test func pausedItOffersResumeAndTheOffersAreDisabled() throws {
         let menu = Self.menu([Self.offer("A")], paused: true)
         let pause = try #require(menu.item(TrayMenu.pauseID))
-        #expect(pause.checked == true && pause.action == .togglePause)
-        let properties = pause.properties.map(\.0)
-        #expect(properties == ["label", "toggle-type", "toggle-state"])
+        #expect(pause.label == "Resume Handoff" && pause.action == .togglePause)
+        #expect(pause.properties.map(\.0) == ["label"])
+        #expect(Self.menu([]).item(TrayMenu.pauseID)?.label == "Pause Handoff")
         #expect(menu.items[0].enabled == false)
         #expect(menu.items[0].properties.map(\.0).contains("enabled"))
+    }
+
+    /// Every state the running and the waiting agent's menus take (issue
+    /// 34: the Recent header and a separator shared id 11): each id once,
+    /// separators never first, last or doubled, every item labelled.
+    @Test func everyMenuStateHasUniqueIdsAndValidSeparators() {
+        let recent = (0..<7).map { TrayMenu.Recent(entry: Int64($0), label: "R\($0)", iconName: nil) }
+        let devices = (0..<20).map { TrayDevice(name: "D\($0)", online: $0 % 2 == 0, lastSeenSecondsAgo: Double($0) * 100) }
+        var states: [(String, TrayMenu)] = [
+            ("not set up", .notSetUp(nil)), ("pairing", .notSetUp(.looking)), ("comparing", .notSetUp(.comparing("123 456"))),
+            ("not set up, named", .notSetUp(nil, thisDevice: "Ada's laptop")),
+            ("comparing, named", .notSetUp(.comparing("123 456"), thisDevice: "Ada's laptop")),
+        ]
+        for paused in [false, true] {
+            for offers in [0, 1, 20] {
+                for recentCount in [0, 1, 7] {
+                    for deviceCount in [0, 1, 20] {
+                        for name in [nil, "Desk"] as [String?] {
+                            var ids: [ActivityID: Int32] = [:]
+                            let menu = TrayMenu(offers: (0..<offers).map { Self.offer("T\($0)") }, offerID: { id in
+                                if let known = ids[id] { return known }
+                                ids[id] = TrayMenu.firstOfferID + Int32(ids.count)
+                                return ids[id]!
+                            }, devices: Array(devices.prefix(deviceCount)), paused: paused,
+                                                recent: Array(recent.prefix(recentCount)), thisDevice: name)
+                            states.append(("paused \(paused), \(offers) offers, \(recentCount) recent, \(deviceCount) devices, name \(name ?? "-")", menu))
+                        }
+                    }
+                }
+            }
+        }
+        #expect(states.count == 5 + 2 * 3 * 3 * 3 * 2)
+        for (state, menu) in states {
+            #expect(menu.layoutProblems == [], "\(state): \(Self.labels(menu))")
+        }
+        let crowded = states.last!.1
+        #expect(Self.labels(crowded).contains("and 4 more (disabled)"), "the devices past 16 are counted")
+        #expect(crowded.item(TrayMenu.thisDeviceID)?.label == "This device: Desk")
     }
 
     @Test func atMostSixteenOffersAreListedThenACount() {
