@@ -42,7 +42,7 @@ enum DoctorCommand: Command {
     nonisolated(unsafe) static let checks: [any DoctorCheck.Type] = [
         AccountFileCheck.self, DeviceCheck.self, InterfacesCheck.self, BeaconPortCheck.self, MulticastCheck.self,
         LocalChannelCheck.self, ListenCheck.self, SourcesCheck.self, ChannelCheck.self, FirewallCheck.self, BrowserBridgeCheck.self,
-        MPRISBridgeCheck.self,
+        MPRISBridgeCheck.self, HistoryCheck.self,
     ]
 
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
@@ -66,6 +66,7 @@ enum DoctorCommand: Command {
         report["via"] = .string(context.source?.via.rawValue)
         if let counts = context.heardBeacons { report["beacons"] = json(counts) }
         if let sources = context.sources { report["sources"] = .array(sources.map(SourcesCheck.json)) }
+        if let history = context.history { report["history"] = .object(history) }
         output.emit(.object(report),
                     human: "\n" + tr("{ok} ok, {warnings} warning(s), {failures} failure(s).",
                                   ["ok": "\(findings.count - failures - warnings)", "warnings": "\(warnings)", "failures": "\(failures)"]))
