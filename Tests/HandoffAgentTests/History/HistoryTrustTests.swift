@@ -259,6 +259,27 @@ import Testing
         #expect(history.search("old", limit: 5).isEmpty && history.search("fresh", limit: 5).count == 1)
     }
 
+    /// The database gone from under the agent: the desktop's search
+    /// answers nothing and the agent says why once, not at each key
+    /// typed; once it is back, it says so once and answers again.
+    @Test func anUnreadableDatabaseAnswersNothingAndIsLoggedOnce() throws {
+        let tree = TemporaryTree()
+        let path = tree.path("history.sqlite")
+        let lines = Locked<[String]>([])
+        let history = try AgentHistory(path: path, settings: { .defaults }) { line in lines.withLock { $0.append(line) } }
+        defer { history.stop() }
+        history.writer.submit(.write(key: nil, bytes: 0) { try? T.record(try T.payload(title: "Quarterly budget")) })
+        history.writer.flush()
+        for suffix in ["", "-wal", "-shm"] { rename(path + suffix, path + ".away" + suffix) }
+        for _ in 0..<20 { #expect(history.search("budget", limit: 5).isEmpty) }
+        #expect(history.newest(5).isEmpty && history.entries([1]).isEmpty)
+        #expect(lines.withLock { $0 }.filter { $0.contains("history database") }.count == 1, "\(lines.withLock { $0 })")
+        for suffix in ["", "-wal", "-shm"] { rename(path + ".away" + suffix, path + suffix) }
+        #expect(history.search("budget", limit: 5).count == 1)
+        #expect(history.search("budget", limit: 5).count == 1)
+        #expect(lines.withLock { $0 }.filter { $0.contains("works again") }.count == 1, "\(lines.withLock { $0 })")
+    }
+
     /// Many states of a few activities coalesce to the newest of each; a
     /// flood of distinct ones is bounded; none is lost uncounted.
     @Test func theWriterCoalescesAndCountsWhatItCannotKeep() throws {
