@@ -120,7 +120,11 @@ enum HistorySchema {
         }
         guard current < version else { return }
         try db.transaction { () throws(HandoffError) in
-            for n in (current + 1)...version {
+            // Read again under the write lock: another connection (the
+            // agent, `handoff history`) may have migrated meanwhile.
+            let now = try userVersion(db)
+            guard now < version else { return }
+            for n in (now + 1)...version {
                 try db.execute(migrations[n]!)
             }
             try db.execute("PRAGMA user_version = \(version)")

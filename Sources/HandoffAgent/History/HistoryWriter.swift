@@ -41,6 +41,8 @@ final class HistoryWriter: @unchecked Sendable {
 
     /// What became of records, since the writer started.
     struct Counts: Sendable, Equatable {
+        /// Records submitted (INDEX from apps, other devices' payloads).
+        var received = 0
         /// Replaced, while waiting, by a newer state of the same activity.
         var coalesced = 0
         /// Dropped because too many waited.
@@ -112,6 +114,7 @@ final class HistoryWriter: @unchecked Sendable {
         let start: Bool = jobs.withLock { j in
             switch job {
             case .write(let key, let bytes, _):
+                j.counts.received += 1
                 if let key, let i = j.slots[key] {
                     // The newer state replaces the waiting one, at the end.
                     j.remove(at: i)

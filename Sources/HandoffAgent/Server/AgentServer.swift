@@ -368,6 +368,7 @@ public final class AgentServer: @unchecked Sendable {
         for (key, value) in counters.dictionary { extra["agent." + key] = value }
         // What became of history records (docs/agent.md §14): none lost uncounted.
         if let counts = history?.counts {
+            extra["agent.historyReceived"] = Int64(counts.received)
             extra["agent.historyCoalesced"] = Int64(counts.coalesced)
             extra["agent.historyDropped"] = Int64(counts.dropped)
             extra["agent.historyFailed"] = Int64(counts.failed)

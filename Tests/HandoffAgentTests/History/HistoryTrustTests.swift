@@ -299,7 +299,7 @@ import Testing
         }
         gate.update { $0 = true }
         writer.flush()
-        #expect(writer.counts == .init(coalesced: 20 * 49, dropped: 0, failed: 0))
+        #expect(writer.counts == .init(received: 20 * 50, coalesced: 20 * 49, dropped: 0, failed: 0))
         #expect(try store.count() == 20)
         #expect(try store.search("state").allSatisfy { $0.title.hasSuffix("state 49") })
         let payload = try T.payload(title: "flood")

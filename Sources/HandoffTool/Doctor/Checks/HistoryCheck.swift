@@ -9,7 +9,8 @@ import Glibc
 /// The history (docs/history.md): whether its database can be read and
 /// by this release, how big it is, how much disk is left for it, and what
 /// the agent could not write (its STATUS counters `agent.historyDropped`,
-/// `agent.historyFailed`, `agent.historyCoalesced`, when an agent serves).
+/// `agent.historyFailed`, `agent.historyCoalesced`, `agent.historyReceived`,
+/// when an agent serves).
 enum HistoryCheck: DoctorCheck {
     /// Below this much free disk, writes are about to fail.
     static let lowDisk: Int64 = 16 << 20
@@ -67,6 +68,7 @@ enum HistoryCheck: DoctorCheck {
         report["dropped"] = .int(dropped ?? 0)
         report["failed"] = .int(failed ?? 0)
         report["coalesced"] = .int(coalesced)
+        report["received"] = .int(status.counters["agent.historyReceived"] ?? 0)
         context.history = report
         if (dropped ?? 0) + (failed ?? 0) == 0 {
             return .ok("history.writes", tr("the agent wrote every activity it was given ({coalesced} replaced by a newer state while waiting)", ["coalesced": "\(coalesced)"]))
