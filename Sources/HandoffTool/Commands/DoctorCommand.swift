@@ -20,8 +20,10 @@ enum DoctorCommand: Command {
         off warn about clocks), where beacon targets come from (each configured
         peer's name and what it resolves to, the tailnet through tailscaled's
         socket), the channel of every device heard, over each
-        address family it was heard on, and of every --peer, and hints from the
-        firewall rules (nft, iptables; read only, nothing is changed).
+        address family it was heard on, and of every --peer, hints from the
+        firewall rules (nft, iptables; read only, nothing is changed), and the
+        history (its database readable by this release, its size and entries,
+        the disk left for it, what the agent could not write).
 
         Each finding is ok, warn or fail, with what was found and what to do.
         doctor exits 1 when any check fails. Here --peer names another device's
