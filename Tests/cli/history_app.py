@@ -10,6 +10,8 @@ stdout:
       will_save sets this userInfo                   -> {"event": "saved"} after will_save
   {"do": "delete", "ids": [..]} / {"do": "delete_all"}
       -> {"event": "deleted", "error": null|code, "message": ..., "main": bool}
+  {"do": "burst", "n": N, "type": T}  N distinct activities eligible for
+      search made current back to back, no dispatch between  -> {"event": "burst"}
   {"do": "quit"}
 
 It quits by itself after --seconds (a bound: never left behind)."""
@@ -76,6 +78,13 @@ def main():
             current.delegate = saver
             app.become_current(current)
             emit("current", id=current.activity_id)
+        elif do == "burst":
+            for i in range(command["n"]):
+                current = handoff.UserActivity(command["type"])
+                current.title = f"burst {i}"
+                current.is_eligible_for_search = True
+                app.become_current(current)
+            emit("burst", n=command["n"])
         elif do == "save":
             saver.info = command["info"]
             current.needs_save = True

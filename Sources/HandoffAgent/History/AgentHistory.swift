@@ -22,6 +22,11 @@ public final class AgentHistory: @unchecked Sendable {
     /// The exclusions already applied to what is stored.
     private var appliedApps: Set<String> = []
     private var appliedDevices: Set<String> = []
+    /// The reader's failures, logged once per change of state (a search
+    /// asks at each key typed).
+    private var readLatch = HistoryErrorLatch()
+    /// The one timer of the age limit (an `AgentLoopSource`).
+    let expiry: HistoryExpiryTimer
 
     /// Opens (creating) the database at `path`; a damaged file is moved
     /// aside (`path.damaged`) and a new one started, once.
@@ -42,10 +47,16 @@ public final class AgentHistory: @unchecked Sendable {
             store = try HistoryStore(path: path)
         }
         let retention: @Sendable () -> HistoryRetention = { Self.retention(settings()) }
-        writer = HistoryWriter(store: store, retention: retention, changed: changed) { error in log("history: \(error.message)") }
-        writer.submit(.run { store in
-            do throws(HandoffError) { try store.prune(retention(), now: Int64(wallMilliseconds())) } catch { log("history: \(error.message)") }
-        })
+        let expiry = HistoryExpiryTimer()
+        self.expiry = expiry
+        writer = HistoryWriter(store: store, retention: retention,
+                               changed: { expiry.changed(); changed() },
+                               log: { log("history: " + $0) }) { error in log("history: \(error.message)") }
+        let writer = writer
+        expiry.configure(
+            nextExpiry: { [weak self] in self?.nextExpiry() },
+            prune: { writer.submit(.run { _ in writer.prune(); expiry.changed(); changed() }) })
+        writer.submit(.run { _ in writer.prune() })
         applyExclusions()
     }
 
@@ -54,6 +65,21 @@ public final class AgentHistory: @unchecked Sendable {
     }
 
     public func stop() { writer.stop() }
+
+    /// What became of records (STATUS counters, doctor).
+    var counts: HistoryWriter.Counts { writer.counts }
+
+    /// When the oldest entry expires under the settings now (ms since the
+    /// Unix epoch); nil: none (loop thread, through the reader).
+    func nextExpiry() -> Int64? {
+        do {
+            guard let store = readStore() else { return nil }
+            return try store.nextExpiry(Self.retention(settings()))
+        } catch {
+            readFailed(error)
+            return nil
+        }
+    }
 
     // MARK: From apps
 
@@ -66,7 +92,7 @@ public final class AgentHistory: @unchecked Sendable {
         guard settings().historyKeeps(bundleIdentifier: manifest.bundleIdentifier, deviceID: nil) else { return }
         let seen = Int64(wallMilliseconds())
         let log = self.log
-        writer.submit(.write {
+        writer.submit(.write(key: .init(device: device.idBytes, activity: activityID), bytes: payload.count) {
             switch HistoryRecord.make(payload: payload, activityID: activityID, deviceID: device.idBytes, deviceName: device.name,
                                       bundle: manifest.bundleIdentifier, team: manifest.teamIdentifier, seen: seen) {
             case .success(let record):
@@ -93,7 +119,7 @@ public final class AgentHistory: @unchecked Sendable {
         guard keeps(remote), let device = Self.bytes(hex: remote.deviceID) else { return }
         let seen = Int64(wallMilliseconds())
         let log = self.log
-        writer.submit(.write {
+        writer.submit(.write(key: .init(device: device, activity: remote.activityID), bytes: payload.count) {
             switch HistoryRecord.make(payload: payload, activityID: remote.activityID, deviceID: device, deviceName: remote.deviceName,
                                       bundle: remote.bundleIdentifier, team: remote.teamIdentifier, seen: seen) {
             case .success(let record): return record
@@ -125,6 +151,8 @@ public final class AgentHistory: @unchecked Sendable {
         }
         appliedApps = apps
         appliedDevices = devices
+        // HistoryDays may have changed: the timer looks again.
+        expiry.changed()
     }
 
     public static func bytes(hex: String) -> [UInt8]? {
@@ -144,28 +172,48 @@ public final class AgentHistory: @unchecked Sendable {
 
     private func readStore() -> HistoryStore? {
         if let reader { return reader }
-        do { reader = try HistoryStore(path: path) } catch { log("history: \(error.message)") }
+        do {
+            reader = try HistoryStore(path: path, create: false)
+            if let line = readLatch.succeeded("reading the history") { log(line) }
+        } catch {
+            readFailed(error)
+        }
         return reader
+    }
+
+    private func readFailed(_ error: HandoffError) {
+        if let line = readLatch.failed(error) { log(line) }
+    }
+
+    /// `body` on the reader; an error is logged once per change of state
+    /// and answers nil (the desktop's search then shows nothing).
+    private func read<T>(_ body: (HistoryStore) throws(HandoffError) -> T) -> T? {
+        guard let store = readStore() else { return nil }
+        do {
+            let value = try body(store)
+            if let line = readLatch.succeeded("reading the history") { log(line) }
+            return value
+        } catch {
+            readFailed(error)
+            return nil
+        }
     }
 
     /// The entries matching what the person typed, best first.
     public func search(_ query: String, limit: Int) -> [HistoryEntry] {
-        do { return try readStore()?.search(query, limit: limit) ?? [] } catch {
-            log("history: \(error.message)")
-            return []
-        }
+        read { s throws(HandoffError) in try s.search(query, limit: limit) } ?? []
     }
 
     /// The newest entries (the tray's "Recent").
     public func newest(_ count: Int) -> [HistoryEntry] {
-        (try? readStore()?.list(limit: count)) ?? []
+        read { s throws(HandoffError) in try s.list(limit: count) } ?? []
     }
 
     public func entries(_ ids: [Int64]) -> [HistoryEntry] {
-        (try? readStore()?.entries(ids)) ?? []
+        read { s throws(HandoffError) in try s.entries(ids) } ?? []
     }
 
     public func payload(of id: Int64) -> [UInt8]? {
-        (try? readStore()?.payload(of: id)) ?? nil
+        read { s throws(HandoffError) in try s.payload(of: id) } ?? nil
     }
 }

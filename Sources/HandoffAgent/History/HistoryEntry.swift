@@ -26,12 +26,18 @@ public struct HistoryEntry: Sendable, Equatable {
     /// The id the desktop's search providers use.
     public var resultID: String { "h\(id)" }
 
-    /// The entry a result id names, if it is one.
+    /// The entry a result id names, if it is one: "h" and the number as
+    /// `resultID` writes it, nothing else — no leading zero ("h05" is not
+    /// "h5"), no sign, no space, at least 1. One entry has one spelling,
+    /// so an id a list or a desktop result showed names that entry or
+    /// none (ids are never reused, docs/history.md "The database").
     public static func number(ofResult id: String) -> Int64? {
-        guard id.hasPrefix("h"), id.utf8.count <= 20 else { return nil }
-        let digits = id.dropFirst()
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        return Int64(digits)
+        let bytes = Array(id.utf8)
+        guard bytes.count >= 2, bytes.count <= 20, bytes[0] == UInt8(ascii: "h"),
+              bytes[1] != UInt8(ascii: "0"),
+              bytes.dropFirst().allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { return nil }
+        return Int64(String(decoding: bytes.dropFirst(), as: UTF8.self))
     }
 }
 

@@ -6,7 +6,7 @@ import HandoffModel
 /// from the version before it; all run in one transaction, so a database
 /// is at one version or the one before, never between.
 enum HistorySchema {
-    static let version = 1
+    static let version = 2
 
     /// Migration n takes version n-1 to n.
     static let migrations: [Int: String] = [
@@ -51,6 +51,62 @@ enum HistorySchema {
             INSERT INTO entries_fts(rowid, title, keywords, content) VALUES (new.id, new.title, new.keywords, new.content);
         END;
         """,
+        // Version 2 (issue 34): ids never reused (AUTOINCREMENT; the old
+        // ids are copied as they were), the persistent-id lookup on an
+        // index of all four columns it compares (the partial index of
+        // version 1 could not be proven to apply to a bound parameter, so
+        // SQLite looked entries up by bundle: a write cost the app's entry
+        // count), and the count and payload bytes kept in `stats` by the
+        // triggers (retention reads them instead of counting).
+        2: """
+        CREATE TABLE entries_v2(
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            device_id BLOB NOT NULL,
+            device_name TEXT NOT NULL,
+            activity_id BLOB NOT NULL,
+            bundle TEXT NOT NULL,
+            team TEXT NOT NULL,
+            type TEXT NOT NULL,
+            persistent_id TEXT,
+            title TEXT NOT NULL,
+            keywords TEXT NOT NULL,
+            content TEXT NOT NULL,
+            url TEXT,
+            first_seen INTEGER NOT NULL,
+            last_seen INTEGER NOT NULL,
+            payload_size INTEGER NOT NULL,
+            payload BLOB NOT NULL
+        );
+        INSERT INTO entries_v2 SELECT id, device_id, device_name, activity_id, bundle, team, type, persistent_id, title,
+            keywords, content, url, first_seen, last_seen, payload_size, payload FROM entries;
+        DROP TABLE entries;
+        ALTER TABLE entries_v2 RENAME TO entries;
+        CREATE UNIQUE INDEX entries_activity ON entries(device_id, activity_id);
+        CREATE INDEX entries_persistent ON entries(team, persistent_id, bundle, device_id, last_seen);
+        CREATE INDEX entries_last_seen ON entries(last_seen);
+        CREATE INDEX entries_bundle ON entries(bundle);
+        CREATE TABLE stats(
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            entries INTEGER NOT NULL,
+            payload_bytes INTEGER NOT NULL
+        );
+        INSERT INTO stats VALUES (1, (SELECT count(*) FROM entries), (SELECT coalesce(sum(payload_size), 0) FROM entries));
+        CREATE TRIGGER entries_insert AFTER INSERT ON entries BEGIN
+            INSERT INTO entries_fts(rowid, title, keywords, content) VALUES (new.id, new.title, new.keywords, new.content);
+            UPDATE stats SET entries = entries + 1, payload_bytes = payload_bytes + new.payload_size WHERE id = 1;
+        END;
+        CREATE TRIGGER entries_delete AFTER DELETE ON entries BEGIN
+            INSERT INTO entries_fts(entries_fts, rowid, title, keywords, content)
+                VALUES ('delete', old.id, old.title, old.keywords, old.content);
+            UPDATE stats SET entries = entries - 1, payload_bytes = payload_bytes - old.payload_size WHERE id = 1;
+        END;
+        CREATE TRIGGER entries_update AFTER UPDATE ON entries BEGIN
+            INSERT INTO entries_fts(entries_fts, rowid, title, keywords, content)
+                VALUES ('delete', old.id, old.title, old.keywords, old.content);
+            INSERT INTO entries_fts(rowid, title, keywords, content) VALUES (new.id, new.title, new.keywords, new.content);
+            UPDATE stats SET payload_bytes = payload_bytes - old.payload_size + new.payload_size WHERE id = 1;
+        END;
+        """,
     ]
 
     /// Brings `db` to `version`: nothing when it is there, the missing
@@ -64,7 +120,11 @@ enum HistorySchema {
         }
         guard current < version else { return }
         try db.transaction { () throws(HandoffError) in
-            for n in (current + 1)...version {
+            // Read again under the write lock: another connection (the
+            // agent, `handoff history`) may have migrated meanwhile.
+            let now = try userVersion(db)
+            guard now < version else { return }
+            for n in (now + 1)...version {
                 try db.execute(migrations[n]!)
             }
             try db.execute("PRAGMA user_version = \(version)")

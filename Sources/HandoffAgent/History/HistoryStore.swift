@@ -5,24 +5,6 @@ import HandoffModel
 import Glibc
 #endif
 
-/// How much history is kept (docs/history.md "Bounds and retention").
-public struct HistoryRetention: Sendable, Equatable {
-    public static let daysRange = 1...3650
-    public static let entriesRange = 100...100_000
-    /// Entries last seen longer ago go.
-    public var days = 30
-    /// Beyond this many, the oldest go first.
-    public var entries = 10_000
-    /// Beyond this many bytes of payloads, the oldest go first.
-    public var payloadBytes = 128 << 20
-
-    public init(days: Int = 30, entries: Int = 10_000, payloadBytes: Int = 128 << 20) {
-        self.days = days
-        self.entries = entries
-        self.payloadBytes = payloadBytes
-    }
-}
-
 /// What a deletion takes away.
 public enum HistoryDeletion: Sendable, Equatable {
     /// These entries (their numbers).
@@ -61,13 +43,17 @@ public final class HistoryStore {
     }
 
     /// Opens the database at `path`, creating it (folder 0700, file 0600)
-    /// and migrating its schema unless `readOnly`.
-    /// - Throws: `.io` when it cannot be opened or created;
-    ///   `.malformedData` for a damaged file; `.invalidState` for the
-    ///   schema of a newer release.
-    public init(path: String, readOnly: Bool = false) throws(HandoffError) {
-        if !readOnly { try Self.prepareFile(path) }
-        db = try SQLiteDatabase(path: path, readOnly: readOnly, create: !readOnly)
+    /// when `create`, and migrating an older schema forward.
+    /// - Parameter create: false for a reader (`handoff history`, the
+    ///   agent's search): a missing file is `.notFound`-like `.io`, never
+    ///   made.
+    /// - Throws: `.io` when it cannot be opened or created (unreadable,
+    ///   missing without `create`); `.malformedData` for a damaged file;
+    ///   `.invalidState` for the schema of a newer release.
+    public init(path: String, readOnly: Bool = false, create: Bool = true) throws(HandoffError) {
+        let create = create && !readOnly
+        if create { try Self.prepareFile(path) }
+        db = try SQLiteDatabase(path: path, readOnly: readOnly, create: create)
         // Wait for the other connection's write rather than fail at once.
         sqlite3_busy_timeout(db.handle, 5000)
         if readOnly {
@@ -78,11 +64,15 @@ public final class HistoryStore {
         } else {
             // WAL: readers and the writer work at once, and a kill at any
             // moment loses at most the transaction being written.
-            try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON")
+            // secure_delete: what is deleted is overwritten, not left in
+            // free pages. temp_store: a statement journal in memory, not a
+            // file that a full disk refuses.
+            try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON; PRAGMA temp_store = MEMORY")
             try HistorySchema.migrate(db)
         }
         // Fails for a file that is not a database (SQLite reads lazily).
         _ = try count()
+        if create { ensureReserve() }
     }
 
     /// Creates the folder (0700) and the file (0600) before SQLite does,
@@ -126,7 +116,17 @@ public final class HistoryStore {
         if info.st_mode & 0o077 != 0 { chmod(path, 0o600) }
     }
 
-    private func statement(_ sql: String) throws(HandoffError) -> SQLiteStatement {
+    /// The SQL of every statement this store prepared (a test explains
+    /// each one's query plan: no statement may scan the entries).
+    var preparedSQL: [String] { Array(statements.keys) }
+
+    /// Virtual-machine steps of every prepared statement (tests count a
+    /// write's work this way, not by its time).
+    func vmSteps(reset: Bool) -> Int {
+        statements.values.reduce(0) { $0 + $1.steps(reset: reset) }
+    }
+
+    func statement(_ sql: String) throws(HandoffError) -> SQLiteStatement {
         if let s = statements[sql] { return s }
         let s = try db.prepare(sql)
         statements[sql] = s
@@ -138,10 +138,25 @@ public final class HistoryStore {
     /// Writes `records` in one transaction: each updates the entry of its
     /// activity, else that of the same app, device and persistent
     /// identifier, else is added.
+    ///
+    /// Transactions of at most 256 records or 1 MiB of payloads, each
+    /// copied into the file and the WAL emptied after it (`checkpoint`):
+    /// at rest the WAL is empty, so a deletion on a full disk never has to
+    /// grow the file for pages written before it (docs/history.md
+    /// "Deleting").
     public func write(_ records: [HistoryRecord]) throws(HandoffError) {
-        guard !records.isEmpty else { return }
-        try db.transaction { () throws(HandoffError) in
-            for r in records { try write(r) }
+        var start = 0
+        while start < records.count {
+            var end = start, bytes = 0
+            while end < records.count, end - start < 256, bytes < 1 << 20 {
+                bytes += records[end].payload.count
+                end += 1
+            }
+            try db.transaction { () throws(HandoffError) in
+                for r in records[start..<end] { try write(r) }
+            }
+            try? checkpoint()
+            start = end
         }
     }
 
@@ -177,61 +192,6 @@ public final class HistoryStore {
                     keywords, content, url, first_seen, last_seen, payload_size, payload)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14)
                 """).run(fields)
-        }
-    }
-
-    /// Deletes what `deletion` names; returns how many entries went.
-    @discardableResult
-    public func delete(_ deletion: HistoryDeletion) throws(HandoffError) -> Int {
-        try db.transaction { () throws(HandoffError) -> Int in
-            var n = 0
-            switch deletion {
-            case .entries(let ids):
-                let s = try statement("DELETE FROM entries WHERE id = ?1")
-                for id in ids { try s.run([.integer(id)]); n += db.changes }
-            case .persistentIdentifiers(let pids, let team):
-                let s = try statement("DELETE FROM entries WHERE team = ?1 AND persistent_id = ?2")
-                for pid in pids { try s.run([.text(team), .text(pid)]); n += db.changes }
-            case .bundle(let bundle):
-                try statement("DELETE FROM entries WHERE bundle = ?1").run([.text(bundle)])
-                n = db.changes
-            case .device(let id):
-                try statement("DELETE FROM entries WHERE device_id = ?1").run([.blob(id)])
-                n = db.changes
-            case .all:
-                try statement("DELETE FROM entries").run()
-                n = db.changes
-            }
-            return n
-        }
-    }
-
-    /// Applies `retention` at `now` (ms since the Unix epoch): too old,
-    /// then too many, then too many bytes, oldest first. Returns how many went.
-    @discardableResult
-    public func prune(_ retention: HistoryRetention, now: Int64) throws(HandoffError) -> Int {
-        try db.transaction { () throws(HandoffError) -> Int in
-            var n = 0
-            let cutoff = now - Int64(retention.days) * 86_400_000
-            try statement("DELETE FROM entries WHERE last_seen < ?1").run([.integer(cutoff)])
-            n += db.changes
-            try statement("""
-                DELETE FROM entries WHERE id IN (SELECT id FROM entries ORDER BY last_seen DESC, id DESC LIMIT -1 OFFSET ?1)
-                """).run([.integer(Int64(retention.entries))])
-            n += db.changes
-            let total = try statement("SELECT total(payload_size) FROM entries").rows { $0.integer(0) }.first ?? 0
-            if total > Int64(retention.payloadBytes) {
-                // Keep the newest that fit; the rest go.
-                let sizes = try statement("SELECT id, payload_size FROM entries ORDER BY last_seen DESC, id DESC")
-                    .rows { ($0.integer(0), $0.integer(1)) }
-                var kept: Int64 = 0
-                let delete = try statement("DELETE FROM entries WHERE id = ?1")
-                for (id, size) in sizes {
-                    kept += size
-                    if kept > Int64(retention.payloadBytes) { try delete.run([.integer(id)]); n += 1 }
-                }
-            }
-            return n
         }
     }
 
@@ -301,7 +261,7 @@ public final class HistoryStore {
     public func entries(_ ids: [Int64]) throws(HandoffError) -> [HistoryEntry] {
         let s = try statement("SELECT \(Self.columns) FROM entries e WHERE e.id = ?1")
         var out: [HistoryEntry] = []
-        for id in ids.prefix(Self.maxResults * 4) {
+        for id in ids {  // callers bound how many (the desktop's 50, the command line's 64)
             out += try s.rows([.integer(id)], Self.entry)
         }
         return out
@@ -321,8 +281,9 @@ public final class HistoryStore {
             """).rows { ($0.blob(0), $0.text(1)) }
     }
 
+    /// How many entries there are (kept by the triggers: no count of the table).
     public func count() throws(HandoffError) -> Int {
-        Int(try statement("SELECT count(*) FROM entries").rows { $0.integer(0) }.first ?? 0)
+        Int(try statement("SELECT entries FROM stats WHERE id = 1").rows { $0.integer(0) }.first ?? 0)
     }
 }
 

@@ -55,9 +55,23 @@ final class SQLiteDatabase {
             try execute("COMMIT")
             return value
         } catch {
+            // The failure is the body's or COMMIT's, not the rollback's
+            // (after a failed COMMIT there may be nothing to roll back).
+            let failed = lastFailure
             try? execute("ROLLBACK")
+            lastFailure = failed
             throw error
         }
+    }
+
+    /// The result code of the latest failure this connection reported
+    /// (`failure`), SQLITE_OK before any: whether it was a full disk.
+    private(set) var lastFailure: Int32 = SQLITE_OK
+
+    /// The latest failure was the disk's: full, or a write refused.
+    var lastFailureWasDisk: Bool {
+        let primary = lastFailure & 0xFF
+        return primary == SQLITE_FULL || primary == SQLITE_IOERR
     }
 
     var changes: Int { Int(sqlite3_changes(handle)) }
@@ -67,6 +81,7 @@ final class SQLiteDatabase {
     /// An error naming the database: `.io` for what the disk or another
     /// process did, `.malformedData` for a damaged file.
     func failure(_ rc: Int32, _ message: String) -> HandoffError {
+        lastFailure = rc
         let primary = rc & 0xFF
         let code: HandoffError.Code = (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) ? .malformedData : .io
         return HandoffError(code, "history database \(path): \(message)")
@@ -145,6 +160,19 @@ final class SQLiteStatement {
         while try step() { out.append(row(self)) }
         sqlite3_reset(handle)
         return out
+    }
+
+    /// Virtual-machine steps since the last `resetSteps` (a count of
+    /// work, for tests: `HistoryTrustTests`).
+    func steps(reset: Bool) -> Int {
+        Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_VM_STEP, reset ? 1 : 0))
+    }
+
+    /// Row by row while `row` says to go on (true); the rest is not read.
+    func each(_ values: [Value] = [], _ row: (SQLiteStatement) -> Bool) throws(HandoffError) {
+        try bind(values)
+        defer { sqlite3_reset(handle) }
+        while try step() { if !row(self) { break } }
     }
 
     func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }

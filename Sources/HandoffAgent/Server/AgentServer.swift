@@ -374,6 +374,13 @@ public final class AgentServer: @unchecked Sendable {
     func status() -> AgentStatus {
         var extra: [String: Int64] = [:]
         for (key, value) in counters.dictionary { extra["agent." + key] = value }
+        // What became of history records (docs/agent.md §14): none lost uncounted.
+        if let counts = history?.counts {
+            extra["agent.historyReceived"] = Int64(counts.received)
+            extra["agent.historyCoalesced"] = Int64(counts.coalesced)
+            extra["agent.historyDropped"] = Int64(counts.dropped)
+            extra["agent.historyFailed"] = Int64(counts.failed)
+        }
         return AgentStatus(engine: engine, device: currentDevice, clients: sessions.count, extraCounters: extra)
     }
 
@@ -710,6 +717,8 @@ public final class AgentServer: @unchecked Sendable {
                     self?.log("history", message)
                 }
                 self.history = history
+                // The age limit's one timer (docs/history.md "Bounds and retention").
+                self.sources.add(history.expiry, token: self.takeToken())
                 // Other devices' activities, when the person turns that on.
                 let watch = RemoteHistoryWatch(server: self, history: history)
                 watch.start()

@@ -20,8 +20,10 @@ enum DoctorCommand: Command {
         off warn about clocks), where beacon targets come from (each configured
         peer's name and what it resolves to, the tailnet through tailscaled's
         socket), the channel of every device heard, over each
-        address family it was heard on, and of every --peer, and hints from the
-        firewall rules (nft, iptables; read only, nothing is changed).
+        address family it was heard on, and of every --peer, hints from the
+        firewall rules (nft, iptables; read only, nothing is changed), and the
+        history (its database readable by this release, its size and entries,
+        the disk left for it, what the agent could not write).
 
         Each finding is ok, warn or fail, with what was found and what to do.
         doctor exits 1 when any check fails. Here --peer names another device's
@@ -42,7 +44,7 @@ enum DoctorCommand: Command {
     nonisolated(unsafe) static let checks: [any DoctorCheck.Type] = [
         AccountFileCheck.self, DeviceCheck.self, InterfacesCheck.self, BeaconPortCheck.self, MulticastCheck.self,
         LocalChannelCheck.self, ListenCheck.self, SourcesCheck.self, ChannelCheck.self, FirewallCheck.self, BrowserBridgeCheck.self,
-        MPRISBridgeCheck.self,
+        MPRISBridgeCheck.self, HistoryCheck.self,
     ]
 
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
@@ -66,6 +68,7 @@ enum DoctorCommand: Command {
         report["via"] = .string(context.source?.via.rawValue)
         if let counts = context.heardBeacons { report["beacons"] = json(counts) }
         if let sources = context.sources { report["sources"] = .array(sources.map(SourcesCheck.json)) }
+        if let history = context.history { report["history"] = .object(history) }
         output.emit(.object(report),
                     human: "\n" + tr("{ok} ok, {warnings} warning(s), {failures} failure(s).",
                                   ["ok": "\(findings.count - failures - warnings)", "warnings": "\(warnings)", "failures": "\(failures)"]))

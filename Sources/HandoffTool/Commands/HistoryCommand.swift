@@ -43,7 +43,7 @@ enum HistoryCommand: Command {
     static let options: [OptionSpec] = [
         .value("--app", "BUNDLE-ID", "only this app's entries (list, delete)"),
         .value("--device", "DEVICE", "only this device's entries (list, delete)"),
-        .value("--limit", "N", "at most N entries (list: default 20; search: default 20, at most 50)"),
+        .value("--limit", "N", "at most N entries (list: default 20, no upper bound; search: default 20, at most 50)"),
         .flag("--all", "delete every entry"),
     ]
     static let positionals = 0...64
@@ -51,36 +51,43 @@ enum HistoryCommand: Command {
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
         var words = arguments.positionals
         let action = words.isEmpty ? "list" : words.removeFirst()
-        let limit = try limitValue(arguments)
         guard let path = HistoryStore.defaultPath(ProcessEnvironment.current) else {
             throw HandoffError(.invalidState, "no place for the history: neither XDG_DATA_HOME nor HOME is an absolute path")
         }
-        // Reading makes no database where there is none: nothing is kept yet.
-        let exists = access(path, F_OK) == 0
+        // Reading makes no database where there is none (nothing is kept
+        // yet); one that is there but cannot be read is an error, never
+        // an empty history.
+        let store = try existingStore(path)
         switch action {
-        case "list" where !exists, "search" where !exists:
-            show([], output, empty: tr("The history is empty."))
         case "list":
             guard words.isEmpty else { throw arguments.usage("list takes no words, only --app, --device and --limit") }
-            let store = try HistoryStore(path: path)
+            let limit = try limitValue(arguments, max: nil) ?? 20
+            guard let store else {
+                show([], output, empty: tr("The history is empty."))
+                return ExitCode.ok
+            }
             let device = try arguments.value("--device").map { text throws(HandoffError) in try deviceID(text, store, arguments) }
-            let entries = try store.list(bundle: arguments.value("--app"), deviceID: device, limit: limit ?? 20)
+            let entries = try store.list(bundle: arguments.value("--app"), deviceID: device, limit: limit)
             show(entries, output, empty: tr("The history is empty."))
         case "search":
             guard !words.isEmpty else { throw arguments.usage("search needs the words to look for: handoff history search budget") }
-            let entries = try HistoryStore(path: path).search(words.joined(separator: " "), limit: limit ?? 20)
+            let limit = try limitValue(arguments, max: HistoryStore.maxResults) ?? 20
+            let entries = try store?.search(words.joined(separator: " "), limit: limit) ?? []
             show(entries, output, empty: tr("Nothing in the history matches."))
         case "show":
             guard words.count == 1 else { throw arguments.usage("show takes one ID, as list shows it (h12)") }
             let id = try entryNumber(words[0], arguments)
-            guard let entry = try HistoryStore(path: path).entries([id]).first else {
-                throw HandoffError(.invalidArgument, "the history has no entry \(words[0])")
-            }
+            guard let entry = try store?.entries([id]).first else { throw unknown([words[0]]) }
             output.emit(.object(json(entry)), human: detail(entry))
         case "delete":
-            let store = try HistoryStore(path: path)
             let deletion = try deletion(words, store, arguments)
-            let n = try store.delete(deletion)
+            if case .entries(let ids) = deletion {
+                // Every id must name an entry: a stale one is an error, and nothing is deleted.
+                let known = Set(try store?.entries(ids).map(\.id) ?? [])
+                let missing = zip(words, ids).filter { !known.contains($0.1) }.map(\.0)
+                guard missing.isEmpty else { throw unknown(missing) }
+            }
+            let n = try store?.delete(deletion) ?? 0
             output.emit(.object(["deleted": .int(Int64(n))]),
                         human: trn("Deleted {count} entry.", "Deleted {count} entries.", n, ["count": "\(n)"]))
         default:
@@ -89,20 +96,40 @@ enum HistoryCommand: Command {
         return ExitCode.ok
     }
 
-    private static func limitValue(_ arguments: ParsedArguments) throws(UsageError) -> Int? {
+    /// The store at `path`, nil when there is no file yet; an error when
+    /// it is there and cannot be read, is damaged or is of a newer release.
+    private static func existingStore(_ path: String) throws(HandoffError) -> HistoryStore? {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            let error = errno
+            if error == ENOENT { return nil }
+            throw HandoffError(.io, "cannot read the history database \(path): \(String(cString: strerror(error)))")
+        }
+        return try HistoryStore(path: path, create: false)
+    }
+
+    private static func unknown(_ ids: [String]) -> HandoffError {
+        HandoffError(.invalidArgument, ids.count == 1
+            ? "the history has no entry \(ids[0]) (`handoff history list` shows the ids it has)"
+            : "the history has no entries \(ids.joined(separator: ", ")) (`handoff history list` shows the ids it has): nothing deleted")
+    }
+
+    /// --limit: a whole number from 1, at most `max` when given.
+    private static func limitValue(_ arguments: ParsedArguments, max: Int?) throws(UsageError) -> Int? {
         guard let text = arguments.value("--limit") else { return nil }
-        guard let n = Int(text), (1...HistoryStore.maxResults * 200).contains(n) else {
-            throw arguments.usage("--limit takes a whole number from 1 to \(HistoryStore.maxResults * 200)")
+        guard let n = Int(text), n >= 1, n <= (max ?? Int.max) else {
+            throw arguments.usage(max.map { "--limit takes a whole number from 1 to \($0)" } ?? "--limit takes a whole number from 1")
         }
         return n
     }
 
+    /// "h12" or "12", spelled as list shows it: "h012" is no id.
     private static func entryNumber(_ text: String, _ arguments: ParsedArguments) throws(UsageError) -> Int64 {
-        if let n = HistoryEntry.number(ofResult: text) ?? HistoryEntry.number(ofResult: "h" + text) { return n }
+        if let n = HistoryEntry.number(ofResult: text) ?? (text.hasPrefix("h") ? nil : HistoryEntry.number(ofResult: "h" + text)) { return n }
         throw arguments.usage("\"\(text)\" is not a history entry's id (h12, as list shows it)")
     }
 
-    private static func deletion(_ words: [String], _ store: HistoryStore, _ arguments: ParsedArguments) throws -> HistoryDeletion {
+    private static func deletion(_ words: [String], _ store: HistoryStore?, _ arguments: ParsedArguments) throws -> HistoryDeletion {
         let chosen = [!words.isEmpty, arguments.value("--app") != nil, arguments.value("--device") != nil, arguments.has("--all")]
         guard chosen.filter({ $0 }).count == 1 else {
             throw arguments.usage("delete takes IDs, or one of --app, --device and --all")
@@ -116,9 +143,9 @@ enum HistoryCommand: Command {
     }
 
     /// A device named by its id (32 hex digits) or by a name the history shows.
-    private static func deviceID(_ text: String, _ store: HistoryStore, _ arguments: ParsedArguments) throws(HandoffError) -> [UInt8] {
+    private static func deviceID(_ text: String, _ store: HistoryStore?, _ arguments: ParsedArguments) throws(HandoffError) -> [UInt8] {
         if let bytes = AgentHistory.bytes(hex: text.lowercased()) { return bytes }
-        let named = Set(try store.devices().filter { $0.name == text }.map(\.id))
+        let named = Set(try (store?.devices() ?? []).filter { $0.name == text }.map(\.id))
         guard named.count == 1, let id = named.first else {
             throw HandoffError(.invalidArgument, named.isEmpty
                 ? "no device named \"\(text)\" is in the history (give its id, 32 hex digits, or a name `handoff history` shows)"

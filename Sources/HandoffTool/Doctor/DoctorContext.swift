@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffContinuity
+import HandoffJSON
 import HandoffModel
 import HandoffRuntime
 
@@ -30,6 +31,8 @@ final class DoctorContext {
     var before: AgentStatus?
     /// Each peer source's state, once the sources check read it (the report's `sources`).
     var sources: [PeerSourceState]?
+    /// The history's figures, once its check read them (the report's `history`).
+    var history: JSONObject?
     /// What the listen window heard, by kind (the report's `beacons`).
     var heardBeacons: BeaconTally?
     let queue: HostQueue

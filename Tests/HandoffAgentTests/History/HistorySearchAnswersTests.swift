@@ -79,7 +79,7 @@ struct HistorySearchAnswersTests {
         #expect(metas[0].name == "Meeting notes" && metas[0].icon == "handoff")
         #expect(metas[0].description == "org.example.Notes · Kitchen iMac · 5 min ago")
         #expect(metas[1].name == "org.example.edit")
-        _ = answers.metas((0..<1000).map { "h\($0)" })
+        _ = answers.metas((1...1000).map { "h\($0)" })
         #expect(backend.asked.last!.count == HistorySearchAnswers.maxIDs)
     }
 

@@ -165,7 +165,7 @@ import Testing
         let writer = HistoryWriter(store: store, retention: { HistoryRetention() }) { _ in }
         defer { writer.stop() }
         let record = try Self.record(try Self.payload(title: "kept then forgotten", persistent: "gone"))
-        writer.submit(.write { record })
+        writer.submit(.write(key: nil, bytes: 0) { record })
         let outcome = Locked<Int?>(nil)
         writer.submit(.delete(.persistentIdentifiers(["gone"], team: "TEAM1")) { result in outcome.withLock { $0 = try? result.get() } })
         writer.flush()
@@ -174,7 +174,7 @@ import Testing
         // dropped, none is lost without being counted, nothing grows unbounded.
         let payload = try Self.payload(title: "flood")
         for i in 0..<5000 {
-            writer.submit(.write { try? Self.record(payload, device: [UInt8](repeating: UInt8(i % 256), count: 15) + [UInt8(i / 256)]) })
+            writer.submit(.write(key: nil, bytes: payload.count) { try? Self.record(payload, device: [UInt8](repeating: UInt8(i % 256), count: 15) + [UInt8(i / 256)]) })
         }
         writer.flush(seconds: 60)
         let written = try HistoryStore(path: tree.path("history.sqlite")).count()
