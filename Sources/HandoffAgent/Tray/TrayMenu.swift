@@ -106,7 +106,9 @@ struct TrayMenu: Equatable {
          devices: [TrayDevice], paused: Bool, recent: [Recent] = [], thisDevice: String? = nil) {
         var items: [Item] = []
         if offers.isEmpty {
-            items.append(Item(id: Self.nothingID, label: tr("Nothing to continue"), enabled: false))
+            // While paused nothing is listed because of the pause: say so.
+            items.append(Item(id: Self.nothingID, label: paused ? tr("Handoff is paused") : tr("Nothing to continue"),
+                              enabled: false))
         }
         for offer in offers.prefix(Self.maxListed) {
             let remote = offer.remote

@@ -85,6 +85,9 @@ struct TrayMenuTests {
         #expect(Self.menu([]).item(TrayMenu.pauseID)?.label == "Pause Handoff")
         #expect(menu.items[0].enabled == false)
         #expect(menu.items[0].properties.map(\.0).contains("enabled"))
+        // With nothing listed, the first line says why: the pause.
+        #expect(Self.menu([], paused: true).items[0].label == "Handoff is paused")
+        #expect(Self.menu([]).items[0].label == "Nothing to continue")
     }
 
     /// Every state the running and the waiting agent's menus take (issue
