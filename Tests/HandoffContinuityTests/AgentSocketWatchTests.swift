@@ -16,6 +16,16 @@ import Testing
         return poll(&fds, 1, seconds * 1000) == 1
     }
 
+    /// Drains while the descriptor is readable (100 at most): how many it took.
+    static func drainsUntilQuiet(_ watch: AgentSocketWatch) -> Int {
+        var drains = 0
+        while readable(watch, seconds: 0), drains < 100 {
+            watch.drain()
+            drains += 1
+        }
+        return drains
+    }
+
     static func freshBase() -> String {
         let n = FakeAgent.counter.withLock { c in c += 1; return c }
         let base = "/tmp/handoff-watch-test-\(getpid())-\(n)"
@@ -87,31 +97,16 @@ import Testing
 
         #expect(mkdir(base + "/handoff", 0o700) == 0)
         #expect(Self.readable(watch))
-        var drains = 0
-        while Self.readable(watch, seconds: 0), drains < 100 {
-            watch.drain()
-            drains += 1
-        }
-        #expect(drains <= 2)
+        #expect(Self.drainsUntilQuiet(watch) <= 2)
         #expect(!Self.readable(watch, seconds: 0))
 
         // The directory moved away and made again: quiet once more.
         #expect(rename(base + "/handoff", base + "/handoff.old") == 0)
         #expect(Self.readable(watch))
-        drains = 0
-        while Self.readable(watch, seconds: 0), drains < 100 {
-            watch.drain()
-            drains += 1
-        }
-        #expect(drains <= 3)
+        #expect(Self.drainsUntilQuiet(watch) <= 3)
         #expect(mkdir(base + "/handoff", 0o700) == 0)
         #expect(Self.readable(watch))
-        drains = 0
-        while Self.readable(watch, seconds: 0), drains < 100 {
-            watch.drain()
-            drains += 1
-        }
-        #expect(drains <= 3)
+        #expect(Self.drainsUntilQuiet(watch) <= 3)
         let listener = try LocalSocket.listen(at: path)
         defer { close(listener) }
         #expect(Self.readable(watch))
