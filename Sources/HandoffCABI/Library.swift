@@ -14,8 +14,8 @@ import HandoffModel
 enum LibraryVersion {
     static let major: UInt32 = 0
     static let minor: UInt32 = 3
-    static let patch: UInt32 = 0
-    static let string: StaticString = "0.3.0"
+    static let patch: UInt32 = 1
+    static let string: StaticString = "0.3.1"
 }
 
 @c @implementation public func handoff_version_number() -> UInt32 {
