@@ -112,6 +112,7 @@ test-abi: lib
 	$(PYTHON) Tests/abi/check_symbols.py $(LIB)
 	$(PYTHON) Tests/abi/check_licences.py
 	$(PYTHON) Tests/abi/check_cloexec.py
+	$(PYTHON) Tests/abi/check_map.py
 
 $(BINDIR)/test_%: Tests/c/test_%.c Tests/c/check.h Tests/c/check_handoff.h $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)
