@@ -10,7 +10,8 @@
 - nothing in the tree cites a design file outside it: the tree's own
   documents are the reference, so no tracked file names one;
 - `make help` lists every target `make test` runs and every .PHONY
-  target of the Makefile and mk/*.mk, each with its one line.
+  target of the Makefile and mk/*.mk, each with its one line, and every
+  `make TARGET` a file names in backticks is a target make knows.
 
 Exit 1, naming each place that does not agree."""
 
@@ -76,6 +77,21 @@ def path_words(text):
             yield word
 
 
+def text_files():
+    """(path, text) of every text file of the tree."""
+    for path in FILES:
+        file = ROOT / path
+        if not file.is_file() or file.stat().st_size > 2_000_000:
+            continue
+        try:
+            yield path, file.read_text()
+        except UnicodeDecodeError:
+            continue
+
+
+TEXTS = list(text_files())
+
+
 def layout_section(readme):
     m = re.search(r"^## Layout\n(.*?)(?=^## )", readme, re.S | re.M)
     return m.group(1) if m else ""
@@ -111,14 +127,7 @@ cite = re.compile(r"\b(PROTOCOL|agent|browser)(?:\.md)? §(\d+)")
 # The outside design file's name, spelled so that this file does not cite it.
 outside = re.compile(r"\bDESIGN" + r"(\.md\b| §)")
 scanned = cited = 0
-for path in FILES:
-    file = ROOT / path
-    if not file.is_file() or file.stat().st_size > 2_000_000:
-        continue
-    try:
-        text = file.read_text()
-    except UnicodeDecodeError:
-        continue
+for path, text in TEXTS:
     scanned += 1
     for number, line in enumerate(text.splitlines(), 1):
         for m in cite.finditer(line):
@@ -152,6 +161,15 @@ for makefile in makefiles:
             for target in line.split(":", 1)[1].split():
                 if "$" not in target:
                     check(target in helped, f"`make help` does not list `{target}` (.PHONY in {makefile.name})")
+# `make TARGET` named in backticks anywhere: a target make knows.
+known = set(helped) | set(re.findall(r"^([A-Za-z0-9_%./-]+):", database, re.M))
+named_make = re.compile(r"`make ([a-z][a-z0-9_-]*)")
+for path, text in TEXTS:
+    for number, line in enumerate(text.splitlines(), 1):
+        for m in named_make.finditer(line):
+            target = m.group(1)
+            if target not in known and not target.startswith("fuzz-"):
+                check(False, f"{path}:{number} names `make {target}`, which is no target of the Makefile or mk/")
 check(len(helped) >= 40, f"`make help` lists the targets ({len(helped)} found)")
 
 print(f"{checks - failures}/{checks} map checks pass: {named} paths named, {cited} section citations "
