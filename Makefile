@@ -14,6 +14,8 @@
 #   make soak     10,000 handoffs, 64 apps on an agent, 16 devices (mk/soak.mk)
 #   make size     stripped library and tool, split by origin (mk/size.mk)
 #   make clean    remove build output
+#   make help     every target a contributor uses, one line each (the
+#                 `## target: what` lines next to the rules here and in mk/)
 
 SWIFT        ?= swift
 CC           ?= cc
@@ -47,14 +49,25 @@ export HANDOFF_HISTORY_DB ?= $(abspath $(BUILD))/test-history/history.sqlite
 EXTRA_TESTS :=
 include $(sort $(wildcard mk/*.mk))
 
-.PHONY: all deps lib test test-swift test-tsan test-c test-abi test-valgrind test-python test-integration demo bench bench-agent-idle clean
+.PHONY: all help deps lib test test-swift test-tsan test-c test-abi test-valgrind test-python test-integration demo bench bench-agent-idle clean
 
+## all: the library and its header (the default; same as lib)
 all: lib
 
+## lib: build/lib/libhandoff.so (release, stripped) and build/include/handoff.h
 lib: $(LIB) $(INCDIR)/handoff.h
+
+# Lists the `## target: what` lines of the Makefile and mk/*.mk, in the
+# order make reads them (Tests/abi/check_map.py: `make test`'s targets and
+# every .PHONY target are among them).
+## help: this list
+help:
+	@echo "make TARGET, where TARGET is one of ((test): run by make test; docs/ARCHITECTURE.md, README.md):"
+	@sed -n 's/^## \([^ :]*\): \(.*\)$$/\1\t\2/p' $(MAKEFILE_LIST) | awk -F '\t' '{ printf "  %-20s %s\n", $$1, $$2 }'
 
 # What building and testing need beyond the toolchains (README: the two
 # set-up commands install what is missing first). Quick when all is there.
+## deps: install what building and testing need (scripts/install-deps.sh)
 deps:
 	@sh scripts/install-deps.sh
 
@@ -79,15 +92,19 @@ $(INCDIR)/handoff.h: include/handoff.h
 
 # ---------------------------------------------------------------- tests
 
+## test: every suite below that says (test); 30 minutes and more
 test: deps lib test-abi test-c test-valgrind test-python test-integration test-swift test-tsan $(EXTRA_TESTS)
 
+## test-swift: (test) swift test: every Swift suite, and the fuzz regression corpus
 test-swift:
 	$(SWIFT) test
 
 # The runtime's tests again under ThreadSanitizer (own build folder).
+## test-tsan: (test) the runtime's Swift tests under ThreadSanitizer
 test-tsan:
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter HandoffRuntimeTests
 
+## test-abi: (test) the .so's exports and NEEDED, versions, licences, close-on-exec, docs/ARCHITECTURE.md
 test-abi: lib
 	sh Tests/abi/check_abi.sh $(LIB) include/handoff.h
 	$(PYTHON) Tests/abi/check_vocabulary.py
@@ -95,6 +112,7 @@ test-abi: lib
 	$(PYTHON) Tests/abi/check_symbols.py $(LIB)
 	$(PYTHON) Tests/abi/check_licences.py
 	$(PYTHON) Tests/abi/check_cloexec.py
+	$(PYTHON) Tests/abi/check_map.py
 
 $(BINDIR)/test_%: Tests/c/test_%.c Tests/c/check.h Tests/c/check_handoff.h $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)
@@ -108,6 +126,7 @@ $(BINDIR)/header_cxx: Tests/c/header_cxx.cpp $(LIB) $(INCDIR)/handoff.h
 C_TESTS := $(BINDIR)/test_model $(BINDIR)/test_runtime $(BINDIR)/test_restoration \
            $(BINDIR)/test_delegate_names
 
+## test-c: (test) the C tests through the header, and the header as C++
 test-c: $(C_TESTS) $(BINDIR)/header_cxx
 	$(BINDIR)/header_cxx
 	$(BINDIR)/test_model
@@ -119,6 +138,7 @@ test-c: $(C_TESTS) $(BINDIR)/header_cxx
 # The C tests again under valgrind, in one process: no invalid access and
 # no definite leak through the C ABI. (The Swift runtime's one-time caches
 # show as "possibly lost", so only definite leaks count.)
+## test-valgrind: (test) the C tests under valgrind: no invalid access, no definite leak
 test-valgrind: $(C_TESTS)
 	@if command -v valgrind >/dev/null; then \
 	  for t in $(C_TESTS); do \
@@ -127,6 +147,7 @@ test-valgrind: $(C_TESTS)
 	  done; \
 	else echo "valgrind not installed: skipping test-valgrind"; fi
 
+## test-python: (test) the library's plists against CPython's plistlib, through ctypes
 test-python: lib
 	HANDOFF_LIBRARY=$(abspath $(LIB)) $(PYTHON) -m pytest -q -p no:cacheprovider Tests/python
 
@@ -141,6 +162,7 @@ $(BINDIR)/streamer: Tests/integration/streamer.c $(LIB) $(INCDIR)/handoff.h
 	$(CC) $(CFLAGS_STRICT) -O2 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I$(INCDIR) -o $@ $< $(LINK_HANDOFF)
 
 # The idle tests (test_idle.py) measure `handoff agent` too.
+## test-integration: (test) real processes on real sockets: loopback and network namespaces
 test-integration: $(BINDIR)/peer $(BINDIR)/streamer $(TOOL)
 	$(PYTHON) -m pytest -q -p no:cacheprovider Tests/integration
 
@@ -155,6 +177,7 @@ $(BINDIR)/mapoff: examples/c/mapoff.c $(LIB) $(INCDIR)/handoff.h
 	$(CC) $(CFLAGS_STRICT) -D_POSIX_C_SOURCE=200809L -I$(INCDIR) -o $@ $< $(LINK_HANDOFF)
 
 # A real handoff between two processes on this machine (loopback).
+## demo: a real handoff between two processes on this machine
 demo: deps $(BINDIR)/mapoff $(BINDIR)/roundtrip
 	sh examples/c/run-demo.sh $(BINDIR)/mapoff
 
@@ -185,10 +208,12 @@ $(BINDIR)/idle_app: bench/idle_app.c $(LIB) $(INCDIR)/handoff.h
 	$(CC) $(CFLAGS_STRICT) -D_POSIX_C_SOURCE=200809L -I$(INCDIR) -o $@ $< $(LINK_HANDOFF)
 
 # Wake-ups, RSS and threads of an idle agent and of an app connected to it.
+## bench-agent-idle: wake-ups, RSS and threads of an idle agent and app, in every state
 bench-agent-idle: $(BINDIR)/idle_app $(TOOL)
 	python3 bench/agent_idle.py --tool $(abspath $(TOOL)) --app $(abspath $(BINDIR)/idle_app)
 
 # Figures next to a raw baseline measured in the same run: compare ratios.
+## bench: latency, stream throughput and history figures next to raw baselines
 bench: $(BINDIR)/bench $(BINDIR)/bench_streams $(BINDIR)/bench_history $(BINDIR)/streamer $(TOOL) $(FAKE_NOTIFICATIONS)
 	$(BINDIR)/bench $(abspath $(TOOL))
 	$(BINDIR)/bench_streams $(BINDIR)/streamer
@@ -197,5 +222,6 @@ bench: $(BINDIR)/bench $(BINDIR)/bench_streams $(BINDIR)/bench_history $(BINDIR)
 	python3 bench/bridge_latency.py --tool $(abspath $(TOOL))
 	python3 bench/browser_sight.py --tool $(abspath $(TOOL))
 
+## clean: remove build/, .build/ and .build-tsan/
 clean:
 	rm -rf $(BUILD) .build .build-tsan

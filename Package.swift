@@ -5,7 +5,7 @@
 // shared library whose core is Swift. See README.md and docs/.
 //
 // Layers are separate targets so the compiler keeps them one-way
-// (DESIGN.md §2): HandoffModel <- HandoffRuntime <- HandoffContinuity <-
+// (docs/ARCHITECTURE.md "Layers"): HandoffModel <- HandoffRuntime <- HandoffContinuity <-
 // HandoffCABI. The runtime sees continuity only through its
 // ContinuityService protocol. No package dependencies: TLS and crypto come from
 // the system's OpenSSL 3 through the COpenSSL system-library target, XML

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# The agent's D-Bus side (issue 15, docs/agent.md §5–§6): its tests run
+# The agent's D-Bus side (docs/agent.md §5–§6): its tests run
 # against a fake notification server and app (Tests/agent/fake_notifications.c)
 # on a private dbus-daemon each test starts.
 #
@@ -21,6 +21,7 @@ $(FAKE_WATCHER): Tests/agent/fake_watcher.c
 	@mkdir -p $(BINDIR)
 	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -o $@ $< $$(pkg-config --cflags --libs libsystemd)
 
+## test-agent-dbus: the agent's D-Bus suites (notifications, tray, socket activation)
 test-agent-dbus: $(FAKE_NOTIFICATIONS)
 	HANDOFF_FAKE_NOTIFICATIONS=$(abspath $(FAKE_NOTIFICATIONS)) \
 	  $(SWIFT) test --filter 'HandoffAgentTests\.(SessionBusTests|SessionBusExportTests|TrayMenuTests|NotifierTests|ApplicationActivatorTests|ActivatedSocketTests)'

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# The `handoff` command, installation, and the C examples (issue 8).
+# The `handoff` command, installation, and the C examples.
 #
 #   make tool                        build/bin/handoff
 #   make examples                    the MapOff pair: build/bin/mapoff-sender, build/bin/mapoff-receiver
@@ -13,6 +13,7 @@ TOOL_OUT   := .build/release/handoff-cli
 
 .PHONY: tool examples test-cli test-browser
 
+## tool: build/bin/handoff, the command and the agent
 tool: $(TOOL)
 
 # After the library and in the same SwiftPM build folder: the modules they
@@ -28,6 +29,7 @@ $(TOOL): $(LIB) $(SWIFT_SOURCES)
 
 # The MapOff pair, each its own program (mapoff.c with its mode fixed);
 # $(BINDIR)/mapoff, taking the mode as its first argument, is the core's.
+## examples: the MapOff pair: build/bin/mapoff-sender and build/bin/mapoff-receiver
 examples: $(BINDIR)/mapoff-sender $(BINDIR)/mapoff-receiver
 
 $(BINDIR)/mapoff-sender: examples/c/mapoff.c $(LIB) $(INCDIR)/handoff.h
@@ -49,6 +51,7 @@ $(BINDIR)/history_app: Tests/c/history_app.c $(LIB) $(INCDIR)/handoff.h
 # directories and ports; every child killed), handoffs with the C MapOff
 # pair, and `make install` into a temporary prefix that a C build then uses
 # through pkg-config.
+## test-cli: (test) the handoff command and agent as real processes (Tests/cli)
 test-cli: $(TOOL) $(LIB) $(INCDIR)/handoff.h examples $(BINDIR)/streamer $(BINDIR)/history_app
 	HANDOFF_TOOL=$(abspath $(TOOL)) HANDOFF_STREAMER=$(abspath $(BINDIR)/streamer) \
 	HANDOFF_HISTORY_APP=$(abspath $(BINDIR)/history_app) \
@@ -58,7 +61,8 @@ EXTRA_TESTS += test-cli
 
 # bridges/browser/extension loaded unpacked in Chromium and Firefox ESR on a
 # private Xvfb display, against a stand-in native host, and with the real
-# `handoff browser-host` between two devices' agents (issue 25).
+# `handoff browser-host` between two devices' agents (docs/browser.md).
+## test-browser: the browser extension in real Chromium and Firefox (also in test-cli)
 test-browser: $(TOOL) $(LIB) $(FAKE_NOTIFICATIONS)
 	HANDOFF_TOOL=$(abspath $(TOOL)) HANDOFF_FAKE_NOTIFICATIONS=$(abspath $(FAKE_NOTIFICATIONS)) \
 		HANDOFF_LIBRARY=$(abspath $(LIB)) $(PYTHON) -m pytest -q -p no:cacheprovider \

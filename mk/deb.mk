@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# Debian packages (debian/, issue #27):
+# Debian packages (debian/):
 #
 #   make deb             build/deb/*.deb: libhandoff0, libhandoff-dev, handoff,
 #                        python3-handoff; then lintian on them (fails on a
@@ -27,6 +27,7 @@ DEB_STATE    := debian/.debhelper debian/debhelper-build-stamp debian/files debi
 
 # After lib and tool: under make -j the package build's own `make lib tool`
 # then finds them built instead of racing another SwiftPM build.
+## deb: the Debian packages in build/deb/, checked by lintian
 deb: $(LIB) $(TOOL)
 	rm -rf $(DEB_STATE) debian/*.substvars debian/*.debhelper.log debian/*.debhelper $(DEB_DIR)
 	mkdir -p $(DEB_DIR)
@@ -42,6 +43,7 @@ deb: $(LIB) $(TOOL)
 
 # Root: the Debian root is extracted, chrooted into (in a mount and PID
 # namespace of its own), and removed.
+## test-packages: (test) the .debs installed and used in a fresh Debian root
 test-packages: deb
 	DEB_DIR=$(abspath $(DEB_DIR)) $(PYTHON) -m pytest -q -p no:cacheprovider Tests/packages
 

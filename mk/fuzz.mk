@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# Fuzzing (issue 13): libFuzzer + AddressSanitizer targets for every decoder
+# Fuzzing: libFuzzer + AddressSanitizer targets for every decoder
 # of untrusted bytes, one per file in Tests/fuzz/targets (README, "Fuzzing").
 #
 #   make fuzz                  build every target, then run each in turn
@@ -66,10 +66,12 @@ FUZZ_LIBS_BRIDGE := $(FUZZ_DIR)/lib/libHandoffBrowser.a $(FUZZ_DIR)/lib/libHando
 
 .PHONY: fuzz fuzz-build fuzz-seeds $(addprefix fuzz-,$(FUZZ_TARGETS))
 
+## fuzz-build: (test) build every fuzz target, run none
 fuzz-build: $(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_TARGETS))
 
 EXTRA_TESTS += fuzz-build
 
+## fuzz: build every fuzz target, then run each (FUZZ_SECONDS, FUZZ_RUNS)
 fuzz: fuzz-build
 	@for t in $(FUZZ_TARGETS); do $(MAKE) --no-print-directory fuzz-$$t || exit 1; done
 
@@ -145,6 +147,7 @@ $(FUZZ_DIR)/bin/seeds: $(FUZZ_SRC)/tools/seeds.swift $(filter %.a,$(FUZZ_LIBS_CO
 	@mkdir -p $(@D)
 	$(SWIFTC) $(FUZZ_SWIFTFLAGS) $< $(FUZZ_LIBS_CONTINUITY) -o $@
 
+## fuzz-seeds: rewrite the seed corpora from the library's encoders
 fuzz-seeds: $(FUZZ_DIR)/bin/seeds
 	rm -rf $(FUZZ_SRC)/corpus
 	SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 FUZZ_SEEDS_DIR=$(FUZZ_SRC)/corpus FUZZ_REGRESSIONS_DIR=$(FUZZ_SRC)/regressions $<
@@ -182,6 +185,7 @@ FUZZ_MAX_LEN_native-messaging := 8192
 
 fuzz_limit = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_SECONDS))
 
+## fuzz-TARGET: build and run one fuzz target (Tests/fuzz/targets), e.g. fuzz-bplist
 $(addprefix fuzz-,$(FUZZ_TARGETS)): fuzz-%: $(FUZZ_DIR)/bin/%
 	@mkdir -p $(FUZZ_DIR)/corpus/$* $(FUZZ_DIR)/artifacts/$*
 	@mkdir -p $(FUZZ_TMPDIR)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# The hostile-network suite (issue 13 item 8): attacks by a real attacker
+# The hostile-network suite: attacks by a real attacker
 # process (Tests/hostile/attacker.c, OpenSSL) on loopback and in network
 # namespaces, while a genuine sender and receiver keep handing off.
 #
@@ -13,9 +13,11 @@ $(BINDIR)/attacker: Tests/hostile/attacker.c
 	@mkdir -p $(BINDIR)
 	$(CC) -std=c11 -Wall -Wextra -Werror -pedantic -O2 -o $@ $< -lssl -lcrypto -lpthread
 
+## test-hostile: (test) a real attacker process while a genuine pair keeps handing off
 test-hostile: $(BINDIR)/peer $(BINDIR)/attacker $(TOOL)
 	$(PYTHON) -m pytest -q -p no:cacheprovider Tests/hostile
 
+## hostile-figures: test-hostile, then a table of handoffs and peaks
 hostile-figures: $(BINDIR)/peer $(BINDIR)/attacker $(TOOL)
 	rm -f $(BUILD)/hostile-figures.jsonl
 	-HOSTILE_FIGURES=$(abspath $(BUILD))/hostile-figures.jsonl $(PYTHON) -m pytest -q -p no:cacheprovider Tests/hostile

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# Installation (issue 8, and the agent's units of issue 15):
+# Installation: the library, the command and the agent's files:
 #
 #   make install [PREFIX=/usr/local] [DESTDIR=]
 #       bin/handoff, lib/libhandoff.so.$(VERSION) with its SONAME and
@@ -75,15 +75,18 @@ INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR_INSTALL)'
     FISHCOMPDIR='$(FISHCOMPDIR)' AUTOSTARTDIR='$(AUTOSTARTDIR)' LOCALEDIR='$(LOCALEDIR_INSTALL)' LINGUAS='$(LINGUAS)' VERSION='$(VERSION)' SOMAJOR='$(SOMAJOR)' \
     MOZHOSTDIR='$(MOZHOSTDIR)' CHROMIUMHOSTDIR='$(CHROMIUMHOSTDIR)' BROWSER_EXTENSION='$(wildcard bridges/browser/extension)'
 
+## install: install the command, library, headers, units, man pages (PREFIX, DESTDIR)
 install: lib $(TOOL)
 	@$(INSTALL_ENV) BUILT_LIB='$(LIBDIR)/libhandoff.so.$(VERSION)' BUILT_TOOL='$(TOOL)' HEADER=include/handoff.h GLIB_HEADER=include/handoff-glib.h \
 	    PC_IN=mk/handoff.pc.in UNIT_SOCKET=dist/systemd/handoff-agent.socket \
 	    UNIT_SERVICE=dist/systemd/handoff-agent.service UNIT_MPRIS=dist/systemd/handoff-mpris.service MPRIS_ENTRY=dist/xdg/org.libhandoff.media.desktop MAN_PAGES=man AUTOSTART=dist/xdg/handoff-agent.desktop COMPLETIONS=completions ICONS=data/icons LOCALES='$(LOCALEDIR)' SEARCH=dist/search sh mk/install.sh install
 
 # Builds nothing: removing needs only the manifest.
+## uninstall: remove what install installed
 uninstall:
 	@$(INSTALL_ENV) sh mk/install.sh uninstall
 
+## test-units: (test) the systemd user units and the agent's linkage
 test-units: $(TOOL) $(LIB)
 	$(PYTHON) -m pytest -q -p no:cacheprovider Tests/agent/test_units.py Tests/agent/test_linkage.py
 
@@ -92,6 +95,7 @@ EXTRA_TESTS += test-units
 # Installs into temporary prefixes, and into /usr/local inside a private
 # mount namespace (root; skipped otherwise); builds C and Rust programs
 # against the installed copies (cargo runs offline).
+## test-install: (test) an installed copy: C, Rust and GLib programs built against it
 test-install: $(TOOL) $(LIB)
 	$(PYTHON) -m pytest -q -p no:cacheprovider Tests/install
 

@@ -24,6 +24,7 @@ XGETTEXT_FLAGS := --language=C --from-code=UTF-8 --keyword= --keyword=tr:1 --key
 
 .PHONY: locale update-po test-l10n
 
+## locale: compile the translations into build/locale/
 locale: $(MO_FILES)
 
 # make install (mk/install.mk, read before this file) installs them.
@@ -39,6 +40,7 @@ $(LOCALEDIR)/%/LC_MESSAGES/handoff.mo: po/%.po
 	msgfmt --check -o $@ $<
 
 # The template's opening comment is ours (xgettext writes a placeholder).
+## update-po: extract po/handoff.pot anew and merge every po/LANG.po
 update-po:
 	@# Its C reader warns of Swift's multi-line literals and apostrophes in them: not marked texts.
 	xgettext $(XGETTEXT_FLAGS) -o po/handoff.pot.tmp $(L10N_SOURCES) 2> po/xgettext.log || { cat po/xgettext.log; exit 1; }
@@ -59,6 +61,7 @@ update-po:
 # stays the one place they are written.
 # The agent's German notifications and tray use the fake notification server
 # and StatusNotifierWatcher (mk/agent-dbus.mk).
+## test-l10n: (test) the template current, every language complete, the tool in German
 test-l10n: $(MO_FILES) $(TOOL) $(LIB) $(FAKE_NOTIFICATIONS) $(FAKE_WATCHER)
 	HANDOFF_TOOL=$(abspath $(TOOL)) HANDOFF_LOCALEDIR=$(abspath $(LOCALEDIR)) \
 	  HANDOFF_FAKE_NOTIFICATIONS=$(abspath $(FAKE_NOTIFICATIONS)) HANDOFF_LIBRARY=$(abspath $(LIB)) \

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# Main-loop helpers (issue 17): the GLib GSource header and the Qt example.
+# Main-loop helpers: the GLib GSource header and the Qt example.
 #
 #   make test-glib   Tests/mainloop/test_glib.c against include/handoff-glib.h
 #                    on real GMainLoops (needs libglib2.0-dev)
@@ -30,6 +30,7 @@ $(BINDIR)/test_glib: Tests/mainloop/test_glib.c Tests/c/check.h Tests/c/check_ha
 	$(CC) $(CFLAGS_STRICT) -D_POSIX_C_SOURCE=200809L -I$(INCDIR) $$($(GLIB_CFLAGS_CMD)) -o $@ $< \
 	    $(LINK_HANDOFF) $$($(GLIB_LIBS_CMD)) -lpthread
 
+## test-glib: (test) handoff-glib.h on real GMainLoops
 test-glib: lib
 	@if pkg-config --exists glib-2.0; then \
 	  $(MAKE) --no-print-directory $(BINDIR)/test_glib && \
@@ -47,6 +48,7 @@ $(BINDIR)/qt_handoff: examples/qt/qt_handoff.cpp examples/qt/handoff_qt.h $(LIB)
 	$(CXX) $(CXXFLAGS_STRICT) -fPIC -I$(INCDIR) $$(pkg-config --cflags $$qt) -o $@ $< \
 	    $(LINK_HANDOFF) $$(pkg-config --libs $$qt)
 
+## test-qt: (test) the Qt example: a handoff on Qt's event loop
 test-qt: lib
 	@if pkg-config --exists Qt6Core || pkg-config --exists Qt5Core; then \
 	  $(MAKE) --no-print-directory $(BINDIR)/qt_handoff && $(BINDIR)/qt_handoff; \

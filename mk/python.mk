@@ -15,12 +15,15 @@
 
 WHEEL_DIR ?= $(BUILD)/python/wheelhouse
 
+## test-python-binding: (test) the Python binding's suite (bindings/python)
 test-python-binding: lib $(BINDIR)/peer $(BINDIR)/mapoff $(BINDIR)/streamer
 	CC="$(CC)" $(PYTHON) -m pytest -q -p no:cacheprovider bindings/python/tests
 
+## wheel: the manylinux wheel in build/python/wheelhouse/
 wheel: lib
 	PYTHON="$(PYTHON)" sh scripts/python-wheel.sh $(abspath $(LIBDIR)/libhandoff.so.$(VERSION)) $(abspath $(WHEEL_DIR))
 
+## bench-python: the userInfo round trip next to plistlib and json
 bench-python: lib
 	HANDOFF_LIBRARY=$(abspath $(LIB)) $(PYTHON) bindings/python/bench/user_info.py
 

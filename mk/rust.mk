@@ -21,12 +21,14 @@ RUST_FLAGS   := --offline --manifest-path $(RUST_DIR)/Cargo.toml
 
 .PHONY: test-rust test-rust-valgrind demo-rust
 
+## test-rust: (test) the Rust binding's cargo tests and the example pair
 test-rust: lib $(BINDIR)/peer $(BINDIR)/streamer $(TOOL)
 	HANDOFF_C_PEER=$(abspath $(BINDIR)/peer) HANDOFF_C_STREAMER=$(abspath $(BINDIR)/streamer) \
 	  HANDOFF_TOOL=$(abspath $(TOOL)) \
 	  CC='$(CC)' $(RUST_CARGO) test $(RUST_FLAGS)
 	$(MAKE) --no-print-directory demo-rust
 
+## demo-rust: the DocEdit example pair hands off between two processes
 demo-rust: lib
 	$(RUST_CARGO) build $(RUST_FLAGS) --examples
 	sh examples/rust/run-demo.sh $(RUST_TARGET)/debug/examples
@@ -36,6 +38,7 @@ demo-rust: lib
 # of their own and are left out.
 RUST_VALGRIND := target.'cfg(unix)'.runner=['valgrind','-q','--error-exitcode=1']
 
+## test-rust-valgrind: (test) the Rust tests under valgrind
 test-rust-valgrind: lib
 	@if command -v valgrind >/dev/null; then \
 	  $(RUST_CARGO) test $(RUST_FLAGS) --config "$(RUST_VALGRIND)" \

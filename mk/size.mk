@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# Footprint (issue 17): what the stripped library and tool weigh, and why.
+# Footprint: what the stripped library and tool weigh, and why.
 #
 #   make size    the stripped size of build/lib/libhandoff.so and of the
 #                `handoff` tool, each split by origin: the project's own
@@ -15,5 +15,6 @@ TOOL_MAP := .build/handoff-cli.map
 
 .PHONY: size
 
+## size: the stripped library and tool, split by origin
 size: $(LIB) $(TOOL)
 	@$(PYTHON) scripts/size.py $(LIB) $(LIB_MAP) $(TOOL) $(TOOL_MAP)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# Soak and scale (issue 27), not part of `make test`: each prints figures
+# Soak and scale, not part of `make test`: each prints figures
 # and exits 1 only when the thing it drives did not work (or an agent did
 # not stay flat). Tests/soak; README, "Soak and scale".
 #
@@ -19,6 +19,7 @@ SOAK_DEVICES  ?= 16
 
 .PHONY: soak
 
+## soak: 10,000 handoffs, 64 apps on one agent, 16 devices (not in test)
 soak: $(BINDIR)/peer $(TOOL)
 	@status=0; \
 	for run in "handoffs.py --handoffs $(SOAK_HANDOFFS)" "apps.py --apps $(SOAK_APPS)" \

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# Flakes under load (issue 34): the Swift suites and the CLI tests again
+# Flakes under load: the Swift suites and the CLI tests again
 # and again on a busy machine. Not part of `make test`.
 #
 #   make test-stress               STRESS_RUNS times (20) in a row, every
@@ -18,8 +18,10 @@ STRESS_TARGETS ?= test-swift test-cli
 .PHONY: test-stress stress-build
 
 # What the suites need, built before the busy loops start.
+## stress-build: build what test-stress runs
 stress-build: lib $(TOOL) $(FAKE_NOTIFICATIONS) $(FAKE_WATCHER) examples $(BINDIR)/streamer $(BINDIR)/history_app
 	$(SWIFT) build --build-tests
 
+## test-stress: the Swift suites and CLI tests 20 times with every core busy (not in test)
 test-stress: stress-build
 	sh scripts/stress.sh $(STRESS_RUNS) $(MAKE) --no-print-directory $(STRESS_TARGETS)

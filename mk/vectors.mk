@@ -7,6 +7,7 @@
 # the same bytes.
 .PHONY: test-vectors
 
+## test-vectors: (test) docs/PROTOCOL.md's vectors recomputed without the library
 test-vectors:
 	$(PYTHON) -m pytest -q -p no:cacheprovider Tests/vectors
 

@@ -29,7 +29,7 @@ command -v zsh >/dev/null 2>&1 || need_apt="$need_apt zsh"   # test_cli_completi
 command -v fish >/dev/null 2>&1 || need_apt="$need_apt fish"
 command -v bwrap >/dev/null 2>&1 || need_apt="$need_apt bubblewrap"   # test_agent_sandbox.py runs an app as Flatpak would
 command -v desktop-file-validate >/dev/null 2>&1 || need_apt="$need_apt desktop-file-utils"   # Tests/install checks the autostart entry
-# The MQTT relay (PROTOCOL.md §12): libmosquitto for the agent and the tool
+# The MQTT relay (PROTOCOL.md §11): libmosquitto for the agent and the tool
 # only (libhandoff.so never links it), and the broker its tests start.
 pkg_config_has libmosquitto || need_apt="$need_apt libmosquitto-dev"
 # The history index (docs/history.md): SQLite with FTS5, the agent's and the

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# The C ABI against the previous release's (DESIGN §14): a program built
+# The C ABI against the previous release's (docs/PROTOCOL.md §10): a program built
 # against that release runs on this library unchanged.
 #  - the SONAME is the same (a break would need libhandoff.so.1);
 #  - abidiff (libabigail) on the two libraries: no exported function is

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""This release and the previous one hand off to each other (DESIGN §14,
-docs/PROTOCOL.md §10): devices update at different times.
+"""This release and the previous one hand off to each other
+(docs/PROTOCOL.md §10): devices update at different times.
 
 The previous release is built from the commit RELEASES records; each test
 runs real processes of both on loopback, in both directions:

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """The states of a person's machine an idle `handoff agent` must sleep
-through (issue 34, docs/agent.md §8 "Every state of the machine"): each
+through (docs/agent.md §8 "Every state of the machine"): each
 one a context manager that sets the state up around one agent, and the
 one way of starting that agent. Shared by the test that bounds each
 state's wake-ups (Tests/integration/test_idle_states.py: a count over a

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""What a test run leaves behind, found and ended (issue 34). A process is
+"""What a test run leaves behind, found and ended. A process is
 the run's when its environment holds the run's tag (RUN_TAG=token, put in
 os.environ by `tag_run`, so every child, the buses the tests start and
 what those buses activate inherit it: a D-Bus daemon passes its own

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""A private dbus-daemon for a test or a bench (issue 34): never the
+"""A private dbus-daemon for a test or a bench: never the
 person's session bus, and never the system's session services. Its config
 names only the service folders the caller gives (so it cannot activate
 xdg-desktop-portal, xdg-document-portal, dconf… that /usr/share/dbus-1

@@ -93,9 +93,9 @@ public final class Agent: @unchecked Sendable {
         }
         // What apps are served with is set up before the loop serves the
         // first one: the loop runs what was posted before it started ahead
-        // of any connection. (An app that connected at once used to have
-        // its INDEX read before the history was open, and lost, when this
-        // thread was slow to post it: a busy machine.)
+        // of any connection. (Else an app that connects at once could have
+        // its INDEX read before the history is open, and lost, whenever this
+        // thread is slow to post it: a busy machine.)
         if let history { server.startHistory(path: history) }
         if case .sessionBus(let address) = notifications { server.startNotifications(busAddress: address) }
         // The tray icon (docs/agent.md §6 "The tray"), on the same kind of bus.

@@ -51,7 +51,7 @@ enum HistorySchema {
             INSERT INTO entries_fts(rowid, title, keywords, content) VALUES (new.id, new.title, new.keywords, new.content);
         END;
         """,
-        // Version 2 (issue 34): ids never reused (AUTOINCREMENT; the old
+        // Version 2: ids never reused (AUTOINCREMENT; the old
         // ids are copied as they were), the persistent-id lookup on an
         // index of all four columns it compares (the partial index of
         // version 1 could not be proven to apply to a bound parameter, so

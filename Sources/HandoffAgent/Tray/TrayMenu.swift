@@ -55,7 +55,8 @@ struct TrayMenu: Equatable {
     static let rootID: Int32 = 0
     static let pauseID: Int32 = 1
     static let pairID: Int32 = 2
-    /// Reserved for "History…" (issue #28, later).
+    /// Not in the menu: kept out of use so that no item takes the number
+    /// a "History…" item would have.
     static let historyID: Int32 = 3
     static let nothingID: Int32 = 4
     static let devicesHeaderID: Int32 = 5

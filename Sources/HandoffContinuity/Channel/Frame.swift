@@ -33,7 +33,7 @@ public struct Frame: Sendable, Equatable {
 }
 
 /// The bounds every channel works within (docs/PROTOCOL.md §6 "Limits"
-/// states each one as enforced; DESIGN.md §5 "Before authentication").
+/// states each one as enforced; docs/ARCHITECTURE.md "Rules", hostile networks).
 public struct ChannelLimits: Sendable {
     /// Largest accepted N (type byte + payload). A larger length prefix is
     /// refused before the payload is read or allocated, and the connection

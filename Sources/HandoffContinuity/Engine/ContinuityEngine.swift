@@ -22,9 +22,9 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// until they are gone, so a confirmation of a continue still reaches
     /// the sender when the host frees its application right after, and no
     /// thread is inside OpenSSL, or still holds its per-thread state, when
-    /// the host then exits (a handshake started just before
-    /// `handoff_application_free` crashed test_restoration in exit(); a
-    /// verification still unwinding leaked its generators under valgrind).
+    /// the host then exits (a handshake still running in exit() uses what
+    /// OpenSSL's exit handlers free; a verification still unwinding would
+    /// leak its per-thread random generators).
     private let threads = ThreadGroup()
     private let streams: StreamRegistry
     /// Verification handshakes: a few threads and a short queue, however

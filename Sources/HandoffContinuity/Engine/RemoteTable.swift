@@ -3,7 +3,7 @@ import HandoffModel
 import HandoffRuntime
 
 /// What the other devices of the account offer, built from their beacons,
-/// as one audience is offered it (DESIGN §3 Gating): nothing at all on a
+/// as one audience is offered it (PROTOCOL §7 "Gating"): nothing at all on a
 /// send-only device, nothing expired, then `ActivityGate` (same team and a
 /// declared type, or else only a web page; everything for an observer).
 ///

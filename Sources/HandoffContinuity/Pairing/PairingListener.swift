@@ -7,7 +7,7 @@ import Glibc
 
 /// The joiner's TCP listener before an attempt begins: it accepts anyone
 /// and keeps the first connection that sends a COMMIT for this session.
-/// Everything before that is bounded as on the channel (DESIGN.md §10,
+/// Everything before that is bounded as on the channel (docs/ARCHITECTURE.md "Rules",
 /// docs/PROTOCOL.md §9 "Limits"): at most `maxPending` connections, a
 /// share per source address, deadlines to the first byte and to a whole
 /// COMMIT, and, when all slots are taken, a newcomer waiting in the

@@ -49,7 +49,8 @@ public struct PeerSourceState: Sendable, Equatable {
         case peer
         /// tailscaled's LocalAPI.
         case tailnet
-        /// An MQTT broker (issue #24; not in this source set yet).
+        /// An MQTT broker: the relay's state (`RelayStatus`), listed with the
+        /// sources' though the relay is not one of `PeerSources`.
         case relay
     }
 

@@ -134,7 +134,7 @@ public struct RelayPipeTable {
             try checkRoom(from)
         } catch {
             // Full: make room by shedding an accepted pipe nobody has proven
-            // the key on (DESIGN §10: a genuine peer is delayed, never refused).
+            // the key on (PROTOCOL §11 "Limits": a genuine peer is delayed, never refused).
             shed = shedCandidate(for: from, now: now)
             guard let victim = shed else {
                 if refusalBucket.take(now: now) {

@@ -9,7 +9,7 @@ import Musl
 ///
 /// Not Synchronization's `Mutex`: on Linux that one waits on futexes
 /// directly, which ThreadSanitizer cannot see, so every cross-thread use
-/// reads as a race and `make tsan` would be noise. pthread mutexes are
+/// reads as a race and `make test-tsan` would be noise. pthread mutexes are
 /// understood by TSan, valgrind's helgrind and every debugger.
 public final class Locked<Value>: @unchecked Sendable {
     // @unchecked: `value` is only touched with `mutex` held.

@@ -2,7 +2,7 @@
 import HandoffModel
 
 /// What the runtime needs from the layer that talks to other devices
-/// (DESIGN.md §2): advertise this app's current activity, fetch a remote
+/// (docs/ARCHITECTURE.md "Layers"): advertise this app's current activity, fetch a remote
 /// one, and confirm a continuation. The runtime knows nothing of sockets
 /// beyond this. Every method may be called from any thread.
 public protocol ContinuityService: AnyObject, Sendable {

@@ -168,7 +168,7 @@ enum PublishCommand: Command {
     }
 }
 
-/// The userInfo budget (DESIGN §3): beyond it a continue fails with 4611.
+/// The userInfo budget (docs/PROTOCOL.md §2): beyond it a continue fails with 4611.
 enum HandoffBudget {
     static let userInfoBytes = 3072
 }
