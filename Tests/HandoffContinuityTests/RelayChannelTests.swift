@@ -71,7 +71,7 @@ import Glibc
     }
 
     static let psk = AccountFixtures.sequentialKey.derived.channelPSK
-    static let peer = ChannelConnection.relayPeer(deviceTag: "0123456789abcdef0123456789abcdef")
+    static let peer = SocketAddress(path: PeerPathAddress(kind: .relay, tag: "0123456789abcdef0123456789abcdef"))
 
     /// The server's side on its own thread: handshake, then echo one frame.
     static func serve(_ fd: Int32, result: Locked<HandoffError?>) -> pthread_t? {

@@ -264,7 +264,7 @@ final class RelayLoop: @unchecked Sendable {
             switch reader.read(message.payload, deviceTag: tag, now: now) {
             case .success(.beacon):
                 devices.insert(tag)
-                session.hooks?.beacon(message.payload, tag)
+                session.hooks?.beacon(message.payload, PeerPathAddress(kind: .relay, tag: tag))
             case .success(.gone(let gone)):
                 devices.remove(tag)
                 table.resetAll(peer: tag)  // its pipes died with it
@@ -320,7 +320,7 @@ final class RelayLoop: @unchecked Sendable {
             close(pair.channelFD)
             return
         }
-        hooks.accepted(pair.channelFD, ChannelConnection.relayPeer(deviceTag: key.peer)) { session.authenticated(key) }
+        hooks.accepted(pair.channelFD, PeerPathAddress(kind: .relay, tag: key.peer)) { session.authenticated(key) }
     }
 
     private func count(_ reason: RelayDropReason) {

@@ -5,50 +5,19 @@ import Glibc
 #endif
 
 /// A device's presence on the relay's broker (PROTOCOL.md §11,
-/// docs/agent.md §12): one thread, `hoff-relay`, keeps the connection
-/// (back-off, Will, subscriptions), publishes the engine's beacons on the
+/// docs/agent.md §12), the engine's `PeerPath` of kind `.relay`: one
+/// thread, `hoff-relay`, keeps the connection (back-off, Will, subscriptions), publishes the engine's beacons on the
 /// device topic, hands the account's beacons and gone messages to the
 /// engine, and carries the channel's TLS over pipes: `openPipe` gives the
 /// engine's client a stream socket to a device, and pipes other devices
-/// open are handed to the engine's channel server (`Hooks.accepted`).
+/// open are handed to the engine's channel server (`PeerPathEvents.accepted`).
 ///
 /// The broker client comes from `connect` (the agent's `MQTTConnection`:
 /// libhandoff.so never links an MQTT library). Threads: every method from
-/// any thread; the hooks run on `hoff-relay`.
+/// any thread; the events run on `hoff-relay`.
 public final class RelaySession: @unchecked Sendable {
     // @unchecked: mutable state is in `shared` (a Locked); the loop's own
     // state belongs to its thread.
-
-    /// What the session tells its engine.
-    public struct Hooks: Sendable {
-        /// A message of a device topic that is a beacon of another device
-        /// of the account, opened and matched to its topic (§11 "Beacons on
-        /// the relay"); the engine receives it as a UDP datagram, from the
-        /// peer `ChannelConnection.relayPeer(deviceTag:)`.
-        public var beacon: @Sendable (_ packet: [UInt8], _ deviceTag: String) -> Void
-        /// A device's sealed gone message (its Will): forget it.
-        public var gone: @Sendable (_ deviceID: [UInt8]) -> Void
-        /// A pipe another device opened: its channel end, for the channel
-        /// server's admission (`ChannelServer.adopt`), and what to call once
-        /// its TLS handshake completed.
-        public var accepted: @Sendable (_ fd: Int32, _ peer: SocketAddress, _ authenticated: @escaping @Sendable () -> Void) -> Void
-        /// Connected (again): the engine solicits and announces itself
-        /// (§11: a retained beacon is stale when a device subscribes).
-        public var connected: @Sendable () -> Void
-        /// This device's own topic holds a gone message of an earlier
-        /// connection (a Will published late): a fresh beacon replaces it.
-        public var announce: @Sendable () -> Void
-
-        public init(beacon: @escaping @Sendable ([UInt8], String) -> Void, gone: @escaping @Sendable ([UInt8]) -> Void,
-                    accepted: @escaping @Sendable (Int32, SocketAddress, @escaping @Sendable () -> Void) -> Void,
-                    connected: @escaping @Sendable () -> Void, announce: @escaping @Sendable () -> Void) {
-            self.beacon = beacon
-            self.gone = gone
-            self.accepted = accepted
-            self.connected = connected
-            self.announce = announce
-        }
-    }
 
     /// Makes an unconnected broker client with this Will (a new one for
     /// every connection: the Will is sealed for it).
@@ -78,7 +47,7 @@ public final class RelaySession: @unchecked Sendable {
     let shared: Locked<Shared>
 
     struct Shared {
-        var hooks: Hooks?
+        var hooks: PeerPathEvents?
         var beacons: [[UInt8]] = []
         var opens: [(peer: String, bridge: RelayStreamBridge)] = []
         var authenticated: [RelayPipeTable.Key] = []
@@ -108,16 +77,9 @@ public final class RelaySession: @unchecked Sendable {
         shared = Locked(Shared(status: RelayStatus(broker: brokerName, connection: .connecting)))
     }
 
-    /// The device tag of a relay peer, nil for any other address.
-    public static func deviceTag(of peer: SocketAddress) -> String? {
-        guard peer.host.hasPrefix(ChannelConnection.relayPrefix) else { return nil }
-        let tag = String(peer.host.dropFirst(ChannelConnection.relayPrefix.count))
-        return RelayTopics.isTag(Substring(tag)) ? tag : nil
-    }
-
     /// Starts the thread; false when the system refused it.
     @discardableResult
-    public func start(hooks: Hooks) -> Bool {
+    public func start(_ hooks: PeerPathEvents) -> Bool {
         let first = shared.withLock { s -> Bool in
             guard !s.started, !s.stopping else { return false }
             s.started = true
@@ -216,5 +178,20 @@ public final class RelaySession: @unchecked Sendable {
         }
     }
 
-    var hooks: Hooks? { shared.withLock { $0.hooks } }
+    var hooks: PeerPathEvents? { shared.withLock { $0.hooks } }
+}
+
+extension RelaySession: PeerPath {
+    public var kind: PeerPathKind { .relay }
+    public var state: PeerSourceState { status.sourceState }
+    public func publish(beacon packet: [UInt8]) { publishBeacon(packet) }
+    public func peerLeft(_ deviceID: [UInt8]) { deviceLeft(deviceID) }
+
+    /// A pipe to the device of `address.tag` (`openPipe`).
+    public func dial(_ address: PeerPathAddress) throws(HandoffError) -> Int32 {
+        guard address.kind == .relay, RelayTopics.isTag(Substring(address.tag)) else {
+            throw HandoffError(.invalidArgument, "\(address) is not a device on the relay")
+        }
+        return try openPipe(toDeviceTag: address.tag)
+    }
 }

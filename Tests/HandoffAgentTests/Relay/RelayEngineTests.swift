@@ -34,7 +34,7 @@ struct RelayEngineTests {
             o.will = will
             return try MQTTConnection(o)
         }
-        config.relay = relay
+        config.paths = [relay]
         return (try ContinuityEngine(configuration: config), relay)
     }
 

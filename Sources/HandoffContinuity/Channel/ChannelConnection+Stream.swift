@@ -4,22 +4,10 @@ import HandoffModel
 import Glibc
 #endif
 
-/// The channel over a relay pipe (PROTOCOL.md §11 "Pipes"): the same TLS
-/// 1.3 PSK handshake and frames as over TCP, on the channel's end of a
-/// `RelayStreamBridge.pair()` instead of a TCP socket. The seam the engine
-/// uses for a device reached through the relay; nothing else changes.
+/// The channel over any stream socket a `PeerPath` dialed or accepted
+/// (a relay pipe, PROTOCOL.md §11 "Pipes"): the same TLS 1.3 PSK handshake
+/// and frames as over TCP, on that socket instead of a TCP connection.
 extension ChannelConnection {
-    /// The peer of a relay pipe: "relay:" and the device tag (never an
-    /// address). The engine keeps it as the device's relay channel and
-    /// dials it through `RelaySession.openPipe`.
-    public static func relayPeer(deviceTag: String) -> SocketAddress {
-        SocketAddress(host: relayPrefix + deviceTag, port: 0)
-    }
-
-    /// What a relay peer's host starts with.
-    public static let relayPrefix = "relay:"
-
-
     /// The client's side: the handshake over `fd` (a non-blocking stream
     /// socket, owned from here on: closed on failure and with the
     /// connection) within `limits.handshakeTimeout`. Throws as `connect`
