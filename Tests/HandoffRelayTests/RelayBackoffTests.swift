@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 @testable import HandoffContinuity
+@testable import HandoffRelay
 import Testing
 
 /// The relay's reconnection waits (docs/agent.md §12 "Reconnecting"): 1 s

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffContinuity
 /// One broker message of a pipe (PROTOCOL.md §11 "Pipes"): a 32-byte
 /// header (version, type, flags, pipe ID, seq, ack, window) and a payload.
 /// Decoding is strict: every length is checked against the message's size

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffContinuity
 import HandoffModel
 
 /// The pipes one device takes part in (PROTOCOL.md §11 "Pipes",

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffContinuity
 /// A pipe's identity: 16 random bytes chosen by the device that opens it,
 /// in the pipe's topic (32 lowercase hex digits) and in every frame's
 /// header (PROTOCOL.md §11 "Pipes").

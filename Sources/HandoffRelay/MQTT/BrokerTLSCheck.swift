@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import COpenSSL
+import HandoffContinuity
 import HandoffModel
 #if canImport(Glibc)
 import Glibc
@@ -11,7 +12,7 @@ import Glibc
 /// close_notify. The handshake itself does not verify (SSL_VERIFY_NONE):
 /// it always completes, so the broker never sees an aborted handshake,
 /// and the verification after it can say which certificate failed and why.
-enum BrokerTLSCheck {
+package enum BrokerTLSCheck {
     static func run(fd: Int32, host: String, trust: BrokerProbe.Trust, end: Double, name: String) throws(HandoffError) -> BrokerProbe.Checked {
         ERR_clear_error()
         guard let ctx = SSL_CTX_new(TLS_client_method()) else {
@@ -97,7 +98,7 @@ enum BrokerTLSCheck {
 
     /// How every message about the broker's certificate or the CA file
     /// ends (doctor's relay check knows them by it).
-    static let caFileHint = "give the CA that signed the broker's certificate with handoff relay set URL --ca-file FILE"
+    package static let caFileHint = "give the CA that signed the broker's certificate with handoff relay set URL --ca-file FILE"
 
     /// A close_notify, then the broker's own (or its end of the
     /// connection), waiting at most until `until`.
@@ -150,7 +151,7 @@ enum BrokerTLSCheck {
     }
 
     /// How many PEM certificates the file holds (0 for none, or not PEM).
-    static func certificateCount(_ path: String) -> Int {
+    package static func certificateCount(_ path: String) -> Int {
         guard let bio = BIO_new_file(path, "r") else {
             ERR_clear_error()
             return 0

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffContinuity
 /// The bounds of one pipe (PROTOCOL.md §11 "Pipes", "Limits"). Times in
 /// seconds on whatever clock the caller passes as `now`.
 public struct RelayPipeLimits: Sendable, Equatable {

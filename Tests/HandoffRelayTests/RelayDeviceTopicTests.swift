@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 @testable import HandoffContinuity
+@testable import HandoffRelay
+import HandoffTestSupport
 import Testing
 
 /// Device topics (PROTOCOL.md §11 "Beacons on the relay", "Gone"): sealed
@@ -11,7 +13,7 @@ import Testing
     static let topics = RelayTopics(accountKey: key)
 
     static func beacon(from device: [UInt8]) throws -> [UInt8] {
-        var b = DocumentVectorRegistry.testBeacon(.presence, sequence: 3)
+        var b = VectorBeacon.make(.presence, sequence: 3)
         b.deviceID = device
         return try BeaconCodec.seal(b, key: key.derived.beaconKey)
     }
@@ -61,7 +63,7 @@ import Testing
         var reader = RelayDeviceTopicReader(account: Self.key, ownDeviceID: Self.me, now: 0)
         let tag = Self.topics.deviceTag(Self.peer)
         let stranger = AccountFixtures.key(seed: 3)
-        var b = DocumentVectorRegistry.testBeacon(.presence, sequence: 3)
+        var b = VectorBeacon.make(.presence, sequence: 3)
         b.deviceID = Self.peer
         let foreignBeacon = try BeaconCodec.seal(b, key: stranger.derived.beaconKey)
         let foreignGone = Self.gone(Self.peer, connected: 5, key: RelayTopics(accountKey: stranger).goneKey)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffContinuity
 /// The relay's topic names (PROTOCOL.md §11 "Topics"): opaque tags derived
 /// from the account key, so the broker can tell which topics belong
 /// together but not whose they are, and cannot link them across a key

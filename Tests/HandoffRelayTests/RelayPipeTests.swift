@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 @testable import HandoffContinuity
+@testable import HandoffRelay
 import Testing
 
 /// The pipe's rules (PROTOCOL.md §11 "Pipes"), each on two real

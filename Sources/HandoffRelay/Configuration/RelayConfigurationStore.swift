@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import HandoffContinuity
 import HandoffModel
 
 /// The relay's configuration beside the account (`AccountStore.directory`,

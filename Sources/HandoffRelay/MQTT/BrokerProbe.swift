@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import COpenSSL
+import HandoffContinuity
 import HandoffModel
 #if canImport(Glibc)
 import Glibc
@@ -14,17 +15,19 @@ import Glibc
 /// is named: which certificate, which name, OpenSSL's reason), and the
 /// connection ends with a close_notify: the broker logs a client that
 /// closed, not a failed handshake. A plain mqtt:// connection just closes.
-enum BrokerProbe {
+package enum BrokerProbe {
     /// What to check the broker's certificate against (mqtts://).
-    struct Trust: Sendable {
+    package struct Trust: Sendable {
         /// PEM CA certificates; nil: the system's.
-        var caFile: String?
+        package var caFile: String?
+
+        package init(caFile: String?) { self.caFile = caFile }
     }
 
     /// What a successful check saw: the broker's certificate (mqtts://).
-    struct Checked: Sendable {
-        var subject: String?
-        var issuer: String?
+    package struct Checked: Sendable {
+        package var subject: String?
+        package var issuer: String?
     }
 
     /// Throws `.connectionUnavailable` naming the broker when no address
@@ -33,7 +36,7 @@ enum BrokerProbe {
     /// broker's certificate fails verification (the message names it and
     /// says what to do).
     @discardableResult
-    static func check(host: String, port: Int, timeout: Double, name: String, trust: Trust?) throws(HandoffError) -> Checked {
+    package static func check(host: String, port: Int, timeout: Double, name: String, trust: Trust?) throws(HandoffError) -> Checked {
         let end = monotonicSeconds() + timeout
         let fd = try connect(host: host, port: port, end: end, name: name)
         defer { close(fd) }

@@ -2,6 +2,8 @@
 import HandoffModel
 import Testing
 @testable import HandoffContinuity
+@testable import HandoffRelay
+import HandoffTestSupport
 
 /// `RelayConfiguration`'s URL rules and `RelayConfigurationStore`'s files.
 @Suite struct RelayConfigurationTests {

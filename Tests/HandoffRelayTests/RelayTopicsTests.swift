@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 @testable import HandoffContinuity
+@testable import HandoffRelay
+import HandoffTestSupport
 import Testing
 
 /// Topic names (PROTOCOL.md §11 "Topics"): opaque, per account and

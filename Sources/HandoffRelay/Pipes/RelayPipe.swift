@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffContinuity
 /// One pipe's state (PROTOCOL.md §11 "Pipes"): a reliable, ordered byte
 /// stream each way over broker messages that may arrive twice or out of
 /// order. Pure state driven by explicit `now` (seconds, any monotonic

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 @testable import HandoffContinuity
+@testable import HandoffRelay
+import HandoffTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

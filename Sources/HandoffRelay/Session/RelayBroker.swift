@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffContinuity
 import HandoffModel
 
 /// A message that arrived from the relay's broker.

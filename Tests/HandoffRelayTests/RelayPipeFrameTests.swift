@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 @testable import HandoffContinuity
+@testable import HandoffRelay
 import Testing
 
 /// The pipe frame codec (PROTOCOL.md §11 "Pipes"): strict about every

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 @testable import HandoffContinuity
+@testable import HandoffRelay
+import HandoffTestSupport
 import Testing
 
 /// A device's pipes (PROTOCOL.md §11 "Pipes", "Limits"): routing by topic,

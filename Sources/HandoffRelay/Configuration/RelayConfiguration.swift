@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import HandoffContinuity
 import HandoffModel
 
 /// Where the relay's broker is and how to log in (PROTOCOL.md §11,

@@ -7,10 +7,11 @@ import Musl
 import HandoffModel
 @testable import HandoffContinuity
 
-/// Helpers of the account and device tests.
-enum AccountFixtures {
+/// Helpers of the account and device tests (and of the relay's, which
+/// use the same keys and temporary directories).
+public enum AccountFixtures {
     /// The bytes of a hex string (test vectors); traps on bad input.
-    static func bytes(_ hex: String) -> [UInt8] {
+    public static func bytes(_ hex: String) -> [UInt8] {
         let digits = Array(hex.utf8).filter { $0 != UInt8(ascii: " ") }
         precondition(digits.count % 2 == 0, "odd hex string")
         return stride(from: 0, to: digits.count, by: 2).map { i in
@@ -18,18 +19,18 @@ enum AccountFixtures {
         }
     }
 
-    static func hex(_ bytes: [UInt8]) -> String { AccountEncoding.hex(bytes) }
+    public static func hex(_ bytes: [UInt8]) -> String { AccountEncoding.hex(bytes) }
 
     /// The account key 00 01 02 ... 1f of the documented test vectors.
-    static let sequentialKey = try! AccountKey(bytes: (0..<32).map { UInt8($0) })
+    public static let sequentialKey = try! AccountKey(bytes: (0..<32).map { UInt8($0) })
 
     /// A deterministic key per seed: SHA-256 of the seed's decimal digits.
-    static func key(seed: Int) -> AccountKey {
+    public static func key(seed: Int) -> AccountKey {
         try! AccountKey(bytes: Crypto.sha256(Array("seed \(seed)".utf8)))
     }
 
     /// Runs `body` with a fresh directory under /tmp, removed afterwards.
-    static func withTemporaryDirectory<R>(_ body: (String) throws -> R) throws -> R {
+    public static func withTemporaryDirectory<R>(_ body: (String) throws -> R) throws -> R {
         var template = Array("/tmp/handoff-account-test-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw HandoffError(.io, "mkdtemp failed: \(String(cString: strerror(errno)))")
@@ -40,7 +41,7 @@ enum AccountFixtures {
     }
 
     /// rm -rf, without following symbolic links.
-    static func removeTree(_ path: String) {
+    public static func removeTree(_ path: String) {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         if info.st_mode & S_IFMT == S_IFDIR {
@@ -53,7 +54,7 @@ enum AccountFixtures {
     }
 
     /// Names in a directory, without "." and "..".
-    static func entries(_ path: String) -> [String] {
+    public static func entries(_ path: String) -> [String] {
         guard let dir = opendir(path) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []
@@ -67,14 +68,14 @@ enum AccountFixtures {
     }
 
     /// Permission bits of a path (lstat).
-    static func mode(_ path: String) -> mode_t? {
+    public static func mode(_ path: String) -> mode_t? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
         return info.st_mode & 0o7777
     }
 
     /// Writes a file with the given mode, whatever the umask.
-    static func write(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) {
+    public static func write(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) {
         let fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, mode)
         precondition(fd >= 0, "cannot create \(path)")
         _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
@@ -82,11 +83,11 @@ enum AccountFixtures {
         close(fd)
     }
 
-    static func write(_ path: String, _ text: String, mode: mode_t = 0o600) {
+    public static func write(_ path: String, _ text: String, mode: mode_t = 0o600) {
         write(path, Array(text.utf8), mode: mode)
     }
 
-    static func read(_ path: String) -> String? {
+    public static func read(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -99,7 +100,7 @@ enum AccountFixtures {
 
 extension AccountFixtures {
     /// `withTemporaryDirectory` for async bodies.
-    static func withTemporaryDirectoryAsync<R>(_ body: (String) async throws -> R) async throws -> R {
+    public static func withTemporaryDirectoryAsync<R>(_ body: (String) async throws -> R) async throws -> R {
         var template = Array("/tmp/handoff-account-test-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw HandoffError(.io, "mkdtemp failed: \(String(cString: strerror(errno)))")

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 @testable import HandoffContinuity
+@testable import HandoffRelay
 
 /// Two `RelayPipe`s joined by a broker played in memory: what one side's
 /// `poll` returns is queued for the other, encoded and decoded as on the

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffContinuity
 /// A device's MQTT Last Will (PROTOCOL.md §11 "Gone"): sealed with the
 /// account's gone key, so nobody without the account key can make one,
 /// and bound to one connection (`connected`, `session`), so an older

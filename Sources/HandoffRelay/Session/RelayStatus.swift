@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffContinuity
 /// Where a device's relay connection stands (docs/agent.md §12
 /// "Connection states"): what `handoff doctor` and STATUS `sources` show.
 public struct RelayStatus: Sendable, Equatable {

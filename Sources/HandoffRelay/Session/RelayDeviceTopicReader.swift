@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffContinuity
 /// Reads the messages of the account's device topics (PROTOCOL.md §11
 /// "Beacons on the relay", "Gone"): tells a beacon packet from a gone
 /// message by its size, opens it, and checks it belongs to the topic it
