@@ -26,9 +26,9 @@ public struct RelayWill: Sendable, Equatable {
 }
 
 /// One connection to the relay's broker, as `RelaySession` drives it: the
-/// seam between the relay's logic (here, in libhandoff's Swift core) and
-/// the MQTT client library (the agent's `MQTTConnection`, libmosquitto,
-/// which libhandoff.so never links). The session's thread is its only
+/// seam between the relay's logic (Session/, Pipes/: pure but for their
+/// sockets, fuzzed and tested without a broker) and the MQTT client library
+/// (`MQTTConnection` in MQTT/, the one file that uses libmosquitto). The session's thread is its only
 /// user: it waits on `socket` itself and calls `service` when the socket
 /// is ready or a keepalive is due, so one poll serves the broker and every
 /// pipe (docs/agent.md §8).

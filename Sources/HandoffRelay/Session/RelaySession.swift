@@ -13,8 +13,8 @@ import Glibc
 /// engine's client a stream socket to a device, and pipes other devices
 /// open are handed to the engine's channel server (`PeerPathEvents.accepted`).
 ///
-/// The broker client comes from `connect` (the agent's `MQTTConnection`:
-/// libhandoff.so never links an MQTT library). Threads: every method from
+/// The broker client comes from `connect` (`MQTTConnection`, made by the
+/// agent's `AgentRelay`; tests give their own). Threads: every method from
 /// any thread; the events run on `hoff-relay`.
 public final class RelaySession: @unchecked Sendable {
     // @unchecked: mutable state is in `shared` (a Locked); the loop's own
