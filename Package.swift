@@ -87,8 +87,8 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
-        // libmosquitto: the relay's MQTT client (PROTOCOL.md §11), the agent's
-        // and the tool's only, like sd-bus: libhandoff.so never links it.
+        // libmosquitto: the relay's MQTT client (PROTOCOL.md §11), HandoffRelay's
+        // only (the agent's and the tool's), like sd-bus: libhandoff.so never links it.
         .systemLibrary(
             name: "CMosquitto",
             pkgConfig: "libmosquitto",
@@ -124,27 +124,35 @@ let package = Package(
         // The browser bridge's wire: native-messaging frames and messages
         // (docs/browser.md); pure, fuzzed.
         .target(name: "HandoffBrowser", dependencies: ["HandoffJSON", "HandoffModel"], swiftSettings: withoutFoundation),
+        // The relay through an MQTT broker (PROTOCOL.md §11, docs/agent.md
+        // §12): a `PeerPath` the agent gives its engine, libmosquitto behind
+        // its broker seam (`RelayBroker`, MQTT/). The agent's and the tool's
+        // only: libhandoff.so never links it.
+        .target(name: "HandoffRelay", dependencies: ["HandoffModel", "HandoffContinuity", "COpenSSL", "CLinux", "CMosquitto"],
+                swiftSettings: withoutFoundation),
         // The per-user agent (docs/agent.md); linked into the `handoff` command only.
         .target(
             name: "HandoffAgent",
-            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "COpenSSL", "CLinux", "CSystemd", "CMosquitto", "CSQLite"],
+            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "HandoffRelay", "CLinux", "CSystemd", "CSQLite"],
             swiftSettings: withoutFoundation
         ),
         .executableTarget(
             name: "HandoffTool",
             dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "HandoffAgent", "HandoffJSON",
-                           "HandoffBrowser"],
+                           "HandoffBrowser", "HandoffRelay"],
             // Self-contained like the library: runs where no Swift toolchain is.
             swiftSettings: [.unsafeFlags(["-static-stdlib"])] + withoutFoundation,
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"] + hardeningLinkerFlags)] + footprintLinkerSettings(map: "handoff-cli")
         ),
         // What several test targets read from the repository (fuzz corpora,
-        // PROTOCOL.md's vectors); built only for the tests.
-        .target(name: "HandoffTestSupport", dependencies: ["HandoffModel"], path: "Tests/HandoffTestSupport",
+        // PROTOCOL.md's vectors) and their account fixtures; built only for the tests.
+        .target(name: "HandoffTestSupport", dependencies: ["HandoffModel", "HandoffContinuity"], path: "Tests/HandoffTestSupport",
                 swiftSettings: withoutFoundation),
         .testTarget(name: "HandoffModelTests", dependencies: ["HandoffModel", "HandoffTestSupport"]),
         .testTarget(name: "HandoffRuntimeTests", dependencies: ["HandoffRuntime"]),
-        .testTarget(name: "HandoffContinuityTests", dependencies: ["HandoffContinuity", "HandoffTestSupport"]),
+        // HandoffRelay only for PROTOCOL.md's vectors, one registry for the document.
+        .testTarget(name: "HandoffContinuityTests", dependencies: ["HandoffContinuity", "HandoffRelay", "HandoffTestSupport"]),
+        .testTarget(name: "HandoffRelayTests", dependencies: ["HandoffRelay", "HandoffContinuity", "HandoffModel", "HandoffTestSupport"]),
         .testTarget(name: "HandoffBridgeTests", dependencies: ["HandoffJSON", "HandoffBrowser", "HandoffModel", "HandoffTestSupport"]),
         .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffAgent", "HandoffModel", "HandoffTestSupport"]),
         // The MPRIS bridge's pure parts, compiled in from the tool through

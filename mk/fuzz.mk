@@ -42,25 +42,29 @@ CLANG         ?= clang
 FUZZ_MODEL_TARGETS := bplist activity userinfo userinfo-json manifest
 FUZZ_CONTINUITY_TARGETS := beacon-plaintext beacon-packet channel-frames exchange-message \
                            stream-frames pairing-code account-file device-file agent-message \
-                           pairing-messages settings-file tailnet-status \
-                           relay-pipe-frame relay-pipe relay-device-topic relay-file
+                           pairing-messages settings-file tailnet-status
+# The relay's pure parts (Sources/HandoffRelay without MQTT/: no libmosquitto).
+FUZZ_RELAY_TARGETS := relay-pipe-frame relay-pipe relay-device-topic relay-file
 # The agent's desktop-entry reader: Sources/HandoffAgent/Desktop only (the
 # D-Bus part would need libsystemd).
 FUZZ_AGENT_TARGETS := desktop-entry
 # The browser bridge's input: native-messaging frames and JSON.
 FUZZ_BRIDGE_TARGETS := native-messaging
-FUZZ_TARGETS  := $(FUZZ_MODEL_TARGETS) $(FUZZ_CONTINUITY_TARGETS) $(FUZZ_AGENT_TARGETS) $(FUZZ_BRIDGE_TARGETS)
+FUZZ_TARGETS  := $(FUZZ_MODEL_TARGETS) $(FUZZ_CONTINUITY_TARGETS) $(FUZZ_RELAY_TARGETS) $(FUZZ_AGENT_TARGETS) \
+                 $(FUZZ_BRIDGE_TARGETS)
 
 # System libraries come through their module maps, as in Package.swift
 # (expat only once the model reads XML with it).
 FUZZ_EXPAT    := $(if $(wildcard Sources/CExpat/module.modulemap),-I Sources/CExpat -lexpat)
 FUZZ_SWIFTFLAGS := -swift-version 6 -parse-as-library -Onone -g -sanitize=fuzzer,address \
                    -use-ld=lld -I $(FUZZ_DIR)/modules -I Sources/COpenSSL -I $(FUZZ_DIR)/clinux $(FUZZ_EXPAT)
+# One package name, as SwiftPM gives: HandoffRelay uses `package` parts of HandoffContinuity.
 FUZZ_MODULEFLAGS := $(FUZZ_SWIFTFLAGS) -enable-testing -Xfrontend -enable-private-imports \
-                    -emit-library -static -emit-module
+                    -package-name libhandoff -emit-library -static -emit-module
 FUZZ_LIBS_MODEL := $(FUZZ_DIR)/lib/libHandoffModel.a
 FUZZ_LIBS_CONTINUITY := $(FUZZ_DIR)/lib/libHandoffContinuity.a $(FUZZ_DIR)/lib/libHandoffRuntime.a \
                         $(FUZZ_LIBS_MODEL) $(FUZZ_DIR)/lib/libCLinux.a -lssl -lcrypto
+FUZZ_LIBS_RELAY := $(FUZZ_DIR)/lib/libHandoffRelay.a $(FUZZ_LIBS_CONTINUITY)
 FUZZ_LIBS_AGENT := $(FUZZ_DIR)/lib/libHandoffAgent.a $(FUZZ_LIBS_MODEL) $(FUZZ_DIR)/lib/libCLinux.a
 FUZZ_LIBS_BRIDGE := $(FUZZ_DIR)/lib/libHandoffBrowser.a $(FUZZ_DIR)/lib/libHandoffJSON.a $(FUZZ_LIBS_MODEL)
 
@@ -92,6 +96,7 @@ $(FUZZ_DIR)/lib/libCLinux.a: $(wildcard Sources/CLinux/*.c) Sources/CLinux/inclu
 FUZZ_MODEL_SOURCES      := $(shell find Sources/HandoffModel -name '*.swift' | sort)
 FUZZ_RUNTIME_SOURCES    := $(shell find Sources/HandoffRuntime -name '*.swift' | sort)
 FUZZ_CONTINUITY_SOURCES := $(shell find Sources/HandoffContinuity -name '*.swift' | sort)
+FUZZ_RELAY_SOURCES      := $(shell find Sources/HandoffRelay -name '*.swift' -not -path '*/MQTT/*' | sort)
 # The agent's Desktop part without its sd-bus glue, plus the D-Bus name rule it uses.
 FUZZ_AGENT_SOURCES      := $(filter-out %/ApplicationActivator+DBusActivating.swift,\
                            $(shell find Sources/HandoffAgent/Desktop -name '*.swift' | sort)) \
@@ -114,6 +119,9 @@ $(FUZZ_DIR)/lib/libHandoffRuntime.a: $(FUZZ_RUNTIME_SOURCES) $(FUZZ_DIR)/lib/lib
 $(FUZZ_DIR)/lib/libHandoffContinuity.a: $(FUZZ_CONTINUITY_SOURCES) $(FUZZ_DIR)/lib/libHandoffRuntime.a $(FUZZ_DIR)/lib/libCLinux.a
 	$(call fuzz_module,HandoffContinuity,$(FUZZ_CONTINUITY_SOURCES))
 
+$(FUZZ_DIR)/lib/libHandoffRelay.a: $(FUZZ_RELAY_SOURCES) $(FUZZ_DIR)/lib/libHandoffContinuity.a
+	$(call fuzz_module,HandoffRelay,$(FUZZ_RELAY_SOURCES))
+
 $(FUZZ_DIR)/lib/libHandoffAgent.a: $(FUZZ_AGENT_SOURCES) $(FUZZ_DIR)/lib/libHandoffModel.a $(FUZZ_DIR)/lib/libCLinux.a $(FUZZ_DIR)/clinux/module.modulemap
 	$(call fuzz_module,HandoffAgent,$(FUZZ_AGENT_SOURCES))
 
@@ -133,6 +141,10 @@ $(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_CONTINUITY_TARGETS)): $(FUZZ_DIR)/bin/%: $(F
 	@mkdir -p $(@D)
 	$(SWIFTC) $(FUZZ_SWIFTFLAGS) $< $(FUZZ_LIBS_CONTINUITY) -o $@
 
+$(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_RELAY_TARGETS)): $(FUZZ_DIR)/bin/%: $(FUZZ_SRC)/targets/%.swift $(filter %.a,$(FUZZ_LIBS_RELAY))
+	@mkdir -p $(@D)
+	$(SWIFTC) $(FUZZ_SWIFTFLAGS) $< $(FUZZ_LIBS_RELAY) -o $@
+
 $(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_AGENT_TARGETS)): $(FUZZ_DIR)/bin/%: $(FUZZ_SRC)/targets/%.swift $(filter %.a,$(FUZZ_LIBS_AGENT))
 	@mkdir -p $(@D)
 	$(SWIFTC) $(FUZZ_SWIFTFLAGS) $< $(FUZZ_LIBS_AGENT) -o $@
@@ -143,9 +155,9 @@ $(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_BRIDGE_TARGETS)): $(FUZZ_DIR)/bin/%: $(FUZZ_
 
 # The seed writer is a libFuzzer binary too (the modules need its runtime):
 # it writes the seeds from LLVMFuzzerInitialize and exits.
-$(FUZZ_DIR)/bin/seeds: $(FUZZ_SRC)/tools/seeds.swift $(filter %.a,$(FUZZ_LIBS_CONTINUITY))
+$(FUZZ_DIR)/bin/seeds: $(FUZZ_SRC)/tools/seeds.swift $(filter %.a,$(FUZZ_LIBS_RELAY))
 	@mkdir -p $(@D)
-	$(SWIFTC) $(FUZZ_SWIFTFLAGS) $< $(FUZZ_LIBS_CONTINUITY) -o $@
+	$(SWIFTC) $(FUZZ_SWIFTFLAGS) $< $(FUZZ_LIBS_RELAY) -o $@
 
 ## fuzz-seeds: rewrite the seed corpora from the library's encoders
 fuzz-seeds: $(FUZZ_DIR)/bin/seeds

@@ -2,6 +2,7 @@
 import HandoffModel
 import Testing
 @testable import HandoffContinuity
+import HandoffTestSupport
 
 /// The primitives the account derivation and the beacons stand on, checked
 /// against published vectors: this proves the OpenSSL wiring.

@@ -7,6 +7,7 @@ import Musl
 import HandoffModel
 import Testing
 @testable import HandoffContinuity
+import HandoffTestSupport
 
 @Suite struct AccountStoreTests {
     typealias F = AccountFixtures

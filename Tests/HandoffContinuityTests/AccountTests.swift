@@ -2,6 +2,7 @@
 import HandoffModel
 import Testing
 @testable import HandoffContinuity
+import HandoffTestSupport
 
 @Suite struct AccountKeyTests {
     typealias F = AccountFixtures

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import HandoffModel
 @testable import HandoffContinuity
+import HandoffTestSupport
 import Testing
 
 /// The roster of verified devices and its file next to the account.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 @testable import HandoffContinuity
+@testable import HandoffRelay
 @testable import HandoffModel
 import HandoffTestSupport
 
@@ -56,15 +57,7 @@ enum DocumentVectorRegistry {
 
     // MARK: §5
 
-    static func testBeacon(_ kind: Beacon.Kind, sequence: UInt64) -> Beacon {
-        let activity = BeaconActivity(activityID: run(0xB0, 16), activityType: "com.example.mapoff.view-region",
-                                      title: "Cupertino", teamIdentifier: "A1B2C3D4E5",
-                                      bundleIdentifier: "com.example.mapoff", webpageURL: nil,
-                                      expiration: nil, supportsContinuationStreams: false)
-        return Beacon(kind: kind, timestamp: 1_700_000_000_000, sequence: sequence, deviceID: run(0xA0, 16),
-                      deviceName: "Test Device", role: .full, channelPort: 52371,
-                      activity: kind == .advert ? activity : nil)
-    }
+    static func testBeacon(_ kind: Beacon.Kind, sequence: UInt64) -> Beacon { VectorBeacon.make(kind, sequence: sequence) }
 
     static let beacons: Entries = [
         "advert plaintext": { hex(try BeaconCodec.encode(testBeacon(.advert, sequence: 1))) },

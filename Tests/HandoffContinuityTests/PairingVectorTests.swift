@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 @testable import HandoffContinuity
+import HandoffTestSupport
 import Testing
 
 /// docs/PROTOCOL.md §9's test vectors, read from the document and

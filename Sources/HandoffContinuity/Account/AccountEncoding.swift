@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 /// Text helpers of the account files and messages.
-enum AccountEncoding {
+package enum AccountEncoding {
     /// Lowercase hexadecimal.
-    static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 2)
@@ -14,7 +14,7 @@ enum AccountEncoding {
     }
 
     /// Decodes lowercase hex only; nil for anything else.
-    static func bytes(fromLowercaseHex text: String) -> [UInt8]? {
+    package static func bytes(fromLowercaseHex text: String) -> [UInt8]? {
         let chars = Array(text.utf8)
         guard chars.count % 2 == 0 else { return nil }
         func nibble(_ c: UInt8) -> UInt8? {
@@ -43,7 +43,7 @@ enum AccountEncoding {
 
     /// A string in double quotes for an error message, control characters and
     /// quotes escaped, cut after 80 characters.
-    static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         var out = "\""
         for (i, scalar) in text.unicodeScalars.enumerated() {
             if i == 80 {

@@ -232,9 +232,9 @@ public struct AccountStore: Sendable {
 }
 
 /// Small private files done carefully: plain POSIX through Glibc.
-enum AccountFile {
+package enum AccountFile {
     /// Reads a file that only its owner may access, as UTF-8 text.
-    static func readText(_ path: String, missing: String) throws(HandoffError) -> String {
+    package static func readText(_ path: String, missing: String) throws(HandoffError) -> String {
         let bytes = try read(path, missing: missing)
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw HandoffError(.malformedData, "\(path) is not UTF-8 text: it is no libhandoff file; remove it")
@@ -245,7 +245,7 @@ enum AccountFile {
     /// Reads a regular file of at most `maxSize` bytes (by default
     /// `AccountStore.maxFileSize`) that belongs to the current user and
     /// grants no group or other permission; never follows a symbolic link.
-    static func read(_ path: String, missing: String, maxSize: Int = AccountStore.maxFileSize) throws(HandoffError) -> [UInt8] {
+    package static func read(_ path: String, missing: String, maxSize: Int = AccountStore.maxFileSize) throws(HandoffError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {
             let error = errno
@@ -299,7 +299,7 @@ enum AccountFile {
     /// Writes `bytes` to `path` atomically: a new temporary file in
     /// `directory` (mode 0600), fsync'd, then renamed over `path`. With
     /// `replace` false an existing `path` is kept and the result is false.
-    static func writeAtomically(
+    package static func writeAtomically(
         _ bytes: [UInt8], to path: String, directory: String, replace: Bool
     ) throws(HandoffError) -> Bool {
         let name = path.split(separator: "/").last.map(String.init) ?? "file"
@@ -356,7 +356,7 @@ enum AccountFile {
         close(fd)
     }
 
-    static func failure(_ error: Int32, _ what: String) -> HandoffError {
+    package static func failure(_ error: Int32, _ what: String) -> HandoffError {
         let reason = String(cString: strerror(error))
         switch error {
         case EACCES, EPERM:

@@ -8,13 +8,26 @@ import Glibc
 /// `fe80::1%veth0` (the scope is an interface name or index). No DNS: the
 /// channel only ever talks to addresses learned from beacons or given by
 /// the user.
+///
+/// A channel reached over another `PeerPath` (the relay) is one too: its
+/// `path` names the device there, and its host is that name's text (the
+/// key rate limits and tallies count it by).
 public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: UInt16
+    /// The path the channel is reached over, nil for the link (TCP).
+    public var path: PeerPathAddress?
 
     public init(host: String, port: UInt16) {
         self.host = host
         self.port = port
+    }
+
+    /// The channel of the device at `path`, whose beacons announce `port`.
+    public init(path: PeerPathAddress, port: UInt16 = 0) {
+        host = path.description
+        self.port = port
+        self.path = path
     }
 
     /// Parses `127.0.0.1:5000`, `[::1]:5000` or `[fe80::1%veth0]:5000`.
@@ -55,8 +68,8 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        // A relay peer ("relay:" and a device tag) has no port to show.
-        if host.hasPrefix("relay:") { return host }
+        // A device on another path has no port to show.
+        if let path { return path.description }
         return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 

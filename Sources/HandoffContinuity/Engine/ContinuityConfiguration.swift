@@ -19,15 +19,15 @@ public struct ContinuityConfiguration: Sendable {
     /// Used only with a fixed beacon port: the tailnet's devices are sent
     /// beacons on the discovery port, which an ephemeral one is not.
     public var tailnetSocket: String? = TailnetSource.configuredSocket()
-    /// Peer sources of the host's own, after the built-in ones: the seam
-    /// for a source the library does not link (the agent's MQTT relay).
-    /// Each is refreshed on the engine's `hoff-reach` thread.
+    /// Peer sources of the host's own, after the built-in ones (the link's
+    /// unicast targets). Each is refreshed on the engine's `hoff-reach` thread.
     public var additionalPeerSources: [any PeerSource] = []
-    /// The relay through an MQTT broker (PROTOCOL.md §11): the agent's
-    /// session, made with its broker client; the engine starts it, feeds
-    /// it its beacons, dials "relay:" peers through it and stops it. Nil:
-    /// no relay (an embedded app reaches the relay through the agent).
-    public var relay: RelaySession?
+    /// Paths to the other devices besides the link (`PeerPath`): the
+    /// engine starts each, sends it its beacons, dials the channels of its
+    /// kind through it, and stops it. The agent gives its MQTT relay here
+    /// (PROTOCOL.md §11); empty by default (an embedded app reaches the
+    /// relay through the agent).
+    public var paths: [any PeerPath] = []
     /// Where the TLS channel listens; port 0 picks a free one (announced in
     /// beacons). `::` is both IPv6 and IPv4 on one port (IPv4 alone where
     /// the host has no IPv6).

@@ -122,16 +122,16 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         self.settingsStore = settingsStore
         settingsWatch = settingsStore.map(SettingsWatch.init(store:))
         // A connection joining the pool is one more to watch, with a deadline.
-        let relay = configuration.relay
+        let paths = configuration.paths
         client = ExchangeClient(psk: keys.channelPSK, limits: configuration.channelLimits,
                                 fetchTimeout: configuration.fetchTimeout,
                                 idleLifetime: configuration.idleConnectionLifetime,
                                 pooled: { alarm.poke() }, dial: { peer, psk, limits throws(HandoffError) in
-            guard let tag = RelaySession.deviceTag(of: peer) else {
-                return try ChannelConnection.connect(to: peer, psk: psk, limits: limits)
+            guard let address = peer.path else { return try ChannelConnection.connect(to: peer, psk: psk, limits: limits) }
+            guard let path = paths.first(where: { $0.kind == address.kind }) else {
+                throw HandoffError(.connectionUnavailable, "\(peer) is reached through a \(address.kind.rawValue), and none is configured")
             }
-            guard let relay else { throw HandoffError(.connectionUnavailable, "\(peer) is reached through a relay, and none is configured") }
-            return try ChannelConnection.connect(overStream: try relay.openPipe(toDeviceTag: tag), peer: peer, psk: psk, limits: limits)
+            return try ChannelConnection.connect(overStream: try path.dial(address), peer: peer, psk: psk, limits: limits)
         })
         let gate = state
         let exchange = ExchangeServer(endpoint: { [weak self] in self?.endpoint },
@@ -165,24 +165,25 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         if let settingsStore { reloadSettings(from: settingsStore) }
         threads.start(named: "hoff-scheduler") { [self] in self.scheduleLoop() }
         reach.start()
-        relay?.start(hooks: relayHooks)
+        for path in configuration.paths { path.start(pathEvents) }
     }
 
-    /// What the relay tells the engine (PROTOCOL §11): its beacons are
-    /// received as datagrams from "relay:<tag>", a gone message is a
-    /// device leaving, accepted pipes go through the channel's admission.
-    private var relayHooks: RelaySession.Hooks {
-        RelaySession.Hooks(
-            beacon: { [weak self] packet, tag in
-                self?.receive(packet, host: ChannelConnection.relayPeer(deviceTag: tag).host, solicitor: nil)
+    /// What the other paths tell the engine (PROTOCOL §11 for the relay):
+    /// their beacons are received as datagrams from the device's address
+    /// on the path, a gone message is a device leaving, accepted streams
+    /// go through the channel's admission.
+    private var pathEvents: PeerPathEvents {
+        PeerPathEvents(
+            beacon: { [weak self] packet, from in
+                self?.receive(packet, host: from.description, path: from, solicitor: nil)
             },
             gone: { [weak self] deviceID in
                 guard let self, let endpoint = self.endpoint else { return }
                 self.left(hex(deviceID), endpoint: endpoint)
             },
-            accepted: { [weak self] fd, peer, authenticated in
+            accepted: { [weak self] fd, from, authenticated in
                 guard let self else { close(fd); return }
-                self.server.adopt(fd: fd, peer: peer, authenticated: authenticated)
+                self.server.adopt(fd: fd, peer: SocketAddress(path: from), authenticated: authenticated)
             },
             connected: { [weak self] in self?.solicitAdded() },
             announce: { [weak self] in self?.announce() })
@@ -200,11 +201,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         return sources + configuration.additionalPeerSources
     }
 
-    /// Each peer source's state now (`handoff doctor`, STATUS `sources`).
-    public var peerSources: [PeerSourceState] { reach.states + (configuration.relay.map { [$0.status.sourceState] } ?? []) }
-
-    /// The relay's state and counters (nil without one): `handoff doctor`.
-    public var relayStatus: RelayStatus? { configuration.relay?.status }
+    /// Each peer source's and path's state now (`handoff doctor`, STATUS `sources`).
+    public var peerSources: [PeerSourceState] { reach.states + configuration.paths.map(\.state) }
 
     // MARK: Settings (docs/agent.md "Settings")
 
@@ -345,7 +343,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     }
 
     /// Where to reach the device offering `activityID`, in the order to
-    /// try: its direct paths heard lately, then the relay (PROTOCOL §11).
+    /// try: its direct paths heard lately, then its other paths (the relay, PROTOCOL §11).
     private func paths(offering activityID: ActivityID) -> [SocketAddress] {
         state.withLock { $0.remotes.channels(offering: activityID, now: monotonicSeconds(), recent: configuration.remoteLifetime) }
     }
@@ -435,8 +433,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         for id in last ?? [] { send(withdrawal: id) }
         // The others show this device offline at once, not after 150 s.
         if last != nil { seal(kind: .presence, activity: nil, leaving: true) }
-        // Publishes that leaving presence, then disconnects cleanly.
-        configuration.relay?.stop()
+        // Each path carries that leaving presence, then ends cleanly.
+        for path in configuration.paths { path.stop() }
         let roster = last == nil ? nil : state.withLock { s in
             let (now, wall) = (monotonicSeconds(), wallMilliseconds())
             for (id, entry) in s.remotes.entries where entry.verified {
@@ -573,7 +571,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         guard let packet = try? BeaconCodec.seal(beacon, key: keys.beaconKey) else { return }
         transport.send(packet)
         if let solicitor { transport.send(packet, to: solicitor) }
-        configuration.relay?.publishBeacon(packet)
+        for path in configuration.paths { path.publish(beacon: packet) }
     }
 
     // MARK: Receiving beacons
@@ -599,10 +597,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         receive(packet, host: from.host, solicitor: from)
     }
 
-    /// A beacon packet heard from `host` (an address, or "relay:<tag>"
-    /// through the relay); `solicitor`: where a UDP answer goes (nil
-    /// through the relay: every beacon is published there anyway).
-    func receive(_ packet: [UInt8], host: String, solicitor: UDPAddress?) {
+    /// A beacon packet heard from `host` (an address, or the text of
+    /// `path`, the device's address on another path); `solicitor`: where a
+    /// UDP answer goes (nil on another path: every beacon goes there anyway).
+    func receive(_ packet: [UInt8], host: String, path: PeerPathAddress? = nil, solicitor: UDPAddress?) {
         // Anything that does not authenticate is dropped here, silently;
         // so is everything before an application is attached (the beacon
         // is not consumed: its next copy still counts).
@@ -627,7 +625,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             s.beacons.packets += 1
             s.beacons.count(verdict, beacon, from: host, nowMilliseconds: now)
             // The other family's copy: its address, not a replay.
-            if verdict == .duplicate { s.remotes.heardCopy(of: beacon, from: host) }
+            if verdict == .duplicate { s.remotes.heardCopy(of: beacon, from: host, over: path) }
         }
         guard verdict == .accepted else { return }
         if beacon.kind == .solicit {
@@ -640,7 +638,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         }
         if beacon.kind == .presence, beacon.leaving {
             left(hex(beacon.deviceID), endpoint: endpoint)
-            configuration.relay?.deviceLeft(beacon.deviceID)
+            for path in configuration.paths { path.peerLeft(beacon.deviceID) }
             return
         }
         let audience = endpoint.audience
@@ -648,7 +646,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             let now = monotonicSeconds()
             let id = hex(beacon.deviceID)
             let nameBefore = s.remotes.entries[id].flatMap { $0.verified ? $0.name : nil }
-            let applied = s.remotes.apply(beacon, from: host, audience: audience, ownRole: configuration.device.role,
+            let applied = s.remotes.apply(beacon, from: host, over: path, audience: audience, ownRole: configuration.device.role,
                                           now: now)
             let renamed = nameBefore != nil && nameBefore != s.remotes.entries[id]?.name
             // A rename is kept in the roster too: offline, it still shows.

@@ -29,8 +29,8 @@ final class ExchangeClient: Sendable {
     /// Called when a connection joins the pool: the scheduler then watches
     /// it and its deadline.
     private let pooled: @Sendable () -> Void
-    /// Makes a new authenticated connection to a channel: TCP, or a relay
-    /// pipe for a "relay:" peer (the engine's, PROTOCOL §11).
+    /// Makes a new authenticated connection to a channel: TCP, or a stream
+    /// its `PeerPath` dials for a channel on another path (the engine's).
     typealias Dial = @Sendable (_ peer: SocketAddress, _ psk: [UInt8], _ limits: ChannelLimits) throws(HandoffError) -> ChannelConnection
     private let dial: Dial
 

@@ -13,9 +13,12 @@ import HandoffRuntime
 /// so replayed beacons of a device that is gone show nothing.
 struct RemoteTable {
     /// The path a beacon arrived over: each path's copy names the channel
-    /// reachable over it. `relay`: through the broker (PROTOCOL §11), the
-    /// channel then a pipe to the device's tag ("relay:<tag>").
-    enum Family: Sendable { case ipv4, ipv6, relay }
+    /// reachable over it. `path`: another `PeerPath` (the relay, PROTOCOL
+    /// §11), the channel then a stream it dials to the device's address there.
+    enum Family: Sendable, Hashable {
+        case ipv4, ipv6
+        case path(PeerPathKind)
+    }
 
     struct Entry {
         /// What its latest beacon offers this app.
@@ -84,8 +87,14 @@ struct RemoteTable {
         self.capacity = max(1, capacity)
     }
 
-    static func family(of host: String) -> Family {
-        host.hasPrefix(ChannelConnection.relayPrefix) ? .relay : host.contains(":") ? .ipv6 : .ipv4
+    static func family(of channel: SocketAddress) -> Family {
+        if let path = channel.path { return .path(path.kind) }
+        return channel.host.contains(":") ? .ipv6 : .ipv4
+    }
+
+    /// The channel a beacon from `host` (or the device at `path`) announces.
+    static func channel(host: String, path: PeerPathAddress?, port: UInt16) -> SocketAddress {
+        path.map { SocketAddress(path: $0, port: port) } ?? SocketAddress(host: host, port: port)
     }
 
     /// The device that offers an activity (as reported), and where to reach it.
@@ -96,7 +105,8 @@ struct RemoteTable {
     /// Where to reach the device that offers an activity, in the order to
     /// try (PROTOCOL §11: a direct path first, the relay the fallback,
     /// chosen for each continue): the direct channels heard within
-    /// `recent` seconds (the verified one first), then the relay's, then
+    /// `recent` seconds (the verified one first), then the other paths'
+    /// (by kind), then
     /// the verified channel if it is neither (silent lately). Empty
     /// when no verified device offers it.
     func channels(offering activityID: ActivityID, now: Double, recent: Double) -> [SocketAddress] {
@@ -108,7 +118,10 @@ struct RemoteTable {
         }
         let ordered = direct.filter { $0 == verified } + direct.filter { $0 != verified }
         var out = ordered
-        if let relay = entry.channels[.relay] { out.append(relay) }
+        out += entry.channels.compactMap { family, channel -> (PeerPathKind, SocketAddress)? in
+            guard case .path(let kind) = family else { return nil }
+            return (kind, channel)
+        }.sorted { $0.0 < $1.0 }.map(\.1)
         // Verified, but not heard that way lately: the last resort.
         if !out.contains(verified) { out.append(verified) }
         return out
@@ -123,22 +136,24 @@ struct RemoteTable {
     /// `host`. Returns the changes to report, and a channel to verify when
     /// the device is not verified yet (the caller verifies it, then calls
     /// `verified`, or `deferred` when it could not try now).
-    mutating func apply(_ beacon: Beacon, from host: String, manifest: Manifest, ownRole: DeviceRole,
-                        now: Double) -> (changes: [RemoteActivityChange], verify: SocketAddress?) {
-        apply(beacon, from: host, audience: .application(manifest), ownRole: ownRole, now: now)
+    mutating func apply(_ beacon: Beacon, from host: String, over path: PeerPathAddress? = nil, manifest: Manifest,
+                        ownRole: DeviceRole, now: Double) -> (changes: [RemoteActivityChange], verify: SocketAddress?) {
+        apply(beacon, from: host, over: path, audience: .application(manifest), ownRole: ownRole, now: now)
     }
 
     /// `apply`, gating for `audience` (an observer: every team and type).
-    mutating func apply(_ beacon: Beacon, from host: String, audience: ActivityAudience, ownRole: DeviceRole,
-                        now: Double) -> (changes: [RemoteActivityChange], verify: SocketAddress?) {
+    /// `path`: the device's address when the beacon came over another
+    /// `PeerPath` (`host` is then its text).
+    mutating func apply(_ beacon: Beacon, from host: String, over path: PeerPathAddress? = nil, audience: ActivityAudience,
+                        ownRole: DeviceRole, now: Double) -> (changes: [RemoteActivityChange], verify: SocketAddress?) {
         let deviceID = hex(beacon.deviceID)
         // PROTOCOL §5 "Receiving" step 7: a keep-alive of an activity the
         // device has since replaced, or a withdrawal of one, while the
         // replacement is still heard, comes from a second sender with this
         // device ID (or is late): it changes nothing, not even the address.
         if let entry = entries[deviceID], entry.succession.isStale(beacon, now: now) { return ([], nil) }
-        let channel = SocketAddress(host: host, port: beacon.channelPort)
-        let family = Self.family(of: host)
+        let channel = Self.channel(host: host, path: path, port: beacon.channelPort)
+        let family = Self.family(of: channel)
         var changes: [RemoteActivityChange] = []
         if entries[deviceID] == nil { changes += makeRoom() }
         var entry = entries[deviceID] ?? Entry(lastHeard: now)
@@ -151,7 +166,7 @@ struct RemoteTable {
             }
             // A verified channel that moved (or a restarted device): check
             // again. The other family's copy arriving first changes nothing.
-            if let verified = entry.verifiedChannel, entry.channels[Self.family(of: verified.host)] != verified {
+            if let verified = entry.verifiedChannel, entry.channels[Self.family(of: verified)] != verified {
                 entry.verifiedChannel = nil
                 entry.revision = nil
                 entry.verifying = nil
@@ -205,11 +220,13 @@ struct RemoteTable {
     /// fills in the device's address for that family when it has none, so
     /// a later verification can use it; never replaces an address (a copy
     /// can be replayed from anywhere) and changes nothing else.
-    mutating func heardCopy(of beacon: Beacon, from host: String, now: Double = monotonicSeconds()) {
+    mutating func heardCopy(of beacon: Beacon, from host: String, over path: PeerPathAddress? = nil,
+                            now: Double = monotonicSeconds()) {
         let deviceID = hex(beacon.deviceID)
-        let family = Self.family(of: host)
+        let channel = Self.channel(host: host, path: path, port: beacon.channelPort)
+        let family = Self.family(of: channel)
         guard var entry = entries[deviceID], entry.channels.values.allSatisfy({ $0.port == beacon.channelPort }) else { return }
-        if entry.channels[family] == nil { entry.channels[family] = SocketAddress(host: host, port: beacon.channelPort) }
+        if entry.channels[family] == nil { entry.channels[family] = channel }
         // Heard over this path now, if it is the path known for it.
         if entry.channels[family]?.host == host { entry.heardOver[family] = now }
         entries[deviceID] = entry
@@ -229,7 +246,7 @@ struct RemoteTable {
         var changes: [RemoteActivityChange] = []
         if let failure {
             entry.lastFailure = VerificationFailure(channel: channel, error: failure, at: now)
-            entry.failedFamilies.insert(Self.family(of: channel.host))
+            entry.failedFamilies.insert(Self.family(of: channel))
             if entry.channels.keys.allSatisfy(entry.failedFamilies.contains) {
                 entry.failures += 1
                 entry.failedFamilies = []

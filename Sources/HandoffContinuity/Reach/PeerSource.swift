@@ -42,17 +42,8 @@ extension PeerSource {
 
 /// A source's state for people (doctor) and programs (STATUS `sources`).
 public struct PeerSourceState: Sendable, Equatable {
-    public enum Kind: String, Sendable {
-        /// Multicast on the link's interfaces (no unicast addresses).
-        case link
-        /// One configured peer (`--peer`, options.peers): a number or a host name.
-        case peer
-        /// tailscaled's LocalAPI.
-        case tailnet
-        /// An MQTT broker: the relay's state (`RelayStatus`), listed with the
-        /// sources' though the relay is not one of `PeerSources`.
-        case relay
-    }
+    /// Which source: the link, a configured peer, the tailnet, the relay.
+    public typealias Kind = PeerPathKind
 
     public enum Condition: String, Sendable {
         /// In use: `addresses` are beaconed to (for the link, multicast is on).

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-/// A token bucket: `rate` tokens a second, at most `burst` saved up.
-struct TokenBucket {
+/// A token bucket: `rate` tokens a second, at most `burst` saved up
+/// (`package`: the relay's pipes use it).
+package struct TokenBucket {
     let rate: Double
     let burst: Double
     private var tokens: Double
     private var last: Double
 
-    init(rate: Double, burst: Double, now: Double) {
+    package init(rate: Double, burst: Double, now: Double) {
         self.rate = max(0, rate)
         self.burst = max(1, burst)
         tokens = self.burst
@@ -14,7 +15,7 @@ struct TokenBucket {
     }
 
     /// Takes a token when there is one.
-    mutating func take(now: Double) -> Bool {
+    package mutating func take(now: Double) -> Bool {
         tokens = min(burst, tokens + max(0, now - last) * rate)
         last = max(last, now)
         guard tokens >= 1 else { return false }

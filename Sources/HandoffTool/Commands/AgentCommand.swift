@@ -2,6 +2,7 @@
 import HandoffJSON
 import HandoffAgent
 import HandoffContinuity
+import HandoffRelay
 import HandoffModel
 #if canImport(Glibc)
 import Glibc
@@ -113,7 +114,9 @@ enum AgentCommand: Command {
         config.roster = DeviceRosterFile(store: profile.store, accountID: account.derived.accountID)
         // The person's controls (docs/agent.md "Settings"), applied live.
         config.settingsDirectory = profile.directory
-        config.relay = Self.relay(RelayConfigurationStore(directory: profile.directory), account: account, device: device, log)
+        if let relay = Self.relay(RelayConfigurationStore(directory: profile.directory), account: account, device: device, log) {
+            config.paths.append(relay)
+        }
         let desktop: AgentDesktop? = arguments.has("--no-launch") ? nil : AgentDesktop.current()
 
         let notifications: Agent.Notifications = arguments.has("--no-notifications") ? .off : .sessionBus(nil)

@@ -2,6 +2,7 @@
 import HandoffJSON
 import HandoffAgent
 import HandoffContinuity
+import HandoffRelay
 import HandoffModel
 #if canImport(Glibc)
 import Glibc

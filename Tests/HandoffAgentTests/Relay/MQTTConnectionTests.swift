@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 @testable import HandoffAgent
 import HandoffContinuity
+@testable import HandoffRelay
 import HandoffModel
 import Testing
 #if canImport(Glibc)

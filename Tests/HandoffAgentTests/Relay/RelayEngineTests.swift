@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 @testable import HandoffAgent
 @testable import HandoffContinuity
+@testable import HandoffRelay
 import HandoffModel
 @testable import HandoffRuntime
 import Testing
@@ -34,7 +35,7 @@ struct RelayEngineTests {
             o.will = will
             return try MQTTConnection(o)
         }
-        config.relay = relay
+        config.paths = [relay]
         return (try ContinuityEngine(configuration: config), relay)
     }
 

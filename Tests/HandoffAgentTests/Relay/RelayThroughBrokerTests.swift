@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 @testable import HandoffAgent
 @testable import HandoffContinuity
+@testable import HandoffRelay
 import HandoffModel
 import Testing
 #if canImport(Glibc)
@@ -145,7 +146,7 @@ struct RelayThroughBrokerTests {
             }
             guard let fd else { serverError.withLock { $0 = HandoffError(.timedOut, "no pipe was accepted") }; return }
             do throws(HandoffError) {
-                let peer = ChannelConnection.relayPeer(deviceTag: RelayTopics(accountKey: Self.account).deviceTag(Self.deviceA))
+                let peer = SocketAddress(path: PeerPathAddress(kind: .relay, tag: RelayTopics(accountKey: Self.account).deviceTag(Self.deviceA)))
                 let connection = try ChannelConnection.accept(overStream: fd, peer: peer, psk: Self.psk)
                 try connection.send(try connection.receive(timeout: 10), timeout: 10)
                 _ = try? connection.receive(timeout: 10)
@@ -153,7 +154,7 @@ struct RelayThroughBrokerTests {
                 serverError.withLock { $0 = error }
             }
         }
-        let connection = try ChannelConnection.connect(overStream: clientFD, peer: ChannelConnection.relayPeer(deviceTag: topics.deviceTag(Self.deviceB)),
+        let connection = try ChannelConnection.connect(overStream: clientFD, peer: SocketAddress(path: PeerPathAddress(kind: .relay, tag: topics.deviceTag(Self.deviceB))),
                                                        psk: Self.psk)
         let payload = (0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         try connection.send(Frame(type: 0x02, payload: payload), timeout: 10)

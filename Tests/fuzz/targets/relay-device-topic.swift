@@ -6,6 +6,7 @@
 // keys), and as a gone plaintext sealed under the gone key, which must
 // read exactly when its plaintext parses and names the topic's device.
 @testable import HandoffContinuity
+@testable import HandoffRelay
 
 let account = try! AccountKey(bytes: Array(0..<32))
 let topics = RelayTopics(accountKey: account)

@@ -8,6 +8,7 @@
 import Glibc
 #endif
 @testable import HandoffContinuity
+@testable import HandoffRelay
 
 let store: RelayConfigurationStore = {
     let parent = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"

@@ -10,6 +10,7 @@
 // RESET to a frame of a pipe the table does not know (not an OPEN, not a
 // RESET): reason 1, seq 0, ack = the frame's seq, window 0, on its pipe.
 @testable import HandoffContinuity
+@testable import HandoffRelay
 
 let topicPipe = RelayPipeID(bytes: Array(0xC0...0xCF))!
 let account = try! AccountKey(bytes: Array(0..<32))

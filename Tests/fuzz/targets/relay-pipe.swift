@@ -7,6 +7,7 @@
 // change bytes, which TLS then refuses, but never crash the pipe); a side
 // never holds more than its window; deadlines exist until a pipe ends.
 @testable import HandoffContinuity
+@testable import HandoffRelay
 
 let pipeID = RelayPipeID(bytes: Array(0xC0...0xCF))!
 

@@ -14,6 +14,7 @@ import FoundationEssentials
 @testable import HandoffModel
 import HandoffRuntime
 @testable import HandoffContinuity
+@testable import HandoffRelay
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 { 0 }
