@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffDBus
 import HandoffModel
 
 /// What the agent shows on the session bus (docs/agent.md §6): the

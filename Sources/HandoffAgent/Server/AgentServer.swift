@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import CLinux
 import HandoffContinuity
+import HandoffDBus
 import HandoffModel
 import HandoffRuntime
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffDBus
 
 /// The tray's menu on the bus: com.canonical.dbusmenu (version 3, as
 /// libdbusmenu and KDE's DBusMenuExporter serve it) at `path`, over a

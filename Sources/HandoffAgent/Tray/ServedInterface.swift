@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffDBus
 
 /// One interface an exported object serves, with the two standard ones
 /// every host asks first: org.freedesktop.DBus.Properties (Get, GetAll;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffDBus
 
 /// The tray icon on the bus: org.kde.StatusNotifierItem (the
 /// freedesktop.org StatusNotifierItem spec, as KDE and Ayatana serve it) at

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffDBus
 import HandoffModel
 
 /// The tray's menu as data (docs/agent.md §6 "The tray"): built whole

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffDBus
 
 /// The desktop's search of the history (docs/history.md "Searching from
 /// the desktop"): on its own session-bus connection it owns

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffDBus
 
 /// GNOME Shell's `org.gnome.Shell.SearchProvider2`, answered from the
 /// history (docs/history.md "Searching from the desktop"). GNOME gives an

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffDBus
 
 /// KRunner's `org.kde.krunner1` (a D-Bus runner), answered from the
 /// history (docs/history.md "Searching from the desktop"). KRunner gives

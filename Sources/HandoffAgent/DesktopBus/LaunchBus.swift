@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffDBus
 import HandoffModel
 
 /// The launcher's session bus (docs/agent.md §5): D-Bus activation of

@@ -3,16 +3,16 @@
 /// Which track URLs may leave the device (docs/mpris.md "URL rules"), and
 /// how a file under home travels: as the path relative to home, mapped to
 /// the receiver's own home there.
-enum MPRISURLRules {
-    static let maxURLBytes = 4096
+public enum MPRISURLRules {
+    public static let maxURLBytes = 4096
 
-    enum Offer: Equatable {
+    public enum Offer: Equatable {
         /// Offer `url`; `homePath` for a file under home.
         case offer(url: String, homePath: String?)
         case refuse(String)
     }
 
-    static func scheme(of url: String) -> String? {
+    public static func scheme(of url: String) -> String? {
         guard let colon = url.firstIndex(of: ":") else { return nil }
         let s = url[..<colon]
         guard let first = s.first, first.isASCII, first.isLetter,
@@ -20,7 +20,7 @@ enum MPRISURLRules {
         return s.lowercased()
     }
 
-    static func offer(_ url: String, home: String, playerSchemes: [String]) -> Offer {
+    public static func offer(_ url: String, home: String, playerSchemes: [String]) -> Offer {
         guard !url.isEmpty else { return .refuse("the player names no track URL") }
         guard url.utf8.count <= maxURLBytes else { return .refuse("the track URL is over \(maxURLBytes) bytes") }
         guard !url.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f }) else { return .refuse("the track URL holds control characters") }
@@ -46,7 +46,7 @@ enum MPRISURLRules {
     }
 
     /// `file:///a/b%20c` → `/a/b c`; `file://localhost/` too; another host: nil.
-    static func filePath(_ url: String) -> String? {
+    public static func filePath(_ url: String) -> String? {
         var rest = Substring(url.dropFirst(5))  // "file:"
         if rest.hasPrefix("//") {
             rest = rest.dropFirst(2)
@@ -60,7 +60,7 @@ enum MPRISURLRules {
     }
 
     /// The path below `home`, with no `.`/`..` segment and no NUL; nil if outside.
-    static func relativeToHome(_ path: String, home: String) -> String? {
+    public static func relativeToHome(_ path: String, home: String) -> String? {
         let base = home.hasSuffix("/") ? String(home.dropLast()) : home
         guard !base.isEmpty, path.hasPrefix(base + "/") else { return nil }
         let relative = String(path.dropFirst(base.count + 1))
@@ -69,14 +69,14 @@ enum MPRISURLRules {
 
     /// The receiver's side: `home_path` below its own home, or nil if it
     /// could climb out (absolute, `..`, empty segments, NUL).
-    static func mapToHome(_ homePath: String, home: String) -> String? {
+    public static func mapToHome(_ homePath: String, home: String) -> String? {
         guard let relative = cleanRelative(homePath) else { return nil }
         let base = home.hasSuffix("/") ? String(home.dropLast()) : home
         guard !base.isEmpty else { return nil }
         return base + "/" + relative
     }
 
-    static func cleanRelative(_ relative: String) -> String? {
+    public static func cleanRelative(_ relative: String) -> String? {
         guard !relative.isEmpty, !relative.hasPrefix("/"), !relative.contains("\0"), relative.utf8.count <= maxURLBytes else { return nil }
         for segment in relative.split(separator: "/", omittingEmptySubsequences: false) {
             if segment.isEmpty || segment == "." || segment == ".." { return nil }
@@ -85,7 +85,7 @@ enum MPRISURLRules {
     }
 
     /// A path as a file URL, bytes outside the unreserved set and `/` escaped.
-    static func fileURL(_ path: String) -> String {
+    public static func fileURL(_ path: String) -> String {
         var out = "file://"
         for byte in path.utf8 {
             let c = Character(UnicodeScalar(byte))
@@ -99,7 +99,7 @@ enum MPRISURLRules {
         return out
     }
 
-    static func percentDecode(_ text: Substring) -> String? {
+    public static func percentDecode(_ text: Substring) -> String? {
         var bytes: [UInt8] = []
         var iterator = Array(text.utf8)[...]
         while let byte = iterator.popFirst() {

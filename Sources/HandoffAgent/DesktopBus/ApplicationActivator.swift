@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffDBus
 /// Starts (or raises) a `DBusActivatable=true` application the way a
 /// desktop launcher does: `org.freedesktop.Application.Activate` on the
 /// app's well-known name and object path (`DBusApplicationName`), which the

@@ -7,13 +7,13 @@ import Glibc
 /// last state (`offered` or `not-offered` and the reason), for `doctor`.
 /// Written whole to a temporary file then renamed, so a reader never sees
 /// half a line.
-enum MPRISStatusFile {
-    static func path(environment: [String: String]) -> String? {
+public enum MPRISStatusFile {
+    public static func path(environment: [String: String]) -> String? {
         guard let dir = environment["XDG_RUNTIME_DIR"], dir.hasPrefix("/") else { return nil }
         return dir + "/handoff/mpris-status"
     }
 
-    static func write(_ line: String, environment: [String: String]) {
+    public static func write(_ line: String, environment: [String: String]) {
         guard let path = path(environment: environment) else { return }
         let dir = String(path.dropLast("/mpris-status".count))
         mkdir(dir, 0o700)
@@ -27,7 +27,7 @@ enum MPRISStatusFile {
     }
 
     /// The file's line, at most 8 KiB read; nil when absent.
-    static func read(environment: [String: String]) -> String? {
+    public static func read(environment: [String: String]) -> String? {
         guard let path = path(environment: environment) else { return nil }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return nil }

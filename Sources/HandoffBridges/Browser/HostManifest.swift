@@ -7,19 +7,19 @@ import Glibc
 
 /// The native-messaging host manifests that tell each browser where the
 /// host is and which extension may start it (docs/browser.md §1).
-enum HostManifest {
-    enum Browser: String, CaseIterable {
+public enum HostManifest {
+    public enum Browser: String, CaseIterable {
         case firefox, chromium
     }
 
-    static let name = "org.libhandoff.browser"
+    public static let name = "org.libhandoff.browser"
     /// Firefox's id of the extension (its manifest's gecko id).
-    static let firefoxExtension = "browser@libhandoff.org"
+    public static let firefoxExtension = "browser@libhandoff.org"
     /// Chromium's id of the unpacked extension, fixed by its manifest's
     /// `key` (bridges/browser/extension-id.txt).
-    static let chromiumExtension = "cdiicohphfndcodichmbdfomjidpfinc"
+    public static let chromiumExtension = "cdiicohphfndcodichmbdfomjidpfinc"
 
-    static func json(for browser: Browser, program: String) -> JSON {
+    public static func json(for browser: Browser, program: String) -> JSON {
         var o: JSONObject = ["name": .string(name), "description": .string("Handoff for Linux: the browser bridge"),
                              "path": .string(program), "type": .string("stdio")]
         switch browser {
@@ -30,22 +30,22 @@ enum HostManifest {
     }
 
     /// A launcher script: the browsers start a program without arguments.
-    static func launcher(for tool: String) -> String {
+    public static func launcher(for tool: String) -> String {
         let quoted = tool.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''")
         return "#!/bin/sh\n# Started by the browser for the Handoff extension (docs/browser.md).\nexec '\(quoted)' browser-host \"$@\"\n"
     }
 
-    static func home(_ environment: [String: String]) -> String {
+    public static func home(_ environment: [String: String]) -> String {
         environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? String(cString: getpwuid(getuid()).pointee.pw_dir)
     }
 
-    static func userLauncherPath(environment: [String: String]) -> String {
+    public static func userLauncherPath(environment: [String: String]) -> String {
         let data = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home(environment) + "/.local/share"
         return data + "/handoff/browser-host"
     }
 
     /// Where each browser reads a user's host manifests.
-    static func userManifestPaths(environment: [String: String]) -> [(Browser, String)] {
+    public static func userManifestPaths(environment: [String: String]) -> [(Browser, String)] {
         let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home(environment) + "/.config"
         return [(.firefox, home(environment) + "/.mozilla/native-messaging-hosts/\(name).json"),
                 (.chromium, config + "/chromium/NativeMessagingHosts/\(name).json")]
@@ -53,7 +53,7 @@ enum HostManifest {
 
     /// Writes the launcher (naming this program) and the user's manifests.
     /// - Returns: the paths written.
-    static func installForUser(environment: [String: String]) throws(HandoffError) -> [String] {
+    public static func installForUser(environment: [String: String]) throws(HandoffError) -> [String] {
         let script = userLauncherPath(environment: environment)
         try write(launcher(for: ownPath()), to: script, mode: 0o755)
         var written = [script]
@@ -65,7 +65,7 @@ enum HostManifest {
     }
 
     /// This program's absolute path.
-    static func ownPath() throws(HandoffError) -> String {
+    public static func ownPath() throws(HandoffError) -> String {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard n > 0 else { throw HandoffError(.io, "cannot tell where this program is (/proc/self/exe)") }
@@ -74,7 +74,7 @@ enum HostManifest {
 
     /// Writes `text` to `path` through a temporary file renamed over it,
     /// making the folders it needs (0755).
-    static func write(_ text: String, to path: String, mode: mode_t) throws(HandoffError) {
+    public static func write(_ text: String, to path: String, mode: mode_t) throws(HandoffError) {
         var folder = ""
         for part in path.split(separator: "/").dropLast() {
             folder += "/" + part

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffDBus
 /// Desktop notifications through org.freedesktop.Notifications (the
 /// Desktop Notifications spec): one notification per activity the person
 /// can continue, with a "Continue" action, replaced when the activity

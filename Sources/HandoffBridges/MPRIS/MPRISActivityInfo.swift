@@ -3,24 +3,36 @@ import HandoffModel
 
 /// The activity `org.libhandoff.media.playing`: what the sender puts in it
 /// and what the receiver reads back (docs/mpris.md "The activity").
-struct MPRISActivityInfo: Equatable {
-    static let type = "org.libhandoff.media.playing"
-    static let bundle = "org.libhandoff.media"
-    static let team = "LIBHANDOFF"
-    static let maxTitleBytes = 256
+public struct MPRISActivityInfo: Equatable {
+    public static let type = "org.libhandoff.media.playing"
+    public static let bundle = "org.libhandoff.media"
+    public static let team = "LIBHANDOFF"
+    public static let maxTitleBytes = 256
 
-    var url: String
-    var homePath: String?
+    public var url: String
+    public var homePath: String?
     /// Seconds, at `at` (seconds since 1970).
-    var position: Double
-    var at: Double
-    var playing: Bool
-    var rate: Double
-    var desktopEntry: String?
-    var player: String?
+    public var position: Double
+    public var at: Double
+    public var playing: Bool
+    public var rate: Double
+    public var desktopEntry: String?
+    public var player: String?
+
+    public init(url: String, homePath: String? = nil, position: Double, at: Double, playing: Bool, rate: Double,
+                desktopEntry: String? = nil, player: String? = nil) {
+        self.desktopEntry = desktopEntry
+        self.player = player
+        self.url = url
+        self.homePath = homePath
+        self.position = position
+        self.at = at
+        self.playing = playing
+        self.rate = rate
+    }
 
     /// "Track — Artist", the track alone, or the file name; cut to 256 bytes.
-    static func title(track: String?, artists: [String], url: String) -> String {
+    public static func title(track: String?, artists: [String], url: String) -> String {
         let artist = artists.filter { !$0.isEmpty }.joined(separator: ", ")
         var text: String
         if let track, !track.isEmpty {
@@ -33,7 +45,7 @@ struct MPRISActivityInfo: Equatable {
         return cut(text, maxTitleBytes)
     }
 
-    var userInfo: UserInfo {
+    public var userInfo: UserInfo {
         var info: UserInfo = [
             "url": .string(url),
             "position": .real(position),
@@ -49,7 +61,7 @@ struct MPRISActivityInfo: Equatable {
 
     /// Reads what a sender offered; nil (and why) when a required key is
     /// missing or ill-typed.
-    static func parse(_ info: UserInfo) -> Result<MPRISActivityInfo, ParseError> {
+    public static func parse(_ info: UserInfo) -> Result<MPRISActivityInfo, ParseError> {
         guard case .string(let url)? = info["url"], !url.isEmpty else { return .failure(ParseError("no url")) }
         let position: Double
         switch info["position"] {
@@ -74,17 +86,17 @@ struct MPRISActivityInfo: Equatable {
 
     /// The position to seek to at `now`: extrapolated while playing, never
     /// before 0, and never more than a day past what was sent (a wrong clock).
-    func position(at now: Double) -> Double {
+    public func position(at now: Double) -> Double {
         guard playing else { return position }
         return position + min(max(0, now - at), 86_400) * rate
     }
 
-    struct ParseError: Error, Equatable {
-        let reason: String
-        init(_ reason: String) { self.reason = reason }
+    public struct ParseError: Error, Equatable {
+        public let reason: String
+        public init(_ reason: String) { self.reason = reason }
     }
 
-    static func cut(_ text: String, _ limit: Int) -> String {
+    public static func cut(_ text: String, _ limit: Int) -> String {
         guard text.utf8.count > limit else { return text }
         var out = ""
         var bytes = 0
@@ -94,16 +106,5 @@ struct MPRISActivityInfo: Equatable {
             bytes += ch.utf8.count
         }
         return out
-    }
-}
-
-extension MPRISActivityInfo {
-    init(url: String, homePath: String? = nil, position: Double, at: Double, playing: Bool, rate: Double) {
-        self.url = url
-        self.homePath = homePath
-        self.position = position
-        self.at = at
-        self.playing = playing
-        self.rate = rate
     }
 }

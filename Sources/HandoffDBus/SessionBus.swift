@@ -256,7 +256,8 @@ public final class SessionBus {
         return 0
     }
 
-    static func processEnvironment() -> [String: String] {
+    /// The variables `SessionBusAddress.resolve` reads, from this process.
+    public static func processEnvironment() -> [String: String] {
         var out: [String: String] = [:]
         for name in ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"] {
             if let value = getenv(name) { out[name] = String(cString: value) }
