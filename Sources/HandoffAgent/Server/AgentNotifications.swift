@@ -69,10 +69,10 @@ final class AgentNotifications: AgentLoopSource {
             // Said once per activity, never again on its keep-alives.
             let id = remote.activityID
             guard noticed.insert(id).inserted else { return }
-            notifier.show(.noApp(remote, installable: server.installable(remote),
-                                 appName: server.installedApp(bundle: remote.bundleIdentifier)?.name), for: id)
+            notifier.show(.noApp(remote, installable: server.routing.installable(remote),
+                                 appName: server.routing.installedApp(bundle: remote.bundleIdentifier)?.name), for: id)
             notices.insert(id)
-            let why = server.undeclaredReason(remote).map { " (\($0))" } ?? ""
+            let why = server.routing.undeclaredReason(remote).map { " (\($0))" } ?? ""
             server.log("no-app", "no app here continues \(remote.activityType) of team \(remote.teamIdentifier) from \(remote.deviceName)\(why); the person is told",
                        ["activity": .string(id.uuidString), "type": .string(remote.activityType),
                         "bundle": .string(remote.bundleIdentifier)])
@@ -146,7 +146,7 @@ final class AgentNotifications: AgentLoopSource {
             guard action == NotificationContent.installAction else { break }
             notices.remove(id)
             notifier?.close(id)
-            if case .failure(let error) = server.openInstall(for: id, activationToken: token) {
+            if case .failure(let error) = server.routing.openInstall(for: id, activationToken: token) {
                 server.log("choose-failed", "cannot \(action) for \(id.uuidString): \(error.message)",
                            ["activity": .string(id.uuidString), "code": .int(Int64(error.code.rawValue))])
             }
@@ -156,7 +156,7 @@ final class AgentNotifications: AgentLoopSource {
                        ["activity": .string(id.uuidString), "token": .bool(token != nil)])
             shown.remove(id)
             notifier?.close(id)
-            if case .failure(let error) = server.choose(id, activationToken: token) {
+            if case .failure(let error) = server.routing.choose(id, activationToken: token) {
                 server.log("choose-failed", "cannot continue \(id.uuidString): \(error.message)",
                            ["activity": .string(id.uuidString), "code": .int(Int64(error.code.rawValue))])
             }

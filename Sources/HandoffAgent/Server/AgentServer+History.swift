@@ -23,7 +23,7 @@ extension AgentServer {
         if let live = hub.availableNow.first(where: { $0.activityID == entry.activityID && $0.deviceID == device }) {
             log("history-continue", "entry \(id) is offered now by \(live.deviceName): continued fresh",
                 ["activity": .string(entry.activityID.uuidString)])
-            return choose(remote: live, activationToken: activationToken)
+            return routing.choose(remote: live, activationToken: activationToken)
         }
         let remote = RemoteActivity(deviceID: device, deviceName: entry.deviceName, activityID: entry.activityID,
                                     activityType: entry.activityType, title: entry.title.isEmpty ? nil : entry.title,
@@ -31,7 +31,7 @@ extension AgentServer {
                                     firstSeen: Timestamp(timeIntervalSince1970: Double(entry.firstSeen) / 1000),
                                     teamIdentifier: entry.team, bundleIdentifier: entry.bundle)
         savedContinuations.add(remote.activityID, payload: payload)
-        let result = choose(remote: remote, activationToken: activationToken)
+        let result = routing.choose(remote: remote, activationToken: activationToken)
         switch result {
         case .success:
             log("history-continue", "entry \(id) (\(entry.activityType) of \(entry.bundle), from \(entry.deviceName)) continued from its saved payload",

@@ -63,7 +63,7 @@ final class OffersTrayContent: TrayContent {
     private func recent() -> [TrayMenu.Recent] {
         guard let history = server.history else { return [] }
         return history.newest(TrayMenu.maxRecent).map { e in
-            let app = server.installedApp(bundle: e.bundle)
+            let app = server.routing.installedApp(bundle: e.bundle)
             let title = e.title.isEmpty ? e.activityType : e.title
             let what = app?.name.map { tr("{title} — {app}", ["title": title, "app": $0]) } ?? title
             // This device's own entries need no "from".
@@ -111,7 +111,7 @@ final class OffersTrayContent: TrayContent {
     private func continueOffer(_ id: ActivityID, from surface: String) {
         server.log("chosen", "the person chose \(id.uuidString) in \(surface)",
                    ["activity": .string(id.uuidString), "token": .bool(false), "surface": .string("tray")])
-        if case .failure(let error) = server.choose(id, activationToken: nil) {
+        if case .failure(let error) = server.routing.choose(id, activationToken: nil) {
             server.log("choose-failed", "cannot continue \(id.uuidString): \(error.message)",
                        ["activity": .string(id.uuidString), "code": .int(Int64(error.code.rawValue))])
         }

@@ -24,4 +24,8 @@ extension AgentServer: HistorySearchBackend {
     func historyEntries(_ ids: [Int64]) -> [HistoryEntry] {
         history?.entries(ids) ?? []
     }
+
+    func installedApp(bundle: String) -> InstalledApp? {
+        routing.installedApp(bundle: bundle)
+    }
 }
