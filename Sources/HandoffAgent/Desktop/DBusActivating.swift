@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-import HandoffDBus
 import HandoffModel
 
 /// Starts a `DBusActivatable=true` app for the launcher: the agent's D-Bus
