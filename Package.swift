@@ -121,9 +121,15 @@ let package = Package(
         // JSON values and their writer, for the command's --json
         // output and the browser bridge's messages.
         .target(name: "HandoffJSON", swiftSettings: withoutFoundation),
-        // The browser bridge's wire: native-messaging frames and messages
-        // (docs/browser.md); pure, fuzzed.
-        .target(name: "HandoffBrowser", dependencies: ["HandoffJSON", "HandoffModel"], swiftSettings: withoutFoundation),
+        // The bridges' pure parts, tested without the command: the browser
+        // bridge's wire (native-messaging frames and messages, fuzzed) and
+        // host manifests (docs/browser.md); the MPRIS bridge's players, URL
+        // rules and userInfo (docs/mpris.md).
+        .target(name: "HandoffBridges", dependencies: ["HandoffJSON", "HandoffModel", "HandoffDBus"],
+                swiftSettings: withoutFoundation),
+        // A session-bus client on sd-bus (connection, messages, values,
+        // served objects), driven by its owner's loop; no feature in it.
+        .target(name: "HandoffDBus", dependencies: ["CSystemd"], swiftSettings: withoutFoundation),
         // The relay through an MQTT broker (PROTOCOL.md §11, docs/agent.md
         // §12): a `PeerPath` the agent gives its engine, libmosquitto behind
         // its broker seam (`RelayBroker`, MQTT/). The agent's and the tool's
@@ -133,13 +139,13 @@ let package = Package(
         // The per-user agent (docs/agent.md); linked into the `handoff` command only.
         .target(
             name: "HandoffAgent",
-            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "HandoffRelay", "CLinux", "CSystemd", "CSQLite"],
+            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "HandoffRelay", "HandoffDBus", "CLinux", "CSystemd", "CSQLite"],
             swiftSettings: withoutFoundation
         ),
         .executableTarget(
             name: "HandoffTool",
             dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "HandoffAgent", "HandoffJSON",
-                           "HandoffBrowser", "HandoffRelay"],
+                           "HandoffBridges", "HandoffDBus", "HandoffRelay"],
             // Self-contained like the library: runs where no Swift toolchain is.
             swiftSettings: [.unsafeFlags(["-static-stdlib"])] + withoutFoundation,
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"] + hardeningLinkerFlags)] + footprintLinkerSettings(map: "handoff-cli")
@@ -153,11 +159,8 @@ let package = Package(
         // HandoffRelay only for PROTOCOL.md's vectors, one registry for the document.
         .testTarget(name: "HandoffContinuityTests", dependencies: ["HandoffContinuity", "HandoffRelay", "HandoffTestSupport"]),
         .testTarget(name: "HandoffRelayTests", dependencies: ["HandoffRelay", "HandoffContinuity", "HandoffModel", "HandoffTestSupport"]),
-        .testTarget(name: "HandoffBridgeTests", dependencies: ["HandoffJSON", "HandoffBrowser", "HandoffModel", "HandoffTestSupport"]),
-        .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffAgent", "HandoffModel", "HandoffTestSupport"]),
-        // The MPRIS bridge's pure parts, compiled in from the tool through
-        // symlinks in Tests/HandoffToolTests/MPRIS (a test bundle cannot link
-        // the tool itself: its -static-stdlib leaks into the bundle's link).
-        .testTarget(name: "HandoffToolTests", dependencies: ["HandoffAgent", "HandoffModel"]),
+        .testTarget(name: "HandoffBridgeTests", dependencies: ["HandoffJSON", "HandoffBridges", "HandoffDBus", "HandoffModel",
+                                                               "HandoffTestSupport"]),
+        .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffAgent", "HandoffDBus", "HandoffModel", "HandoffTestSupport"]),
     ]
 )

@@ -66,7 +66,7 @@ FUZZ_LIBS_CONTINUITY := $(FUZZ_DIR)/lib/libHandoffContinuity.a $(FUZZ_DIR)/lib/l
                         $(FUZZ_LIBS_MODEL) $(FUZZ_DIR)/lib/libCLinux.a -lssl -lcrypto
 FUZZ_LIBS_RELAY := $(FUZZ_DIR)/lib/libHandoffRelay.a $(FUZZ_LIBS_CONTINUITY)
 FUZZ_LIBS_AGENT := $(FUZZ_DIR)/lib/libHandoffAgent.a $(FUZZ_LIBS_MODEL) $(FUZZ_DIR)/lib/libCLinux.a
-FUZZ_LIBS_BRIDGE := $(FUZZ_DIR)/lib/libHandoffBrowser.a $(FUZZ_DIR)/lib/libHandoffJSON.a $(FUZZ_LIBS_MODEL)
+FUZZ_LIBS_BRIDGE := $(FUZZ_DIR)/lib/libHandoffBridges.a $(FUZZ_DIR)/lib/libHandoffJSON.a $(FUZZ_LIBS_MODEL)
 
 .PHONY: fuzz fuzz-build fuzz-seeds $(addprefix fuzz-,$(FUZZ_TARGETS))
 
@@ -100,10 +100,11 @@ FUZZ_RELAY_SOURCES      := $(shell find Sources/HandoffRelay -name '*.swift' -no
 # The agent's Desktop part without its sd-bus glue, plus the D-Bus name rule it uses.
 FUZZ_AGENT_SOURCES      := $(filter-out %/ApplicationActivator+DBusActivating.swift,\
                            $(shell find Sources/HandoffAgent/Desktop -name '*.swift' | sort)) \
-                           Sources/HandoffAgent/DBus/DBusApplicationName.swift
+                           Sources/HandoffAgent/DesktopBus/DBusApplicationName.swift
 
 FUZZ_JSON_SOURCES       := $(shell find Sources/HandoffJSON -name '*.swift' | sort)
-FUZZ_BROWSER_SOURCES    := $(shell find Sources/HandoffBrowser -name '*.swift' | sort)
+# The bridges' browser wire alone (the rest of HandoffBridges reads the bus).
+FUZZ_BROWSER_SOURCES    := Sources/HandoffBridges/Browser/BrowserMessage.swift Sources/HandoffBridges/Browser/NativeMessageDecoder.swift
 
 # One static library and module per library target, in dependency order.
 fuzz_module = @mkdir -p $(FUZZ_DIR)/modules $(@D) && \
@@ -128,8 +129,8 @@ $(FUZZ_DIR)/lib/libHandoffAgent.a: $(FUZZ_AGENT_SOURCES) $(FUZZ_DIR)/lib/libHand
 $(FUZZ_DIR)/lib/libHandoffJSON.a: $(FUZZ_JSON_SOURCES)
 	$(call fuzz_module,HandoffJSON,$(FUZZ_JSON_SOURCES))
 
-$(FUZZ_DIR)/lib/libHandoffBrowser.a: $(FUZZ_BROWSER_SOURCES) $(FUZZ_DIR)/lib/libHandoffJSON.a $(FUZZ_DIR)/lib/libHandoffModel.a
-	$(call fuzz_module,HandoffBrowser,$(FUZZ_BROWSER_SOURCES))
+$(FUZZ_DIR)/lib/libHandoffBridges.a: $(FUZZ_BROWSER_SOURCES) $(FUZZ_DIR)/lib/libHandoffJSON.a $(FUZZ_DIR)/lib/libHandoffModel.a
+	$(call fuzz_module,HandoffBridges,$(FUZZ_BROWSER_SOURCES))
 
 # -------------------------------------------------------------- targets
 

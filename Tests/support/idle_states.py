@@ -359,6 +359,9 @@ def bus_appears(ctx):
     ctx.surface = ["--no-pairing"]
     try:
         yield
+        # Only once the agent found no bus: a slow start would otherwise
+        # find this one at once (the bus-present state, not this one).
+        ctx.wait_log("waiting for the session bus")
         bus.start()
         ctx.bus = bus
         yield
@@ -372,6 +375,9 @@ def bus_restarting(ctx):
     bus = _with_bus(ctx)
     try:
         yield
+        # Only once the agent serves on it: a slow start would otherwise
+        # connect after the restart and see no bus going away.
+        ctx.wait_log("desktop search: serving")
         bus.stop()
         time.sleep(0.5)
         bus.start()

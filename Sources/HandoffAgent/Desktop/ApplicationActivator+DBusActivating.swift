@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffDBus
 import HandoffModel
 
 /// The launcher's D-Bus activation goes through the agent's bus.

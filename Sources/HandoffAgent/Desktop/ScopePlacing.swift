@@ -3,7 +3,7 @@ import HandoffModel
 
 /// Moves a program the launcher started into a systemd scope of its own
 /// (docs/agent.md §5): the agent's part that talks to the user's systemd
-/// manager (`SystemdScopes`, Sources/HandoffAgent/DBus). Without it the
+/// manager (`SystemdScopes`, Sources/HandoffAgent/DesktopBus). Without it the
 /// program stays in the agent's cgroup.
 ///
 /// A protocol so the launcher is tested without a bus and built (for the

@@ -1,21 +1,19 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffDBus
 import HandoffModel
 
 /// What the agent shows on the session bus (docs/agent.md §6): the
-/// notifications, the tray icon and the desktop's search. Each is started
-/// on the address asked for; when the bus goes away (a session ending,
+/// features of `BusFeature.all` (the notifications, the tray icon, the
+/// desktop's search). Each is started on the address asked for; when the bus goes away (a session ending,
 /// dbus-daemon restarted) or was not there at start, the ones asked for
 /// start again once it is back (`SessionBusReturn`: inotify on the bus
 /// socket's folder, nothing while it is absent). Loop thread.
 struct SessionBusFaces {
-    enum Face: String, CaseIterable {
-        case notifications, tray, search
-    }
-
-    /// The faces asked for, each with its address (nil: the environment's).
-    var wanted: [Face: String?] = [:]
-    /// The token each running face is watched under.
-    var tokens: [Face: EventLoop.Token] = [:]
+    /// The features asked for (by `BusFeature.name`), each with its address
+    /// (nil: the environment's).
+    var wanted: [String: String?] = [:]
+    /// Each running feature and the token it is watched under.
+    var running: [String: (source: any AgentLoopSource, token: EventLoop.Token)] = [:]
     /// Watching for the bus to come back, while a face asked for is not running.
     var returnWatch: (watch: SessionBusReturn, token: EventLoop.Token)?
     /// "The bus cannot be watched" was logged: once is enough.
@@ -28,7 +26,7 @@ extension AgentServer {
     /// or a notification server it logs so and the agent carries on, and
     /// starts them when the bus comes.
     public func startNotifications(busAddress: String? = nil) {
-        loop.post { [self] in self.want(.notifications, busAddress) }
+        startBusFeature(BusFeature.notifications.name, busAddress: busAddress)
     }
 
     /// Shows the tray icon and its menu (docs/agent.md §6 "The tray") on
@@ -36,7 +34,7 @@ extension AgentServer {
     /// Pair do is `trayActions` (nil: `MemoryTrayActions`). Any thread;
     /// without a bus or a tray it logs so and the agent carries on.
     public func startTray(busAddress: String? = nil) {
-        loop.post { [self] in self.want(.tray, busAddress) }
+        startBusFeature(BusFeature.tray.name, busAddress: busAddress)
     }
 
     /// Serves the history to the desktop's search (GNOME Shell, KRunner;
@@ -44,37 +42,25 @@ extension AgentServer {
     /// at `address` (nil: the environment's). Any thread; without a bus it
     /// logs so and the agent carries on.
     public func startSearch(busAddress: String? = nil) {
-        loop.post { [self] in self.want(.search, busAddress) }
+        startBusFeature(BusFeature.search.name, busAddress: busAddress)
     }
 
-    private func want(_ face: SessionBusFaces.Face, _ address: String?) {
-        busFaces.wanted[face] = .some(address)
-        if !start(face) { watchBusReturn() }
-    }
-
-    /// Starts `face` on its address; false when no bus answered.
-    private func start(_ face: SessionBusFaces.Face) -> Bool {
-        guard busFaces.tokens[face] == nil, let wanted = busFaces.wanted[face] else { return true }
-        let source: any AgentLoopSource
-        switch face {
-        case .notifications:
-            guard let started = AgentNotifications.start(server: self, address: wanted) else { return false }
-            notifications = started
-            source = started
-        case .tray:
-            let actions = trayActions ?? MemoryTrayActions(server: self)
-            trayActions = actions
-            let content = OffersTrayContent(server: self, actions: actions)
-            guard let started = AgentTray.start(content: content, address: wanted, log: logSink) else { return false }
-            tray = started
-            source = started
-        case .search:
-            guard let started = AgentSearch.start(backend: self, address: wanted, log: logSink) else { return false }
-            search = started
-            source = started
+    /// Starts the feature of `BusFeature.all` called `name` on the session
+    /// bus at `busAddress`, and again whenever the bus comes back. Any thread.
+    func startBusFeature(_ name: String, busAddress: String?) {
+        loop.post { [self] in
+            self.busFaces.wanted[name] = .some(busAddress)
+            if !self.start(name) { self.watchBusReturn() }
         }
+    }
+
+    /// Starts the feature `name` on its address; false when no bus answered.
+    private func start(_ name: String) -> Bool {
+        guard busFaces.running[name] == nil, let wanted = busFaces.wanted[name],
+              let feature = BusFeature.named(name) else { return true }
+        guard let source = feature.start(self, wanted) else { return false }
         let token = takeToken()
-        busFaces.tokens[face] = token
+        busFaces.running[name] = (source, token)
         sources.add(source, token: token)
         return true
     }
@@ -84,28 +70,16 @@ extension AgentServer {
     /// face asked for runs again, the watch ends.
     func checkBusFaces() {
         var lost = false
-        for (face, token) in busFaces.tokens where running(face)?.fd ?? -1 < 0 {
-            sources.remove(token)
-            busFaces.tokens[face] = nil
-            switch face {
-            case .notifications: notifications = nil
-            case .tray: tray = nil
-            case .search: search = nil
-            }
+        for (name, running) in busFaces.running where running.source.fd < 0 {
+            sources.remove(running.token)
+            busFaces.running[name] = nil
+            BusFeature.named(name)?.stopped(self)
             lost = true
         }
         if lost { watchBusReturn() }
-        if let (_, token) = busFaces.returnWatch, busFaces.wanted.keys.allSatisfy({ busFaces.tokens[$0] != nil }) {
+        if let (_, token) = busFaces.returnWatch, busFaces.wanted.keys.allSatisfy({ busFaces.running[$0] != nil }) {
             sources.remove(token)
             busFaces.returnWatch = nil
-        }
-    }
-
-    private func running(_ face: SessionBusFaces.Face) -> (any AgentLoopSource)? {
-        switch face {
-        case .notifications: notifications
-        case .tray: tray
-        case .search: search
         }
     }
 
@@ -129,9 +103,9 @@ extension AgentServer {
     /// running; true when all run.
     private func restartBusFaces() -> Bool {
         var all = true
-        for face in SessionBusFaces.Face.allCases where busFaces.wanted[face] != nil && busFaces.tokens[face] == nil {
-            if start(face) {
-                log("bus", "the session bus is back: \(face.rawValue) started again", ["face": .string(face.rawValue)])
+        for feature in BusFeature.all where busFaces.wanted[feature.name] != nil && busFaces.running[feature.name] == nil {
+            if start(feature.name) {
+                log("bus", "the session bus is back: \(feature.name) started again", ["face": .string(feature.name)])
             } else {
                 all = false
             }

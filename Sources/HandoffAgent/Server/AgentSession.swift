@@ -223,7 +223,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
             return finish(id, .status(server.status()))
         case .choose(let activityID):
             guard begin(id) else { return nil }
-            switch server.choose(activityID) {
+            switch server.routing.choose(activityID) {
             case .success: return finish(id, .ok)
             case .failure(let error): return finish(id, .error(error))
             }
@@ -279,7 +279,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         var welcome = server.welcome
         welcome.revision = revision
         send(.welcome(welcome), requestID: requestID)
-        if !h.observer, let remote = server.takePendingLaunch(for: h.manifest.bundleIdentifier) {
+        if !h.observer, let remote = server.routing.takePendingLaunch(for: h.manifest.bundleIdentifier) {
             // After what the hub just told it (posted before this job).
             server.loop.post { [weak self] in self?.continueActivity(remote) }
         }
@@ -488,4 +488,8 @@ extension AgentFrame {
         default: false
         }
     }
+}
+
+extension AgentSession: ContinuingApp {
+    var connectionOrder: UInt64 { connection.token }
 }

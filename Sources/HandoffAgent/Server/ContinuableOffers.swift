@@ -108,7 +108,7 @@ final class ContinuableOffers: ContinuityEndpoint, @unchecked Sendable {
             // Installed apps are looked at again only for a new activity.
             var rescan = false
             if case .available = change { rescan = true }
-            guard let target = server.continuer(of: remote, rescanning: rescan) else {
+            guard let target = server.routing.continuer(of: remote, rescanning: rescan) else {
                 remove(remote.activityID)
                 tell(.notContinuable(remote))
                 return

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffBridges
+import HandoffDBus
 import HandoffJSON
 import HandoffAgent
 import HandoffContinuity

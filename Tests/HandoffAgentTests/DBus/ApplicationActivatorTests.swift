@@ -3,6 +3,7 @@ import HandoffAgent
 #if canImport(Glibc)
 import Glibc
 #endif
+@testable import HandoffDBus
 import Testing
 
 /// D-Bus activation of an app as a desktop launcher does it, against the

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffAgent
+@testable import HandoffDBus
 import Testing
 
 /// The notifier against the fake notification server on a private bus:

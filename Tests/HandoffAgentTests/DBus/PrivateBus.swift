@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import FoundationEssentials
 import HandoffAgent
+@testable import HandoffDBus
 import HandoffModel
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 @testable import HandoffAgent
+@testable import HandoffDBus
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import HandoffContinuity
+@testable import HandoffDBus
 import HandoffModel
 import Testing
 @testable import HandoffAgent

@@ -5,6 +5,7 @@ import Glibc
 import FoundationEssentials
 @testable import HandoffAgent
 import HandoffContinuity
+@testable import HandoffDBus
 import HandoffModel
 import HandoffRuntime
 import Testing

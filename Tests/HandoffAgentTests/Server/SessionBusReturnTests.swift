@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 @testable import HandoffAgent
+@testable import HandoffDBus
 import Testing
 
 /// Which session-bus addresses the agent can watch for the bus's return

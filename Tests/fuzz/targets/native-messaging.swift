@@ -4,7 +4,7 @@
 // in pieces cut where the input says, each whole message read as JSON and
 // decoded as a request (its JSON by UserInfoJSON, fuzzed on its own too). Any input gives messages, skips, a broken stream
 // or refusals, never a trap; what is held stays within its bounds.
-import HandoffBrowser
+import HandoffBridges
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-import HandoffBrowser
+import HandoffBridges
 import HandoffContinuity
 import HandoffModel
 import HandoffRuntime

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffBridges
 import HandoffJSON
-import HandoffAgent
 import HandoffModel
 import HandoffRuntime
 #if canImport(Glibc)

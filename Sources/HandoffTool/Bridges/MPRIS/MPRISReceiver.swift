@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-import HandoffJSON
 import HandoffAgent
+import HandoffBridges
+import HandoffDBus
+import HandoffJSON
 import HandoffModel
 import HandoffRuntime
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffBridges
+import HandoffDBus
 import HandoffJSON
-import HandoffAgent
 import HandoffModel
 
 /// Watches the `org.mpris.MediaPlayer2.*` names on the session bus and

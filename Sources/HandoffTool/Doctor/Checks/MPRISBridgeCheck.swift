@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 #if canImport(Glibc)
 import Glibc
+import HandoffBridges
 #endif
 
 /// The MPRIS bridge's last state (docs/mpris.md): why nothing is offered,

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffContinuity
+import HandoffModel
+
+/// What the desktop's search asks of the agent (the seam `AgentSearch`
+/// serves from; the server is the real one, a test gives its own). Loop
+/// thread.
+protocol HistorySearchBackend: AnyObject {
+    /// The entries matching what was typed, best first (at most `limit`).
+    func searchHistory(_ query: String, limit: Int) -> [HistoryEntry]
+    /// The entries with these numbers that still exist, in that order.
+    func historyEntries(_ ids: [Int64]) -> [HistoryEntry]
+    /// The installed app of `bundle`, for a result's name and icon.
+    func installedApp(bundle: String) -> InstalledApp?
+    /// Continues entry `id` as a handoff from the past.
+    func continueHistoryEntry(_ id: Int64, activationToken: String?) -> Result<ContinueChoice, HandoffError>
+}
+
+extension AgentServer: HistorySearchBackend {
+    func searchHistory(_ query: String, limit: Int) -> [HistoryEntry] {
+        history?.search(query, limit: limit) ?? []
+    }
+
+    func historyEntries(_ ids: [Int64]) -> [HistoryEntry] {
+        history?.entries(ids) ?? []
+    }
+
+    func installedApp(bundle: String) -> InstalledApp? {
+        routing.installedApp(bundle: bundle)
+    }
+}

@@ -1,1 +1,0 @@
-../../../Sources/HandoffTool/Bridges/MPRIS/MPRISChoice.swift

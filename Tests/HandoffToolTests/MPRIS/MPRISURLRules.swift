@@ -1,1 +1,0 @@
-../../../Sources/HandoffTool/Bridges/MPRIS/MPRISURLRules.swift
