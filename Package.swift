@@ -121,7 +121,7 @@ let package = Package(
         // JSON values and their writer, for the command's --json
         // output and the browser bridge's messages.
         .target(name: "HandoffJSON", swiftSettings: withoutFoundation),
-        // The bridges' pure parts, tested without the command: the browser
+        // The bridges' parts that need no command or agent, tested on their own: the browser
         // bridge's wire (native-messaging frames and messages, fuzzed) and
         // host manifests (docs/browser.md); the MPRIS bridge's players, URL
         // rules and userInfo (docs/mpris.md).
@@ -134,12 +134,12 @@ let package = Package(
         // §12): a `PeerPath` the agent gives its engine, libmosquitto behind
         // its broker seam (`RelayBroker`, MQTT/). The agent's and the tool's
         // only: libhandoff.so never links it.
-        .target(name: "HandoffRelay", dependencies: ["HandoffModel", "HandoffContinuity", "COpenSSL", "CLinux", "CMosquitto"],
+        .target(name: "HandoffRelay", dependencies: ["HandoffModel", "HandoffContinuity", "COpenSSL", "CMosquitto"],
                 swiftSettings: withoutFoundation),
         // The per-user agent (docs/agent.md); linked into the `handoff` command only.
         .target(
             name: "HandoffAgent",
-            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "HandoffRelay", "HandoffDBus", "CLinux", "CSystemd", "CSQLite"],
+            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "HandoffRelay", "HandoffDBus", "CLinux", "CSQLite"],
             swiftSettings: withoutFoundation
         ),
         .executableTarget(
@@ -161,6 +161,6 @@ let package = Package(
         .testTarget(name: "HandoffRelayTests", dependencies: ["HandoffRelay", "HandoffContinuity", "HandoffModel", "HandoffTestSupport"]),
         .testTarget(name: "HandoffBridgeTests", dependencies: ["HandoffJSON", "HandoffBridges", "HandoffDBus", "HandoffModel",
                                                                "HandoffTestSupport"]),
-        .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffAgent", "HandoffDBus", "HandoffModel", "HandoffTestSupport"]),
+        .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffAgent", "HandoffDBus", "HandoffRelay", "HandoffModel", "HandoffTestSupport"]),
     ]
 )

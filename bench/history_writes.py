@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """What a history write costs as the history grows (issue 34,
 docs/history.md "The database"): the schema of each version, read from
-Sources/HandoffAgent/History/HistorySchema.swift, and the statements the
+Sources/HandoffAgent/Features/History/HistorySchema.swift, and the statements the
 store runs for one write (HistoryStore.write: the lookup by activity, by
 persistent id, then the insert, in transactions of 256 followed by a
 TRUNCATE checkpoint from version 2 on), over the same libsqlite3 the
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = (ROOT / "Sources/HandoffAgent/History/HistorySchema.swift").read_text()
+SCHEMA = (ROOT / "Sources/HandoffAgent/Features/History/HistorySchema.swift").read_text()
 MIGRATIONS = dict((int(n), sql) for n, sql in re.findall(r'(\d+): """\n(.*?)\n        """', SCHEMA, re.S))
 
 LOOKUP = ("SELECT id FROM entries WHERE team = ?1 AND persistent_id = ?2 AND bundle = ?3 AND device_id = ?4 "

@@ -63,6 +63,18 @@ import Testing
                     == [Self.relayChannel, SocketAddress(host: "fd00::20", port: 9)])
     }
 
+    /// Paths are tried nearest first by their kind's stated preference,
+    /// not by their names: a tailnet path before the relay although
+    /// "relay" sorts before "tailnet".
+    @Test func pathsAreTriedNearestFirst() throws {
+        let tailnet = PeerPathAddress(kind: .tailnet, tag: "cd")
+        let t = try table(first: .path(Self.relay), copies: [.path(tailnet)], now: 0)
+        #expect(t.channels(offering: id, now: 1, recent: 12) == [SocketAddress(path: tailnet, port: 9), Self.relayChannel])
+        #expect(PeerPathKind.link.preference < PeerPathKind.peer.preference)
+        #expect(PeerPathKind.peer.preference < PeerPathKind.tailnet.preference)
+        #expect(PeerPathKind.tailnet.preference < PeerPathKind.relay.preference)
+    }
+
     /// A path is known by its typed address, never by a host's text: a
     /// datagram whose source reads like a relay peer is an address on the
     /// link, tried directly (never dialed through the relay).

@@ -8,13 +8,13 @@ import HandoffModel
 /// dbus-daemon restarted) or was not there at start, the ones asked for
 /// start again once it is back (`SessionBusReturn`: inotify on the bus
 /// socket's folder, nothing while it is absent). Loop thread.
-struct SessionBusFaces {
+struct SessionBusFeatures {
     /// The features asked for (by `BusFeature.name`), each with its address
     /// (nil: the environment's).
     var wanted: [String: String?] = [:]
     /// Each running feature and the token it is watched under.
     var running: [String: (source: any AgentLoopSource, token: EventLoop.Token)] = [:]
-    /// Watching for the bus to come back, while a face asked for is not running.
+    /// Watching for the bus to come back, while a feature asked for is not running.
     var returnWatch: (watch: SessionBusReturn, token: EventLoop.Token)?
     /// "The bus cannot be watched" was logged: once is enough.
     var saidUnwatchable = false
@@ -49,61 +49,61 @@ extension AgentServer {
     /// bus at `busAddress`, and again whenever the bus comes back. Any thread.
     func startBusFeature(_ name: String, busAddress: String?) {
         loop.post { [self] in
-            self.busFaces.wanted[name] = .some(busAddress)
+            self.busFeatures.wanted[name] = .some(busAddress)
             if !self.start(name) { self.watchBusReturn() }
         }
     }
 
     /// Starts the feature `name` on its address; false when no bus answered.
     private func start(_ name: String) -> Bool {
-        guard busFaces.running[name] == nil, let wanted = busFaces.wanted[name],
+        guard busFeatures.running[name] == nil, let wanted = busFeatures.wanted[name],
               let feature = BusFeature.named(name) else { return true }
         guard let source = feature.start(self, wanted) else { return false }
         let token = takeToken()
-        busFaces.running[name] = (source, token)
+        busFeatures.running[name] = (source, token)
         sources.add(source, token: token)
         return true
     }
 
-    /// After each turn of the loop: a face whose bus closed (its descriptor
+    /// After each turn of the loop: a feature whose bus closed (its descriptor
     /// is -1 then) is let go, and the bus's return is watched; once every
-    /// face asked for runs again, the watch ends.
-    func checkBusFaces() {
+    /// feature asked for runs again, the watch ends.
+    func checkBusFeatures() {
         var lost = false
-        for (name, running) in busFaces.running where running.source.fd < 0 {
+        for (name, running) in busFeatures.running where running.source.fd < 0 {
             sources.remove(running.token)
-            busFaces.running[name] = nil
+            busFeatures.running[name] = nil
             BusFeature.named(name)?.stopped(self)
             lost = true
         }
         if lost { watchBusReturn() }
-        if let (_, token) = busFaces.returnWatch, busFaces.wanted.keys.allSatisfy({ busFaces.running[$0] != nil }) {
+        if let (_, token) = busFeatures.returnWatch, busFeatures.wanted.keys.allSatisfy({ busFeatures.running[$0] != nil }) {
             sources.remove(token)
-            busFaces.returnWatch = nil
+            busFeatures.returnWatch = nil
         }
     }
 
     private func watchBusReturn() {
-        guard busFaces.returnWatch == nil, let address = busFaces.wanted.values.first else { return }
-        guard let watch = SessionBusReturn(address: address, reconnect: { [unowned self] in self.restartBusFaces() }) else {
-            if !busFaces.saidUnwatchable {
-                busFaces.saidUnwatchable = true
+        guard busFeatures.returnWatch == nil, let address = busFeatures.wanted.values.first else { return }
+        guard let watch = SessionBusReturn(address: address, reconnect: { [unowned self] in self.restartBusFeatures() }) else {
+            if !busFeatures.saidUnwatchable {
+                busFeatures.saidUnwatchable = true
                 log("bus", "the session bus's address is not a socket path that can be watched: "
                     + "notifications, the tray and the search come back when the agent restarts")
             }
             return
         }
         let token = takeToken()
-        busFaces.returnWatch = (watch, token)
+        busFeatures.returnWatch = (watch, token)
         sources.add(watch, token: token)
         log("bus", "waiting for the session bus at \(watch.socketPath)", ["path": .string(watch.socketPath)])
     }
 
-    /// The bus's socket is there: starts each face asked for that is not
+    /// The bus's socket is there: starts each feature asked for that is not
     /// running; true when all run.
-    private func restartBusFaces() -> Bool {
+    private func restartBusFeatures() -> Bool {
         var all = true
-        for feature in BusFeature.all where busFaces.wanted[feature.name] != nil && busFaces.running[feature.name] == nil {
+        for feature in BusFeature.all where busFeatures.wanted[feature.name] != nil && busFeatures.running[feature.name] == nil {
             if start(feature.name) {
                 log("bus", "the session bus is back: \(feature.name) started again", ["face": .string(feature.name)])
             } else {

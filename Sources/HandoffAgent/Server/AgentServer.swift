@@ -60,7 +60,7 @@ public final class AgentServer: @unchecked Sendable {
     private var nextToken: EventLoop.Token = 16
     /// What the agent shows on the session bus and the bus's return
     /// (AgentServer+SessionBus.swift).
-    var busFaces = SessionBusFaces()
+    var busFeatures = SessionBusFeatures()
     /// The desktop notifications, once started (pairing asks through them).
     var notifications: AgentNotifications?
     /// What can be continued now, for the notifications and the tray;
@@ -187,7 +187,7 @@ public final class AgentServer: @unchecked Sendable {
             // What this turn did may have queued a bus message or connected
             // the launcher's bus: `processDue` watches what each wants now.
             sources.processDue()
-            checkBusFaces()
+            checkBusFeatures()
         }
         shutDown()
     }
@@ -429,12 +429,6 @@ public final class AgentServer: @unchecked Sendable {
     /// settings store, the roster): it shows them again. Loop thread.
     func trayStateChanged() {
         tray?.refresh()
-    }
-
-    /// `choose` from outside the loop (the notification's "Continue").
-    public func choose(_ activityID: ActivityID, activationToken: String? = nil,
-                       completion: @escaping @Sendable (Result<ContinueChoice, HandoffError>) -> Void) {
-        loop.post { [self] in completion(self.routing.choose(activityID, activationToken: activationToken)) }
     }
 
     // MARK: Counting and logging

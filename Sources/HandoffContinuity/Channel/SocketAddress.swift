@@ -16,7 +16,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: UInt16
     /// The path the channel is reached over, nil for the link (TCP).
-    public var path: PeerPathAddress?
+    public private(set) var path: PeerPathAddress?
 
     public init(host: String, port: UInt16) {
         self.host = host

@@ -121,7 +121,7 @@ struct RemoteTable {
         out += entry.channels.compactMap { family, channel -> (PeerPathKind, SocketAddress)? in
             guard case .path(let kind) = family else { return nil }
             return (kind, channel)
-        }.sorted { $0.0 < $1.0 }.map(\.1)
+        }.sorted { $0.0.preference < $1.0.preference }.map(\.1)
         // Verified, but not heard that way lately: the last resort.
         if !out.contains(verified) { out.append(verified) }
         return out

@@ -79,7 +79,7 @@ public struct PeerPathEvents: Sendable {
 }
 
 /// The kinds of path and peer source (STATUS `sources` names them by raw value).
-public enum PeerPathKind: String, Sendable, Hashable, Comparable {
+public enum PeerPathKind: String, Sendable, Hashable {
     /// Multicast on the link's interfaces (no unicast addresses).
     case link
     /// One configured peer (`--peer`, options.peers): a number or a host name.
@@ -89,7 +89,17 @@ public enum PeerPathKind: String, Sendable, Hashable, Comparable {
     /// An MQTT broker (PROTOCOL.md §11).
     case relay
 
-    public static func < (a: PeerPathKind, b: PeerPathKind) -> Bool { a.rawValue < b.rawValue }
+    /// The order a continue tries a device's paths in, nearest first
+    /// (PROTOCOL §11: the relay is the fallback). Explicit, so adding a
+    /// kind is a decision about where it goes, not an accident of its name.
+    public var preference: Int {
+        switch self {
+        case .link: 0
+        case .peer: 1
+        case .tailnet: 2
+        case .relay: 3
+        }
+    }
 }
 
 /// A device's address on a path that is not IP (the relay): the path's
