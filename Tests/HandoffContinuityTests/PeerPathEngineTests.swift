@@ -53,8 +53,8 @@ import Testing
                 throw HandoffError(.connectionUnavailable, "no device at \(to)")
             }
             var fds: [Int32] = [-1, -1]
-            let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-            guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { throw HandoffError(.io, "socketpair failed") }
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                             0, &fds) == 0 else { throw HandoffError(.io, "socketpair failed") }
             shared.withLock { $0.dialed += 1 }
             events.accepted(fds[1], address) {}
             return fds[0]
