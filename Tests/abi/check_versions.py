@@ -18,10 +18,13 @@ wire agree (RELEASES' header says how a tree between releases names itself):
   each revision, the release that brought it: VERSION's major.minor for
   the current one, and every recorded release is in it;
 - a version whose protocol revision is newer than the newest release's is
-  a minor release (a patch release adds nothing to the protocol).
+  a minor release (a patch release adds nothing to the protocol);
+- debian/changelog's entries are dated newest first, each after the one
+  below it (lintian fails the package build otherwise).
 
 Exit 1, naming each place that does not agree."""
 
+import email.utils
 import re
 import sys
 from pathlib import Path
@@ -168,6 +171,17 @@ if releases and newest[:2] in revision_of and current is not None:
     raised = current > revision_of[newest[:2]]
     check(not raised or vkey[1] > newest[1] or vkey[0] > newest[0],
           f"revision {current} is newer than release {releases[-1]}'s ({revision_of[newest[:2]]}): VERSION {version} is a minor release")
+
+# ---------------------------------------------------------------- debian/changelog
+
+# Each entry newer than the one below it, in version and in date (lintian's
+# latest-changelog-entry-without-new-date fails the package build otherwise).
+entries = list(zip(re.findall(r"^\S+ \(([^)]+)\)", text("debian/changelog"), re.M),
+                   re.findall(r"^ -- [^<]*<[^>]*>  ([^\n]+)$", text("debian/changelog"), re.M)))
+dates = [email.utils.parsedate_to_datetime(d) for _, d in entries]
+check(all(a > b for a, b in zip(dates, dates[1:])),
+      "debian/changelog: each entry is dated after the one below it: "
+      + ", ".join(f"{v} {d:%Y-%m-%d %H:%M}" for (v, _), d in zip(entries, dates)))
 
 print(f"{checks - failures} passed, {failures} failed")
 sys.exit(1 if failures else 0)
