@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A value shared between a test and the threads it starts, behind a
+/// pthread mutex (ThreadSanitizer sees it).
+final class Guarded<Value>: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    private var stored: Value
+
+    init(_ value: Value) {
+        stored = value
+        pthread_mutex_init(&mutex, nil)
+    }
+
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    func with<R>(_ body: (inout Value) -> R) -> R {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return body(&stored)
+    }
+
+    var value: Value { with { $0 } }
+}
+
+/// A thread running `body`; `join` waits for it (the happens-before edge
+/// the test's reads after it need).
+final class TestThread {
+    private final class Body {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
+
+    private var thread = pthread_t()
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        let started = pthread_create(&thread, nil, { context in
+            Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, context)
+        precondition(started == 0, "pthread_create failed")
+    }
+
+    func join() { pthread_join(thread, nil) }
+}
+
+/// Opened once, waited for with a bound: a pipe, so a wait never spins and
+/// never outlives its bound. Only a signal: data goes through `Guarded`
+/// or a join, which ThreadSanitizer sees.
+final class Latch: @unchecked Sendable {
+    private let fds: [Int32]
+
+    init() {
+        var fds: [Int32] = [-1, -1]
+        precondition(pipe(&fds) == 0, "pipe failed")
+        self.fds = fds
+    }
+
+    deinit {
+        close(fds[0])
+        close(fds[1])
+    }
+
+    func open() {
+        var one: UInt8 = 1
+        _ = write(fds[1], &one, 1)
+    }
+
+    /// Whether it was opened within `seconds` (a safety bound, not a timing).
+    func wait(seconds: Int32) -> Bool {
+        var fd = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
+        return poll(&fd, 1, seconds * 1000) == 1
+    }
+}
