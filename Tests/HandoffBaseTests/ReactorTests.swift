@@ -44,10 +44,12 @@ import Glibc
         }
         reactor.runOnce(timeout: 10)
         helper.join()
-        // One turn, woken once: by the sentinel, not by the arming.
         #expect(jobs.value == 1)
+        // Whatever the interleaving, every write is drained by now: one,
+        // the sentinel's. Arming wrote none.
+        #expect(!reactor.runOnce(timeout: 0))
         let counts = reactor.counts
-        #expect(counts.waits == 1)
+        #expect(counts.waits == 2)
         #expect(counts.wakes == 1)
         #expect(counts.timerFires == 0)
         reactor.release(timer)
@@ -58,10 +60,20 @@ import Glibc
         let fired = Guarded(0)
         let timer = reactor.timer { fired.with { $0 += 1 } }
         reactor.arm(timer, after: 3600)
-        // The loop waits on the timerfd alone; the helper moves it earlier.
-        let helper = TestThread { reactor.arm(timer, after: 0.001) }
-        reactor.runOnce(timeout: 5)
-        helper.join()
+        // The helper moves the deadline earlier once the loop sleeps in its
+        // wait (on the far timer alone), so only the timerfd can end it.
+        let loopThread = Guarded<String?>(nil)
+        var helper: TestThread?
+        reactor.beforeEachWait {
+            loopThread.with { $0 = currentThreadPath() }
+            helper = TestThread {
+                waitUntilSleeping(loopThread.value!)
+                reactor.arm(timer, after: 0.001)
+            }
+        }
+        // The timerfd ended the wait, not the safety bound.
+        #expect(reactor.runOnce(timeout: 5))
+        helper?.join()
         #expect(fired.value == 1)
         let counts = reactor.counts
         #expect(counts.waits == 1)
@@ -197,34 +209,42 @@ import Glibc
         #expect(reactor.counts.timerFires == 1)
     }
 
-    @Test func aTimerReleasedByAnEarlierHandlerOfTheTurnIsNotCalled() throws {
+    @Test func aTimerChangedByAnEarlierHandlerOfTheTurnIsNotCalled() throws {
         let reactor = try Reactor()
         let calls = Guarded([String]())
-        let later = Guarded<Reactor.Timer?>(nil)
+        let others = Guarded([Reactor.Timer]())
         let first = reactor.timer {
             calls.with { $0.append("first") }
-            reactor.release(later.value!)
+            reactor.arm(others.value[0], after: 3600)   // re-armed later
+            reactor.release(others.value[1])
         }
-        later.with { $0 = reactor.timer { calls.with { $0.append("later") } } }
+        others.with { $0 = ["rearmed", "released"].map { name in reactor.timer { calls.with { $0.append(name) } } } }
         let now = Reactor.now()
-        reactor.arm(first, at: now - 2)
-        reactor.arm(later.value!, at: now - 1)   // both due; `first` is earlier
-        reactor.runOnce(timeout: 5)
+        reactor.arm(first, at: now - 3)   // all due; `first` is the earliest
+        reactor.arm(others.value[0], at: now - 2)
+        reactor.arm(others.value[1], at: now - 1)
+        #expect(reactor.runOnce(timeout: 5))
         #expect(calls.value == ["first"])
         #expect(reactor.counts.timerFires == 1)
+        #expect(reactor.deadline(of: others.value[0]) != nil)
     }
 
     @Test func stopFromAnotherThreadEndsRun() throws {
         let reactor = try Reactor()
         let waiting = Latch(), done = Latch()
-        // Opened before the first wait: stop() then finds the loop in (or
-        // about to enter) poll, so only its wake-up can end run().
-        reactor.beforeEachWait { waiting.open() }
+        // stop() once the loop sleeps in its first wait: only stop's
+        // wake-up can end run().
+        let loopThread = Guarded<String?>(nil)
+        reactor.beforeEachWait {
+            loopThread.with { $0 = currentThreadPath() }
+            waiting.open()
+        }
         let loop = TestThread {
             reactor.run()
             done.open()
         }
         #expect(waiting.wait(seconds: 10))
+        waitUntilSleeping(loopThread.value!)
         reactor.stop()
         let stopped = done.wait(seconds: 10)
         #expect(stopped)

@@ -75,3 +75,35 @@ final class Latch: @unchecked Sendable {
         return poll(&fd, 1, seconds * 1000) == 1
     }
 }
+
+/// "/proc/PID/task/TID" of the calling thread.
+func currentThreadPath() -> String {
+    var buffer = [CChar](repeating: 0, count: 64)
+    let n = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+    precondition(n > 0, "readlink /proc/thread-self failed")
+    return "/proc/" + String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// Returns once the thread at `path` (currentThreadPath) sleeps (state S
+/// in its stat: a reactor's loop thread sleeps only in poll), or after
+/// 5000 checks 1 ms apart whatever its state (a safety bound: the test
+/// then merely loses its power to tell a loop that needs a wake-up).
+func waitUntilSleeping(_ path: String) {
+    for _ in 0..<5000 {
+        if threadState(path) == "S" { return }
+        usleep(1000)
+    }
+}
+
+private func threadState(_ path: String) -> Character? {
+    let fd = open(path + "/stat", O_RDONLY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var buffer = [UInt8](repeating: 0, count: 512)
+    let n = read(fd, &buffer, buffer.count)
+    guard n > 0 else { return nil }
+    let text = String(decoding: buffer[..<n], as: UTF8.self)
+    // "TID (comm) S ...": the comm may hold spaces and parentheses.
+    guard let close = text.lastIndex(of: ")") else { return nil }
+    return text[close...].dropFirst(2).first
+}
