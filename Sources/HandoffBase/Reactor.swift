@@ -85,6 +85,10 @@ public final class Reactor: @unchecked Sendable {
         var jobs: [Job] = []
         var closed = false
         var stopping = false
+        // From poll's return until this turn takes its jobs: a job the
+        // loop thread posts meanwhile (from a handler or timer) runs this
+        // turn, so it needs no wake-up.
+        var jobsDueThisTurn = false
         var loopThread: pthread_t?  // set while run/runOnce runs
         var counts = Counts()
     }
@@ -213,15 +217,16 @@ public final class Reactor: @unchecked Sendable {
     }
 
     /// Runs `job` on the loop thread, after the jobs posted before it
-    /// (FIFO), in the turn after this one at the latest. The eventfd is
-    /// written only when the queue was empty: a burst of posts is one
-    /// wake-up. After `close()`, runs `job` at once on the caller's thread.
-    /// Any thread.
+    /// (FIFO), in the turn after this one at the latest (this one, when a
+    /// handler or timer of the loop posts it). The eventfd is written only
+    /// when the queue was empty, and not for a job this turn still takes:
+    /// a burst of posts is one wake-up. After `close()`, runs `job` at once
+    /// on the caller's thread. Any thread.
     public func post(_ job: @escaping Job) {
         let runHere = shared.withLock { s -> Bool in
             if s.closed { return true }
             s.jobs.append(job)
-            if s.jobs.count == 1 { signal() }
+            if s.jobs.count == 1, !(s.jobsDueThisTurn && Reactor.isCurrent(s.loopThread)) { signal() }
             return false
         }
         if runHere { job() }
@@ -239,7 +244,7 @@ public final class Reactor: @unchecked Sendable {
     public func stop() {
         let onLoop = shared.withLock { s -> Bool in
             s.stopping = true
-            return s.loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+            return Reactor.isCurrent(s.loopThread)
         }
         if !onLoop { signal() }
     }
@@ -295,7 +300,7 @@ public final class Reactor: @unchecked Sendable {
 
     /// Whether the caller is the thread in `run` or `runOnce`. Any thread.
     public var isLoopThread: Bool {
-        shared.withLock { s in s.loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        shared.withLock { s in Reactor.isCurrent(s.loopThread) }
     }
 
     /// What the reactor did so far. Any thread.
@@ -310,7 +315,7 @@ public final class Reactor: @unchecked Sendable {
         let start = now()
         guard !seconds.isNaN, seconds > 0 else { return start }
         let ns = (seconds * 1e9).rounded(.up)
-        guard ns < Double(UInt64.max - start) else { return nil }
+        guard ns < Double(UInt64.max / 2) else { return nil }   // ~292 years: never
         return start + UInt64(ns)
     }
 
@@ -327,8 +332,12 @@ public final class Reactor: @unchecked Sendable {
         shared.withLock { $0.timers[timer.id]?.deadline }
     }
 
+    private static func isCurrent(_ thread: pthread_t?) -> Bool {
+        thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+    }
+
     private func checkLoopThread() {
-        precondition(shared.withLock { s in s.loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? true },
+        precondition(shared.withLock { s in s.loopThread == nil || Reactor.isCurrent(s.loopThread) },
                      "Reactor: watches and hooks belong to the loop thread while it runs")
     }
 
@@ -412,6 +421,7 @@ public final class Reactor: @unchecked Sendable {
         shared.withLock { s in
             s.counts.waits += 1
             s.counts.wakes += Int(woken)
+            s.jobsDueThisTurn = true
         }
         dispatch(ready)
         fireDueTimers()
@@ -469,6 +479,7 @@ public final class Reactor: @unchecked Sendable {
     private func runJobs() {
         let jobs = shared.withLock { s -> [Job] in
             defer { s.jobs.removeAll() }
+            s.jobsDueThisTurn = false
             s.counts.jobs += s.jobs.count
             return s.jobs
         }

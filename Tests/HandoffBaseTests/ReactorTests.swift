@@ -268,6 +268,31 @@ import Glibc
         #expect(counts.jobs == 5)
     }
 
+    @Test func aJobTheLoopPostsFromAHandlerRunsThisTurnWithoutAWake() throws {
+        let reactor = try Reactor()
+        let ready = Pipe(readable: true)
+        let ran = Guarded(0)
+        var watch: Reactor.Watch?
+        watch = reactor.watch(ready.read, .readable) { _ in
+            reactor.unwatch(watch!)
+            reactor.post { ran.with { $0 += 1 } }
+        }
+        let timer = reactor.timer { reactor.post { ran.with { $0 += 1 } } }
+        reactor.arm(timer, at: Reactor.now() - 1)
+        #expect(reactor.runOnce(timeout: 5))
+        #expect(ran.value == 2)
+        // Nothing written for them: the next wait finds nothing.
+        #expect(!reactor.runOnce(timeout: 0))
+        #expect(reactor.counts.wakes == 0)
+        // A job posting a job: that one is next turn's, and wakes it.
+        reactor.post { reactor.post { ran.with { $0 += 1 } } }
+        reactor.runOnce(timeout: 5)
+        #expect(ran.value == 2)
+        #expect(reactor.runOnce(timeout: 5))
+        #expect(ran.value == 3)
+        #expect(reactor.counts.wakes == 2)
+    }
+
     @Test func aWakeIsOneTurnWithItsHooksAndLeavesNothingBehind() throws {
         let reactor = try Reactor()
         var hooks = 0
