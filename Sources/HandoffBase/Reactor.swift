@@ -189,7 +189,8 @@ public final class Reactor: @unchecked Sendable {
     /// while the loop was busy fire once); nil disarms. Any thread, and it
     /// never wakes the loop: the timerfd is re-armed (one timerfd_settime)
     /// only when the earliest deadline changes, and a timerfd wakes the
-    /// poll by itself. A released or unknown timer is ignored.
+    /// poll by itself. A released or unknown timer is ignored; a period of
+    /// 0 traps.
     public func arm(_ timer: Timer, at deadline: UInt64?, every period: UInt64? = nil) {
         precondition(period != 0, "Reactor.arm: a period of 0")
         shared.withLock { s in
