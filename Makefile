@@ -99,10 +99,10 @@ test: deps lib test-abi test-c test-valgrind test-python test-integration test-s
 test-swift:
 	$(SWIFT) test
 
-# The runtime's tests again under ThreadSanitizer (own build folder).
-## test-tsan: (test) the runtime's Swift tests under ThreadSanitizer
+# The runtime's and the reactor's tests again under ThreadSanitizer (own build folder).
+## test-tsan: (test) the runtime's and the reactor's Swift tests under ThreadSanitizer
 test-tsan:
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter HandoffRuntimeTests
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'HandoffRuntimeTests|HandoffBaseTests'
 
 ## test-abi: (test) the .so's exports and NEEDED, versions, licences, close-on-exec, docs/ARCHITECTURE.md
 test-abi: lib

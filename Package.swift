@@ -103,6 +103,9 @@ let package = Package(
         ),
         .target(name: "CLinux"),
         .systemLibrary(name: "CHandoffHeader"),
+        // Below HandoffModel: the threads' event loop (`Reactor`) and the
+        // system-call error it throws. Unused yet (issue 35 part 4, step 2).
+        .target(name: "HandoffBase", dependencies: ["CLinux"], swiftSettings: withoutFoundation),
         .target(name: "HandoffModel", dependencies: ["CExpat"], swiftSettings: withoutFoundation),
         .target(name: "HandoffRuntime", dependencies: ["HandoffModel", "CLinux"], swiftSettings: withoutFoundation),
         .target(name: "HandoffContinuity", dependencies: ["HandoffModel", "HandoffRuntime", "COpenSSL", "CLinux"],
@@ -154,6 +157,7 @@ let package = Package(
         // PROTOCOL.md's vectors) and their account fixtures; built only for the tests.
         .target(name: "HandoffTestSupport", dependencies: ["HandoffModel", "HandoffContinuity"], path: "Tests/HandoffTestSupport",
                 swiftSettings: withoutFoundation),
+        .testTarget(name: "HandoffBaseTests", dependencies: ["HandoffBase"]),
         .testTarget(name: "HandoffModelTests", dependencies: ["HandoffModel", "HandoffTestSupport"]),
         .testTarget(name: "HandoffRuntimeTests", dependencies: ["HandoffRuntime"]),
         // HandoffRelay only for PROTOCOL.md's vectors, one registry for the document.
