@@ -103,16 +103,17 @@ let package = Package(
         ),
         .target(name: "CLinux"),
         .systemLibrary(name: "CHandoffHeader"),
-        // Below HandoffModel: the threads' event loop (`Reactor`) and the
-        // system-call error it throws. Unused yet (issue 35 part 4, step 2).
+        // Below every layer: locks and waits (`Locked`, `Awaitable`,
+        // `Deadline`), the clocks, the wake-up pipe, and the threads' event
+        // loop (`Reactor`), with the system-call error they throw.
         .target(name: "HandoffBase", dependencies: ["CLinux"], swiftSettings: withoutFoundation),
-        .target(name: "HandoffModel", dependencies: ["CExpat"], swiftSettings: withoutFoundation),
-        .target(name: "HandoffRuntime", dependencies: ["HandoffModel", "CLinux"], swiftSettings: withoutFoundation),
-        .target(name: "HandoffContinuity", dependencies: ["HandoffModel", "HandoffRuntime", "COpenSSL", "CLinux"],
+        .target(name: "HandoffModel", dependencies: ["HandoffBase", "CExpat"], swiftSettings: withoutFoundation),
+        .target(name: "HandoffRuntime", dependencies: ["HandoffBase", "HandoffModel", "CLinux"], swiftSettings: withoutFoundation),
+        .target(name: "HandoffContinuity", dependencies: ["HandoffBase", "HandoffModel", "HandoffRuntime", "COpenSSL", "CLinux"],
                 swiftSettings: withoutFoundation),
         .target(
             name: "HandoffCABI",
-            dependencies: ["CHandoffHeader", "HandoffModel", "HandoffRuntime", "HandoffContinuity"],
+            dependencies: ["CHandoffHeader", "HandoffBase", "HandoffModel", "HandoffRuntime", "HandoffContinuity"],
             exclude: ["exports.map"],
             swiftSettings: [
                 // `@c @implementation`: each thunk is checked against handoff.h.
@@ -137,17 +138,17 @@ let package = Package(
         // §12): a `PeerPath` the agent gives its engine, libmosquitto behind
         // its broker seam (`RelayBroker`, MQTT/). The agent's and the tool's
         // only: libhandoff.so never links it.
-        .target(name: "HandoffRelay", dependencies: ["HandoffModel", "HandoffContinuity", "COpenSSL", "CMosquitto"],
+        .target(name: "HandoffRelay", dependencies: ["HandoffBase", "HandoffModel", "HandoffContinuity", "COpenSSL", "CMosquitto"],
                 swiftSettings: withoutFoundation),
         // The per-user agent (docs/agent.md); linked into the `handoff` command only.
         .target(
             name: "HandoffAgent",
-            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "HandoffRelay", "HandoffDBus", "CLinux", "CSQLite"],
+            dependencies: ["HandoffBase", "HandoffModel", "HandoffRuntime", "HandoffContinuity", "HandoffRelay", "HandoffDBus", "CLinux", "CSQLite"],
             swiftSettings: withoutFoundation
         ),
         .executableTarget(
             name: "HandoffTool",
-            dependencies: ["HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "HandoffAgent", "HandoffJSON",
+            dependencies: ["HandoffBase", "HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux", "HandoffAgent", "HandoffJSON",
                            "HandoffBridges", "HandoffDBus", "HandoffRelay"],
             // Self-contained like the library: runs where no Swift toolchain is.
             swiftSettings: [.unsafeFlags(["-static-stdlib"])] + withoutFoundation,
@@ -155,16 +156,16 @@ let package = Package(
         ),
         // What several test targets read from the repository (fuzz corpora,
         // PROTOCOL.md's vectors) and their account fixtures; built only for the tests.
-        .target(name: "HandoffTestSupport", dependencies: ["HandoffModel", "HandoffContinuity"], path: "Tests/HandoffTestSupport",
+        .target(name: "HandoffTestSupport", dependencies: ["HandoffBase", "HandoffModel", "HandoffContinuity"], path: "Tests/HandoffTestSupport",
                 swiftSettings: withoutFoundation),
         .testTarget(name: "HandoffBaseTests", dependencies: ["HandoffBase"]),
         .testTarget(name: "HandoffModelTests", dependencies: ["HandoffModel", "HandoffTestSupport"]),
-        .testTarget(name: "HandoffRuntimeTests", dependencies: ["HandoffRuntime"]),
+        .testTarget(name: "HandoffRuntimeTests", dependencies: ["HandoffBase", "HandoffRuntime"]),
         // HandoffRelay only for PROTOCOL.md's vectors, one registry for the document.
-        .testTarget(name: "HandoffContinuityTests", dependencies: ["HandoffContinuity", "HandoffRelay", "HandoffTestSupport"]),
-        .testTarget(name: "HandoffRelayTests", dependencies: ["HandoffRelay", "HandoffContinuity", "HandoffModel", "HandoffTestSupport"]),
+        .testTarget(name: "HandoffContinuityTests", dependencies: ["HandoffBase", "HandoffContinuity", "HandoffRelay", "HandoffTestSupport"]),
+        .testTarget(name: "HandoffRelayTests", dependencies: ["HandoffBase", "HandoffRelay", "HandoffContinuity", "HandoffModel", "HandoffTestSupport"]),
         .testTarget(name: "HandoffBridgeTests", dependencies: ["HandoffJSON", "HandoffBridges", "HandoffDBus", "HandoffModel",
                                                                "HandoffTestSupport"]),
-        .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffAgent", "HandoffDBus", "HandoffRelay", "HandoffModel", "HandoffTestSupport"]),
+        .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffBase", "HandoffAgent", "HandoffDBus", "HandoffRelay", "HandoffModel", "HandoffTestSupport"]),
     ]
 )

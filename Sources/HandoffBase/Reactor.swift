@@ -101,7 +101,7 @@ public final class Reactor: @unchecked Sendable {
 
     private let eventFD: Int32
     private let timerFD: Int32
-    private let shared = ReactorMutex(Shared())
+    private let shared = Locked(Shared())
 
     private var watches: [UInt64: WatchEntry] = [:]
     private var nextToken: UInt64 = 1
@@ -320,13 +320,8 @@ public final class Reactor: @unchecked Sendable {
         return start + UInt64(ns)
     }
 
-    /// CLOCK_MONOTONIC in ns, the timerfd's clock (step 1 of the move
-    /// replaces this with HandoffModel's `Monotonic.now()`).
-    static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
+    /// CLOCK_MONOTONIC in ns, the timerfd's clock.
+    static func now() -> UInt64 { Monotonic.now() }
 
     /// `timer`'s next deadline, nil when disarmed or unknown (tests).
     func deadline(of timer: Timer) -> UInt64? {

@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import FoundationEssentials
+import HandoffBase
 import HandoffModel
 @testable import HandoffContinuity
 @testable import HandoffRuntime

@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HandoffBase
 import HandoffModel
 @testable import HandoffContinuity
 @testable import HandoffRuntime

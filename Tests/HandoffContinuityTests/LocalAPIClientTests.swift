@@ -3,6 +3,7 @@ import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
+import HandoffBase
 import HandoffModel
 @testable import HandoffContinuity
 import Testing

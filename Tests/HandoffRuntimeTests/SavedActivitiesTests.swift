@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import FoundationEssentials
+import HandoffBase
 import HandoffModel
 @testable import HandoffRuntime
 import Testing

@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HandoffBase
 import HandoffModel
 
 /// Continuations the person chose for an app the agent had to launch

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import CHandoffHeader
+import HandoffBase
 import HandoffModel
 import HandoffRuntime
 

@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import HandoffBase
 import HandoffModel
 
 /// The object behind a `handoff_value *`: a userInfo value plus the C views

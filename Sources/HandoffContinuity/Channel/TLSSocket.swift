@@ -1,32 +1,18 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import COpenSSL
+import HandoffBase
 import HandoffModel
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A point on CLOCK_MONOTONIC after which a wait gives up.
-struct Deadline {
-    let end: Double
-
-    init(after seconds: Double) {
-        end = seconds.isInfinite ? .infinity : monotonicSeconds() + max(0, seconds)
-    }
-
+extension Deadline {
     /// Checks a caller's timeout (finite or infinite, not negative, not NaN).
     init(validating seconds: Double, _ what: String) throws(HandoffError) {
         guard seconds >= 0 else {
             throw HandoffError(.invalidArgument, "the timeout for \(what) is \(seconds): use a number of seconds >= 0")
         }
         self.init(after: seconds)
-    }
-
-    /// Milliseconds for poll(), rounded up; -1 for no deadline; nil once passed.
-    var pollTimeout: Int32? {
-        if end == .infinity { return -1 }
-        let left = end - monotonicSeconds()
-        if left <= 0 { return nil }
-        return Int32(min(Double(Int32.max), (left * 1000).rounded(.up)))
     }
 }
 

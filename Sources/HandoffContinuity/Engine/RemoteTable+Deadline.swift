@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffBase
+
 /// When `RemoteTable.sweep` next has something to do, so the scheduler
 /// sleeps until then instead of sweeping on a period (docs/agent.md §8).
 extension RemoteTable {

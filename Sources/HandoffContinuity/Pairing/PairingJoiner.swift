@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffBase
 import HandoffModel
 
 /// The joiner's run (docs/PROTOCOL.md §9): announce a fresh session with

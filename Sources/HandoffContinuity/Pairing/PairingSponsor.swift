@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import CLinux
+import HandoffBase
 import HandoffModel
 #if canImport(Glibc)
 import Glibc
@@ -123,7 +124,7 @@ public final class PairingBeaconInbox: @unchecked Sendable {
     /// are refused.
     public init(limits: PairingLimits, kind: UInt8 = PairingBeacon.joinerKind) throws(HandoffError) {
         self.kind = kind
-        wake = try WakePipe()
+        wake = try WakePipe.make()
         table = Locked(PairingSessionTable(limits: limits, now: monotonicSeconds()))
     }
 

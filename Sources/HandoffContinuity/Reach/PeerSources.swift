@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import CLinux
+import HandoffBase
 import HandoffModel
 #if canImport(Glibc)
 import Glibc

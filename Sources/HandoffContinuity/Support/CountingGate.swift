@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffBase
 import HandoffModel
 
 /// Lets at most `limit` threads between `enter` and `leave` at once; the

@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HandoffBase
 
 /// One end of a continuation stream (Apple: the input and output stream
 /// pair of `getContinuationStreams` / `didReceiveInputStream`): a connected,

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffBase
+
 
 /// What a person is doing in an app, described so another device can
 /// continue it: Apple's NSUserActivity, reduced to its Handoff surface.

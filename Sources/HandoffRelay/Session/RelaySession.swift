@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffBase
 import HandoffContinuity
 import HandoffModel
 #if canImport(Glibc)
@@ -73,8 +74,8 @@ public final class RelaySession: @unchecked Sendable {
         self.limits = limits
         topics = RelayTopics(accountKey: account)
         ownTag = topics.deviceTag(deviceID)
-        wake = try WakePipe()
-        finished = try WakePipe()
+        wake = try WakePipe.make()
+        finished = try WakePipe.make()
         shared = Locked(Shared(status: RelayStatus(broker: brokerName, connection: .connecting)))
     }
 

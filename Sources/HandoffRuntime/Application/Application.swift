@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffBase
 import HandoffModel
 
 /// One per host process: the app's side of Handoff. It holds the manifest,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import FoundationEssentials
 import HandoffAgent
+import HandoffBase
 @testable import HandoffDBus
 import HandoffModel
 #if canImport(Glibc)

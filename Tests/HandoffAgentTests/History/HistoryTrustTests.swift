@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HandoffBase
 @testable import HandoffModel
 import HandoffContinuity
 import Testing

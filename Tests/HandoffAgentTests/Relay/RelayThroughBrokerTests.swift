@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 @testable import HandoffAgent
+import HandoffBase
 @testable import HandoffContinuity
 @testable import HandoffRelay
 import HandoffModel

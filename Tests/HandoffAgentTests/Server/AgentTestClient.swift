@@ -4,6 +4,7 @@ import Glibc
 #endif
 import FoundationEssentials
 @testable import HandoffAgent
+import HandoffBase
 import HandoffContinuity
 import HandoffModel
 import HandoffRuntime

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffBase
 import HandoffModel
 
 /// The age limit on a timer (docs/history.md "Bounds and retention"): one
@@ -24,7 +25,7 @@ final class HistoryExpiryTimer: AgentLoopSource, @unchecked Sendable {
     /// The expiry the last prune was for, and when it was asked.
     private var fired: (expiry: Int64, at: Double)?
 
-    init(wallMilliseconds: @escaping () -> Int64 = { Int64(HandoffModel.wallMilliseconds()) },
+    init(wallMilliseconds: @escaping () -> Int64 = { Int64(HandoffBase.wallMilliseconds()) },
          monotonic: @escaping () -> Double = { monotonicSeconds() }) {
         self.wallMilliseconds = wallMilliseconds
         self.monotonic = monotonic

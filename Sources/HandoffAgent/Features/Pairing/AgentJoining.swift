@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffBase
 import HandoffContinuity
 import HandoffModel
 #if canImport(Glibc)
@@ -40,7 +41,7 @@ final class AgentJoining: @unchecked Sendable {
 
     /// `post` runs a job on the loop thread (the wait's `EventLoop.post`).
     init(_ setup: Setup, post: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) throws(HandoffError) {
-        cancelPipe = try WakePipe()
+        cancelPipe = try WakePipe.make()
         self.setup = setup
         self.post = post
     }

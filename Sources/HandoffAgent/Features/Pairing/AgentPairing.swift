@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffBase
 import HandoffContinuity
 import HandoffModel
 #if canImport(Glibc)
@@ -34,7 +35,7 @@ final class AgentPairing: @unchecked Sendable {
     private let state: Awaitable<State>
 
     init(server: AgentServer, account: AccountKey, deviceName: String, config: PairingConfiguration) throws(HandoffError) {
-        cancelPipe = try WakePipe()
+        cancelPipe = try WakePipe.make()
         self.server = server
         self.account = account
         self.deviceName = deviceName

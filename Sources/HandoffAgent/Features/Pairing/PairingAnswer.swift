@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffBase
 import HandoffContinuity
 import HandoffModel
 
@@ -13,7 +14,7 @@ final class PairingAnswer: @unchecked Sendable {
     private let value = Locked<Bool?>(nil)
 
     init?() {
-        guard let pipe = try? WakePipe() else { return nil }
+        guard let pipe = try? WakePipe.make() else { return nil }
         self.pipe = pipe
     }
 

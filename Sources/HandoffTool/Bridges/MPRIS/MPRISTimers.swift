@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffBase
 import HandoffModel
 
 /// One-shot timers on the bridge's loop (monotonic seconds), at most 64:

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import CLinux
-import HandoffModel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,11 +13,9 @@ public final class WakePipe: @unchecked Sendable {
     public let fd: Int32
     private let writeFD: Int32
 
-    public init() throws(HandoffError) {
+    public init() throws(SystemError) {
         var pipe: [Int32] = [-1, -1]
-        guard clinux_pipe2(&pipe, O_CLOEXEC | O_NONBLOCK) == 0 else {
-            throw HandoffError(.io, "cannot create a pipe (\(errnoText(errno)))")
-        }
+        guard clinux_pipe2(&pipe, O_CLOEXEC | O_NONBLOCK) == 0 else { throw SystemError("pipe2") }
         (fd, writeFD) = (pipe[0], pipe[1])
     }
 
