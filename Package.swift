@@ -158,7 +158,7 @@ let package = Package(
         // PROTOCOL.md's vectors) and their account fixtures; built only for the tests.
         .target(name: "HandoffTestSupport", dependencies: ["HandoffBase", "HandoffModel", "HandoffContinuity"], path: "Tests/HandoffTestSupport",
                 swiftSettings: withoutFoundation),
-        .testTarget(name: "HandoffBaseTests", dependencies: ["HandoffBase"]),
+        .testTarget(name: "HandoffBaseTests", dependencies: ["HandoffBase", "CLinux"]),
         .testTarget(name: "HandoffModelTests", dependencies: ["HandoffModel", "HandoffTestSupport"]),
         .testTarget(name: "HandoffRuntimeTests", dependencies: ["HandoffBase", "HandoffRuntime"]),
         // HandoffRelay only for PROTOCOL.md's vectors, one registry for the document.

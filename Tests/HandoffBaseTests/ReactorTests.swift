@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 @testable import HandoffBase
+import CLinux
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -18,7 +19,7 @@ import Glibc
 
         init(readable: Bool = false) {
             var fds: [Int32] = [-1, -1]
-            precondition(pipe(&fds) == 0, "pipe failed")
+            precondition(clinux_pipe2(&fds, O_CLOEXEC) == 0, "pipe failed")
             (read, write) = (fds[0], fds[1])
             if readable { fill() }
         }
@@ -333,7 +334,7 @@ import Glibc
         var heard: [Reactor.Events] = []
         // Only the write end's close: POLLHUP on the read end.
         var fds: [Int32] = [-1, -1]
-        #expect(pipe(&fds) == 0)
+        #expect(clinux_pipe2(&fds, O_CLOEXEC) == 0)
         close(fds[1])
         let hung = reactor.watch(fds[0], .writable) { heard.append($0) }
         #expect(reactor.runOnce(timeout: 5))

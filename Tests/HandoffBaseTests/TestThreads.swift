@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -55,7 +56,7 @@ final class Latch: @unchecked Sendable {
 
     init() {
         var fds: [Int32] = [-1, -1]
-        precondition(pipe(&fds) == 0, "pipe failed")
+        precondition(clinux_pipe2(&fds, O_CLOEXEC) == 0, "pipe failed")
         self.fds = fds
     }
 
@@ -96,7 +97,7 @@ func waitUntilSleeping(_ path: String) {
 }
 
 private func threadState(_ path: String) -> Character? {
-    let fd = open(path + "/stat", O_RDONLY)
+    let fd = open(path + "/stat", O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     var buffer = [UInt8](repeating: 0, count: 512)
