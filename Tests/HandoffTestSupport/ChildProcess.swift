@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import CLinux
+import HandoffBase
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,8 +8,8 @@ import Glibc
 /// A child process for the tests: stdin from /dev/null, stdout on a pipe
 /// the test reads lines from (readiness: dbus-daemon's address, the
 /// fake's "ready"), stderr inherited. Always `stop()` or `wait()` it.
-final class ChildProcess {
-    let pid: pid_t
+public final class ChildProcess {
+    public let pid: pid_t
     private let output: Int32
     private var buffered: [UInt8] = []
     private var reaped = false
@@ -18,7 +19,7 @@ final class ChildProcess {
         self.output = output
     }
 
-    static func start(_ program: String, _ arguments: [String]) throws -> ChildProcess {
+    public static func start(_ program: String, _ arguments: [String]) throws -> ChildProcess {
         var fds: [Int32] = [-1, -1]
         guard clinux_pipe2(&fds, O_CLOEXEC) == 0 else { throw TestFailure("pipe failed") }
         // Close-on-exec: no other child inherits them (dup2 clears it on 1).
@@ -59,15 +60,15 @@ final class ChildProcess {
     }
 
     /// The next line of its stdout, without the newline.
-    func readLine(timeout: Double) throws -> String {
-        let end = monotonicNow() + timeout
+    public func readLine(timeout: Double) throws -> String {
+        let end = monotonicSeconds() + timeout
         while true {
             if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffered[..<newline], as: UTF8.self)
                 buffered.removeSubrange(...newline)
                 return line
             }
-            let left = end - monotonicNow()
+            let left = end - monotonicSeconds()
             guard left > 0 else { throw TestFailure("no line from process \(pid) in \(timeout) s") }
             var entry = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
             guard poll(&entry, 1, Int32(left * 1000) + 1) > 0 else { continue }
@@ -81,12 +82,12 @@ final class ChildProcess {
     /// Waits for the exit; its status, or nil when it ran past `timeout`
     /// (then it is killed).
     @discardableResult
-    func wait(timeout: Double) -> Int32? {
+    public func wait(timeout: Double) -> Int32? {
         guard !reaped else { return nil }
-        let end = monotonicNow() + timeout
+        let end = monotonicSeconds() + timeout
         var status: Int32 = 0
         while waitpid(pid, &status, WNOHANG) == 0 {
-            if monotonicNow() > end {
+            if monotonicSeconds() > end {
                 kill(pid, SIGKILL)
                 _ = waitpid(pid, &status, 0)
                 reaped = true
@@ -99,7 +100,7 @@ final class ChildProcess {
     }
 
     /// SIGTERM, then SIGKILL if it has not gone after 10 s. Idempotent.
-    func stop() {
+    public func stop() {
         guard !reaped else { return }
         kill(pid, SIGTERM)
         wait(timeout: 10)

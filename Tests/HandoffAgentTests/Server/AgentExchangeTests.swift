@@ -8,6 +8,7 @@ import HandoffBase
 import HandoffContinuity
 import HandoffModel
 import HandoffRuntime
+import HandoffTestSupport
 import Testing
 
 /// A real agent between apps speaking the local protocol and real engines

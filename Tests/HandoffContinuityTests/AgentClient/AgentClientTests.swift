@@ -6,6 +6,7 @@ import FoundationEssentials
 import HandoffModel
 @testable import HandoffContinuity
 @testable import HandoffRuntime
+import HandoffTestSupport
 import Testing
 
 /// The app side of agent mode (docs/agent.md §3) against a fake agent on

@@ -7,6 +7,7 @@ import HandoffBase
 import HandoffModel
 @testable import HandoffContinuity
 @testable import HandoffRuntime
+import HandoffTestSupport
 import Testing
 
 /// A service that only says it was chosen.

@@ -6,6 +6,7 @@ import HandoffBase
 import HandoffModel
 @testable import HandoffContinuity
 @testable import HandoffRuntime
+import HandoffTestSupport
 import Testing
 
 /// An engine stand-in that records what it is told.

@@ -4,6 +4,7 @@ import HandoffBase
 import HandoffModel
 import HandoffRuntime
 @testable import HandoffContinuity
+import HandoffTestSupport
 import Testing
 
 /// The engine sorts every datagram of its beacon port (`BeaconTally`):

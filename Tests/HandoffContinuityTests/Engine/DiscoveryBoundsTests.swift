@@ -7,6 +7,7 @@ import HandoffBase
 import HandoffModel
 @testable import HandoffContinuity
 @testable import HandoffRuntime
+import HandoffTestSupport
 import Testing
 
 /// Discovery's bounds, in counts: a table that forgets, a verifier pool

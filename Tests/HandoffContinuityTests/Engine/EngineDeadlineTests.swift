@@ -7,6 +7,7 @@ import HandoffBase
 import HandoffModel
 @testable import HandoffContinuity
 @testable import HandoffRuntime
+import HandoffTestSupport
 import Testing
 
 /// The engine's scheduler sleeps until a deadline that exists, with no

@@ -6,6 +6,7 @@ import HandoffBase
 import HandoffModel
 @testable import HandoffContinuity
 @testable import HandoffRuntime
+import HandoffTestSupport
 import Testing
 
 /// The engine knows another path only through `PeerPath`: two engines

@@ -4,6 +4,7 @@ import HandoffBase
 import HandoffModel
 @testable import HandoffContinuity
 @testable import HandoffRuntime
+import HandoffTestSupport
 import Testing
 
 /// The gate: what a receiving app is offered from an authenticated beacon.

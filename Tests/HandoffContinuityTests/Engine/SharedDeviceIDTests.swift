@@ -3,6 +3,7 @@ import FoundationEssentials
 import HandoffModel
 @testable import HandoffContinuity
 @testable import HandoffRuntime
+import HandoffTestSupport
 import Testing
 
 /// Two senders claiming one device ID (issue #28: `handoff publish` beside

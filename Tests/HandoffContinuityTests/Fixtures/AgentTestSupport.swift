@@ -7,6 +7,7 @@ import HandoffBase
 import HandoffModel
 @testable import HandoffContinuity
 @testable import HandoffRuntime
+import HandoffTestSupport
 
 /// A stand-in for the handoff agent: a thread listening on a socket in a
 /// fresh 0700 directory, speaking the local protocol with `AgentFrame`. It

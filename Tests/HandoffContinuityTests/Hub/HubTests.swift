@@ -7,6 +7,7 @@ import HandoffBase
 import HandoffModel
 @testable import HandoffContinuity
 @testable import HandoffRuntime
+import HandoffTestSupport
 import Testing
 
 /// One engine serving several endpoints through an `EndpointHub`: real

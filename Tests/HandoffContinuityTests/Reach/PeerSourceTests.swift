@@ -5,6 +5,7 @@ import Glibc
 import HandoffBase
 import HandoffModel
 @testable import HandoffContinuity
+import HandoffTestSupport
 import Testing
 
 /// Configured peers by number or name, and the union of every source's

@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HandoffTestSupport
 
 /// A real `mosquitto` for one test, on loopback, with a config and a
 /// password file the test writes in a temporary folder (password auth,
@@ -23,14 +24,14 @@ final class TestBroker {
         folder = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         do {
             port = try Self.freePort()
-            try writeFile(folder + "/passwd", "")
+            try TestFiles.write(folder + "/passwd", [])
             for (user, password) in users {
                 let tool = try ChildProcess.start(Self.passwordTool, ["-b", folder + "/passwd", user, password])
                 guard tool.wait(timeout: 30) == 0 else { throw TestFailure("mosquitto_passwd failed") }
             }
             // As root, mosquitto would switch to its own user, which could not read the folder.
             let user = getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? "root"
-            try writeFile(folder + "/mosquitto.conf", """
+            try TestFiles.write(folder + "/mosquitto.conf", """
                 listener \(port) 127.0.0.1
                 allow_anonymous false
                 password_file \(folder)/passwd
@@ -40,11 +41,11 @@ final class TestBroker {
                 log_type error
                 log_type warning
 
-                """)
+                """.utf8)
             chmod(folder + "/passwd", 0o600)
             daemon = try Self.launch(folder: folder, port: port)
         } catch {
-            removeTree(folder)
+            AccountFixtures.removeTree(folder)
             throw error
         }
     }
@@ -74,7 +75,7 @@ final class TestBroker {
 
     func stop() {
         daemon.stop()
-        removeTree(folder)
+        AccountFixtures.removeTree(folder)
     }
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.

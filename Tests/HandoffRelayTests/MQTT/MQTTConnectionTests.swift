@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-@testable import HandoffAgent
 import HandoffContinuity
 @testable import HandoffRelay
 import HandoffModel
+import HandoffTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -89,7 +89,7 @@ struct MQTTConnectionTests {
         let first = try Self.receive(receiver, count: frames.count)
         // Another client sends one larger than any relay message:
         // libmosquitto's callback drops it, counted, and the next arrives.
-        try writeFile(broker.folder + "/big", String(repeating: "x", count: MQTTConnection.maxMessageSize + 1))
+        try TestFiles.write(broker.folder + "/big", String(repeating: "x", count: MQTTConnection.maxMessageSize + 1).utf8)
         let pub = try ChildProcess.start(TestBroker.publishTool, ["-h", "127.0.0.1", "-p", "\(broker.port)", "-u", "ada",
                                                                  "-P", "correct horse", "-q", "1", "-t", topic, "-f", broker.folder + "/big"])
         #expect(pub.wait(timeout: 30) == 0)
@@ -114,7 +114,7 @@ struct MQTTConnectionTests {
         try receiver.connect(timeout: 10)
         try receiver.subscribe("hoff/#")
         for _ in 0..<5 { try receiver.pump(timeout: 0.05) }
-        try writeFile(broker.folder + "/huge", String(repeating: "x", count: 1 << 20))
+        try TestFiles.write(broker.folder + "/huge", String(repeating: "x", count: 1 << 20).utf8)
         for file in ["huge"] {
             let pub = try ChildProcess.start(TestBroker.publishTool, ["-h", "127.0.0.1", "-p", "\(broker.port)", "-u", "ada",
                                                                      "-P", "correct horse", "-q", "1", "-t", topic, "-f", broker.folder + "/" + file])

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-@testable import HandoffAgent
 import HandoffBase
 @testable import HandoffContinuity
 @testable import HandoffRelay
 import HandoffModel
 @testable import HandoffRuntime
+import HandoffTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -45,7 +45,7 @@ struct RelayEngineTests {
         defer { broker.stop() }
         let (senderEngine, senderRelay) = try Self.engine(broker, name: "sender")
         let (receiverEngine, receiverRelay) = try Self.engine(broker, name: "receiver")
-        let senderDelegate = RecordingDelegate(), receiverDelegate = RecordingDelegate()
+        let senderDelegate = EngineDelegate(), receiverDelegate = EngineDelegate()
         let sender = try Application(manifest: Self.manifest, delegate: senderDelegate, continuity: senderEngine)
         let receiver = try Application(manifest: Self.manifest, delegate: receiverDelegate, continuity: receiverEngine)
         defer {
@@ -53,7 +53,7 @@ struct RelayEngineTests {
             receiver.stopContinuity()
         }
         let apps = [sender, receiver]
-        #expect(try pumpApps(apps, seconds: 30) { senderRelay.status.connection == .connected && receiverRelay.status.connection == .connected })
+        #expect(try pump(apps, seconds: 30) { senderRelay.status.connection == .connected && receiverRelay.status.connection == .connected })
 
         let activity = try UserActivity(activityType: "com.example.relay.edit")
         activity.title = "Relayed draft"
@@ -63,7 +63,7 @@ struct RelayEngineTests {
         try activity.setUserInfo(["doc": .string("d-7")])
         try sender.becomeCurrent(activity)
 
-        #expect(try pumpApps(apps, seconds: 30) { receiverDelegate.available.count == 1 })
+        #expect(try pump(apps, seconds: 30) { receiverDelegate.available.count == 1 })
         let remote = try #require(receiverDelegate.available.first)
         #expect(remote.title == "Relayed draft")
         // Heard and verified through the relay only.
@@ -71,15 +71,15 @@ struct RelayEngineTests {
         #expect(!channels.isEmpty && channels.allSatisfy { $0.hasPrefix("relay:") })
 
         try receiver.continueActivity(id: remote.activityID)
-        #expect(try pumpApps(apps, seconds: 30) { receiverDelegate.restored != nil })
+        #expect(try pump(apps, seconds: 30) { receiverDelegate.restored != nil })
         #expect(receiverDelegate.restored?.userInfo == ["doc": .string("d-7")])
-        #expect(try pumpApps(apps, seconds: 30) { recorder.continued == 1 })
+        #expect(try pump(apps, seconds: 30) { recorder.continued == 1 })
 
         // A continuation stream of 2 MB, receiver to sender, through pipes.
         let restored = try #require(receiverDelegate.restored)
         let opened = Locked<Result<ContinuationStream, HandoffError>?>(nil)
         try restored.getContinuationStreams { result in opened.withLock { $0 = result } }
-        #expect(try pumpApps(apps, seconds: 30) { opened.withLock { $0 } != nil && recorder.streams.count == 1 })
+        #expect(try pump(apps, seconds: 30) { opened.withLock { $0 } != nil && recorder.streams.count == 1 })
         let mine = try #require(try opened.withLock { $0 }?.get())
         let theirs = try #require(recorder.streams.first)
         let payload = (0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
@@ -96,8 +96,8 @@ struct RelayEngineTests {
         defer { broker.stop() }
         let (senderEngine, senderRelay) = try Self.engine(broker, name: "sender")
         let (receiverEngine, receiverRelay) = try Self.engine(broker, name: "receiver")
-        let receiverDelegate = RecordingDelegate()
-        let sender = try Application(manifest: Self.manifest, delegate: RecordingDelegate(), continuity: senderEngine)
+        let receiverDelegate = EngineDelegate()
+        let sender = try Application(manifest: Self.manifest, delegate: EngineDelegate(), continuity: senderEngine)
         let receiver = try Application(manifest: Self.manifest, delegate: receiverDelegate, continuity: receiverEngine)
         defer {
             sender.stopContinuity()
@@ -105,18 +105,18 @@ struct RelayEngineTests {
         }
         let apps = [sender, receiver]
         let connected = { senderRelay.status.connection == .connected && receiverRelay.status.connection == .connected }
-        #expect(try pumpApps(apps, seconds: 30, until: connected))
+        #expect(try pump(apps, seconds: 30, until: connected))
         try broker.restart()
-        #expect(try pumpApps(apps, seconds: 30) { receiverRelay.status.connection != .connected })
-        #expect(try pumpApps(apps, seconds: 60, until: connected))
+        #expect(try pump(apps, seconds: 30) { receiverRelay.status.connection != .connected })
+        #expect(try pump(apps, seconds: 60, until: connected))
 
         let activity = try UserActivity(activityType: "com.example.relay.edit")
         activity.title = "After the restart"
         try activity.setUserInfo(["n": .integer(2)])
         try sender.becomeCurrent(activity)
-        #expect(try pumpApps(apps, seconds: 30) { receiverDelegate.available.contains { $0.title == "After the restart" } })
+        #expect(try pump(apps, seconds: 30) { receiverDelegate.available.contains { $0.title == "After the restart" } })
         try receiver.continueActivity(id: activity.activityID)
-        #expect(try pumpApps(apps, seconds: 30) { receiverDelegate.restored != nil })
+        #expect(try pump(apps, seconds: 30) { receiverDelegate.restored != nil })
         #expect(receiverDelegate.restored?.userInfo == ["n": .integer(2)])
     }
 
@@ -131,13 +131,13 @@ struct RelayEngineTests {
         let (senderEngine, _) = try Self.engine(broker, name: "sender")
         let (receiverEngine, receiverRelay) = try Self.engine(broker, name: "receiver")
         let (strangerEngine, strangerRelay) = try Self.engine(broker, name: "stranger", account: other)
-        let receiverDelegate = RecordingDelegate(), strangerDelegate = RecordingDelegate()
-        let sender = try Application(manifest: Self.manifest, delegate: RecordingDelegate(), continuity: senderEngine)
+        let receiverDelegate = EngineDelegate(), strangerDelegate = EngineDelegate()
+        let sender = try Application(manifest: Self.manifest, delegate: EngineDelegate(), continuity: senderEngine)
         let receiver = try Application(manifest: Self.manifest, delegate: receiverDelegate, continuity: receiverEngine)
         let stranger = try Application(manifest: Self.manifest, delegate: strangerDelegate, continuity: strangerEngine)
         defer { [sender, receiver, stranger].forEach { $0.stopContinuity() } }
         let apps = [sender, receiver, stranger]
-        #expect(try pumpApps(apps, seconds: 30) { receiverRelay.status.connection == .connected && strangerRelay.status.connection == .connected })
+        #expect(try pump(apps, seconds: 30) { receiverRelay.status.connection == .connected && strangerRelay.status.connection == .connected })
         let mine = try UserActivity(activityType: "com.example.relay.edit")
         mine.title = "mine"
         try sender.becomeCurrent(mine)
@@ -164,13 +164,13 @@ struct RelayEngineTests {
                                             payload: Array("not a ClientHello".utf8)).encoded(), retain: false)
         for _ in 0..<10 { try injector.pump(timeout: 0.05) }
 
-        #expect(try pumpApps(apps, seconds: 30) { receiverDelegate.available.contains { $0.title == "mine" } })
-        #expect(try pumpApps(apps, seconds: 30) { (receiverRelay.status.drops["not authentic"] ?? 0) >= 2 })
+        #expect(try pump(apps, seconds: 30) { receiverDelegate.available.contains { $0.title == "mine" } })
+        #expect(try pump(apps, seconds: 30) { (receiverRelay.status.drops["not authentic"] ?? 0) >= 2 })
         // The made-up tag's OPEN took no slot and no socket: dropped before the table.
-        #expect(try pumpApps(apps, seconds: 30) { (receiverRelay.status.drops["unknown pipe"] ?? 0) >= 1 })
+        #expect(try pump(apps, seconds: 30) { (receiverRelay.status.drops["unknown pipe"] ?? 0) >= 1 })
         #expect(receiverRelay.status.pipes <= 2)  // the sender's verification and fetch pipes at most
         // Long enough for the stranger's beacons (a keep-alive every 4 s... here the burst) to have arrived.
-        _ = try pumpApps(apps, seconds: 3) { false }
+        _ = try pump(apps, seconds: 3) { false }
         #expect(!receiverDelegate.available.contains { $0.title == "theirs" })
         #expect(!strangerDelegate.available.contains { $0.title == "mine" })
         #expect(receiverEngine.status.remotes.map(\.name) == ["sender"])
@@ -180,9 +180,9 @@ struct RelayEngineTests {
         let broker = try TestBroker(users: [("ada", "correct horse")])
         defer { broker.stop() }
         let (engine, relay) = try Self.engine(broker, name: "wrong", password: "battery staple")
-        let app = try Application(manifest: Self.manifest, delegate: RecordingDelegate(), continuity: engine)
+        let app = try Application(manifest: Self.manifest, delegate: EngineDelegate(), continuity: engine)
         defer { app.stopContinuity() }
-        #expect(try pumpApps([app], seconds: 30) { relay.status.connection == .refused })
+        #expect(try pump([app], seconds: 30) { relay.status.connection == .refused })
         let status = relay.status
         #expect(status.message?.contains("refused the credentials") == true)
         #expect(status.retryIn == RelayBackoff.longest)
@@ -212,33 +212,4 @@ func relayTransfer(_ payload: [UInt8], from: Int32, to: Int32, seconds: Double) 
         }
     }
     return got
-}
-
-/// Dispatches `apps` until `done` holds or `seconds` pass.
-@discardableResult
-func pumpApps(_ apps: [Application], seconds: Double, until done: () -> Bool) throws -> Bool {
-    let end = monotonicSeconds() + seconds
-    while monotonicSeconds() < end {
-        for app in apps { try app.dispatch() }
-        if done() { return true }
-        usleep(2000)
-    }
-    return done()
-}
-
-final class RecordingDelegate: ApplicationDelegate, @unchecked Sendable {
-    private let lock = Locked<([RemoteActivity], UserActivity?)>(([], nil))
-    var available: [RemoteActivity] { lock.withLock { $0.0 } }
-    var restored: UserActivity? { lock.withLock { $0.1 } }
-    func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool { true }
-    func application(_ application: Application, continue userActivity: UserActivity, restorationHandler: RestorationHandler) -> Bool {
-        lock.withLock { $0.1 = userActivity }
-        return true
-    }
-    func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String, error: HandoffError) {}
-    func application(_ application: Application, remoteActivityBecameAvailable remote: RemoteActivity) {
-        lock.withLock { $0.0.append(remote) }
-    }
-    func application(_ application: Application, remoteActivityWasWithdrawn remote: RemoteActivity) {}
-    func application(_ application: Application, openWebpage url: URLReference, for remote: RemoteActivity) {}
 }

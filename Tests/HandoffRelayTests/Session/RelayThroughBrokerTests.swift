@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-@testable import HandoffAgent
 import HandoffBase
 @testable import HandoffContinuity
 @testable import HandoffRelay
