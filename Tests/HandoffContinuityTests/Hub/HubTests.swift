@@ -12,15 +12,7 @@ import Testing
 
 /// One engine serving several endpoints through an `EndpointHub`: real
 /// engines on loopback, real applications on the hub's ports.
-@Suite(.serialized) struct HubTests {
-    static let appA = try! Manifest(bundleIdentifier: "com.a.app", teamIdentifier: "TEAMA", activityTypes: ["com.a.edit"])
-    static let appB = try! Manifest(bundleIdentifier: "com.b.app", teamIdentifier: "TEAMB", activityTypes: ["com.b.view"])
-    static let appX = try! Manifest(bundleIdentifier: "com.example.x", teamIdentifier: "TEAM1", activityTypes: ["com.example.x.edit"])
-    static let appY = try! Manifest(bundleIdentifier: "com.example.y", teamIdentifier: "TEAM1", activityTypes: ["com.example.y.edit"])
-    /// Declares both X's and Y's types.
-    static let appXY = try! Manifest(bundleIdentifier: "com.example.xy", teamIdentifier: "TEAM1",
-                                     activityTypes: ["com.example.x.edit", "com.example.y.edit"])
-
+@Suite(.serialized) struct HubTests: TeamApps {
     /// Two apps of different teams on one hub (and an observer) each hear
     /// their own team's activity from two other devices, the other team's
     /// only for its web page or not at all; an endpoint registered last is
