@@ -169,6 +169,6 @@ let package = Package(
                                                              "HandoffTestSupport"]),
         .testTarget(name: "HandoffBridgeTests", dependencies: ["HandoffJSON", "HandoffBridges", "HandoffDBus", "HandoffModel",
                                                                "HandoffTestSupport"]),
-        .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffBase", "HandoffAgent", "HandoffDBus", "HandoffRelay", "HandoffModel", "HandoffTestSupport"]),
+        .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffBase", "HandoffAgent", "HandoffDBus", "HandoffModel", "HandoffTestSupport"]),
     ]
 )
