@@ -155,17 +155,20 @@ let package = Package(
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"] + hardeningLinkerFlags)] + footprintLinkerSettings(map: "handoff-cli")
         ),
         // What several test targets read from the repository (fuzz corpora,
-        // PROTOCOL.md's vectors) and their account fixtures; built only for the tests.
-        .target(name: "HandoffTestSupport", dependencies: ["HandoffBase", "HandoffModel", "HandoffContinuity"], path: "Tests/HandoffTestSupport",
+        // PROTOCOL.md's vectors) and the fixtures they share (accounts, engines
+        // on loopback, child processes); built only for the tests.
+        .target(name: "HandoffTestSupport", dependencies: ["HandoffBase", "HandoffModel", "HandoffRuntime", "HandoffContinuity", "CLinux"],
+                path: "Tests/HandoffTestSupport",
                 swiftSettings: withoutFoundation),
         .testTarget(name: "HandoffBaseTests", dependencies: ["HandoffBase", "CLinux"]),
         .testTarget(name: "HandoffModelTests", dependencies: ["HandoffModel", "HandoffTestSupport"]),
         .testTarget(name: "HandoffRuntimeTests", dependencies: ["HandoffBase", "HandoffRuntime"]),
         // HandoffRelay only for PROTOCOL.md's vectors, one registry for the document.
         .testTarget(name: "HandoffContinuityTests", dependencies: ["HandoffBase", "HandoffContinuity", "HandoffRelay", "HandoffTestSupport"]),
-        .testTarget(name: "HandoffRelayTests", dependencies: ["HandoffBase", "HandoffRelay", "HandoffContinuity", "HandoffModel", "HandoffTestSupport"]),
+        .testTarget(name: "HandoffRelayTests", dependencies: ["HandoffBase", "HandoffRelay", "HandoffContinuity", "HandoffRuntime", "HandoffModel",
+                                                             "HandoffTestSupport"]),
         .testTarget(name: "HandoffBridgeTests", dependencies: ["HandoffJSON", "HandoffBridges", "HandoffDBus", "HandoffModel",
                                                                "HandoffTestSupport"]),
-        .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffBase", "HandoffAgent", "HandoffDBus", "HandoffRelay", "HandoffModel", "HandoffTestSupport"]),
+        .testTarget(name: "HandoffAgentTests", dependencies: ["HandoffBase", "HandoffAgent", "HandoffDBus", "HandoffModel", "HandoffTestSupport"]),
     ]
 )

@@ -61,7 +61,7 @@ FUZZ_SWIFTFLAGS := -swift-version 6 -parse-as-library -Onone -g -sanitize=fuzzer
 # One package name, as SwiftPM gives: HandoffRelay uses `package` parts of HandoffContinuity.
 FUZZ_MODULEFLAGS := $(FUZZ_SWIFTFLAGS) -enable-testing -Xfrontend -enable-private-imports \
                     -package-name libhandoff -emit-library -static -emit-module
-FUZZ_LIBS_MODEL := $(FUZZ_DIR)/lib/libHandoffModel.a
+FUZZ_LIBS_MODEL := $(FUZZ_DIR)/lib/libHandoffModel.a $(FUZZ_DIR)/lib/libHandoffBase.a $(FUZZ_DIR)/lib/libCLinux.a
 FUZZ_LIBS_CONTINUITY := $(FUZZ_DIR)/lib/libHandoffContinuity.a $(FUZZ_DIR)/lib/libHandoffRuntime.a \
                         $(FUZZ_LIBS_MODEL) $(FUZZ_DIR)/lib/libCLinux.a -lssl -lcrypto
 FUZZ_LIBS_RELAY := $(FUZZ_DIR)/lib/libHandoffRelay.a $(FUZZ_LIBS_CONTINUITY)
@@ -93,6 +93,7 @@ $(FUZZ_DIR)/lib/libCLinux.a: $(wildcard Sources/CLinux/*.c) Sources/CLinux/inclu
 	done
 	rm -f $@ && ar rcs $@ $(patsubst Sources/CLinux/%.c,$(FUZZ_DIR)/obj/%.o,$(wildcard Sources/CLinux/*.c))
 
+FUZZ_BASE_SOURCES       := $(shell find Sources/HandoffBase -name '*.swift' | sort)
 FUZZ_MODEL_SOURCES      := $(shell find Sources/HandoffModel -name '*.swift' | sort)
 FUZZ_RUNTIME_SOURCES    := $(shell find Sources/HandoffRuntime -name '*.swift' | sort)
 FUZZ_CONTINUITY_SOURCES := $(shell find Sources/HandoffContinuity -name '*.swift' | sort)
@@ -111,7 +112,10 @@ fuzz_module = @mkdir -p $(FUZZ_DIR)/modules $(@D) && \
   echo "swiftc (fuzz) $(1)" && \
   $(SWIFTC) $(FUZZ_MODULEFLAGS) -module-name $(1) -emit-module-path $(FUZZ_DIR)/modules/$(1).swiftmodule $(2) -o $@
 
-$(FUZZ_DIR)/lib/libHandoffModel.a: $(FUZZ_MODEL_SOURCES)
+$(FUZZ_DIR)/lib/libHandoffBase.a: $(FUZZ_BASE_SOURCES) $(FUZZ_DIR)/lib/libCLinux.a $(FUZZ_DIR)/clinux/module.modulemap
+	$(call fuzz_module,HandoffBase,$(FUZZ_BASE_SOURCES))
+
+$(FUZZ_DIR)/lib/libHandoffModel.a: $(FUZZ_MODEL_SOURCES) $(FUZZ_DIR)/lib/libHandoffBase.a
 	$(call fuzz_module,HandoffModel,$(FUZZ_MODEL_SOURCES))
 
 $(FUZZ_DIR)/lib/libHandoffRuntime.a: $(FUZZ_RUNTIME_SOURCES) $(FUZZ_DIR)/lib/libHandoffModel.a $(FUZZ_DIR)/clinux/module.modulemap

@@ -9,6 +9,9 @@ public indirect enum JSON: Sendable, Equatable {
     case string(String)
     case array([JSON])
     case object(JSONObject)
+    /// JSON text written elsewhere, put in as it is: a userInfo value in
+    /// its tagged form (`UserInfoJSON.encodeTagged`, HandoffModel).
+    case encoded(String)
 
     public static func string(_ value: String?) -> JSON {
         value.map { .string($0) } ?? .null
@@ -44,6 +47,7 @@ public indirect enum JSON: Sendable, Equatable {
                 value.write(to: &out)
             }
             out += "}"
+        case .encoded(let text): out += text
         }
     }
 

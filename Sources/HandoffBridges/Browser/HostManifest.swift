@@ -14,10 +14,10 @@ public enum HostManifest {
 
     public static let name = "org.libhandoff.browser"
     /// Firefox's id of the extension (its manifest's gecko id).
-    public static let firefoxExtension = "browser@libhandoff.org"
+    static let firefoxExtension = "browser@libhandoff.org"
     /// Chromium's id of the unpacked extension, fixed by its manifest's
     /// `key` (bridges/browser/extension-id.txt).
-    public static let chromiumExtension = "cdiicohphfndcodichmbdfomjidpfinc"
+    static let chromiumExtension = "cdiicohphfndcodichmbdfomjidpfinc"
 
     public static func json(for browser: Browser, program: String) -> JSON {
         var o: JSONObject = ["name": .string(name), "description": .string("Handoff for Linux: the browser bridge"),
@@ -30,12 +30,12 @@ public enum HostManifest {
     }
 
     /// A launcher script: the browsers start a program without arguments.
-    public static func launcher(for tool: String) -> String {
+    static func launcher(for tool: String) -> String {
         let quoted = tool.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''")
         return "#!/bin/sh\n# Started by the browser for the Handoff extension (docs/browser.md).\nexec '\(quoted)' browser-host \"$@\"\n"
     }
 
-    public static func home(_ environment: [String: String]) -> String {
+    static func home(_ environment: [String: String]) -> String {
         environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? String(cString: getpwuid(getuid()).pointee.pw_dir)
     }
 
@@ -65,7 +65,7 @@ public enum HostManifest {
     }
 
     /// This program's absolute path.
-    public static func ownPath() throws(HandoffError) -> String {
+    static func ownPath() throws(HandoffError) -> String {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard n > 0 else { throw HandoffError(.io, "cannot tell where this program is (/proc/self/exe)") }
@@ -74,7 +74,7 @@ public enum HostManifest {
 
     /// Writes `text` to `path` through a temporary file renamed over it,
     /// making the folders it needs (0755).
-    public static func write(_ text: String, to path: String, mode: mode_t) throws(HandoffError) {
+    static func write(_ text: String, to path: String, mode: mode_t) throws(HandoffError) {
         var folder = ""
         for part in path.split(separator: "/").dropLast() {
             folder += "/" + part

@@ -12,7 +12,7 @@ enum ActivityPrinter {
             "type": .string(activity.activityType),
             "title": .string(s.title),
             "webpage_url": .string(s.webpageURL?.absoluteString),
-            "user_info": UserInfoJSON.json(s.userInfo),
+            "user_info": .encoded(String(decoding: UserInfoJSON.encodeTagged(.dictionary(s.userInfo)), as: UTF8.self)),
             "web_only": .bool(false),
             "device": ["id": .string(remote.deviceID), "name": .string(remote.deviceName)],
         ]
@@ -28,7 +28,8 @@ enum ActivityPrinter {
             "from       \(remote.deviceName)",
             s.userInfo.isEmpty ? "userInfo   (empty)" : "userInfo",
         ]
-        lines += UserInfoJSON.lines(s.userInfo, indent: "  ")
+        // One line per entry, for people: `key = value`, the value as JSON.
+        lines += s.userInfo.keys.sorted().map { "  \($0) = \(String(decoding: UserInfoJSON.encodeTagged(s.userInfo[$0]!), as: UTF8.self))" }
         return lines.joined(separator: "\n")
     }
 

@@ -4,6 +4,7 @@ import HandoffAgent
 import HandoffBase
 @testable import HandoffDBus
 import HandoffModel
+import HandoffTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -187,11 +188,6 @@ func monotonicNow() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 func writeFile(_ path: String, _ text: String) throws {

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import HandoffBase
 @testable import HandoffModel
+import HandoffTestSupport
 import Testing
 @testable import HandoffAgent
 

@@ -8,18 +8,13 @@ import HandoffBase
 import HandoffContinuity
 import HandoffModel
 import HandoffRuntime
+import HandoffTestSupport
 import Testing
 
 /// A real agent between apps speaking the local protocol and real engines
 /// of other devices on loopback: what each app is told, where fetches and
 /// streams go, and what an app that goes away mid-exchange leaves behind.
-@Suite(.serialized) struct AgentExchangeTests {
-    static let appA = try! Manifest(bundleIdentifier: "com.a.app", teamIdentifier: "TEAMA", activityTypes: ["com.a.edit"])
-    static let appB = try! Manifest(bundleIdentifier: "com.b.app", teamIdentifier: "TEAMB", activityTypes: ["com.b.view"])
-    static let appX = try! Manifest(bundleIdentifier: "com.example.x", teamIdentifier: "TEAM1", activityTypes: ["com.example.x.edit"])
-    static let appY = try! Manifest(bundleIdentifier: "com.example.y", teamIdentifier: "TEAM1", activityTypes: ["com.example.y.edit"])
-    static let appXY = try! Manifest(bundleIdentifier: "com.example.xy", teamIdentifier: "TEAM1",
-                                     activityTypes: ["com.example.x.edit", "com.example.y.edit"])
+@Suite(.serialized) struct AgentExchangeTests: TeamApps {
     static let tool = try! Manifest(bundleIdentifier: "org.libhandoff.handoff", teamIdentifier: "HANDOFFCLI")
 
     @Test func helloIsAnsweredWithWelcome() throws {

@@ -8,6 +8,7 @@ import HandoffBase
 import HandoffContinuity
 import HandoffModel
 import HandoffRuntime
+import HandoffTestSupport
 
 let agentTestAccount = try! AccountKey(bytes: Array(repeating: 9, count: 32))
 
@@ -78,12 +79,7 @@ final class RemoteDevice {
     let delegate = RemoteDelegate()
 
     init(_ manifest: Manifest, peers: [UInt16] = [], fetchTimeout: Double = 5, name: String = "other device") throws {
-        var config = ContinuityConfiguration(
-            account: agentTestAccount, device: try DeviceIdentity.generate(name: name),
-            beacons: BeaconTransportConfig(port: 0, multicast: false, peers: peers.map { UDPAddress(host: "127.0.0.1", port: $0)! }))
-        config.channelAddress = SocketAddress(host: "127.0.0.1", port: 0)
-        config.fetchTimeout = fetchTimeout
-        engine = try ContinuityEngine(configuration: config)
+        engine = try loopbackEngine(account: agentTestAccount, peers: peers, fetchTimeout: fetchTimeout, name: name)
         app = try Application(manifest: manifest, delegate: delegate, continuity: engine)
     }
 
@@ -96,13 +92,7 @@ final class RemoteDevice {
 
     /// Dispatches the app until `done` holds (at most `seconds`).
     func pump(seconds: Double = 30, until done: () -> Bool) throws -> Bool {
-        let end = monotonicSeconds() + seconds
-        while monotonicSeconds() < end {
-            try app.dispatch()
-            if done() { return true }
-            usleep(2000)
-        }
-        return done()
+        try HandoffTestSupport.pump([app], seconds: seconds, until: done)
     }
 }
 
@@ -130,17 +120,6 @@ final class RemoteDelegate: ApplicationDelegate, @unchecked Sendable {
     func application(_ application: Application, remoteActivityBecameAvailable remote: RemoteActivity) {
         lock.withLock { $0.available.append(remote) }
         add("available")
-    }
-}
-
-/// Keeps the streams an activity receives, and counts `wasContinued`.
-final class StreamRecorder: UserActivityDelegate, @unchecked Sendable {
-    private let state = Locked<(continued: Int, streams: [ContinuationStream])>((0, []))
-    var continued: Int { state.withLock { $0.continued } }
-    var streams: [ContinuationStream] { state.withLock { $0.streams } }
-    func userActivityWasContinued(_ activity: UserActivity) { state.withLock { $0.continued += 1 } }
-    func userActivity(_ activity: UserActivity, didReceive stream: ContinuationStream) {
-        state.withLock { $0.streams.append(stream) }
     }
 }
 

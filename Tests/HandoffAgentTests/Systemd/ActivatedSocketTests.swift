@@ -2,6 +2,7 @@
 import CLinux
 import HandoffAgent
 import HandoffModel
+import HandoffTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

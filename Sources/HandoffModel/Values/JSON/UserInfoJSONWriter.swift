@@ -59,6 +59,82 @@ extension UserInfoJSON {
         return true
     }
 
+    /// `value` in the tagged form (`UserInfoJSON`): every kind, those JSON
+    /// lacks as one-key objects. Never fails; checks no rule (a value read
+    /// from the wire keeps them already).
+    public static func encodeTagged(_ value: UserInfoValue) -> [UInt8] {
+        var out: [UInt8] = []
+        writeTagged(value, to: &out)
+        return out
+    }
+
+    /// Kept apart from `write` so the exact form, the library's, carries
+    /// none of this.
+    private static func writeTagged(_ value: UserInfoValue, to out: inout [UInt8]) {
+        switch value {
+        case .null, .boolean, .integer:
+            _ = write(value, depth: 0, to: &out)
+        case .real(let d):
+            if d.isFinite { out.append(contentsOf: d.description.utf8) } else { out.append(contentsOf: "null".utf8) }
+        case .string(let s):
+            writeTaggedString(s, to: &out)
+        case .array(let items):
+            out.append(UInt8(ascii: "["))
+            for (i, item) in items.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                writeTagged(item, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .dictionary(let dictionary):
+            out.append(UInt8(ascii: "{"))
+            for (i, entry) in dictionary.sorted(by: { $0.key < $1.key }).enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                writeTaggedString(entry.key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                writeTagged(entry.value, to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        case .data(let bytes):
+            writeTagged("$data", .string(base64(bytes)), to: &out)
+        case .date(let date):
+            writeTagged("$date", .real(date.timeIntervalSince1970), to: &out)
+        case .url(let url):
+            writeTagged("$url", .string(url.absoluteString), to: &out)
+        case .set(let members):
+            // A set has no order: members sorted by their JSON text, so the
+            // output is the same every time.
+            let texts = members.map { String(decoding: encodeTagged($0), as: UTF8.self) }.sorted()
+            out.append(contentsOf: #"{"$set":["#.utf8)
+            for (i, text) in texts.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: text.utf8)
+            }
+            out.append(contentsOf: "]}".utf8)
+        }
+    }
+
+    /// `{"key":value}`, the tagged form of a kind JSON lacks.
+    private static func writeTagged(_ key: StaticString, _ value: UserInfoValue, to out: inout [UInt8]) {
+        out.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "\"")])
+        out.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        writeTagged(value, to: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// A string as `writeString` writes it, DEL escaped too. (UTF-8 has no
+    /// 0x7F but DEL's own, and JSON's syntax none: every one is the string's.)
+    private static func writeTaggedString(_ s: String, to out: inout [UInt8]) {
+        let start = out.count
+        writeString(s, to: &out)
+        guard out[start...].contains(0x7F) else { return }
+        var escaped = Array(out[..<start])
+        for b in out[start...] {
+            if b == 0x7F { escaped.append(contentsOf: #"\u007f"#.utf8) } else { escaped.append(b) }
+        }
+        out = escaped
+    }
+
     /// Decimal digits, without the String `description` would make.
     private static func writeInteger(_ i: Int64, to out: inout [UInt8]) {
         if i < 0 { out.append(UInt8(ascii: "-")) }

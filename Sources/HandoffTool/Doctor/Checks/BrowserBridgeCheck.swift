@@ -56,7 +56,7 @@ enum BrowserBridgeCheck: DoctorCheck {
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: 64 << 10)
         let n = read(fd, &bytes, bytes.count)
-        guard n > 0, case .dictionary(let manifest)? = try? HandoffModel.UserInfoJSON.decode(Array(bytes[0..<n])),
+        guard n > 0, case .dictionary(let manifest)? = try? UserInfoJSON.decode(Array(bytes[0..<n])),
               case .string(let program)? = manifest["path"] else { return nil }
         return program
     }
