@@ -390,9 +390,12 @@ public final class Reactor: @unchecked Sendable {
     private func turn(timeout: Int32) -> Bool {
         let hooks = self.hooks
         for hook in hooks { hook() }
+        // A hook's stop() comes from the loop thread, so nothing wrote the
+        // eventfd: this turn's wait must not block.
+        let stopping = shared.withLock { $0.stopping }
         if dirty { rebuild() }
         for i in pollSet.indices { pollSet[i].revents = 0 }
-        let n = poll(&pollSet, nfds_t(pollSet.count), timeout)
+        let n = poll(&pollSet, nfds_t(pollSet.count), stopping ? 0 : timeout)
         if n < 0 {
             let code = errno
             // EINTR (a signal), ENOMEM (transient): a turn with nothing ready.

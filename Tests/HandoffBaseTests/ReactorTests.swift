@@ -257,6 +257,18 @@ import Glibc
         #expect(reactor.counts.waits == 1)
     }
 
+    @Test func stopFromAHookEndsThatTurnWithoutBlocking() throws {
+        let reactor = try Reactor()
+        // Nothing else would end the first wait: no fd ready, no timer due
+        // but the safety below, which must not be what ends it.
+        let safety = reactor.timer { reactor.stop() }
+        reactor.arm(safety, after: 10)
+        reactor.beforeEachWait { reactor.stop() }
+        reactor.run()
+        #expect(reactor.counts.timerFires == 0)
+        #expect(reactor.counts.waits == 1)
+    }
+
     @Test func postsOntoANonEmptyQueueMakeOneEventfdWrite() throws {
         let reactor = try Reactor()
         let ran = Guarded(0)
