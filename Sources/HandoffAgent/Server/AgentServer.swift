@@ -209,13 +209,15 @@ public final class AgentServer: @unchecked Sendable {
     }
 
     private func shutDown() {
+        // The features first, the last started first: a pairing under way
+        // ends (as a "no") while its notification can still be closed.
+        for feature in AgentFeature.all.reversed() { feature.stop(self) }
         for session in Array(sessions.values) { session.connection.close(.stopping) }
         if let listenerWatch { loop.unwatch(listenerWatch) }
         listenerWatch = nil
         close(listener)
         sources.loopWillStop()
         offers.stop()
-        for feature in AgentFeature.all.reversed() { feature.stop(self) }
         for job in loop.close() { job() }
         sources.removeAll()
         if let helloTimer { loop.release(helloTimer) }
@@ -335,26 +337,10 @@ public final class AgentServer: @unchecked Sendable {
     private func closed(_ session: AgentSession, _ reason: AgentConnection.CloseReason) {
         sessions[session.connection.token] = nil
         session.didClose()
-        let (word, text): (String, String)
-        switch reason {
-        case .peer: (word, text) = ("peer", "disconnected")
-        case .malformed(let why): (word, text) = ("malformed", "closed: \(why)")
-        case .noHello(let why): (word, text) = ("no-hello", "closed: \(why)")
-        case .helloTimeout: (word, text) = ("hello-timeout", "closed: no HELLO within \(limits.helloTimeout) s")
-        case .queueFull: (word, text) = ("queue-full", "closed: \(limits.maxQueuedMessages) messages queued it did not read")
-        case .stopping: (word, text) = ("stopping", "closed: the agent stops")
-        case .refused: (word, text) = ("refused", "closed after an error")
-        }
+        let (word, text) = reason.logged(limits)
         shared.withLock { s in
             s.clients = sessions.count
-            switch reason {
-            case .peer: s.counters.closedByPeer += 1
-            case .malformed: s.counters.closedMalformed += 1
-            case .noHello: s.counters.closedNoHello += 1
-            case .helloTimeout: s.counters.closedHelloTimeout += 1
-            case .queueFull: s.counters.closedQueueFull += 1
-            case .stopping, .refused: break
-            }
+            s.counters.count(closed: reason)
         }
         log("closed", "\(session.describe) \(text)", ["pid": .int(Int64(session.connection.peer.pid)), "reason": .string(word)])
     }
@@ -364,38 +350,6 @@ public final class AgentServer: @unchecked Sendable {
         let now = Monotonic.now()
         for session in Array(sessions.values) where session.hello == nil && now >= session.helloDeadline {
             session.connection.close(.helloTimeout)
-        }
-    }
-
-    /// WELCOME's body.
-    var welcome: AgentWelcome {
-        AgentWelcome(agentVersion: identity.agentVersion, deviceID: identity.device.idBytes,
-                     deviceName: engine.deviceName, role: identity.device.role, accountID: identity.accountID)
-    }
-
-    /// STATUS's body: the device, the engine's view of the others, and
-    /// the engine's and the server's counters (server ones prefixed "agent.").
-    func status() -> AgentStatus {
-        var extra: [String: Int64] = [:]
-        for (key, value) in counters.dictionary { extra["agent." + key] = value }
-        // What became of history records (docs/agent.md §14): none lost uncounted.
-        if let counts = history?.counts {
-            extra["agent.historyReceived"] = Int64(counts.received)
-            extra["agent.historyCoalesced"] = Int64(counts.coalesced)
-            extra["agent.historyDropped"] = Int64(counts.dropped)
-            extra["agent.historyFailed"] = Int64(counts.failed)
-        }
-        return AgentStatus(engine: engine, device: currentDevice, clients: sessions.count, extraCounters: extra)
-    }
-
-    /// Applies `handoff device --name` while the agent runs: watches the
-    /// device file in the account `directory` (`DeviceNameWatch`). Any thread.
-    public func watchDeviceName(directory: String) {
-        loop.post { [self] in
-            guard let watch = DeviceNameWatch.start(server: self, directory: directory) else { return }
-            self.sources.add(watch)
-            // A rename made between reading the configuration and now.
-            watch.reload()
         }
     }
 
