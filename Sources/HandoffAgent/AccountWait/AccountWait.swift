@@ -18,10 +18,12 @@ import Glibc
 /// The person meets a `WaitingSurface`: a notification that explains once,
 /// the tray's "not set up" and its "Pair this device…".
 ///
-/// One thread (the caller's), one epoll set: the listener, the inotify
+/// One thread (the caller's), one `Reactor`: the listener, the inotify
 /// descriptor, `cancelFD` (readable: stop waiting), the session-bus
-/// connections, the app connections. Bounded: at most `limits.maxClients`
-/// connections, each closed after one answer or `limits.helloTimeout`.
+/// connections, the app connections; their handlers set the outcome and
+/// stop it. Bounded: at most `limits.maxClients` connections, each closed
+/// after one answer or `limits.helloTimeout` (one timer, at the earliest).
+/// Idle, it makes no wake-up.
 public enum AccountWait {
     public enum Outcome: Equatable, Sendable {
         /// The account is there: start the engine.
@@ -35,10 +37,6 @@ public enum AccountWait {
         "this device is not paired yet: the agent waits for an account (account: none); "
             + "pair it with `handoff pair` (or `handoff account create` for a first device)"
     }
-
-    private static let listenerToken: EventLoop.Token = 1
-    private static let inotifyToken: EventLoop.Token = 2
-    private static let cancelToken: EventLoop.Token = 3
 
     /// What the person is shown while it waits.
     public struct Surface {
@@ -77,99 +75,25 @@ public enum AccountWait {
     /// start, after each change in `directory` and when a pairing from the
     /// tray ends (the engine starts only once that pairing is over).
     public static func run(listener: Int32, directory: String, cancelFD: Int32, surface: Surface,
-                           limits: AgentLimits = AgentLimits(), isReady: () -> Bool,
+                           limits: AgentLimits = AgentLimits(), isReady: @escaping () -> Bool,
                            log: @escaping AgentLogSink) throws(HandoffError) -> Outcome {
-        let loop = try EventLoop()
-        let sources = LoopSources(loop: loop) { message in log(AgentLogEvent("error", message)) }
+        let loop: Reactor
+        do {
+            loop = try Reactor()
+        } catch {
+            throw HandoffError(.io, "cannot create the agent's event loop: \(error)")
+        }
         let watch = try DirectoryWatch(directory)
         defer { watch.close() }
-        let flags = fcntl(listener, F_GETFL)
-        _ = fcntl(listener, F_SETFL, (flags < 0 ? 0 : flags) | O_NONBLOCK)
-        try loop.add(listener, token: listenerToken, events: EPOLLIN.rawValue)
-        defer { loop.remove(listener) }
-        try loop.add(watch.fd, token: inotifyToken, events: EPOLLIN.rawValue)
-        if cancelFD >= 0 { try loop.add(cancelFD, token: cancelToken, events: EPOLLIN.rawValue) }
-        defer { if cancelFD >= 0 { loop.remove(cancelFD) } }
-
-        var connections: [EventLoop.Token: (connection: AgentConnection, deadline: Double)] = [:]
-        var nextToken: EventLoop.Token = 16
-        defer { for entry in connections.values { entry.connection.close(.stopping) } }
         // Checked after the watch is in place: an account made in between is seen.
         if isReady() { return .ready }
-        log(AgentLogEvent("waiting", "no account yet: waiting for this device to be paired (`handoff pair`); "
-                            + "apps are told it is not paired yet", ["directory": .string(directory)]))
-        let person = WaitingSurface(surface, loop: loop, sources: sources, log: log)
-        defer {
-            // A pairing under way ends first (its last job is then queued,
-            // and dropped with the rest); then the notifications and the
-            // tray say their last words.
-            person.stop()
-            _ = loop.stopTakingJobs()
-            sources.loopWillStop()
-            sources.removeAll()
-        }
-        // The account a pairing from the tray stored counts once that
-        // pairing has ended (its last notification said).
-        var accountSeen = false
-        person.onJoinEnded = { accountSeen = true }
-
-        while true {
-            var timeout: Int32 = sources.timeoutMilliseconds
-            let now = monotonicSeconds()
-            if let first = connections.values.map(\.deadline).min() {
-                let ms = Int32(min(Double(Int32.max), max(0, (first - now) * 1000).rounded(.up)))
-                timeout = timeout < 0 ? ms : min(timeout, ms)
-            }
-            for (token, _) in loop.wait(milliseconds: timeout) {
-                switch token {
-                case cancelToken:
-                    return .cancelled
-                case inotifyToken:
-                    if watch.drain() { accountSeen = true }
-                case listenerToken:
-                    for _ in 0..<limits.maxClients {
-                        guard let fd = LocalSocket.accept(listener) else { break }
-                        guard connections.count < limits.maxClients, let peer = LocalSocket.credentials(of: fd),
-                              peer.uid == getuid() else {
-                            close(fd)
-                            continue
-                        }
-                        nextToken += 1
-                        let connection = AgentConnection(fd: fd, peer: peer, token: nextToken, loop: loop,
-                                                         maxQueued: 4)
-                        guard (try? loop.add(fd, token: nextToken, events: EPOLLIN.rawValue)) != nil else {
-                            close(fd)
-                            continue
-                        }
-                        let token = nextToken
-                        connection.onClose = { _ in connections[token] = nil }
-                        connections[token] = (connection, monotonicSeconds() + limits.helloTimeout)
-                    }
-                case EventLoop.wakeToken:
-                    break
-                case let token:
-                    if sources.process(token) { continue }
-                    guard let connection = connections[token]?.connection else { continue }
-                    answer(connection)
-                }
-            }
-            for job in loop.takeJobs() { job() }
-            sources.processDue()
-            if accountSeen, !person.isJoining {
-                accountSeen = false
-                if isReady() {
-                    log(AgentLogEvent("account", "the account is there: starting"))
-                    return .ready
-                }
-            }
-            let late = monotonicSeconds()
-            for entry in connections.values where entry.deadline <= late { entry.connection.close(.helloTimeout) }
-        }
+        let wait = Waiting(loop: loop, listener: listener, watch: watch, limits: limits, isReady: isReady, log: log)
+        return wait.run(cancelFD: cancelFD, surface: surface, directory: directory)
     }
 
     /// The first request gets ERROR 4 and the connection closes once it
     /// is written; anything unreadable closes it at once.
-    private static func answer(_ connection: AgentConnection) {
+    fileprivate static func answer(_ connection: AgentConnection) {
         switch connection.receive() {
         case .wouldBlock:
             connection.flush()
@@ -185,6 +109,117 @@ public enum AccountWait {
         default:
             connection.close(.peer)
         }
+    }
+}
+
+/// One wait's state on its loop: the connections answered, the outcome
+/// once a handler set it. Loop thread (the caller's).
+private final class Waiting: @unchecked Sendable {
+    // @unchecked: the caller's thread only (the reactor's loop thread).
+    private let loop: Reactor
+    private let listener: Int32
+    private let watch: DirectoryWatch
+    private let limits: AgentLimits
+    private let isReady: () -> Bool
+    private let log: AgentLogSink
+    private let sources: LoopSources
+    private var connections: [UInt64: (connection: AgentConnection, deadline: UInt64)] = [:]
+    private var nextToken: UInt64 = 0
+    private var helloTimer: Reactor.Timer?
+    private var helloArmed: UInt64?
+    /// The account a pairing from the tray stored counts once that
+    /// pairing has ended (its last notification said).
+    private var accountSeen = false
+    private var outcome: AccountWait.Outcome?
+
+    init(loop: Reactor, listener: Int32, watch: DirectoryWatch, limits: AgentLimits, isReady: @escaping () -> Bool,
+         log: @escaping AgentLogSink) {
+        self.loop = loop
+        self.listener = listener
+        self.watch = watch
+        self.limits = limits
+        self.isReady = isReady
+        self.log = log
+        sources = LoopSources(reactor: loop)
+    }
+
+    func run(cancelFD: Int32, surface: AccountWait.Surface, directory: String) -> AccountWait.Outcome {
+        let flags = fcntl(listener, F_GETFL)
+        _ = fcntl(listener, F_SETFL, (flags < 0 ? 0 : flags) | O_NONBLOCK)
+        var watches = [loop.watch(listener, .readable) { [unowned self] _ in self.acceptAll() },
+                       loop.watch(watch.fd, .readable) { [unowned self] _ in
+                           if self.watch.drain() { self.accountSeen = true }
+                       }]
+        if cancelFD >= 0 {
+            watches.append(loop.watch(cancelFD, .readable) { [unowned self] _ in self.finish(.cancelled) })
+        }
+        let me = WeakBox(self)
+        helloTimer = loop.timer { me.value?.expireHellos() }
+        log(AgentLogEvent("waiting", "no account yet: waiting for this device to be paired (`handoff pair`); "
+                            + "apps are told it is not paired yet", ["directory": .string(directory)]))
+        let person = WaitingSurface(surface, loop: loop, sources: sources, log: log)
+        person.onJoinEnded = { [unowned self] in self.accountSeen = true }
+        loop.beforeEachWait { [unowned self, unowned person] in
+            if self.accountSeen, !person.isJoining {
+                self.accountSeen = false
+                if self.isReady() {
+                    self.log(AgentLogEvent("account", "the account is there: starting"))
+                    self.finish(.ready)
+                }
+            }
+            self.sources.beforeWait()
+            self.armHelloTimer()
+        }
+        loop.run()
+        // A pairing under way ends first (its last job is then queued,
+        // and dropped with the rest); then the notifications and the
+        // tray say their last words.
+        person.stop()
+        _ = loop.close()
+        sources.loopWillStop()
+        sources.removeAll()
+        for entry in connections.values { entry.connection.close(.stopping) }
+        for watch in watches { loop.unwatch(watch) }
+        if let helloTimer { loop.release(helloTimer) }
+        return outcome ?? .cancelled
+    }
+
+    /// The first outcome stands; the loop returns after this turn (woken:
+    /// from a `beforeEachWait` hook the turn's wait is still ahead).
+    private func finish(_ outcome: AccountWait.Outcome) {
+        if self.outcome == nil { self.outcome = outcome }
+        loop.stop()
+        loop.wake()
+    }
+
+    private func acceptAll() {
+        for _ in 0..<limits.maxClients {
+            guard let fd = LocalSocket.accept(listener) else { break }
+            guard connections.count < limits.maxClients, let peer = LocalSocket.credentials(of: fd),
+                  peer.uid == getuid() else {
+                close(fd)
+                continue
+            }
+            nextToken += 1
+            let token = nextToken
+            let connection = AgentConnection(fd: fd, peer: peer, token: token, loop: loop, maxQueued: 4)
+            connection.watch { [unowned connection] in AccountWait.answer(connection) }
+            connection.onClose = { [unowned self] _ in self.connections[token] = nil }
+            connections[token] = (connection, Monotonic.after(seconds: limits.helloTimeout))
+        }
+    }
+
+    private func armHelloTimer() {
+        let earliest = connections.values.map(\.deadline).min()
+        guard earliest != helloArmed, let helloTimer else { return }
+        helloArmed = earliest
+        loop.arm(helloTimer, at: earliest)
+    }
+
+    private func expireHellos() {
+        helloArmed = nil   // fired: disarmed
+        let now = Monotonic.now()
+        for entry in Array(connections.values) where entry.deadline <= now { entry.connection.close(.helloTimeout) }
     }
 }
 

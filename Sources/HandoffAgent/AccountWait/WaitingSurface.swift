@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffBase
 import HandoffContinuity
 import HandoffModel
 
@@ -11,7 +12,7 @@ final class WaitingSurface: @unchecked Sendable {
     // @unchecked: used on the loop thread only; the joining thread reaches
     // it through the loop's jobs.
     private let log: AgentLogSink
-    private let loop: EventLoop
+    private let loop: Reactor
     private var notifications: WaitingNotifications?
     private var tray: AgentTray?
     private var content: WaitingTrayContent?
@@ -24,18 +25,16 @@ final class WaitingSurface: @unchecked Sendable {
     /// The pairing ended (paired or not).
     var onJoinEnded: (() -> Void)?
 
-    static let notificationsToken: EventLoop.Token = 8
-    static let trayToken: EventLoop.Token = 9
     /// The waiting tray's item instance (the running agent's tray, which
     /// follows, takes 1: its name is free whichever way the bus orders it).
     static let trayInstance = 2
 
-    init(_ options: AccountWait.Surface, loop: EventLoop, sources: LoopSources, log: @escaping AgentLogSink) {
+    init(_ options: AccountWait.Surface, loop: Reactor, sources: LoopSources, log: @escaping AgentLogSink) {
         self.log = log
         self.loop = loop
         if options.notify {
             let notifications = WaitingNotifications(busAddress: options.busAddress, log: log)
-            sources.add(notifications, token: Self.notificationsToken)
+            sources.add(notifications)
             self.notifications = notifications
         }
         if let join = options.join {
@@ -52,7 +51,7 @@ final class WaitingSurface: @unchecked Sendable {
                                              onCancel: { [unowned self] in self.joining?.cancel() },
                                              deviceName: { [unowned self] in self.joining?.name })
             if let tray = AgentTray.start(content: content, address: options.busAddress, instance: Self.trayInstance, log: log) {
-                sources.add(tray, token: Self.trayToken)
+                sources.add(tray)
                 self.tray = tray
                 self.content = content
             }

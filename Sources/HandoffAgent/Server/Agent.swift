@@ -36,8 +36,6 @@ public final class Agent: @unchecked Sendable {
     /// only if it is still that file (another agent may have replaced it).
     private let created: (dev: UInt64, ino: UInt64)?
     private let stopped = Locked(false)
-    /// Sponsoring new devices' pairings (docs/agent.md §9); nil when off.
-    private let pairing: AgentPairing?
 
     /// Opens the socket, starts the engine and the server's loop.
     /// - Throws: `.invalidState` when another agent listens at the path,
@@ -97,16 +95,22 @@ public final class Agent: @unchecked Sendable {
         // of any connection. (Else an app that connects at once could have
         // its INDEX read before the history is open, and lost, whenever this
         // thread is slow to post it: a busy machine.)
-        if let history { server.startHistory(path: history) }
-        if case .sessionBus(let address) = notifications { server.startNotifications(busAddress: address) }
-        // The tray icon (docs/agent.md §6 "The tray"), on the same kind of bus.
-        // The tray's Pause is the settings file's (docs/agent.md §11), and
-        // a pause set elsewhere shows in the tray once the engine applied it.
+        func address(_ choice: Notifications) -> String?? {
+            if case .sessionBus(let address) = choice { return .some(address) }
+            return nil
+        }
+        var pairingConfig = PairingConfiguration(beacons: configuration.beacons)
+        pairingConfig.limits = pairingLimits
+        server.startFeatures(AgentFeatureOptions(
+            history: history, notifications: address(notifications), tray: address(tray), search: address(search),
+            settingsDirectory: configuration.settingsDirectory,
+            pairing: pairingOn ? .init(account: configuration.account, deviceName: configuration.device.name,
+                                       config: pairingConfig) : nil))
         if let directory = configuration.settingsDirectory {
             // The device file is beside the settings (the account directory).
             server.watchDeviceName(directory: directory)
+            // A pause or an exclusion set elsewhere shows once the engine applied it.
             let server = server
-            server.loop.post { server.trayActions = SettingsTrayActions(server: server, store: SettingsStore(directory: directory)) }
             engine.onSettingsApplied { _ in
                 server.loop.post {
                     server.trayStateChanged()
@@ -114,31 +118,12 @@ public final class Agent: @unchecked Sendable {
                 }
             }
         }
-        if case .sessionBus(let address) = tray {
-            server.startTray(busAddress: address)
-            // Devices online, offline, renamed: the menu shows it at once.
-            let server = server
-            engine.onDevicesChanged { server.loop.post { server.trayStateChanged() } }
-        }
-        // The desktop's search of the history (docs/history.md), when one is kept.
-        if history != nil, case .sessionBus(let address) = search { server.startSearch(busAddress: address) }
         do {
             try server.start()
         } catch {
             hub.stop()
             Self.release(fd, created: created, path: socketPath)
             throw error
-        }
-        // Pairing asks the person in a notification: none, no pairing.
-        var pairingConfig = PairingConfiguration(beacons: configuration.beacons)
-        pairingConfig.limits = pairingLimits
-        if pairingOn, case .sessionBus = notifications,
-           let pairing = try? AgentPairing(server: server, account: configuration.account,
-                                           deviceName: configuration.device.name, config: pairingConfig) {
-            self.pairing = pairing
-            engine.routePairingBeacons { pairing.heard($0, from: $1) }
-        } else {
-            pairing = nil
         }
     }
 
@@ -151,9 +136,6 @@ public final class Agent: @unchecked Sendable {
             return !s
         }
         guard first else { return }
-        engine.routePairingBeacons(to: nil)
-        engine.onDevicesChanged(nil)
-        pairing?.stop()
         server.stop()
         hub.stop()
         Self.unlinkIfOurs(socketPath, created)

@@ -10,7 +10,7 @@ import Glibc
 /// One accepted local connection, as the loop sees it: its descriptor, who
 /// is at the other end, and the messages queued for it. A message is
 /// written when the socket takes it; what the socket does not take waits
-/// in the queue (the loop then watches for writability), and a queue that
+/// in the queue (its watch then waits for writability too), and a queue that
 /// would hold more than `maxQueued` closes the connection: nothing is
 /// dropped silently. Loop thread only, but for `sendNow` (any thread),
 /// which writes a message at once when nothing is queued before it: a
@@ -36,8 +36,11 @@ final class AgentConnection: @unchecked Sendable {
 
     let fd: Int32
     let peer: LocalSocket.Credentials
-    let token: EventLoop.Token
-    private let loop: EventLoop
+    /// Its place in the order connections were accepted.
+    let token: UInt64
+    private let loop: Reactor
+    /// Its descriptor on the loop (`watch`); nil before, and once closed.
+    private var watch: Reactor.Watch?
     private let maxQueued: Int
     /// Called once, when it closes (the server forgets it).
     var onClose: ((CloseReason) -> Void)?
@@ -55,12 +58,22 @@ final class AgentConnection: @unchecked Sendable {
     }
     private let output = Locked(Output())
 
-    init(fd: Int32, peer: LocalSocket.Credentials, token: EventLoop.Token, loop: EventLoop, maxQueued: Int) {
+    init(fd: Int32, peer: LocalSocket.Credentials, token: UInt64, loop: Reactor, maxQueued: Int) {
         self.fd = fd
         self.peer = peer
         self.token = token
         self.loop = loop
         self.maxQueued = maxQueued
+    }
+
+    /// Watches the descriptor on the loop: `readable` hears it readable,
+    /// hung up or in error (a read then finds out which); room to write
+    /// flushes the queue. Loop thread, once.
+    func watch(readable: @escaping () -> Void) {
+        watch = loop.watch(fd, .readable) { [unowned self] events in
+            if !events.intersection([.readable, .hangUp, .error, .invalid]).isEmpty { readable() }
+            if events.contains(.writable), !self.isClosed { self.flush() }
+        }
     }
 
     var isClosed: Bool { output.withLock { $0.closed } }
@@ -101,10 +114,10 @@ final class AgentConnection: @unchecked Sendable {
         }
     }
 
-    /// Writes queued messages until the socket is full (then waits for
-    /// EPOLLOUT) or the queue is empty.
+    /// Writes queued messages until the socket is full (then its watch
+    /// waits for room too) or the queue is empty.
     func flush() {
-        enum After { case nothing, failed, refused }
+        enum After { case nothing, watchWrites, unwatchWrites, failed, refused }
         let after: After = output.withLock { o in
             while !o.closed, o.head < o.queue.count {
                 let item = o.queue[o.head]
@@ -131,12 +144,14 @@ final class AgentConnection: @unchecked Sendable {
             let want = o.queued > 0
             if want != o.watchingWrites {
                 o.watchingWrites = want
-                loop.modify(fd, token: token, events: EPOLLIN.rawValue | (want ? EPOLLOUT.rawValue : 0))
+                return want ? .watchWrites : .unwatchWrites
             }
             return .nothing
         }
         switch after {
         case .nothing: break
+        case .watchWrites: if let watch { loop.update(watch, [.readable, .writable]) }
+        case .unwatchWrites: if let watch { loop.update(watch, .readable) }
         case .failed: close(.peer)
         case .refused: close(.refused)
         }
@@ -172,7 +187,8 @@ final class AgentConnection: @unchecked Sendable {
         guard first else { return }
         onClose?(reason)
         onClose = nil
-        loop.remove(fd)
+        if let watch { loop.unwatch(watch) }
+        watch = nil
         let streams: [ContinuationStream] = output.withLock { o in
             Glibc.close(fd)
             defer {

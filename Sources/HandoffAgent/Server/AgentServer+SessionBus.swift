@@ -13,45 +13,21 @@ struct SessionBusFeatures {
     /// (nil: the environment's).
     var wanted: [String: String?] = [:]
     /// Each running feature and the token it is watched under.
-    var running: [String: (source: any AgentLoopSource, token: EventLoop.Token)] = [:]
+    var running: [String: (source: any AgentLoopSource, key: LoopSources.Key)] = [:]
     /// Watching for the bus to come back, while a feature asked for is not running.
-    var returnWatch: (watch: SessionBusReturn, token: EventLoop.Token)?
+    var returnWatch: (watch: SessionBusReturn, key: LoopSources.Key)?
     /// "The bus cannot be watched" was logged: once is enough.
     var saidUnwatchable = false
 }
 
 extension AgentServer {
-    /// Shows notifications for what can be continued, on the session bus
-    /// at `address` (nil: the environment's). Any thread; without a bus
-    /// or a notification server it logs so and the agent carries on, and
-    /// starts them when the bus comes.
-    public func startNotifications(busAddress: String? = nil) {
-        startBusFeature(BusFeature.notifications.name, busAddress: busAddress)
-    }
-
-    /// Shows the tray icon and its menu (docs/agent.md §6 "The tray") on
-    /// the session bus at `address` (nil: the environment's); what Pause and
-    /// Pair do is `trayActions` (nil: `MemoryTrayActions`). Any thread;
-    /// without a bus or a tray it logs so and the agent carries on.
-    public func startTray(busAddress: String? = nil) {
-        startBusFeature(BusFeature.tray.name, busAddress: busAddress)
-    }
-
-    /// Serves the history to the desktop's search (GNOME Shell, KRunner;
-    /// docs/history.md "Searching from the desktop") on the session bus
-    /// at `address` (nil: the environment's). Any thread; without a bus it
-    /// logs so and the agent carries on.
-    public func startSearch(busAddress: String? = nil) {
-        startBusFeature(BusFeature.search.name, busAddress: busAddress)
-    }
-
     /// Starts the feature of `BusFeature.all` called `name` on the session
-    /// bus at `busAddress`, and again whenever the bus comes back. Any thread.
-    func startBusFeature(_ name: String, busAddress: String?) {
-        loop.post { [self] in
-            self.busFeatures.wanted[name] = .some(busAddress)
-            if !self.start(name) { self.watchBusReturn() }
-        }
+    /// bus at `busAddress` (nil: the environment's), and again whenever the
+    /// bus comes back; without a bus (or a notification server, a tray) it
+    /// logs so and the agent carries on. Loop thread.
+    func startBusFeatureNow(_ name: String, busAddress: String?) {
+        busFeatures.wanted[name] = .some(busAddress)
+        if !start(name) { watchBusReturn() }
     }
 
     /// Starts the feature `name` on its address; false when no bus answered.
@@ -59,26 +35,24 @@ extension AgentServer {
         guard busFeatures.running[name] == nil, let wanted = busFeatures.wanted[name],
               let feature = BusFeature.named(name) else { return true }
         guard let source = feature.start(self, wanted) else { return false }
-        let token = takeToken()
-        busFeatures.running[name] = (source, token)
-        sources.add(source, token: token)
+        busFeatures.running[name] = (source, sources.add(source))
         return true
     }
 
-    /// After each turn of the loop: a feature whose bus closed (its descriptor
+    /// Before each wait of the loop: a feature whose bus closed (its descriptor
     /// is -1 then) is let go, and the bus's return is watched; once every
     /// feature asked for runs again, the watch ends.
     func checkBusFeatures() {
         var lost = false
         for (name, running) in busFeatures.running where running.source.fd < 0 {
-            sources.remove(running.token)
+            sources.remove(running.key)
             busFeatures.running[name] = nil
             BusFeature.named(name)?.stopped(self)
             lost = true
         }
         if lost { watchBusReturn() }
-        if let (_, token) = busFeatures.returnWatch, busFeatures.wanted.keys.allSatisfy({ busFeatures.running[$0] != nil }) {
-            sources.remove(token)
+        if let (_, key) = busFeatures.returnWatch, busFeatures.wanted.keys.allSatisfy({ busFeatures.running[$0] != nil }) {
+            sources.remove(key)
             busFeatures.returnWatch = nil
         }
     }
@@ -93,9 +67,7 @@ extension AgentServer {
             }
             return
         }
-        let token = takeToken()
-        busFeatures.returnWatch = (watch, token)
-        sources.add(watch, token: token)
+        busFeatures.returnWatch = (watch, sources.add(watch))
         log("bus", "waiting for the session bus at \(watch.socketPath)", ["path": .string(watch.socketPath)])
     }
 

@@ -10,11 +10,11 @@ import Glibc
 #endif
 
 /// The agent's side of the local socket (docs/agent.md §3): one loop
-/// thread waits on one epoll set (the listener, every connection, a wake
-/// eventfd, and any `AgentLoopSource` such as the session bus) and does
-/// all the work of the connections; other threads only post jobs to it.
-/// An idle server sleeps: the only timeouts are HELLO deadlines of
-/// connections that have not said it yet and what sources ask for.
+/// thread runs one `Reactor` (the listener, every connection, and any
+/// `AgentLoopSource` such as the session bus) and does all the work of the
+/// connections; other threads only post jobs to it. An idle server
+/// sleeps: its timers are the HELLO deadline of connections that have not
+/// said it yet (one timer, at the earliest) and what sources ask for.
 ///
 /// At accept: the peer's uid (SO_PEERCRED) must be the agent's, at most
 /// `maxClients` connections and `maxClientsPerProcess` per pid, else the
@@ -43,22 +43,24 @@ public final class AgentServer: @unchecked Sendable {
     public let engine: ContinuityEngine
     public let limits: AgentLimits
     public let identity: Identity
-    let loop: EventLoop
+    /// The loop thread's reactor: `loop.post` runs a job there.
+    let loop: Reactor
     private let listener: Int32
+    private var listenerWatch: Reactor.Watch?
+    /// The earliest HELLO deadline of the connections that have not said it.
+    private var helloTimer: Reactor.Timer?
+    private var helloArmed: UInt64?
     let logSink: AgentLogSink
     /// Nil: no installed apps are launched and no web page is opened.
     private let desktop: AgentDesktop?
     /// Who continues what the person chose (CHOOSE, a notification, the
     /// tray, a history entry). Loop thread.
-    private(set) lazy var routing = ContinueRouter(
-        desktop: desktop, offered: { [unowned self] in self.hub.availableNow },
-        running: { [unowned self] in Array(self.sessions.values) }, settings: { [unowned self] in self.engine.settings },
-        count: { [unowned self] body in self.count(body) }, log: logSink)
+    let routing: ContinueRouter
 
     // Loop thread.
-    private var sessions: [EventLoop.Token: AgentSession] = [:]
-    private(set) lazy var sources = LoopSources(loop: loop) { [unowned self] message in self.log("error", message) }
-    private var nextToken: EventLoop.Token = 16
+    private let sessions: AgentSessions
+    let sources: LoopSources
+    private var nextToken: UInt64 = 0
     /// What the agent shows on the session bus and the bus's return
     /// (AgentServer+SessionBus.swift).
     var busFeatures = SessionBusFeatures()
@@ -72,7 +74,9 @@ public final class AgentServer: @unchecked Sendable {
     /// The desktop's search of the history, once started.
     var search: AgentSearch?
     /// The history (docs/history.md), once started; nil: none is kept.
-    public private(set) var history: AgentHistory?
+    public internal(set) var history: AgentHistory?
+    /// Sponsoring new devices' pairings (docs/agent.md §9), once started.
+    var pairing: AgentPairing?
     /// Payloads of history entries being continued, for their FETCH.
     var savedContinuations = SavedContinuations()
     /// What the tray's Pause and Pair do (the settings store sets its own
@@ -83,12 +87,9 @@ public final class AgentServer: @unchecked Sendable {
         var counters = AgentCounters()
         var clients = 0
         var started = false
-        var stopping = false
     }
-    private let shared = Locked(Shared())
+    private let shared: Locked<Shared>
     private let finished = Awaitable(false)
-
-    static let listenerToken: EventLoop.Token = 1
 
     /// Takes `listener` (a listening SOCK_SEQPACKET socket, non-blocking
     /// or not: accept is non-blocking) and closes it on `stop`.
@@ -102,10 +103,23 @@ public final class AgentServer: @unchecked Sendable {
         self.limits = limits
         self.desktop = desktop
         self.logSink = log
-        loop = try EventLoop()
+        // The router's view of the server, made of its parts (not of
+        // `self`, which is not whole yet): a plain dependency.
+        let sessions = AgentSessions()
+        let shared = Locked(Shared())
+        self.sessions = sessions
+        self.shared = shared
+        routing = ContinueRouter(desktop: desktop, offered: { hub.availableNow }, running: { sessions.all },
+                                 settings: { engine.settings }, count: { body in shared.withLock { body(&$0.counters) } },
+                                 log: log)
+        do {
+            loop = try Reactor()
+        } catch {
+            throw HandoffError(.io, "cannot create the agent's event loop: \(error)")
+        }
+        sources = LoopSources(reactor: loop)
         let flags = fcntl(listener, F_GETFL)
         _ = fcntl(listener, F_SETFL, (flags < 0 ? 0 : flags) | O_NONBLOCK)
-        try loop.add(listener, token: Self.listenerToken, events: EPOLLIN.rawValue)
         if let desktop {
             if let bus = desktop.bus { add(bus) }
             desktop.launcher.onScope = { [unowned self] app, pid, result in self.routing.scoped(app, pid, result) }
@@ -133,12 +147,9 @@ public final class AgentServer: @unchecked Sendable {
     /// and closes the listener. Waits for the loop thread. Idempotent;
     /// not from the loop thread.
     public func stop() {
-        let started = shared.withLock { s in
-            s.stopping = true
-            return s.started
-        }
+        let started = shared.withLock { $0.started }
         if started {
-            loop.poke()
+            loop.stop()
             finished.wait(until: { $0 }, seconds: .infinity) { _, _ in }
         } else {
             shutDown()
@@ -155,7 +166,7 @@ public final class AgentServer: @unchecked Sendable {
     public func add(_ source: any AgentLoopSource) {
         nonisolated(unsafe) let source = source
         loop.post { [self] in
-            self.sources.add(source, token: self.takeToken())
+            self.sources.add(source)
         }
     }
 
@@ -169,52 +180,47 @@ public final class AgentServer: @unchecked Sendable {
     private func run() {
         // What was posted before the loop started (the history, the
         // notifications, the tray: `Agent`) is in place before the first
-        // connection is accepted or read.
-        for job in loop.takeJobs() { job() }
-        while !shared.withLock({ $0.stopping }) {
-            let events = loop.wait(milliseconds: timeout())
-            for (token, mask) in events {
-                if token == Self.listenerToken {
-                    acceptAll()
-                } else if let session = sessions[token] {
-                    if mask & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { read(session) }
-                    if mask & EPOLLOUT.rawValue != 0 { session.connection.flush() }
-                } else {
-                    _ = sources.process(token)
-                }
-            }
-            for job in loop.takeJobs() { job() }
-            expireHellos()
-            // What this turn did may have queued a bus message or connected
-            // the launcher's bus: `processDue` watches what each wants now.
-            sources.processDue()
-            checkBusFeatures()
+        // connection is accepted or read: the listener is watched by a job
+        // posted after theirs.
+        loop.post { [self] in
+            self.listenerWatch = self.loop.watch(self.listener, .readable) { [unowned self] _ in self.acceptAll() }
         }
+        let me = WeakBox(self)
+        helloTimer = loop.timer { me.value?.expireHellos() }
+        loop.beforeEachWait { [unowned self] in
+            self.checkBusFeatures()
+            self.sources.beforeWait()
+            self.armHelloTimer()
+        }
+        loop.run()
         shutDown()
     }
 
-    /// Milliseconds until the next HELLO deadline or source timeout; -1
-    /// when none (an idle agent sleeps until something happens).
-    private func timeout() -> Int32 {
-        var ms: Int32 = -1
-        func consider(_ value: Int32) { if value >= 0 && (ms < 0 || value < ms) { ms = value } }
-        let now = monotonicSeconds()
+    /// The HELLO timer at the earliest deadline of the connections that
+    /// have not said it (disarmed when none: an idle agent sleeps).
+    private func armHelloTimer() {
+        var earliest: UInt64?
         for session in sessions.values where session.hello == nil {
-            consider(Int32(min(Double(Int32.max), max(0, (session.helloDeadline - now) * 1000).rounded(.up))))
+            if earliest == nil || session.helloDeadline < earliest! { earliest = session.helloDeadline }
         }
-        consider(sources.timeoutMilliseconds)
-        return ms
+        guard earliest != helloArmed, let helloTimer else { return }
+        helloArmed = earliest
+        loop.arm(helloTimer, at: earliest)
     }
 
     private func shutDown() {
+        // The features first, the last started first: a pairing under way
+        // ends (as a "no") while its notification can still be closed.
+        for feature in AgentFeature.all.reversed() { feature.stop(self) }
         for session in Array(sessions.values) { session.connection.close(.stopping) }
-        loop.remove(listener)
+        if let listenerWatch { loop.unwatch(listenerWatch) }
+        listenerWatch = nil
         close(listener)
         sources.loopWillStop()
         offers.stop()
-        history?.stop()
-        for job in loop.stopTakingJobs() { job() }
+        for job in loop.close() { job() }
         sources.removeAll()
+        if let helloTimer { loop.release(helloTimer) }
     }
 
     // MARK: Accepting
@@ -248,14 +254,9 @@ public final class AgentServer: @unchecked Sendable {
         }
         let token = takeToken()
         let connection = AgentConnection(fd: fd, peer: peer, token: token, loop: loop, maxQueued: limits.maxQueuedMessages)
-        do {
-            try loop.add(fd, token: token, events: EPOLLIN.rawValue)
-        } catch {
-            close(fd)
-            log("error", error.message)
-            return
-        }
-        let session = AgentSession(connection: connection, server: self, helloDeadline: monotonicSeconds() + limits.helloTimeout)
+        let session = AgentSession(connection: connection, server: self,
+                                   helloDeadline: Monotonic.after(seconds: limits.helloTimeout))
+        connection.watch { [unowned self, unowned session] in self.read(session) }
         connection.onClose = { [unowned self, unowned session] reason in self.closed(session, reason) }
         sessions[token] = session
         shared.withLock { s in
@@ -265,7 +266,7 @@ public final class AgentServer: @unchecked Sendable {
         log("accepted", "connection from pid \(peer.pid)", ["pid": .int(Int64(peer.pid))])
     }
 
-    func takeToken() -> EventLoop.Token {
+    func takeToken() -> UInt64 {
         nextToken += 1
         return nextToken
     }
@@ -336,93 +337,28 @@ public final class AgentServer: @unchecked Sendable {
     private func closed(_ session: AgentSession, _ reason: AgentConnection.CloseReason) {
         sessions[session.connection.token] = nil
         session.didClose()
-        let (word, text): (String, String)
-        switch reason {
-        case .peer: (word, text) = ("peer", "disconnected")
-        case .malformed(let why): (word, text) = ("malformed", "closed: \(why)")
-        case .noHello(let why): (word, text) = ("no-hello", "closed: \(why)")
-        case .helloTimeout: (word, text) = ("hello-timeout", "closed: no HELLO within \(limits.helloTimeout) s")
-        case .queueFull: (word, text) = ("queue-full", "closed: \(limits.maxQueuedMessages) messages queued it did not read")
-        case .stopping: (word, text) = ("stopping", "closed: the agent stops")
-        case .refused: (word, text) = ("refused", "closed after an error")
-        }
+        let (word, text) = reason.logged(limits)
         shared.withLock { s in
             s.clients = sessions.count
-            switch reason {
-            case .peer: s.counters.closedByPeer += 1
-            case .malformed: s.counters.closedMalformed += 1
-            case .noHello: s.counters.closedNoHello += 1
-            case .helloTimeout: s.counters.closedHelloTimeout += 1
-            case .queueFull: s.counters.closedQueueFull += 1
-            case .stopping, .refused: break
-            }
+            s.counters.count(closed: reason)
         }
         log("closed", "\(session.describe) \(text)", ["pid": .int(Int64(session.connection.peer.pid)), "reason": .string(word)])
     }
 
     private func expireHellos() {
-        let now = monotonicSeconds()
+        helloArmed = nil   // fired: disarmed
+        let now = Monotonic.now()
         for session in Array(sessions.values) where session.hello == nil && now >= session.helloDeadline {
             session.connection.close(.helloTimeout)
         }
     }
 
-    /// WELCOME's body.
-    var welcome: AgentWelcome {
-        AgentWelcome(agentVersion: identity.agentVersion, deviceID: identity.device.idBytes,
-                     deviceName: engine.deviceName, role: identity.device.role, accountID: identity.accountID)
-    }
-
-    /// STATUS's body: the device, the engine's view of the others, and
-    /// the engine's and the server's counters (server ones prefixed "agent.").
-    func status() -> AgentStatus {
-        var extra: [String: Int64] = [:]
-        for (key, value) in counters.dictionary { extra["agent." + key] = value }
-        // What became of history records (docs/agent.md §14): none lost uncounted.
-        if let counts = history?.counts {
-            extra["agent.historyReceived"] = Int64(counts.received)
-            extra["agent.historyCoalesced"] = Int64(counts.coalesced)
-            extra["agent.historyDropped"] = Int64(counts.dropped)
-            extra["agent.historyFailed"] = Int64(counts.failed)
-        }
-        return AgentStatus(engine: engine, device: currentDevice, clients: sessions.count, extraCounters: extra)
-    }
-
-    /// Applies `handoff device --name` while the agent runs: watches the
-    /// device file in the account `directory` (`DeviceNameWatch`). Any thread.
-    public func watchDeviceName(directory: String) {
+    /// Starts the features of `AgentFeature.all` as `options` ask, in the
+    /// table's order, before the first connection is served (the loop runs
+    /// what was posted before it started ahead of any connection). Any thread.
+    func startFeatures(_ options: AgentFeatureOptions) {
         loop.post { [self] in
-            guard let watch = DeviceNameWatch.start(server: self, directory: directory) else { return }
-            self.sources.add(watch, token: self.takeToken())
-            // A rename made between reading the configuration and now.
-            watch.reload()
-        }
-    }
-
-    /// Keeps the history in the database at `path` (docs/history.md). Any
-    /// thread; a database that cannot be opened is logged and the agent
-    /// carries on without history.
-    public func startHistory(path: String) {
-        loop.post { [self] in
-            let engine = self.engine
-            do throws(HandoffError) {
-                let history = try AgentHistory(path: path, settings: { engine.settings },
-                                               changed: { [weak self] in
-                                                   guard let server = self else { return }
-                                                   server.loop.post { server.trayStateChanged() }
-                                               }) { [weak self] message in
-                    self?.log("history", message)
-                }
-                self.history = history
-                // The age limit's one timer (docs/history.md "Bounds and retention").
-                self.sources.add(history.expiry, token: self.takeToken())
-                // Other devices' activities, when the person turns that on.
-                let watch = RemoteHistoryWatch(server: self, history: history)
-                watch.start()
-                self.sources.add(watch, token: self.takeToken())
-            } catch {
-                self.log("history", "no history is kept: \(error.message)")
-            }
+            for feature in AgentFeature.all { feature.start(self, options) }
         }
     }
 

@@ -24,8 +24,8 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
     // can read it.
     let connection: AgentConnection
     unowned let server: AgentServer
-    /// When HELLO is due (before it came).
-    let helloDeadline: Double
+    /// When HELLO is due, before it came (CLOCK_MONOTONIC ns, `Monotonic`).
+    let helloDeadline: UInt64
 
     private(set) var hello: AgentHello?
     private var port: HubPort?
@@ -59,7 +59,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         case acceptStream(ActivityID, @Sendable (Result<Void, HandoffError>) -> Bool)
     }
 
-    init(connection: AgentConnection, server: AgentServer, helloDeadline: Double) {
+    init(connection: AgentConnection, server: AgentServer, helloDeadline: UInt64) {
         self.connection = connection
         self.server = server
         self.helloDeadline = helloDeadline

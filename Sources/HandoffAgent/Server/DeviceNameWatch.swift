@@ -67,3 +67,16 @@ final class DeviceNameWatch: AgentLoopSource {
         fd = -1
     }
 }
+
+extension AgentServer {
+    /// Applies `handoff device --name` while the agent runs: watches the
+    /// device file in the account `directory` (`DeviceNameWatch`). Any thread.
+    public func watchDeviceName(directory: String) {
+        loop.post { [self] in
+            guard let watch = DeviceNameWatch.start(server: self, directory: directory) else { return }
+            self.sources.add(watch)
+            // A rename made between reading the configuration and now.
+            watch.reload()
+        }
+    }
+}

@@ -1,49 +1,58 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffBase
 
-/// The `AgentLoopSource`s an event loop watches (a bus connection each:
-/// notifications, the tray, the launcher): each under its own token, with
-/// the descriptor and events it wants now, which change as a bus connects
-/// or queues a message. Shared by the agent's loop (`AgentServer`) and the
-/// wait before an account (`AccountWait`). Loop thread only.
-final class LoopSources {
-    private let loop: EventLoop
-    private var entries: [EventLoop.Token: (source: any AgentLoopSource, fd: Int32, events: UInt32)] = [:]
-    private let onError: (String) -> Void
+/// The `AgentLoopSource`s a reactor watches (a bus connection each:
+/// notifications, the tray, the launcher; the history's timers): each
+/// source's descriptor is a watch of the reactor, and their pull-style
+/// timeouts (sd-bus's `sd_bus_get_timeout`, a timer's next deadline) are
+/// one reactor timer, armed before each wait at the earliest. Shared by
+/// the agent's loop (`AgentServer`) and the wait before an account
+/// (`AccountWait`). Loop thread only.
+///
+/// No spin: a source is processed when its descriptor is ready or when
+/// the deadline it gave before the wait has passed (a timeout of 0 is due
+/// at once, and processed then, not found due again without a process);
+/// a source that asks for no timeout (-1) and whose descriptor is quiet
+/// costs no wake-up.
+final class LoopSources: @unchecked Sendable {
+    // @unchecked: loop thread only; the timer's handler runs there too.
+    /// A registered source, for `remove`.
+    struct Key: Hashable { fileprivate let raw: UInt64 }
 
-    init(loop: EventLoop, onError: @escaping (String) -> Void) {
-        self.loop = loop
-        self.onError = onError
+    private struct Entry {
+        let source: any AgentLoopSource
+        var fd: Int32 = -1
+        var events: Reactor.Events = []
+        var watch: Reactor.Watch?
+        /// When it asked to be processed, as seen before the last wait.
+        var deadline: UInt64?
     }
 
-    /// Watches `source` under `token` (one the caller keeps for it alone).
-    func add(_ source: any AgentLoopSource, token: EventLoop.Token) {
-        entries[token] = (source, -1, 0)
-        refresh(token)
+    private let reactor: Reactor
+    private var entries: [UInt64: Entry] = [:]
+    private var nextKey: UInt64 = 1
+    private var timer: Reactor.Timer?
+    private var armed: UInt64?
+
+    /// The owner calls `beforeWait` in one of the reactor's `beforeEachWait` hooks.
+    init(reactor: Reactor) {
+        self.reactor = reactor
+        let me = WeakBox(self)
+        timer = reactor.timer { me.value?.processDue() }
     }
 
-    /// Processes the source registered under `token`; false when the token
-    /// is not one of them.
-    func process(_ token: EventLoop.Token) -> Bool {
-        guard let entry = entries[token] else { return false }
-        entry.source.process()
-        refresh(token)
-        return true
+    deinit {
+        if let timer { reactor.release(timer) }
     }
 
-    /// Processes those whose timeout is due (0), then watches what each
-    /// wants now: what this turn did may have queued a bus message.
-    func processDue() {
-        for token in Array(entries.keys) {
-            guard let entry = entries[token], entry.source.timeoutMilliseconds == 0 else { continue }
-            entry.source.process()
-            refresh(token)
-        }
-        for token in Array(entries.keys) { refresh(token) }
-    }
-
-    /// The earliest of their timeouts in milliseconds; -1 when none.
-    var timeoutMilliseconds: Int32 {
-        entries.values.map(\.source.timeoutMilliseconds).filter { $0 >= 0 }.min() ?? -1
+    /// Watches `source` from the next wait on.
+    @discardableResult
+    func add(_ source: any AgentLoopSource) -> Key {
+        let key = nextKey
+        nextKey += 1
+        entries[key] = Entry(source: source)
+        refresh(key)
+        return Key(raw: key)
     }
 
     /// The loop stops: each says its last words.
@@ -51,27 +60,89 @@ final class LoopSources {
         for entry in entries.values { entry.source.loopWillStop() }
     }
 
-    /// Stops watching the source under `token` (it says no last words).
-    func remove(_ token: EventLoop.Token) {
-        guard let entry = entries.removeValue(forKey: token) else { return }
-        if entry.fd >= 0 { loop.remove(entry.fd) }
+    /// Stops watching `key`'s source (it says no last words).
+    func remove(_ key: Key) {
+        guard let entry = entries.removeValue(forKey: key.raw) else { return }
+        if let watch = entry.watch { reactor.unwatch(watch) }
     }
 
     /// Stops watching all of them.
     func removeAll() {
-        for entry in entries.values where entry.fd >= 0 { loop.remove(entry.fd) }
+        for entry in entries.values { if let watch = entry.watch { reactor.unwatch(watch) } }
         entries = [:]
+        if let timer { reactor.arm(timer, at: nil) }
+        armed = nil
     }
 
-    private func refresh(_ token: EventLoop.Token) {
-        guard let entry = entries[token] else { return }
-        let fd = entry.source.fd
-        let events = UInt32(UInt16(bitPattern: entry.source.pollEvents))
-        guard fd != entry.fd || events != entry.events else { return }
-        if entry.fd >= 0 { loop.remove(entry.fd) }
-        if fd >= 0 {
-            do { try loop.add(fd, token: token, events: events) } catch { onError(error.message) }
-        }
-        entries[token] = (entry.source, fd, events)
+    // MARK: Inside
+
+    private func process(_ key: UInt64) {
+        guard let entry = entries[key] else { return }
+        entries[key]!.deadline = nil
+        entry.source.process()
+        refresh(key)
     }
+
+    /// The timer: every source whose deadline passed is processed (once;
+    /// the next wait asks it again).
+    private func processDue() {
+        armed = nil   // fired: disarmed
+        let now = Monotonic.now()
+        for key in entries.keys.sorted() {
+            guard let deadline = entries[key]?.deadline, deadline <= now else { continue }
+            process(key)
+        }
+    }
+
+    /// Before each wait (the owner's `beforeEachWait` hook): what each
+    /// source wants watched now (what this turn did may have queued a bus
+    /// message or connected a bus), and the timer at the earliest of their
+    /// deadlines (re-armed only when that changed).
+    func beforeWait() {
+        var earliest: UInt64?
+        for key in Array(entries.keys) {
+            refresh(key)
+            guard let entry = entries[key] else { continue }
+            let ms = entry.source.timeoutMilliseconds
+            // Read after the source read its clock: the deadline is never
+            // before the one it meant, so it is due when the timer fires.
+            let now = Monotonic.now()
+            let deadline: UInt64? = ms < 0 ? nil : now + UInt64(ms) * 1_000_000
+            entries[key]!.deadline = deadline
+            if let deadline, earliest == nil || deadline < earliest! { earliest = deadline }
+        }
+        guard earliest != armed, let timer else { return }
+        armed = earliest
+        reactor.arm(timer, at: earliest)
+    }
+
+    /// Watches the descriptor and events `key`'s source wants now: a new
+    /// descriptor is a new watch, new events an update.
+    private func refresh(_ key: UInt64) {
+        guard let entry = entries[key] else { return }
+        let fd = entry.source.fd
+        let events = Reactor.Events(rawValue: entry.source.pollEvents)
+        // Same fd, no watch: it was invalid (closed under us); not watched
+        // again until the source gives another descriptor.
+        guard fd != entry.fd || events != entry.events else { return }
+        if fd != entry.fd {
+            if let watch = entry.watch { reactor.unwatch(watch) }
+            entries[key]!.watch = fd < 0 ? nil : reactor.watch(fd, events) { [weak self] heard in
+                guard let self else { return }
+                if heard.contains(.invalid) { self.entries[key]?.watch = nil }
+                self.process(key)
+            }
+        } else if let watch = entry.watch {
+            reactor.update(watch, events)
+        }
+        entries[key]!.fd = fd
+        entries[key]!.events = events
+    }
+}
+
+/// A weak reference a `@Sendable` timer handler can hold (the loop thread's
+/// object it calls is not itself `Sendable`; it is called on that thread).
+struct WeakBox<T: AnyObject>: @unchecked Sendable {
+    weak var value: T?
+    init(_ value: T) { self.value = value }
 }

@@ -3,6 +3,7 @@ import HandoffBridges
 import HandoffDBus
 import HandoffJSON
 import HandoffAgent
+import HandoffBase
 import HandoffContinuity
 import HandoffModel
 import HandoffRuntime
@@ -57,8 +58,14 @@ enum MPRISBridgeCommand: Command {
         let (service, _) = try choice.start(manifest: manifest) { () throws(HandoffError) -> any ContinuityService in
             throw HandoffError(.handoffFailed, "the MPRIS bridge runs through the handoff agent only")
         }
+        let loop: Reactor
+        do {
+            loop = try Reactor()
+        } catch {
+            throw HandoffError(.io, "mpris-bridge: cannot create the main loop: \(error)")
+        }
         let watcher = MPRISWatcher(bus: bus)
-        let timers = MPRISTimers()
+        let timers = MPRISTimers(reactor: loop)
         let receiver = MPRISReceiver(watcher: watcher, timers: timers, home: home)
         let app = try Application(manifest: manifest, delegate: receiver, continuity: service)
         defer { service.detach() }
@@ -72,31 +79,58 @@ enum MPRISBridgeCommand: Command {
         log(["event": "started", "home": .string(home)])
         bridge.update()
 
-        var status = ExitCode.ok
-        while true {
-            _ = try? app.dispatch()
-            if !bus.process() {
-                log(["event": "bus-gone"])
-                status = 1
-                break
-            }
-            timers.fire()
-            var fds = [pollfd(fd: app.queue.fd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: bus.fd, events: bus.events, revents: 0),
-                       pollfd(fd: Signals.fd, events: Int16(POLLIN), revents: 0)]
-            var wait: Int32 = -1
-            for t in [app.queue.nextTimeoutMilliseconds, bus.timeoutMilliseconds, timers.timeoutMilliseconds] where t >= 0 {
-                wait = wait < 0 ? t : min(wait, t)
-            }
-            _ = poll(&fds, nfds_t(fds.count), wait)
-            if let number = Signals.take() {
-                log(["event": "stopped", "signal": .int(Int64(number))])
-                break
-            }
-        }
+        let status = runLoop(loop, app: app, bus: bus, log: log)
         bridge.resign(reason: "the bridge stopped")
         _ = try? app.dispatch()
         bus.close()
+        return status
+    }
+
+    /// The bridge's main thread: one reactor watching the application's
+    /// queue (as any host watches its fd), the session bus (its events and
+    /// its timeout, looked at again before each wait) and the signal pipe,
+    /// plus `MPRISTimers`. Returns the exit status: 1 when the bus went away.
+    private static func runLoop(_ loop: Reactor, app: Application, bus: SessionBus,
+                                log: @escaping (JSONObject) -> Void) -> Int32 {
+        var status = ExitCode.ok
+        func processBus() {
+            guard bus.process() else {
+                log(["event": "bus-gone"])
+                status = 1
+                return loop.stop()
+            }
+        }
+        let queueWatch = loop.watch(app.queue.fd, .readable) { _ in _ = try? app.dispatch() }
+        var busFD = bus.fd
+        var busWatch = loop.watch(busFD, Reactor.Events(rawValue: bus.events)) { _ in processBus() }
+        let signalWatch = loop.watch(Signals.fd, .readable) { _ in
+            guard let number = Signals.take() else { return }
+            log(["event": "stopped", "signal": .int(Int64(number))])
+            loop.stop()
+        }
+        // sd-bus's timeout (0: process now, once; -1: none) re-arms one timer.
+        nonisolated(unsafe) let processBusLater = processBus
+        let busTimer = loop.timer { processBusLater() }
+        loop.beforeEachWait {
+            if bus.fd != busFD {
+                loop.unwatch(busWatch)
+                busFD = bus.fd
+                busWatch = loop.watch(busFD, Reactor.Events(rawValue: bus.events)) { _ in processBus() }
+            } else {
+                loop.update(busWatch, Reactor.Events(rawValue: bus.events))
+            }
+            // No syscall unless the earliest deadline moved; none while idle.
+            let ms = bus.timeoutMilliseconds
+            loop.arm(busTimer, at: ms < 0 ? nil : Monotonic.now() + UInt64(ms) * 1_000_000)
+        }
+        // The first look, before any wait (the old loop's first turn).
+        _ = try? app.dispatch()
+        processBus()
+        if status == ExitCode.ok { loop.run() }
+        loop.unwatch(queueWatch)
+        loop.unwatch(busWatch)
+        loop.unwatch(signalWatch)
+        loop.release(busTimer)
         return status
     }
 

@@ -6,10 +6,12 @@ import HandoffRuntime
 import Glibc
 #endif
 
-/// The tool's main loop, on the main thread: polls the host queues (the
-/// application's and the tool's own) and the signal pipe, and dispatches
-/// their callbacks, until a callback calls `stop`, a signal arrives or the
-/// time runs out. This is the poll() loop any host of libhandoff runs.
+/// The tool's main loop, on the main thread: one `Reactor` watching the
+/// host queues' descriptors (the application's and the tool's own: each is
+/// readable exactly while it has work, as any host of libhandoff watches
+/// it), the signal pipe and the descriptors the command adds, and
+/// dispatching their callbacks, until a callback calls `stop`, a signal
+/// arrives or the time runs out.
 final class MainLoop {
     enum End: Equatable {
         case stopped
@@ -17,13 +19,20 @@ final class MainLoop {
         case timedOut
     }
 
+    private let reactor: Reactor
     private var queues: [HostQueue]
     /// Descriptors of the host's own (a bridge's stdin), with what to do
-    /// when one is readable or closed.
-    private var watched: [(fd: Int32, ready: () -> Void)] = []
-    private var stopRequested = false
+    /// when one is readable or closed, and their watch while `run` runs.
+    private var watched: [(fd: Int32, ready: () -> Void, watch: Reactor.Watch?)] = []
+    private var end: End?
 
     init(_ queues: [HostQueue] = []) {
+        do {
+            reactor = try Reactor()
+        } catch {
+            // Two descriptors short: the command cannot wait for anything.
+            preconditionFailure("cannot create the main loop: \(error)")
+        }
         self.queues = queues
     }
 
@@ -31,46 +40,65 @@ final class MainLoop {
 
     /// Calls `ready` on the main thread when `fd` is readable (or at its
     /// end, or in error): the callee reads it or stops watching it.
-    func watch(_ fd: Int32, _ ready: @escaping () -> Void) { watched.append((fd, ready)) }
+    func watch(_ fd: Int32, _ ready: @escaping () -> Void) {
+        watched.append((fd, ready, running ? watchNow(fd, ready) : nil))
+    }
 
-    func unwatch(_ fd: Int32) { watched.removeAll { $0.fd == fd } }
+    func unwatch(_ fd: Int32) {
+        for entry in watched where entry.fd == fd { if let watch = entry.watch { reactor.unwatch(watch) } }
+        watched.removeAll { $0.fd == fd }
+    }
 
     /// Ends `run` after the callback now running (main thread only).
-    func stop() { stopRequested = true }
+    func stop() { finish(.stopped) }
+
+    private var running = false
 
     /// Runs until stopped, interrupted or `timeout` seconds pass (nil: no limit).
     func run(timeout: Double?) -> End {
-        let deadline = timeout.map { monotonicSeconds() + $0 }
-        stopRequested = false
-        while true {
-            for queue in queues { _ = try? queue.dispatch() }
-            if stopRequested { return .stopped }
-            if let deadline, monotonicSeconds() >= deadline { return .timedOut }
-            var fds = queues.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            let signalFD = Signals.fd
-            fds.append(pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0))
-            let sources = watched
-            fds += sources.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            _ = poll(&fds, nfds_t(fds.count), waitMilliseconds(deadline))
-            if let number = Signals.take() { return .interrupted(number) }
-            for (i, source) in sources.enumerated() where fds[queues.count + 1 + i].revents != 0 {
-                source.ready()
-                if stopRequested { return .stopped }
+        end = nil
+        // What is due already, before the first wait (as a host does).
+        for queue in queues { _ = try? queue.dispatch() }
+        if let end { return end }
+        var watches = queues.map { queue in
+            reactor.watch(queue.fd, .readable) { [unowned self] _ in
+                if self.end == nil { _ = try? queue.dispatch() }
             }
+        }
+        watches.append(reactor.watch(Signals.fd, .readable) { [unowned self] _ in
+            if let number = Signals.take() { self.finish(.interrupted(number)) }
+        })
+        for i in watched.indices { watched[i].watch = watchNow(watched[i].fd, watched[i].ready) }
+        // Called on this thread (the reactor's loop thread), released below.
+        nonisolated(unsafe) let me = self
+        let deadline = timeout.map { seconds -> Reactor.Timer in
+            let timer = reactor.timer { me.finish(.timedOut) }
+            reactor.arm(timer, after: seconds)
+            return timer
+        }
+        running = true
+        reactor.run()
+        running = false
+        for watch in watches { reactor.unwatch(watch) }
+        for i in watched.indices {
+            if let watch = watched[i].watch { reactor.unwatch(watch) }
+            watched[i].watch = nil
+        }
+        if let deadline { reactor.release(deadline) }
+        return end ?? .stopped
+    }
+
+    private func watchNow(_ fd: Int32, _ ready: @escaping () -> Void) -> Reactor.Watch {
+        reactor.watch(fd, .readable) { [unowned self] _ in
+            if self.end == nil { ready() }
         }
     }
 
-    /// The poll timeout: the nearest queue timer or the deadline; -1 for none.
-    private func waitMilliseconds(_ deadline: Double?) -> Int32 {
-        var wait: Int32 = -1
-        for queue in queues {
-            let next = queue.nextTimeoutMilliseconds
-            if next >= 0 && (wait < 0 || next < wait) { wait = next }
-        }
-        if let deadline {
-            let left = Int32(min(max(0, (deadline - monotonicSeconds()) * 1000), 86_400_000).rounded(.up))
-            if wait < 0 || left < wait { wait = left }
-        }
-        return wait
+    /// The first end stands; `run` returns after this turn's callbacks
+    /// (those after it see the end and do nothing). Outside `run` (a
+    /// callback of the first dispatch) it only ends the next `run` at once.
+    private func finish(_ end: End) {
+        if self.end == nil { self.end = end }
+        if running { reactor.stop() }
     }
 }

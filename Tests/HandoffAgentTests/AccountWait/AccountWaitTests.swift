@@ -18,11 +18,11 @@ import Glibc
     final class Waiting: @unchecked Sendable {
         let outcome = Awaitable<AccountWait.Outcome?>(nil)
 
-        init(listener: Int32, directory: String, cancelFD: Int32) {
+        init(listener: Int32, directory: String, cancelFD: Int32, limits: AgentLimits = AgentLimits()) {
             let outcome = self.outcome
             _ = startDetachedThread {
                 let result = try? AccountWait.run(listener: listener, directory: directory, cancelFD: cancelFD,
-                                                  surface: AccountWait.Surface(notify: false, tray: false),
+                                                  surface: AccountWait.Surface(notify: false, tray: false), limits: limits,
                                                   isReady: { access(directory + "/account", F_OK) == 0 }, log: { _ in })
                 outcome.update { $0 = result ?? .cancelled }
             }
@@ -77,6 +77,31 @@ import Glibc
         defer { pipe.forEach { close($0) } }
         let waiting = Waiting(listener: listener, directory: tree.path("handoff"), cancelFD: pipe[0])
         #expect(Self.eventually { tree.exists("handoff") })
+        var byte: UInt8 = 15
+        #expect(write(pipe[1], &byte, 1) == 1)
+        #expect(waiting.result() == .cancelled)
+    }
+
+    /// A connection that says nothing is closed at the HELLO deadline (the
+    /// wait's one timer), each in turn, and the wait goes on.
+    @Test func silentConnectionsAreClosedAtTheHelloDeadline() throws {
+        let tree = TemporaryTree()
+        let listener = try LocalSocket.listen(at: tree.path("agent.sock"))
+        defer { close(listener) }
+        var pipe: [Int32] = [-1, -1]
+        #expect(Glibc.pipe(&pipe) == 0)
+        defer { pipe.forEach { close($0) } }
+        var limits = AgentLimits()
+        limits.helloTimeout = 0.3
+        let waiting = Waiting(listener: listener, directory: tree.path("handoff"), cancelFD: pipe[0], limits: limits)
+        for _ in 0..<3 {
+            let silent = try LocalSocket.connect(to: tree.path("agent.sock"), timeout: 5)
+            defer { close(silent) }
+            var entry = pollfd(fd: silent, events: Int16(POLLIN), revents: 0)
+            #expect(poll(&entry, 1, 20_000) == 1, "closed by the deadline")
+            var byte: UInt8 = 0
+            #expect(recv(silent, &byte, 1, 0) == 0, "the end, no answer")
+        }
         var byte: UInt8 = 15
         #expect(write(pipe[1], &byte, 1) == 1)
         #expect(waiting.result() == .cancelled)

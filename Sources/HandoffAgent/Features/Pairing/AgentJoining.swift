@@ -39,7 +39,7 @@ final class AgentJoining: @unchecked Sendable {
     private let cancelled = Locked(false)
     private let cancelPipe: WakePipe
 
-    /// `post` runs a job on the loop thread (the wait's `EventLoop.post`).
+    /// `post` runs a job on the loop thread (the wait's `Reactor.post`).
     init(_ setup: Setup, post: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) throws(HandoffError) {
         cancelPipe = try WakePipe.make()
         self.setup = setup

@@ -1,8 +1,27 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffContinuity
+import HandoffModel
+
+extension AgentFeature {
+    /// The tray icon and its menu (docs/agent.md §6 "The tray"). Its Pause
+    /// is the settings file's (docs/agent.md §11) when the agent has an
+    /// account directory; devices online, offline, renamed show at once.
+    static let tray = AgentFeature(name: "tray", start: { server, options in
+        if let directory = options.settingsDirectory {
+            server.trayActions = SettingsTrayActions(server: server, store: SettingsStore(directory: directory))
+        }
+        guard let address = options.tray else { return }
+        server.startBusFeatureNow(BusFeature.tray.name, busAddress: address)
+        let loop = server.loop
+        server.engine.onDevicesChanged { [server] in loop.post { server.trayStateChanged() } }
+    }, stop: { server in
+        server.engine.onDevicesChanged(nil)
+    }, bus: .tray)
+}
 
 extension BusFeature {
-    /// The tray icon and its menu (`AgentTray`); what Pause and Pair do is
-    /// the server's `trayActions` (nil: `MemoryTrayActions`).
+    /// What Pause and Pair do is the server's `trayActions` (nil:
+    /// `MemoryTrayActions`).
     static let tray = BusFeature(name: "tray", start: { server, address in
         let actions = server.trayActions ?? MemoryTrayActions(server: server)
         server.trayActions = actions

@@ -1,32 +1,42 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffBase
-import HandoffModel
 
-/// One-shot timers on the bridge's loop (monotonic seconds), at most 64:
-/// each waits on a bounded thing (a launched player's name, a track's
-/// metadata), so more would mean a bug; a 65th is dropped.
+/// One-shot timers on the bridge's loop (its reactor's), at most 64 at
+/// once: each waits on a bounded thing (a launched player's name, a
+/// track's metadata), so more would mean a bug; a 65th is dropped.
+/// Main thread (the reactor's loop thread).
 final class MPRISTimers {
     static let limit = 64
-    private var entries: [(at: Double, run: () -> Void)] = []
+    private let reactor: Reactor
+    private var pending = 0
 
+    init(reactor: Reactor) {
+        self.reactor = reactor
+    }
+
+    /// Runs `run` on the loop `seconds` from now; false (dropped) when
+    /// `limit` timers are pending.
     @discardableResult
     func after(_ seconds: Double, _ run: @escaping () -> Void) -> Bool {
-        guard entries.count < Self.limit else { return false }
-        entries.append((monotonicSeconds() + seconds, run))
+        guard pending < Self.limit else { return false }
+        pending += 1
+        // The handler runs on this thread (the loop's), where `run` was made.
+        nonisolated(unsafe) let me = self
+        nonisolated(unsafe) let run = run
+        let box = TimerBox()
+        let timer = reactor.timer {
+            me.pending -= 1
+            if let timer = box.timer { me.reactor.release(timer) }
+            run()
+        }
+        box.timer = timer
+        reactor.arm(timer, after: seconds)
         return true
     }
+}
 
-    /// Runs the timers that are due (those they add wait for the next turn).
-    func fire() {
-        let now = monotonicSeconds()
-        let due = entries.filter { $0.at <= now }
-        entries.removeAll { $0.at <= now }
-        for entry in due { entry.run() }
-    }
-
-    /// Milliseconds to the next timer, -1 for none.
-    var timeoutMilliseconds: Int32 {
-        guard let next = entries.map(\.at).min() else { return -1 }
-        return Int32(max(0, min((next - monotonicSeconds()) * 1000, 86_400_000)).rounded(.up))
-    }
+/// The timer a one-shot handler releases once it ran.
+private final class TimerBox: @unchecked Sendable {
+    // @unchecked: set before the timer is armed, read by its handler.
+    var timer: Reactor.Timer?
 }
