@@ -172,13 +172,7 @@ public final class RelaySession: @unchecked Sendable {
         }
         guard running else { return }
         reactor.stop()
-        let end = monotonicSeconds() + Self.stopWait
-        while true {  // until the thread says it ended, or the deadline (EINTR waits on)
-            let left = end - monotonicSeconds()
-            guard left > 0 else { return }
-            var entry = pollfd(fd: finished.fd, events: Int16(POLLIN), revents: 0)
-            if poll(&entry, 1, Int32((left * 1000).rounded(.up))) > 0 { return }
-        }
+        _ = wait(finished.fd, for: Int16(POLLIN), until: Deadline(after: Self.stopWait))  // the thread's end, or the deadline
     }
 
     var hooks: PeerPathEvents? { shared.withLock { $0.hooks } }
