@@ -69,17 +69,19 @@ final class RelayLoop: @unchecked Sendable {
     func run() {
         reactor.beforeEachWait { [unowned self] in self.round() }
         reactor.run()
-        finish()
-        if let w = brokerWatch { reactor.unwatch(w.watch) }
+        if let w = brokerWatch { reactor.unwatch(w.watch) }  // before their sockets close
         for watch in bridgeWatches.values { reactor.unwatch(watch) }
         reactor.release(deadline)
+        finish()
         for bridge in bridges.values { bridge.close() }
         for d in draining { d.bridge.close() }
         session.finished.signal()
     }
 
-    /// One round before each wait, as the loop of old did between two
-    /// polls: `session.stop()` has the reactor return after this turn.
+    /// One round before each wait: the broker serviced for what the last
+    /// wait saw, then (unless stopping: `session.stop()` has the reactor
+    /// return after this turn) a connection attempt when due, the
+    /// requests, the bytes, and the watches and timer for the next wait.
     private func round() {
         serviceBroker()
         if stopping { return }
