@@ -9,6 +9,11 @@ public struct Deadline: Sendable {
         end = seconds.isInfinite ? .infinity : monotonicSeconds() + max(0, seconds)
     }
 
+    /// At `end`, a `monotonicSeconds()` value.
+    public init(at end: Double) {
+        self.end = end
+    }
+
     /// Milliseconds for poll(), rounded up; -1 for no deadline; nil once passed.
     public var pollTimeout: Int32? {
         if end == .infinity { return -1 }

@@ -102,10 +102,9 @@ public enum LocalSocket {
         if result != 0 {
             let code = errno
             if code == EINPROGRESS || code == EAGAIN {
-                var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                 var soError: Int32 = 0
                 var length = socklen_t(MemoryLayout<Int32>.size)
-                if poll(&p, 1, Int32(max(0, timeout * 1000))) != 1
+                if wait(fd, for: Int16(POLLOUT), until: Deadline(after: timeout)) != .ready
                     || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length) != 0 || soError != 0 {
                     close(fd)
                     throw HandoffError(.connectionUnavailable, "the agent at \(path) does not answer")
@@ -158,12 +157,10 @@ public enum LocalSocket {
     /// Sends one datagram, waiting at most `timeout` seconds for room.
     public static func send(_ fd: Int32, _ bytes: [UInt8], passing descriptor: Int32? = nil,
                             timeout: Double) throws(HandoffError) {
-        let deadline = monotonicSeconds() + timeout
+        let deadline = Deadline(after: timeout)
         while try !send(fd, bytes, passing: descriptor) {
-            let left = deadline - monotonicSeconds()
-            guard left > 0 else { throw HandoffError(.connectionUnavailable, "the local connection does not take messages") }
-            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            _ = poll(&p, 1, Int32(min(1000, left * 1000).rounded(.up)))
+            guard deadline.pollTimeout != nil else { throw HandoffError(.connectionUnavailable, "the local connection does not take messages") }
+            _ = wait(fd, for: Int16(POLLOUT), until: deadline)
         }
     }
 

@@ -278,23 +278,18 @@ func openTCPConnection(to resolved: ResolvedSocketAddress, address: SocketAddres
         throw HandoffError(.connectionUnavailable, "could not create a socket to connect to \(address) (\(errnoText(errno)))")
     }
     setNoDelay(fd)
-    var result = resolved.withSockaddr { Glibc.connect(fd, $0, $1) }
+    let result = resolved.withSockaddr { Glibc.connect(fd, $0, $1) }
     var code = result == 0 ? 0 : errno
     if code == EINPROGRESS || code == EINTR {
-        let deadline = Deadline(after: timeout)
-        while true {
-            guard let milliseconds = deadline.pollTimeout else {
-                Glibc.close(fd)
-                throw HandoffError(.connectionUnavailable, "\(address) did not answer within \(secondsText(timeout)): check that the other device is on this network")
-            }
-            var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            result = poll(&entry, 1, milliseconds)
-            if result > 0 { break }
-            if result < 0 && errno != EINTR {
-                code = errno
-                Glibc.close(fd)
-                throw HandoffError(.connectionUnavailable, "could not wait for the connection to \(address) (\(errnoText(code)))")
-            }
+        switch wait(fd, for: Int16(POLLOUT), until: Deadline(after: timeout)) {
+        case .ready, .cancelled:
+            break
+        case .timedOut:
+            Glibc.close(fd)
+            throw HandoffError(.connectionUnavailable, "\(address) did not answer within \(secondsText(timeout)): check that the other device is on this network")
+        case .error(let failure):
+            Glibc.close(fd)
+            throw HandoffError(.connectionUnavailable, "could not wait for the connection to \(address) (\(errnoText(failure)))")
         }
         var length = socklen_t(MemoryLayout<Int32>.size)
         code = 0

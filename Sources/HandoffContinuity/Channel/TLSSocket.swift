@@ -199,11 +199,7 @@ final class TLSSocket: @unchecked Sendable {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
         let deadline = Deadline(after: timeout)
         var scratch = [UInt8](repeating: 0, count: 4096)
-        while let milliseconds = deadline.pollTimeout {
-            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&entry, 1, milliseconds)
-            if ready < 0 && errno == EINTR { continue }
-            if ready <= 0 { break }
+        while HandoffBase.wait(fd, for: Int16(POLLIN), until: deadline) == .ready {
             let n = recv(fd, &scratch, scratch.count, 0)
             if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             if n <= 0 { break }
@@ -267,16 +263,13 @@ final class TLSSocket: @unchecked Sendable {
 
     private enum Wait { case ready, timedOut }
 
-    /// Waits in poll() until the socket is ready for what OpenSSL asked
-    /// (WANT_READ / WANT_WRITE), it is shut down, or the deadline passes.
+    /// Waits until the socket is ready for what OpenSSL asked (WANT_READ /
+    /// WANT_WRITE), it is shut down, or the deadline passes.
     private func wait(for sslError: Int32, until deadline: Deadline) -> Wait {
         let events = Int16(sslError == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN)
-        while true {
-            guard let milliseconds = deadline.pollTimeout else { return .timedOut }
-            var entry = pollfd(fd: fd, events: events, revents: 0)
-            let ready = poll(&entry, 1, milliseconds)
-            if ready > 0 { return .ready }
-            if ready < 0 && errno != EINTR { return .ready }  // let the next call report it
+        switch HandoffBase.wait(fd, for: events, until: deadline) {
+        case .timedOut: return .timedOut
+        case .ready, .cancelled, .error: return .ready  // an error: the next call reports it
         }
     }
 

@@ -74,11 +74,10 @@ final class PairingConnection {
             guard n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) else {
                 throw HandoffError(.connectionUnavailable, "the connection to \(peer) failed while sending (\(errnoText(errno)))")
             }
-            guard let wait = deadline.pollTimeout else {
+            guard deadline.pollTimeout != nil else {
                 throw HandoffError(.timedOut, "\(peer) did not take a pairing message in time")
             }
-            var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            _ = poll(&entry, 1, wait)
+            _ = wait(fd, for: Int16(POLLOUT), until: deadline)
         }
     }
 
@@ -86,12 +85,10 @@ final class PairingConnection {
     func receive(until deadline: Deadline, cancelFD: Int32, what: String) throws(HandoffError) -> Frame {
         while true {
             if let frame = try readFrame() { return frame }
-            guard let wait = deadline.pollTimeout else {
+            guard deadline.pollTimeout != nil else {
                 throw HandoffError(.timedOut, "\(peer) did not send \(what) in time: pairing stopped")
             }
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: cancelFD, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&fds, 2, wait)
-            if fds[1].revents != 0 { throw PairingConnection.cancelled }
+            if wait(fd, for: Int16(POLLIN), until: deadline, cancel: cancelFD) == .cancelled { throw PairingConnection.cancelled }
         }
     }
 

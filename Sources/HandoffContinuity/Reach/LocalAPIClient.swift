@@ -139,14 +139,8 @@ public enum LocalAPIClient {
 
     /// Waits for `events` until `deadline` (monotonic); false when it passed.
     private static func wait(_ fd: Int32, for events: Int16, until deadline: Double) -> Bool {
-        while true {
-            let left = deadline - monotonicSeconds()
-            guard left > 0 else { return false }
-            var p = pollfd(fd: fd, events: events, revents: 0)
-            let r = poll(&p, 1, Int32(min(left * 1000 + 1, 60_000)))
-            if r > 0 { return true }
-            if r < 0 && errno != EINTR { return true }  // the next call says what went wrong
-        }
+        // An error: the next call says what went wrong.
+        HandoffBase.wait(fd, for: events, until: Deadline(at: deadline)) != .timedOut
     }
 
     private static func errnoText() -> String { String(cString: strerror(errno)) }

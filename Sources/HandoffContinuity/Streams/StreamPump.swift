@@ -28,7 +28,7 @@ final class StreamPump: @unchecked Sendable {
     private let local: Int32
     /// An eventfd `fail` signals, so that a direction blocked until the
     /// host's socket has room wakes for a failure too (-1 when none could
-    /// be made: that wait then looks every `failureCheckMilliseconds`).
+    /// be made: that wait then looks every `failureCheckSeconds`).
     private let failedSignal: Int32
     private let state = Locked(State())
 
@@ -261,18 +261,19 @@ final class StreamPump: @unchecked Sendable {
     /// Waits until the host's socket has room; false once the stream
     /// failed. A failure cannot wake this wait through the host's socket
     /// (SHUT_WR would read as a clean EOF there), so `fail` signals
-    /// `failedSignal`; without one it looks every `failureCheckMilliseconds`.
+    /// `failedSignal`; without one it looks every `failureCheckSeconds`.
     private func waitForRoom() -> Bool {
         while !isFailed {
-            var entries = [pollfd(fd: local, events: Int16(POLLOUT), revents: 0),
-                           pollfd(fd: failedSignal, events: Int16(POLLIN), revents: 0)]
-            let wait = failedSignal >= 0 ? -1 : Self.failureCheckMilliseconds
-            if poll(&entries, 2, wait) > 0 { return !isFailed }
+            let bound = failedSignal >= 0 ? Deadline(after: .infinity) : Deadline(after: Self.failureCheckSeconds)
+            switch wait(local, for: Int16(POLLOUT), until: bound, cancel: failedSignal) {
+            case .ready, .cancelled: return !isFailed
+            case .timedOut, .error: continue
+            }
         }
         return false
     }
 
-    static let failureCheckMilliseconds: Int32 = 200
+    static let failureCheckSeconds = 0.2
 
     // MARK: Ending
 

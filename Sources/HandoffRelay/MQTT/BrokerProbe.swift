@@ -76,9 +76,8 @@ package enum BrokerProbe {
             }
             // Each address its share of what is left: a dead first one (an
             // IPv6 address without a route) does not take all of it.
-            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
             let share = max(0, end - monotonicSeconds()) / Double(max(1, count - index + 1))
-            guard poll(&p, 1, Int32((share * 1000).rounded(.up))) > 0 else {
+            guard wait(fd, for: Int16(POLLOUT), until: Deadline(after: share)) == .ready else {
                 lastError = ETIMEDOUT
                 close(fd)
                 continue

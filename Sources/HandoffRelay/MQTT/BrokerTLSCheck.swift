@@ -116,15 +116,7 @@ package enum BrokerTLSCheck {
 
     /// Waits for `fd` to be readable (or writable); false at `until`.
     private static func wait(_ fd: Int32, write: Bool, until: Double) -> Bool {
-        while true {
-            let left = until - monotonicSeconds()
-            guard left > 0 else { return false }
-            var p = pollfd(fd: fd, events: Int16(write ? POLLOUT : POLLIN), revents: 0)
-            let n = poll(&p, 1, Int32((left * 1000).rounded(.up)))
-            if n > 0 { return true }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { return false }
-        }
+        HandoffBase.wait(fd, for: Int16(write ? POLLOUT : POLLIN), until: Deadline(at: until)) == .ready
     }
 
     /// "/CN=broker.test" (X509_NAME_oneline).

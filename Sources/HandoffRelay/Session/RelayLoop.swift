@@ -7,13 +7,25 @@ import Glibc
 #endif
 
 /// The `hoff-relay` thread of a `RelaySession` (docs/agent.md §12 "How it
-/// runs"): one poll on a wake-up pipe, the broker's socket and the relay's
-/// end of every pipe's socketpair, with the earliest real deadline as its
-/// timeout (a pipe's retransmission or keepalive, the MQTT keepalive, the
-/// next connection attempt). Everything here belongs to that thread.
+/// runs"): the session's Reactor watches the broker's socket and the
+/// relay's end of every pipe's socketpair, and one timer holds the earliest
+/// real deadline (a pipe's retransmission or keepalive, a forgotten pipe's
+/// drain limit, the MQTT keepalive, the next connection attempt). Each turn
+/// starts with a round (`beforeEachWait`): the broker serviced for what the
+/// last wait saw, other threads' requests taken, bytes moved, then the
+/// watches' interest and the timer set for the wait. Everything here
+/// belongs to that thread.
 final class RelayLoop: @unchecked Sendable {
     // @unchecked: handed to the thread once and used there alone.
     private let session: RelaySession
+    private let reactor: Reactor
+    /// Fires at the earliest deadline: its wake-up is all it does.
+    private let deadline: Reactor.Timer
+    private var brokerWatch: (fd: Int32, watch: Reactor.Watch)?
+    /// What the last wait saw on the broker's socket.
+    private var brokerReady: Reactor.Events = []
+    /// The bridges' sockets watched, by fd (open ones are distinct).
+    private var bridgeWatches: [Int32: Reactor.Watch] = [:]
     private var broker: (any RelayBroker)?
     private var table: RelayPipeTable
     private var reader: RelayDeviceTopicReader
@@ -46,6 +58,8 @@ final class RelayLoop: @unchecked Sendable {
 
     init(session: RelaySession) {
         self.session = session
+        reactor = session.reactor
+        deadline = session.reactor.timer {}
         let now = monotonicSeconds()
         table = RelayPipeTable(account: session.account, ownDeviceID: session.deviceID, limits: session.limits, now: now)
         reader = RelayDeviceTopicReader(account: session.account, ownDeviceID: session.deviceID, now: now)
@@ -53,21 +67,29 @@ final class RelayLoop: @unchecked Sendable {
     }
 
     func run() {
-        defer {
-            for bridge in bridges.values { bridge.close() }
-            for d in draining { d.bridge.close() }
-            session.finished.signal()
-        }
-        while true {
-            if stopping {
-                finish()
-                return
-            }
-            if broker == nil && monotonicSeconds() >= nextAttempt { attempt() }
-            takeRequests()
-            step()
-            wait()
-        }
+        reactor.beforeEachWait { [unowned self] in self.round() }
+        reactor.run()
+        if let w = brokerWatch { reactor.unwatch(w.watch) }  // before their sockets close
+        for watch in bridgeWatches.values { reactor.unwatch(watch) }
+        reactor.release(deadline)
+        finish()
+        for bridge in bridges.values { bridge.close() }
+        for d in draining { d.bridge.close() }
+        session.finished.signal()
+    }
+
+    /// One round before each wait: the broker serviced for what the last
+    /// wait saw, then (unless stopping: `session.stop()` has the reactor
+    /// return after this turn) a connection attempt when due, the
+    /// requests, the bytes, and the watches and timer for the next wait.
+    private func round() {
+        serviceBroker()
+        if stopping { return }
+        if broker == nil && monotonicSeconds() >= nextAttempt { attempt() }
+        takeRequests()
+        step()
+        watchSockets()
+        armDeadline()
     }
 
     private var stopping: Bool { session.shared.withLock { $0.stopping } }
@@ -214,26 +236,68 @@ final class RelayLoop: @unchecked Sendable {
 
     // MARK: Waiting
 
-    private func wait() {
-        var fds = [pollfd(fd: session.wake.fd, events: Int16(POLLIN), revents: 0)]
-        let brokerSocket = broker?.socket ?? -1
-        fds.append(pollfd(fd: brokerSocket, events: Int16(POLLIN) | (broker?.wantsWrite == true ? Int16(POLLOUT) : 0), revents: 0))
-        for key in bridges.keys {
-            let events = table.withPipe(key) { bridges[key]!.pollEvents($0) } ?? 0
-            fds.append(pollfd(fd: events == 0 ? -1 : bridges[key]!.fd, events: events, revents: 0))
+    /// The broker's socket: always readable, writable while its outbox
+    /// holds bytes; each bridge's socket for what its pipe can take (none:
+    /// parked); each draining bridge's for room.
+    private func watchSockets() {
+        let brokerFD = broker?.socket ?? -1
+        if let w = brokerWatch, w.fd != brokerFD {
+            reactor.unwatch(w.watch)
+            brokerWatch = nil
         }
-        for d in draining { fds.append(pollfd(fd: d.bridge.fd, events: Int16(POLLOUT), revents: 0)) }
+        if let broker, brokerFD >= 0 {
+            let interest: Reactor.Events = broker.wantsWrite ? [.readable, .writable] : .readable
+            if let w = brokerWatch {
+                reactor.update(w.watch, interest)
+            } else {
+                brokerWatch = (brokerFD, reactor.watch(brokerFD, interest) { [unowned self] events in
+                    if events.contains(.invalid) { self.brokerWatch = nil }
+                    self.brokerReady = events
+                })
+            }
+        }
+        var wanted: [Int32: Reactor.Events] = [:]
+        for (key, bridge) in bridges {
+            wanted[bridge.fd] = Reactor.Events(rawValue: table.withPipe(key) { bridge.pollEvents($0) } ?? 0)
+        }
+        for d in draining { wanted[d.bridge.fd, default: []].formUnion(.writable) }
+        for (fd, watch) in bridgeWatches where wanted[fd] == nil {
+            reactor.unwatch(watch)
+            bridgeWatches[fd] = nil
+        }
+        for (fd, interest) in wanted {
+            if let watch = bridgeWatches[fd] {
+                reactor.update(watch, interest)
+            } else {
+                // Nothing to do when ready: the next round pumps every bridge.
+                bridgeWatches[fd] = reactor.watch(fd, interest) { [unowned self] events in
+                    if events.contains(.invalid) { self.bridgeWatches[fd] = nil }
+                }
+            }
+        }
+    }
 
-        let now = monotonicSeconds()
+    /// The timer at the earliest deadline, just past it (the next whole
+    /// millisecond, as poll's rounded-up timeout was: the round then sees
+    /// it due); none without one.
+    private func armDeadline() {
         var deadlines = [table.nextDeadline, draining.map(\.until).min()].compactMap { $0 }
         if let broker { deadlines.append(lastService + broker.keepalive) } else if !stopping { deadlines.append(nextAttempt) }
-        let timeout: Int32 = deadlines.min().map { Int32(min(3_600_000, max(0, ($0 - now) * 1000).rounded(.up))) } ?? -1
-        let ready = poll(&fds, nfds_t(fds.count), timeout)
-        if ready < 0 && errno != EINTR { usleep(10_000) }
-        if fds[0].revents != 0 { session.wake.drain() }
+        let at = deadlines.min().flatMap { d -> UInt64? in
+            let ms = (max(0, d) * 1000).rounded(.down) + 1
+            return ms < Double(UInt64.max / 2_000_000) ? UInt64(ms) * 1_000_000 : nil
+        }
+        reactor.arm(deadline, at: at)
+    }
+
+    /// Services the broker for what the last wait saw on its socket, or
+    /// for its keepalive, or to send what it holds; then its messages.
+    private func serviceBroker() {
+        let ready = brokerReady
+        brokerReady = []
         guard let broker else { return }
-        let readable = fds[1].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0
-        let writable = fds[1].revents & Int16(POLLOUT) != 0
+        let readable = !ready.isDisjoint(with: [.readable, .hangUp, .error])
+        let writable = ready.contains(.writable)
         let keepaliveDue = monotonicSeconds() >= lastService + broker.keepalive
         guard readable || writable || keepaliveDue || broker.wantsWrite else { return }
         do throws(HandoffError) {

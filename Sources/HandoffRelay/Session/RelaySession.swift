@@ -26,7 +26,7 @@ public final class RelaySession: @unchecked Sendable {
     public typealias Connect = @Sendable (_ will: RelayWill) throws(HandoffError) -> any RelayBroker
 
     /// Seconds a connection attempt may take.
-    public static let connectTimeout = 10.0
+    static let connectTimeout = 10.0
     /// Seconds a connection must stay connected and subscribed to count as
     /// healthy: a drop after that reconnects at the back-off's first step
     /// (docs/agent.md §12 "Reconnecting").
@@ -36,15 +36,16 @@ public final class RelaySession: @unchecked Sendable {
     /// Seconds `stop` waits for the last beacon and the DISCONNECT to go out.
     static let stopWait = 2.0
 
-    public let topics: RelayTopics
-    public let ownTag: String
+    let topics: RelayTopics
+    let ownTag: String
     let account: AccountKey
     let deviceID: [UInt8]
     let brokerName: String
     let connect: Connect
     let limits: RelayPipeTable.Limits
     let healthyAfter: Double
-    let wake: WakePipe
+    /// hoff-relay's wait: other threads' requests wake it, `stop` ends it.
+    let reactor: Reactor
     let finished: WakePipe
     let shared: Locked<Shared>
 
@@ -74,7 +75,7 @@ public final class RelaySession: @unchecked Sendable {
         self.limits = limits
         topics = RelayTopics(accountKey: account)
         ownTag = topics.deviceTag(deviceID)
-        wake = try WakePipe.make()
+        do { reactor = try Reactor() } catch { throw HandoffError(error, doing: "create the relay's event loop") }
         finished = try WakePipe.make()
         shared = Locked(Shared(status: RelayStatus(broker: brokerName, connection: .connecting)))
     }
@@ -98,7 +99,7 @@ public final class RelaySession: @unchecked Sendable {
     }
 
     /// Where the connection stands, with the drop counters.
-    public var status: RelayStatus { shared.withLock { $0.status } }
+    var status: RelayStatus { shared.withLock { $0.status } }
 
     /// Called on `hoff-relay` when the connection's state or its message
     /// changes (not for counters): the agent logs it. Set before `start`.
@@ -109,14 +110,14 @@ public final class RelaySession: @unchecked Sendable {
     /// Publishes a sealed beacon on this device's topic (retained), soon,
     /// on the relay's thread; dropped while not connected (the next
     /// connection announces afresh).
-    public func publishBeacon(_ packet: [UInt8]) {
+    func publishBeacon(_ packet: [UInt8]) {
         let queued = shared.withLock { s -> Bool in
             guard s.status.connection == .connected, !s.stopping else { return false }
             if s.beacons.count >= Self.maxQueuedBeacons { s.beacons.removeFirst() }
             s.beacons.append(packet)
             return true
         }
-        if queued { wake.signal() }
+        if queued { reactor.wake() }
     }
 
     /// A stream socket to the device of `deviceTag` through a new pipe (the
@@ -124,7 +125,7 @@ public final class RelaySession: @unchecked Sendable {
     /// on it). Owned by the caller. Throws `.connectionUnavailable` while
     /// not connected to the broker; a pipe the limits refuse ends at once
     /// (the handshake over it fails).
-    public func openPipe(toDeviceTag deviceTag: String) throws(HandoffError) -> Int32 {
+    func openPipe(toDeviceTag deviceTag: String) throws(HandoffError) -> Int32 {
         guard deviceTag != ownTag else { throw HandoffError(.invalidArgument, "a relay pipe goes to another device, not this one") }
         let (channelFD, bridge) = try RelayStreamBridge.pair()
         let error: HandoffError? = shared.withLock { s in
@@ -140,44 +141,38 @@ public final class RelaySession: @unchecked Sendable {
             close(channelFD)
             throw error
         }
-        wake.signal()
+        reactor.wake()
         return channelFD
     }
 
     /// The device of `deviceID` went away (its leaving presence): its
     /// pipes are reset, so they stop holding its share of the limits.
-    public func deviceLeft(_ deviceID: [UInt8]) {
+    func deviceLeft(_ deviceID: [UInt8]) {
         guard deviceID.count == 16 else { return }
         let tag = topics.deviceTag(deviceID)
         shared.withLock { $0.departed.append(tag) }
-        wake.signal()
+        reactor.wake()
     }
 
     /// The channel proved the account key over an accepted pipe.
     func authenticated(_ key: RelayPipeTable.Key) {
         shared.withLock { $0.authenticated.append(key) }
-        wake.signal()
+        reactor.wake()
     }
 
     /// Publishes what is queued (the engine's leaving presence), disconnects
     /// cleanly (the broker drops the Will) and ends the thread, waiting at
     /// most `stopWait` for it. Idempotent.
     public func stop() {
-        let wait = shared.withLock { s -> Bool in
+        let running = shared.withLock { s -> Bool in
             guard !s.stopping else { return false }
             s.stopping = true
             s.hooks = nil
             return s.started
         }
-        guard wait else { return }
-        wake.signal()
-        let end = monotonicSeconds() + Self.stopWait
-        while true {  // until the thread says it ended, or the deadline (EINTR waits on)
-            let left = end - monotonicSeconds()
-            guard left > 0 else { return }
-            var entry = pollfd(fd: finished.fd, events: Int16(POLLIN), revents: 0)
-            if poll(&entry, 1, Int32((left * 1000).rounded(.up))) > 0 { return }
-        }
+        guard running else { return }
+        reactor.stop()
+        _ = wait(finished.fd, for: Int16(POLLIN), until: Deadline(after: Self.stopWait))  // the thread's end, or the deadline
     }
 
     var hooks: PeerPathEvents? { shared.withLock { $0.hooks } }
