@@ -144,12 +144,10 @@ final class WaitingNotifications: AgentLoopSource {
         notifier = nil
         if let bus {
             let end = monotonicSeconds() + 1
-            while bus.pendingCallCount > 0, bus.fd >= 0 {
-                let left = Int32(max(0, (end - monotonicSeconds()) * 1000))
-                guard left > 0 else { break }
-                var entry = pollfd(fd: bus.fd, events: bus.events, revents: 0)
+            while bus.pendingCallCount > 0, bus.fd >= 0, monotonicSeconds() < end {
                 let busTimeout = bus.timeoutMilliseconds
-                _ = poll(&entry, 1, busTimeout >= 0 ? min(left, busTimeout) : left)
+                let until = busTimeout >= 0 ? min(end, monotonicSeconds() + Double(busTimeout) / 1000) : end
+                _ = wait(bus.fd, for: bus.events, until: Deadline(at: until))
                 guard bus.process() else { break }
             }
             bus.close()
