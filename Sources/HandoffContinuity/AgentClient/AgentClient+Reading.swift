@@ -11,53 +11,55 @@ extension AgentClient {
     /// Datagrams read in one round before deadlines are looked at again.
     static let readBatch = 64
 
-    private enum Step {
-        case stop
-        case drop(String)
-        case reconnect
-        case wait(fd: Int32?, generation: UInt64, writable: Bool, deadline: Double?)
+    /// The loop, until `detach`: the socket, the jobs app threads post and
+    /// the two timers wake it; nothing does while nothing waits.
+    func run() {
+        watchConnection()
+        reactor.run()
+        _ = reactor.close()  // nothing is posted once stopped (`requestSettle`)
+        reactor.release(requestTimer)
+        reactor.release(reconnectTimer)
+        closeForGood()
     }
 
-    /// The loop: wait for the socket, the wake pipe or the next deadline
-    /// (none when nothing waits: no wake-ups while idle).
-    func run() {
-        while true {
-            let now = monotonicSeconds()
-            let step: Step = state.withLock { s in
-                if s.stopped { return .stop }
-                if let c = s.connection, let failure = c.failure { return .drop(failure) }
-                if s.connection == nil, let at = s.reconnectAt, at <= now { return .reconnect }
-                let deadline = [s.requests.nextDeadline, s.connection == nil ? s.reconnectAt : nil].compactMap { $0 }.min()
-                s.polls += 1
-                return .wait(fd: s.connection?.fd, generation: s.connection?.generation ?? 0,
-                             writable: !s.outbox.isEmpty, deadline: deadline)
-            }
-            switch step {
-            case .stop:
-                closeForGood()
-                return
-            case .drop(let reason):
-                drop(reason)
-            case .reconnect:
-                reconnect()
-            case .wait(let fd, let generation, let writable, let deadline):
-                var fds = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: fd ?? -1, events: Int16(POLLIN) | (writable ? Int16(POLLOUT) : 0), revents: 0),
-                           pollfd(fd: timer, events: Int16(POLLIN), revents: 0)]
-                let timeout = deadline.map { Int32(max(0, min(Double(Int32.max), (($0 - now) * 1000).rounded(.up)))) } ?? -1
-                _ = poll(&fds, 3, timeout)
-                if fds[0].revents != 0 { Self.drain(wake.read) }
-                if fds[2].revents != 0 {
-                    // Fired: the deadlines are looked at below and on every turn.
-                    var expirations: UInt64 = 0
-                    _ = read(timer, &expirations, 8)
-                    state.withLock { $0.timerArmedFor = nil }
-                }
-                if fd != nil, fds[1].revents & Int16(POLLOUT) != 0 { state.withLock { s in flush(in: &s) } }
-                if let fd, fds[1].revents & ~Int16(POLLOUT) != 0 { readAvailable(fd, generation: generation) }
-                expire()
-            }
+    /// Watches the current connection's socket (nothing without one),
+    /// instead of the previous one's. Reader thread, or before it starts.
+    func watchConnection() {
+        if let watch = socketWatch {
+            reactor.unwatch(watch)
+            socketWatch = nil
         }
+        let current = state.withLock { s in s.connection.map { ($0.fd, $0.generation, Self.interest(s)) } }
+        guard let (fd, generation, interest) = current else { return }
+        socketWatch = reactor.watch(fd, interest) { [weak self] events in
+            self?.ready(events, fd: fd, generation: generation)
+        }
+    }
+
+    /// Readable, and writable too while output waits for room.
+    private static func interest(_ s: State) -> Reactor.Events {
+        s.outbox.isEmpty ? .readable : [.readable, .writable]
+    }
+
+    /// The socket is ready: the outbox flushed into the room there is,
+    /// then what arrived read.
+    private func ready(_ events: Reactor.Events, fd: Int32, generation: UInt64) {
+        if events.contains(.writable) { state.withLock { s in flush(in: &s) } }
+        if !events.subtracting(.writable).isEmpty { readAvailable(fd, generation: generation) }
+        settle()
+    }
+
+    /// On the reader thread: drops a connection a send found broken, and
+    /// waits for room only while the outbox holds something (a socket
+    /// with room is always writable: watched for it, the loop would spin).
+    func settle() {
+        guard reactor.isLoopThread else { return }
+        let (failure, interest) = state.withLock { s in
+            s.settlePosted = false
+            return (s.connection?.failure, Self.interest(s))
+        }
+        if let failure { return drop(failure) }
+        if let socketWatch { reactor.update(socketWatch, interest) }
     }
 
     /// Reads and handles what arrived, up to `readBatch` datagrams.
@@ -138,13 +140,7 @@ extension AgentClient {
 
     private func reply(_ frame: AgentFrame, descriptor: Int32?) -> Bool {
         let match = state.withLock { s in
-            defer {
-                // Nothing left to time out: no wake-up for it later.
-                if s.requests.outgoing.isEmpty, s.timerArmedFor != nil {
-                    s.timerArmedFor = nil
-                    setTimer(nil)
-                }
-            }
+            defer { disarmTimerIfNothingWaits(in: &s) }
             return s.requests.take(frame.requestID)
         }
         let request: AgentRequests.Outgoing
@@ -271,7 +267,10 @@ extension AgentClient {
     private func admit(_ requestID: UInt32, stream: ContinuationStream?) -> Admission {
         let deadline = monotonicSeconds() + options.fetchTimeout
         let admission: Admission = state.withLock { s in
-            if s.requests.admit(requestID, deadline: deadline, stream: stream) { return .admitted }
+            if s.requests.admit(requestID, deadline: deadline, stream: stream) {
+                armTimer(for: deadline, in: &s)
+                return .admitted
+            }
             if s.requests.isWaiting(requestID) { return .dropped }
             send(AgentFrame(.error(HandoffError(.connectionUnavailable,
                                                 "\(AgentRequests.limit) requests to this app are in flight already")),
@@ -287,6 +286,7 @@ extension AgentClient {
     func answer(_ requestID: UInt32, _ generation: UInt64, _ message: AgentMessage) -> Bool {
         state.withLock { s in
             guard s.connection?.generation == generation, s.requests.answer(requestID) else { return false }
+            disarmTimerIfNothingWaits(in: &s)
             if !send(AgentFrame(message, requestID: requestID), in: &s), case .payload = message {
                 // Too large for one message (never for a payload within
                 // ActivityCoding's limit: AgentFrame.maxSize holds it).
@@ -321,6 +321,16 @@ extension AgentClient {
 
     // MARK: Deadlines
 
+    /// The request timer fired: what is due expires, and the timer is armed
+    /// for what waits still.
+    func deadlinePassed() {
+        state.withLock { $0.timerArmedFor = nil }
+        expire()
+        state.withLock { s in
+            if let next = s.requests.nextDeadline { armTimer(for: next, in: &s) }
+        }
+    }
+
     /// Fails the app's requests the agent did not answer in time (4610, as
     /// the engine's timeouts) and answers 4610 for the agent's requests the
     /// app's main thread did not answer in time.
@@ -345,7 +355,12 @@ extension AgentClient {
 
     /// Drops the current connection: its requests fail with 4609, the
     /// activities it reported are withdrawn, a reconnection is scheduled.
+    /// On the reader thread (it unwatches the socket before closing it).
     func drop(_ reason: String) {
+        if let watch = socketWatch {
+            reactor.unwatch(watch)
+            socketWatch = nil
+        }
         let now = monotonicSeconds()
         let lost: ([AgentRequests.Outgoing], [ContinuationStream], [RemoteActivity], (any ContinuityEndpoint)?)? = state.withLock { s in
             guard let c = s.connection else { return nil }
@@ -354,6 +369,7 @@ extension AgentClient {
             s.outbox = []
             s.lastFailure = reason
             let (outgoing, streams) = s.requests.removeAll()
+            disarmTimerIfNothingWaits(in: &s)
             let withdrawn = s.reported.values.sorted { $0.firstSeen < $1.firstSeen }
             s.reported = [:]
             if now - c.since >= options.backoff.max { s.backoff = options.backoff.initial }
@@ -370,17 +386,42 @@ extension AgentClient {
 
     private func scheduleReconnect(in s: inout State, now: Double) {
         s.reconnectAt = now + s.backoff
+        reactor.arm(reconnectTimer, after: s.backoff)
         s.backoff = min(options.backoff.max, s.backoff * 2)
     }
 
+    /// The reconnection timer fired: one attempt, unless stopped or
+    /// connected meanwhile.
+    func reconnectIfDue() {
+        let due = state.withLock { s in !s.stopped && s.connection == nil && s.reconnectAt != nil }
+        if due { reconnect() }
+    }
+
     /// One attempt: connect, HELLO, WELCOME, then the current ADVERTISE.
+    /// `detach` cuts its wait for WELCOME short (`handshakeCancel`).
     private func reconnect() {
-        let (fd, welcome): (Int32, AgentWelcome)
+        // Made under the lock that `detach` signals it under: a stop comes
+        // before (no attempt) or after (it interrupts the attempt).
+        let (stopped, cancel) = state.withLock { s -> (Bool, WakePipe?) in
+            guard !s.stopped else { return (true, nil) }
+            s.handshakeCancel = try? WakePipe()  // none: the handshake's deadline still bounds it
+            return (false, s.handshakeCancel)
+        }
+        if stopped { return }
+        let attempt: Result<(Int32, AgentWelcome), HandoffError>
         do {
-            (fd, welcome) = try AgentHandshake.connect(path: options.socketPath, hello: hello, accountID: options.accountID,
-                                                       timeout: options.handshakeTimeout, wake: wake.read,
-                                                       stopped: { [self] in state.withLock { $0.stopped } })
+            attempt = .success(try AgentHandshake.connect(path: options.socketPath, hello: hello, accountID: options.accountID,
+                                                          timeout: options.handshakeTimeout, cancel: cancel,
+                                                          stopped: { [self] in state.withLock { $0.stopped } }))
         } catch {
+            attempt = .failure(error)
+        }
+        state.withLock { $0.handshakeCancel = nil }
+        let (fd, welcome): (Int32, AgentWelcome)
+        switch attempt {
+        case .success(let made):
+            (fd, welcome) = made
+        case .failure(let error):
             state.withLock { s in
                 s.lastFailure = error.message
                 if !s.stopped { scheduleReconnect(in: &s, now: monotonicSeconds()) }
@@ -400,6 +441,6 @@ extension AgentClient {
             }
             return true
         }
-        if !accepted { close(fd) }
+        if accepted { watchConnection() } else { close(fd) }
     }
 }

@@ -10,8 +10,10 @@ import Glibc
 /// Continuity through the per-user agent (docs/agent.md §3): the second
 /// implementation of `ContinuityService`, which runs no engine but forwards
 /// each call over the agent's local socket. One connection per
-/// application, one reader thread (poll on the socket and a wake pipe; it
-/// sleeps without a timeout when nothing waits).
+/// application, one reader thread running a `Reactor`: the socket watched
+/// (for room only while the outbox holds something), the requests'
+/// deadlines and the reconnection on its timers, which app threads arm
+/// without waking it. It sleeps without a deadline when nothing waits.
 ///
 /// Threads: every method may be called from any thread. State is behind
 /// one lock; messages are sent under it without blocking (what the socket
@@ -83,11 +85,18 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
     public let options: Options
     let hello: AgentHello
     let state: Locked<State>
-    let wake: (read: Int32, write: Int32)
-    /// Wakes the reader thread at the earliest deadline of the app's
-    /// requests: arming it is a system call, where a poke would wake the
-    /// reader just as the agent needs the CPU (docs/agent.md §8).
-    let timer: Int32
+    /// The reader thread's loop; kept until deinit, so a late post from an
+    /// app thread never writes into a reused descriptor.
+    let reactor: Reactor
+    /// Fires at the earliest deadline of the requests both ways: app
+    /// threads arm it without waking the reader, which would otherwise
+    /// take the CPU just as the agent needs it (docs/agent.md §8).
+    let requestTimer: Reactor.Timer
+    /// Fires when a lost connection is to be made again.
+    let reconnectTimer: Reactor.Timer
+    /// The socket of the current connection, watched by the reader thread
+    /// (its own: set and read there, or before it starts and after it ends).
+    var socketWatch: Reactor.Watch?
 
     struct Connection {
         let fd: Int32
@@ -119,10 +128,18 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
         /// one ended: for tests and diagnostics.
         var connections = 1
         var lastFailure: String?
-        /// Times the reader thread went to sleep in poll (idle: none).
-        var polls = 0
-        /// What `timer` is armed for (nil: disarmed, or fired).
+        /// What `requestTimer` is armed for (nil: disarmed, or fired).
         var timerArmedFor: Double?
+        /// A `settle` is posted to the reader thread and has not run yet.
+        var settlePosted = false
+        /// Interrupts a reconnection's handshake for `detach` (made for
+        /// each reconnection, so the client holds it only meanwhile).
+        var handshakeCancel: WakePipe?
+    }
+
+    /// The timers' way back to the client, which they must not keep alive.
+    private final class Owner: @unchecked Sendable {
+        weak var client: AgentClient?
     }
 
     /// Connects to the agent and waits for its WELCOME (at most
@@ -130,44 +147,30 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
     /// `attach`.
     /// - Throws: as `AgentHandshake.connect`: `.connectionUnavailable` (no
     ///   agent), `.permission` (not this user's), `.invalidState` (another
-    ///   account), `.io` (no pipe).
+    ///   account), `.io` (no wake-up descriptors).
     public init(options: Options, manifest: Manifest) throws(HandoffError) {
         self.options = options
         hello = AgentHello(manifest: manifest, pid: getpid(), observer: options.observer)
-        var fds: [Int32] = [-1, -1]
-        guard clinux_pipe2(&fds, O_CLOEXEC | O_NONBLOCK) == 0 else {
-            throw HandoffError(.io, "cannot create a pipe: \(String(cString: strerror(errno)))")
-        }
-        wake = (fds[0], fds[1])
-        timer = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-        guard timer >= 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fds[0])
-            close(fds[1])
-            throw HandoffError(.io, "cannot create a timer: \(reason)")
-        }
-        let (fd, welcome): (Int32, AgentWelcome)
         do {
-            (fd, welcome) = try AgentHandshake.connect(path: options.socketPath, hello: hello, accountID: options.accountID,
-                                                       timeout: options.handshakeTimeout)
+            reactor = try Reactor()
         } catch {
-            close(fds[0])
-            close(fds[1])
-            close(timer)
-            throw error
+            throw HandoffError(.io, "cannot create the agent client's wake-up descriptors: \(error)")
         }
+        let owner = Owner()
+        requestTimer = reactor.timer { owner.client?.deadlinePassed() }
+        reconnectTimer = reactor.timer { owner.client?.reconnectIfDue() }
+        let (fd, welcome) = try AgentHandshake.connect(path: options.socketPath, hello: hello, accountID: options.accountID,
+                                                       timeout: options.handshakeTimeout)
         var s = State(backoff: options.backoff.initial)
         s.generation = 1
         s.connection = Connection(fd: fd, generation: 1, welcome: welcome, since: monotonicSeconds())
         s.welcome = welcome
         state = Locked(s)
+        owner.client = self
     }
 
     deinit {
         if let c = state.withLock({ $0.connection }) { close(c.fd) }
-        close(wake.read)
-        close(wake.write)
-        close(timer)
     }
 
     /// The agent's WELCOME on the latest connection: the device it speaks for.
@@ -179,8 +182,11 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
     /// Connections made so far, the first included.
     var connectionCount: Int { state.withLock { $0.connections } }
 
-    /// Times the reader thread has waited in poll so far.
-    var pollCount: Int { state.withLock { $0.polls } }
+    /// Times the reader thread's loop has waited so far (its turns).
+    var pollCount: Int { reactor.counts.waits }
+
+    /// What the reader thread's loop did (tests: what woke it).
+    var loopCounts: Reactor.Counts { reactor.counts }
 
     // MARK: ContinuityService
 
@@ -271,17 +277,18 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
             s.stopped = true
             s.endpoint = nil
             s.reconnectAt = nil
+            s.handshakeCancel?.signal()
             let (outgoing, streams) = s.requests.removeAll()
             return (outgoing, streams, s.thread)
         }
         guard let (outgoing, streams, thread) = taken else { return }
-        poke()
+        reactor.stop()
         streams.forEach { $0.close() }
         let stopped = HandoffError(.connectionUnavailable, "continuity stopped before the agent answered")
         outgoing.forEach { $0.fail(stopped) }
         if let thread, pthread_equal(thread, pthread_self()) != 0 {
             // Called from an endpoint or completion on the reader thread:
-            // its loop closes the connection once this returns.
+            // its loop ends after this turn, then closes the connection.
             pthread_detach(thread)
             return
         }
@@ -291,8 +298,13 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
 
     /// The last words on the connection: what waits in the outbox (as far
     /// as the socket takes it without blocking), then the withdrawal of
-    /// what was advertised; then it closes. Idempotent.
+    /// what was advertised; then it closes. Idempotent. Not while the
+    /// reader thread runs (it unwatches the socket).
     func closeForGood() {
+        if let watch = socketWatch {
+            reactor.unwatch(watch)
+            socketWatch = nil
+        }
         state.withLock { s in
             guard let c = s.connection else { return }
             flush(in: &s)
@@ -327,17 +339,21 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
         if let refusal { pending.fail(refusal) }
     }
 
-    /// Arms `timer` for `deadline` unless it fires sooner already.
+    /// Arms the request timer for `deadline` (monotonic seconds) unless it
+    /// fires sooner already. Any thread, under the lock; never wakes the
+    /// reader thread.
     func armTimer(for deadline: Double, in s: inout State) {
         if let armed = s.timerArmedFor, armed <= deadline { return }
         s.timerArmedFor = deadline
-        setTimer(deadline)
+        reactor.arm(requestTimer, after: deadline - monotonicSeconds())
     }
 
-    /// Arms the timer for `deadline` (CLOCK_MONOTONIC seconds), or
-    /// disarms it for nil.
-    func setTimer(_ deadline: Double?) {
-        armMonotonicTimer(timer, atSeconds: deadline)
+    /// Disarms the request timer once nothing waits either way: no
+    /// wake-up for it later.
+    func disarmTimerIfNothingWaits(in s: inout State) {
+        guard s.requests.nextDeadline == nil, s.timerArmedFor != nil else { return }
+        s.timerArmedFor = nil
+        reactor.arm(requestTimer, at: nil)
     }
 
     /// Sends a frame on the current connection, under the lock, without
@@ -353,17 +369,17 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
                 if try LocalSocket.send(c.fd, bytes) { return true }
             } catch {
                 s.connection?.failure = error.message
-                poke()
+                requestSettle(in: &s)
                 return false
             }
         }
         guard s.outbox.count < Self.outboxLimit else {
             s.connection?.failure = "the agent does not read what this app sends (\(Self.outboxLimit) messages wait)"
-            poke()
+            requestSettle(in: &s)
             return false
         }
         s.outbox.append(bytes)
-        poke()  // the reader thread waits for room
+        if s.outbox.count == 1 { requestSettle(in: &s) }  // the reader thread waits for room
         return true
     }
 
@@ -393,13 +409,12 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
 
     // MARK: Waking the reader thread
 
-    func poke() {
-        var one: UInt8 = 1
-        _ = write(wake.write, &one, 1)
-    }
-
-    static func drain(_ fd: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while read(fd, &buffer, buffer.count) > 0 {}
+    /// Has the reader thread `settle` (a broken connection, output
+    /// waiting): one job posted at a time. Under the lock; `send` posts
+    /// only while not stopped, so never after the loop ended.
+    func requestSettle(in s: inout State) {
+        guard !s.settlePosted else { return }
+        s.settlePosted = true
+        reactor.post { [weak self] in self?.settle() }
     }
 }

@@ -20,21 +20,21 @@ enum AgentHandshake {
     /// - Parameters:
     ///   - accountID: the account the app uses; a WELCOME naming another
     ///     is refused (nil: any).
-    ///   - wake: a descriptor that interrupts the wait when readable and
-    ///     `stopped()` then holds (the client's `detach`).
+    ///   - cancel: signalled to interrupt the wait for WELCOME, which
+    ///     ends when `stopped()` then holds (the client's `detach`).
     /// - Throws: `.connectionUnavailable` (no agent there, no WELCOME in
     ///   time, a broken answer), `.permission` (the socket or its directory
     ///   is a link or another user's, or the agent runs as another user),
     ///   `.invalidState` (the agent serves another account), or the code of
     ///   the agent's ERROR answer.
     static func connect(path: String, hello: AgentHello, accountID: String?, timeout: Double,
-                        wake: Int32? = nil, stopped: () -> Bool = { false }) throws(HandoffError) -> (Int32, AgentWelcome) {
+                        cancel: WakePipe? = nil, stopped: () -> Bool = { false }) throws(HandoffError) -> (Int32, AgentWelcome) {
         try AgentSocketPath.checkBeforeConnecting(path)
         let deadline = monotonicSeconds() + timeout
         let fd = try LocalSocket.connect(to: path, timeout: timeout)
         do throws(HandoffError) {
             try LocalSocket.send(fd, try AgentFrame(.hello(hello), requestID: helloID).encoded(), timeout: timeout)
-            let welcome = try awaitWelcome(fd, path: path, deadline: deadline, wake: wake, stopped: stopped)
+            let welcome = try awaitWelcome(fd, path: path, deadline: deadline, cancel: cancel, stopped: stopped)
             guard hello.revisions.contains(welcome.revision) else {
                 throw HandoffError(.invalidState, "the agent at \(path) chose protocol revision \(welcome.revision), which this app "
                                    + "(revisions \(hello.revisions.lowerBound)...\(hello.revisions.upperBound)) does not speak")
@@ -51,7 +51,7 @@ enum AgentHandshake {
         }
     }
 
-    private static func awaitWelcome(_ fd: Int32, path: String, deadline: Double, wake: Int32?,
+    private static func awaitWelcome(_ fd: Int32, path: String, deadline: Double, cancel: WakePipe?,
                                      stopped: () -> Bool) throws(HandoffError) -> AgentWelcome {
         func broken(_ why: String) -> HandoffError {
             HandoffError(.connectionUnavailable, "the agent at \(path) did not welcome this app: \(why)")
@@ -80,10 +80,10 @@ enum AgentHandshake {
             }
             let left = deadline - monotonicSeconds()
             guard left > 0 else { throw broken("no WELCOME within the time allowed") }
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake ?? -1, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: cancel?.fd ?? -1, events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 2, Int32(min(left * 1000, 60_000).rounded(.up)))
             if fds[1].revents != 0 {
-                AgentClient.drain(wake ?? -1)
+                cancel?.drain()
                 if stopped() { throw HandoffError(.connectionUnavailable, "continuity stopped while connecting to the agent") }
             }
         }

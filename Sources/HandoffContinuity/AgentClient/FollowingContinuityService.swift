@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-import CLinux
 import HandoffBase
 import HandoffModel
 import HandoffRuntime
@@ -15,9 +14,11 @@ import Glibc
 /// withdrawn), the current advertisement and offer are handed to the new
 /// one, and only one engine or client runs at a time.
 ///
-/// One thread (the follower) waits in poll, without a timeout, on the
-/// socket watch (`AgentSocketWatch`) and a wake pipe: no wake-ups while
-/// nothing changes (docs/agent.md §8). The agent's client does not
+/// One thread (the follower) runs a `Reactor` that watches the socket's
+/// folder (`AgentSocketWatch`); the agent lost and stop wake it, and a
+/// refused connection is tried again on a one-shot timer. No deadline
+/// while nothing changes, so no wake-ups (docs/agent.md §8). The agent's
+/// client does not
 /// reconnect: it tells the follower it lost the agent
 /// (`AgentClient.Options.onLost`), which moves back to an engine.
 ///
@@ -35,7 +36,11 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
     private let manifest: Manifest
     private let makeEngine: @Sendable () throws(HandoffError) -> any ContinuityService
     private let watch: AgentSocketWatch?
-    private let wake: (read: Int32, write: Int32)
+    /// The follower's loop. Kept until deinit, so a late `agentLost` from
+    /// the client's thread never writes into a reused descriptor.
+    private let reactor: Reactor
+    /// The follower thread's own (set up and used only there).
+    private var pass = Pass()
     /// Held while a path is called with what it must keep in order
     /// (advertise, offer) and while paths are switched.
     private let order = Locked(())
@@ -60,41 +65,39 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
     }
     private let state: Locked<State>
 
+    /// Where the follower is between turns; the follower thread's alone.
+    private struct Pass {
+        /// A look at the socket is due (at start, after a change of its folder).
+        var look = true
+        /// The next connection attempt while the agent refuses (0: none under way).
+        var attempt = 0
+        var retry: Reactor.Timer?
+    }
+
     /// Starts on the agent when it serves this app now, else on an engine
     /// (`makeEngine`, also called for each later move back).
     /// - Throws: `makeEngine`'s error when there is no agent; `.io` when
-    ///   no pipe can be had.
+    ///   the follower's descriptors cannot be had.
     init(choice: ContinuityModeChoice, manifest: Manifest,
          makeEngine: @escaping @Sendable () throws(HandoffError) -> any ContinuityService) throws(HandoffError) {
         self.choice = choice
         self.manifest = manifest
         self.makeEngine = makeEngine
-        var fds: [Int32] = [-1, -1]
-        guard clinux_pipe2(&fds, O_CLOEXEC | O_NONBLOCK) == 0 else {
-            throw HandoffError(.io, "cannot create a pipe: \(String(cString: strerror(errno)))")
+        do {
+            reactor = try Reactor()
+        } catch {
+            throw HandoffError(.io, "cannot create the follower's wake-up descriptors: \(error)")
         }
-        wake = (fds[0], fds[1])
         watch = choice.socketPath.flatMap { try? AgentSocketWatch(socketPath: $0) }
         let lost = LostBox()
         let first: any ContinuityService, mode: ContinuityMode
         if let client = try? choice.agentClient(manifest: manifest, onLost: lost.call) {
             (first, mode) = (client, .agent)
         } else {
-            do {
-                (first, mode) = (try makeEngine(), .embedded)
-            } catch {
-                close(fds[0])
-                close(fds[1])
-                throw error
-            }
+            (first, mode) = (try makeEngine(), .embedded)
         }
         state = Locked(State(current: first, mode: mode))
         lost.owner = self
-    }
-
-    deinit {
-        close(wake.read)
-        close(wake.write)
     }
 
     /// Where continuity runs now: `.agent` or `.embedded`.
@@ -106,6 +109,9 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
     /// Tries to connect to an agent that appeared, so far.
     var connectTries: Int { state.withLock { $0.connectTries } }
 
+    /// What the follower's loop did (tests: no turns while nothing changes).
+    var loopCounts: Reactor.Counts { reactor.counts }
+
     /// The client's `onLost`, made before the service exists.
     private final class LostBox: @unchecked Sendable {
         weak var owner: FollowingContinuityService?
@@ -116,7 +122,7 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
 
     private func agentLost() {
         state.withLock { $0.agentLost = true }
-        poke()
+        reactor.post { [weak self] in self?.settle() }
     }
 
     // MARK: ContinuityService
@@ -199,7 +205,7 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
             return (s.current, s.thread)
         }
         guard let (current, thread) = taken else { return }
-        poke()
+        reactor.stop()
         if let thread {
             if pthread_equal(thread, pthread_self()) != 0 { pthread_detach(thread) } else { pthread_join(thread, nil) }
         }
@@ -211,50 +217,70 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
 
     // MARK: Following
 
-    /// The follower thread: waits for the socket to appear or the agent to
-    /// be lost, without a timeout.
+    /// The follower thread: its loop runs until `detach`, with nothing to
+    /// wake it but the socket's folder changing, the agent lost and stop.
     private func follow() {
-        // A look at the socket at start, then after each change of its directory.
-        var look = true
-        while true {
-            var fds = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: watch?.fd ?? -1, events: Int16(POLLIN), revents: 0)]
-            let (stopped, mode, lost) = state.withLock { ($0.stopped, $0.mode, $0.agentLost) }
-            if stopped { return }
-            if mode == .agent, lost {
-                moveToEngine()
-                look = true  // the agent may be back already
-                continue
+        let folder = watch.map { watch in
+            reactor.watch(watch.fd, .readable) { [weak self] _ in
+                guard let self, watch.drain() else { return }
+                self.pass.look = true
+                self.settle()
             }
-            if look, mode == .embedded, watch?.socketExists == true, moveToAgent() { continue }
-            look = false
-            _ = poll(&fds, 2, -1)
-            if fds[0].revents != 0 { Self.drain(wake.read) }
-            if fds[1].revents != 0, watch?.drain() == true { look = true }
+        }
+        pass.retry = reactor.timer { [weak self] in self?.connect() }
+        reactor.post { [weak self] in self?.settle() }  // the look at start
+        reactor.run()
+        if let folder { reactor.unwatch(folder) }
+        if let retry = pass.retry { reactor.release(retry) }
+        _ = reactor.close()  // a later `agentLost` runs `settle` on its caller: stopped, it does nothing
+    }
+
+    /// Acts on what changed, on the follower thread: back to an engine when
+    /// the agent was lost, to the agent when its socket is there.
+    private func settle() {
+        guard reactor.isLoopThread else { return }
+        let (stopped, mode, lost) = state.withLock { ($0.stopped, $0.mode, $0.agentLost) }
+        if stopped { return }
+        if mode == .agent, lost {
+            cancelRetry()
+            moveToEngine()
+            pass.look = true  // the agent may be back already
+            return settle()
+        }
+        guard pass.look, pass.attempt == 0, mode == .embedded else {
+            pass.look = false
+            return
+        }
+        pass.look = false
+        if watch?.socketExists == true { connect() }
+    }
+
+    /// One try to connect to the agent and move there. Refused while it
+    /// starts listening: tried again on the retry timer, after a delay that
+    /// doubles, `connectAttempts` times in all (`detach` ends the loop, so
+    /// a stop cuts the delay short). Another account's agent, or not this
+    /// user's, is not tried again: the app stays embedded.
+    private func connect() {
+        let attempt = pass.attempt
+        if state.withLock({ s in s.connectTries += 1; return s.stopped }) { return cancelRetry() }
+        let lost = LostBox()
+        do {
+            let client = try choice.agentClient(manifest: manifest, onLost: lost.call)
+            lost.owner = self
+            cancelRetry()
+            move(to: client, mode: .agent)  // lost already: `agentLost` posted a `settle`
+        } catch {
+            guard error.code == .connectionUnavailable, attempt + 1 < Self.connectAttempts, let retry = pass.retry else {
+                return cancelRetry()
+            }
+            pass.attempt = attempt + 1
+            reactor.arm(retry, after: Self.firstRetryDelay * Double(1 << attempt))
         }
     }
 
-    /// Connects to the agent (a few tries while it refuses) and moves
-    /// there. False when it does not serve this app: stay embedded.
-    private func moveToAgent() -> Bool {
-        var delay = Self.firstRetryDelay
-        for attempt in 0..<Self.connectAttempts {
-            if state.withLock({ s in s.connectTries += 1; return s.stopped }) { return false }
-            let lost = LostBox()
-            do {
-                let client = try choice.agentClient(manifest: manifest, onLost: lost.call)
-                lost.owner = self
-                move(to: client, mode: .agent)
-                return true
-            } catch {
-                // Another account's agent, or not this user's: no retry.
-                guard error.code == .connectionUnavailable, attempt + 1 < Self.connectAttempts else { return false }
-            }
-            var fds = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&fds, 1, Int32(delay * 1000))  // a stop cuts it short
-            delay *= 2
-        }
-        return false
+    private func cancelRetry() {
+        pass.attempt = 0
+        if let retry = pass.retry { reactor.arm(retry, at: nil) }
     }
 
     /// The agent went: an engine of the app's own again. When none can be
@@ -298,15 +324,5 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
             return true
         }
         if !moved { next.detach() }
-    }
-
-    private func poke() {
-        var one: UInt8 = 1
-        _ = write(wake.write, &one, 1)
-    }
-
-    private static func drain(_ fd: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while read(fd, &buffer, buffer.count) > 0 {}
     }
 }

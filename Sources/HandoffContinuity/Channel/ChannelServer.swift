@@ -9,7 +9,7 @@ import Glibc
 /// Accepts channel connections from the account's other devices.
 ///
 /// One admission thread accepts connections and runs every pending TLS
-/// handshake non-blocking (poll), at most `limits.maxPendingHandshakes` at
+/// handshake non-blocking (its `Reactor`), at most `limits.maxPendingHandshakes` at
 /// once, each within `limits.firstBytesTimeout` for its first bytes and
 /// `limits.handshakeTimeout` in all. While the slots are taken newcomers
 /// wait in the kernel's accept backlog; `AdmissionPolicy` chooses who gives
@@ -53,19 +53,20 @@ public final class ChannelServer: Sendable {
             Glibc.close(listener)
             throw HandoffError(.io, "could not read the port the channel listens on (\(errnoText(code)))")
         }
-        let wake = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        guard wake >= 0 else {
-            let code = errno
+        let reactor: Reactor
+        do {
+            reactor = try Reactor()
+        } catch {
             Glibc.close(listener)
-            throw HandoffError(.io, "could not create the channel's wake-up descriptor (\(errnoText(code)))")
+            throw HandoffError(.io, "could not create the channel's wake-up descriptors (\(errnoText(error.code)))")
         }
         port = bound.port
         self.address = bound
-        core = ChannelServerCore(listener: listener, wake: wake, context: context, limits: limits, threads: threads,
+        core = ChannelServerCore(listener: listener, reactor: reactor, context: context, limits: limits, threads: threads,
                                  onConnection: onConnection)
         let core = self.core
         guard let thread = startJoinableThread(named: "hoff-admission", { core.admissionLoop() }) else {
-            core.closeDescriptors()
+            core.closeListener()
             throw HandoffError(.io, "the system refused a thread for the channel's listener: too many threads?")
         }
         core.setAdmissionThread(thread)
@@ -97,6 +98,9 @@ public final class ChannelServer: Sendable {
 
     /// Connections handshaking and authenticated connections alive: for tests.
     var counts: (pending: Int, active: Int) { core.counts }
+
+    /// What the admission thread's loop did: for tests (no turns while idle).
+    var loopCounts: Reactor.Counts { core.reactor.counts }
 }
 
 /// The server's state, shared by the admission thread and the connection
@@ -104,10 +108,13 @@ public final class ChannelServer: Sendable {
 /// server stops it).
 private final class ChannelServerCore: @unchecked Sendable {
     // @unchecked: mutable state is in `state` (a Locked); pending handshakes
-    // belong to the admission thread alone; the descriptors are closed only
-    // after that thread, their one user, is joined.
+    // and the listener's watch belong to the admission thread alone; the
+    // listener is closed only after that thread, its one user, is joined.
     let listener: Int32
-    let wake: Int32
+    /// The admission thread's loop. Kept as long as the core (which every
+    /// connection thread keeps), so a late wake never writes into a
+    /// descriptor number that now belongs to another file.
+    let reactor: Reactor
     let context: TLSContext
     let limits: ChannelLimits
     let onConnection: @Sendable (ChannelConnection) -> Void
@@ -121,17 +128,14 @@ private final class ChannelServerCore: @unchecked Sendable {
 
     private struct State {
         var stopped = false
-        /// The listener and wake-up descriptors are closed: their numbers
-        /// may belong to anything now.
-        var descriptorsClosed = false
         var admissionThread: pthread_t?
         var pendingCount = 0
         var active: [Int: Active] = [:]
         /// The admission thread waits for an authenticated connection to
         /// become idle (all are taken and busy): the next one to do so wakes it.
         var waitingForIdle = false
-        /// Sockets handed over by `adopt`, for the admission thread.
-        var adopted: [(fd: Int32, peer: SocketAddress, authenticated: (@Sendable () -> Void)?)] = []
+        /// Sockets handed over by `adopt` not yet taken by the admission thread.
+        var adoptedWaiting = 0
     }
     private let state = Locked(State())
 
@@ -141,7 +145,7 @@ private final class ChannelServerCore: @unchecked Sendable {
         var socket: TLSSocket
         var source: String
         var since: Double
-        var wantsWrite = false
+        var watch: Reactor.Watch?
         /// Told when the handshake completes (an adopted relay pipe).
         var authenticated: (@Sendable () -> Void)?
 
@@ -153,12 +157,22 @@ private final class ChannelServerCore: @unchecked Sendable {
     }
     private var pending: [Pending] = []
     private var nextID = 0
+    /// The admission thread's: the listener's watch (parked while there is
+    /// no room), the deadline timer and what it is armed for, and the
+    /// out-of-descriptors back-off.
+    private var listening: Reactor.Watch?
+    private var deadlineTimer: Reactor.Timer?
+    private var armedDeadline: Double?
+    private var backingOff = false
+    private var backOffTimer: Reactor.Timer?
+    /// How long the listener is parked when accept runs out of descriptors.
+    static let outOfDescriptorsBackOff = 0.1
 
-    init(listener: Int32, wake: Int32, context: TLSContext, limits: ChannelLimits, threads: ThreadGroup,
+    init(listener: Int32, reactor: Reactor, context: TLSContext, limits: ChannelLimits, threads: ThreadGroup,
          onConnection: @escaping @Sendable (ChannelConnection) -> Void) {
         self.threads = threads
         self.listener = listener
-        self.wake = wake
+        self.reactor = reactor
         self.context = context
         self.limits = limits
         self.onConnection = onConnection
@@ -168,25 +182,25 @@ private final class ChannelServerCore: @unchecked Sendable {
         state.withLock { ($0.pendingCount, $0.active.count) }
     }
 
-    /// Queues an adopted socket and wakes the admission thread.
+    /// Hands an adopted socket to the admission thread (a job on its loop).
     func adopt(fd: Int32, peer: SocketAddress, authenticated: (@Sendable () -> Void)?) {
         let queued = state.withLock { s -> Bool in
             // At most a pending set's worth waits: more could not be admitted anyway.
-            guard !s.stopped, s.adopted.count < limits.maxPendingHandshakes else { return false }
-            s.adopted.append((fd, peer, authenticated))
+            guard !s.stopped, s.adoptedWaiting < limits.maxPendingHandshakes else { return false }
+            s.adoptedWaiting += 1
             return true
         }
-        if queued { poke() } else { Glibc.close(fd) }
+        guard queued else { return _ = Glibc.close(fd) }
+        // Strong: the job owns `fd` until it runs (or the loop's end hands it back).
+        reactor.post { self.takeAdopted(fd: fd, peer: peer, authenticated: authenticated) }
     }
 
     func setAdmissionThread(_ thread: pthread_t) {
         state.withLock { $0.admissionThread = thread }
     }
 
-    func closeDescriptors() {
-        state.withLock { $0.descriptorsClosed = true }
+    func closeListener() {
         Glibc.close(listener)
-        Glibc.close(wake)
     }
 
     func stop() {
@@ -198,25 +212,21 @@ private final class ChannelServerCore: @unchecked Sendable {
             return (thread, s.active.values.map(\.connection))
         }
         guard let thread else { return }
-        poke()
+        reactor.stop()
         for connection in active { connection.close() }
         if pthread_equal(thread, pthread_self()) != 0 {
-            pthread_detach(thread)  // stopped from inside: the loop ends by itself
+            pthread_detach(thread)  // stopped from inside: the loop ends after this turn
         } else {
             pthread_join(thread, nil)
-            closeDescriptors()
+            closeListener()
         }
     }
 
-    /// Makes the admission thread look again (stop, or room freed). A
-    /// connection's thread may end after `stop` closed the descriptor:
-    /// writing then would write into whatever reuses its number.
+    /// Makes the admission thread look again (room freed): its
+    /// `beforeEachWait` re-evaluates the listener. Any thread, at any time
+    /// (the reactor outlives every caller).
     private func poke() {
-        state.withLock { s in
-            guard !s.descriptorsClosed else { return }
-            var one: UInt64 = 1
-            _ = Glibc.write(wake, &one, 8)
-        }
+        reactor.wake()
     }
 
     /// A connection became idle: wakes the admission thread if it waits for that.
@@ -232,70 +242,66 @@ private final class ChannelServerCore: @unchecked Sendable {
 
     // MARK: Admission thread
 
-    /// Waits on the listener, the wake-up descriptor and every pending
-    /// handshake; steps handshakes, enforces their deadlines and accepts.
+    /// Runs the admission thread's loop until `stop`: the listener (while
+    /// there is room), every pending handshake's socket, one timer at the
+    /// earliest handshake deadline, adopted sockets posted as jobs.
     func admissionLoop() {
-        defer {
-            for p in pending { p.socket.close() }
-            pending.removeAll()
-            let adopted = state.withLock { s in
-                s.pendingCount = 0
-                defer { s.adopted = [] }
-                return s.adopted
-            }
-            for a in adopted { Glibc.close(a.fd) }
+        listening = reactor.watch(listener, .readable) { [weak self] _ in self?.acceptWaiting() }
+        deadlineTimer = reactor.timer { [weak self] in self?.deadlinePassed() }
+        backOffTimer = reactor.timer { [weak self] in self?.backingOff = false }
+        reactor.beforeEachWait { [weak self] in self?.beforeWait() }
+        reactor.run()
+        if let listening { reactor.unwatch(listening) }
+        listening = nil
+        for p in pending {
+            if let watch = p.watch { reactor.unwatch(watch) }
+            p.socket.close()
         }
-        while !isStopped {
-            expireDeadlines()
-            let listening = shouldPollListener()
-            var entries = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: listening ? listener : -1, events: Int16(POLLIN), revents: 0)]
-            for p in pending {
-                entries.append(pollfd(fd: p.socket.fd, events: Int16(p.wantsWrite ? POLLOUT : POLLIN), revents: 0))
-            }
-            let ready = poll(&entries, nfds_t(entries.count), pollTimeout())
-            if ready < 0 {
-                if errno != EINTR { usleep(10_000) }
-                continue
-            }
-            if entries[0].revents != 0 {
-                var count: UInt64 = 0
-                _ = Glibc.read(wake, &count, 8)
-            }
-            if isStopped { break }
-            // Step the ready handshakes, last first so removals keep indices.
-            for index in stride(from: pending.count - 1, through: 0, by: -1) where entries[index + 2].revents != 0 {
-                step(at: index)
-            }
-            if listening && entries[1].revents != 0 { acceptWaiting() }
-            takeAdopted()
-        }
+        pending.removeAll()
+        state.withLock { $0.pendingCount = 0 }
+        if let deadlineTimer { reactor.release(deadlineTimer) }
+        if let backOffTimer { reactor.release(backOffTimer) }
+        // Adopted sockets not taken: their jobs, run off the loop, close them.
+        for job in reactor.close() { job() }
     }
 
-    /// Starts the handshakes of adopted sockets, shedding a pending one
-    /// for each as an accepted connection would; without a slot to take,
-    /// the socket is closed (the relay's pipe ends; its opener retries).
-    private func takeAdopted() {
-        let adopted = state.withLock { s in
-            defer { s.adopted = [] }
-            return s.adopted
+    /// Before each wait: the listener is polled only while a connection
+    /// may be taken from the backlog (else it stays there, and what frees
+    /// room wakes the loop); the timer is armed for the earliest deadline.
+    private func beforeWait() {
+        if let listening { reactor.update(listening, !backingOff && shouldPollListener() ? .readable : []) }
+        let next = nextDeadline()
+        guard next != armedDeadline, let deadlineTimer else { return }
+        armedDeadline = next
+        reactor.arm(deadlineTimer, after: next.map { $0 - monotonicSeconds() } ?? .infinity)
+    }
+
+    private func deadlinePassed() {
+        armedDeadline = nil  // fired: armed again before the next wait if anything waits
+        expireDeadlines()
+    }
+
+    /// Starts the handshake of an adopted socket, shedding a pending one
+    /// for it as an accepted connection would; without a slot to take, the
+    /// socket is closed (the relay's pipe ends; its opener retries), as it
+    /// is once the server stopped.
+    private func takeAdopted(fd: Int32, peer: SocketAddress, authenticated: (@Sendable () -> Void)?) {
+        let stopped = state.withLock { s -> Bool in
+            s.adoptedWaiting -= 1
+            return s.stopped
         }
-        for a in adopted {
-            if pending.count >= limits.maxPendingHandshakes {
-                guard let victim = backlogVictim() else {
-                    Glibc.close(a.fd)
-                    continue
-                }
-                drop(id: victim)
-            }
-            let socket: TLSSocket
-            do {
-                socket = try TLSSocket(fd: a.fd, peer: a.peer, context: context)
-            } catch {
-                continue  // TLSSocket closed the descriptor
-            }
-            start(Pending(id: 0, socket: socket, source: a.peer.host, since: monotonicSeconds(), authenticated: a.authenticated))
+        guard !stopped, reactor.isLoopThread else { return _ = Glibc.close(fd) }
+        if pending.count >= limits.maxPendingHandshakes {
+            guard let victim = backlogVictim() else { return _ = Glibc.close(fd) }
+            drop(id: victim)
         }
+        let socket: TLSSocket
+        do {
+            socket = try TLSSocket(fd: fd, peer: peer, context: context)
+        } catch {
+            return  // TLSSocket closed the descriptor
+        }
+        start(Pending(id: 0, socket: socket, source: peer.host, since: monotonicSeconds(), authenticated: authenticated))
     }
 
     /// Whether to take connections from the backlog now: there is a free
@@ -318,18 +324,19 @@ private final class ChannelServerCore: @unchecked Sendable {
                                                 now: monotonicSeconds(), grace: limits.pendingGrace)
     }
 
-    private func pollTimeout() -> Int32 {
+    /// The earliest handshake deadline; while the slots are full, also the
+    /// earliest end of a holder's grace (it may be shed then, so the
+    /// listener is looked at again). Nil: nothing pending, no wake-up.
+    private func nextDeadline() -> Double? {
         let now = monotonicSeconds()
-        var next = Double.infinity
+        var next: Double?
         for p in pending {
-            next = min(next, deadline(of: p))
-            // Full: look again when a holder's grace ends and it may be shed.
+            next = min(next ?? .infinity, deadline(of: p))
             if pending.count >= limits.maxPendingHandshakes, p.since + limits.pendingGrace > now {
-                next = min(next, p.since + limits.pendingGrace)
+                next = min(next!, p.since + limits.pendingGrace)
             }
         }
-        if next == .infinity { return -1 }
-        return Int32(min(60_000, max(1, ((next - now) * 1000).rounded(.up))))
+        return next
     }
 
     /// When `p` is dropped if it has not finished: the first-bytes deadline
@@ -347,12 +354,19 @@ private final class ChannelServerCore: @unchecked Sendable {
 
     private func drop(at index: Int) {
         let p = pending.remove(at: index)
+        if let watch = p.watch { reactor.unwatch(watch) }
         p.socket.close()
         state.withLock { $0.pendingCount = pending.count }
     }
 
     private func drop(id: Int) {
         if let index = pending.firstIndex(where: { $0.id == id }) { drop(at: index) }
+    }
+
+    /// The socket of pending handshake `id` is ready (or failed): one step.
+    private func ready(id: Int) {
+        guard !isStopped, let index = pending.firstIndex(where: { $0.id == id }) else { return }
+        step(at: index)
     }
 
     private func step(at index: Int) {
@@ -365,9 +379,11 @@ private final class ChannelServerCore: @unchecked Sendable {
             return
         }
         switch outcome {
-        case .wantRead: pending[index].wantsWrite = false
-        case .wantWrite: pending[index].wantsWrite = true
+        case .wantRead: if let watch = p.watch { reactor.update(watch, .readable) }
+        case .wantWrite: if let watch = p.watch { reactor.update(watch, .writable) }
         case .done(let agreement):
+            // Unwatched before its connection's thread may close it.
+            if let watch = p.watch { reactor.unwatch(watch) }
             pending.remove(at: index)
             state.withLock { $0.pendingCount = pending.count }
             p.authenticated?()
@@ -381,6 +397,7 @@ private final class ChannelServerCore: @unchecked Sendable {
     /// when all slots are taken, and starts its handshake at once (its
     /// ClientHello has usually arrived while it waited).
     private func acceptWaiting() {
+        guard !isStopped else { return }
         if pending.count >= limits.maxPendingHandshakes {
             guard let victim = backlogVictim() else { return }
             drop(id: victim)
@@ -396,10 +413,11 @@ private final class ChannelServerCore: @unchecked Sendable {
         guard fd >= 0 else {
             let code = errno
             if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
-                // Out of descriptors: back off instead of spinning on a
-                // listener that stays readable.
-                var entry = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
-                _ = poll(&entry, 1, 100)
+                // Out of descriptors: the listener is parked for a while
+                // instead of spinning on it (it stays readable); the
+                // handshakes under way go on meanwhile.
+                backingOff = true
+                if let backOffTimer { reactor.arm(backOffTimer, after: Self.outOfDescriptorsBackOff) }
             }
             return
         }
@@ -423,6 +441,8 @@ private final class ChannelServerCore: @unchecked Sendable {
         var newcomer = p
         nextID += 1
         newcomer.id = nextID
+        let id = nextID
+        newcomer.watch = reactor.watch(p.socket.fd, .readable) { [weak self] _ in self?.ready(id: id) }
         pending.append(newcomer)
         state.withLock { $0.pendingCount = pending.count }
         let candidates = pending.map { $0.candidate() }

@@ -346,11 +346,12 @@ import Testing
     @Test func aFetchDoesNotWakeTheReaderThread() throws {
         let agent = try FakeAgent()
         defer { agent.stop() }
-        let (client, _) = try agentClient(agent)
+        let (client, endpoint) = try agentClient(agent)
         defer { client.detach() }
-        // Asleep in poll once it has counted its first wait (nothing else
-        // can wake it: no message, no poke, no deadline).
-        for _ in 0..<2000 where client.pollCount == 0 { usleep(1000) }
+        // Asleep once it has handled an event (a wait is counted when it
+        // ends; nothing else can wake it: no message, no job, no deadline).
+        try agent.send(AgentFrame(.continued(Self.advert.activityID)))
+        endpoint.wait(count: 1)
         let before = client.pollCount
         try #require(before >= 1)
         let outcome = Outcome<Result<[UInt8], HandoffError>>()

@@ -113,6 +113,8 @@ final class RecordingEngine: ContinuityService, @unchecked Sendable {
         // Its tries end (bounded); the app stays embedded and keeps watching.
         #expect(waitUntil { following.connectTries >= FollowingContinuityService.connectAttempts })
         #expect(following.mode == .embedded && following.moves == 0)
+        // Each try after the first came from the loop's one-shot timer.
+        #expect(following.loopCounts.timerFires == FollowingContinuityService.connectAttempts - 1)
         unlink(path)
         let agent = try FakeAgent(path: path)
         defer { agent.stop(removeDirectory: false) }

@@ -179,7 +179,10 @@ final class FakeAgent: @unchecked Sendable {
                        pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
             fds += connections.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             _ = poll(&fds, nfds_t(fds.count), 5000)
-            if fds[0].revents != 0 { AgentClient.drain(pipe.read) }
+            if fds[0].revents != 0 {
+                var bytes = [UInt8](repeating: 0, count: 64)
+                while read(pipe.read, &bytes, bytes.count) > 0 {}
+            }
             if fds[1].revents != 0, let fd = LocalSocket.accept(listener) {
                 state.update { $0.connections.append(fd) }
             }
