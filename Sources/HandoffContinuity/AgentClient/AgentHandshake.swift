@@ -78,11 +78,8 @@ enum AgentHandshake {
             case .failed(let code):
                 throw broken(String(cString: strerror(code)))
             }
-            let left = deadline - monotonicSeconds()
-            guard left > 0 else { throw broken("no WELCOME within the time allowed") }
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: cancel?.fd ?? -1, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&fds, 2, Int32(min(left * 1000, 60_000).rounded(.up)))
-            if fds[1].revents != 0 {
+            guard deadline > monotonicSeconds() else { throw broken("no WELCOME within the time allowed") }
+            if wait(fd, for: Int16(POLLIN), until: Deadline(at: deadline), cancel: cancel?.fd ?? -1) == .cancelled {
                 cancel?.drain()
                 if stopped() { throw HandoffError(.connectionUnavailable, "continuity stopped while connecting to the agent") }
             }
