@@ -36,9 +36,13 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// Where unicast beacon targets come from (docs/PROTOCOL.md "Peer sources").
     private var reach: PeerSources!
     private var server: ChannelServer!
-    /// What the scheduler sleeps on: armed for the earliest deadline, poked
-    /// when something becomes due sooner (docs/agent.md §8).
-    private let alarm: SchedulerAlarm
+    /// What the scheduler thread sleeps on (docs/agent.md §8): `deadline`
+    /// armed for the earliest deadline there is (none: disarmed, no
+    /// wake-up; any thread arms it without waking the loop), a wake-up from
+    /// whoever makes something due sooner, the settings file's watch and
+    /// the pooled connections (`PoolWatches`).
+    private let scheduler: Reactor
+    private let schedulerTimer: Reactor.Timer
     /// The person's settings file and its watch (nil: defaults only).
     private let settingsStore: SettingsStore?
     private let settingsWatch: SettingsWatch?
@@ -60,7 +64,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         /// When the remote table's next sweep has something to do.
         var sweepDue: Double?
         /// The scheduler's own next deadline (beacons, withdrawals,
-        /// solicitations, the pool's next reap), and what the alarm is
+        /// solicitations, the pool's next reap), and what its timer is
         /// armed for (the earlier of that and `sweepDue`).
         var scheduled: Double?
         var armed: Double?
@@ -117,8 +121,15 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         self.configuration = configuration
         keys = configuration.account.derived
         streams = StreamRegistry(threads: threads)
-        let alarm = try SchedulerAlarm()
-        self.alarm = alarm
+        let scheduler: Reactor
+        do {
+            scheduler = try Reactor()
+        } catch {
+            throw HandoffError(.io, "cannot create the scheduler's wait: \(error)")
+        }
+        self.scheduler = scheduler
+        // Its firing is a turn: the pass before the next wait does what is due.
+        schedulerTimer = scheduler.timer {}
         let settingsStore = configuration.settingsDirectory.map(SettingsStore.init(directory:))
         self.settingsStore = settingsStore
         settingsWatch = settingsStore.map(SettingsWatch.init(store:))
@@ -127,7 +138,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         client = ExchangeClient(psk: keys.channelPSK, limits: configuration.channelLimits,
                                 fetchTimeout: configuration.fetchTimeout,
                                 idleLifetime: configuration.idleConnectionLifetime,
-                                pooled: { alarm.poke() }, dial: { peer, psk, limits throws(HandoffError) in
+                                pooled: { scheduler.wake() }, dial: { peer, psk, limits throws(HandoffError) in
             guard let address = peer.path else { return try ChannelConnection.connect(to: peer, psk: psk, limits: limits) }
             guard let path = paths.first(where: { $0.kind == address.kind }) else {
                 throw HandoffError(.connectionUnavailable, "\(peer) is reached through a \(address.kind.rawValue), and none is configured")
@@ -164,7 +175,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             s.nextPresence = monotonicSeconds()
         }
         if let settingsStore { reloadSettings(from: settingsStore) }
-        threads.start(named: "hoff-scheduler") { [self] in self.scheduleLoop() }
+        startScheduler()
         reach.start()
         for path in configuration.paths { path.start(pathEvents) }
     }
@@ -444,7 +455,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             return nextRoster(&s)
         }
         persist(roster)
-        poke()
+        // The scheduler's pass sees `stopped` and does nothing more.
+        scheduler.stop()
         // What hosts wrote to their streams before this still goes out.
         streams.drainAndEnd(within: Self.streamDrainLimit)
         reach.stop()
@@ -465,70 +477,87 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// (rounding) does not cost a second wake-up.
     static let timerSlack = 0.000_5
 
-    /// The scheduler thread: beacons in bursts then keep-alives, withdrawal
-    /// beacons, solicitations, the reaping of pooled connections and the
-    /// sweep of silent or expired remote activities. It sleeps until the
-    /// earliest of their deadlines, with no time limit when there is none
-    /// (docs/agent.md §8); whoever makes something due sooner pokes it.
-    private func scheduleLoop() {
-        while true {
-            let now = monotonicSeconds() + Self.timerSlack
-            let (advert, withdrawal, solicitation, presence, stopped): (Advertisement?, ActivityID?, Bool, Bool, Bool) = state.withLock { s in
-                var advert: Advertisement?
-                if let due = s.nextBeacon, due <= now, let a = s.advertisement {
-                    advert = a
-                    s.burstStep += 1
-                    let burst = configuration.burst
-                    let delay = s.burstStep < burst.count ? burst[s.burstStep] - burst[s.burstStep - 1] : configuration.keepaliveInterval
-                    s.nextBeacon = now + max(0.01, delay)
-                }
-                var withdrawal: ActivityID?
-                if var w = s.withdrawal, let first = w.remaining.first, first <= now {
-                    withdrawal = w.activityID
-                    w.remaining.removeFirst()
-                    s.withdrawal = w.remaining.isEmpty ? nil : w
-                }
-                var solicitation = false
-                if let first = s.solicitations.first, first <= now {
-                    solicitation = true
-                    s.solicitations.removeFirst()
-                }
-                var presence = false
-                if s.advertisement == nil, let due = s.nextPresence, due <= now {
-                    presence = true
-                    s.nextPresence = nil  // `seal` sets the next one
-                }
-                return (advert, withdrawal, solicitation, presence, s.stopped)
+    /// The scheduler thread (`hoff-scheduler`): its reactor runs `schedule`
+    /// before each wait, so whatever woke it (a deadline, a wake-up, a
+    /// pooled connection's close, the settings file) is followed by one pass.
+    private func startScheduler() {
+        if let settingsStore, let settingsWatch, settingsWatch.descriptor >= 0 {
+            _ = scheduler.watch(settingsWatch.descriptor, .readable) { [weak self] _ in
+                if settingsWatch.changed() { self?.reloadSettings(from: settingsStore) }
             }
-            if stopped { return }
-            if let advert { send(advert) }
-            if let withdrawal { send(withdrawal: withdrawal) }
-            if solicitation { seal(kind: .solicit, activity: nil) }
-            if presence { seal(kind: .presence, activity: nil) }
-            sweep()
-            let pool = client.poolWatch()
-            state.withLock { s in
-                s.scheduled = [s.nextBeacon, s.withdrawal?.remaining.first, s.solicitations.first, pool.nextReap,
-                               s.advertisement == nil ? s.nextPresence : nil]
-                    .compactMap { $0 }.min()
-                rearm(&s)
+        }
+        let pool = PoolWatches()
+        scheduler.beforeEachWait { [weak self] in
+            self?.schedule(watching: pool)
+        }
+        let scheduler = self.scheduler
+        threads.start(named: "hoff-scheduler") { scheduler.run() }
+    }
+
+    /// One pass of the scheduler: beacons in bursts then keep-alives,
+    /// withdrawal beacons, solicitations, the reaping of pooled connections
+    /// and the sweep of silent or expired remote activities, then its timer
+    /// armed for the earliest of their deadlines, disarmed when there is
+    /// none (docs/agent.md §8); whoever makes something due sooner wakes it.
+    /// The pooled connections left are watched for their peer's close.
+    private func schedule(watching pool: PoolWatches) {
+        let now = monotonicSeconds() + Self.timerSlack
+        let (advert, withdrawal, solicitation, presence, stopped): (Advertisement?, ActivityID?, Bool, Bool, Bool) = state.withLock { s in
+            var advert: Advertisement?
+            if let due = s.nextBeacon, due <= now, let a = s.advertisement {
+                advert = a
+                s.burstStep += 1
+                let burst = configuration.burst
+                let delay = s.burstStep < burst.count ? burst[s.burstStep] - burst[s.burstStep - 1] : configuration.keepaliveInterval
+                s.nextBeacon = now + max(0.01, delay)
             }
-            if alarm.wait(watching: pool.descriptors, readable: settingsWatch?.descriptor ?? -1),
-               let settingsStore, settingsWatch?.changed() == true {
-                reloadSettings(from: settingsStore)
+            var withdrawal: ActivityID?
+            if var w = s.withdrawal, let first = w.remaining.first, first <= now {
+                withdrawal = w.activityID
+                w.remaining.removeFirst()
+                s.withdrawal = w.remaining.isEmpty ? nil : w
             }
+            var solicitation = false
+            if let first = s.solicitations.first, first <= now {
+                solicitation = true
+                s.solicitations.removeFirst()
+            }
+            var presence = false
+            if s.advertisement == nil, let due = s.nextPresence, due <= now {
+                presence = true
+                s.nextPresence = nil  // `seal` sets the next one
+            }
+            return (advert, withdrawal, solicitation, presence, s.stopped)
+        }
+        if stopped { return }
+        if let advert { send(advert) }
+        if let withdrawal { send(withdrawal: withdrawal) }
+        if solicitation { seal(kind: .solicit, activity: nil) }
+        if presence { seal(kind: .presence, activity: nil) }
+        sweep()
+        let pooled = client.poolWatch()
+        pool.sync(pooled.descriptors, on: scheduler)
+        state.withLock { s in
+            s.scheduled = [s.nextBeacon, s.withdrawal?.remaining.first, s.solicitations.first, pooled.nextReap,
+                           s.advertisement == nil ? s.nextPresence : nil]
+                .compactMap { $0 }.min()
+            rearm(&s)
         }
     }
 
-    /// Arms the alarm for the earliest deadline there is (none: disarmed).
-    /// With the state locked: the scheduler and the beacon receiver both
-    /// call it.
+    /// Arms the scheduler's timer for the earliest deadline there is (none:
+    /// disarmed), without waking it. With the state locked: the scheduler
+    /// and the beacon receiver both call it.
     private func rearm(_ s: inout State) {
         let next = [s.scheduled, s.sweepDue].compactMap { $0 }.min()
         guard next != s.armed else { return }
         s.armed = next
-        alarm.arm(at: next)
+        scheduler.arm(schedulerTimer, atSeconds: next)
     }
+
+    /// The scheduler's reactor's counts (tests: an idle engine's scheduler
+    /// makes no turn).
+    var schedulerCounts: Reactor.Counts { scheduler.counts }
 
     private func send(_ ad: Advertisement, alsoTo solicitor: UDPAddress? = nil) {
         let expirationMS = ad.expirationDate.map { UInt64(max(0, $0.timeIntervalSince1970 * 1000)) }
@@ -658,7 +687,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             }
             s.roster.heard(hex(beacon.deviceID), at: wallMilliseconds())
             // The next sweep moved (a new device: sooner; one heard again:
-            // maybe later): the alarm follows, without waking anyone.
+            // maybe later): the scheduler's timer follows, without waking anyone.
             s.sweepDue = s.remotes.nextSweep(lifetime: configuration.remoteLifetime,
                                              presenceLifetime: configuration.presenceLifetime, now: now,
                                              wallMilliseconds: wallMilliseconds())
@@ -910,7 +939,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
 
     // MARK: Waking the scheduler
 
-    private func poke() { alarm.poke() }
+    private func poke() { scheduler.wake() }
 }
 
 /// What discovery did, in counts (tests assert bounds on these).
