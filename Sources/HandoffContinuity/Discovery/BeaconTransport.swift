@@ -74,10 +74,12 @@ public struct BeaconTransportStats: Sendable, Equatable {
 /// - The interface list is read at start and again on a `send` at least
 ///   `interfaceRescanInterval` seconds after the last read, so interfaces
 ///   that come up later are joined.
-/// - One receive thread polls both sockets and a wake pipe; datagrams
-///   outside `BeaconCodec.minPacketSize...maxPacketSize` are dropped before
-///   the callback, which runs on that thread with the raw bytes (the caller
-///   opens them with `BeaconCodec.open`). The callback may call `stop()`.
+/// - One receive thread (`hoff-beacons`) runs a reactor watching both
+///   sockets and the netlink socket, with no timer: idle, it never wakes.
+///   Datagrams outside `BeaconCodec.minPacketSize...maxPacketSize` are
+///   dropped before the callback, which runs on that thread with the raw
+///   bytes (the caller opens them with `BeaconCodec.open`). The callback
+///   may call `stop()`.
 public final class BeaconTransport: Sendable {
     public static let ipv4Group = "239.255.72.79"
     public static let ipv6Group = "ff02::4841:4e44"
@@ -124,6 +126,10 @@ public final class BeaconTransport: Sendable {
 
     public var stats: BeaconTransportStats { core.stats.withLock { $0 } }
 
+    /// The receive thread's reactor's counts (tests: an idle transport
+    /// makes no turn); nil once stopped.
+    var loopCounts: Reactor.Counts? { core.state.withLock { $0.reactor }?.counts }
+
     /// Sends `packet` to the multicast groups on each joined interface and
     /// to every unicast peer. Never blocks (MSG_DONTWAIT); failures are
     /// counted in `stats`, not reported. Does nothing after `stop()`.
@@ -139,7 +145,7 @@ public final class BeaconTransport: Sendable {
     /// the receive callback itself (the thread then ends, and closes the
     /// sockets, as soon as the callback returns).
     public func stop() {
-        if core.isReceiveThread {
+        if core.isLoopThread {
             core.requestStop(fromReceiveThread: true)
             return
         }
@@ -166,15 +172,14 @@ private final class BeaconTransportCore: Sendable {
         var lastScan: Double = -.infinity
         var stopping = false
         var closed = false
-        var receiver: pthread_t?
+        /// The receive thread's wait; dropped (its descriptors closed) by `closeAll`.
+        var reactor: Reactor?
         var joinClaimed = false                // another thread will join the receiver
         var detached = false                   // the receiver detached itself
     }
 
     let v4: Int32
     let v6: Int32                              // -1 without IPv6
-    let wakeRead: Int32
-    let wakeWrite: Int32
     /// Netlink socket for link and address changes; -1 when unavailable.
     let netlink: Int32
     let interfacesChanged: (@Sendable () -> Void)?
@@ -217,19 +222,19 @@ private final class BeaconTransportCore: Sendable {
             }
             break
         }
-        var fds: [Int32] = [0, 0]
-        guard BeaconSocket.makeWakePipe(&fds) else {
-            let text = BeaconSocket.errnoText()
+        let reactor: Reactor
+        do {
+            reactor = try Reactor()
+        } catch {
             close(v4)
             if v6 >= 0 { close(v6) }
-            throw HandoffError(.io, "cannot create the beacon wake pipe: \(text)")
+            throw HandoffError(.io, "cannot create the beacon receiver's wait: \(error)")
         }
         self.v4 = v4
         self.v6 = v6
         port = bound
         v4Group = UDPAddress(host: BeaconTransport.ipv4Group, port: bound)
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
+        state.withLock { $0.reactor = reactor }
         netlink = interfacesChanged == nil ? -1 : BeaconSocket.openNetlink()
         stats.withLock {
             $0.setupSkips = skips
@@ -372,41 +377,33 @@ private final class BeaconTransportCore: Sendable {
 
     // MARK: Receiving
 
-    var isReceiveThread: Bool {
-        let me = pthread_self()
-        return state.withLock { s in s.receiver.map { pthread_equal($0, me) != 0 } ?? false }
-    }
+    /// Whether the caller is the receive thread (in its reactor's run).
+    var isLoopThread: Bool { state.withLock { $0.reactor }?.isLoopThread ?? false }
 
+    private var stopping: Bool { state.withLock { $0.stopping } }
+
+    /// The receive thread: each socket drained a bounded batch per turn
+    /// (level-triggered: the rest is the next turn's, after a look at
+    /// `stop()`).
     func receiveLoop() {
-        state.withLock { $0.receiver = pthread_self() }
-        var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: v4, events: Int16(POLLIN), revents: 0)]
-        if v6 >= 0 { fds.append(pollfd(fd: v6, events: Int16(POLLIN), revents: 0)) }
-        if netlink >= 0 { fds.append(pollfd(fd: netlink, events: Int16(POLLIN), revents: 0)) }
+        guard let reactor = state.withLock({ $0.reactor }) else { return }
         var buffer = [UInt8](repeating: 0, count: 1500)
         var names: [UInt32: String] = [:]
-
-        loop: while !state.withLock({ $0.stopping }) {
-            let r = poll(&fds, nfds_t(fds.count), -1)
-            if r < 0 {
-                if errno == EINTR { continue }
-                stats.withLock { $0.receiveErrors += 1 }
-                break
-            }
-            if fds[0].revents != 0 { break }
-            for k in 1..<fds.count where fds[k].revents != 0 {
-                if fds[k].fd == netlink {
-                    linkEvents(&buffer)
-                    continue
-                }
-                // Drain a bounded batch, then poll again (and see stop()).
+        // Handlers run only inside `run`, on this thread, which holds the core.
+        for fd in [v4, v6] where fd >= 0 {
+            _ = reactor.watch(fd, .readable) { [unowned self] _ in
                 for _ in 0..<64 {
-                    guard let (packet, from) = receiveOne(fds[k].fd, &buffer, &names) else { break }
-                    receive(packet, from)
-                    if state.withLock({ $0.stopping }) { break loop }
+                    guard !self.stopping, let (packet, from) = self.receiveOne(fd, &buffer, &names) else { break }
+                    self.receive(packet, from)
                 }
             }
         }
+        if netlink >= 0 {
+            _ = reactor.watch(netlink, .readable) { [unowned self] _ in
+                if !self.stopping { self.linkEvents(&buffer) }
+            }
+        }
+        if !stopping { reactor.run() }
         let closeHere = state.withLock { $0.detached }
         if closeHere { closeAll() }
     }
@@ -471,10 +468,7 @@ private final class BeaconTransportCore: Sendable {
         state.withLock { s in
             if !s.stopping {
                 s.stopping = true
-                if !s.closed {
-                    var byte: UInt8 = 1
-                    _ = write(wakeWrite, &byte, 1)
-                }
+                s.reactor?.stop()
             }
             if fromReceiveThread {
                 if !s.joinClaimed && !s.detached {
@@ -495,7 +489,8 @@ private final class BeaconTransportCore: Sendable {
             guard !s.closed else { return }
             s.closed = true
             s.stopping = true
-            for fd in [v4, v6, wakeRead, wakeWrite, netlink] where fd >= 0 { close(fd) }
+            for fd in [v4, v6, netlink] where fd >= 0 { close(fd) }
+            s.reactor = nil
             s.v4Joined = [:]
             s.v6Joined = [:]
             s.v6Groups = [:]
@@ -602,12 +597,6 @@ private enum BeaconSocket {
     static func setOption<T>(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: inout T) -> Bool {
         guard fd >= 0 else { return false }
         return withUnsafeBytes(of: &value) { setsockopt(fd, level, name, $0.baseAddress, socklen_t($0.count)) } == 0
-    }
-
-    /// A pipe, both ends close-on-exec (from the call on: no window for a
-    /// fork to inherit them) and non-blocking.
-    static func makeWakePipe(_ fds: inout [Int32]) -> Bool {
-        clinux_pipe2(&fds, O_CLOEXEC | O_NONBLOCK) == 0
     }
 
     static func errnoText() -> String { String(cString: strerror(errno)) }
