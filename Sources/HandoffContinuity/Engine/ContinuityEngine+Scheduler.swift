@@ -28,8 +28,9 @@ extension ContinuityEngine {
         scheduler.beforeEachWait { [weak self] in
             self?.schedule(watching: pool)
         }
-        let scheduler = self.scheduler
-        threads.start(named: "hoff-scheduler") { scheduler.run() }
+        // The thread holds the engine until `detach` stops it; the reactor's
+        // hooks and handlers hold it weakly (the reactor is the engine's).
+        threads.start(named: "hoff-scheduler") { [self] in self.scheduler.run() }
     }
 
     /// One pass of the scheduler: beacons in bursts then keep-alives,
