@@ -14,10 +14,10 @@ import Glibc
 public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     // @unchecked: mutable state is in `state`; the rest is immutable or Sendable.
     public let configuration: ContinuityConfiguration
-    private let keys: DerivedKeys
-    private let state = Locked(State())
-    private let replay = ReplayGuard()
-    private let client: ExchangeClient
+    let keys: DerivedKeys
+    let state = Locked(State())
+    let replay = ReplayGuard()
+    let client: ExchangeClient
     /// Every thread the engine starts but the verifier's (the scheduler,
     /// fetches, confirmations, streams, served connections): `detach` waits
     /// until they are gone, so a confirmation of a continue still reaches
@@ -26,7 +26,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// the host then exits (a handshake still running in exit() uses what
     /// OpenSSL's exit handlers free; a verification still unwinding would
     /// leak its per-thread random generators).
-    private let threads = ThreadGroup()
+    let threads = ThreadGroup()
     private let streams: StreamRegistry
     /// Verification handshakes: a few threads and a short queue, however
     /// many devices beacons name (PROTOCOL §5 "Bounds").
@@ -35,15 +35,29 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     private(set) var transport: BeaconTransport!
     /// Where unicast beacon targets come from (docs/PROTOCOL.md "Peer sources").
     private var reach: PeerSources!
-    private var server: ChannelServer!
-    /// What the scheduler sleeps on: armed for the earliest deadline, poked
-    /// when something becomes due sooner (docs/agent.md §8).
-    private let alarm: SchedulerAlarm
+    var server: ChannelServer!
+    /// What the scheduler thread sleeps on (docs/agent.md §8): `deadline`
+    /// armed for the earliest deadline there is (none: disarmed, no
+    /// wake-up; any thread arms it without waking the loop), a wake-up from
+    /// whoever makes something due sooner, the settings file's watch and
+    /// the pooled connections (`PoolWatches`).
+    let scheduler: Reactor
+    let schedulerTimer: Reactor.Timer
     /// The person's settings file and its watch (nil: defaults only).
-    private let settingsStore: SettingsStore?
-    private let settingsWatch: SettingsWatch?
+    let settingsStore: SettingsStore?
+    let settingsWatch: SettingsWatch?
+    /// This device's name when renamed while running (`rename`).
+    let renamed = Locked<String?>(nil)
 
-    private struct State: @unchecked Sendable {
+    /// Where pairing beacons heard on the engine's beacon socket go (the
+    /// agent's pairing, docs/agent.md §9); nil drops them as before.
+    let pairingBeacons = Locked<(@Sendable ([UInt8], String) -> Void)?>(nil)
+    /// The roster's last written generation; a write never replaces a newer one.
+    let rosterWritten = Locked(0)
+    /// Told when the roster shows something else (`onDevicesChanged`).
+    let devicesListener = Locked<(@Sendable () -> Void)?>(nil)
+
+    struct State: @unchecked Sendable {
         weak var endpoint: (any ContinuityEndpoint)?
         /// What is advertised: what the app asked for (`requested`) when
         /// the settings let it out, else nil.
@@ -60,7 +74,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         /// When the remote table's next sweep has something to do.
         var sweepDue: Double?
         /// The scheduler's own next deadline (beacons, withdrawals,
-        /// solicitations, the pool's next reap), and what the alarm is
+        /// solicitations, the pool's next reap), and what its timer is
         /// armed for (the earlier of that and `sweepDue`).
         var scheduled: Double?
         var armed: Double?
@@ -117,8 +131,15 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         self.configuration = configuration
         keys = configuration.account.derived
         streams = StreamRegistry(threads: threads)
-        let alarm = try SchedulerAlarm()
-        self.alarm = alarm
+        let scheduler: Reactor
+        do {
+            scheduler = try Reactor()
+        } catch {
+            throw HandoffError(.io, "cannot create the scheduler's wait: \(error)")
+        }
+        self.scheduler = scheduler
+        // Its firing is a turn: the pass before the next wait does what is due.
+        schedulerTimer = scheduler.timer {}
         let settingsStore = configuration.settingsDirectory.map(SettingsStore.init(directory:))
         self.settingsStore = settingsStore
         settingsWatch = settingsStore.map(SettingsWatch.init(store:))
@@ -127,7 +148,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         client = ExchangeClient(psk: keys.channelPSK, limits: configuration.channelLimits,
                                 fetchTimeout: configuration.fetchTimeout,
                                 idleLifetime: configuration.idleConnectionLifetime,
-                                pooled: { alarm.poke() }, dial: { peer, psk, limits throws(HandoffError) in
+                                pooled: { scheduler.wake() }, dial: { peer, psk, limits throws(HandoffError) in
             guard let address = peer.path else { return try ChannelConnection.connect(to: peer, psk: psk, limits: limits) }
             guard let path = paths.first(where: { $0.kind == address.kind }) else {
                 throw HandoffError(.connectionUnavailable, "\(peer) is reached through a \(address.kind.rawValue), and none is configured")
@@ -164,7 +185,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             s.nextPresence = monotonicSeconds()
         }
         if let settingsStore { reloadSettings(from: settingsStore) }
-        threads.start(named: "hoff-scheduler") { [self] in self.scheduleLoop() }
+        startScheduler()
         reach.start()
         for path in configuration.paths { path.start(pathEvents) }
     }
@@ -247,7 +268,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// Reads the settings file and applies it; a damaged one counts as the
     /// defaults, said once per change on standard error (an embedded app
     /// has no other voice; the agent's journal gets it).
-    private func reloadSettings(from store: SettingsStore) {
+    func reloadSettings(from store: SettingsStore) {
         let loaded = store.load()
         if let problem = loaded.problem {
             let line = "handoff: the settings file is not used (defaults apply): \(problem.message)\n"
@@ -256,7 +277,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         apply(loaded.settings)
     }
 
-    private var endpoint: (any ContinuityEndpoint)? { state.withLock { $0.endpoint } }
+    var endpoint: (any ContinuityEndpoint)? { state.withLock { $0.endpoint } }
 
     /// Seconds `detach` waits for streams to send what their hosts wrote.
     static let streamDrainLimit = 3.0
@@ -444,7 +465,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             return nextRoster(&s)
         }
         persist(roster)
-        poke()
+        // The scheduler's pass sees `stopped` and does nothing more.
+        scheduler.stop()
         // What hosts wrote to their streams before this still goes out.
         streams.drainAndEnd(within: Self.streamDrainLimit)
         reach.stop()
@@ -457,337 +479,6 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         // A verification may run this (its job held the last reference).
         verifier.stop(waiting: deadline - monotonicSeconds())
         client.closeAll()
-    }
-
-    // MARK: Sending beacons
-
-    /// Deadlines this close are met now: a timer that fires a hair early
-    /// (rounding) does not cost a second wake-up.
-    static let timerSlack = 0.000_5
-
-    /// The scheduler thread: beacons in bursts then keep-alives, withdrawal
-    /// beacons, solicitations, the reaping of pooled connections and the
-    /// sweep of silent or expired remote activities. It sleeps until the
-    /// earliest of their deadlines, with no time limit when there is none
-    /// (docs/agent.md §8); whoever makes something due sooner pokes it.
-    private func scheduleLoop() {
-        while true {
-            let now = monotonicSeconds() + Self.timerSlack
-            let (advert, withdrawal, solicitation, presence, stopped): (Advertisement?, ActivityID?, Bool, Bool, Bool) = state.withLock { s in
-                var advert: Advertisement?
-                if let due = s.nextBeacon, due <= now, let a = s.advertisement {
-                    advert = a
-                    s.burstStep += 1
-                    let burst = configuration.burst
-                    let delay = s.burstStep < burst.count ? burst[s.burstStep] - burst[s.burstStep - 1] : configuration.keepaliveInterval
-                    s.nextBeacon = now + max(0.01, delay)
-                }
-                var withdrawal: ActivityID?
-                if var w = s.withdrawal, let first = w.remaining.first, first <= now {
-                    withdrawal = w.activityID
-                    w.remaining.removeFirst()
-                    s.withdrawal = w.remaining.isEmpty ? nil : w
-                }
-                var solicitation = false
-                if let first = s.solicitations.first, first <= now {
-                    solicitation = true
-                    s.solicitations.removeFirst()
-                }
-                var presence = false
-                if s.advertisement == nil, let due = s.nextPresence, due <= now {
-                    presence = true
-                    s.nextPresence = nil  // `seal` sets the next one
-                }
-                return (advert, withdrawal, solicitation, presence, s.stopped)
-            }
-            if stopped { return }
-            if let advert { send(advert) }
-            if let withdrawal { send(withdrawal: withdrawal) }
-            if solicitation { seal(kind: .solicit, activity: nil) }
-            if presence { seal(kind: .presence, activity: nil) }
-            sweep()
-            let pool = client.poolWatch()
-            state.withLock { s in
-                s.scheduled = [s.nextBeacon, s.withdrawal?.remaining.first, s.solicitations.first, pool.nextReap,
-                               s.advertisement == nil ? s.nextPresence : nil]
-                    .compactMap { $0 }.min()
-                rearm(&s)
-            }
-            if alarm.wait(watching: pool.descriptors, readable: settingsWatch?.descriptor ?? -1),
-               let settingsStore, settingsWatch?.changed() == true {
-                reloadSettings(from: settingsStore)
-            }
-        }
-    }
-
-    /// Arms the alarm for the earliest deadline there is (none: disarmed).
-    /// With the state locked: the scheduler and the beacon receiver both
-    /// call it.
-    private func rearm(_ s: inout State) {
-        let next = [s.scheduled, s.sweepDue].compactMap { $0 }.min()
-        guard next != s.armed else { return }
-        s.armed = next
-        alarm.arm(at: next)
-    }
-
-    private func send(_ ad: Advertisement, alsoTo solicitor: UDPAddress? = nil) {
-        let expirationMS = ad.expirationDate.map { UInt64(max(0, $0.timeIntervalSince1970 * 1000)) }
-        if let e = expirationMS, e <= wallMilliseconds() {
-            send(withdrawal: ad.activityID)  // expired: no longer offered
-            return
-        }
-        let activity = BeaconActivity(activityID: ad.activityID.bytes, activityType: ad.activityType,
-                                      title: ad.title.map { truncateUTF8($0, to: 256) },
-                                      teamIdentifier: ad.teamIdentifier, bundleIdentifier: ad.bundleIdentifier,
-                                      webpageURL: ad.webpageURL.map(\.absoluteString).flatMap { $0.utf8.count <= 1024 ? $0 : nil },
-                                      expiration: expirationMS, supportsContinuationStreams: ad.supportsContinuationStreams)
-        seal(kind: .advert, activity: activity, alsoTo: solicitor)
-    }
-
-    private func send(withdrawal activityID: ActivityID) {
-        let activity = BeaconActivity(activityID: activityID.bytes, activityType: "", title: nil, teamIdentifier: "",
-                                      bundleIdentifier: "", webpageURL: nil, expiration: nil,
-                                      supportsContinuationStreams: false)
-        seal(kind: .withdraw, activity: activity)
-    }
-
-    private func seal(kind: Beacon.Kind, activity: BeaconActivity?, leaving: Bool = false, alsoTo solicitor: UDPAddress? = nil) {
-        let now = wallMilliseconds()
-        // Strictly increasing, and still so after a restart: receivers drop
-        // any sequence they have seen.
-        let sequence = state.withLock { s in
-            s.lastSequence = max(s.lastSequence + 1, now)
-            // Any beacon but a solicitation shows this device is here: the
-            // next presence is due an interval after it.
-            if kind != .solicit {
-                let interval = configuration.presenceInterval
-                s.nextPresence = interval > 0 ? monotonicSeconds() + interval : nil
-            }
-            return s.lastSequence
-        }
-        let device = configuration.device
-        let beacon = Beacon(kind: kind, timestamp: now, sequence: sequence, deviceID: device.idBytes,
-                            deviceName: deviceName, role: device.role, channelPort: server.port, activity: activity,
-                            leaving: leaving)
-        guard let packet = try? BeaconCodec.seal(beacon, key: keys.beaconKey) else { return }
-        transport.send(packet)
-        if let solicitor { transport.send(packet, to: solicitor) }
-        for path in configuration.paths { path.publish(beacon: packet) }
-    }
-
-    // MARK: Receiving beacons
-
-    /// One datagram from the transport (internal: tests feed it directly).
-    /// Where pairing beacons heard on the engine's beacon socket go (the
-    /// agent's pairing, docs/agent.md §9); nil drops them as before.
-    private let pairingBeacons = Locked<(@Sendable ([UInt8], String) -> Void)?>(nil)
-
-    /// Hands datagrams that are pairing beacons by size and magic
-    /// (docs/PROTOCOL.md §9) to `handler`, on the beacon receive thread,
-    /// instead of dropping them; the handler bounds its own work. nil stops.
-    public func routePairingBeacons(to handler: (@Sendable ([UInt8], String) -> Void)?) {
-        pairingBeacons.withLock { $0 = handler }
-    }
-
-    func received(_ packet: [UInt8], from: UDPAddress) {
-        if packet.count == PairingBeacon.size, packet.starts(with: PairingBeacon.magic),
-           let handler = pairingBeacons.withLock({ $0 }) {
-            handler(packet, from.host)
-            return
-        }
-        receive(packet, host: from.host, solicitor: from)
-    }
-
-    /// A beacon packet heard from `host` (an address, or the text of
-    /// `path`, the device's address on another path); `solicitor`: where a
-    /// UDP answer goes (nil on another path: every beacon goes there anyway).
-    func receive(_ packet: [UInt8], host: String, path: PeerPathAddress? = nil, solicitor: UDPAddress?) {
-        // Anything that does not authenticate is dropped here, silently;
-        // so is everything before an application is attached (the beacon
-        // is not consumed: its next copy still counts).
-        guard let endpoint = endpoint else { return }
-        guard let beacon = BeaconCodec.open(packet, key: keys.beaconKey) else {
-            state.withLock { s in
-                s.beacons.packets += 1
-                s.beacons.countForeign(from: host)
-            }
-            return
-        }
-        guard beacon.deviceID != configuration.device.idBytes else {
-            state.withLock { s in
-                s.beacons.packets += 1
-                s.beacons.own += 1
-            }
-            return
-        }
-        let now = wallMilliseconds()
-        let verdict = replay.check(beacon, nowMilliseconds: now)
-        state.withLock { s in
-            s.beacons.packets += 1
-            s.beacons.count(verdict, beacon, from: host, nowMilliseconds: now)
-            // The other family's copy: its address, not a replay.
-            if verdict == .duplicate { s.remotes.heardCopy(of: beacon, from: host, over: path) }
-        }
-        guard verdict == .accepted else { return }
-        if beacon.kind == .solicit {
-            // Its sender's address is noted (only that: a solicitor may
-            // be a second process of a device), so a FETCH from it is
-            // recognised by the settings' Offer=false (docs/agent.md §11).
-            state.withLock { $0.remotes.heardSolicitation(from: beacon, host: host) }
-            answer(solicitor, host: host)
-            return
-        }
-        if beacon.kind == .presence, beacon.leaving {
-            left(hex(beacon.deviceID), endpoint: endpoint)
-            for path in configuration.paths { path.peerLeft(beacon.deviceID) }
-            return
-        }
-        let audience = endpoint.audience
-        let (changes, verify, renamed, roster) = state.withLock { s in
-            let now = monotonicSeconds()
-            let id = hex(beacon.deviceID)
-            let nameBefore = s.remotes.entries[id].flatMap { $0.verified ? $0.name : nil }
-            let applied = s.remotes.apply(beacon, from: host, over: path, audience: audience, ownRole: configuration.device.role,
-                                          now: now)
-            let renamed = nameBefore != nil && nameBefore != s.remotes.entries[id]?.name
-            // A rename is kept in the roster too: offline, it still shows.
-            var roster: DeviceRoster?
-            if renamed, let entry = s.remotes.entries[id], entry.verified,
-               s.roster.saw(DeviceRoster.Record(id: id, name: entry.name, role: entry.role, lastSeen: wallMilliseconds())) {
-                roster = nextRoster(&s)
-            }
-            s.roster.heard(hex(beacon.deviceID), at: wallMilliseconds())
-            // The next sweep moved (a new device: sooner; one heard again:
-            // maybe later): the alarm follows, without waking anyone.
-            s.sweepDue = s.remotes.nextSweep(lifetime: configuration.remoteLifetime,
-                                             presenceLifetime: configuration.presenceLifetime, now: now,
-                                             wallMilliseconds: wallMilliseconds())
-            rearm(&s)
-            return (applied.0, applied.1, renamed, roster)
-        }
-        changes.forEach(endpoint.remoteActivityChanged)
-        if let roster { persist(roster) }
-        if renamed { devicesChanged() }
-        if let channel = verify { startVerifying(hex(beacon.deviceID), at: channel) }
-    }
-
-    /// Answers a solicitation with the current advert, or a presence
-    /// beacon when nothing is offered, at once, to the solicitor and on
-    /// the normal paths, within the answer limits (an answer is one beacon).
-    private func answer(_ solicitor: UDPAddress?, host: String) {
-        let answer: (advert: Advertisement?, ok: Bool) = state.withLock { s in
-            guard !s.stopped else { return (nil, false) }
-            guard s.answerLimit.admit(solicitor?.description ?? host, now: monotonicSeconds()) else {
-                s.counters.answersRefused += 1
-                return (nil, false)
-            }
-            s.counters.answers += 1
-            return (s.advertisement, true)
-        }
-        guard answer.ok else { return }
-        if let advert = answer.advert { send(advert, alsoTo: solicitor) } else {
-            seal(kind: .presence, activity: nil, alsoTo: solicitor)
-        }
-    }
-
-    /// This device's name as its beacons carry it now: the configuration's
-    /// until `rename`.
-    public var deviceName: String { renamed.withLock { $0 } ?? configuration.device.name }
-
-    private let renamed = Locked<String?>(nil)
-
-    /// Renames this device while it runs (the person ran `handoff device
-    /// --name`; docs/agent.md §6): the next beacons carry `name`, and one
-    /// goes out now on every path (its advert, else a presence), so the
-    /// others show the new name within one beacon. False when `name` is
-    /// the name already; throws when it breaks §4's rule.
-    @discardableResult
-    public func rename(to name: String) throws(HandoffError) -> Bool {
-        try DeviceIdentity.validateName(name)
-        let changed = renamed.withLock { current in
-            guard (current ?? configuration.device.name) != name else { return false }
-            current = name
-            return true
-        }
-        if changed { announce() }
-        return changed
-    }
-
-    /// A fresh beacon of what this device is now (its advert, else a
-    /// presence), on every path: the relay asks for one when it connects
-    /// and when an old gone message stands on this device's topic.
-    private func announce() {
-        let (advert, running) = state.withLock { s in (s.advertisement, !s.stopped) }
-        guard running else { return }
-        if let advert { send(advert) } else { seal(kind: .presence, activity: nil) }
-    }
-
-    /// A device said it is going away: offline at once (what it offered
-    /// withdrawn), its last seen kept in the roster.
-    private func left(_ deviceID: String, endpoint: any ContinuityEndpoint) {
-        let (changes, roster) = state.withLock { s in
-            let (changes, entry) = s.remotes.left(deviceID)
-            guard entry?.verified == true else { return (changes, DeviceRoster?.none) }
-            s.roster.heard(deviceID, at: wallMilliseconds())
-            s.sweepDue = s.remotes.nextSweep(lifetime: configuration.remoteLifetime,
-                                             presenceLifetime: configuration.presenceLifetime, now: monotonicSeconds(),
-                                             wallMilliseconds: wallMilliseconds())
-            rearm(&s)
-            return (changes, nextRoster(&s))
-        }
-        changes.forEach(endpoint.remoteActivityChanged)
-        if let roster {
-            persist(roster)
-            devicesChanged()
-        }
-    }
-
-    /// Proves a newly seen device is there now (its channel authenticates
-    /// with the account's PSK) before reporting what it offers; the
-    /// connection is kept warm for the first fetch. Runs on the verifier
-    /// pool, within the verification rate limits; what does not fit is
-    /// deferred (tried again on a later beacon).
-    private func startVerifying(_ deviceID: String, at channel: SocketAddress) {
-        let admitted = state.withLock { s in
-            let ok = s.verifyLimit.admit(channel.host, now: monotonicSeconds())
-            if !ok {
-                s.counters.verificationsLimited += 1
-                s.remotes.deferred(deviceID, at: channel)
-            }
-            return ok
-        }
-        guard admitted else { return }
-        let client = self.client
-        let submitted = verifier.submit { [weak self] in
-            let outcome = client.verify(channel)
-            let failure: HandoffError? = if case .failure(let e) = outcome { e } else { nil }
-            guard let self else { return }
-            let (changes, endpoint, retry, roster, online) = self.state.withLock { s in
-                s.counters.verifications += 1
-                let now = monotonicSeconds()
-                let wasOnline = s.remotes.entries[deviceID]?.verified == true
-                let changes = s.remotes.verified(deviceID, at: channel, failure: failure,
-                                                 revision: try? outcome.get(), now: now)
-                var roster: DeviceRoster?
-                if let entry = s.remotes.entries[deviceID], entry.verified,
-                   s.roster.saw(DeviceRoster.Record(id: deviceID, name: entry.name, role: entry.role,
-                                                    lastSeen: Self.wall(of: entry.lastHeard, now: now, wall: wallMilliseconds()))) {
-                    roster = self.nextRoster(&s)
-                }
-                let online = !wasOnline && s.remotes.entries[deviceID]?.verified == true
-                return (changes, s.endpoint, failure == nil ? nil : s.remotes.untriedChannel(deviceID, now: now), roster, online)
-            }
-            if let endpoint { changes.forEach(endpoint.remoteActivityChanged) }
-            if let roster { self.persist(roster) }
-            if online { self.devicesChanged() }
-            if let retry { self.startVerifying(deviceID, at: retry) }
-        }
-        if !submitted {
-            state.withLock { s in
-                s.counters.verificationsLimited += 1
-                s.remotes.deferred(deviceID, at: channel)
-            }
-        }
     }
 
     /// Discovery's counters and sizes now: for tests and diagnostics.
@@ -823,94 +514,6 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         return EngineStatus(remotes: remotes.sorted { $0.id < $1.id }, counters: counters, beacons: beacons,
                             roster: roster, sources: peerSources)
     }
-
-    /// The account's devices this one verified, online or not (sorted by
-    /// name): the roster, with what discovery knows now.
-    public var roster: [EngineStatus.RosterDevice] {
-        state.withLock { s in
-            let (now, wall) = (monotonicSeconds(), wallMilliseconds())
-            return s.roster.sorted.map { r in
-                let live = s.remotes.entries[r.id]
-                let online = live?.verified == true
-                return EngineStatus.RosterDevice(
-                    id: r.id, name: online ? live!.name : r.name, role: online ? live!.role : r.role, online: online,
-                    lastSeen: online ? Self.wall(of: live!.lastHeard, now: now, wall: wall) : r.lastSeen)
-            }
-        }
-    }
-
-    // MARK: The roster on disk
-
-    /// A monotonic time as wall-clock milliseconds, as the clocks stand now.
-    static func wall(of monotonic: Double, now: Double, wall: UInt64) -> UInt64 {
-        let ago = UInt64(max(0, (now - monotonic) * 1000).rounded())
-        return wall > ago ? wall - ago : 0
-    }
-
-    /// With the state locked: the roster to write, numbered.
-    private func nextRoster(_ s: inout State) -> DeviceRoster? {
-        guard configuration.roster != nil else { return nil }
-        s.rosterGeneration += 1
-        var r = s.roster
-        r.generation = s.rosterGeneration
-        return r
-    }
-
-    /// Last written generation; a write never replaces a newer one.
-    private let rosterWritten = Locked(0)
-
-    /// Writes a roster (outside the state lock; writers of older
-    /// generations skip). A failed write is not fatal: the roster is a
-    /// cache of what handshakes teach again.
-    private func persist(_ roster: DeviceRoster?) {
-        guard let roster, let file = configuration.roster else { return }
-        rosterWritten.withLock { written in
-            guard roster.generation > written else { return }
-            written = roster.generation
-            try? file.save(roster)
-        }
-    }
-
-    private func sweep() {
-        client.reap()
-        let (changes, endpoint, roster) = state.withLock { s in
-            let (now, wall) = (monotonicSeconds(), wallMilliseconds())
-            let (changes, gone) = s.remotes.sweep(now: now, lifetime: configuration.remoteLifetime,
-                                                  presenceLifetime: configuration.presenceLifetime, wallMilliseconds: wall)
-            s.sweepDue = s.remotes.nextSweep(lifetime: configuration.remoteLifetime,
-                                             presenceLifetime: configuration.presenceLifetime, now: now, wallMilliseconds: wall)
-            // A verified device gone offline: its last seen is worth keeping.
-            let offline = gone.filter { $0.value.verified }
-            for (id, entry) in offline { s.roster.heard(id, at: Self.wall(of: entry.lastHeard, now: now, wall: wall)) }
-            return (changes, s.endpoint, offline.isEmpty ? nil : nextRoster(&s))
-        }
-        if let endpoint { changes.forEach(endpoint.remoteActivityChanged) }
-        if let roster {
-            persist(roster)
-            devicesChanged()
-        }
-    }
-
-    // MARK: The roster's listener
-
-    private let devicesListener = Locked<(@Sendable () -> Void)?>(nil)
-
-    /// Called (on the engine's threads, outside its locks) when `roster`
-    /// shows something else: a device came online (verified), went offline
-    /// (left, or not heard within its lifetime), or a verified device's
-    /// beacons carry another name. The agent's tray redraws its menu
-    /// (docs/agent.md §6 "The tray"). nil stops.
-    public func onDevicesChanged(_ handler: (@Sendable () -> Void)?) {
-        devicesListener.withLock { $0 = handler }
-    }
-
-    private func devicesChanged() {
-        devicesListener.withLock { $0 }?()
-    }
-
-    // MARK: Waking the scheduler
-
-    private func poke() { alarm.poke() }
 }
 
 /// What discovery did, in counts (tests assert bounds on these).

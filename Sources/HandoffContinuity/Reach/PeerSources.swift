@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-import CLinux
 import HandoffBase
 import HandoffModel
 #if canImport(Glibc)
@@ -11,29 +10,32 @@ import Glibc
 /// sender are the union of their addresses (each once, in source order, at
 /// most `maxAddresses`), handed to `changed` whenever it changes.
 ///
-/// The thread sleeps until the earliest source's next refresh or an event
-/// of one of their descriptors (docs/agent.md §8): with no name configured
-/// and no tailscaled, no wake-up at all; `interfacesChanged()` brings the
-/// refresh of the sources that follow the network (names) forward. It is
-/// started only when a source needs refreshing, is detached, and ends at
-/// its next wake-up after `stop()` (a name still resolving is not waited
-/// for).
+/// The thread runs a reactor (docs/agent.md §8): a timer per source armed
+/// for its next refresh, the sources' descriptors watched; with no name
+/// configured and no tailscaled, no wake-up at all. `interfacesChanged()`
+/// brings the refresh of the sources that follow the network (names)
+/// forward. It is started only when a source needs refreshing, is
+/// detached, and ends at its next wake-up after `stop()` (a name still
+/// resolving is not waited for).
 public final class PeerSources: Sendable {
     public static let maxAddresses = 256
 
     public let sources: [any PeerSource]
     private let changed: @Sendable (_ addresses: [UDPAddress], _ added: Bool) -> Void
     private let state = Locked(State())
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
 
     private struct State {
         var published: [UDPAddress] = []
+        /// The thread's wait: made when a source needs refreshing, dropped
+        /// (its descriptors closed) when the thread ends or never starts.
+        var reactor: Reactor?
+        var started = false
         var stopping = false
-        var threadOwnsPipe = false
-        var closed = false
         /// Told by `interfacesChanged`, not yet seen by the thread.
         var networkChanged = false
+        /// Each source's next refresh (monotonic seconds), nil for "on an
+        /// event of its descriptor only": what its timer is armed for.
+        var due: [Double?] = []
     }
 
     /// - Parameter changed: called on the `hoff-reach` thread with the new
@@ -42,14 +44,12 @@ public final class PeerSources: Sendable {
                 changed: @escaping @Sendable (_ addresses: [UDPAddress], _ added: Bool) -> Void) {
         self.sources = sources
         self.changed = changed
-        var fds: [Int32] = [-1, -1]
-        if clinux_pipe2(&fds, O_CLOEXEC | O_NONBLOCK) != 0 { fds = [-1, -1] }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
-        state.withLock { $0.published = Self.union(sources) }
+        let reactor = sources.contains(where: \.needsRefresh) ? try? Reactor() : nil
+        state.withLock { s in
+            s.published = Self.union(sources)
+            s.reactor = reactor
+        }
     }
-
-    deinit { closePipe() }
 
     /// The union of the sources' addresses now.
     public var addresses: [UDPAddress] { state.withLock { $0.published } }
@@ -61,15 +61,14 @@ public final class PeerSources: Sendable {
     /// and the system refused it (the static addresses still apply).
     @discardableResult
     public func start() -> Bool {
-        guard sources.contains(where: \.needsRefresh), wakeRead >= 0 else { return true }
-        let started = state.withLock { s -> Bool in
-            guard !s.stopping else { return false }
-            s.threadOwnsPipe = true
-            return true
+        let reactor = state.withLock { s -> Reactor? in
+            guard !s.stopping, !s.started, let reactor = s.reactor else { return nil }
+            s.started = true
+            return reactor
         }
-        guard started else { return true }
-        if !startDetachedThread(named: "hoff-reach", { [self] in self.run() }) {
-            state.withLock { $0.threadOwnsPipe = false }
+        guard let reactor else { return true }
+        if !startDetachedThread(named: "hoff-reach", { [self] in self.run(reactor) }) {
+            state.withLock { $0.started = false }
             return false
         }
         return true
@@ -77,16 +76,12 @@ public final class PeerSources: Sendable {
 
     /// Asks the thread to end; returns at once.
     public func stop() {
-        let closeNow = state.withLock { s -> Bool in
+        let reactor = state.withLock { s -> Reactor? in
             s.stopping = true
-            // Written with the lock held: the thread closes the pipe with it held too.
-            if s.threadOwnsPipe && !s.closed {
-                var byte: UInt8 = 1
-                _ = write(wakeWrite, &byte, 1)
-            }
-            return !s.threadOwnsPipe
+            defer { if !s.started { s.reactor = nil } }
+            return s.reactor
         }
-        if closeNow { closePipe() }
+        reactor?.stop()
     }
 
     /// The network's interfaces changed (the engine's beacon transport
@@ -96,76 +91,70 @@ public final class PeerSources: Sendable {
     /// in a burst make one refresh per source, and at most one per
     /// `refreshAfterNetworkChange` for a network that keeps changing.
     public func interfacesChanged() {
-        state.withLock { s in
+        let reactor = state.withLock { s -> Reactor? in
             // No thread (nothing to refresh, or not started yet: it refreshes everything first).
-            guard s.threadOwnsPipe, !s.stopping, !s.closed else { return }
+            guard s.started, !s.stopping, let reactor = s.reactor else { return nil }
             s.networkChanged = true
-            var byte: UInt8 = 1
-            _ = write(wakeWrite, &byte, 1)  // a full pipe is a pending wake-up already
+            return reactor
         }
+        reactor?.wake()  // wake-ups not yet seen are one
     }
 
-    private func closePipe() {
-        state.withLock { s in
-            guard !s.closed else { return }
-            s.closed = true
-            if wakeRead >= 0 { close(wakeRead) }
-            if wakeWrite >= 0 { close(wakeWrite) }
-        }
-    }
+    /// The thread's reactor's counts (tests: an idle thread makes no turn);
+    /// nil without a thread.
+    var loopCounts: Reactor.Counts? { state.withLock { $0.reactor }?.counts }
 
     private var stopping: Bool { state.withLock { $0.stopping } }
 
-    private func run() {
-        defer { closePipe() }
-        var due: [Double?] = sources.map { $0.needsRefresh ? 0 : nil }
-        let refreshOrder = sources.indices.filter { sources[$0] is TailnetSource } + sources.indices.filter { !(sources[$0] is TailnetSource) }
-        while !stopping {
-            let now = monotonicSeconds()
-            // The tailnet first: a name whose resolver hangs does not hold it up.
-            for i in refreshOrder {
-                guard let d = due[i], d <= now else { continue }
-                due[i] = sources[i].refresh(now: now)
-                if stopping { return }
+    private func run(_ reactor: Reactor) {
+        defer { state.withLock { $0.reactor = nil } }
+        state.withLock { s in s.due = sources.map { $0.needsRefresh ? 0 : nil } }
+        // Timers due together fire in the order they were made: the tailnet
+        // first, so a name whose resolver hangs does not hold it up.
+        let order = sources.indices.filter { sources[$0] is TailnetSource } + sources.indices.filter { !(sources[$0] is TailnetSource) }
+        let timers = Locked([Reactor.Timer?](repeating: nil, count: sources.count))
+        // Its handlers hold it unowned: they run only inside `run`, and a
+        // reactor holding itself would outlive the thread, descriptors and all.
+        for i in order {
+            let timer = reactor.timer { [self, unowned reactor] in
+                guard !stopping, let timer = timers.withLock({ $0[i] }) else { return }
+                schedule(i, at: sources[i].refresh(now: monotonicSeconds()), timer, on: reactor)
             }
-            publish()
-            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            var owners: [Int] = []
-            for (i, source) in sources.enumerated() where source.descriptor >= 0 {
-                fds.append(pollfd(fd: source.descriptor, events: Int16(POLLIN), revents: 0))
-                owners.append(i)
-            }
-            var timeout: Int32 = -1
-            if let next = due.compactMap({ $0 }).min() {
-                timeout = Int32(min(3_600_000, max(0, (next - monotonicSeconds()) * 1000).rounded(.up)))
-            }
-            let r = poll(&fds, nfds_t(fds.count), timeout)
-            if r < 0 && errno != EINTR { return }
-            guard r > 0 else { continue }
-            if fds[0].revents != 0 {
-                if stopping { return }
-                networkChanged(&due)
-            }
-            for (k, i) in owners.enumerated() where fds[k + 1].revents != 0 {
-                if sources[i].descriptorReadable() { due[i] = 0 }
+            timers.withLock { $0[i] = timer }
+            if sources[i].needsRefresh { reactor.arm(timer, at: 0) }
+        }
+        for (i, source) in sources.enumerated() where source.descriptor >= 0 {
+            _ = reactor.watch(source.descriptor, .readable) { [self, unowned reactor] _ in
+                if sources[i].descriptorReadable(), let timer = timers.withLock({ $0[i] }) {
+                    schedule(i, at: 0, timer, on: reactor)
+                }
             }
         }
+        reactor.beforeEachWait { [self, unowned reactor] in
+            followNetworkChange(timers.withLock { $0 }, on: reactor)
+            publish()
+        }
+        reactor.run()
     }
 
-    /// Drains the wake-up pipe and moves the due times of the sources that
-    /// follow the network (`interfacesChanged`).
-    private func networkChanged(_ due: inout [Double?]) {
-        let changed = state.withLock { s -> Bool in
-            var bytes = [UInt8](repeating: 0, count: 64)
-            while read(wakeRead, &bytes, bytes.count) > 0 {}
+    /// Arms source `i`'s refresh for `next` (nil: on its descriptor's event only).
+    private func schedule(_ i: Int, at next: Double?, _ timer: Reactor.Timer, on reactor: Reactor) {
+        state.withLock { $0.due[i] = next }
+        reactor.arm(timer, atSeconds: next)
+    }
+
+    /// Moves the refresh of the sources that follow the network forward
+    /// when `interfacesChanged` said so.
+    private func followNetworkChange(_ timers: [Reactor.Timer?], on reactor: Reactor) {
+        let (changed, due) = state.withLock { s in
             defer { s.networkChanged = false }
-            return s.networkChanged
+            return (s.networkChanged, s.due)
         }
         guard changed else { return }
         let now = monotonicSeconds()
         for (i, source) in sources.enumerated() {
-            guard let delay = source.refreshAfterNetworkChange else { continue }
-            due[i] = min(due[i] ?? .infinity, now + delay)
+            guard let delay = source.refreshAfterNetworkChange, let timer = timers[i] else { continue }
+            schedule(i, at: min(due[i] ?? .infinity, now + delay), timer, on: reactor)
         }
     }
 
