@@ -4,6 +4,7 @@ import Glibc
 #endif
 import HandoffBase
 import HandoffModel
+import HandoffTestSupport
 @testable import HandoffContinuity
 @testable import HandoffRuntime
 import Testing
