@@ -342,9 +342,8 @@ public final class Reactor: @unchecked Sendable {
         _ = write(eventFD, &one, 8)
     }
 
-    /// Sets the timerfd to the earliest deadline when that changed (a zero
-    /// it_value would disarm: a past deadline becomes 1 ns, due at once).
-    /// Under the lock, so concurrent arms reach the kernel in state order.
+    /// Sets the timerfd to the earliest deadline when that changed (a past
+    /// one is due at once: `armMonotonicTimer`). Under the lock, so concurrent arms reach the kernel in state order.
     private func rearm(_ s: inout Shared) {
         var earliest: UInt64?
         for entry in s.timers.values {
@@ -352,13 +351,7 @@ public final class Reactor: @unchecked Sendable {
         }
         guard earliest != s.armed else { return }
         s.armed = earliest
-        var spec = itimerspec()
-        if let earliest {
-            let ns = max(earliest, 1)
-            spec.it_value.tv_sec = Int(ns / 1_000_000_000)
-            spec.it_value.tv_nsec = Int(ns % 1_000_000_000)
-        }
-        _ = timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+        armMonotonicTimer(timerFD, atNanoseconds: earliest)
     }
 
     private func enter() {

@@ -10,55 +10,27 @@ import Glibc
 /// it returns for each way a wait ends. Bounds, never timings: a deadline
 /// is only checked not to be cut short.
 @Suite struct BoundedWaitTests {
-    /// A pipe, readable when one byte was written into it.
-    final class Pipe {
-        let read: Int32
-        var write: Int32
-
-        init(readable: Bool = false) {
-            var fds: [Int32] = [-1, -1]
-            precondition(clinux_pipe2(&fds, O_CLOEXEC) == 0, "pipe failed")
-            (read, write) = (fds[0], fds[1])
-            if readable { fill() }
-        }
-
-        func fill() {
-            var one: UInt8 = 1
-            _ = Glibc.write(write, &one, 1)
-        }
-
-        func closeWriteEnd() {
-            close(write)
-            write = -1
-        }
-
-        deinit {
-            close(read)
-            if write >= 0 { close(write) }
-        }
-    }
-
     static let readable = Int16(POLLIN)
 
     @Test func aReadyFdIsReady() {
-        let pipe = Pipe(readable: true)
+        let pipe = TestPipe(readable: true)
         #expect(wait(pipe.read, for: Self.readable, until: Deadline(after: 5)) == .ready)
         #expect(wait(pipe.write, for: Int16(POLLOUT), until: Deadline(after: .infinity)) == .ready)
     }
 
     @Test func aHangUpIsReadyForTheNextCallToSay() {
-        let pipe = Pipe()
+        let pipe = TestPipe()
         pipe.closeWriteEnd()
         #expect(wait(pipe.read, for: Self.readable, until: Deadline(after: 5)) == .ready)
     }
 
     @Test func aDeadlineAlreadyPassedLooksAtNothing() {
-        let pipe = Pipe(readable: true)
+        let pipe = TestPipe(readable: true)
         #expect(wait(pipe.read, for: Self.readable, until: Deadline(after: 0)) == .timedOut)
     }
 
     @Test func anIdleFdTimesOutNotBeforeTheDeadline() {
-        let pipe = Pipe()
+        let pipe = TestPipe()
         let deadline = Deadline(after: 0.05)
         #expect(wait(pipe.read, for: Self.readable, until: deadline) == .timedOut)
         #expect(monotonicSeconds() >= deadline.end)
@@ -66,7 +38,7 @@ import Glibc
     }
 
     @Test func theCancelFdWinsOverAReadyFd() {
-        let pipe = Pipe(readable: true), cancel = Pipe(readable: true), idle = Pipe()
+        let pipe = TestPipe(readable: true), cancel = TestPipe(readable: true), idle = TestPipe()
         #expect(wait(pipe.read, for: Self.readable, until: Deadline(after: 5), cancel: cancel.read) == .cancelled)
         #expect(wait(idle.read, for: Self.readable, until: Deadline(after: 5), cancel: cancel.read) == .cancelled)
         #expect(wait(pipe.read, for: Self.readable, until: Deadline(after: 5), cancel: idle.read) == .ready)
@@ -82,7 +54,7 @@ import Glibc
         sigaction(SIGURG, &action, &old)
         defer { sigaction(SIGURG, &old, nil) }
 
-        let pipe = Pipe()
+        let pipe = TestPipe()
         let fd = pipe.read
         let outcome = Guarded<(thread: pthread_t?, result: WaitResult?)>((nil, nil))
         let waiter = TestThread {

@@ -12,29 +12,6 @@ import Glibc
 /// on a closed fd, runs jobs out of order...). Serialized: two tests rely on
 /// descriptor numbers no other test takes meanwhile.
 @Suite(.serialized) struct ReactorTests {
-    /// A pipe whose read end is readable when `readable` (one byte in it).
-    final class Pipe {
-        let read: Int32
-        let write: Int32
-
-        init(readable: Bool = false) {
-            var fds: [Int32] = [-1, -1]
-            precondition(clinux_pipe2(&fds, O_CLOEXEC) == 0, "pipe failed")
-            (read, write) = (fds[0], fds[1])
-            if readable { fill() }
-        }
-
-        func fill() {
-            var one: UInt8 = 1
-            _ = Glibc.write(write, &one, 1)
-        }
-
-        deinit {
-            if read >= 0 { close(read) }
-            close(write)
-        }
-    }
-
     @Test func aFarTimerArmedFromAnotherThreadDoesNotWakeTheLoop() throws {
         let reactor = try Reactor()
         let timer = reactor.timer {}
@@ -85,7 +62,7 @@ import Glibc
 
     @Test func unwatchingAnotherReadyWatchDropsItsEventThisTurn() throws {
         let reactor = try Reactor()
-        let a = Pipe(readable: true), b = Pipe(readable: true)
+        let a = TestPipe(readable: true), b = TestPipe(readable: true)
         var first: Reactor.Watch?, second: Reactor.Watch?
         var calls = 0
         first = reactor.watch(a.read, .readable) { _ in
@@ -106,18 +83,18 @@ import Glibc
 
     @Test func aReusedNumberReachesOnlyItsNewWatchEvenWithinTheTurn() throws {
         let reactor = try Reactor()
-        let trigger = Pipe(readable: true)
-        let old = Pipe(readable: true)
+        let trigger = TestPipe(readable: true)
+        let old = TestPipe(readable: true)
         var oldCalls = 0, newCalls = 0, newCallsInTheTurn = -1
         var oldWatch: Reactor.Watch?, triggerWatch: Reactor.Watch?
-        var replacement: Pipe?
+        var replacement: TestPipe?
         // Registered first, so its handler runs before the old watch's
         // (already reported) event is dispatched.
         triggerWatch = reactor.watch(trigger.read, .readable) { _ in
             reactor.unwatch(triggerWatch!)
             reactor.unwatch(oldWatch!)
             // Close the old file and open a new, empty one on its number.
-            let fresh = Pipe()
+            let fresh = TestPipe()
             #expect(dup2(fresh.read, old.read) == old.read)
             replacement = fresh
             _ = reactor.watch(old.read, .readable) { _ in newCalls += 1 }
@@ -136,7 +113,7 @@ import Glibc
     @Test func aClosedFdIsInvalidOnceAndUnwatched() throws {
         let reactor = try Reactor()
         // A number far above what the process uses, so nothing reopens it.
-        let source = Pipe(readable: true)
+        let source = TestPipe(readable: true)
         let number: Int32 = 777
         #expect(dup2(source.read, number) == number)
         var heard: [Reactor.Events] = []
@@ -283,7 +260,7 @@ import Glibc
 
     @Test func aJobTheLoopPostsFromAHandlerRunsThisTurnWithoutAWake() throws {
         let reactor = try Reactor()
-        let ready = Pipe(readable: true)
+        let ready = TestPipe(readable: true)
         let ran = Guarded(0)
         var watch: Reactor.Watch?
         watch = reactor.watch(ready.read, .readable) { _ in
@@ -324,7 +301,7 @@ import Glibc
 
     @Test func aParkedWatchIsNotPolledUntilUpdated() throws {
         let reactor = try Reactor()
-        let ready = Pipe(readable: true)
+        let ready = TestPipe(readable: true)
         var heard: [Reactor.Events] = []
         let watch = reactor.watch(ready.read, []) { heard.append($0) }
         _ = reactor.timer {}   // made disarmed: no wake-up either
