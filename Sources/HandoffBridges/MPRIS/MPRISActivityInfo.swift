@@ -39,7 +39,7 @@ public struct MPRISActivityInfo: Equatable {
             text = artist.isEmpty ? track : "\(track) — \(artist)"
         } else {
             let last = url.split(separator: "/").last.map(String.init) ?? url
-            text = MPRISURLRules.percentDecode(Substring(last)) ?? last
+            text = FileURL.percentDecode(Substring(last)) ?? last
         }
         text = String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }.map(Character.init))
         return cut(text, maxTitleBytes)

@@ -50,6 +50,9 @@ public struct HandoffSettings: Sendable, Equatable {
     public var historyEntries: Int?
     /// Bundle identifiers whose activities are never indexed here.
     public var historyOffApps: Set<String> = []
+    /// Documents: the size and wait limits, exclusions, declared folders
+    /// (docs/documents.md §5).
+    public var documents = DocumentSettings()
     /// Groups and keys this version does not know, kept as written so a
     /// rewrite by this version loses nothing a newer one wrote (group →
     /// key → value, plus the group order).
