@@ -51,12 +51,14 @@ public func manifest(team: String = "TEAM1", types: [String] = ["com.example.app
 /// An engine on loopback: beacons on an ephemeral port, unicast to `peers`,
 /// channel on 127.0.0.1, short timeouts.
 public func loopbackEngine(account: AccountKey = testAccount, role: DeviceRole = .full, peers: [UInt16] = [],
-                           fetchTimeout: Double = 1, name: String? = nil) throws -> ContinuityEngine {
+                           fetchTimeout: Double = 1, name: String? = nil,
+                           documentEnvironment: [String: String]? = nil) throws -> ContinuityEngine {
     var config = ContinuityConfiguration(
         account: account, device: try DeviceIdentity.generate(name: name ?? "test \(role.name)", role: role),
         beacons: BeaconTransportConfig(port: 0, multicast: false, peers: peers.map { UDPAddress(host: "127.0.0.1", port: $0)! }))
     config.channelAddress = SocketAddress(host: "127.0.0.1", port: 0)
     config.fetchTimeout = fetchTimeout
+    config.documentEnvironment = documentEnvironment
     return try ContinuityEngine(configuration: config)
 }
 

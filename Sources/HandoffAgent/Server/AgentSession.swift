@@ -191,11 +191,13 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         case .fetch(let activityID):
             guard begin(id) else { return nil }
             guard let port, let remote = told[activityID] else { return finish(id, .error(Self.notTold)) }
-            if let saved = server.savedContinuations.payload(for: activityID) {
-                // A history entry being continued: from its saved payload.
-                return finish(id, .payload(saved))
-            }
-            port.fetch(remote) { [weak self] result in
+            let saved = server.savedContinuations.payload(for: activityID)
+            // A history entry being continued: from its saved payload, its
+            // documents resolved here as a fetch's are.
+            let fetch: (@escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) -> Void = saved.map { payload in
+                { port.resolveDocuments(payload, from: remote, completion: $0) }
+            } ?? { port.fetch(remote, completion: $0) }
+            fetch { [weak self] result in
                 let reply: AgentMessage
                 switch result {
                 case .success(let bytes): reply = .payload(bytes)

@@ -61,6 +61,10 @@ public struct ContinuityConfiguration: Sendable {
     /// settings, the defaults (tests and hosts with an explicit identity).
     public var settingsDirectory: String?
 
+    /// The environment whose home and configuration say where documents
+    /// live (docs/documents.md §2); nil: the process's own.
+    public var documentEnvironment: [String: String]?
+
     public init(account: AccountKey, device: DeviceIdentity, beacons: BeaconTransportConfig) {
         self.account = account
         self.device = device

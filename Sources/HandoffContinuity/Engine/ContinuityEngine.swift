@@ -18,6 +18,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     let state = Locked(State())
     let replay = ReplayGuard()
     let client: ExchangeClient
+    /// Resolves the documents of fetched payloads (PROTOCOL.md §12).
+    let documents: DocumentReceiver
     /// Every thread the engine starts but the verifier's (the scheduler,
     /// fetches, confirmations, streams, served connections): `detach` waits
     /// until they are gone, so a confirmation of a continue still reaches
@@ -156,9 +158,17 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             return try ChannelConnection.connect(overStream: try path.dial(address), peer: peer, psk: psk, limits: limits)
         })
         let gate = state
-        let exchange = ExchangeServer(endpoint: { [weak self] in self?.endpoint },
-                                      fetchTimeout: configuration.fetchTimeout, streams: streams,
-                                      serves: { peer in gate.withLock { $0.remotes.serves(host: peer.host) } })
+        let environment = configuration.documentEnvironment
+        let places: @Sendable () -> DocumentPlaces = {
+            DocumentPlaces.load(environment: environment ?? ProcessEnvironment.current,
+                                settings: gate.withLock { $0.settings.documents })
+        }
+        documents = DocumentReceiver(places: places)
+        var exchanging = ExchangeServer(endpoint: { [weak self] in self?.endpoint },
+                                        fetchTimeout: configuration.fetchTimeout, streams: streams,
+                                        serves: { peer in gate.withLock { $0.remotes.serves(host: peer.host) } })
+        exchanging.documents = DocumentSender(places: places)
+        let exchange = exchanging
         do {
             server = try ChannelServer(listeningOn: configuration.channelAddress, psk: keys.channelPSK,
                                        limits: configuration.channelLimits, threads: threads) { exchange.serve($0) }
@@ -389,9 +399,45 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             completion(.failure(HandoffError(.connectionUnavailable, "the device that offered the activity is no longer reachable")))
             return
         }
+        let (client, documents) = (self.client, self.documents)
+        let started = threads.start(named: "hoff-fetch") {
+            let fetched = Self.firstReachable(paths) { client.fetch(remote.activityID, from: $0) }
+            completion(fetched.flatMap { payload in
+                documents.resolve(payload, from: remote.deviceName) { entry, copy in
+                    Self.firstReachable(paths) { client.fetchDocument(remote.activityID, entry, from: $0, into: copy) }
+                }
+            })
+        }
+        if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the fetch"))) }
+    }
+
+    public func fetchAsSent(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
+        let paths = paths(offering: remote.activityID)
+        guard !paths.isEmpty else {
+            completion(.failure(HandoffError(.connectionUnavailable, "the device that offered the activity is no longer reachable")))
+            return
+        }
         let client = self.client
         let started = threads.start(named: "hoff-fetch") {
             completion(Self.firstReachable(paths) { client.fetch(remote.activityID, from: $0) })
+        }
+        if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the fetch"))) }
+    }
+
+    public func resolveDocuments(_ payload: [UInt8], from remote: RemoteActivity,
+                                 completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
+        guard DocumentReceiver.mayHoldDocuments(payload) else { return completion(.success(payload)) }
+        let paths = paths(offering: remote.activityID)
+        let (client, documents) = (self.client, self.documents)
+        var bring: DocumentReceiver.Bring?
+        if !paths.isEmpty {
+            bring = { entry, copy in
+                Self.firstReachable(paths) { client.fetchDocument(remote.activityID, entry, from: $0, into: copy) }
+            }
+        }
+        let bringing = bring
+        let started = threads.start(named: "hoff-fetch") {
+            completion(documents.resolve(payload, from: remote.deviceName, bring: bringing))
         }
         if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the fetch"))) }
     }

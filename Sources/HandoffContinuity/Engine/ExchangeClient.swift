@@ -124,6 +124,66 @@ final class ExchangeClient: Sendable {
         }
     }
 
+    /// Brings the bytes of `entry`'s document of activity `activityID` from
+    /// `peer` into `copy` (PROTOCOL.md §12), on a connection that carries
+    /// only them and is closed after. Fails unless exactly the described
+    /// size arrives with the described SHA-256; the copy is then abandoned
+    /// by the caller. Blocking; errors are user-activity errors.
+    func fetchDocument(_ activityID: ActivityID, _ entry: DocumentEntry, from peer: SocketAddress,
+                       into copy: BroughtCopy) -> Result<Void, HandoffError> {
+        let replyTimeout = fetchTimeout + limits.handshakeTimeout + 2
+        let name = entry.location.name
+        let connection: ChannelConnection
+        do throws(HandoffError) {
+            let (reply, opened) = try request(.documentOpen(activityID, sha256: entry.facts.sha256), with: peer, replyTimeout: replyTimeout)
+            switch reply {
+            case .documentAccepted(let size) where size == entry.facts.size:
+                connection = opened
+            case .error(let code, let message):
+                release(opened, to: peer)
+                return .failure(HandoffError(HandoffError.Code(rawValue: code), "the other device: \(message)").asUserActivityErrorForWire)
+            default:
+                opened.close()
+                return .failure(HandoffError(.handoffFailed, "the other device answered a request for \(name) with an unexpected frame"))
+            }
+        } catch {
+            return .failure(error.asUserActivityErrorForWire)
+        }
+        defer { connection.close() }
+        let digest = SHA256Stream()
+        var received: UInt64 = 0
+        do throws(HandoffError) {
+            while true {
+                let frame = try connection.receive(timeout: replyTimeout)
+                switch frame.type {
+                case StreamFrame.data where !frame.payload.isEmpty:
+                    received += UInt64(frame.payload.count)
+                    guard received <= entry.facts.size else {
+                        return .failure(HandoffError(.handoffFailed, "the other device sent more of \(name) than it described"))
+                    }
+                    let failed = frame.payload.withUnsafeBytes { bytes -> HandoffError? in
+                        digest.update(bytes)
+                        do throws(HandoffError) { try copy.write(bytes); return nil } catch { return error }
+                    }
+                    if let failed { return .failure(failed) }
+                case StreamFrame.end where frame.payload.isEmpty:
+                    guard received == entry.facts.size, digest.finish() == entry.facts.sha256 else {
+                        return .failure(HandoffError(.handoffFailed, "the copy of \(name) that arrived is not the document described (\(received) of \(entry.facts.size) bytes, or another content)"))
+                    }
+                    return .success(())
+                default:
+                    return .failure(HandoffError(.handoffFailed, "the other device broke off sending \(name) with an unexpected frame"))
+                }
+            }
+        } catch {
+            if error.code == .timedOut {
+                return .failure(HandoffError(.remoteApplicationTimedOut, "the other device stopped sending \(name) (\(received) of \(entry.facts.size) bytes)"))
+            }
+            // Not 4609: bytes may be in the copy, so no other path is tried.
+            return .failure(HandoffError(.handoffFailed, "\(name) did not arrive whole (\(received) of \(entry.facts.size) bytes): \(error.message)"))
+        }
+    }
+
     /// Sends a request and reads its reply on a connection that goes back
     /// to the pool.
     private func exchange(_ request: ExchangeMessage, with peer: SocketAddress,
@@ -142,11 +202,15 @@ final class ExchangeClient: Sendable {
         while true {
             attempts += 1
             let (connection, warm) = try connectionAndWarmth(to: peer)
+            guard connection.revision >= request.revision else {
+                release(connection, to: peer)
+                throw HandoffError(.handoffFailed, "the other device speaks protocol revision \(connection.revision), which cannot do this (revision \(request.revision) can)")
+            }
             do throws(HandoffError) {
                 try connection.send(request.frame, timeout: limits.handshakeTimeout)
                 let frame = try connection.receive(timeout: replyTimeout)
                 let reply: ExchangeMessage
-                do throws(HandoffError) { reply = try ExchangeMessage(frame) } catch {
+                do throws(HandoffError) { reply = try ExchangeMessage(frame, revision: connection.revision) } catch {
                     connection.close()
                     throw HandoffError(.handoffFailed, "the other device sent a malformed reply: \(error.message)")
                 }

@@ -29,6 +29,9 @@ struct ExchangeServer: Sendable {
     /// The activities recently served, shared by all connections: a
     /// CONFIRM may come on another connection than its FETCH.
     let served = ServedActivities()
+    /// Describes documents for fetchers of revision 4 and serves their
+    /// bytes (PROTOCOL.md §12); nil: payloads go as the app made them.
+    var documents: DocumentSender?
 
     func serve(_ connection: ChannelConnection) {
         defer { connection.close() }
@@ -39,7 +42,7 @@ struct ExchangeServer: Sendable {
             guard left > 0 else { return }  // idle too long: close
             let message: ExchangeMessage
             do {
-                message = try ExchangeMessage(try connection.receive(timeout: left))
+                message = try ExchangeMessage(try connection.receive(timeout: left), revision: connection.revision)
             } catch {
                 if error.code == .malformedData {
                     try? connection.send(ExchangeMessage.error(code: HandoffError.Code.handoffFailed.rawValue,
@@ -50,7 +53,13 @@ struct ExchangeServer: Sendable {
             connection.markBusy()
             switch message {
             case .fetch(let id):
-                let reply = serves(connection.peer) ? answer(id) : Self.refusal
+                var reply = serves(connection.peer) ? answer(id) : Self.refusal
+                if case .payload(let bytes) = reply, let documents, connection.revision >= ExchangeMessage.Kind.documentOpen.revision {
+                    switch documents.describe(bytes) {
+                    case .success(let described): reply = .payload(described)
+                    case .failure(let error): reply = .error(code: error.asUserActivityError.code.rawValue, message: error.message)
+                    }
+                }
                 if case .payload = reply {
                     served.insert(id)
                     idleUntil = monotonicSeconds() + connection.limits.idleTimeout
@@ -66,7 +75,13 @@ struct ExchangeServer: Sendable {
                 }
                 // Accepted, the connection carries the stream until it ends.
                 guard serveStream(id, on: connection) else { return }
-            case .payload, .error, .streamAccepted:
+            case .documentOpen(let id, let sha256):
+                guard serves(connection.peer), let documents else {
+                    do { try connection.send(Self.refusal.frame, timeout: fetchTimeout) } catch { return }
+                    continue
+                }
+                guard documents.serve(id, sha256: sha256, on: connection, timeout: fetchTimeout) else { return }
+            case .payload, .error, .streamAccepted, .documentAccepted:
                 return  // not something a receiver sends
             }
         }

@@ -42,6 +42,21 @@ public final class HubPort: ContinuityService, @unchecked Sendable {
         }
     }
 
+    /// `fetch`, the payload as sent (for the history).
+    public func fetchAsSent(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
+        switch hub.offered(remote, to: id) {
+        case .success(let told): hub.service.fetchAsSent(told, completion: completion)
+        case .failure(let error): completion(.failure(error))
+        }
+    }
+
+    /// Resolves a saved payload's documents; bytes come along only from a
+    /// device still offering the activity to this endpoint.
+    public func resolveDocuments(_ payload: [UInt8], from remote: RemoteActivity,
+                                 completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
+        hub.service.resolveDocuments(payload, from: remote, completion: completion)
+    }
+
     public func confirmContinued(_ remote: RemoteActivity) {
         if case .success(let told) = hub.offered(remote, to: id) { hub.service.confirmContinued(told) }
     }

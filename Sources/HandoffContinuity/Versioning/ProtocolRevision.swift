@@ -12,7 +12,7 @@
 /// which older receivers drop unread: nothing is agreed for it.
 public enum ProtocolRevision {
     /// The highest revision this release speaks.
-    public static let current = 3
+    public static let current = 4
     /// The lowest revision this release still speaks: a release speaks its
     /// predecessor's revision, so two adjacent releases always hand off.
     /// Still 1: revision 3 changes nothing a revision-1 peer meets (it

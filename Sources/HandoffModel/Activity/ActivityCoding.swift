@@ -41,6 +41,13 @@ public enum ActivityCoding {
     ///   absent; `.userInfoTooLarge` (4611) when the encoded userInfo is over
     ///   `UserInfoRules.payloadBudget` bytes.
     public static func encode(_ activity: UserActivity) throws(HandoffError) -> [UInt8] {
+        try encode(activity, adding: [:])
+    }
+
+    /// Encodes an activity with top-level keys a later revision adds
+    /// (PROTOCOL.md §12's `documents`), which the caller has checked; a
+    /// key of the activity's own is never replaced.
+    public static func encode(_ activity: UserActivity, adding extra: [String: PropertyListValue]) throws(HandoffError) -> [UInt8] {
         let s = activity.snapshot
         let missing = s.requiredUserInfoKeys.filter { s.userInfo[$0] == nil }.sorted()
         if !missing.isEmpty {
@@ -49,7 +56,11 @@ public enum ActivityCoding {
         }
         let userInfo = UserInfoCoding.propertyList(s.userInfo)
         try UserInfoRules.checkBudget(BinaryPropertyList.encode(userInfo).count)
-        return BinaryPropertyList.encode(payload(s, id: activity.activityID, type: activity.activityType, userInfo: userInfo))
+        guard case .dictionary(var d) = payload(s, id: activity.activityID, type: activity.activityType, userInfo: userInfo) else {
+            preconditionFailure("a payload is a dictionary")
+        }
+        for (key, value) in extra where d[key] == nil { d[key] = value }
+        return BinaryPropertyList.encode(.dictionary(d))
     }
 
     /// The payload dictionary of an activity's state, its userInfo given
@@ -103,6 +114,14 @@ public enum ActivityCoding {
     /// canonically, and its userInfo is measured against the budget before
     /// it is converted.
     public static func decode(_ bytes: [UInt8]) throws(HandoffError) -> UserActivity {
+        try decode(bytes, keeping: []).activity
+    }
+
+    /// Decodes a payload as `decode(_:)` does, and hands back the values
+    /// of the top-level `keys` it carries (keys a later revision adds,
+    /// which the activity itself does not hold).
+    public static func decode(_ bytes: [UInt8], keeping keys: Set<String>) throws(HandoffError)
+        -> (activity: UserActivity, kept: [String: PropertyListValue]) {
         let plist: PropertyListValue
         do {
             plist = try BinaryPropertyList.decode(bytes, limits: UserInfoCoding.decodingLimits(canonicalSizeAtMost: maxPayloadSize))
@@ -163,7 +182,7 @@ public enum ActivityCoding {
             throw HandoffError(.malformedData,
                 "activity payload would be \(size) bytes written canonically (URLs percent-encoded), over \(maxPayloadSize) (docs/PROTOCOL.md §3)")
         }
-        return UserActivity(activityType: type, activityID: id, state: s)
+        return (UserActivity(activityType: type, activityID: id, state: s), d.filter { keys.contains($0.key) })
     }
 
     /// A payload the reader refused: 4611 when what was counted inside its

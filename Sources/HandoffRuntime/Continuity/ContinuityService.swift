@@ -13,6 +13,17 @@ public protocol ContinuityService: AnyObject, Sendable {
     /// Fetches a remote activity's payload. `completion` runs exactly once,
     /// on any thread, with the payload or a user-activity error (4608-4611).
     func fetch(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void)
+    /// Fetches a remote activity's payload as its sender sent it: its
+    /// documents described but not resolved, nothing brought along
+    /// (PROTOCOL.md §12). For the device's history; `fetch` is for
+    /// continuing. `completion` as for `fetch`.
+    func fetchAsSent(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void)
+    /// Resolves the documents of a payload fetched as sent (a saved one,
+    /// continued from the history) as `fetch` does, bringing bytes from
+    /// `remote`'s device while it offers the activity. Blocking work runs
+    /// off the caller's thread; `completion` runs exactly once, any thread.
+    func resolveDocuments(_ payload: [UInt8], from remote: RemoteActivity,
+                          completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void)
     /// Tells the sender that its activity was continued here.
     func confirmContinued(_ remote: RemoteActivity)
     /// Opens a continuation stream to the device `remote` came from.
@@ -130,6 +141,13 @@ extension ContinuityEndpoint {
 }
 
 extension ContinuityService {
+    public func fetchAsSent(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
+        fetch(remote, completion: completion)
+    }
+    public func resolveDocuments(_ payload: [UInt8], from remote: RemoteActivity,
+                                 completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
+        completion(.success(payload))
+    }
     public var takesOffers: Bool { false }
     public func offer(_ activityID: ActivityID, payload: [UInt8]?) {}
     public var takesIndex: Bool { false }

@@ -102,7 +102,7 @@ final class RemoteHistoryWatch: ContinuityEndpoint, AgentLoopSource, @unchecked 
             fetching += 1
             fetches += 1
             let remote = item.remote
-            port.fetch(remote) { [weak self] result in
+            port.fetchAsSent(remote) { [weak self] result in
                 self?.server.loop.post { [weak self] in
                     guard let self else { return }
                     self.fetching -= 1

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffBase
+import HandoffModel
+import HandoffRuntime
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a document the app gets came to be here (the values of
+/// `HandoffDocumentOrigins`, PROTOCOL.md §12).
+public enum DocumentOrigin: String, Sendable {
+    /// This device's file had the same content already.
+    case same
+    /// A sync that was catching up brought the same content.
+    case synced
+    /// The sender's bytes came along, stored beside the person's file.
+    case brought
+}
+
+/// The receiving device's side of documents (PROTOCOL.md §12): before an
+/// app sees a payload, each described document is found here (same
+/// file, a sync catching up, or the sender's bytes brought along) and its
+/// URL replaced by the local file's. No URL of the sender reaches the app.
+final class DocumentReceiver: Sendable {
+    /// The key the receiver adds to userInfo.
+    static let originsKey = "HandoffDocumentOrigins"
+
+    /// Streams a document's bytes from its sender into a copy, checking
+    /// the count and hash; nil when there is no way to ask the sender.
+    typealias Bring = @Sendable (_ entry: DocumentEntry, _ into: BroughtCopy) -> Result<Void, HandoffError>
+
+    let places: @Sendable () -> DocumentPlaces
+
+    init(places: @escaping @Sendable () -> DocumentPlaces) {
+        self.places = places
+    }
+
+    /// `payload` with its documents resolved, or unchanged when it carries
+    /// none (or cannot be read: the app's own decoding then says why).
+    /// Blocking: it may wait for a sync and bring bytes along.
+    func resolve(_ payload: [UInt8], from deviceName: String, bring: Bring?) -> Result<[UInt8], HandoffError> {
+        guard Self.mayHoldDocuments(payload),
+              let (activity, kept) = try? ActivityCoding.decode(payload, keeping: [DocumentEntry.payloadKey]),
+              let value = kept[DocumentEntry.payloadKey] else { return .success(payload) }
+        let entries: [String: DocumentEntry]
+        do { entries = try DocumentEntry.entries(value) } catch {
+            return .failure(Self.unreadable(error.message))
+        }
+        var userInfo = activity.userInfo
+        guard Set(entries.keys) == DocumentURLs.find(in: userInfo) else {
+            return .failure(Self.unreadable("its documents do not describe exactly the file URLs of its userInfo"))
+        }
+        let places = self.places()
+        var replacements: [String: URLReference] = [:]
+        var origins: [String: UserInfoValue] = [:]
+        for (url, entry) in entries.sorted(by: { $0.key < $1.key }) {
+            switch place(entry, places: places, device: deviceName, bring: bring) {
+            case .failure(let error):
+                return .failure(error)
+            case .success(let (path, origin)):
+                let local = FileURL.url(forPath: path)
+                guard let reference = URLReference(string: local) else {
+                    return .failure(HandoffError(.handoffFailed, "the document \(entry.location.name) has no URL here (\(path))"))
+                }
+                replacements[url] = reference
+                origins[local] = .string(origin.rawValue)
+            }
+        }
+        userInfo = DocumentURLs.replace(in: userInfo, replacements)
+        userInfo[Self.originsKey] = .dictionary(origins)
+        do {
+            try activity.setUserInfo(userInfo)
+            return .success(try ActivityCoding.encode(activity))
+        } catch {
+            if error.code == .userInfoTooLarge {
+                return .failure(HandoffError(.userInfoTooLarge, "with this device's paths for its documents, \(error.message)"))
+            }
+            return .failure(error)
+        }
+    }
+
+    /// Where `entry`'s document is here, and how it got there.
+    private func place(_ entry: DocumentEntry, places: DocumentPlaces, device: String,
+                       bring: Bring?) -> Result<(String, DocumentOrigin), HandoffError> {
+        let name = entry.location.name
+        let slot = places.locate(entry.location)
+        if let slot, slot.facts()?.sameContent(as: entry.facts) == true {
+            return .success((slot.path, .same))
+        }
+        if let slot, entry.location.place == .syncthing || entry.location.place == .cloud,
+           DocumentSyncWait.wait(for: slot, toMatch: entry.facts, until: monotonicSeconds() + places.settings.syncWait) {
+            return .success((slot.path, .synced))
+        }
+        let limit = places.settings.maxSize
+        guard entry.facts.size <= limit else {
+            return .failure(HandoffError(.handoffFailed,
+                "the document \(name) is \(Self.megabytes(entry.facts.size)), over the \(Self.megabytes(limit)) limit for documents brought from another device (handoff settings documents max-size)"))
+        }
+        guard let bring else {
+            return .failure(HandoffError(.handoffFailed, "the document \(name) is not on this device, and \(device) cannot send it now"))
+        }
+        guard let directory = Self.existingDirectory(slot?.directory) ?? places.downloads else {
+            return .failure(HandoffError(.handoffFailed, "the document \(name) has nowhere to go on this device (no home folder)"))
+        }
+        do {
+            let copy = try BroughtCopy(in: directory, name: name, device: device)
+            if case .failure(let error) = bring(entry, copy) {
+                copy.abandon()
+                return .failure(error)
+            }
+            return .success((try copy.commit(), .brought))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private static func existingDirectory(_ path: String?) -> String? {
+        guard let path else { return nil }
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR ? path : nil
+    }
+
+    static func unreadable(_ message: String) -> HandoffError {
+        HandoffError(.handoffFailed, "the other device sent an activity that cannot be read: \(message)")
+    }
+
+    static func megabytes(_ bytes: UInt64) -> String {
+        let mib = Double(bytes) / 1_048_576
+        return mib >= 10 ? "\(Int(mib.rounded())) MiB" : "\((mib * 10).rounded() / 10) MiB"
+    }
+
+    /// Whether the payload may carry the key `documents` (ASCII in a
+    /// property list): one without it is passed on undecoded.
+    static func mayHoldDocuments(_ bytes: [UInt8]) -> Bool {
+        let key = Array(DocumentEntry.payloadKey.utf8)
+        guard bytes.count >= key.count else { return false }
+        var i = 0
+        while i + key.count <= bytes.count {
+            if bytes[i] == key[0], bytes[i..<(i + key.count)].elementsEqual(key) { return true }
+            i += 1
+        }
+        return false
+    }
+}
