@@ -71,12 +71,12 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 
 #define HANDOFF_VERSION_MAJOR 0
-#define HANDOFF_VERSION_MINOR 3
-#define HANDOFF_VERSION_PATCH 1
-/* MAJOR * 10000 + MINOR * 100 + PATCH, e.g. 301 for 0.3.1. */
+#define HANDOFF_VERSION_MINOR 4
+#define HANDOFF_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH, e.g. 400 for 0.4.0. */
 #define HANDOFF_VERSION_NUMBER \
     (HANDOFF_VERSION_MAJOR * 10000 + HANDOFF_VERSION_MINOR * 100 + HANDOFF_VERSION_PATCH)
-#define HANDOFF_VERSION_STRING "0.3.1"
+#define HANDOFF_VERSION_STRING "0.4.0"
 
 /* The version of the library actually loaded, as HANDOFF_VERSION_NUMBER
  * computes it; compare with the macro to detect a header/library mismatch.

@@ -13,9 +13,9 @@ import HandoffModel
 /// compares them).
 enum LibraryVersion {
     static let major: UInt32 = 0
-    static let minor: UInt32 = 3
-    static let patch: UInt32 = 1
-    static let string: StaticString = "0.3.1"
+    static let minor: UInt32 = 4
+    static let patch: UInt32 = 0
+    static let string: StaticString = "0.4.0"
 }
 
 @c @implementation public func handoff_version_number() -> UInt32 {

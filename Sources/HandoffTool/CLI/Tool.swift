@@ -5,7 +5,7 @@ import HandoffModel
 /// The entry point: global options, the command, its arguments, and the
 /// one place errors become messages and exit statuses.
 enum Tool {
-    static let version = "0.3.1"
+    static let version = "0.4.0"
 
     nonisolated(unsafe) static let commands: [any Command.Type] = [
         AccountCommand.self,

@@ -34,7 +34,7 @@ __all__ = [
     "decode_value", "encode_value", "library_path", "library_version", "status_string",
 ]
 
-__version__ = "0.3.1"
+__version__ = "0.4.0"
 
 #: Encoded userInfo must stay within this many bytes (else 4611).
 USER_INFO_BUDGET = _ffi.USER_INFO_BUDGET

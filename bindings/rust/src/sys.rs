@@ -40,11 +40,11 @@ macro_rules! opaque {
 // ---------------------------------------------------------------- Version
 
 pub const HANDOFF_VERSION_MAJOR: c_int = 0;
-pub const HANDOFF_VERSION_MINOR: c_int = 3;
-pub const HANDOFF_VERSION_PATCH: c_int = 1;
+pub const HANDOFF_VERSION_MINOR: c_int = 4;
+pub const HANDOFF_VERSION_PATCH: c_int = 0;
 pub const HANDOFF_VERSION_NUMBER: c_int =
     HANDOFF_VERSION_MAJOR * 10000 + HANDOFF_VERSION_MINOR * 100 + HANDOFF_VERSION_PATCH;
-pub const HANDOFF_VERSION_STRING: &CStr = c"0.3.1";
+pub const HANDOFF_VERSION_STRING: &CStr = c"0.4.0";
 
 extern "C" {
     pub fn handoff_version_number() -> c_uint;
