@@ -6,6 +6,8 @@ with when it was last seen, once B stops (its last beacon says it
 leaves); and still offline after A's agent restarts (the roster next to
 the account). `handoff doctor` through A's agent does not warn about
 silence while B is online. Loopback only."""
+import pathlib
+import re
 import signal
 import stat
 import time
@@ -13,6 +15,11 @@ import time
 from cli_support import WAIT
 from test_cli_agent import start_agent
 from test_cli_nearby_source import with_agent
+
+# The revision this tree speaks, from its one source.
+REVISION = int(re.search(r"public static let current = (\d+)",
+                         (pathlib.Path(__file__).parents[2] / "Sources/HandoffContinuity/Versioning/ProtocolRevision.swift")
+                         .read_text()).group(1))
 
 
 def rows(device, env):
@@ -50,7 +57,7 @@ def test_an_idle_device_is_listed_online_then_offline_and_kept_across_restarts(p
 
     _, by_id = until(a, env, lambda d: d.get(b_id, {}).get("online") is True)
     row = by_id[b_id]
-    assert row["name"] == "Device B" and row["reachable"] is True and row["protocol_revision"] == 3, row
+    assert row["name"] == "Device B" and row["reachable"] is True and row["protocol_revision"] == REVISION, row
     assert row["last_seen"] >= 0 and row["addresses"], row
     human = a.run("devices", env=env)
     assert human.code == 0 and "\n  Device B\n" in human.out and "online, seen " in human.out, human

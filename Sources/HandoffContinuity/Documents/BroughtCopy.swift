@@ -22,7 +22,11 @@ public final class BroughtCopy {
         self.directory = directory
         self.name = name
         self.device = device
-        _ = mkdir(directory, 0o700)
+        var made = ""
+        for part in directory.split(separator: "/") {
+            made += "/" + part
+            _ = mkdir(made, 0o700)
+        }
         temporary = directory + "/.handoff-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).part"
         fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {

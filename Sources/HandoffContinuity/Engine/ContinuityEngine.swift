@@ -275,6 +275,29 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
 
     private let settingsApplied = Locked<(@Sendable (HandoffSettings) -> Void)?>(nil)
 
+    /// Called as a document is brought from another device (every
+    /// `DocumentProgress.step` bytes and at its end), on the fetching
+    /// thread; nil stops.
+    public func onDocumentProgress(_ handler: (@Sendable (DocumentProgress) -> Void)?) {
+        documentProgress.withLock { $0 = handler }
+    }
+
+    let documentProgress = Locked<(@Sendable (DocumentProgress) -> Void)?>(nil)
+
+    /// How a fetching thread brings a document of `remote` from `paths`.
+    func bringing(_ remote: RemoteActivity, from paths: [SocketAddress]) -> DocumentReceiver.Bring? {
+        guard !paths.isEmpty else { return nil }
+        let (client, progress) = (self.client, self.documentProgress)
+        return { entry, copy in
+            Self.firstReachable(paths) {
+                client.fetchDocument(remote.activityID, entry, from: $0, into: copy) { received in
+                    progress.withLock { $0 }?(DocumentProgress(name: entry.location.name, device: remote.deviceName,
+                                                              received: received, total: entry.facts.size))
+                }
+            }
+        }
+    }
+
     /// Reads the settings file and applies it; a damaged one counts as the
     /// defaults, said once per change on standard error (an embedded app
     /// has no other voice; the agent's journal gets it).
@@ -399,14 +422,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             completion(.failure(HandoffError(.connectionUnavailable, "the device that offered the activity is no longer reachable")))
             return
         }
-        let (client, documents) = (self.client, self.documents)
+        let (client, documents, bring) = (self.client, self.documents, bringing(remote, from: paths))
         let started = threads.start(named: "hoff-fetch") {
             let fetched = Self.firstReachable(paths) { client.fetch(remote.activityID, from: $0) }
-            completion(fetched.flatMap { payload in
-                documents.resolve(payload, from: remote.deviceName) { entry, copy in
-                    Self.firstReachable(paths) { client.fetchDocument(remote.activityID, entry, from: $0, into: copy) }
-                }
-            })
+            completion(fetched.flatMap { documents.resolve($0, from: remote.deviceName, bring: bring) })
         }
         if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the fetch"))) }
     }
@@ -427,17 +446,9 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     public func resolveDocuments(_ payload: [UInt8], from remote: RemoteActivity,
                                  completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
         guard DocumentReceiver.mayHoldDocuments(payload) else { return completion(.success(payload)) }
-        let paths = paths(offering: remote.activityID)
-        let (client, documents) = (self.client, self.documents)
-        var bring: DocumentReceiver.Bring?
-        if !paths.isEmpty {
-            bring = { entry, copy in
-                Self.firstReachable(paths) { client.fetchDocument(remote.activityID, entry, from: $0, into: copy) }
-            }
-        }
-        let bringing = bring
+        let (documents, bring) = (self.documents, bringing(remote, from: paths(offering: remote.activityID)))
         let started = threads.start(named: "hoff-fetch") {
-            completion(documents.resolve(payload, from: remote.deviceName, bring: bringing))
+            completion(documents.resolve(payload, from: remote.deviceName, bring: bring))
         }
         if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the fetch"))) }
     }

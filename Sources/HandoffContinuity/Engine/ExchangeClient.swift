@@ -130,7 +130,8 @@ final class ExchangeClient: Sendable {
     /// size arrives with the described SHA-256; the copy is then abandoned
     /// by the caller. Blocking; errors are user-activity errors.
     func fetchDocument(_ activityID: ActivityID, _ entry: DocumentEntry, from peer: SocketAddress,
-                       into copy: BroughtCopy) -> Result<Void, HandoffError> {
+                       into copy: BroughtCopy,
+                       progress: (_ received: UInt64) -> Void = { _ in }) -> Result<Void, HandoffError> {
         let replyTimeout = fetchTimeout + limits.handshakeTimeout + 2
         let name = entry.location.name
         let connection: ChannelConnection
@@ -166,6 +167,10 @@ final class ExchangeClient: Sendable {
                         do throws(HandoffError) { try copy.write(bytes); return nil } catch { return error }
                     }
                     if let failed { return .failure(failed) }
+                    if received / DocumentProgress.step != (received - UInt64(frame.payload.count)) / DocumentProgress.step
+                        || received == entry.facts.size {
+                        progress(received)
+                    }
                 case StreamFrame.end where frame.payload.isEmpty:
                     guard received == entry.facts.size, digest.finish() == entry.facts.sha256 else {
                         return .failure(HandoffError(.handoffFailed, "the copy of \(name) that arrived is not the document described (\(received) of \(entry.facts.size) bytes, or another content)"))
