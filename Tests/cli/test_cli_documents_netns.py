@@ -7,7 +7,10 @@ along beside it, never a path of A."""
 
 import hashlib
 import os
+import shutil
+import tempfile
 import urllib.parse
+from pathlib import Path
 
 import pytest
 
@@ -38,10 +41,21 @@ def path_of(url):
     return urllib.parse.unquote(url[len("file://"):])
 
 
-def homes(tmp_path, a, b):
-    """Gives A and B a home each (HOME and the XDG folders in it)."""
+@pytest.fixture
+def scratch():
+    """A folder for the homes outside /tmp, whose files are never
+    described (temporary files: docs/documents.md §2); always removed."""
+    base = Path(__file__).resolve().parents[2] / "build"
+    base.mkdir(exist_ok=True)
+    path = Path(tempfile.mkdtemp(prefix="test-homes-", dir=base))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def homes(scratch, a, b):
+    """Gives A and B a home each."""
     for device in (a, b):
-        home = tmp_path / f"home-{device.name}"
+        home = scratch / f"home-{device.name}"
         home.mkdir()
         device.env["HOME"] = str(home)
         device.home = home
@@ -62,15 +76,15 @@ def document_of(result):
     assert result.code == 0, result
     info = result.json()["user_info"]
     url = info[KEY]
-    url = url["url"] if isinstance(url, dict) else url
+    url = url["$url"] if isinstance(url, dict) else url
     origins = info["HandoffDocumentOrigins"]
     assert list(origins) == [url], info
     return path_of(url), origins[url], info
 
 
-def test_the_same_file_in_the_other_home(hosts, tmp_path, procs):
+def test_the_same_file_in_the_other_home(hosts, tmp_path, scratch, procs):
     a, b = pair_of_devices(tmp_path, procs, netns=(hosts["a"], hosts["b"]))
-    home_a, home_b = homes(tmp_path, a, b)
+    home_a, home_b = homes(scratch, a, b)
     for home in (home_a, home_b):
         (home / "notes").mkdir()
         (home / "notes" / "plan été.txt").write_text("the plan\n")
@@ -80,9 +94,9 @@ def test_the_same_file_in_the_other_home(hosts, tmp_path, procs):
     assert str(home_a) not in repr(info)
 
 
-def test_a_missing_file_is_brought_byte_for_byte(hosts, tmp_path, procs):
+def test_a_missing_file_is_brought_byte_for_byte(hosts, tmp_path, scratch, procs):
     a, b = pair_of_devices(tmp_path, procs, netns=(hosts["a"], hosts["b"]))
-    home_a, home_b = homes(tmp_path, a, b)
+    home_a, home_b = homes(scratch, a, b)
     (home_a / "notes").mkdir()
     content = os.urandom(3 << 20)
     (home_a / "notes" / "scan.pdf").write_bytes(content)
@@ -93,9 +107,9 @@ def test_a_missing_file_is_brought_byte_for_byte(hosts, tmp_path, procs):
     assert sorted(p.name for p in (home_b / "Downloads" / "Handoff").iterdir()) == ["scan (from Device A).pdf"]
 
 
-def test_a_conflicting_file_is_never_overwritten(hosts, tmp_path, procs):
+def test_a_conflicting_file_is_never_overwritten(hosts, tmp_path, scratch, procs):
     a, b = pair_of_devices(tmp_path, procs, netns=(hosts["a"], hosts["b"]))
-    home_a, home_b = homes(tmp_path, a, b)
+    home_a, home_b = homes(scratch, a, b)
     for home, text in ((home_a, "version two\n"), (home_b, "version one\n")):
         (home / "notes").mkdir()
         (home / "notes" / "plan.txt").write_text(text)
@@ -105,9 +119,9 @@ def test_a_conflicting_file_is_never_overwritten(hosts, tmp_path, procs):
     assert open(path).read() == "version two\n"
 
 
-def test_a_document_over_the_limit_is_refused_with_its_size(hosts, tmp_path, procs):
+def test_a_document_over_the_limit_is_refused_with_its_size(hosts, tmp_path, scratch, procs):
     a, b = pair_of_devices(tmp_path, procs, netns=(hosts["a"], hosts["b"]))
-    home_a, home_b = homes(tmp_path, a, b)
+    home_a, home_b = homes(scratch, a, b)
     (home_a / "big.bin").write_bytes(b"x" * (2 << 20))
     assert b.run("settings", "documents", "max-size", "1048576").code == 0
     result = continue_document(a, b, file_url(home_a / "big.bin"))
