@@ -62,7 +62,8 @@ def test_a_document_is_current_with_its_url_and_name(app, tmp_path):
         assert isinstance(url, URL)
         assert url == "file://" + str(tmp_path).replace(" ", "%20") + "/My%20plan.odt"
         assert app.current_activity is doc.activity
-        assert app.start_accessing(url) == str(path) or os.path.exists("/.flatpak-info")
+        if not os.path.exists("/.flatpak-info"):
+            assert app.start_accessing(url) == str(path)  # the URL reads back as the file's path
     assert doc.closed
     assert app.current_activity is None
 

@@ -40,12 +40,20 @@ impl Document {
     /// when nothing is there,
     /// [`ErrorCode::InvalidValue`](crate::ErrorCode::InvalidValue) when it
     /// is not a regular file.
-    pub fn new(app: &ApplicationRef, activity_type: &str, path: impl AsRef<Path>) -> Result<Document> {
+    pub fn new(
+        app: &ApplicationRef,
+        activity_type: &str,
+        path: impl AsRef<Path>,
+    ) -> Result<Document> {
         let activity_type = c_string(activity_type, "the activity type")?;
         let path = c_path(path.as_ref(), "the path")?;
         // SAFETY: a live application and strings valid for the call.
-        let raw = unsafe { sys::handoff_document_new(app.as_ptr(), activity_type.as_ptr(), path.as_ptr()) };
-        NonNull::new(raw).map(|raw| Document { raw }).ok_or_else(Error::last)
+        let raw = unsafe {
+            sys::handoff_document_new(app.as_ptr(), activity_type.as_ptr(), path.as_ptr())
+        };
+        NonNull::new(raw)
+            .map(|raw| Document { raw })
+            .ok_or_else(Error::last)
     }
 
     /// The person changed the document: the activity needs a save (its
@@ -81,7 +89,9 @@ impl Drop for Document {
 
 impl fmt::Debug for Document {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Document").field("title", &self.activity().title()).finish()
+        f.debug_struct("Document")
+            .field("title", &self.activity().title())
+            .finish()
     }
 }
 
@@ -99,7 +109,8 @@ impl ApplicationRef {
         // SAFETY: a live application, a string valid for the call, an out pointer.
         check(unsafe { sys::handoff_url_start_accessing(self.as_ptr(), url.as_ptr(), &mut out) })?;
         // SAFETY: on success an owned NUL-terminated string, released here.
-        let path = unsafe { PathBuf::from(std::ffi::OsStr::from_bytes(CStr::from_ptr(out).to_bytes())) };
+        let path =
+            unsafe { PathBuf::from(std::ffi::OsStr::from_bytes(CStr::from_ptr(out).to_bytes())) };
         unsafe { sys::handoff_free(out.cast()) };
         Ok(path)
     }

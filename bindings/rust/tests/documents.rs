@@ -10,8 +10,8 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::path::{Path, PathBuf};
 
 use handoff::{
-    ActivityFlag, Application, ApplicationRef, Document, ErrorCode, Manifest, Value,
-    DOCUMENT_ORIGINS_KEY, DOCUMENT_URL_KEY,
+    ActivityFlag, Application, Document, ErrorCode, Manifest, Value, DOCUMENT_ORIGINS_KEY,
+    DOCUMENT_URL_KEY,
 };
 
 const TYPE: &str = "com.example.editor.document";
@@ -28,7 +28,11 @@ extern "C" {
 }
 
 fn readable(fd: BorrowedFd<'_>, timeout_ms: c_int) -> bool {
-    let mut p = PollFd { fd: fd.as_raw_fd(), events: 1, revents: 0 };
+    let mut p = PollFd {
+        fd: fd.as_raw_fd(),
+        events: 1,
+        revents: 0,
+    };
     // SAFETY: one valid pollfd.
     unsafe { poll(&mut p, 1, timeout_ms) == 1 }
 }
@@ -55,7 +59,10 @@ impl Drop for Folder {
 }
 
 fn app() -> Application {
-    let manifest = Manifest::new("com.example.editor", "TEAM1").unwrap().declaring(TYPE).unwrap();
+    let manifest = Manifest::new("com.example.editor", "TEAM1")
+        .unwrap()
+        .declaring(TYPE)
+        .unwrap();
     Application::new(&manifest, ()).unwrap()
 }
 
@@ -68,7 +75,7 @@ fn url(doc: &Document) -> Option<String> {
 
 /// Dispatches at each wake-up (each wait at most 5 s, at most 10) until
 /// `done`; the wake-ups counted.
-fn wake_ups_until(app: &ApplicationRef, done: impl Fn() -> bool) -> usize {
+fn wake_ups_until(app: &Application, done: impl Fn() -> bool) -> usize {
     let mut count = 0;
     while !done() && count < 10 {
         if !readable(app.fd(), 5000) {
@@ -88,8 +95,14 @@ fn file_url(path: &Path) -> String {
 fn keys_are_apples_and_the_headers() {
     assert_eq!(DOCUMENT_URL_KEY, "NSUserActivityDocumentURLKey");
     assert_eq!(DOCUMENT_ORIGINS_KEY, "HandoffDocumentOrigins");
-    assert_eq!(handoff::sys::HANDOFF_DOCUMENT_URL_KEY.to_str().unwrap(), DOCUMENT_URL_KEY);
-    assert_eq!(handoff::sys::HANDOFF_DOCUMENT_ORIGINS_KEY.to_str().unwrap(), DOCUMENT_ORIGINS_KEY);
+    assert_eq!(
+        handoff::sys::HANDOFF_DOCUMENT_URL_KEY.to_str().unwrap(),
+        DOCUMENT_URL_KEY
+    );
+    assert_eq!(
+        handoff::sys::HANDOFF_DOCUMENT_ORIGINS_KEY.to_str().unwrap(),
+        DOCUMENT_ORIGINS_KEY
+    );
 }
 
 #[test]
@@ -104,7 +117,11 @@ fn a_document_follows_its_file_in_dispatch() {
 
     fs::rename(folder.join("a.txt"), folder.join("b.txt")).unwrap();
     assert!(readable(app.fd(), 5000));
-    assert_eq!(doc.activity().title().as_deref(), Some("a.txt"), "nothing changes outside dispatch");
+    assert_eq!(
+        doc.activity().title().as_deref(),
+        Some("a.txt"),
+        "nothing changes outside dispatch"
+    );
     let mut wake_ups = wake_ups_until(&app, || doc.activity().title().as_deref() == Some("b.txt"));
     assert_eq!(url(&doc), Some(file_url(&folder.join("b.txt"))));
 
@@ -132,7 +149,10 @@ fn a_document_follows_its_file_in_dispatch() {
     doc.saved().unwrap();
     assert!(!doc.activity().flag(ActivityFlag::NeedsSave));
     drop(doc);
-    assert!(app.current_activity().is_none(), "dropping the document invalidates its activity");
+    assert!(
+        app.current_activity().is_none(),
+        "dropping the document invalidates its activity"
+    );
     let _ = app.as_fd();
 }
 
@@ -140,17 +160,29 @@ fn a_document_follows_its_file_in_dispatch() {
 fn errors_and_accessing() {
     let folder = Folder::new("errors");
     let app = app();
-    assert_eq!(Document::new(&app, TYPE, folder.join("absent")).unwrap_err().code(), ErrorCode::NotFound);
-    assert_eq!(Document::new(&app, TYPE, &folder.0).unwrap_err().code(), ErrorCode::InvalidValue);
     assert_eq!(
-        app.start_accessing("https://example.com/plan.odt").unwrap_err().code(),
+        Document::new(&app, TYPE, folder.join("absent"))
+            .unwrap_err()
+            .code(),
+        ErrorCode::NotFound
+    );
+    assert_eq!(
+        Document::new(&app, TYPE, &folder.0).unwrap_err().code(),
+        ErrorCode::InvalidValue
+    );
+    assert_eq!(
+        app.start_accessing("https://example.com/plan.odt")
+            .unwrap_err()
+            .code(),
         ErrorCode::InvalidArgument
     );
     if !Path::new("/.flatpak-info").exists() {
         assert_eq!(
-            app.start_accessing("file:///home/ada/My%20plan.odt").unwrap(),
+            app.start_accessing("file:///home/ada/My%20plan.odt")
+                .unwrap(),
             PathBuf::from("/home/ada/My plan.odt")
         );
-        app.stop_accessing("file:///home/ada/My%20plan.odt").unwrap();
+        app.stop_accessing("file:///home/ada/My%20plan.odt")
+            .unwrap();
     }
 }
