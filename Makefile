@@ -124,7 +124,7 @@ $(BINDIR)/header_cxx: Tests/c/header_cxx.cpp $(LIB) $(INCDIR)/handoff.h
 	$(CXX) $(CXXFLAGS_STRICT) -I$(INCDIR) -o $@ $< $(LINK_HANDOFF)
 
 C_TESTS := $(BINDIR)/test_model $(BINDIR)/test_runtime $(BINDIR)/test_restoration \
-           $(BINDIR)/test_delegate_names
+           $(BINDIR)/test_delegate_names $(BINDIR)/test_documents
 
 ## test-c: (test) the C tests through the header, and the header as C++
 test-c: $(C_TESTS) $(BINDIR)/header_cxx
@@ -133,6 +133,7 @@ test-c: $(C_TESTS) $(BINDIR)/header_cxx
 	$(BINDIR)/test_runtime
 	$(BINDIR)/test_restoration
 	$(BINDIR)/test_delegate_names
+	$(BINDIR)/test_documents
 	sh Tests/c/check_deprecated_names.sh '$(CC)' '$(CXX)' $(INCDIR)
 
 # The C tests again under valgrind, in one process: no invalid access and

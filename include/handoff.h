@@ -651,7 +651,14 @@ HANDOFF_API handoff_manifest *handoff_manifest_new(const char *bundle_identifier
  *    that cannot be a type (not a string, empty, over 255 bytes, control
  *    characters) is skipped, not an error; more than 512 types, or more
  *    than 24,576 bytes of them in all, is HANDOFF_E_MALFORMED_DATA (the
- *    same limits in both continuity modes: what the agent carries).
+ *    same limits in both continuity modes: what the agent carries);
+ *  - CFBundleDocumentTypes (optional array): each entry (a dictionary)
+ *    carrying NSUbiquitousDocumentUserActivityType declares that activity
+ *    type, as if listed in NSUserActivityTypes (Apple's document-based
+ *    Handoff); its LSItemContentTypes, CFBundleTypeExtensions and
+ *    CFBundleTypeMIMETypes are kept as what it covers. Entries without the
+ *    key are passed over; one that cannot be read is skipped with a
+ *    warning; more than 64 such entries is HANDOFF_E_MALFORMED_DATA.
  * Binary plists are read by the library's own reader and XML ones with
  * expat; no input makes either trap. A key repeated in one dictionary keeps
  * its last value, with a warning (Apple's tools and plistlib read it so;
@@ -1249,6 +1256,89 @@ HANDOFF_API int handoff_restoration_handler_restore(handoff_restoration_handler 
 
 /* Releases a restoration handler, used or not. NULL is ignored. Any thread. */
 HANDOFF_API void handoff_restoration_handler_free(handoff_restoration_handler *handler);
+
+/* ------------------------------------------------------------------------ */
+/* Documents: the activity of an open file                                  */
+/* ------------------------------------------------------------------------ */
+
+/* userInfo keys of documents (docs/documents.md section 6):
+ *  - HANDOFF_DOCUMENT_URL_KEY (Apple: NSUserActivityDocumentURLKey): the
+ *    document's file: URL, as handoff_document_new puts it;
+ *  - HANDOFF_DOCUMENT_ORIGINS_KEY: in an activity continued here, a
+ *    dictionary from each local file: URL's text to "same" (the file was
+ *    already here), "synced" (a sync service brought it while the
+ *    continuation waited) or "brought" (the other device sent it), added by
+ *    the receiving side. */
+#define HANDOFF_DOCUMENT_URL_KEY "NSUserActivityDocumentURLKey"
+#define HANDOFF_DOCUMENT_ORIGINS_KEY "HandoffDocumentOrigins"
+
+/* An open document and its activity (Apple: NSDocument's userActivity). */
+typedef struct handoff_document handoff_document;
+
+/* Opens the document at `path` (absolute, or relative to the working
+ * directory) for `app`: a new activity of `activity_type` whose userInfo
+ * holds the file's file: URL under HANDOFF_DOCUMENT_URL_KEY, titled with
+ * the file's name, made current (handoff_application_become_current). The
+ * document follows its file: renamed, the URL and title follow; saved by
+ * replacement (a temporary file renamed over the path, as GTK, LibreOffice
+ * and vim save), the new file at the path is followed; written in place,
+ * an offer encoded before is dropped so the next fetch sees the file as it
+ * is. Deleted with nothing in its place, the activity is resigned current
+ * until a file is back at its path (then current again). Each change is
+ * made inside handoff_application_dispatch, on the application's main
+ * thread, woken by the application fd (an inotify descriptor joins it; no
+ * thread is started, nothing polls); a host that never dispatches never
+ * sees one. The caller owns the result: release it with
+ * handoff_document_free. NULL with HANDOFF_E_INVALID_ARGUMENT (NULL
+ * argument), HANDOFF_E_INVALID_VALUE (a type handoff_activity_new refuses,
+ * an empty path, not a regular file), HANDOFF_E_NOT_FOUND (nothing at
+ * `path`) or HANDOFF_E_IO (it cannot be opened or watched). Any thread. */
+HANDOFF_API handoff_document *handoff_document_new(handoff_application *app,
+                                                   const char *activity_type, const char *path);
+
+/* The person changed the document (Apple: updateChangeCount): sets
+ * HANDOFF_ACTIVITY_NEEDS_SAVE, so the responders' and the delegate's save
+ * callbacks run before the activity is next sent.
+ * HANDOFF_E_INVALID_ARGUMENT for NULL. Any thread. */
+HANDOFF_API int handoff_document_edited(handoff_document *document);
+
+/* The app saved the document: clears HANDOFF_ACTIVITY_NEEDS_SAVE and looks
+ * at the file again, so a save by replacement the app just made is
+ * followed before this returns (on the main thread; from another thread,
+ * at the next dispatch). HANDOFF_E_INVALID_ARGUMENT for NULL. Any thread. */
+HANDOFF_API int handoff_document_saved(handoff_document *document);
+
+/* The document's activity: borrowed, valid until handoff_document_free
+ * (handoff_activity_ref to keep it longer). Set its delegate, add userInfo
+ * entries (a cursor position) or its flags as for any activity; leave
+ * HANDOFF_DOCUMENT_URL_KEY and the title to the document. NULL for NULL. */
+HANDOFF_API handoff_activity *handoff_document_activity(const handoff_document *document);
+
+/* Stops following the file, invalidates the activity (it is withdrawn from
+ * other devices) and releases the document. NULL is ignored. Any thread. */
+HANDOFF_API void handoff_document_free(handoff_document *document);
+
+/* The path the app may open for a file: URL it received, e.g. under
+ * HANDOFF_DOCUMENT_URL_KEY in a continued activity (Apple:
+ * startAccessingSecurityScopedResource). Outside a Flatpak sandbox the app
+ * reads the person's files as they are: *path receives the URL's own path,
+ * percent-decoded, and nothing else happens (a documented no-op). Inside
+ * one (/.flatpak-info exists) the file would have to be added to the
+ * document portal from outside the sandbox; that is not supported yet:
+ * HANDOFF_E_INVALID_STATE, whose message says so and what to do. On
+ * success *path receives an owned string, release it with handoff_free.
+ * HANDOFF_E_INVALID_ARGUMENT for a NULL argument or anything but a file:
+ * URL of an absolute local path (no host but localhost, no query or
+ * fragment); then *path is left alone. Balance each success with
+ * handoff_url_stop_accessing. Any thread. */
+HANDOFF_API int handoff_url_start_accessing(handoff_application *app, const char *url,
+                                            char **path);
+
+/* Ends what handoff_url_start_accessing began (Apple:
+ * stopAccessingSecurityScopedResource): nothing to end outside a sandbox,
+ * so HANDOFF_OK; HANDOFF_E_INVALID_ARGUMENT as handoff_url_start_accessing.
+ * Any thread. */
+HANDOFF_API int handoff_url_stop_accessing(handoff_application *app, const char *url);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import CLinux
 import HandoffModel
 @testable import HandoffRuntime
 import Synchronization
@@ -113,5 +114,36 @@ import Glibc
         }, ctx)
         #expect(try q.run(timeoutMilliseconds: -1) == true)
         pthread_join(thread, nil)
+    }
+}
+
+/// `watch`: a descriptor joins the application fd; its handler runs inside
+/// dispatch, on the owner thread, only while it is readable.
+@Suite struct HostQueueWatchTests {
+    @Test func aWatchedDescriptorWakesTheFdAndRunsItsHandlerInDispatch() throws {
+        let q = try HostQueue()
+        var fds: [Int32] = [-1, -1]
+        #expect(clinux_pipe2(&fds, O_CLOEXEC | O_NONBLOCK) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        let runs = Atomic(0)
+        let reader = fds[0]
+        let watch = try q.watch(reader) {
+            var byte: UInt8 = 0
+            while read(reader, &byte, 1) == 1 {}
+            runs.add(1, ordering: .relaxed)
+        }
+        #expect(!isReadable(q.fd))
+        var one: UInt8 = 1
+        _ = write(fds[1], &one, 1)
+        #expect(isReadable(q.fd))
+        #expect(runs.load(ordering: .relaxed) == 0, "nothing runs outside dispatch")
+        #expect(try q.dispatch() == 1)
+        #expect(runs.load(ordering: .relaxed) == 1)
+        #expect(!isReadable(q.fd), "drained: the fd is quiet again")
+        q.unwatch(watch)
+        _ = write(fds[1], &one, 1)
+        #expect(!isReadable(q.fd))
+        #expect(try q.dispatch() == 0)
+        q.unwatch(watch)  // harmless
     }
 }

@@ -10,6 +10,12 @@ whose note names the new one (Rust's trait already said
 continue_user_activity in 0.1.0; Python's methods always had Apple's names,
 so neither has anything to keep there).
 
+And the documents' vocabulary (docs/documents.md section 6): each
+HANDOFF_DOCUMENT_*_KEY macro of the header is a constant of the same name
+less HANDOFF_ with the same text in Python and in Rust, and each
+handoff_document_X / handoff_url_X_accessing function is a method X
+(X_accessing) of both bindings, named in both READMEs.
+
 Usage: check_vocabulary.py [REPOSITORY_ROOT]"""
 
 import glob
@@ -88,5 +94,39 @@ for old, new in renamed:
         print(f"FAIL - Rust has no fn {old} marked #[deprecated(since = \"0.2.0\", "
               f"note = \"renamed to `{new}`...\")]")
         failed += 1
+keys = re.findall(r'#define (HANDOFF_(DOCUMENT_\w+_KEY)) "([^"]*)"', header)
+if len(keys) < 2:
+    print(f"FAIL - the header has {len(keys)} document keys; the parser found too few")
+    failed += 1
+for macro, name, text in keys:
+    missing = []
+    if not re.search(rf'^{name} = "{re.escape(text)}"', python, re.M):
+        missing.append("Python")
+    if not re.search(rf'pub const {name}: &str = "{re.escape(text)}";', rust):
+        missing.append("Rust")
+    if missing:
+        print(f"FAIL - {macro} (\"{text}\") has no constant {name} of the same text in: {', '.join(missing)}")
+        failed += 1
+    else:
+        print(f"ok   - {macro}: {name} in Python and Rust")
+        passed += 1
+document_methods = [m for m in re.findall(r"\bhandoff_document_(\w+)\(", header) if m not in ("new", "free", "activity")]
+document_methods += [m + "_accessing" for m in re.findall(r"\bhandoff_url_(\w+)_accessing\(", header)]
+if len(set(document_methods)) < 4:
+    print(f"FAIL - the header has {len(set(document_methods))} document methods; the parser found too few")
+    failed += 1
+for name in sorted(set(document_methods)):
+    missing = [place for place in ("bindings/python/README.md", "bindings/rust/README.md")
+               if not re.search(rf"\b{name}\b", places[place])]
+    if not re.search(rf"\bdef {name}\(", python):
+        missing.append("a Python method")
+    if not re.search(rf"\bfn {name}\b", rust):
+        missing.append("a Rust method")
+    if missing:
+        print(f"FAIL - document method {name} has no counterpart in: {', '.join(missing)}")
+        failed += 1
+    else:
+        print(f"ok   - document method {name}: C, Python, Rust and their READMEs")
+        passed += 1
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

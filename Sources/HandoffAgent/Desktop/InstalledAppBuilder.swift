@@ -14,6 +14,8 @@ import HandoffModel
 ///   the bundle id and must then be reverse-DNS (the spec recommends such
 ///   ids: `org.example.Notes.desktop` is `org.example.Notes`). Invalid
 ///   activity types are skipped one by one, with a warning each.
+///   `X-Handoff-Document-Activity-Type` declares one more type, a document
+///   type covering the entry's `MimeType=` list.
 /// - Declared by a manifest: the manifest's bundle, team and types; any
 ///   `X-Handoff-*` keys of the entry are ignored (with a warning).
 /// - `Type=Application` is required; `TryExec`, when present, must name an
@@ -59,7 +61,8 @@ struct InstalledAppBuilder {
             let name = named ? key.map { "\($0): " } ?? "" : ""
             return HandoffError(.malformedData, "\(path)\(line): \(name)\(message)")
         }
-        let handoffKeys = [InstalledApps.activityTypesKey, InstalledApps.teamIdentifierKey, InstalledApps.bundleIdentifierKey]
+        let handoffKeys = [InstalledApps.activityTypesKey, InstalledApps.teamIdentifierKey, InstalledApps.bundleIdentifierKey,
+                           InstalledApps.documentActivityTypeKey]
 
         if try entry.boolean("Hidden") == true {
             if let manifest { warnings.append("\(manifest.path): its desktop entry \(path) is Hidden=true; the app is not installed") }
@@ -131,15 +134,17 @@ struct InstalledAppBuilder {
         let teamKey = InstalledApps.teamIdentifierKey
         let bundleKey = InstalledApps.bundleIdentifierKey
         let domainsKey = InstalledApps.webDomainsKey
+        let documentKey = InstalledApps.documentActivityTypeKey
         let types = try entry.strings(typesKey)
         let team = try entry.string(teamKey)
         let domains = try entry.strings(domainsKey)
-        guard types != nil || team != nil || domains != nil else {
+        let documentType = try entry.string(documentKey)
+        guard types != nil || team != nil || domains != nil || documentType != nil else {
             if entry.has(bundleKey) { throw problem(bundleKey, "without \(typesKey) and \(teamKey) the entry declares nothing") }
             return nil
         }
         guard let team else {
-            throw problem(types == nil ? domainsKey : typesKey, "no \(teamKey) beside it; add \(teamKey)=A1B2C3D4E5 (the team of the apps that hand off to this one)")
+            throw problem(types != nil ? typesKey : documentType != nil ? documentKey : domainsKey, "no \(teamKey) beside it; add \(teamKey)=A1B2C3D4E5 (the team of the apps that hand off to this one)")
         }
         let bundle: String
         let bundleSource: String?
@@ -164,6 +169,14 @@ struct InstalledAppBuilder {
                 try declared.declare(type)
             } catch {
                 warnings.append(problem(typesKey, "\(error.message): skipped").message)
+            }
+        }
+        if let documentType {
+            let mimeTypes = try entry.strings("MimeType") ?? []
+            do throws(HandoffError) {
+                try declared.declare(documentType: DocumentType(activityType: documentType, mimeTypes: mimeTypes))
+            } catch {
+                warnings.append(problem(documentKey, "\(error.message): skipped").message)
             }
         }
         for domain in domains ?? [] {

@@ -20,6 +20,10 @@ public struct InstalledApps: Sendable {
     public static let webDomainsKey = "X-Handoff-WebDomains"
     public static let teamIdentifierKey = "X-Handoff-TeamIdentifier"
     public static let bundleIdentifierKey = "X-Handoff-BundleIdentifier"
+    /// The activity type of the documents the app opens (its `MimeType=`):
+    /// continuable as if listed in `X-Handoff-ActivityTypes` (Apple's
+    /// `NSUbiquitousDocumentUserActivityType`; docs/documents.md §6).
+    public static let documentActivityTypeKey = "X-Handoff-Document-Activity-Type"
 
     public private(set) var directories: XDGDataDirectories
     /// Apps in precedence order: data directory of their entry, then

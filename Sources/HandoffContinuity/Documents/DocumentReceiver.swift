@@ -23,7 +23,7 @@ public enum DocumentOrigin: String, Sendable {
 /// URL replaced by the local file's. No URL of the sender reaches the app.
 final class DocumentReceiver: Sendable {
     /// The key the receiver adds to userInfo.
-    static let originsKey = "HandoffDocumentOrigins"
+    static let originsKey = FileURL.documentOriginsKey
 
     /// Streams a document's bytes from its sender into a copy, checking
     /// the count and hash; nil when there is no way to ask the sender.

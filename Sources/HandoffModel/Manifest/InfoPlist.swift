@@ -3,7 +3,8 @@
 ///
 /// Keys read: `CFBundleIdentifier` (required), `NSUserActivityTypes`
 /// (optional array of strings; any other kind declares none, with a
-/// warning), and the team identifier from
+/// warning), the entries of `CFBundleDocumentTypes` that carry
+/// `NSUbiquitousDocumentUserActivityType` (`InfoPlist+DocumentTypes.swift`), and the team identifier from
 /// `HandoffTeamIdentifier`, or else from `AppIdentifierPrefix` (Xcode's
 /// "TEAMID." form, trailing dot dropped). On Apple's systems the team comes
 /// from the code signature; Linux has none, so the plist must say it (or the
@@ -18,6 +19,7 @@ extension Manifest {
     static let bundleIdentifierKey = "CFBundleIdentifier"
     static let activityTypesKey = "NSUserActivityTypes"
     static let appIdentifierPrefixKey = "AppIdentifierPrefix"
+    static let documentTypesKey = "CFBundleDocumentTypes"
 
     /// Loads a manifest from an Info.plist file.
     /// - Throws: `.io` when the file cannot be read; `.malformedData` when it
@@ -97,6 +99,7 @@ extension Manifest {
         } catch {
             throw malformed(error.message)
         }
+        try declareDocumentTypes(keys[Self.documentTypesKey], in: name, warnings: &warnings)
         self.warnings = warnings
     }
 

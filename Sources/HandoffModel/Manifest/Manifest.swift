@@ -14,6 +14,10 @@ public struct Manifest: Sendable, Equatable {
     /// The web domains it opens (Apple's associated domains), in
     /// declaration order, without duplicates (docs/agent.md §13).
     public private(set) var webDomains: [WebDomain] = []
+    /// The kinds of document it continues (`CFBundleDocumentTypes` entries
+    /// with `NSUbiquitousDocumentUserActivityType`), in declaration order;
+    /// each one's activity type is in `activityTypes` too.
+    public internal(set) var documentTypes: [DocumentType] = []
     /// What loading an Info.plist skipped and why: a key repeated in one
     /// dictionary (its last value is used), an `NSUserActivityTypes` that
     /// is not an array, an entry of it that is empty or not a string; each

@@ -1,47 +1,52 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 
-/// `file:` URLs and the local paths they name: the one conversion every
-/// part uses (documents, the MPRIS bridge, the document helper).
+/// `file:` URLs of local paths and the paths they name: the one conversion
+/// every part uses (the document helper, documents on the wire, the MPRIS
+/// bridge). Paths are bytes (Linux names need not be UTF-8); the `String`
+/// forms are for the parts that only handle UTF-8 names.
 public enum FileURL {
-    /// Whether `text` is a `file:` URL (scheme in any case).
-    public static func isFileURL(_ text: String) -> Bool {
-        text.utf8.count >= 5 && text.prefix(5).lowercased() == "file:"
+    /// The userInfo key of a document's file URL (Apple's name).
+    public static let documentURLKey = "NSUserActivityDocumentURLKey"
+    /// The userInfo key under which the receiving engine says where each
+    /// local file URL came from: `same`, `synced` or `brought`.
+    public static let documentOriginsKey = "HandoffDocumentOrigins"
+
+    /// `file://` and the absolute path, every byte escaped but the
+    /// unreserved characters, the sub-delimiters, `:`, `@` and `/`: GLib's
+    /// `g_filename_to_uri` writes the same text, so a URL from a GTK app's
+    /// recently-used list compares equal.
+    public static func url(forPath path: [UInt8]) -> URLReference {
+        // Only ASCII is written, so the text is valid and reads as itself.
+        URLReference(string: text(forPath: path))!
     }
 
-    /// `file:///a/b%20c` → `/a/b c`; `file://localhost/…` too. Nil for
-    /// another host, a relative path, a query or fragment, a NUL, or bytes
-    /// that are not UTF-8 once decoded.
-    public static func path(of url: String) -> String? {
-        guard isFileURL(url) else { return nil }
-        var rest = Substring(url.dropFirst(5))
-        if rest.hasPrefix("//") {
-            rest = rest.dropFirst(2)
-            guard let slash = rest.firstIndex(of: "/") else { return nil }
-            let host = rest[..<slash]
-            guard host.isEmpty || host.lowercased() == "localhost" else { return nil }
-            rest = rest[slash...]
-        }
-        guard rest.hasPrefix("/"), !rest.contains("?"), !rest.contains("#"),
-              let decoded = percentDecode(rest) else { return nil }
+    /// `url(forPath:)`'s text for a UTF-8 path.
+    public static func url(forPath path: String) -> String {
+        text(forPath: Array(path.utf8))
+    }
+
+    /// The absolute path a `file:` URL names, percent-decoded; nil for
+    /// another scheme, a host other than none or `localhost`, a query or a
+    /// fragment, a relative path or one holding a NUL.
+    public static func path(of url: URLReference) -> [UInt8]? {
+        guard url.scheme?.lowercased() == "file", url.parts.query == nil, url.parts.fragment == nil,
+              !url.hasCredentials, url.parts.port == nil else { return nil }
+        if let host = url.host, !host.isEmpty, host.lowercased() != "localhost" { return nil }
+        let bytes = Array(url.absoluteString.utf8)[url.parts.path]
+        guard let decoded = URLReference.percentDecoded(bytes), decoded.first == UInt8(ascii: "/"),
+              !decoded.contains(0) else { return nil }
         return decoded
     }
 
-    /// An absolute path as a `file://` URL: bytes outside the unreserved
-    /// set and `/` are percent-encoded (uppercase hex).
-    public static func url(forPath path: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var out = Array("file://".utf8)
-        for byte in path.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
-                out.append(byte)
-            default:
-                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+    /// `path(of:)` for URL text, as UTF-8 (nil when the name is not).
+    public static func path(of url: String) -> String? {
+        guard let reference = URLReference(string: url), let bytes = path(of: reference) else { return nil }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// Whether `text` is a `file:` URL (scheme in any case).
+    public static func isFileURL(_ text: String) -> Bool {
+        text.utf8.count >= 5 && text.prefix(5).lowercased() == "file:"
     }
 
     /// A relative path that cannot climb out of where it is joined: not
@@ -66,27 +71,23 @@ public enum FileURL {
 
     /// Percent-decodes `text`; nil for a bad escape, a NUL or non-UTF-8 bytes.
     public static func percentDecode(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var rest = Array(text.utf8)[...]
-        while let byte = rest.popFirst() {
-            if byte == UInt8(ascii: "%") {
-                guard rest.count >= 2, let hi = hexValue(rest.removeFirst()), let lo = hexValue(rest.removeFirst())
-                else { return nil }
-                bytes.append(hi << 4 | lo)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        guard !bytes.contains(0) else { return nil }
+        guard let bytes = URLReference.percentDecoded(Array(text.utf8)[...]), !bytes.contains(0) else { return nil }
         return String(validating: bytes, as: UTF8.self)
     }
 
-    private static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
-        default: nil
+    private static func text(forPath path: [UInt8]) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out = Array("file://".utf8)
+        for byte in path {
+            if byte < 0x80, kept.contains(byte) {
+                out.append(byte)
+            } else {
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            }
         }
+        return String(decoding: out, as: UTF8.self)
     }
+
+    private static let kept: Set<UInt8> = Set(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/".utf8)
 }

@@ -9,10 +9,13 @@ import Glibc
 /// Where every host callback waits until the host's main thread asks for
 /// it. The library's own threads post jobs here; `dispatch()` runs them on
 /// the owner thread (the thread that made the queue), never under a lock.
-/// `fd` is readable exactly while a job is queued or a timer is due.
+/// `fd` is readable exactly while a job is queued, a timer is due or a
+/// watched descriptor is readable.
 public final class HostQueue: Sendable {
     public typealias Job = @Sendable () -> Void
     public struct TimerID: Hashable, Sendable { let raw: UInt64 }
+    /// A descriptor watched for the host (`watch`).
+    public struct WatchID: Hashable, Sendable { let fd: Int32 }
 
     private let wakeup: WakeupDescriptor
     /// Wakes a blocked `run` for `stop` without queueing anything, so the
@@ -25,6 +28,8 @@ public final class HostQueue: Sendable {
         var jobs: [Job] = []
         var timers: [Timer] = []  // sorted by deadline, then id
         var nextTimerID: UInt64 = 1
+        /// Watched descriptors and what runs when one is readable.
+        var watches: [Int32: Job] = [:]
         var dispatching = false
         var stopRequested = false
     }
@@ -84,6 +89,29 @@ public final class HostQueue: Sendable {
         }
     }
 
+    /// Watches `fd` for readability without a thread: it joins the set
+    /// behind `fd`, and `handler` runs inside `dispatch`, on the owner
+    /// thread, each time it finds `fd` readable. The handler must drain the
+    /// descriptor (read it until EAGAIN), or the queue's fd stays readable.
+    /// The caller keeps `fd` open until `unwatch`. Any thread.
+    /// - Throws: `.io` when the kernel refuses it (an fd epoll cannot watch).
+    public func watch(_ fd: Int32, _ handler: @escaping Job) throws(HandoffError) -> WatchID {
+        try state.withLock { (s) throws(HandoffError) in
+            try wakeup.add(fd)
+            s.watches[fd] = handler
+        }
+        return WatchID(fd: fd)
+    }
+
+    /// Stops watching; its handler never runs again once this returns
+    /// (unless from inside a dispatch already running it). Any thread.
+    public func unwatch(_ watch: WatchID) {
+        state.withLock { s in
+            guard s.watches.removeValue(forKey: watch.fd) != nil else { return }
+            wakeup.remove(watch.fd)
+        }
+    }
+
     /// Milliseconds until work is due: 0 when a job is queued or a timer is
     /// due, -1 when nothing is scheduled. Usable as a poll() timeout.
     public var nextTimeoutMilliseconds: Int32 {
@@ -120,6 +148,9 @@ public final class HostQueue: Sendable {
                 s.timers.removeFirst(due.count)
             }
             wakeup.armTimer(at: s.timers.first?.deadline)
+            if !s.watches.isEmpty {
+                work += wakeup.readyMembers().compactMap { s.watches[$0] }
+            }
             return work
         }
         guard let work else {

@@ -7,8 +7,10 @@ import Glibc
 #endif
 
 /// The one file descriptor a host polls: an epoll set holding an eventfd
-/// (readable while jobs are queued) and a timerfd (readable once the
-/// earliest timer is due). Hosts add it to poll/epoll, GLib, asyncio or Qt
+/// (readable while jobs are queued), a timerfd (readable once the
+/// earliest timer is due) and the descriptors the runtime watches for the
+/// host (`HostQueue.watch`: a document's inotify fd), so that no thread of
+/// the library's waits for them. Hosts add it to poll/epoll, GLib, asyncio or Qt
 /// like any socket, as libuv's backend fd.
 final class WakeupDescriptor: Sendable {
     let fd: Int32
@@ -63,6 +65,31 @@ final class WakeupDescriptor: Sendable {
         var expirations: UInt64 = 0
         _ = read(timer, &expirations, 8)
         armMonotonicTimer(timer, atNanoseconds: deadline)
+    }
+
+    /// Adds a descriptor to the set, level-triggered: the fd stays
+    /// readable until its owner drains it.
+    func add(_ member: Int32) throws(HandoffError) {
+        var ev = epoll_event()
+        ev.events = EPOLLIN.rawValue
+        ev.data.fd = member
+        guard epoll_ctl(fd, EPOLL_CTL_ADD, member, &ev) == 0 else {
+            throw HandoffError(.io, "cannot watch a descriptor for the application: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    func remove(_ member: Int32) {
+        var ev = epoll_event()
+        _ = epoll_ctl(fd, EPOLL_CTL_DEL, member, &ev)
+    }
+
+    /// The watched descriptors that are readable now, without waiting (the
+    /// eventfd and timerfd are left out).
+    func readyMembers() -> [Int32] {
+        var events = [epoll_event](repeating: epoll_event(), count: 16)
+        let n = epoll_wait(fd, &events, 16, 0)
+        guard n > 0 else { return [] }
+        return events[..<Int(n)].map(\.data.fd).filter { $0 != event && $0 != timer }
     }
 
     /// Waits until the fd or `extra` is readable, or `milliseconds` pass

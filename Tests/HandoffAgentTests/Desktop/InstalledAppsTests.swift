@@ -124,6 +124,65 @@ struct DataFolders {
         #expect(registry.warnings.contains { $0.contains("org.example.NoTeam") && $0.contains("X-Handoff-TeamIdentifier") }, "\(registry.warnings)")
     }
 
+    /// X-Handoff-Document-Activity-Type (docs/documents.md §6): the
+    /// document type's activity type is continuable as if listed in
+    /// X-Handoff-ActivityTypes, and the entry's MimeType= is what it
+    /// covers; without the team nothing is declared; a bad type is a
+    /// warning naming the key.
+    @Test func documentActivityTypeIsRead() throws {
+        let data = DataFolders()
+        let t = data.tree
+        t.write("home/applications/org.example.Writer.desktop", """
+            [Desktop Entry]
+            Type=Application
+            Name=Writer
+            Exec=writer %U
+            MimeType=application/vnd.oasis.opendocument.text;text/plain;
+            X-Handoff-TeamIdentifier=TEAMW
+            X-Handoff-ActivityTypes=org.example.Writer.browse;
+            X-Handoff-Document-Activity-Type=org.example.Writer.document
+            """)
+        t.write("home/applications/org.example.Viewer.desktop", """
+            [Desktop Entry]
+            Type=Application
+            Name=Viewer
+            Exec=viewer %f
+            MimeType=image/png;
+            X-Handoff-TeamIdentifier=TEAMV
+            X-Handoff-Document-Activity-Type=org.example.Viewer.image
+            """)
+        t.write("home/applications/org.example.Bad.desktop", """
+            [Desktop Entry]
+            Type=Application
+            Name=Bad
+            Exec=bad %f
+            X-Handoff-TeamIdentifier=TEAMB
+            X-Handoff-ActivityTypes=org.example.Bad.edit;
+            X-Handoff-Document-Activity-Type=
+            """)
+        t.write("home/applications/org.example.NoTeamDoc.desktop", """
+            [Desktop Entry]
+            Type=Application
+            Name=No team
+            Exec=noteam %f
+            X-Handoff-Document-Activity-Type=org.example.NoTeamDoc.edit
+            """)
+        let registry = InstalledApps(directories: data.directories)
+        let writer = try #require(registry.apps.first { $0.bundleIdentifier == "org.example.Writer" })
+        #expect(writer.activityTypes == ["org.example.Writer.browse", "org.example.Writer.document"])
+        #expect(writer.manifest.documentTypes == [DocumentType(activityType: "org.example.Writer.document",
+                                                                mimeTypes: ["application/vnd.oasis.opendocument.text", "text/plain"])])
+        // A document type alone, with the team, makes a Handoff app.
+        let viewer = try #require(registry.apps.first { $0.bundleIdentifier == "org.example.Viewer" })
+        #expect(viewer.activityTypes == ["org.example.Viewer.image"])
+        #expect(viewer.manifest.documentTypes.first?.mimeTypes == ["image/png"])
+        let bad = try #require(registry.apps.first { $0.bundleIdentifier == "org.example.Bad" })
+        #expect(bad.activityTypes == ["org.example.Bad.edit"])
+        #expect(registry.warnings.contains { $0.contains("org.example.Bad.desktop") && $0.contains("X-Handoff-Document-Activity-Type") }, "\(registry.warnings)")
+        #expect(!registry.apps.contains { $0.bundleIdentifier == "org.example.NoTeamDoc" })
+        #expect(registry.warnings.contains { $0.contains("org.example.NoTeamDoc") && $0.contains("X-Handoff-TeamIdentifier") }, "\(registry.warnings)")
+    }
+
     @Test func findsAppsFlatpakExported() throws {
         let data = DataFolders()
         let t = data.tree

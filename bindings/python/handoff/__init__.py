@@ -21,6 +21,7 @@ from . import _ffi
 from .account import Account, ContinuityMode, DeviceRole
 from .activity import UserActivity, UserActivityDelegate
 from .application import Application, ApplicationDelegate
+from .document import DOCUMENT_ORIGINS_KEY, DOCUMENT_URL_KEY, Document
 from .errors import USER_ACTIVITY_ERROR_RANGE, HandoffError, Status
 from .manifest import Manifest
 from .remote import RemoteActivity
@@ -28,7 +29,8 @@ from .responder import Responder, RestorationHandler
 from .values import URL, decode_value, encode_value
 
 __all__ = [
-    "Account", "Application", "ApplicationDelegate", "ContinuityMode", "DeviceRole", "HandoffError", "Manifest",
+    "Account", "Application", "ApplicationDelegate", "ContinuityMode", "DeviceRole", "DOCUMENT_ORIGINS_KEY",
+    "DOCUMENT_URL_KEY", "Document", "HandoffError", "Manifest",
     "RemoteActivity", "Responder", "RestorationHandler", "Status", "URL",
     "USER_ACTIVITY_ERROR_RANGE", "USER_INFO_BUDGET", "UserActivity", "UserActivityDelegate",
     "decode_value", "encode_value", "library_path", "library_version", "status_string",

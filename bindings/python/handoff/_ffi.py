@@ -38,6 +38,7 @@ class Responder(_Opaque): pass                # handoff_responder
 class RestorationHandler(_Opaque): pass       # handoff_restoration_handler
 class RemoteActivity(_Opaque): pass           # handoff_remote_activity
 class Account(_Opaque): pass                  # handoff_account
+class Document(_Opaque): pass                 # handoff_document
 
 
 ValuePtr = POINTER(Value)
@@ -48,6 +49,7 @@ ResponderPtr = POINTER(Responder)
 RestorationHandlerPtr = POINTER(RestorationHandler)
 RemoteActivityPtr = POINTER(RemoteActivity)
 AccountPtr = POINTER(Account)
+DocumentPtr = POINTER(Document)
 
 
 def address(pointer: Any) -> int | None:
@@ -382,6 +384,15 @@ _declare("handoff_responder_copy_user_activity", ActivityPtr, [ResponderPtr], NO
 _declare("handoff_restoration_handler_restore", c_int,
          [RestorationHandlerPtr, POINTER(ResponderPtr), c_size_t], STATUS)
 _declare("handoff_restoration_handler_free", None, [RestorationHandlerPtr])
+
+# Documents (paths are bytes: os.fsencode)
+_declare("handoff_document_new", DocumentPtr, [ApplicationPtr, c_char_p, c_char_p], NOT_NULL)
+_declare("handoff_document_edited", c_int, [DocumentPtr], STATUS)
+_declare("handoff_document_saved", c_int, [DocumentPtr], STATUS)
+_declare("handoff_document_activity", ActivityPtr, [DocumentPtr], NOT_NULL)
+_declare("handoff_document_free", None, [DocumentPtr])
+_declare("handoff_url_start_accessing", c_int, [ApplicationPtr, c_char_p, POINTER(c_void_p)], STATUS)
+_declare("handoff_url_stop_accessing", c_int, [ApplicationPtr, c_char_p], STATUS)
 
 
 # ---------------------------------------------------------------- helpers

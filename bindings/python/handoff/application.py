@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import os
 import time
 import types
 
@@ -260,6 +261,25 @@ class Application(OwnedHandle):
             if error.code == Status.NOT_FOUND:
                 return None
             raise
+
+    # ---- documents
+
+    def start_accessing(self, url: str) -> str:
+        """The path to open for a file URL received (Apple:
+        startAccessingSecurityScopedResource): outside a Flatpak sandbox
+        the URL's own path; inside one HandoffError INVALID_STATE (not
+        supported yet). HandoffError INVALID_ARGUMENT for anything but a
+        file URL. Balance it with :meth:`stop_accessing`."""
+        out = ctypes.c_void_p()
+        lib.handoff_url_start_accessing(self._live(), _ffi.text_in(url, "url"), ctypes.byref(out))
+        try:
+            return os.fsdecode(ctypes.string_at(out.value))
+        finally:
+            lib.handoff_free(out)
+
+    def stop_accessing(self, url: str) -> None:
+        """Ends what :meth:`start_accessing` began (nothing outside a sandbox)."""
+        lib.handoff_url_stop_accessing(self._live(), _ffi.text_in(url, "url"))
 
     # ---- other devices' activities
 

@@ -47,7 +47,9 @@ class Manifest(OwnedHandle):
     @classmethod
     def from_info_plist(cls, path: PathLike) -> "Manifest":
         """Loads an Info.plist (XML or binary): CFBundleIdentifier,
-        NSUserActivityTypes, and the team from HandoffTeamIdentifier (else
+        NSUserActivityTypes, the CFBundleDocumentTypes entries carrying
+        NSUbiquitousDocumentUserActivityType (their types are declared
+        too), and the team from HandoffTeamIdentifier (else
         AppIdentifierPrefix). An NSUserActivityTypes entry that cannot be a
         type is skipped, an NSUserActivityTypes that is not an array declares
         none, and a key repeated in one dictionary keeps its last value: each

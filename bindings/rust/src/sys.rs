@@ -697,3 +697,28 @@ extern "C" {
     ) -> c_int;
     pub fn handoff_restoration_handler_free(handler: *mut handoff_restoration_handler);
 }
+
+// ------------------------------------------------------------- Documents
+
+pub const HANDOFF_DOCUMENT_URL_KEY: &CStr = c"NSUserActivityDocumentURLKey";
+pub const HANDOFF_DOCUMENT_ORIGINS_KEY: &CStr = c"HandoffDocumentOrigins";
+
+opaque!(handoff_document);
+
+extern "C" {
+    pub fn handoff_document_new(
+        app: *mut handoff_application,
+        activity_type: *const c_char,
+        path: *const c_char,
+    ) -> *mut handoff_document;
+    pub fn handoff_document_edited(document: *mut handoff_document) -> c_int;
+    pub fn handoff_document_saved(document: *mut handoff_document) -> c_int;
+    pub fn handoff_document_activity(document: *const handoff_document) -> *mut handoff_activity;
+    pub fn handoff_document_free(document: *mut handoff_document);
+    pub fn handoff_url_start_accessing(
+        app: *mut handoff_application,
+        url: *const c_char,
+        path: *mut *mut c_char,
+    ) -> c_int;
+    pub fn handoff_url_stop_accessing(app: *mut handoff_application, url: *const c_char) -> c_int;
+}
