@@ -19,16 +19,21 @@ from test_cli_agent import LocalClient
 CHOOSE, OK = 17, 13
 MAX_LINE = 64 << 10
 
-# Every kind the tagged form writes, as a script writes them back.
+# Every kind the tagged form writes, as a script writes them back. (No
+# file: URL: a sender describes those, and these name no file.)
 USER_INFO = {
-    "NSUserActivityDocumentURLKey": {"$url": "file:///srv/notes/plan%20B.txt"},
+    "page": {"$url": "https://example.com/plan%20B"},
     "line": 12, "column": 5, "ratio": 0.5, "done": False, "nothing": None, "words": ["a", "b"],
     "blob": {"$data": "AAEC/w=="}, "when": {"$date": 86400.5}, "tags": {"$set": ["x", 2]},
     "nested": {"deep": {"$url": "https://example.com/p"}},
 }
+# As a script may write them: read as the kinds they tag, not as
+# dictionaries, they come back as USER_INFO (a URL's space encoded, a set's
+# members once each and in the form's order).
+WRITTEN = dict(USER_INFO, page={"$url": "https://example.com/plan B"}, tags={"$set": [2, "x", 2]})
 
 
-def publish(title="plan B.txt", user_info=USER_INFO, **extra):
+def publish(title="plan B.txt", user_info=WRITTEN, **extra):
     return {"publish": {"type": TYPE, "title": title, "user_info": user_info, **extra}}
 
 
@@ -44,6 +49,8 @@ def test_what_a_session_publishes_is_offered_handed_over_and_withdrawn_at_the_en
     assert published["type"] == TYPE and published["title"] == "plan B.txt" and published["user_info_bytes"] > 0
     available = watcher.event("available", id=published["id"])
     assert available["title"] == "plan B.txt" and available["bundle"] == APP
+    # One process per beacon port: a unicast beacon reaches one socket.
+    watcher.kill()
 
     result = b.run("--json", "continue", published["id"], *loopback(ports[1], ports[0]))
     assert result.code == 0, result
@@ -53,6 +60,8 @@ def test_what_a_session_publishes_is_offered_handed_over_and_withdrawn_at_the_en
     assert continued["webpage_url"] == "https://example.com/plan"
     assert session.next("continued")["id"] == published["id"]
 
+    watcher = b.spawn("--json", "nearby", "--type", TYPE, *loopback(ports[1], ports[0])[:5])
+    watcher.event("available", id=published["id"])
     session.close_input()
     assert session.wait() == 0
     watcher.event("withdrawn", id=published["id"])
