@@ -6,8 +6,9 @@ session` goes through that device's agent. A opens a file at line 12,
 column 5 (in characters, after multibyte ones); B's agent is told the
 person chose it (CHOOSE, as a notification click does); B's nvim then
 edits that file with the cursor exactly there, A hears it was continued,
-and quitting A's nvim withdraws the offer. Also: nothing is offered for
-a help buffer, and `g:handoff_enabled = false` turns the plugin off.
+and quitting A's nvim withdraws the offer. Also: a place past the end of
+the buffer is clamped; nothing is offered for a help buffer (and the
+plugin's help is found); `g:handoff_enabled = false` turns it off.
 
 The file is shared: both devices have the same HOME, which is not under
 /tmp (a place documents are never described from). Until documents are
@@ -16,7 +17,6 @@ both sides; once they are, the file maps to the same path under the same
 home ("same"), so this test holds either way."""
 
 import json
-import os
 import shutil
 import subprocess
 import tempfile
@@ -124,7 +124,7 @@ def start_session(device, *args, env):
     """`handoff session` as org.neovim.nvim (Tests/cli/session_support.py's, another app)."""
     session = Session(device, *args, env=env, app="org.neovim.nvim")
     session.next("ready")
-    return session, None
+    return session
 
 
 @pytest.fixture
@@ -191,7 +191,7 @@ def test_a_place_past_the_end_of_the_buffer_is_clamped(editors, home):
     document.parent.mkdir()
     document.write_text("short\nlines\n")
     b.start()
-    sender, _ = start_session(a.device, "--type", TYPE, "--team", "LIBHANDOFF", env=a.env)
+    sender = start_session(a.device, "--type", TYPE, "--team", "LIBHANDOFF", env=a.env)
     url = "file://" + str(document).replace(" ", "%20")
     sender.send({"publish": {"type": TYPE, "title": document.name, "user_info": {
         "NSUserActivityDocumentURLKey": {"$url": url}, "line": 500, "column": 99}}})

@@ -8,10 +8,9 @@ session goes on; a line over 64 KiB is refused without being held; the end
 of input withdraws; its types and team come from an installed desktop
 entry when not given."""
 
-import json
 import uuid
 
-from cli_support import WAIT, loopback
+from cli_support import loopback
 from session_support import APP, TYPE, start
 from test_agent_e2e import start_plain_agent
 from test_cli_agent import LocalClient
