@@ -65,7 +65,7 @@ final class SessionHost: ApplicationDelegate, UserActivityDelegate {
                          line: lineNumber)
         case .line(let bytes):
             // Blank lines are allowed (a script's spacing).
-            guard bytes.contains(where: { ![0x20, 0x09].contains($0) }) else { return }
+            guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { return }
             do {
                 switch try SessionRequest.decode(bytes) {
                 case .publish(let publication): try publish(publication)
