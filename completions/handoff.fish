@@ -58,6 +58,7 @@ complete -c handoff -n 'not __handoff_command' -a continue -d 'continue an activ
 complete -c handoff -n 'not __handoff_command' -a doctor -d 'check this device and its network for Handoff'
 complete -c handoff -n 'not __handoff_command' -a agent -d 'run the per-user agent (foreground)'
 complete -c handoff -n 'not __handoff_command' -a mpris-bridge -d 'offer what your media player plays to your other devices'
+complete -c handoff -n 'not __handoff_command' -a session -d 'be an app for a script: JSON lines in and out'
 complete -c handoff -n 'not __handoff_command' -a help -d 'show the help of a command'
 
 # Every command's.
@@ -65,7 +66,7 @@ complete -c handoff -l json -d 'print JSON for scripts'
 complete -c handoff -l help -d 'show the help and exit'
 
 # help COMMAND
-complete -c handoff -n '__handoff_using help' -a 'account pair device nearby devices publish continue doctor agent settings history relay browser-host mpris-bridge'
+complete -c handoff -n '__handoff_using help' -a 'account pair device nearby devices publish continue doctor agent settings history relay browser-host mpris-bridge session'
 
 # account
 complete -c handoff -n __handoff_account_needs_action -a create -d 'make a new account'
@@ -145,9 +146,14 @@ complete -c handoff -n '__handoff_using relay' -l allow-plain -d 'set: allow mqt
 # mpris-bridge
 complete -c handoff -n '__handoff_using mpris-bridge' -l bus -r -d 'the D-Bus address of the session bus'
 
+# session
+complete -c handoff -n '__handoff_using session' -l app -x -d "the app's bundle identifier (required)"
+complete -c handoff -n '__handoff_using session' -l type -x -d 'an activity type the app publishes and continues (repeatable)'
+complete -c handoff -n '__handoff_using session' -l team -x -d "the app's team identifier"
+
 # nearby, devices, continue, doctor: the agent or an engine of their own
-complete -c handoff -n '__handoff_using nearby devices publish continue doctor' -l agent -d 'through the handoff agent, or fail'
-complete -c handoff -n '__handoff_using nearby devices publish continue doctor' -l embedded -d "with an engine of the tool's own"
+complete -c handoff -n '__handoff_using nearby devices publish continue doctor session' -l agent -d 'through the handoff agent, or fail'
+complete -c handoff -n '__handoff_using nearby devices publish continue doctor session' -l embedded -d "with an engine of the tool's own"
 
 # nearby
 complete -c handoff -n '__handoff_using nearby' -l type -x -d 'only activities of this type'
@@ -194,17 +200,17 @@ complete -c handoff -n '__handoff_using agent' -l no-search -d 'serve no search 
 complete -c handoff -n '__handoff_using agent' -l no-pairing -d 'never offer to pair new devices'
 
 # Network options: the beacons (pair, nearby, devices, publish, continue, agent)...
-complete -c handoff -n '__handoff_using pair nearby devices publish continue agent' -l beacon-port -x -d 'UDP port of the discovery beacons (default 52370)'
-complete -c handoff -n '__handoff_using pair nearby devices publish continue agent' -l peer -x -d 'also send beacons to HOST:PORT (repeatable)'
-complete -c handoff -n '__handoff_using pair nearby devices publish continue agent' -l no-multicast -d 'no multicast: only the --peer addresses'
-complete -c handoff -n '__handoff_using pair nearby devices publish continue agent' -l interface -x -a '(__fish_print_interfaces)' -d 'multicast on this interface only (repeatable)'
+complete -c handoff -n '__handoff_using pair nearby devices publish continue agent session' -l beacon-port -x -d 'UDP port of the discovery beacons (default 52370)'
+complete -c handoff -n '__handoff_using pair nearby devices publish continue agent session' -l peer -x -d 'also send beacons to HOST:PORT (repeatable)'
+complete -c handoff -n '__handoff_using pair nearby devices publish continue agent session' -l no-multicast -d 'no multicast: only the --peer addresses'
+complete -c handoff -n '__handoff_using pair nearby devices publish continue agent session' -l interface -x -a '(__fish_print_interfaces)' -d 'multicast on this interface only (repeatable)'
 # ...the tailnet (not pair: it runs no engine)...
-complete -c handoff -n '__handoff_using nearby devices publish continue agent doctor' -l tailnet-socket -r -F -d "tailscaled's socket, for the tailnet's devices"
-complete -c handoff -n '__handoff_using nearby devices publish continue agent doctor' -l no-tailnet -d 'do not ask tailscaled for tailnet devices'
+complete -c handoff -n '__handoff_using nearby devices publish continue agent doctor session' -l tailnet-socket -r -F -d "tailscaled's socket, for the tailnet's devices"
+complete -c handoff -n '__handoff_using nearby devices publish continue agent doctor session' -l no-tailnet -d 'do not ask tailscaled for tailnet devices'
 # ...and the channel (nearby: --connect-timeout only).
-complete -c handoff -n '__handoff_using devices publish continue agent' -l channel -x -d 'address HOST:PORT the TLS channel listens on'
-complete -c handoff -n '__handoff_using nearby devices publish continue agent' -l connect-timeout -x -d 'seconds to connect to and authenticate a device (default 3)'
-complete -c handoff -n '__handoff_using devices publish continue agent' -l fetch-timeout -x -d "seconds a sender's app has to hand over an activity (default 5)"
+complete -c handoff -n '__handoff_using devices publish continue agent session' -l channel -x -d 'address HOST:PORT the TLS channel listens on'
+complete -c handoff -n '__handoff_using nearby devices publish continue agent session' -l connect-timeout -x -d 'seconds to connect to and authenticate a device (default 3)'
+complete -c handoff -n '__handoff_using devices publish continue agent session' -l fetch-timeout -x -d "seconds a sender's app has to hand over an activity (default 5)"
 
 # browser-host (the browsers start it; a person installs or prints its manifests)
 complete -c handoff -n '__handoff_using browser-host' -l install-user -d 'write the host manifests for this user'

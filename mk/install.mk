@@ -22,7 +22,9 @@
 #       share/krunner/dbusplugins/org.libhandoff.History.desktop, share/
 #       dbus-1/services/org.libhandoff.History.service (SystemdService=
 #       handoff-agent.service; Exec names the installed command) and the
-#       entry share/applications/org.libhandoff.History.desktop; then,
+#       entry share/applications/org.libhandoff.History.desktop; the Neovim
+#       plugin as the package share/nvim/site/pack/handoff/start/handoff
+#       (docs/documents.md §8); then,
 #       installing for real as root into a folder the dynamic linker
 #       searches, runs ldconfig (otherwise prints the line to run)
 #   make uninstall [PREFIX=...] [DESTDIR=]
@@ -73,7 +75,8 @@ INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR_INSTALL)'
     INCLUDEDIR='$(INCLUDEDIR_INSTALL)' PKGCONFIGDIR='$(PKGCONFIGDIR)' USERUNITDIR='$(USERUNITDIR)' \
     DATADIR='$(DATADIR_INSTALL)' MANDIR='$(MANDIR_INSTALL)' BASHCOMPDIR='$(BASHCOMPDIR)' ZSHCOMPDIR='$(ZSHCOMPDIR)' \
     FISHCOMPDIR='$(FISHCOMPDIR)' AUTOSTARTDIR='$(AUTOSTARTDIR)' LOCALEDIR='$(LOCALEDIR_INSTALL)' LINGUAS='$(LINGUAS)' VERSION='$(VERSION)' SOMAJOR='$(SOMAJOR)' \
-    MOZHOSTDIR='$(MOZHOSTDIR)' CHROMIUMHOSTDIR='$(CHROMIUMHOSTDIR)' BROWSER_EXTENSION='$(wildcard bridges/browser/extension)'
+    MOZHOSTDIR='$(MOZHOSTDIR)' CHROMIUMHOSTDIR='$(CHROMIUMHOSTDIR)' BROWSER_EXTENSION='$(wildcard bridges/browser/extension)' \
+    NVIM_PLUGIN='$(wildcard bridges/nvim)'
 
 ## install: install the command, library, headers, units, man pages (PREFIX, DESTDIR)
 install: lib $(TOOL)

@@ -15,7 +15,8 @@
 #   PREFIX BINDIR LIBDIR INCLUDEDIR PKGCONFIGDIR USERUNITDIR DATADIR
 #   MANDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR AUTOSTARTDIR LOCALEDIR VERSION SOMAJOR
 #   MOZHOSTDIR CHROMIUMHOSTDIR (the browser host manifests), BROWSER_EXTENSION
-#   (the extension's folder; empty: none installed)
+#   (the extension's folder; empty: none installed), NVIM_PLUGIN (bridges/nvim;
+#   empty: none installed)
 #   LINGUAS (the languages, space-separated; handoff.mo each, docs/TRANSLATING.md)
 #   install only: BUILT_LIB BUILT_TOOL HEADER GLIB_HEADER PC_IN UNIT_SOCKET
 #                 UNIT_SERVICE UNIT_MPRIS MPRIS_ENTRY AUTOSTART MAN_PAGES (the folder of handoff.1 and
@@ -61,6 +62,10 @@ GNOMESEARCHDIR=$DATADIR/gnome-shell/search-providers
 KRUNNERDIR=$DATADIR/krunner/dbusplugins
 DBUSSERVICEDIR=$DATADIR/dbus-1/services
 HOST_JSON=org.libhandoff.browser.json
+# The Neovim plugin (docs/documents.md §8): a package of its own, started
+# by every nvim (its help tags beside its help, no shared doc/tags).
+NVIMPACK=$DATADIR/nvim/site/pack/handoff/start/handoff
+NVIM_FILES="plugin/handoff.lua lua/handoff/init.lua doc/handoff.txt doc/tags"
 NL='
 '
 
@@ -81,6 +86,9 @@ installed_files() {
     if [ -n "${BROWSER_EXTENSION:-}" ]; then
         for file in $(cd "$BROWSER_EXTENSION" && ls); do printf '%s\n' "$EXTENSIONDIR/$file"; done
     fi
+    if [ -n "${NVIM_PLUGIN:-}" ]; then
+        for file in $NVIM_FILES; do printf '%s\n' "$NVIMPACK/$file"; done
+    fi
 }
 
 # The folders the files go in.
@@ -90,6 +98,7 @@ install_dirs() {
         "$DATADIR/applications" "$GNOMESEARCHDIR" "$KRUNNERDIR" "$DBUSSERVICEDIR"
     for lang in $LINGUAS; do printf '%s\n' "$LOCALEDIR/$lang/LC_MESSAGES"; done
     printf '%s\n' "$LIBDIR/handoff" "$MOZHOSTDIR" "$CHROMIUMHOSTDIR" "$EXTENSIONDIR"
+    [ -z "${NVIM_PLUGIN:-}" ] || printf '%s\n' "$NVIMPACK/plugin" "$NVIMPACK/lua/handoff" "$NVIMPACK/doc"
 }
 
 # Is line $1 one of the lines of $2?
@@ -203,6 +212,12 @@ do_install() {
         for file in $(cd "$BROWSER_EXTENSION" && ls); do
             install -m 0644 "$BROWSER_EXTENSION/$file" "$DESTDIR$EXTENSIONDIR/$file"
         done
+    fi
+    if [ -n "${NVIM_PLUGIN:-}" ]; then
+        for file in $NVIM_FILES; do install -m 0644 "$NVIM_PLUGIN/$file" "$DESTDIR$NVIMPACK/$file"; done
+        # It runs the installed command (a long Lua string: any path).
+        sed -e "s|^local PROGRAM = .*\$|local PROGRAM = [==[$(sed_text "$tool")]==]|" \
+            "$NVIM_PLUGIN/lua/handoff/init.lua" > "$DESTDIR$NVIMPACK/lua/handoff/init.lua"
     fi
 
     {

@@ -14,6 +14,7 @@ pkg_config_has libsystemd || need_apt="$need_apt libsystemd-dev"   # sd-bus, the
 command -v dbus-daemon >/dev/null 2>&1 || need_apt="$need_apt dbus"   # the agent's tests start private buses
 command -v mpv >/dev/null 2>&1 || need_apt="$need_apt mpv"   # the MPRIS bridge's tests play through a real player
 [ -e /usr/lib/mpv-mpris/mpris.so ] || need_apt="$need_apt mpv-mpris"   # ... and its MPRIS plugin
+command -v nvim >/dev/null 2>&1 || need_apt="$need_apt neovim"   # the Neovim plugin's tests run nvim --headless
 command -v systemd-analyze >/dev/null 2>&1 || need_apt="$need_apt systemd"   # checks the agent's units
 command -v busctl >/dev/null 2>&1 || need_apt="$need_apt systemd"   # the tray's tests act as the panel with it
 command -v readelf >/dev/null 2>&1 || need_apt="$need_apt binutils"

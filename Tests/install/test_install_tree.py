@@ -7,6 +7,7 @@ uninstall that leaves the tree exactly as it was (the folders install
 created gone, every folder that existed before kept, empty or not).
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -47,6 +48,26 @@ DOCUMENTATION = {
 LANGUAGES = [l.strip() for l in (ROOT / "po" / "LINGUAS").read_text().splitlines() if l.strip() and l[0] != "#"]
 CATALOGUES = {f"share/locale/{lang}/LC_MESSAGES/handoff.mo": f"build/locale/{lang}/LC_MESSAGES/handoff.mo"
               for lang in LANGUAGES}
+
+
+# The Neovim plugin: an nvim package below share/nvim/site, which nvim
+# searches in every XDG data directory (docs/documents.md §8).
+NVIM_PACKAGE = "share/nvim/site/pack/handoff/start/handoff"
+NVIM_FOLDERS = ["share/nvim", "share/nvim/site", "share/nvim/site/pack", "share/nvim/site/pack/handoff",
+                "share/nvim/site/pack/handoff/start", NVIM_PACKAGE, f"{NVIM_PACKAGE}/plugin", f"{NVIM_PACKAGE}/lua",
+                f"{NVIM_PACKAGE}/lua/handoff", f"{NVIM_PACKAGE}/doc"]
+
+
+def assert_nvim_plugin_installed(prefix):
+    """Its files as in bridges/nvim, the help with its tags, and the
+    plugin naming the installed command."""
+    package = prefix / NVIM_PACKAGE
+    for name in ("plugin/handoff.lua", "doc/handoff.txt", "doc/tags"):
+        assert (package / name).read_bytes() == (ROOT / "bridges" / "nvim" / name).read_bytes(), name
+    plugin = (package / "lua" / "handoff" / "init.lua").read_text()
+    source = (ROOT / "bridges" / "nvim" / "lua" / "handoff" / "init.lua").read_text()
+    assert plugin == source.replace("local PROGRAM = 'handoff'\n", f"local PROGRAM = [==[{prefix}/bin/handoff]==]\n")
+    assert plugin != source
 
 
 def assert_documentation_installed(top):
@@ -103,6 +124,7 @@ def test_a_fresh_prefix_gets_the_library_its_links_and_a_manifest_then_uninstall
     assert "X-Handoff-ActivityTypes=org.libhandoff.media.playing;\n" in entry and "NoDisplay=true\n" in entry
     assert_search_installed(prefix)
     assert_documentation_installed(prefix)
+    assert_nvim_plugin_installed(prefix)
     entries = manifest_entries(prefix)
     files = {path for kind, path in entries if kind == "file"}
     dirs = {path for kind, path in entries if kind == "dir"}
@@ -143,6 +165,8 @@ def test_uninstall_keeps_every_folder_that_existed_before_empty_or_not(root):
                                                  "lib/handoff", "lib/mozilla", "lib/mozilla/native-messaging-hosts",
                                                  "etc/chromium", "etc/chromium/native-messaging-hosts",
                                                  "share/handoff/browser-extension",
+                                                 # the Neovim plugin, a package of its own (docs/documents.md §8)
+                                                 *NVIM_FOLDERS,
                                                  *(f"share/locale/{lang}" for lang in LANGUAGES),
                                                  *(f"share/locale/{lang}/LC_MESSAGES" for lang in LANGUAGES))}
     uninstall(f"PREFIX={prefix}")
@@ -359,3 +383,31 @@ def test_the_system_prefixes_put_the_autostart_entry_in_etc_xdg(root):
     assert "\nExec=/usr/bin/handoff agent\n" in text and "\nTryExec=/usr/bin/handoff\n" in text
     uninstall(f"DESTDIR={stage}", "PREFIX=/usr")
     assert not (stage / "etc" / "xdg" / "autostart" / "handoff-agent.desktop").exists()
+
+
+def test_nvim_finds_the_installed_plugin_and_its_help_in_the_prefixs_data_directory(root):
+    """Installed, the package is nvim's own: any nvim whose XDG_DATA_DIRS
+    holds PREFIX/share (as /usr/share and /usr/local/share are by default)
+    loads it, finds `:help handoff`, and the plugin runs the installed
+    command (which here finds no account: it says so, and nvim goes on)."""
+    if not shutil.which("nvim"):
+        pytest.skip("nvim is not installed (scripts/install-deps.sh)")
+    prefix = root / "usr"
+    install(f"PREFIX={prefix}")
+    home = root / "home"
+    home.mkdir()
+    env = dict(os.environ, HOME=str(home), XDG_CONFIG_HOME=str(home / "config"), XDG_DATA_HOME=str(home / "data"),
+               XDG_STATE_HOME=str(home / "state"), XDG_RUNTIME_DIR=str(root), XDG_DATA_DIRS=f"{prefix}/share",
+               HANDOFF_AGENT_SOCKET=str(root / "none.sock"))
+    found_file = root / "found.json"
+    probe = ("lua vim.fn.writefile({vim.json.encode({exists = vim.fn.exists(':HandoffStatus'),"
+             " help = (function() vim.cmd('help :HandoffStatus'); return vim.fn.expand('%:p') end)(),"
+             " why = (function() vim.wait(10000, function() return not require('handoff').state().running end);"
+             " return require('handoff').state().exit end)()})}, '" + str(found_file) + "')")
+    result = subprocess.run(["nvim", "--headless", "-n", "-i", "NONE", "+" + probe, "+qa!"], capture_output=True,
+                            text=True, env=env, timeout=60, stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, result
+    found = json.loads(found_file.read_text())
+    assert found["exists"] == 2 and found["help"] == f"{prefix}/{NVIM_PACKAGE}/doc/handoff.txt", found
+    assert found["why"] == 1, found  # the installed handoff ran, and ended: no account here
+    uninstall(f"PREFIX={prefix}")

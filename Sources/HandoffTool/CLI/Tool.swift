@@ -22,6 +22,7 @@ enum Tool {
         RelayCommand.self,
         BrowserHostCommand.self,
         MPRISBridgeCommand.self,
+        SessionCommand.self,
     ]
 
     static func main(_ arguments: [String]) -> Int32 {
