@@ -22,6 +22,7 @@ enum Tool {
         RelayCommand.self,
         BrowserHostCommand.self,
         MPRISBridgeCommand.self,
+        DocumentsBridgeCommand.self,
     ]
 
     static func main(_ arguments: [String]) -> Int32 {
