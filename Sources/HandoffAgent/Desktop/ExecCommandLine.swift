@@ -62,7 +62,7 @@ public struct ExecCommandLine: Sendable, Equatable {
             fileCodes += files
             if files > 0, fileField == nil {
                 fileField = FileField(index: arguments.count + (onlyFieldCodes ? 0 : 1),
-                                      wantsURL: token.contains("%u") || token.contains("%U"))
+                                      wantsURL: token.containsCharacters("%u") || token.containsCharacters("%U"))
             }
             if !onlyFieldCodes { arguments.append(argument) }
         }

@@ -46,7 +46,8 @@ public struct DocumentOptOuts: Sendable, Equatable {
         var escaped = false
         for c in text {
             if escaped {
-                current.append(c == ";" || c == "\\" ? c : "\\\(c)")
+                if c != ";" && c != "\\" { current.append("\\") }
+                current.append(c)
                 escaped = false
             } else if c == "\\" {
                 escaped = true

@@ -2,7 +2,8 @@
 import HandoffModel
 
 /// One file of KDE's `$XDG_DATA_HOME/RecentDocuments/` (KIO's
-/// `KRecentDocument` before KDE Frameworks 5.93 wrote only these): a
+/// `KRecentDocument` writes one per document, besides its bookmark in
+/// `recently-used.xbel` in current releases, and only these in older ones): a
 /// desktop entry of `Type=Link` with `URL=` and `X-KDE-LastOpenedWith=`
 /// (the program, e.g. `kate`). Read with the key-file lexer; the file's
 /// modification time (the caller's stat) says when it was used.
@@ -13,22 +14,43 @@ public enum KDERecentDocument {
 
     /// A bookmark for it: the URL as `href` (as the file has it), the
     /// program as its only application (name and exec both the program).
+    /// KConfig writes the URL as a path entry, `URL[$e]=file:$HOME/…`
+    /// (`$e`: expand variables); `$HOME` is expanded to `home`, the one
+    /// variable it writes.
     /// - Throws: `.malformedData` for a file that is not one.
-    public static func read(_ bytes: [UInt8], source: String, modified: Double) throws(HandoffError) -> RecentBookmark {
+    public static func read(_ bytes: [UInt8], source: String, modified: Double, home: String) throws(HandoffError) -> RecentBookmark {
         let limits = KeyFileParser.Limits(maxBytes: maxBytes, maxLines: 256, maxKeys: 256, maxGroups: 8)
-        let file = try KeyFileParser(source: source, kind: kind, limits: limits).parse(bytes)
+        let file = try KeyFileParser(source: source, kind: kind, limits: limits).parse(withoutKConfigFlags(bytes))
         let group = file.groups["Desktop Entry"] ?? [:]
-        // KConfig writes URL[$e]= when the value holds $HOME-like text.
-        guard let url = (group["URL"] ?? group["URL[$e]"]).map({ unescape($0.text) }), !url.isEmpty,
-              url.utf8.count <= RecentlyUsedReader.maxURLBytes else {
+        guard var url = group["URL"].map({ unescape($0.text) }), !url.isEmpty else {
             throw HandoffError(.malformedData, "\(source): no URL=")
         }
+        if url.hasPrefix("file:$HOME/") { url = MPRISURLRules.fileURL(home) + url.dropFirst("file:$HOME".count) }
+        guard url.utf8.count <= RecentlyUsedReader.maxURLBytes else { throw HandoffError(.malformedData, "\(source): URL too long") }
         var bookmark = RecentBookmark(href: url)
         bookmark.modified = modified
         if let program = group["X-KDE-LastOpenedWith"].map({ unescape($0.text) }), !program.isEmpty {
             bookmark.applications = [.init(name: program, exec: program, modified: modified)]
         }
         return bookmark
+    }
+
+    /// The bytes with KConfig's key flags (`Key[$e]=`, `[$i]`) dropped:
+    /// they are no locale, and the lexer reads `[…]` after a key as one.
+    static func withoutKConfigFlags(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "["), index + 3 < bytes.count, bytes[index + 1] == UInt8(ascii: "$"),
+               bytes[index + 3] == UInt8(ascii: "]"), index > 0, bytes[index - 1] != 0x0A {
+                index += 4
+                continue
+            }
+            out.append(bytes[index])
+            index += 1
+        }
+        return out
     }
 
     /// The key file's escapes (`\s \n \t \r \\`); others kept as written.

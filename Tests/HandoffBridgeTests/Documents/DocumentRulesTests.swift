@@ -65,15 +65,15 @@ struct DocumentRulesTests {
             Icon=text-plain
             Name=plan.txt
             Type=Link
-            URL[$e]=file:///home/alice/plan.txt
+            URL[$e]=file:$HOME/notes/plan%20b.txt
             X-KDE-LastOpenedWith=kate
 
             """
-        let bookmark = try KDERecentDocument.read(Array(text.utf8), source: "plan.txt.desktop", modified: 100)
-        #expect(bookmark.href == "file:///home/alice/plan.txt")
+        let bookmark = try KDERecentDocument.read(Array(text.utf8), source: "plan.txt.desktop", modified: 100, home: "/home/alice")
+        #expect(bookmark.href == "file:///home/alice/notes/plan%20b.txt")
         #expect(bookmark.newestApplication == .init(name: "kate", exec: "kate", modified: 100))
         #expect(throws: HandoffError.self) {
-            try KDERecentDocument.read(Array("[Desktop Entry]\nName=x\n".utf8), source: "x", modified: 0)
+            try KDERecentDocument.read(Array("[Desktop Entry]\nName=x\n".utf8), source: "x", modified: 0, home: "/h")
         }
     }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffAgent
+import HandoffBase
 import HandoffBridges
 import HandoffModel
 #if canImport(Glibc)

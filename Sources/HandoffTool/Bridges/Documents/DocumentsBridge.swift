@@ -60,7 +60,7 @@ final class DocumentsBridge {
                 log(["event": "unreadable", "file": .string(xbelPath), "message": .string(error.message)])
             }
         }
-        all += DocumentsFiles.kdeRecentDocuments(in: kdeFolder, keep: RecentlyUsedReader.keep)
+        all += DocumentsFiles.kdeRecentDocuments(in: kdeFolder, keep: RecentlyUsedReader.keep, home: rules.home)
         return Array(all.sorted { $0.lastUsed > $1.lastUsed }.prefix(RecentlyUsedReader.keep))
     }
 
@@ -84,7 +84,7 @@ final class DocumentsBridge {
         let processes = DocumentsProcesses()
         var pids: [String: Int32] = [:]
         let outcome = DocumentChoice.choose(bookmarks(), entry: { apps.entry(for: $0) }, isRunning: { entry in
-            guard let pid = processes.pid(running: entry.programs) else { return false }
+            guard let pid = processes.pid(running: entry.programs, runtimeDirectory: rules.runtimeDirectory) else { return false }
             pids[entry.id] = pid
             return true
         }, check: { bookmark, entry in
@@ -109,7 +109,7 @@ final class DocumentsBridge {
             let info = DocumentActivityInfo(url: MPRISURLRules.fileURL(path),
                                             cursor: bookmark.description.flatMap(DocumentCursor.fromDescription),
                                             desktopEntry: entry.id, mimeType: bookmark.mimeType)
-            offer(info, title: DocumentActivityInfo.title(path: path), bundle: entry.bundleIdentifier)
+            offer(info, title: DocumentActivityInfo.title(path: path), bundle: entry.bundleIdentifier, pid: pids[entry.id])
             watchProcess(pids[entry.id])
         }
     }
@@ -125,7 +125,7 @@ final class DocumentsBridge {
         return made
     }
 
-    private func offer(_ info: DocumentActivityInfo, title: String, bundle wanted: String) {
+    private func offer(_ info: DocumentActivityInfo, title: String, bundle wanted: String, pid: Int32?) {
         // A desktop id that is no reverse-DNS name offers under the bridge's own bundle.
         let bundle = (try? Manifest(bundleIdentifier: wanted, teamIdentifier: DocumentActivityInfo.team)) != nil
             ? wanted : DocumentActivityInfo.bundle
@@ -154,7 +154,7 @@ final class DocumentsBridge {
             offered = info
             lastReason = ""
             var line: JSONObject = ["event": "offered", "id": .string(made.activityID.uuidString), "bundle": .string(bundle),
-                                    "title": .string(title), "url": .string(info.url)]
+                                    "title": .string(title), "url": .string(info.url), "pid": .int(Int64(pid ?? 0))]
             if let cursor = info.cursor { line["line"] = .int(Int64(cursor.line)); line["column"] = .int(Int64(cursor.column)) }
             log(line)
         } catch {

@@ -40,7 +40,7 @@ enum DocumentsFiles {
 
     /// KDE's recent documents: the `keep` newest `*.desktop` files of the
     /// folder (by modification time; at most 1024 names looked at).
-    static func kdeRecentDocuments(in folder: String, keep: Int) -> [RecentBookmark] {
+    static func kdeRecentDocuments(in folder: String, keep: Int, home: String) -> [RecentBookmark] {
         guard let dir = opendir(folder) else { return [] }
         defer { closedir(dir) }
         var found: [(String, Double)] = []
@@ -55,7 +55,7 @@ enum DocumentsFiles {
         }
         return found.sorted { $0.1 > $1.1 }.prefix(keep).compactMap { name, modified in
             guard let bytes = read(folder + "/" + name, max: KDERecentDocument.maxBytes) else { return nil }
-            return try? KDERecentDocument.read(bytes, source: name, modified: modified)
+            return try? KDERecentDocument.read(bytes, source: name, modified: modified, home: home)
         }
     }
 }

@@ -13,7 +13,8 @@ import Glibc
 /// `RecentDocuments` folder) and the pidfd of the offered app's process.
 /// A change is looked at `settle` seconds after the last event (GLib
 /// rewrites the file for each document, several in a row), by a timer.
-final class DocumentsLoop {
+final class DocumentsLoop: @unchecked Sendable {
+    // @unchecked: everything here runs on the loop thread (timer handlers too).
     static let settle = 0.2
     static let xbelName = "recently-used.xbel"
     /// How often a missing data folder is looked for again.

@@ -34,9 +34,28 @@ struct DocumentsProcesses {
         }
     }
 
-    /// The lowest pid running one of `programs` (the app's first process).
-    func pid(running programs: Set<String>) -> Int32? {
-        processes.filter { DocumentAppMatch.runs(programs, exe: $0.exe, argv0: $0.argv0) }.map(\.pid).min()
+    /// The lowest pid running one of `programs` (the app's first process)
+    /// in the person's session: when `runtimeDirectory` is given, a process
+    /// whose environment names another `XDG_RUNTIME_DIR` is someone else's
+    /// session of the same user id (a container, a test's device).
+    func pid(running programs: Set<String>, runtimeDirectory: String?) -> Int32? {
+        processes.filter { DocumentAppMatch.runs(programs, exe: $0.exe, argv0: $0.argv0) }
+            .filter { process in
+                guard let runtimeDirectory, let theirs = Self.environment(process.pid, "XDG_RUNTIME_DIR") else { return true }
+                return theirs == runtimeDirectory || DocumentsFiles.resolve(theirs) == runtimeDirectory
+            }
+            .map(\.pid).min()
+    }
+
+    /// One variable of a process's environment (`/proc/PID/environ`, at
+    /// most 256 KiB read); nil when unreadable or unset.
+    static func environment(_ pid: Int32, _ name: String) -> String? {
+        guard let bytes = DocumentsFiles.read("/proc/\(pid)/environ", max: 256 << 10) else { return nil }
+        let prefix = Array((name + "=").utf8)
+        for entry in bytes.split(separator: 0) where entry.starts(with: prefix) {
+            return String(decoding: entry.dropFirst(prefix.count), as: UTF8.self)
+        }
+        return nil
     }
 
     private static func link(_ path: String) -> String? {
