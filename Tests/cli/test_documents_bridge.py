@@ -203,6 +203,7 @@ def test_a_document_that_is_not_on_the_other_device_fails_the_continuation(devic
     # B reads A's path as it stands (until the receiver maps documents):
     # removed, it is not on B.
     document.unlink()
+    assert nearby(b)["id"].upper() == offered["id"].upper()
     kind, _ = choose(b, offered["id"])
     assert kind == OK
     failed = bridge_event(bridge_b, "continue-failed")
