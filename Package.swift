@@ -128,8 +128,10 @@ let package = Package(
         // The bridges' parts that need no command or agent, tested on their own: the browser
         // bridge's wire (native-messaging frames and messages, fuzzed) and
         // host manifests (docs/browser.md); the MPRIS bridge's players, URL
-        // rules and userInfo (docs/mpris.md).
-        .target(name: "HandoffBridges", dependencies: ["HandoffJSON", "HandoffModel", "HandoffDBus"],
+        // rules and userInfo (docs/mpris.md); the documents bridge's readers
+        // (recently-used.xbel with expat, KDE's RecentDocuments), app match
+        // and rules (docs/documents.md §7).
+        .target(name: "HandoffBridges", dependencies: ["HandoffJSON", "HandoffModel", "HandoffDBus", "CExpat"],
                 swiftSettings: withoutFoundation),
         // A session-bus client on sd-bus (connection, messages, values,
         // served objects), driven by its owner's loop; no feature in it.

@@ -48,8 +48,9 @@ FUZZ_RELAY_TARGETS := relay-pipe-frame relay-pipe relay-device-topic relay-file
 # The agent's desktop-entry reader: Sources/HandoffAgent/Desktop only (the
 # D-Bus part would need libsystemd).
 FUZZ_AGENT_TARGETS := desktop-entry
-# The browser bridge's input: native-messaging frames and JSON.
-FUZZ_BRIDGE_TARGETS := native-messaging
+# The browser bridge's input: native-messaging frames and JSON; the
+# documents bridge's: recently-used.xbel (expat), KDE entries, opt-outs.
+FUZZ_BRIDGE_TARGETS := native-messaging recently-used
 FUZZ_TARGETS  := $(FUZZ_MODEL_TARGETS) $(FUZZ_CONTINUITY_TARGETS) $(FUZZ_RELAY_TARGETS) $(FUZZ_AGENT_TARGETS) \
                  $(FUZZ_BRIDGE_TARGETS)
 
@@ -104,8 +105,12 @@ FUZZ_AGENT_SOURCES      := $(filter-out %/ApplicationActivator+DBusActivating.sw
                            Sources/HandoffAgent/DesktopBus/DBusApplicationName.swift
 
 FUZZ_JSON_SOURCES       := $(shell find Sources/HandoffJSON -name '*.swift' | sort)
-# The bridges' browser wire alone (the rest of HandoffBridges reads the bus).
-FUZZ_BROWSER_SOURCES    := Sources/HandoffBridges/Browser/BrowserMessage.swift Sources/HandoffBridges/Browser/NativeMessageDecoder.swift
+# The bridges' browser wire and the documents bridge's pure parts (the
+# rest of HandoffBridges reads the bus); the documents part uses the MPRIS
+# bridge's URL rules and activity info, which need no bus either.
+FUZZ_BROWSER_SOURCES    := Sources/HandoffBridges/Browser/BrowserMessage.swift Sources/HandoffBridges/Browser/NativeMessageDecoder.swift \
+                           $(shell find Sources/HandoffBridges/Documents -name '*.swift' | sort) \
+                           Sources/HandoffBridges/MPRIS/MPRISURLRules.swift Sources/HandoffBridges/MPRIS/MPRISActivityInfo.swift
 
 # One static library and module per library target, in dependency order.
 fuzz_module = @mkdir -p $(FUZZ_DIR)/modules $(@D) && \
@@ -199,6 +204,8 @@ FUZZ_MAX_LEN_relay-device-topic := 1280
 FUZZ_MAX_LEN_agent-message := 65538
 # A few frames; one over the 64 KiB limit is skipped by length alone.
 FUZZ_MAX_LEN_native-messaging := 8192
+# A few bookmarks (the seeds are real files of about 2 KB).
+FUZZ_MAX_LEN_recently-used := 16384
 
 fuzz_limit = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_SECONDS))
 

@@ -17,6 +17,8 @@
 #       user sessions; X-systemd-skip keeps systemd from running it twice);
 #       the MPRIS bridge's user unit handoff-mpris.service and its desktop
 #       entry share/applications/org.libhandoff.media.desktop (docs/mpris.md);
+#       the documents bridge's handoff-documents.service and share/
+#       applications/org.libhandoff.documents.desktop (docs/documents.md §7);
 #       the desktop's search of the history (docs/history.md): share/gnome-
 #       shell/search-providers/org.libhandoff.History.search-provider.ini,
 #       share/krunner/dbusplugins/org.libhandoff.History.desktop, share/
@@ -82,7 +84,7 @@ INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR_INSTALL)'
 install: lib $(TOOL)
 	@$(INSTALL_ENV) BUILT_LIB='$(LIBDIR)/libhandoff.so.$(VERSION)' BUILT_TOOL='$(TOOL)' HEADER=include/handoff.h GLIB_HEADER=include/handoff-glib.h \
 	    PC_IN=mk/handoff.pc.in UNIT_SOCKET=dist/systemd/handoff-agent.socket \
-	    UNIT_SERVICE=dist/systemd/handoff-agent.service UNIT_MPRIS=dist/systemd/handoff-mpris.service MPRIS_ENTRY=dist/xdg/org.libhandoff.media.desktop MAN_PAGES=man AUTOSTART=dist/xdg/handoff-agent.desktop COMPLETIONS=completions ICONS=data/icons LOCALES='$(LOCALEDIR)' SEARCH=dist/search sh mk/install.sh install
+	    UNIT_SERVICE=dist/systemd/handoff-agent.service UNIT_MPRIS=dist/systemd/handoff-mpris.service MPRIS_ENTRY=dist/xdg/org.libhandoff.media.desktop UNIT_DOCUMENTS=dist/systemd/handoff-documents.service DOCUMENTS_ENTRY=dist/xdg/org.libhandoff.documents.desktop MAN_PAGES=man AUTOSTART=dist/xdg/handoff-agent.desktop COMPLETIONS=completions ICONS=data/icons LOCALES='$(LOCALEDIR)' SEARCH=dist/search sh mk/install.sh install
 
 # Builds nothing: removing needs only the manifest.
 ## uninstall: remove what install installed

@@ -19,7 +19,8 @@
 #   empty: none installed)
 #   LINGUAS (the languages, space-separated; handoff.mo each, docs/TRANSLATING.md)
 #   install only: BUILT_LIB BUILT_TOOL HEADER GLIB_HEADER PC_IN UNIT_SOCKET
-#                 UNIT_SERVICE UNIT_MPRIS MPRIS_ENTRY AUTOSTART MAN_PAGES (the folder of handoff.1 and
+#                 UNIT_SERVICE UNIT_MPRIS MPRIS_ENTRY UNIT_DOCUMENTS DOCUMENTS_ENTRY (default: beside
+#                 the MPRIS ones) AUTOSTART MAN_PAGES (the folder of handoff.1 and
 #                 handoff-agent.1) COMPLETIONS (of handoff.bash, _handoff,
 #                 handoff.fish) ICONS (data/icons: the tray's, hicolor layout)
 #                 LOCALES (build/locale: <lang>/LC_MESSAGES/handoff.mo)
@@ -79,6 +80,7 @@ installed_files() {
         "$ICONDIR/scalable/apps/handoff.svg" "$ICONDIR/scalable/status/handoff-available.svg" \
         "$ICONDIR/scalable/status/handoff-paused.svg" "$AUTOSTARTDIR/handoff-agent.desktop" \
         "$USERUNITDIR/handoff-mpris.service" "$DATADIR/applications/org.libhandoff.media.desktop" "$MANIFEST" \
+        "$USERUNITDIR/handoff-documents.service" "$DATADIR/applications/org.libhandoff.documents.desktop" \
         "$GNOMESEARCHDIR/$HISTORY.search-provider.ini" "$KRUNNERDIR/$HISTORY.desktop" \
         "$DBUSSERVICEDIR/$HISTORY.service" "$DATADIR/applications/$HISTORY.desktop"
     for lang in $LINGUAS; do printf '%s\n' "$LOCALEDIR/$lang/LC_MESSAGES/handoff.mo"; done
@@ -173,6 +175,15 @@ do_install() {
     sed -e "s|^Exec=.*\$|Exec=$(sed_text "$exec_path") mpris-bridge|" -e "s|^TryExec=.*\$|TryExec=$(sed_text "$try_path")|" \
         "$MPRIS_ENTRY" > "$DESTDIR$DATADIR/applications/org.libhandoff.media.desktop"
     chmod 0644 "$DESTDIR$DATADIR/applications/org.libhandoff.media.desktop"
+    # The documents bridge (docs/documents.md §7), alike: beside the MPRIS files.
+    documents_unit=${UNIT_DOCUMENTS:-$(dirname "$UNIT_MPRIS")/handoff-documents.service}
+    documents_entry=${DOCUMENTS_ENTRY:-$(dirname "$MPRIS_ENTRY")/org.libhandoff.documents.desktop}
+    sed -e "s|^ExecStart=.*/handoff documents-bridge\$|ExecStart=$exec_start/handoff documents-bridge|" \
+        "$documents_unit" > "$DESTDIR$USERUNITDIR/handoff-documents.service"
+    chmod 0644 "$DESTDIR$USERUNITDIR/handoff-documents.service"
+    sed -e "s|^Exec=.*\$|Exec=$(sed_text "$exec_path") documents-bridge|" -e "s|^TryExec=.*\$|TryExec=$(sed_text "$try_path")|" \
+        "$documents_entry" > "$DESTDIR$DATADIR/applications/org.libhandoff.documents.desktop"
+    chmod 0644 "$DESTDIR$DATADIR/applications/org.libhandoff.documents.desktop"
     # The desktop's search of the history: the entry names the installed
     # command as the autostart entry does; the bus service's Exec is read
     # as a shell would (no "%" rule), quoted alike.

@@ -47,6 +47,7 @@ command -v openssl >/dev/null 2>&1 || need_apt="$need_apt openssl"
 command -v ping >/dev/null 2>&1 || need_apt="$need_apt iputils-ping"
 command -v dunst >/dev/null 2>&1 || need_apt="$need_apt dunst"   # test_agent_notifications_dunst.py: a real notification server
 command -v Xvfb >/dev/null 2>&1 || need_apt="$need_apt xvfb"   # ... on its own X display
+command -v mousepad >/dev/null 2>&1 || need_apt="$need_apt mousepad"   # test_documents_bridge.py: a real GTK editor writing recently-used.xbel
 # The browser extension's tests (make test-browser): real browsers on Xvfb
 # with a window manager (focus), xdotool and xmessage to move the focus.
 # No WebDriver: the tests speak DevTools (Chromium) and Marionette (Firefox).

@@ -2,8 +2,10 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include "clinux.h"
@@ -86,4 +88,13 @@ long clinux_receive_message(int fd, void *bytes, unsigned long capacity, int *fd
     }
     if (message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) *truncated = 1;
     return received;
+}
+
+int clinux_pidfd_open(int pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
 }

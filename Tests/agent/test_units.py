@@ -50,7 +50,7 @@ def verify(unit_dir, prefix):
         env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime))
         return subprocess.run(["systemd-analyze", "--user", "verify",
                                *(str(unit_dir / name) for name in ("handoff-agent.socket", "handoff-agent.service",
-                                                                    "handoff-mpris.service"))],
+                                                                    "handoff-mpris.service", "handoff-documents.service"))],
                               capture_output=True, text=True, env=env, timeout=120)
     finally:
         shutil.rmtree(runtime, ignore_errors=True)
@@ -97,7 +97,7 @@ def prefix():
 def test_install_puts_the_units_in_the_user_unit_directory(prefix):
     unit_dir = prefix / "lib" / "systemd" / "user"
     assert sorted(p.name for p in unit_dir.iterdir()) == ["handoff-agent.service", "handoff-agent.socket",
-                                                          "handoff-mpris.service"]
+                                                          "handoff-documents.service", "handoff-mpris.service"]
     assert (unit_dir / "handoff-agent.socket").read_text() == (UNITS / "handoff-agent.socket").read_text()
     service = unit(unit_dir / "handoff-agent.service")
     assert service["Service"]["ExecStart"] == [f"{prefix}/bin/handoff agent"]
@@ -106,14 +106,16 @@ def test_install_puts_the_units_in_the_user_unit_directory(prefix):
     dist = (UNITS / "handoff-agent.service").read_text().splitlines()
     installed = (unit_dir / "handoff-agent.service").read_text().splitlines()
     assert [a for a, b in zip(dist, installed) if a != b] == [l for l in dist if l.startswith("ExecStart=")]
-    for name in ("handoff-agent.socket", "handoff-agent.service", "handoff-mpris.service"):
+    for name in ("handoff-agent.socket", "handoff-agent.service", "handoff-mpris.service", "handoff-documents.service"):
         assert (unit_dir / name).stat().st_mode & 0o777 == 0o644
-    # The MPRIS bridge's (docs/mpris.md): only ExecStart differs from dist's.
-    bridge = unit(unit_dir / "handoff-mpris.service")
-    assert bridge["Service"]["ExecStart"] == [f"{prefix}/bin/handoff mpris-bridge"]
-    dist = (UNITS / "handoff-mpris.service").read_text().splitlines()
-    installed = (unit_dir / "handoff-mpris.service").read_text().splitlines()
-    assert [a for a, b in zip(dist, installed) if a != b] == [l for l in dist if l.startswith("ExecStart=")]
+    # The MPRIS and documents bridges' (docs/mpris.md, docs/documents.md §7):
+    # only ExecStart differs from dist's.
+    for name, command in (("handoff-mpris.service", "mpris-bridge"), ("handoff-documents.service", "documents-bridge")):
+        bridge = unit(unit_dir / name)
+        assert bridge["Service"]["ExecStart"] == [f"{prefix}/bin/handoff {command}"]
+        dist = (UNITS / name).read_text().splitlines()
+        installed = (unit_dir / name).read_text().splitlines()
+        assert [a for a, b in zip(dist, installed) if a != b] == [l for l in dist if l.startswith("ExecStart=")]
 
 
 @needs_systemd_analyze

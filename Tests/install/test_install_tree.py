@@ -122,6 +122,12 @@ def test_a_fresh_prefix_gets_the_library_its_links_and_a_manifest_then_uninstall
     entry = (prefix / "share" / "applications" / "org.libhandoff.media.desktop").read_text()
     assert f"Exec={prefix}/bin/handoff mpris-bridge\n" in entry and "X-Handoff-TeamIdentifier=LIBHANDOFF\n" in entry
     assert "X-Handoff-ActivityTypes=org.libhandoff.media.playing;\n" in entry and "NoDisplay=true\n" in entry
+    # The documents bridge (docs/documents.md §7), alike.
+    documents_unit = (prefix / "lib" / "systemd" / "user" / "handoff-documents.service").read_text()
+    assert f"ExecStart={prefix}/bin/handoff documents-bridge\n" in documents_unit
+    entry = (prefix / "share" / "applications" / "org.libhandoff.documents.desktop").read_text()
+    assert f"Exec={prefix}/bin/handoff documents-bridge\n" in entry and "X-Handoff-TeamIdentifier=LIBHANDOFF\n" in entry
+    assert "X-Handoff-ActivityTypes=org.libhandoff.document;\n" in entry and "NoDisplay=true\n" in entry
     assert_search_installed(prefix)
     assert_documentation_installed(prefix)
     assert_nvim_plugin_installed(prefix)

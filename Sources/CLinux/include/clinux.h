@@ -47,4 +47,10 @@ long clinux_receive_message(int fd, void *bytes, unsigned long capacity, int *fd
  * spawn_detached.c. */
 int clinux_spawn_detached(const char *path, char *const argv[], char *const envp[],
                           const char *directory, int *pid_out);
+/* pidfd_open(2) (Linux 5.3; glibc 2.36 wraps it, older ones do not, and
+ * Swift cannot call the variadic syscall): a descriptor that becomes
+ * readable when the process `pid` exits. Close-on-exec always (the kernel
+ * sets it). -1 with errno. */
+int clinux_pidfd_open(int pid);
+
 #endif

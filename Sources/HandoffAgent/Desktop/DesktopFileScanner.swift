@@ -34,24 +34,24 @@ struct FileStamp: Hashable, Sendable {
 ///
 /// Bounded: folders at most `maxDepth` below `applications`, at most
 /// `maxEntries` directory entries looked at in all.
-struct DesktopFileScanner {
+public struct DesktopFileScanner {
     static let maxDepth = 4
     static let maxEntries = 16384
 
-    struct Found: Sendable, Equatable {
-        var id: String
-        var path: String
-        var directoryIndex: Int
+    public struct Found: Sendable, Equatable {
+        public var id: String
+        public var path: String
+        public var directoryIndex: Int
         var stamp: FileStamp
     }
 
     /// By id, and the ids in precedence order (data directory, then id).
     private(set) var byID: [String: Found] = [:]
-    private(set) var ordered: [Found] = []
+    public private(set) var ordered: [Found] = []
     private(set) var warnings: [String] = []
     private var entriesSeen = 0
 
-    init(directories: [String]) {
+    public init(directories: [String]) {
         for (index, directory) in directories.enumerated() {
             var here: [Found] = []
             walk(directory + "/applications", prefix: "", depth: 0, index: index, into: &here)

@@ -19,22 +19,51 @@ import HandoffModel
 /// are the deprecated `%d %D %n %N %v %m`; `%%` is a literal `%`. An
 /// argument that held field codes and nothing else is dropped. Any other
 /// `%` sequence makes the line invalid. Nothing is ever substituted into an
-/// argument, so no value from the network reaches the command line.
+/// argument, so no value from the network reaches the command line; the
+/// documents bridge's `opening(path:fileURL:)` adds a local file's path as
+/// one whole argument where `%f`/`%u` stood.
 public struct ExecCommandLine: Sendable, Equatable {
     /// The program as written (a bare name or an absolute path), then its
     /// arguments.
-    public let arguments: [String]
+    public private(set) var arguments: [String]
 
     public var program: String { arguments[0] }
+
+    /// Where the line's file field code stood, for `opening(_:)`: the
+    /// index in `arguments` its argument would take, and whether it asked
+    /// for URLs (`%u %U`) or paths (`%f %F`). Nil when it had none.
+    public private(set) var fileField: FileField? = nil
+
+    public struct FileField: Sendable, Equatable {
+        public var index: Int
+        public var wantsURL: Bool
+    }
+
+    /// The command line that opens `path` (`fileURL` is its `file:` URL):
+    /// the file put where the line's field code stood, as one argument (GLib
+    /// does the same); a line without one gets it last, as GLib appends it.
+    /// The value is one argv element, never parsed again.
+    public func opening(path: String, fileURL: String) -> ExecCommandLine {
+        var out = self
+        let field = fileField ?? FileField(index: arguments.count, wantsURL: false)
+        out.arguments.insert(field.wantsURL ? fileURL : path, at: min(field.index, arguments.count))
+        out.fileField = nil
+        return out
+    }
 
     /// - Throws: `.malformedData` saying what is wrong and where (the
     ///   caller adds file and line).
     public init(_ value: String) throws(HandoffError) {
         var arguments: [String] = []
         var fileCodes = 0
+        var fileField: FileField?
         for token in try Self.split(value) {
             let (argument, onlyFieldCodes, files) = try Self.removeFieldCodes(token)
             fileCodes += files
+            if files > 0, fileField == nil {
+                fileField = FileField(index: arguments.count + (onlyFieldCodes ? 0 : 1),
+                                      wantsURL: token.containsCharacters("%u") || token.containsCharacters("%U"))
+            }
             if !onlyFieldCodes { arguments.append(argument) }
         }
         guard fileCodes <= 1 else {
@@ -47,6 +76,7 @@ public struct ExecCommandLine: Sendable, Equatable {
             throw Self.invalid("the program \(DesktopEntry.quoted(program)) contains \"=\", which the spec forbids")
         }
         self.arguments = arguments
+        self.fileField = fileField
     }
 
     static let reserved: Set<Character> = [" ", "\t", "\n", "\"", "'", "\\", ">", "<", "~", "|", "&", ";", "$", "*", "?", "#", "(", ")", "`"]

@@ -7,9 +7,9 @@ import Glibc
 /// a bare name (no `/`) in the search path; a relative path with a `/`
 /// (`./app`, `bin/app`) is refused, since it would depend on the agent's
 /// working directory.
-enum ExecutableLookup {
+public enum ExecutableLookup {
     /// The path of a regular, executable file, or nil.
-    static func find(_ program: String, in searchPath: [String]) -> String? {
+    public static func find(_ program: String, in searchPath: [String]) -> String? {
         if program.hasPrefix("/") { return isExecutable(program) ? program : nil }
         guard !program.isEmpty, !program.contains("/") else { return nil }
         for directory in searchPath {

@@ -23,6 +23,7 @@ enum Tool {
         BrowserHostCommand.self,
         MPRISBridgeCommand.self,
         SessionCommand.self,
+        DocumentsBridgeCommand.self,
     ]
 
     static func main(_ arguments: [String]) -> Int32 {
