@@ -4,7 +4,7 @@
  * run between the same two embedded applications on 127.0.0.1
  * (documents_pair.c).
  *
- *   bench_documents [SCRATCH-PARENT]      (default: build)
+ *   bench_documents [SCRATCH-PARENT [MIB]]   (default: build, 64)
  *
  * HOME is a scratch folder made under SCRATCH-PARENT (never under /tmp,
  * /var/tmp or $XDG_RUNTIME_DIR, which are never described) and removed at
@@ -20,7 +20,7 @@
  *                   document, the document one the local file's URL with
  *                   HandoffDocumentOrigins saying "same". p50/p90/p99 of both
  *                   and their difference (goal: within 1 ms).
- *   bring-along     a 64 MiB file outside HOME (described "elsewhere", so
+ *   bring-along     a 64 MiB (MIB) file outside HOME (described "elsewhere", so
  *                   always brought into $HOME/Downloads/Handoff, emptied after
  *                   each round): continue -> restore, the copy checked byte for
  *                   byte afterwards; alternating with a 64 MiB continuation
@@ -53,7 +53,6 @@
 #define OPEN_N 300
 #define OPEN_TIMEOUT_NS (5LL * 1000000000)
 #define SMALL_SIZE (64 * 1024)
-#define BIG_SIZE (64LL * 1024 * 1024)
 #define BRING_WARMUP 1
 #define BRING_N 5
 #define BRING_TIMEOUT_NS (120LL * 1000000000)
@@ -61,6 +60,7 @@
 #define MIB (1024.0 * 1024.0)
 
 static char scratch[PATH_MAX];
+static long long big_size = 64LL << 20; /* the bring-along's document and stream */
 static int wrong; /* rounds whose app got something else than it should */
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -292,7 +292,7 @@ static int measure_bring(struct docpair *pr, const char *big_path, const char *h
         struct outcome out;
         int64_t t0;
         sleep_ns(ROUND_GAP_NS);
-        int rc = docpair_round(pr, document ? OFFER_DOCUMENT : OFFER_STREAM, big_url, 100000 + i, BIG_SIZE,
+        int rc = docpair_round(pr, document ? OFFER_DOCUMENT : OFFER_STREAM, big_url, 100000 + i, big_size,
                                BRING_TIMEOUT_NS, &t0, &out);
         if (rc != 0) {
             fprintf(stderr, "bench_documents: %s round %ld: %s\n", document ? "bring-along" : "stream", i + 1,
@@ -320,7 +320,7 @@ static int measure_bring(struct docpair *pr, const char *big_path, const char *h
                 brought.miss++;
         } else if (measured) {
             series_add(&brought, out.t_restore - t0);
-            double s = write_floor(downloads, BIG_SIZE);
+            double s = write_floor(downloads, big_size);
             if (isfinite(s))
                 series_add(&disk, (int64_t)(s * 1e9));
         }
@@ -330,14 +330,16 @@ static int measure_bring(struct docpair *pr, const char *big_path, const char *h
         }
     }
     double st = median_of(&stream) / 1e9, sa = median_of(&stream_alone) / 1e9, br = median_of(&brought) / 1e9,
-           dk = median_of(&disk) / 1e9, mib = BIG_SIZE / MIB;
-    printf("\n  64 MiB, %d rounds each, alternating                median     MiB/s\n", BRING_N);
+           dk = median_of(&disk) / 1e9, mib = big_size / MIB;
+    char title[64];
+    snprintf(title, sizeof title, "%.0f MiB, %d rounds each, alternating", mib, BRING_N);
+    printf("\n  %-46s     median     MiB/s\n", title);
     printf("  %-46s %7.0f ms %9.0f    (the stream alone, open -> EOF: %.0f ms, %.0f MiB/s)\n",
            "continuation stream, continue -> EOF (baseline)", st * 1e3, mib / st, sa * 1e3, mib / sa);
     printf("  %-46s %7.0f ms %9.0f\n", "document brought along, continue -> restore", br * 1e3, mib / br);
     printf("  %-46s %9.0f%%\n", "brought / stream (throughput)", 100 * st / br);
     printf("  %-46s %7.0f ms %9.0f    (on the receiver's path: a floor, not a baseline)\n",
-           "write + fsync of 64 MiB into Downloads/Handoff", dk * 1e3, mib / dk);
+           "write + fsync of as much into Downloads/Handoff", dk * 1e3, mib / dk);
     int complete = stream.n * 100 >= BRING_N * 95 && brought.n * 100 >= BRING_N * 95;
     free(stream.v), free(stream_alone.v), free(brought.v), free(disk.v);
     return complete;
@@ -346,6 +348,8 @@ static int measure_bring(struct docpair *pr, const char *big_path, const char *h
 int main(int argc, char **argv)
 {
     const char *parent = argc > 1 ? argv[1] : "build";
+    if (argc > 2 && (big_size = atoll(argv[2]) << 20) <= 0)
+        return fprintf(stderr, "usage: bench_documents [SCRATCH-PARENT [MIB]]\n"), 2;
     char resolved[PATH_MAX], home[PATH_MAX], outside[PATH_MAX], dir[PATH_MAX], small[PATH_MAX], big[PATH_MAX];
     signal(SIGPIPE, SIG_IGN);
     signal(SIGALRM, watchdog);
@@ -369,7 +373,7 @@ int main(int argc, char **argv)
     path_join(small, sizeof small, dir, "/plan.odt");
     path_join(big, sizeof big, outside, "/big.bin");
     if (mkdir(home, 0700) != 0 || mkdir(outside, 0700) != 0 || mkdir(dir, 0700) != 0 ||
-        write_file(small, SMALL_SIZE) != 0 || write_file(big, BIG_SIZE) != 0)
+        write_file(small, SMALL_SIZE) != 0 || write_file(big, big_size) != 0)
         return setup_failed("the scratch files", strerror(errno));
     /* Both applications' home, and nothing of the person's: no settings
      * file, no user-dirs, no tailnet. */
