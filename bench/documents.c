@@ -61,7 +61,7 @@
 
 static char scratch[PATH_MAX];
 static long long big_size = 64LL << 20; /* the bring-along's document and stream */
-static int wrong; /* rounds whose app got something else than it should */
+static int wrong; /* rounds whose app got something else than it should (the first 5 are shown) */
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -239,8 +239,9 @@ static int measure_open(struct docpair *pr, const char *small_url)
         sleep_ns(ROUND_GAP_NS);
         if (docpair_round(pr, document ? OFFER_DOCUMENT : OFFER_PLAIN, small_url, i + 1, 0, OPEN_TIMEOUT_NS,
                           &t0, &out) != 0) {
-            fprintf(stderr, "bench_documents: %s round %ld: %s\n", document ? "document" : "plain", i + 1,
-                    out.error);
+            if (s->miss < 5)
+                fprintf(stderr, "bench_documents: %s round %ld: %s\n", document ? "document" : "plain", i + 1,
+                        out.error);
             if (measured)
                 s->miss++;
             continue;
@@ -249,8 +250,8 @@ static int measure_open(struct docpair *pr, const char *small_url)
                                    out.origin_count == 1
                              : out.url[0] == 0 && out.origin_count == 0;
         if (!right) {
-            wrong++;
-            fprintf(stderr, "bench_documents: %s round %ld restored url \"%s\", origin \"%s\" (%zu origins)\n",
+            if (wrong++ < 5)
+                fprintf(stderr, "bench_documents: %s round %ld restored url \"%s\", origin \"%s\" (%zu origins)\n",
                     document ? "document" : "plain", i + 1, out.url, out.origin, out.origin_count);
             if (measured)
                 s->miss++;
@@ -312,8 +313,8 @@ static int measure_bring(struct docpair *pr, const char *big_path, const char *h
         int right = strcmp(out.url, copy_url) == 0 && strcmp(out.origin, "brought") == 0 &&
                     out.origin_count == 1 && same_bytes(copy, big_path);
         if (!right) {
-            wrong++;
-            fprintf(stderr, "bench_documents: bring-along round %ld restored url \"%s\", origin \"%s\" "
+            if (wrong++ < 5)
+                fprintf(stderr, "bench_documents: bring-along round %ld restored url \"%s\", origin \"%s\" "
                     "(%zu origins); expected %s, brought and byte-identical\n",
                     i + 1, out.url, out.origin, out.origin_count, copy_url);
             if (measured)
