@@ -204,6 +204,16 @@ $(BINDIR)/bench_history: bench/history.c bench/timing.c bench/timing.h $(LIB) $(
 	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -I$(INCDIR) -o $@ bench/history.c bench/timing.c \
 	  $(LINK_HANDOFF) $$(pkg-config --cflags --libs libsystemd sqlite3)
 
+# Documents (docs/documents.md §9): continue -> document open next to a
+# plain continue; a 64 MiB document brought along next to a continuation
+# stream; two embedded apps in one process (bench/documents.c).
+BENCH_DOCUMENTS_SOURCES := $(addprefix bench/,documents.c documents_pair.c net.c timing.c)
+
+$(BINDIR)/bench_documents: $(BENCH_DOCUMENTS_SOURCES) bench/documents_pair.h bench/net.h bench/timing.h $(LIB) $(INCDIR)/handoff.h
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS_STRICT) -O2 -D_POSIX_C_SOURCE=200809L -I$(INCDIR) -o $@ $(BENCH_DOCUMENTS_SOURCES) \
+	  $(LINK_HANDOFF) -lpthread -lm
+
 $(BINDIR)/idle_app: bench/idle_app.c $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS_STRICT) -D_POSIX_C_SOURCE=200809L -I$(INCDIR) -o $@ $< $(LINK_HANDOFF)
@@ -214,11 +224,12 @@ bench-agent-idle: $(BINDIR)/idle_app $(TOOL)
 	python3 bench/agent_idle.py --tool $(abspath $(TOOL)) --app $(abspath $(BINDIR)/idle_app)
 
 # Figures next to a raw baseline measured in the same run: compare ratios.
-## bench: latency, stream throughput and history figures next to raw baselines
-bench: $(BINDIR)/bench $(BINDIR)/bench_streams $(BINDIR)/bench_history $(BINDIR)/streamer $(TOOL) $(FAKE_NOTIFICATIONS)
+## bench: latency, stream throughput, history and documents figures next to raw baselines
+bench: $(BINDIR)/bench $(BINDIR)/bench_streams $(BINDIR)/bench_history $(BINDIR)/bench_documents $(BINDIR)/streamer $(TOOL) $(FAKE_NOTIFICATIONS)
 	$(BINDIR)/bench $(abspath $(TOOL))
 	$(BINDIR)/bench_streams $(BINDIR)/streamer
 	$(BINDIR)/bench_history $(abspath $(TOOL))
+	$(BINDIR)/bench_documents $(BUILD)
 	python3 bench/reach_sight.py --tool $(abspath $(TOOL))
 	python3 bench/bridge_latency.py --tool $(abspath $(TOOL))
 	python3 bench/browser_sight.py --tool $(abspath $(TOOL))

@@ -160,3 +160,23 @@ double p99_of(const series *s)
 {
     return series_stats(s).p99;
 }
+
+double percentile_of(const series *s, double p)
+{
+    size_t total = s->n + s->miss;
+    if (total == 0)
+        return NAN;
+    size_t rank = (size_t)ceil(p * (double)total); /* 1-based */
+    if (rank < 1)
+        rank = 1;
+    if (rank > s->n)
+        return INFINITY;
+    double *c = malloc(s->n * sizeof *c);
+    if (!c)
+        return NAN;
+    memcpy(c, s->v, s->n * sizeof *c);
+    qsort(c, s->n, sizeof *c, cmp_double);
+    double r = c[rank - 1];
+    free(c);
+    return r;
+}

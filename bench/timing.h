@@ -40,5 +40,8 @@ typedef struct stats {
 stats series_stats(const series *s);
 double median_of(const series *s);
 double p99_of(const series *s);
+/* The nearest-rank percentile `p` (0 < p <= 1) of samples plus misses,
+ * misses counted as +infinity; NAN for an empty series. */
+double percentile_of(const series *s, double p);
 
 #endif
