@@ -51,7 +51,8 @@ public enum CloudConfig {
         var values: [String: String] = [:]
         var group = ""
         var lines = 0
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character: split on it too.
+        for raw in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lines += 1
             guard lines <= maxLines else { throw HandoffError(.malformedData, "more than \(maxLines) lines") }
             var line = raw.drop { $0 == " " || $0 == "\t" }

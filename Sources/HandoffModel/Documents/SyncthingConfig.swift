@@ -60,11 +60,11 @@ public enum SyncthingConfig {
             throw HandoffError(.malformedData, "config.xml: line \(XML_GetCurrentLineNumber(parser)): not well-formed XML: \(reason)")
         }
         guard reader.sawRoot else { throw HandoffError(.malformedData, "config.xml: no <configuration> element") }
+        // An ID twice (Syncthing refuses that): the first one decides.
         var seen: Set<String> = []
         return reader.raw.compactMap { raw -> SyncthingFolder? in
-            guard raw.type != "receiveencrypted", DocumentRoots.isWireRoot(raw.id), !seen.contains(raw.id),
+            guard seen.insert(raw.id).inserted, raw.type != "receiveencrypted", DocumentRoots.isWireRoot(raw.id),
                   let path = DocumentRoots.expand(raw.path, home: home) else { return nil }
-            seen.insert(raw.id)
             return SyncthingFolder(id: raw.id, path: path)
         }
     }

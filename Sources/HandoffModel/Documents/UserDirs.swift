@@ -10,7 +10,7 @@ public enum UserDirs {
     public static func directory(_ key: String, in bytes: [UInt8], home: String) -> String? {
         guard bytes.count <= maxBytes, let text = String(validating: bytes, as: UTF8.self) else { return nil }
         var found: String?
-        for line in text.split(separator: "\n") {
+        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
             guard trimmed.hasPrefix(key + "=") else { continue }
             var value = trimmed.dropFirst(key.count + 1)

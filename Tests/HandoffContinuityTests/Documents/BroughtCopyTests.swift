@@ -18,7 +18,13 @@ import Glibc
     }
 
     static func write(_ copy: BroughtCopy, _ text: String) throws {
-        try Array(text.utf8).withUnsafeBytes { bytes throws(HandoffError) in try copy.write(bytes) }
+        // Copied out rather than through withUnsafeBytes: a typed-throws
+        // closure there crashes Swift 6.3.1's IR generation.
+        let bytes = Array(text.utf8)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 1)
+        defer { buffer.deallocate() }
+        buffer.copyBytes(from: bytes)
+        try copy.write(UnsafeRawBufferPointer(rebasing: buffer[0..<bytes.count]))
     }
 
     @Test(arguments: [true, false])
