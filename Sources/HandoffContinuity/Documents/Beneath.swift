@@ -57,7 +57,7 @@ enum Beneath {
     /// folder, a link out of the root, nothing). Opened as a path first and
     /// looked at, so a FIFO never blocks and a device is never opened.
     static func openRegularFile(_ relative: String, in rootFD: Int32, stepwise: Bool = false) -> Int32? {
-        let pathFD = open(relative, in: rootFD, flags: CLINUX_O_PATH, stepwise: stepwise)
+        let pathFD = open(relative, in: rootFD, flags: CLINUX_O_PATH | O_CLOEXEC, stepwise: stepwise)
         guard pathFD >= 0 else { return nil }
         defer { close(pathFD) }
         return reopenRegular(pathFD)

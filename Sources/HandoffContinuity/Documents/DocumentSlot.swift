@@ -77,7 +77,7 @@ public struct DocumentSlot: Sendable, Hashable {
             return fd >= 0 ? fd : nil
         }
         defer { close(rootFD) }
-        let fd = Beneath.open(inside, in: rootFD, flags: O_RDONLY | O_DIRECTORY, stepwise: stepwise)
+        let fd = Beneath.open(inside, in: rootFD, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, stepwise: stepwise)
         return fd >= 0 ? fd : nil
     }
 }
