@@ -22,6 +22,8 @@ public enum DocumentSyncWait {
     }
 
     static let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
+    /// A watched folder itself moved or removed: watch again.
+    static let gone = UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)
     /// Belt and braces: no wait looks more often than this.
     static let maxChecks = 4096
 
@@ -38,8 +40,10 @@ public enum DocumentSyncWait {
         var checks = 0
         while checks < maxChecks {
             // Watch first, then look: a change between the two is not lost.
-            let depth = deepestFolder(slot, parts)
-            if depth != watched, let depth {
+            // Again until the deepest folder stays the same, so one made
+            // while the watch was added is watched too.
+            for _ in 0...parts.count {
+                guard let depth = deepestFolder(slot, parts), depth != watched else { break }
                 watch(notify, slot, parts, depth)
                 watched = depth
             }
@@ -50,7 +54,9 @@ public enum DocumentSyncWait {
                 switch HandoffBase.wait(notify, for: Int16(POLLIN), until: Deadline(at: deadline), cancel: cancel ?? -1) {
                 case .ready:
                     let next = watched >= 0 && watched < parts.count ? parts[watched] : parts.last!
-                    relevant = InotifyEvents.drain(notify).contains {
+                    let events = InotifyEvents.drain(notify)
+                    if events.contains(where: { $0.mask & gone != 0 }) { watched = -1 }
+                    relevant = watched < 0 || events.contains {
                         $0.mask & UInt32(IN_Q_OVERFLOW) != 0 || $0.name == next || $0.name == parts.last!
                     }
                 case .timedOut, .cancelled, .error:
@@ -84,6 +90,6 @@ public enum DocumentSyncWait {
         let probe = DocumentSlot(root: slot.root, relative: (parts[0..<depth] + ["x"]).joined(separator: "/"))
         guard let fd = probe.openDirectory() else { return }
         defer { close(fd) }
-        _ = inotify_add_watch(notify, "/proc/self/fd/\(fd)", mask | UInt32(IN_ONLYDIR))
+        _ = inotify_add_watch(notify, "/proc/self/fd/\(fd)", mask | gone | UInt32(IN_ONLYDIR))
     }
 }
