@@ -72,3 +72,19 @@ def test_mistakes_are_refused_with_a_reason(device, tmp_path):
         result = device.run("settings", *args)
         assert result.code != 0 and reason in result.err, (args, result)
     assert not (device.directory / "settings").exists()
+
+
+def test_doctor_names_a_damaged_place_file_and_the_folders_found(device, tmp_path):
+    home = tmp_path / "home"
+    (home / ".config" / "syncthing").mkdir(parents=True)
+    (home / ".config" / "syncthing" / "config.xml").write_text("<configuration><folder")
+    (device.config / "Nextcloud").mkdir(parents=True)
+    (device.config / "Nextcloud" / "nextcloud.cfg").write_text(
+        "[Accounts]\n0\\url=https://cloud.example.com\n0\\dav_user=alice\n"
+        "0\\Folders\\1\\localPath=/home/alice/Nextcloud/\n0\\Folders\\1\\targetPath=/\n")
+    env = dict(device.env, HOME=str(home))
+    env.pop("STCONFDIR", None), env.pop("STHOMEDIR", None), env.pop("XDG_STATE_HOME", None)
+    result = device.run("doctor", env=env)
+    text = result.out + result.err
+    assert f"Syncthing's {home}/.config/syncthing/config.xml is not used" in text, text
+    assert "documents are described by their place: 1 cloud folder(s)" in text, text
