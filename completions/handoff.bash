@@ -110,18 +110,26 @@ _handoff() {
     esac
 
     if [ "$command" = settings ] && [ "${cur#-}" = "$cur" ]; then
-        # settings pause|resume|device DEVICE offer|accept|history on|off|app ID mute|unmute|web-domains|history
-        # |history on|off|other-devices|days|entries
+        # settings pause|resume|device DEVICE offer|accept|history on|off|app ID mute|unmute|web-domains|history|documents
+        # |history on|off|other-devices|days|entries|folder NAME PATH|remove
+        # |documents max-size|sync-wait|exclude PATH|include PATH|elsewhere on|off
         local words=() k=$((i + 1))
         while [ "$k" -lt "$COMP_CWORD" ]; do
             case ${COMP_WORDS[k]} in -*) ;; *) words+=("${COMP_WORDS[k]}") ;; esac
             k=$((k + 1))
         done
         case ${#words[@]}:${words[0]} in
-            0:) COMPREPLY=($(compgen -W "pause resume device app history" -- "$cur")) ;;
+            0:) COMPREPLY=($(compgen -W "pause resume device app history folder documents" -- "$cur")) ;;
+            2:folder) COMPREPLY=($(compgen -d -- "$cur") $(compgen -W "remove" -- "$cur")) ;;
+            1:documents) COMPREPLY=($(compgen -W "max-size sync-wait exclude include elsewhere" -- "$cur")) ;;
+            2:documents)
+                case ${words[1]} in
+                    elsewhere) COMPREPLY=($(compgen -W "on off" -- "$cur")) ;;
+                    exclude|include) COMPREPLY=($(compgen -f -- "$cur")) ;;
+                esac ;;
             2:device) COMPREPLY=($(compgen -W "offer accept history" -- "$cur")) ;;
             3:device) COMPREPLY=($(compgen -W "on off" -- "$cur")) ;;
-            2:app) COMPREPLY=($(compgen -W "mute unmute web-domains history" -- "$cur")) ;;
+            2:app) COMPREPLY=($(compgen -W "mute unmute web-domains history documents" -- "$cur")) ;;
             3:app) COMPREPLY=($(compgen -W "on off" -- "$cur")) ;;
             1:history) COMPREPLY=($(compgen -W "on off other-devices days entries" -- "$cur")) ;;
             2:history) [ "${words[1]}" = other-devices ] && COMPREPLY=($(compgen -W "on off" -- "$cur")) ;;

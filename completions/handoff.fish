@@ -91,8 +91,9 @@ complete -c handoff -n '__handoff_using pair' -l listen -x -d 'joiner: TCP addre
 complete -c handoff -n '__handoff_using device' -l name -x -d 'the name other devices show'
 complete -c handoff -n '__handoff_using device' -l role -x -a 'full send-only' -d 'full, or send-only'
 
-# settings pause|resume|device DEVICE offer|accept|history on|off|app ID mute|unmute|web-domains|history
-# |history on|off|other-devices|days|entries
+# settings pause|resume|device DEVICE offer|accept|history on|off|app ID mute|unmute|web-domains|history|documents
+# |history on|off|other-devices|days|entries|folder NAME PATH|remove
+# |documents max-size|sync-wait|exclude PATH|include PATH|elsewhere on|off
 function __handoff_settings_words
     set -l words (commandline -opc)
     set -e words[1]
@@ -104,12 +105,14 @@ function __handoff_settings_words
     test (count $words) -eq $argv[1]; or return 1
     test -z "$argv[2]"; or test "$words[1]" = "$argv[2]"
 end
-complete -c handoff -n '__handoff_settings_words 0' -a 'pause resume device app history'
+complete -c handoff -n '__handoff_settings_words 0' -a 'pause resume device app history folder documents'
 complete -c handoff -n '__handoff_settings_words 2 device' -a 'offer accept history'
 complete -c handoff -n '__handoff_settings_words 3 device' -a 'on off'
-complete -c handoff -n '__handoff_settings_words 2 app' -a 'mute unmute web-domains history'
+complete -c handoff -n '__handoff_settings_words 2 app' -a 'mute unmute web-domains history documents'
 complete -c handoff -n '__handoff_settings_words 3 app' -a 'on off'
 complete -c handoff -n '__handoff_settings_words 1 history' -a 'on off other-devices days entries'
+complete -c handoff -n '__handoff_settings_words 2 folder' -a 'remove (__fish_complete_directories)'
+complete -c handoff -n '__handoff_settings_words 1 documents' -a 'max-size sync-wait exclude include elsewhere'
 
 # history list|search TERMS|show ID|delete ID...
 function __handoff_history_needs_action

@@ -39,7 +39,7 @@ FUZZ_TMPDIR   ?= $(if $(wildcard /dev/shm),/dev/shm,$(abspath $(FUZZ_DIR)/tmp))
 SWIFTC        ?= swiftc
 CLANG         ?= clang
 
-FUZZ_MODEL_TARGETS := bplist activity userinfo userinfo-json manifest
+FUZZ_MODEL_TARGETS := bplist activity userinfo userinfo-json manifest syncthing-config cloud-config
 FUZZ_CONTINUITY_TARGETS := beacon-plaintext beacon-packet channel-frames exchange-message \
                            stream-frames pairing-code account-file device-file agent-message \
                            pairing-messages settings-file tailnet-status
@@ -190,6 +190,8 @@ FUZZ_MAX_LEN_account-file := 512
 FUZZ_MAX_LEN_device-file := 512
 FUZZ_MAX_LEN_desktop-entry := 8192
 FUZZ_MAX_LEN_settings-file := 8192
+FUZZ_MAX_LEN_syncthing-config := 16384
+FUZZ_MAX_LEN_cloud-config := 8192
 FUZZ_MAX_LEN_relay-file := 2048
 # A status of a few peers, chunked or not.
 FUZZ_MAX_LEN_tailnet-status := 16384

@@ -53,4 +53,16 @@ int clinux_spawn_detached(const char *path, char *const argv[], char *const envp
  * sets it). -1 with errno. */
 int clinux_pidfd_open(int pid);
 
+/* openat2(2) (RESOLVE_* in `resolve`) and renameat2(2) by system call:
+ * -1 with errno (ENOSYS on a kernel without them). beneath.c. */
+#define CLINUX_RESOLVE_NO_XDEV 0x01ULL
+#define CLINUX_RESOLVE_NO_MAGICLINKS 0x02ULL
+#define CLINUX_RESOLVE_NO_SYMLINKS 0x04ULL
+#define CLINUX_RESOLVE_BENEATH 0x08ULL
+#define CLINUX_RENAME_NOREPLACE 1U
+/* O_PATH is _GNU_SOURCE's; glibc spells its per-architecture value __O_PATH. */
+#include <fcntl.h>
+#define CLINUX_O_PATH __O_PATH
+int clinux_openat2(int dirfd, const char *path, int flags, unsigned int mode, unsigned long long resolve);
+int clinux_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
 #endif

@@ -99,11 +99,10 @@ final class DocumentReceiver: Sendable {
         guard let bring else {
             return .failure(HandoffError(.handoffFailed, "the document \(name) is not on this device, and \(device) cannot send it now"))
         }
-        guard let directory = Self.existingDirectory(slot?.directory) ?? places.downloads else {
-            return .failure(HandoffError(.handoffFailed, "the document \(name) has nowhere to go on this device (no home folder)"))
-        }
         do {
-            let copy = try BroughtCopy(in: directory, name: name, device: device)
+            // Beside the person's file when its folder is here (never in a
+            // hidden or excluded one), else in downloads.
+            let copy = try BroughtCopy.start(for: slot, name: name, device: device, places: places)
             if case .failure(let error) = bring(entry, copy) {
                 copy.abandon()
                 return .failure(error)
@@ -112,12 +111,6 @@ final class DocumentReceiver: Sendable {
         } catch {
             return .failure(error)
         }
-    }
-
-    private static func existingDirectory(_ path: String?) -> String? {
-        guard let path else { return nil }
-        var st = stat()
-        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR ? path : nil
     }
 
     static func unreadable(_ message: String) -> HandoffError {

@@ -20,7 +20,17 @@ import HandoffModel
 ///     [App com.example.Notes]
 ///     Muted=true
 ///     WebDomains=false
+///     Documents=false
 ///     History=false
+///
+///     [Documents]
+///     MaxSize=67108864
+///     SyncWait=5
+///     Exclude=/home/alice/Private;/home/alice/.local
+///     Elsewhere=false
+///
+///     [Folder Papers]
+///     Path=/home/alice/Papers
 ///
 /// Strict about what it knows (a bad value, a malformed device id or
 /// bundle id, a known group twice: the whole file is refused, and the
@@ -31,6 +41,8 @@ extension HandoffSettings {
     public static let handoffGroup = "Handoff"
     public static let devicePrefix = "Device "
     public static let appPrefix = "App "
+    public static let documentsGroup = "Documents"
+    public static let folderPrefix = "Folder "
     /// As `HistoryRetention` bounds them (the agent's), here for the file.
     public static let historyDaysRange = 1...3650
     public static let historyEntriesRange = 100...100_000
@@ -87,10 +99,44 @@ extension HandoffSettings {
                 guard Self.isBundleIdentifier(id) else {
                     throw HandoffError(.malformedData, "\(source): [\(group)]: \(KeyFile.quoted(id)) is not a bundle identifier (1-255 of A-Za-z0-9._-)")
                 }
-                known = ["Muted", "WebDomains", "History"]
+                known = ["Muted", "WebDomains", "History", "Documents"]
                 if try boolean("Muted") == true { mutedApps.insert(id) }
+                if try boolean("Documents") == false { documentsOffApps.insert(id) }
                 if try boolean("WebDomains") == false { webDomainsOff.insert(id) }
                 if try boolean("History") == false { historyOffApps.insert(id) }
+            } else if group == Self.documentsGroup {
+                known = ["MaxSize", "SyncWait", "Exclude", "Elsewhere"]
+                if let value = keys["MaxSize"] {
+                    guard let n = UInt64(String(value.text)), DocumentSettings.maxSizeRange.contains(n) else {
+                        throw failure("MaxSize", "\(KeyFile.quoted(String(value.text))) is not a whole number of bytes from 0 to \(DocumentSettings.maxSizeRange.upperBound)")
+                    }
+                    documents.maxSize = n
+                }
+                documents.syncWait = try integer("SyncWait", in: DocumentSettings.syncWaitRange).map(Double.init) ?? DocumentSettings.defaultSyncWait
+                documents.elsewhere = try boolean("Elsewhere") ?? false
+                if let value = keys["Exclude"] {
+                    let paths = Self.pathList(value.text)
+                    guard paths.count <= DocumentSettings.maxExcluded else {
+                        throw failure("Exclude", "more than \(DocumentSettings.maxExcluded) paths")
+                    }
+                    for path in paths where !DocumentSettings.isSettingsPath(path) {
+                        throw failure("Exclude", "\(KeyFile.quoted(path)) is not an absolute path")
+                    }
+                    documents.exclude = paths.map(DocumentSettings.normalized)
+                }
+            } else if group.hasPrefix(Self.folderPrefix) {
+                let name = String(group.dropFirst(Self.folderPrefix.count))
+                guard DocumentSettings.isFolderName(name) else {
+                    throw HandoffError(.malformedData, "\(source): [\(group)]: \(KeyFile.quoted(name)) is not a folder name (printable ASCII, no spaces at its ends)")
+                }
+                guard let path = keys["Path"].map({ String($0.text) }), DocumentSettings.isSettingsPath(path) else {
+                    throw HandoffError(.malformedData, "\(source): [\(group)]: needs Path= with the folder's absolute path")
+                }
+                guard documents.folders.count < DocumentSettings.maxFolders else {
+                    throw HandoffError(.malformedData, "\(source): [\(group)]: more than \(DocumentSettings.maxFolders) folders")
+                }
+                known = ["Path"]
+                documents.folders[name] = DocumentSettings.normalized(path)
             }
             // Unknown groups whole, and unknown keys of known groups: kept.
             let extra = keys.filter { !known.contains($0.key) }.sorted { $0.value.line < $1.value.line }
@@ -118,6 +164,42 @@ extension HandoffSettings {
 
     private func isKnownGroup(_ group: String) -> Bool {
         group == Self.handoffGroup || group.hasPrefix(Self.devicePrefix) || group.hasPrefix(Self.appPrefix)
+            || group == Self.documentsGroup || group.hasPrefix(Self.folderPrefix)
+    }
+
+    /// `Exclude=`'s paths: `;`-separated as GLib writes string lists (`\;`
+    /// for a `;` in a path, `\\` for a backslash); empty entries skipped.
+    static func pathList(_ text: Substring) -> [String] {
+        var paths: [String] = []
+        var current = ""
+        var escaped = false
+        for c in text {
+            if escaped {
+                if c != ";" && c != "\\" { current.append("\\") }
+                current.append(c)
+                escaped = false
+            } else if c == "\\" {
+                escaped = true
+            } else if c == ";" {
+                if !current.isEmpty { paths.append(current) }
+                current = ""
+            } else {
+                current.append(c)
+            }
+        }
+        if escaped { current.append("\\") }
+        if !current.isEmpty { paths.append(current) }
+        return paths
+    }
+
+    /// The other way: each path escaped, each followed by `;`.
+    static func pathListText(_ paths: [String]) -> String {
+        paths.map { path in
+            path.reduce(into: "") { out, c in
+                if c == "\\" || c == ";" { out.append("\\") }
+                out.append(c)
+            } + ";"
+        }.joined()
     }
 
     /// The file's text: a comment, `[Handoff]`, the devices with a rule
@@ -145,14 +227,32 @@ extension HandoffSettings {
             if !rule.history { out += "History=false\n" }
             extras(group)
         }
-        for id in mutedApps.union(webDomainsOff).union(historyOffApps).sorted() {
+        for id in mutedApps.union(webDomainsOff).union(historyOffApps).union(documentsOffApps).sorted() {
             let group = Self.appPrefix + id
             out += "\n[\(group)]\n"
             if mutedApps.contains(id) { out += "Muted=true\n" }
             if webDomainsOff.contains(id) { out += "WebDomains=false\n" }
             if historyOffApps.contains(id) { out += "History=false\n" }
+            if documentsOffApps.contains(id) { out += "Documents=false\n" }
             extras(group)
         }
+        let documentsDefault = documents.maxSize == DocumentSettings.defaultMaxSize
+            && documents.syncWait == DocumentSettings.defaultSyncWait && documents.exclude.isEmpty && !documents.elsewhere
+        if !documentsDefault {
+            out += "\n[\(Self.documentsGroup)]\n"
+            if documents.maxSize != DocumentSettings.defaultMaxSize { out += "MaxSize=\(documents.maxSize)\n" }
+            if documents.syncWait != DocumentSettings.defaultSyncWait { out += "SyncWait=\(Int(documents.syncWait))\n" }
+            if !documents.exclude.isEmpty { out += "Exclude=\(Self.pathListText(documents.exclude))\n" }
+            if documents.elsewhere { out += "Elsewhere=true\n" }
+            extras(Self.documentsGroup)
+        }
+        for (name, path) in documents.folders.sorted(by: { $0.key < $1.key }) {
+            let group = Self.folderPrefix + name
+            out += "\n[\(group)]\nPath=\(path)\n"
+            extras(group)
+        }
+        // A removed folder's group goes, with what a newer version kept in it.
+        for group in unknownOrder where !written.contains(group) && group.hasPrefix(Self.folderPrefix) { written.insert(group) }
         for group in unknownOrder where !written.contains(group) {
             // Extra keys of a known group whose own keys are now defaults
             // keep their group (with the defaults written out).

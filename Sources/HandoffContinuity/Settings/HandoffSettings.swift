@@ -50,6 +50,9 @@ public struct HandoffSettings: Sendable, Equatable {
     public var historyEntries: Int?
     /// Bundle identifiers whose activities are never indexed here.
     public var historyOffApps: Set<String> = []
+    /// Bundle identifiers whose open documents the documents bridge never
+    /// offers (docs/documents.md §7).
+    public var documentsOffApps: Set<String> = []
     /// Documents: the size and wait limits, exclusions, declared folders
     /// (docs/documents.md §5).
     public var documents = DocumentSettings()
@@ -74,7 +77,7 @@ public struct HandoffSettings: Sendable, Equatable {
             && a.mutedApps == b.mutedApps && a.webDomainsOff == b.webDomainsOff
             && a.historyOff == b.historyOff && a.historyFromOtherDevices == b.historyFromOtherDevices
             && a.historyDays == b.historyDays && a.historyEntries == b.historyEntries && a.historyOffApps == b.historyOffApps
-            && a.documents == b.documents
+            && a.documents == b.documents && a.documentsOffApps == b.documentsOffApps
             && Set(a.unknownOrder) == Set(b.unknownOrder)
             && a.unknownOrder.allSatisfy { g in
                 a.unknown[g]!.map(\.key) == b.unknown[g]!.map(\.key) && a.unknown[g]!.map(\.value) == b.unknown[g]!.map(\.value)

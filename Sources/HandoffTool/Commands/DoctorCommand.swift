@@ -44,7 +44,7 @@ enum DoctorCommand: Command {
     nonisolated(unsafe) static let checks: [any DoctorCheck.Type] = [
         AccountFileCheck.self, DeviceCheck.self, InterfacesCheck.self, BeaconPortCheck.self, MulticastCheck.self,
         LocalChannelCheck.self, ListenCheck.self, SourcesCheck.self, ChannelCheck.self, FirewallCheck.self, BrowserBridgeCheck.self,
-        MPRISBridgeCheck.self, HistoryCheck.self,
+        MPRISBridgeCheck.self, HistoryCheck.self, DocumentsCheck.self,
     ]
 
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {

@@ -75,7 +75,7 @@ enum DocumentsBridgeCommand: Command {
                                        excluded: arguments.values("--exclude").filter { $0.hasPrefix("/") },
                                        elsewhere: arguments.has("--elsewhere"))
         let bridge = DocumentsBridge(apps: apps, dataHome: dataHome,
-                                     settingsPath: SettingsStore(directory: profile.directory).path, rules: rules)
+                                     settings: SettingsStore(directory: profile.directory), rules: rules)
         bridge.log = log
         let watches = DocumentsLoop(loop: loop, bridge: bridge, log: log)
         bridge.makeApplication = { (bundle: String) throws(HandoffError) -> Application in

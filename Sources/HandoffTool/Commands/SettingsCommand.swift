@@ -11,7 +11,7 @@ import Glibc
 /// "Settings"), in the settings file every engine on this device reads.
 enum SettingsCommand: Command {
     static let name = "settings"
-    static let summary = "show or change the controls: pause Handoff, per device offer/accept, per app mute"
+    static let summary = "show or change the controls: pause Handoff, per device offer/accept, per app mute, documents"
     static let synopsis = [
         "settings",
         "settings pause | resume",
@@ -20,10 +20,15 @@ enum SettingsCommand: Command {
         "settings app BUNDLE-ID mute|unmute",
         "settings app BUNDLE-ID web-domains on|off",
         "settings app BUNDLE-ID history on|off",
+        "settings app BUNDLE-ID documents on|off",
         "settings device DEVICE history on|off",
         "settings history on|off",
         "settings history other-devices on|off",
         "settings history days N | entries N",
+        "settings folder NAME PATH | folder NAME remove",
+        "settings documents max-size BYTES | sync-wait SECONDS",
+        "settings documents exclude PATH | include PATH",
+        "settings documents elsewhere on|off",
     ]
     static let details = """
         Without an action, shows the settings. Actions:
@@ -41,6 +46,8 @@ enum SettingsCommand: Command {
           app BUNDLE-ID web-domains off
                    web pages on the domains the app claims (X-Handoff-WebDomains) open
                    in the browser, not in the app
+          app BUNDLE-ID documents off
+                   the documents bridge never offers the app's open document
           history off
                    the history (docs/history.md) keeps nothing new; what it kept stays
                    until `handoff history delete --all`
@@ -53,6 +60,24 @@ enum SettingsCommand: Command {
           app BUNDLE-ID history off, device DEVICE history off
                    nothing of that app or device is kept, and what was kept of it is
                    deleted now
+          folder NAME PATH
+                   declares the folder PATH as NAME: a document in it is described as
+                   "in NAME", and found in the folder of that name on the other device
+                   (docs/documents.md); NAME is printable ASCII
+          folder NAME remove
+                   forgets the folder NAME (its files stay)
+          documents max-size BYTES
+                   the largest document whose bytes are brought from another device
+                   (default 67108864, 64 MiB)
+          documents sync-wait SECONDS
+                   how long to wait for Syncthing or a cloud client to bring a document
+                   that is catching up (0-300, default 5)
+          documents exclude PATH, documents include PATH
+                   PATH (a file or a folder) is never described or offered; include
+                   takes an exclusion back
+          documents elsewhere on
+                   the documents bridge may offer files outside every place (default
+                   off)
 
         DEVICE is a device's name or its id or the start of its id, among the devices
         the agent hears now and those the settings name; a full id (32 hex digits, as
@@ -66,7 +91,8 @@ enum SettingsCommand: Command {
         With --json: {"path", "paused", "devices": [{"id", "name", "offer",
         "accept", "history"}], "muted_apps": [...], "web_domains_off": [...],
         "history": {"on", "other_devices", "days", "entries", "apps_off": [...]},
-        "problem"} (problem only for a damaged file).
+        "documents": {"max_size", "sync_wait", "exclude": [...], "elsewhere",
+        "folders": [{"name", "path"}]}, "problem"} (problem only for a damaged file).
 
         File: $XDG_CONFIG_HOME/handoff/settings (mode 0600).
         """
@@ -113,8 +139,8 @@ enum SettingsCommand: Command {
             }
             if what == "history", !on, let bytes = AgentHistory.bytes(hex: id) { forget = .device(bytes) }
         case "app":
-            guard words.count == (words.count > 2 && (words[2] == "web-domains" || words[2] == "history") ? 4 : 3) else {
-                throw arguments.usage("app needs a bundle identifier and mute, unmute, web-domains on|off or history on|off: handoff settings app com.example.Notes mute")
+            guard words.count == (words.count > 2 && (words[2] == "web-domains" || words[2] == "history" || words[2] == "documents") ? 4 : 3) else {
+                throw arguments.usage("app needs a bundle identifier and mute, unmute, web-domains on|off, history on|off or documents on|off: handoff settings app com.example.Notes mute")
             }
             let id = words[1]
             guard HandoffSettings.isBundleIdentifier(id) else {
@@ -128,6 +154,13 @@ enum SettingsCommand: Command {
                 if !on { forget = .bundle(id) }
                 break
             }
+            if words[2] == "documents" {
+                let on = try onOff(words[3], arguments)
+                change = { settings in
+                    if on { settings.documentsOffApps.remove(id) } else { settings.documentsOffApps.insert(id) }
+                }
+                break
+            }
             if words[2] == "web-domains" {
                 let on = try onOff(words[3], arguments)
                 change = { settings in
@@ -136,7 +169,7 @@ enum SettingsCommand: Command {
                 break
             }
             guard words[2] == "mute" || words[2] == "unmute" else {
-                throw arguments.usage("\"\(words[2])\" is not an app setting: use mute, unmute, web-domains on|off or history on|off")
+                throw arguments.usage("\"\(words[2])\" is not an app setting: use mute, unmute, web-domains on|off, history on|off or documents on|off")
             }
             let mute = words[2] == "mute"
             change = { settings in
@@ -144,8 +177,12 @@ enum SettingsCommand: Command {
             }
         case "history":
             change = try historyChange(Array(words.dropFirst()), arguments)
+        case "folder":
+            change = try folderChange(Array(words.dropFirst()), arguments)
+        case "documents":
+            change = try documentsChange(Array(words.dropFirst()), arguments)
         default:
-            throw arguments.usage("unknown settings action \"\(action)\": use pause, resume, device, app or history")
+            throw arguments.usage("unknown settings action \"\(action)\": use pause, resume, device, app, history, folder or documents")
         }
         let written = try store.update { change(&$0) }
         // What was kept of an app or device now excluded goes too (the
@@ -177,6 +214,81 @@ enum SettingsCommand: Command {
         }
     }
 
+    /// `folder NAME PATH`, `folder NAME remove`.
+    private static func folderChange(_ words: [String], _ arguments: ParsedArguments) throws(UsageError) -> (inout HandoffSettings) -> Void {
+        guard words.count == 2 else {
+            throw arguments.usage("folder takes a name and a path, or a name and remove: handoff settings folder Papers ~/Papers")
+        }
+        let name = words[0]
+        guard DocumentSettings.isFolderName(name) else {
+            throw arguments.usage("\"\(name)\" is not a folder name: printable ASCII without [ or ], no spaces at its ends")
+        }
+        if words[1] == "remove" {
+            return { $0.documents.folders[name] = nil }
+        }
+        let path = try absolutePath(words[1], arguments)
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw arguments.usage("\(path) is not a folder")
+        }
+        return { settings in
+            settings.documents.folders[name] = path
+        }
+    }
+
+    /// `documents max-size BYTES | sync-wait SECONDS | exclude PATH | include PATH | elsewhere on|off`.
+    private static func documentsChange(_ words: [String], _ arguments: ParsedArguments) throws(UsageError) -> (inout HandoffSettings) -> Void {
+        guard words.count == 2 else {
+            throw arguments.usage("documents takes max-size BYTES, sync-wait SECONDS, exclude PATH, include PATH or elsewhere on|off")
+        }
+        switch words[0] {
+        case "max-size":
+            guard let n = UInt64(words[1]), DocumentSettings.maxSizeRange.contains(n) else {
+                throw arguments.usage("documents max-size takes a whole number of bytes from 0 to \(DocumentSettings.maxSizeRange.upperBound)")
+            }
+            return { $0.documents.maxSize = n }
+        case "sync-wait":
+            let range = DocumentSettings.syncWaitRange
+            guard let n = Int(words[1]), range.contains(n) else {
+                throw arguments.usage("documents sync-wait takes whole seconds from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return { $0.documents.syncWait = Double(n) }
+        case "exclude", "include":
+            let path = try absolutePath(words[1], arguments)
+            if words[0] == "include" {
+                return { $0.documents.exclude.removeAll { $0 == path } }
+            }
+            return { settings in
+                if !settings.documents.exclude.contains(path) { settings.documents.exclude.append(path) }
+            }
+        case "elsewhere":
+            let on = try onOff(words[1], arguments)
+            return { $0.documents.elsewhere = on }
+        default:
+            throw arguments.usage("\"\(words[0])\" is not a documents setting: use max-size, sync-wait, exclude, include or elsewhere")
+        }
+    }
+
+    /// `path` made absolute against the working folder, `.` and `..` taken
+    /// out as written (links are not resolved: the person's words are kept).
+    private static func absolutePath(_ path: String, _ arguments: ParsedArguments) throws(UsageError) -> String {
+        var full = path
+        if !path.hasPrefix("/") {
+            guard let cwd = getcwd(nil, 0) else { throw arguments.usage("cannot tell the working folder to make \(path) absolute") }
+            full = String(cString: cwd) + "/" + path
+            free(cwd)
+        }
+        var parts: [Substring] = []
+        for part in full.split(separator: "/") where part != "." {
+            if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+        }
+        let result = "/" + parts.joined(separator: "/")
+        guard DocumentSettings.isSettingsPath(result) else {
+            throw arguments.usage("\(path) cannot be kept in the settings (a control character, or a space at its end)")
+        }
+        return result
+    }
+
     private static func expectCount(_ words: [String], _ count: Int, _ arguments: ParsedArguments) throws(UsageError) {
         if words.count > count { throw arguments.usage("unexpected argument \"\(words[count])\"") }
     }
@@ -205,6 +317,13 @@ enum SettingsCommand: Command {
                                 "days": .int(Int64(retention.days)), "entries": .int(Int64(retention.entries)),
                                 "apps_off": .array(settings.historyOffApps.sorted().map(JSON.string))]),
         ]
+        let documents = settings.documents
+        json["documents"] = .object([
+            "max_size": .int(Int64(documents.maxSize)), "sync_wait": .int(Int64(documents.syncWait)),
+            "exclude": .array(documents.exclude.map(JSON.string)), "elsewhere": .bool(documents.elsewhere),
+            "apps_off": .array(settings.documentsOffApps.sorted().map(JSON.string)),
+            "folders": .array(documents.folders.sorted { $0.key < $1.key }.map { .object(["name": .string($0.key), "path": .string($0.value)]) }),
+        ])
         if let problem { json["problem"] = .string(problem.message) }
         // "on"/"off" stay as typed: they are the words of the command.
         var lines = [settings.paused ? tr("Handoff: paused (nothing offered, nothing shown)") : tr("Handoff: on")]
@@ -230,6 +349,14 @@ enum SettingsCommand: Command {
                            "other": settings.historyFromOtherDevices ? "on" : "off"]))
         if !settings.historyOffApps.isEmpty {
             lines.append(tr("History off for: {apps}", ["apps": settings.historyOffApps.sorted().joined(separator: ", ")]))
+        }
+        lines.append(tr("Documents: brought up to {size} bytes, a sync waited for {seconds} s; outside every place: {elsewhere}",
+                        ["size": "\(documents.maxSize)", "seconds": "\(Int(documents.syncWait))", "elsewhere": documents.elsewhere ? "on" : "off"]))
+        for (name, path) in documents.folders.sorted(by: { $0.key < $1.key }) {
+            lines.append("  " + tr("Folder {name}: {path}", ["name": name, "path": path]))
+        }
+        if !documents.exclude.isEmpty {
+            lines.append("  " + tr("Never described: {paths}", ["paths": documents.exclude.joined(separator: ", ")]))
         }
         lines.append(tr("File: {path}", ["path": store.path]))
         output.emit(.object(json), human: lines.joined(separator: "\n"))

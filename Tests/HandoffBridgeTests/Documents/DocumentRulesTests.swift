@@ -36,29 +36,6 @@ struct DocumentRulesTests {
         #expect(DocumentOfferRules.localPath("file:///a%00b") == nil)
     }
 
-    @Test func optOutsFromTheSettingsFile() throws {
-        let text = """
-            [Handoff]
-            Paused=false
-
-            [Documents]
-            Exclude=/home/alice/Private;/home/alice/odd\\;name;relative;
-            Elsewhere=true
-
-            [App org.xfce.mousepad]
-            Documents=false
-
-            [App org.gnome.TextEditor]
-            Muted=true
-
-            """
-        let out = try DocumentOptOuts.read(Array(text.utf8), source: "settings")
-        #expect(out.excluded == ["/home/alice/Private", "/home/alice/odd;name"])
-        #expect(out.elsewhere)
-        #expect(out.appsOff == ["org.xfce.mousepad"])
-        #expect(try DocumentOptOuts.read([], source: "settings") == DocumentOptOuts())
-    }
-
     @Test func kdeRecentDocuments() throws {
         let text = """
             [Desktop Entry]

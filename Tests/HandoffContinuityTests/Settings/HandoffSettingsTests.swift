@@ -74,6 +74,25 @@ private let deviceB = "fedcba9876543210fedcba9876543210"
         #expect(try HandoffSettings(bytes: s.fileBytes, source: "s").fileBytes == s.fileBytes)
     }
 
+    /// The documents bridge's opt-outs (docs/documents.md §7): an app's
+    /// documents off, read and written back; a bad value refuses the file.
+    @Test func anAppsDocumentsOff() throws {
+        let s = try parse("""
+            [App org.xfce.mousepad]
+            Documents=false
+            [App org.gnome.TextEditor]
+            Muted=true
+            Documents=true
+            """)
+        #expect(s.documentsOffApps == ["org.xfce.mousepad"])
+        #expect(try HandoffSettings(bytes: s.fileBytes, source: "s") == s)
+        #expect(String(decoding: s.fileBytes, as: UTF8.self).contains("[App org.xfce.mousepad]\nDocuments=false\n"))
+        var other = s
+        other.documentsOffApps = []
+        #expect(other != s)
+        #expect(throws: HandoffError.self) { try parse("[App org.xfce.mousepad]\nDocuments=no\n") }
+    }
+
     /// Groups and keys of a newer version: ignored, and written back.
     @Test func unknownGroupsAndKeysAreKept() throws {
         let text = """

@@ -21,7 +21,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         }
     }
     _ = try? KDERecentDocument.read(bytes, source: "fuzz", modified: 0, home: "/home/fuzz")
-    _ = try? DocumentOptOuts.read(bytes, source: "fuzz")
     _ = MimeAppsList.defaults(bytes, mimeType: "text/plain")
     return 0
 }

@@ -263,6 +263,7 @@ func writeSeeds(_ w: Writer) throws {
     try writeAgentSeeds(w)
     writeDesktopEntrySeeds(w)
     writeSettingsSeeds(w)
+    writeDocumentPlaceSeeds(w)
     writeRelayFileSeeds(w)
     writeTailnetSeeds(w)
     writeNativeMessagingSeeds(w)
@@ -431,6 +432,7 @@ func writeRegressions(_ w: Writer) throws {
     writeRelayRegressions(w)
     writeDesktopEntryRegressions(w)
     writeRelayFileRegressions(w)
+    writeDocumentPlaceRegressions(w)
     // What a value is written as may be larger than what was read (the
     // userinfo target's first finding: null tokens counted as 1 byte):
     // measured as written, these are over the budget and refused (4611).
@@ -836,6 +838,69 @@ func writeSettingsSeeds(_ w: Writer) {
     w("settings-file", "bad-boolean", "[Handoff]\nPaused=yes\n")
     w("settings-file", "bad-device", "[Device 0123]\nOffer=false\n")
     w("settings-file", "groups-513", (0..<513).map { "[App a\($0)]\nMuted=true\n" }.joined())
+    var documents = HandoffSettings()
+    documents.documents.maxSize = 1 << 20
+    documents.documents.syncWait = 12
+    documents.documents.exclude = ["/home/a/Private", "/home/a/semi;colon"]
+    documents.documents.elsewhere = true
+    documents.documents.folders = ["Papers": "/home/a/Papers", "Band Scores": "/srv/scores"]
+    w("settings-file", "documents", documents.fileBytes)
+}
+
+// MARK: - The places' configuration files (docs/documents.md §2)
+
+func writeDocumentPlaceSeeds(_ w: Writer) {
+    // Written by Debian 12's syncthing 1.19.2 (`syncthing -generate`), its API key blanked.
+    if let real = try? readRepositoryFile("Tests/fixtures/documents/syncthing-1.19.2-config.xml") {
+        w("syncthing-config", "debian-1.19.2", real)
+    }
+    w("syncthing-config", "folders", """
+        <configuration version="37">
+            <folder id="abcd-1234" path="~/Sync/" type="sendreceive"><paused>true</paused></folder>
+            <folder id="enc" path="/srv/enc" type="receiveencrypted"></folder>
+            <defaults><folder id="" path="~"></folder></defaults>
+        </configuration>
+        """)
+    w("cloud-config", "nextcloud", """
+        [General]
+        clientVersion=3.7.3
+
+        [Accounts]
+        0\\Folders\\1\\localPath=/home/alice/Nextcloud/
+        0\\Folders\\1\\targetPath=/
+        0\\FoldersWithPlaceholders\\2\\localPath="/home/alice/Work, shared"
+        0\\FoldersWithPlaceholders\\2\\targetPath=/Work
+        0\\dav_user=alice
+        0\\url=https://Cloud.Example.com:8443/nextcloud
+        version=2
+        """)
+    w("cloud-config", "owncloud-escapes", "[Accounts]\r\n0\\url=https://demo.owncloud.com\r\n0\\user=admin\r\n"
+        + "0\\Folders\\1\\localPath=/home/a/\\x4f\\x77nCloud\r\n0\\Folders\\1\\targetPath=@@Shared\r\n")
+}
+
+func writeDocumentPlaceRegressions(_ w: Writer) {
+    w("syncthing-config", "bomb-billion-laughs", "<?xml version=\"1.0\"?><!DOCTYPE configuration [<!ENTITY a \"aaaaaaaaaa\">"
+        + "<!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\"><!ENTITY c \"&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;\">]>"
+        + "<configuration><folder id=\"&c;\" path=\"/x\"/></configuration>")
+    w("syncthing-config", "count-1025-folders", "<configuration>" + (0..<1025).map { "<folder id='f\($0)' path='/f\($0)'/>" }.joined() + "</configuration>")
+    w("syncthing-config", "deep-65", "<configuration>" + String(repeating: "<a>", count: 65) + String(repeating: "</a>", count: 65) + "</configuration>")
+    w("syncthing-config", "external-entity", "<!DOCTYPE configuration [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>"
+        + "<configuration><folder id=\"&x;\" path=\"/x\"/></configuration>")
+    w("cloud-config", "qt-escapes-unfinished", "[Accounts]\n0\\url=https://a\n0\\user=u\n0\\Folders\\1\\localPath=\"/a\\x\n0\\Folders\\1\\targetPath=\\\n")
+    w("cloud-config", "count-16385-lines", String(repeating: "\n", count: 16385))
+}
+
+/// A file of the repository (the seeds are written from its root).
+func readRepositoryFile(_ path: String) throws -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw HandoffError(.io, "cannot open \(path)") }
+    defer { close(fd) }
+    var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard n > 0 else { return bytes }
+        bytes += chunk[0..<n]
+    }
 }
 
 // MARK: - The relay file (docs/agent.md §12 "Where the configuration lives")

@@ -21,7 +21,7 @@ final class DocumentsBridge {
 
     let apps: DocumentsApps
     let dataHome: String
-    let settingsPath: String?
+    let settings: SettingsStore?
     var rules: DocumentOfferRules
     let elsewhereFlag: Bool
     var log: (JSONObject) -> Void = { _ in }
@@ -38,10 +38,10 @@ final class DocumentsBridge {
     private var offered: DocumentActivityInfo?
     private var lastReason = ""
 
-    init(apps: DocumentsApps, dataHome: String, settingsPath: String?, rules: DocumentOfferRules) {
+    init(apps: DocumentsApps, dataHome: String, settings: SettingsStore?, rules: DocumentOfferRules) {
         self.apps = apps
         self.dataHome = dataHome
-        self.settingsPath = settingsPath
+        self.settings = settings
         self.rules = rules
         self.elsewhereFlag = rules.elsewhere
     }
@@ -64,15 +64,16 @@ final class DocumentsBridge {
         return Array(all.sorted { $0.lastUsed > $1.lastUsed }.prefix(RecentlyUsedReader.keep))
     }
 
-    /// The person's opt-outs, read again each time (a small file).
+    /// The person's opt-outs, from the settings file as every engine reads
+    /// it (docs/agent.md §11), read again each time (a small file).
     func optOuts() -> DocumentOptOuts {
-        guard let settingsPath, let bytes = DocumentsFiles.read(settingsPath, max: 64 << 10) else { return DocumentOptOuts() }
-        do {
-            return try DocumentOptOuts.read(bytes, source: settingsPath)
-        } catch {
-            log(["event": "settings-unreadable", "message": .string(error.message)])
-            return DocumentOptOuts()
+        guard let settings else { return DocumentOptOuts() }
+        let loaded = settings.load()
+        if let problem = loaded.problem {
+            log(["event": "settings-unreadable", "message": .string(problem.message)])
         }
+        let s = loaded.settings
+        return DocumentOptOuts(excluded: s.documents.exclude, elsewhere: s.documents.elsewhere, appsOff: s.documentsOffApps)
     }
 
     /// After any change (the files, a watched app's exit): offer, keep or resign.
