@@ -83,7 +83,7 @@ final class DocumentReceiver: Sendable {
     private func place(_ entry: DocumentEntry, places: DocumentPlaces, device: String,
                        bring: Bring?) -> Result<(String, DocumentOrigin), HandoffError> {
         let name = entry.location.name
-        let slot = places.locate(entry.location)
+        let slot = places.locate(entry.location).flatMap { Self.staysBelowItsRoot($0) ? $0 : nil }
         if let slot, slot.facts()?.sameContent(as: entry.facts) == true {
             return .success((slot.path, .same))
         }
@@ -103,7 +103,7 @@ final class DocumentReceiver: Sendable {
             return .failure(HandoffError(.handoffFailed, "the document \(name) has nowhere to go on this device (no home folder)"))
         }
         do {
-            let copy = try BroughtCopy(in: directory, name: name, device: device)
+            let copy = try BroughtCopy(in: directory, name: name, device: Self.fileNamePart(device))
             if case .failure(let error) = bring(entry, copy) {
                 copy.abandon()
                 return .failure(error)
@@ -112,6 +112,32 @@ final class DocumentReceiver: Sendable {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// Whether the slot's folder (or the deepest part of it that exists),
+    /// links resolved, is still below its root: a link out of the root
+    /// makes the document absent here, never read nor written through
+    /// (docs/documents.md §4).
+    static func staysBelowItsRoot(_ slot: DocumentSlot) -> Bool {
+        guard let resolvedRoot = realpath(slot.root, nil) else { return false }
+        let root = String(cString: resolvedRoot)
+        free(resolvedRoot)
+        var folder = slot.directory
+        while true {
+            if let resolved = realpath(folder, nil) {
+                defer { free(resolved) }
+                let real = String(cString: resolved)
+                return real == root || real.hasPrefix(root == "/" ? root : root + "/")
+            }
+            guard errno == ENOENT, folder.utf8.count > slot.root.utf8.count, let cut = folder.lastIndex(of: "/") else { return false }
+            folder = String(folder[..<cut])
+        }
+    }
+
+    /// A peer's device name as part of a file name: a `/` (which a name may
+    /// hold) would name a folder, so it becomes U+2215 DIVISION SLASH.
+    static func fileNamePart(_ device: String) -> String {
+        String(device.map { $0 == "/" ? "\u{2215}" : $0 })
     }
 
     private static func existingDirectory(_ path: String?) -> String? {
