@@ -74,6 +74,7 @@ public struct HandoffSettings: Sendable, Equatable {
             && a.mutedApps == b.mutedApps && a.webDomainsOff == b.webDomainsOff
             && a.historyOff == b.historyOff && a.historyFromOtherDevices == b.historyFromOtherDevices
             && a.historyDays == b.historyDays && a.historyEntries == b.historyEntries && a.historyOffApps == b.historyOffApps
+            && a.documents == b.documents
             && Set(a.unknownOrder) == Set(b.unknownOrder)
             && a.unknownOrder.allSatisfy { g in
                 a.unknown[g]!.map(\.key) == b.unknown[g]!.map(\.key) && a.unknown[g]!.map(\.value) == b.unknown[g]!.map(\.value)
