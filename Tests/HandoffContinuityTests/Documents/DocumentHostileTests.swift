@@ -381,6 +381,23 @@ import HandoffTestSupport
         Self.expectUntouched(before, homes)
     }
 
+    /// `HandoffDocumentOrigins` is the receiver's to write (PROTOCOL.md
+    /// §12): a sender that writes it itself, in a payload without
+    /// `documents` (read as a revision-3 payload, unresolved), tells the
+    /// app that a file of the receiver's is the document it continues.
+    @Test func aSenderCannotTellTheAppWhereADocumentCameFrom() throws {
+        let homes = try Homes()
+        let activity = try UserActivity(activityType: "com.example.app.edit")
+        let target = FileURL.url(forPath: homes.b + "/.ssh/id_ed25519")
+        try activity.setUserInfo([Self.key: .url(try #require(URLReference(string: target))),
+                                  "HandoffDocumentOrigins": .dictionary([target: .string("same")])])
+        let outcome = try Self.receive(homes, activity: activity, payload: try ActivityCoding.encode(activity),
+                                       serve: Self.refuseToServe)
+        withKnownIssue("a payload without documents reaches the app unread, origins and all") {
+            #expect(outcome.delegate.restoredInfo?["HandoffDocumentOrigins"] == nil)
+        }
+    }
+
     // MARK: - Bytes that lie
 
     enum Stream: String, CaseIterable, Sendable {
