@@ -42,7 +42,7 @@ CLANG         ?= clang
 FUZZ_MODEL_TARGETS := bplist activity userinfo userinfo-json manifest syncthing-config cloud-config
 FUZZ_CONTINUITY_TARGETS := beacon-plaintext beacon-packet channel-frames exchange-message \
                            stream-frames pairing-code account-file device-file agent-message \
-                           pairing-messages settings-file tailnet-status
+                           pairing-messages settings-file tailnet-status document-entries document-payload
 # The relay's pure parts (Sources/HandoffRelay without MQTT/: no libmosquitto).
 FUZZ_RELAY_TARGETS := relay-pipe-frame relay-pipe relay-device-topic relay-file
 # The agent's desktop-entry reader: Sources/HandoffAgent/Desktop only (the
@@ -165,9 +165,9 @@ $(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_BRIDGE_TARGETS)): $(FUZZ_DIR)/bin/%: $(FUZZ_
 
 # The seed writer is a libFuzzer binary too (the modules need its runtime):
 # it writes the seeds from LLVMFuzzerInitialize and exits.
-$(FUZZ_DIR)/bin/seeds: $(FUZZ_SRC)/tools/seeds.swift $(filter %.a,$(FUZZ_LIBS_RELAY))
+$(FUZZ_DIR)/bin/seeds: $(wildcard $(FUZZ_SRC)/tools/*.swift) $(filter %.a,$(FUZZ_LIBS_RELAY))
 	@mkdir -p $(@D)
-	$(SWIFTC) $(FUZZ_SWIFTFLAGS) $< $(FUZZ_LIBS_RELAY) -o $@
+	$(SWIFTC) $(FUZZ_SWIFTFLAGS) $(wildcard $(FUZZ_SRC)/tools/*.swift) $(FUZZ_LIBS_RELAY) -o $@
 
 ## fuzz-seeds: rewrite the seed corpora from the library's encoders
 fuzz-seeds: $(FUZZ_DIR)/bin/seeds

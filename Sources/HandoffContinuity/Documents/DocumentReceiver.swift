@@ -40,8 +40,8 @@ final class DocumentReceiver: Sendable {
     /// Blocking: it may wait for a sync and bring bytes along.
     func resolve(_ payload: [UInt8], from deviceName: String, bring: Bring?) -> Result<[UInt8], HandoffError> {
         guard Self.mayHoldDocuments(payload),
-              let (activity, kept) = try? ActivityCoding.decode(payload, keeping: [DocumentEntry.payloadKey]),
-              let value = kept[DocumentEntry.payloadKey] else { return .success(payload) }
+              let (activity, kept) = try? ActivityCoding.decode(payload, keeping: [DocumentEntry.payloadKey]) else { return .success(payload) }
+        guard let value = kept[DocumentEntry.payloadKey] else { return Self.withoutOrigins(activity, payload) }
         let entries: [String: DocumentEntry]
         do { entries = try DocumentEntry.entries(value) } catch {
             return .failure(Self.unreadable(error.message))
@@ -122,14 +122,36 @@ final class DocumentReceiver: Sendable {
         return mib >= 10 ? "\(Int(mib.rounded())) MiB" : "\((mib * 10).rounded() / 10) MiB"
     }
 
-    /// Whether the payload may carry the key `documents` (ASCII in a
-    /// property list): one without it is passed on undecoded.
+    /// A payload without documents as a revision-3 sender's passes, but
+    /// `HandoffDocumentOrigins` is this side's to write: a sender's own is
+    /// dropped, so the app is never told a file came from where it did not.
+    private static func withoutOrigins(_ activity: UserActivity, _ payload: [UInt8]) -> Result<[UInt8], HandoffError> {
+        guard activity.userInfo[originsKey] != nil else { return .success(payload) }
+        var userInfo = activity.userInfo
+        userInfo[originsKey] = nil
+        do {
+            try activity.setUserInfo(userInfo)
+            return .success(try ActivityCoding.encode(activity))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Whether the payload may carry the key `documents` or a userInfo key
+    /// `HandoffDocumentOrigins` (a property list's strings are ASCII or
+    /// UTF-16 big-endian): one without either is passed on undecoded.
     static func mayHoldDocuments(_ bytes: [UInt8]) -> Bool {
-        let key = Array(DocumentEntry.payloadKey.utf8)
-        guard bytes.count >= key.count else { return false }
+        [DocumentEntry.payloadKey, originsKey].contains { key in
+            let ascii = Array(key.utf8)
+            return contains(ascii, in: bytes) || contains(ascii.flatMap { [0, $0] }, in: bytes)
+        }
+    }
+
+    private static func contains(_ word: [UInt8], in bytes: [UInt8]) -> Bool {
+        guard bytes.count >= word.count else { return false }
         var i = 0
-        while i + key.count <= bytes.count {
-            if bytes[i] == key[0], bytes[i..<(i + key.count)].elementsEqual(key) { return true }
+        while i + word.count <= bytes.count {
+            if bytes[i] == word[0], bytes[i..<(i + word.count)].elementsEqual(word) { return true }
             i += 1
         }
         return false

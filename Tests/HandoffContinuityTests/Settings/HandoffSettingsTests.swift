@@ -22,6 +22,17 @@ private let deviceB = "fedcba9876543210fedcba9876543210"
 /// The settings file (docs/agent.md "Settings"): strict about what it
 /// knows, keeps what it does not, bounded; its text reads back the same.
 @Suite struct HandoffSettingsTests {
+    /// A running engine applies settings only when they differ: settings
+    /// that differ in their documents part alone differ.
+    @Test func settingsThatDifferInDocumentsAloneDiffer() {
+        var other = HandoffSettings.defaults
+        other.documents.maxSize = 1000
+        #expect(other != HandoffSettings.defaults)
+        other = HandoffSettings.defaults
+        other.documents.folders = ["Papers": "/home/alice/Papers"]
+        #expect(other != HandoffSettings.defaults)
+    }
+
     @Test func emptyAndAbsentAreTheDefaults() throws {
         #expect(try parse("") == .defaults)
         #expect(try parse("# nothing set\n\n") == .defaults)

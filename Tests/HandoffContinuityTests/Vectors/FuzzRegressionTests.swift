@@ -38,6 +38,7 @@ import Testing
             let message = try ExchangeMessage(frame)
             #expect(FuzzCorpus.foundByFuzzer(name), "\(name) was accepted")
             #expect(message.frame == frame)
+            if message.revision > 3 { #expect(throws: HandoffError.self) { try ExchangeMessage(frame, revision: 3) } }
         } catch {
             #expect(error.code == .malformedData, "\(name): \(error)")
         }
@@ -197,9 +198,58 @@ import Testing
         #expect(try TailnetStatus(response: FuzzCorpus.seed("tailnet-status", "content-length")) == status)
     }
 
+    /// The `documents` value of a lying peer: refused as malformed.
+    @Test(arguments: FuzzCorpus.names("document-entries"))
+    func documentEntries(_ name: String) throws {
+        let bytes = try FuzzCorpus.read("document-entries", name)
+        let limits = UserInfoCoding.decodingLimits(canonicalSizeAtMost: ActivityCoding.maxPayloadSize)
+        guard let value = try? BinaryPropertyList.decode(bytes, limits: limits) else { return }
+        do {
+            _ = try DocumentEntry.entries(value)
+            #expect(FuzzCorpus.foundByFuzzer(name), "\(name) was accepted")
+        } catch {
+            #expect(error.code == .malformedData, "\(name): \(error)")
+        }
+    }
+
+    /// A lying payload reaches a receiver whose home holds `notes/plan.txt`
+    /// ("plan") and a link out of it, with no sender to bring bytes from:
+    /// refused, nothing written, as the document-payload target does.
+    @Test(arguments: FuzzCorpus.names("document-payload"))
+    func documentPayload(_ name: String) throws {
+        let bytes = try FuzzCorpus.read("document-payload", name)
+        let homes = try DocumentHandoffTests.Homes()
+        try homes.write(homes.b + "/notes/plan.txt", "plan")
+        #expect(symlink("/etc", homes.b + "/out") == 0)
+        let before = DocumentHostileTests.tree(homes.root)
+        let home = homes.b
+        let receiver = DocumentReceiver { DocumentPlaces(home: home) }
+        let result = receiver.resolve(bytes, from: "fuzz", bring: nil)
+        if case .success = result { #expect(FuzzCorpus.foundByFuzzer(name), "\(name) was accepted") }
+        #expect(DocumentHostileTests.tree(homes.root) == before, "\(name) wrote in the home")
+    }
+
+    /// The seeds that describe the home's file resolve to it; the others
+    /// fail for want of a sender.
+    @Test func theDocumentPayloadSeedsResolve() throws {
+        let homes = try DocumentHandoffTests.Homes()
+        try homes.write(homes.b + "/notes/plan.txt", "plan")
+        let home = homes.b
+        let receiver = DocumentReceiver { DocumentPlaces(home: home) }
+        let same = try receiver.resolve(FuzzCorpus.seed("document-payload", "same"), from: "fuzz", bring: nil).get()
+        let activity = try ActivityCoding.decode(same)
+        #expect(activity.userInfo["NSUserActivityDocumentURLKey"] == .url(URLReference(string: FileURL.url(forPath: homes.b + "/notes/plan.txt"))!))
+        let plain = try FuzzCorpus.seed("document-payload", "no-documents")
+        #expect(try receiver.resolve(plain, from: "fuzz", bring: nil).get() == plain)
+        for name in ["missing", "elsewhere", "syncthing"] {
+            #expect(throws: HandoffError.self, "\(name)") { try receiver.resolve(FuzzCorpus.seed("document-payload", name), from: "fuzz", bring: nil).get() }
+        }
+    }
+
     @Test func theCorpusIsThere() {
         for target in ["beacon-plaintext", "beacon-packet", "channel-frames", "exchange-message", "stream-frames",
-                       "pairing-code", "account-file", "device-file", "agent-message", "settings-file", "tailnet-status"] {
+                       "pairing-code", "account-file", "device-file", "agent-message", "settings-file", "tailnet-status",
+                       "document-entries", "document-payload"] {
             #expect(FuzzCorpus.names(target).count >= 3, "Tests/fuzz/regressions/\(target) is missing")
         }
     }

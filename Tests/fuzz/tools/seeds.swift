@@ -64,6 +64,7 @@ let richUserInfo: UserInfo = [
 
 func writeSeeds(_ w: Writer) throws {
     writePairingSeeds(w)
+    try writeDocumentSeeds(w)
     writeRelaySeeds(w)
     // Binary property lists: scalars of every width, containers, userInfos.
     let plists: [(String, PropertyListValue)] = [
@@ -428,6 +429,7 @@ func payload(extra: [(String, (inout RawPlist) -> UInt32)]) -> [UInt8] {
 
 func writeRegressions(_ w: Writer) throws {
     writeNativeMessagingRegressions(w)
+    try writeDocumentRegressions(w)
     writePairingRegressions(w)
     writeRelayRegressions(w)
     writeDesktopEntryRegressions(w)
