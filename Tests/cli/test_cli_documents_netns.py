@@ -6,8 +6,12 @@ URL of B's own copy of the document, or of the sender's bytes brought
 along beside it, never a path of A."""
 
 import hashlib
+import json
 import os
+import re
 import shutil
+import subprocess
+import time
 import tempfile
 import urllib.parse
 from pathlib import Path
@@ -128,3 +132,82 @@ def test_a_document_over_the_limit_is_refused_with_its_size(hosts, tmp_path, scr
     assert result.code == 1, result
     assert "big.bin" in result.err and "2.0 MiB" in result.err and "1.0 MiB" in result.err, result
     assert not any(home_b.rglob("*")), list(home_b.rglob("*"))
+
+
+def syncthing_folder(device, config_dir, folder_id, path):
+    """A real config.xml, as Debian's Syncthing writes it (`syncthing
+    generate`), whose default folder is `folder_id` at `path`."""
+    if not shutil.which("syncthing"):
+        pytest.skip("syncthing is not installed (scripts/install-deps.sh installs it)")
+    config_dir.parent.mkdir(parents=True, exist_ok=True)
+    generated = subprocess.run(["syncthing", "generate", f"--home={config_dir}"], env=device.env,
+                               capture_output=True, text=True, timeout=120)
+    assert generated.returncode == 0, generated
+    config = config_dir / "config.xml"
+    text = config.read_text()
+    default = re.search(r'<folder id="default"[^>]*path="([^"]*)"', text)
+    assert default, text[:500]
+    text = text.replace('<folder id="default"', f'<folder id="{folder_id}"', 1)
+    text = text.replace(f'path="{default.group(1)}"', f'path="{path}"', 1)
+    config.write_text(text)
+    path.mkdir(parents=True, exist_ok=True)
+
+
+def inotify_watches(pid):
+    """The inodes process `pid` watches with inotify (/proc/PID/fdinfo)."""
+    inodes = set()
+    for info in Path(f"/proc/{pid}/fdinfo").glob("*"):
+        try:
+            text = info.read_text()
+        except OSError:
+            continue
+        inodes.update(int(m, 16) for m in re.findall(r"^inotify wd:\S+ ino:([0-9a-f]+)", text, re.M))
+    return inodes
+
+
+def test_a_syncthing_folder_at_another_path(hosts, tmp_path, scratch, procs):
+    a, b = pair_of_devices(tmp_path, procs, netns=(hosts["a"], hosts["b"]))
+    home_a, home_b = homes(scratch, a, b)
+    # One folder ID, a different place on each device; the old and the new
+    # place of Syncthing's configuration.
+    syncthing_folder(a, home_a / ".local" / "state" / "syncthing", "abcd-1234", home_a / "Sync")
+    syncthing_folder(b, home_b / ".config" / "syncthing", "abcd-1234", home_b / "Documents" / "Synced")
+    for folder in (home_a / "Sync", home_b / "Documents" / "Synced"):
+        (folder / "notes").mkdir()
+        (folder / "notes" / "plan.odt").write_bytes(b"PK the plan")
+    path, origin, info = document_of(continue_document(a, b, file_url(home_a / "Sync" / "notes" / "plan.odt")))
+    assert path == str(home_b / "Documents" / "Synced" / "notes" / "plan.odt") and origin == "same"
+    assert str(home_a) not in repr(info)
+
+
+def test_a_sync_catching_up_is_waited_for(hosts, tmp_path, scratch, procs):
+    a, b = pair_of_devices(tmp_path, procs, netns=(hosts["a"], hosts["b"]))
+    home_a, home_b = homes(scratch, a, b)
+    syncthing_folder(a, home_a / ".local" / "state" / "syncthing", "abcd-1234", home_a / "Sync")
+    syncthing_folder(b, home_b / ".config" / "syncthing", "abcd-1234", home_b / "Synced")
+    assert b.run("settings", "documents", "sync-wait", "60").code == 0
+    (home_a / "Sync" / "plan.txt").write_text("version two\n")
+    (home_b / "Synced" / "plan.txt").write_text("version one\n")
+    sender = a.spawn("--json", "publish", "--type", "com.example.cli.edit", "--title", "A document",
+                     "--info", f"{KEY}:url={file_url(home_a / 'Sync' / 'plan.txt')}", "--once")
+    published = sender.event("publishing")
+    assert b.run("--json", "nearby", "--once", "--timeout", "40").code == 0
+    receiver = b.spawn("--json", "continue", published["id"])
+    # Once B watches its Syncthing folder, the sync "arrives": written
+    # beside, then renamed into place, as Syncthing does.
+    folder = os.stat(home_b / "Synced").st_ino
+    for _ in range(400):
+        if folder in inotify_watches(receiver.proc.pid):
+            break
+        assert receiver.proc.poll() is None, receiver.stderr
+        time.sleep(0.05)
+    else:
+        pytest.fail("B never watched its Syncthing folder")
+    (home_b / "Synced" / ".syncthing.plan.txt.tmp").write_text("version two\n")
+    os.rename(home_b / "Synced" / ".syncthing.plan.txt.tmp", home_b / "Synced" / "plan.txt")
+    assert receiver.wait() == 0, receiver.stderr
+    continued = json.loads("\n".join(receiver.lines))
+    url = continued["user_info"][KEY]["$url"]
+    assert path_of(url) == str(home_b / "Synced" / "plan.txt")
+    assert continued["user_info"]["HandoffDocumentOrigins"] == {url: "synced"}
+    assert sorted(p.name for p in (home_b / "Synced").iterdir()) == ["plan.txt"]

@@ -23,7 +23,10 @@ import HandoffTestSupport
         var outside: String { root + "/outside" }
 
         init() throws {
-            var template = Array("/tmp/handoff-documents-XXXXXX".utf8CString)
+            // Not under /tmp, whose files are never described.
+            let parent = RepositoryFiles.root + "/.build/documents-tests"
+            DocumentTestFolders.makeFolders(parent)
+            var template = Array((parent + "/homes-XXXXXX").utf8CString)
             guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp") }
             root = String(cString: made)
             for dir in [a, b, outside] { mkdir(dir, 0o700) }

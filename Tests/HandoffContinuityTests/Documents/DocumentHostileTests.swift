@@ -356,7 +356,7 @@ import HandoffTestSupport
             _ = system("mkdir -p '\(homes.b)/Downloads/Handoff/plan (from x'")
             let before = Self.tree(homes.root)
             let got = try bring(homes, Self.entry(path: "gone/plan.txt"), from: device)
-            let name = "plan (from \(device.split(separator: "/", omittingEmptySubsequences: false).joined(separator: "\u{2215}"))).txt"
+            let name = "plan (from \(device.split(separator: "/", omittingEmptySubsequences: false).joined(separator: "_"))).txt"
             #expect(got.url == FileURL.url(forPath: homes.b + "/Downloads/Handoff/" + name), "\(device)")
             let after = Self.tree(homes.root)
             #expect(Set(after.keys).subtracting(before.keys) == ["b/Downloads/Handoff/" + name], "\(device)")
