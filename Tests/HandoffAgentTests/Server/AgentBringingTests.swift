@@ -80,7 +80,10 @@ struct AgentBringingTests {
             if stat(FileURL.path(of: url) ?? "", &st) == 0 { seen.copySize = Int64(st.st_size) }
         }
         seen.bringingReports = client.state.withLock { $0.bringingReports }
-        seen.loggedWhole = f.log.all.contains { $0.name == "document-progress" && $0.field("received") == .int(Int64(size)) }
+        // The last report is posted to the agent's loop before the FETCH is
+        // answered: waited for when the app got the document, else looked at now.
+        let whole: (AgentLogEvent) -> Bool = { $0.name == "document-progress" && $0.field("received") == .int(Int64(size)) }
+        seen.loggedWhole = delegate.events.last == "continue" ? f.log.wait(within: 10, whole) : f.log.all.contains(where: whole)
         return seen
     }
 

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import HandoffBase
 @testable import HandoffContinuity
+import HandoffTestSupport
 
 /// A loopback slower than a test's deadlines: `body` runs on a thread of
 /// its own in a network namespace of its own (unshare: anonymous, gone
@@ -19,8 +20,9 @@ enum ThrottledLoopback {
         guard let thread = startJoinableThread(named: "test-netns", {
             result.withLock { $0 = Result { () throws -> T in
                 // CLONE_NEWNET: this thread (and the threads and children it starts) only.
-                guard unshare(0x4000_0000) == 0 else { throw TestFailure("unshare(CLONE_NEWNET): \(String(cString: strerror(errno)))") }
-                let setUp = "ip link set lo up && tc qdisc add dev lo root tbf rate \(rate) burst 64kb latency 500ms"
+                guard let unshare = dlsym(nil, "unshare").map({ unsafeBitCast($0, to: (@convention(c) (Int32) -> Int32).self) }),
+                      unshare(0x4000_0000) == 0 else { throw TestFailure("unshare(CLONE_NEWNET): \(String(cString: strerror(errno)))") }
+                let setUp = "ip link set lo mtu 1500 up && tc qdisc add dev lo root tbf rate \(rate) burst 64kb latency 500ms"
                 guard system(setUp) == 0 else { throw TestFailure("cannot throttle lo: \(setUp)") }
                 return try body()
             } }

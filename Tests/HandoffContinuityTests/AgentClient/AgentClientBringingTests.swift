@@ -54,7 +54,10 @@ import Testing
             #expect((try? result.get()) == [7])
             #expect(moved == reports)
         } else {
-            guard case .failure(let e) = result else { return Issue.record("an agent of revision \(revision) moved a deadline") }
+            guard case .failure(let e) = result else {
+                Issue.record("an agent of revision \(revision) moved a deadline")
+                return
+            }
             #expect(e.code == .remoteApplicationTimedOut)
             #expect(moved == 0)
         }
