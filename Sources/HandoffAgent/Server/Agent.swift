@@ -118,12 +118,17 @@ public final class Agent: @unchecked Sendable {
                 }
             }
         }
-        // A document brought from another device can take a while: the log says how far it came.
-        let documentLog = server
+        // A document brought from another device can take a while: the log
+        // says how far it came, and the apps whose FETCH waits for it hear
+        // BRINGING, which moves their deadline.
+        let documentServer = server
         engine.onDocumentProgress { p in
-            documentLog.loop.post { documentLog.log("document-progress", "bringing \(p.name) from \(p.device): \(p.received) of \(p.total) bytes",
-                            ["name": .string(p.name), "device": .string(p.device),
-                             "received": .int(Int64(p.received)), "total": .int(Int64(p.total))]) }
+            documentServer.loop.post {
+                documentServer.log("document-progress", "bringing \(p.name) from \(p.device): \(p.received) of \(p.total) bytes",
+                                   ["name": .string(p.name), "device": .string(p.device),
+                                    "received": .int(Int64(p.received)), "total": .int(Int64(p.total))])
+                documentServer.sessions.bringing(p)
+            }
         }
         do {
             try server.start()

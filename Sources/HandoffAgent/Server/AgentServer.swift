@@ -58,7 +58,7 @@ public final class AgentServer: @unchecked Sendable {
     let routing: ContinueRouter
 
     // Loop thread.
-    private let sessions: AgentSessions
+    let sessions: AgentSessions
     let sources: LoopSources
     private var nextToken: UInt64 = 0
     /// What the agent shows on the session bus and the bus's return

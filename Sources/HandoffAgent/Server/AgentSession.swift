@@ -28,6 +28,8 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
     let helloDeadline: UInt64
 
     private(set) var hello: AgentHello?
+    /// The protocol revision agreed in WELCOME.
+    private var revision = ProtocolRevision.unannounced
     private var port: HubPort?
     /// What this app was told others offer, by activity id (gated for it):
     /// its FETCH, CONFIRM, OPEN_STREAM and CHOOSE name one of these.
@@ -52,6 +54,8 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         var reading = false
         /// Offered payloads served whose SERVED is not yet queued.
         var served: [ActivityID: Int] = [:]
+        /// Its FETCHes not answered yet: the remote activity each names.
+        var fetching: [UInt32: ActivityID] = [:]
     }
 
     fileprivate enum PendingRequest {
@@ -191,6 +195,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         case .fetch(let activityID):
             guard begin(id) else { return nil }
             guard let port, let remote = told[activityID] else { return finish(id, .error(Self.notTold)) }
+            requests.withLock { $0.fetching[id] = activityID }
             let saved = server.savedContinuations.payload(for: activityID)
             // A history entry being continued: from its saved payload, its
             // documents resolved here as a fetch's are.
@@ -247,7 +252,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
             }
         case .payload, .ok, .error:
             return answer(frame)
-        case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity, .status, .undelivered, .served:
+        case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity, .status, .undelivered, .served, .bringing:
             return "it sent \(frame.message.kind), which only the agent sends"  // the decoder refuses these first
         }
         return nil
@@ -274,6 +279,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
             return nil
         }
         hello = h
+        self.revision = revision
         server.registered(self)
         let port = server.hub.makePort()
         self.port = port
@@ -414,7 +420,10 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
             stream?.close()
             return nil
         }
-        requests.withLock { $0.inFlight -= 1 }
+        requests.withLock { r in
+            r.inFlight -= 1
+            r.fetching[requestID] = nil
+        }
         send(reply, requestID: requestID, passing: stream)
         return nil
     }
@@ -424,7 +433,10 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
     /// `finish` on the loop thread).
     private func finishNow(_ requestID: UInt32, _ reply: AgentMessage) -> Bool {
         guard let bytes = try? AgentFrame(reply, requestID: requestID).encoded(), connection.sendNow(bytes) else { return false }
-        requests.withLock { $0.inFlight -= 1 }
+        requests.withLock { r in
+            r.inFlight -= 1
+            r.fetching[requestID] = nil
+        }
         return true
     }
 
@@ -442,6 +454,16 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         }
     }
 
+    /// A document is being brought along for a fetch of `progress`'s
+    /// activity (loop thread): BRINGING, when one of this app's FETCHes
+    /// waits for that activity and it speaks revision 4, so its client
+    /// moves the FETCH's deadline (docs/agent.md §3).
+    func bringing(_ progress: DocumentProgress) {
+        guard isRegistered, revision >= AgentMessage.Kind.bringing.revision,
+              requests.withLock({ $0.fetching.values.contains(progress.activityID) }) else { return }
+        send(.bringing(AgentBringing(progress)))
+    }
+
     // MARK: Closing (loop thread)
 
     /// Lets go of the hub (its advertisement is withdrawn) and fails what
@@ -453,6 +475,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
             r.registered = false
             r.offer = nil
             r.served.removeAll()
+            r.fetching.removeAll()
             defer { r.pending.removeAll() }
             return Array(r.pending.values)
         }

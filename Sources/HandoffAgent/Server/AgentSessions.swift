@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import HandoffContinuity
 
 /// The server's open connections that are sessions, by their accept order
 /// (`AgentConnection.token`). A object of its own so the router, made
@@ -16,4 +17,10 @@ final class AgentSessions {
 
     /// The running apps, for the router.
     var all: [any ContinuingApp] { Array(byToken.values) }
+
+    /// A document being brought for a fetch: each app whose FETCH waits
+    /// for that activity hears BRINGING.
+    func bringing(_ progress: DocumentProgress) {
+        for session in byToken.values { session.bringing(progress) }
+    }
 }

@@ -127,6 +127,8 @@ extension AgentClient {
             endpoint?.handOffFailed(activityID, error.asUserActivityErrorForWire)
         case .served(let activityID):
             endpoint?.activityServed(activityID)
+        case .bringing(let progress):
+            bringing(progress)
         case .payload, .stream, .ok, .error, .welcome, .status:
             return reply(frame, descriptor: descriptors.first)
         case .hello, .advertise, .fetch, .confirm, .openStream, .statusRequest, .choose, .offer, .index, .forget:
@@ -156,7 +158,7 @@ extension AgentClient {
             request = r
         }
         switch (request, frame.message) {
-        case (.fetch(let completion), .payload(let bytes)):
+        case (.fetch(_, let completion), .payload(let bytes)):
             completion(.success(bytes))
         case (.openStream(let completion), .stream):
             do throws(HandoffError) {
@@ -320,6 +322,20 @@ extension AgentClient {
     }
 
     // MARK: Deadlines
+
+    /// BRINGING: the agent is bringing a document along for a FETCH of
+    /// this activity, so it answers later than a FETCH's own deadline; each
+    /// report gives the FETCHes of that activity `requestTimeout` from now.
+    /// Ignored from an agent that agreed on a revision without it. The
+    /// timer, armed for the old deadline, finds nothing due then and is
+    /// armed again for the new one.
+    private func bringing(_ progress: AgentBringing) {
+        state.withLock { s in
+            guard let revision = s.connection?.welcome.revision, revision >= AgentMessage.Kind.bringing.revision else { return }
+            let deadline = monotonicSeconds() + options.requestTimeout
+            if s.requests.extendFetches(of: progress.activityID, to: deadline) { s.bringingReports += 1 }
+        }
+    }
 
     /// The request timer fired: what is due expires, and the timer is armed
     /// for what waits still.

@@ -46,6 +46,8 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
         public var handshakeTimeout: Double = 5
         /// Sees every team's activities (the `handoff` command).
         public var observer = false
+        /// The protocol revisions HELLO offers (tests speak as an older app).
+        public var revisions = ProtocolRevision.spoken
 
         public init(socketPath: String, accountID: String?) {
             self.socketPath = socketPath
@@ -68,7 +70,9 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
         /// more than the embedded engine waits for the other device
         /// (fetch + connect timeouts + 2 s), so the agent's own answer,
         /// 4610 included, comes first; this deadline only catches an agent
-        /// that hangs.
+        /// that hangs. While the agent brings a document along for a
+        /// FETCH (BRINGING, revision 4), each report moves its deadline to
+        /// this long from then.
         public var requestTimeout: Double { fetchTimeout + connectTimeout + requestMargin }
     }
 
@@ -128,6 +132,8 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
         /// one ended: for tests and diagnostics.
         var connections = 1
         var lastFailure: String?
+        /// BRINGING reports that found a FETCH waiting (tests, diagnostics).
+        var bringingReports = 0
         /// What `requestTimer` is armed for (nil: disarmed, or fired).
         var timerArmedFor: Double?
         /// A `settle` is posted to the reader thread and has not run yet.
@@ -150,7 +156,7 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
     ///   account), `.io` (no wake-up descriptors).
     public init(options: Options, manifest: Manifest) throws(HandoffError) {
         self.options = options
-        hello = AgentHello(manifest: manifest, pid: getpid(), observer: options.observer)
+        hello = AgentHello(revisions: options.revisions, manifest: manifest, pid: getpid(), observer: options.observer)
         do {
             reactor = try Reactor()
         } catch {
@@ -237,7 +243,7 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
     }
 
     /// The protocol revision that brought INDEX and FORGET.
-    static let historyRevision = 3
+    static let historyRevision = AgentMessage.Kind.index.revision
 
     /// FORGET: OK once the agent's history committed the deletion.
     public func forgetSaved(_ selection: SavedActivitySelection,
@@ -251,7 +257,7 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
     }
 
     public func fetch(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
-        request(.fetch(completion), .fetch(remote.activityID))
+        request(.fetch(remote.activityID, completion), .fetch(remote.activityID))
     }
 
     public func openStream(_ remote: RemoteActivity,

@@ -17,7 +17,8 @@ struct AgentRequests {
 
     /// An app request waiting for the agent.
     enum Outgoing {
-        case fetch(@Sendable (Result<[UInt8], HandoffError>) -> Void)
+        /// FETCH of this remote activity: BRINGING for it moves the deadline.
+        case fetch(ActivityID, @Sendable (Result<[UInt8], HandoffError>) -> Void)
         case openStream(@Sendable (Result<ContinuationStream, HandoffError>) -> Void)
         case status(@Sendable (Result<AgentStatus, HandoffError>) -> Void)
         /// A request answered OK or ERROR (FORGET).
@@ -26,7 +27,7 @@ struct AgentRequests {
         /// Runs the completion with `error` (streams get it too).
         func fail(_ error: HandoffError) {
             switch self {
-            case .fetch(let completion): completion(.failure(error))
+            case .fetch(_, let completion): completion(.failure(error))
             case .openStream(let completion): completion(.failure(error))
             case .status(let completion): completion(.failure(error))
             case .ok(let completion): completion(.failure(error))
@@ -55,6 +56,19 @@ struct AgentRequests {
         } while outgoing[lastID] != nil || givenUp.contains(lastID)
         outgoing[lastID] = (request, deadline)
         return lastID
+    }
+
+    /// A document of `activityID` is being brought along (BRINGING): its
+    /// FETCHes wait until `deadline` from now on, if that is later.
+    /// Returns whether one waits.
+    mutating func extendFetches(of activityID: ActivityID, to deadline: Double) -> Bool {
+        var found = false
+        for (id, entry) in outgoing {
+            guard case .fetch(let fetched, _) = entry.request, fetched == activityID else { continue }
+            found = true
+            if entry.deadline < deadline { outgoing[id] = (entry.request, deadline) }
+        }
+        return found
     }
 
     /// What an answer from the agent with `id` is for.

@@ -60,6 +60,9 @@ enum AgentBodyCoding {
             return ["identifiers": .array(ids.map { .string($0) })]
         case .forget(.all):
             return ["all": .boolean(true)]
+        case .bringing(let b):
+            return ["activityID": .data(b.activityID.bytes), "name": .string(truncateUTF8(b.name, to: Self.maxString)),
+                    "received": .integer(Int64(clamping: b.received)), "total": .integer(Int64(clamping: b.total))]
         case .fetch(let id), .provide(let id), .confirm(let id), .continued(let id), .openStream(let id),
              .acceptStream(let id), .choose(let id), .served(let id):
             return ["activityID": .data(id.bytes)]
@@ -250,6 +253,11 @@ enum AgentBodyCoding {
                 throw malformed("FORGET names 1-\(Self.maxArray) non-empty identifiers, or all")
             }
             return .forget(.identifiers(ids))
+        case .bringing:
+            let total = try b.integer("total", in: 0...Int64.max)
+            let received = try b.integer("received", in: 0...total)
+            return .bringing(AgentBringing(activityID: ActivityID(bytes: try b.id("activityID")), name: try b.string("name"),
+                                           received: UInt64(received), total: UInt64(total)))
         case .payload: return .payload(try b.data("payload"))
         case .stream: return .stream
         case .ok: return .ok

@@ -89,7 +89,7 @@ public struct AgentFrame: Sendable, Equatable {
     /// Requests and replies carry an id; events carry 0.
     static func needsRequestID(_ message: AgentMessage) -> Bool {
         switch message {
-        case .advertise, .remote, .confirm, .continued, .continueActivity, .undelivered, .offer, .served, .index: false
+        case .advertise, .remote, .confirm, .continued, .continueActivity, .undelivered, .offer, .served, .index, .bringing: false
         default: true
         }
     }

@@ -48,10 +48,25 @@ public enum AgentMessage: Sendable, Equatable {
     /// FORGET (app → agent, revision 3, request → OK): delete saved
     /// activities of this app from the history.
     case forget(SavedActivitySelection)
+    /// BRINGING (agent → app, revision 4): a document of the remote
+    /// activity the app's FETCH waits for is being brought along; the
+    /// client moves that FETCH's deadline.
+    case bringing(AgentBringing)
 
     public enum Kind: UInt8, Sendable, CaseIterable {
         case hello = 1, welcome, advertise, remote, fetch, payload, provide, confirm, continued,
-             openStream, stream, acceptStream, ok, continueActivity, error, status, choose, undelivered, offer, served, index, forget
+             openStream, stream, acceptStream, ok, continueActivity, error, status, choose, undelivered, offer, served, index, forget,
+             bringing
+
+        /// The protocol revision that brought the type: sent only on a
+        /// connection that agreed on this one or a later one in WELCOME.
+        public var revision: Int {
+            switch self {
+            case .index, .forget: 3
+            case .bringing: 4
+            default: 1
+            }
+        }
     }
 
     public var kind: Kind {
@@ -78,6 +93,7 @@ public enum AgentMessage: Sendable, Equatable {
         case .served: .served
         case .index: .index
         case .forget: .forget
+        case .bringing: .bringing
         }
     }
 
@@ -93,9 +109,32 @@ public enum AgentMessage: Sendable, Equatable {
         switch kind {
         case .payload, .ok, .error, .status: true
         case .hello, .advertise, .fetch, .confirm, .openStream, .choose, .offer, .index, .forget: sender == .app
-        case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity, .undelivered, .served:
+        case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity, .undelivered, .served, .bringing:
             sender == .agent
         }
+    }
+}
+
+/// BRINGING: how far a document of a fetched remote activity came
+/// (`DocumentProgress` as the agent passes it on).
+public struct AgentBringing: Sendable, Equatable {
+    /// The remote activity the app's FETCH named.
+    public var activityID: ActivityID
+    /// The document's name, as its sender described it.
+    public var name: String
+    /// Bytes so far (0 at the start, or while waiting for a sync), of `total`.
+    public var received: UInt64
+    public var total: UInt64
+
+    public init(activityID: ActivityID, name: String, received: UInt64, total: UInt64) {
+        self.activityID = activityID
+        self.name = name
+        self.received = received
+        self.total = total
+    }
+
+    public init(_ progress: DocumentProgress) {
+        self.init(activityID: progress.activityID, name: progress.name, received: progress.received, total: progress.total)
     }
 }
 

@@ -28,6 +28,8 @@ final class DocumentReceiver: Sendable {
     /// Streams a document's bytes from its sender into a copy, checking
     /// the count and hash; nil when there is no way to ask the sender.
     typealias Bring = @Sendable (_ entry: DocumentEntry, _ into: BroughtCopy) -> Result<Void, HandoffError>
+    /// How far a document came (`DocumentProgress`): 0 when a sync wait begins.
+    typealias Report = @Sendable (_ entry: DocumentEntry, _ received: UInt64) -> Void
 
     let places: @Sendable () -> DocumentPlaces
 
@@ -38,7 +40,8 @@ final class DocumentReceiver: Sendable {
     /// `payload` with its documents resolved, or unchanged when it carries
     /// none (or cannot be read: the app's own decoding then says why).
     /// Blocking: it may wait for a sync and bring bytes along.
-    func resolve(_ payload: [UInt8], from deviceName: String, bring: Bring?) -> Result<[UInt8], HandoffError> {
+    func resolve(_ payload: [UInt8], from deviceName: String, bring: Bring?,
+                 report: Report? = nil) -> Result<[UInt8], HandoffError> {
         guard Self.mayHoldDocuments(payload),
               let (activity, kept) = try? ActivityCoding.decode(payload, keeping: [DocumentEntry.payloadKey]) else { return .success(payload) }
         guard let value = kept[DocumentEntry.payloadKey] else { return Self.withoutOrigins(activity, payload) }
@@ -54,7 +57,7 @@ final class DocumentReceiver: Sendable {
         var replacements: [String: URLReference] = [:]
         var origins: [String: UserInfoValue] = [:]
         for (url, entry) in entries.sorted(by: { $0.key < $1.key }) {
-            switch place(entry, places: places, device: deviceName, bring: bring) {
+            switch place(entry, places: places, device: deviceName, bring: bring, report: report) {
             case .failure(let error):
                 return .failure(error)
             case .success(let (path, origin)):
@@ -81,15 +84,17 @@ final class DocumentReceiver: Sendable {
 
     /// Where `entry`'s document is here, and how it got there.
     private func place(_ entry: DocumentEntry, places: DocumentPlaces, device: String,
-                       bring: Bring?) -> Result<(String, DocumentOrigin), HandoffError> {
+                       bring: Bring?, report: Report?) -> Result<(String, DocumentOrigin), HandoffError> {
         let name = entry.location.name
         let slot = places.locate(entry.location)
         if let slot, slot.facts()?.sameContent(as: entry.facts) == true {
             return .success((slot.path, .same))
         }
-        if let slot, entry.location.place == .syncthing || entry.location.place == .cloud,
-           DocumentSyncWait.wait(for: slot, toMatch: entry.facts, until: monotonicSeconds() + places.settings.syncWait) {
-            return .success((slot.path, .synced))
+        if let slot, entry.location.place == .syncthing || entry.location.place == .cloud {
+            report?(entry, 0)  // a fetch waiting on it hears of the wait
+            if DocumentSyncWait.wait(for: slot, toMatch: entry.facts, until: monotonicSeconds() + places.settings.syncWait) {
+                return .success((slot.path, .synced))
+            }
         }
         let limit = places.settings.maxSize
         guard entry.facts.size <= limit else {

@@ -275,9 +275,9 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
 
     private let settingsApplied = Locked<(@Sendable (HandoffSettings) -> Void)?>(nil)
 
-    /// Called as a document is brought from another device (every
-    /// `DocumentProgress.step` bytes and at its end), on the fetching
-    /// thread; nil stops.
+    /// Called as a document is brought from another device, and when a
+    /// wait for a sync begins (as `DocumentProgress` says), on the
+    /// fetching thread; nil stops.
     public func onDocumentProgress(_ handler: (@Sendable (DocumentProgress) -> Void)?) {
         documentProgress.withLock { $0 = handler }
     }
@@ -287,14 +287,20 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     /// How a fetching thread brings a document of `remote` from `paths`.
     func bringing(_ remote: RemoteActivity, from paths: [SocketAddress]) -> DocumentReceiver.Bring? {
         guard !paths.isEmpty else { return nil }
-        let (client, progress) = (self.client, self.documentProgress)
+        let (client, report) = (self.client, reporting(remote))
         return { entry, copy in
             Self.firstReachable(paths) {
-                client.fetchDocument(remote.activityID, entry, from: $0, into: copy) { received in
-                    progress.withLock { $0 }?(DocumentProgress(name: entry.location.name, device: remote.deviceName,
-                                                              received: received, total: entry.facts.size))
-                }
+                client.fetchDocument(remote.activityID, entry, from: $0, into: copy) { report(entry, $0) }
             }
+        }
+    }
+
+    /// Tells `onDocumentProgress` how far a document of `remote` came.
+    func reporting(_ remote: RemoteActivity) -> DocumentReceiver.Report {
+        let progress = documentProgress
+        return { entry, received in
+            progress.withLock { $0 }?(DocumentProgress(activityID: remote.activityID, name: entry.location.name,
+                                                      device: remote.deviceName, received: received, total: entry.facts.size))
         }
     }
 
@@ -422,10 +428,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             completion(.failure(HandoffError(.connectionUnavailable, "the device that offered the activity is no longer reachable")))
             return
         }
-        let (client, documents, bring) = (self.client, self.documents, bringing(remote, from: paths))
+        let (client, documents, bring, report) = (self.client, self.documents, bringing(remote, from: paths), reporting(remote))
         let started = threads.start(named: "hoff-fetch") {
             let fetched = Self.firstReachable(paths) { client.fetch(remote.activityID, from: $0) }
-            completion(fetched.flatMap { documents.resolve($0, from: remote.deviceName, bring: bring) })
+            completion(fetched.flatMap { documents.resolve($0, from: remote.deviceName, bring: bring, report: report) })
         }
         if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the fetch"))) }
     }
@@ -446,9 +452,9 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
     public func resolveDocuments(_ payload: [UInt8], from remote: RemoteActivity,
                                  completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
         guard DocumentReceiver.mayHoldDocuments(payload) else { return completion(.success(payload)) }
-        let (documents, bring) = (self.documents, bringing(remote, from: paths(offering: remote.activityID)))
+        let (documents, bring, report) = (self.documents, bringing(remote, from: paths(offering: remote.activityID)), reporting(remote))
         let started = threads.start(named: "hoff-fetch") {
-            completion(documents.resolve(payload, from: remote.deviceName, bring: bring))
+            completion(documents.resolve(payload, from: remote.deviceName, bring: bring, report: report))
         }
         if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the fetch"))) }
     }

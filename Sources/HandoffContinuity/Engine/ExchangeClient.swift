@@ -153,6 +153,8 @@ final class ExchangeClient: Sendable {
         defer { connection.close() }
         let digest = SHA256Stream()
         var received: UInt64 = 0
+        var reported = (bytes: UInt64(0), at: monotonicSeconds())
+        progress(0)
         do throws(HandoffError) {
             while true {
                 let frame = try connection.receive(timeout: replyTimeout)
@@ -167,8 +169,10 @@ final class ExchangeClient: Sendable {
                         do throws(HandoffError) { try copy.write(bytes); return nil } catch { return error }
                     }
                     if let failed { return .failure(failed) }
-                    if received / DocumentProgress.step != (received - UInt64(frame.payload.count)) / DocumentProgress.step
-                        || received == entry.facts.size {
+                    let now = monotonicSeconds()
+                    if received / DocumentProgress.step != reported.bytes / DocumentProgress.step
+                        || now - reported.at >= DocumentProgress.interval || received == entry.facts.size {
+                        reported = (received, now)
                         progress(received)
                     }
                 case StreamFrame.end where frame.payload.isEmpty:

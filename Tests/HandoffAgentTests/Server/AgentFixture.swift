@@ -22,13 +22,15 @@ final class AgentFixture {
     let log = LogRecorder()
 
     init(peers: [UInt16] = [], limits: AgentLimits = AgentLimits(), desktop: AgentDesktop? = nil,
-         fetchTimeout: Double = 5, listener: Agent.Listener? = nil, notifications: Agent.Notifications = .off) throws {
+         fetchTimeout: Double = 5, listener: Agent.Listener? = nil, notifications: Agent.Notifications = .off,
+         documentEnvironment: [String: String]? = nil) throws {
         socketPath = tree.path("run/agent.sock")
         var config = ContinuityConfiguration(
             account: agentTestAccount, device: try DeviceIdentity.generate(name: "agent device"),
             beacons: BeaconTransportConfig(port: 0, multicast: false, peers: peers.map { UDPAddress(host: "127.0.0.1", port: $0)! }))
         config.channelAddress = SocketAddress(host: "127.0.0.1", port: 0)
         config.fetchTimeout = fetchTimeout
+        config.documentEnvironment = documentEnvironment
         let log = self.log
         agent = try Agent(configuration: config, listener: listener ?? .path(socketPath), agentVersion: "test",
                           limits: limits, desktop: desktop, notifications: notifications, log: { log.add($0) })
@@ -78,8 +80,10 @@ final class RemoteDevice {
     let app: Application
     let delegate = RemoteDelegate()
 
-    init(_ manifest: Manifest, peers: [UInt16] = [], fetchTimeout: Double = 5, name: String = "other device") throws {
-        engine = try loopbackEngine(account: agentTestAccount, peers: peers, fetchTimeout: fetchTimeout, name: name)
+    init(_ manifest: Manifest, peers: [UInt16] = [], fetchTimeout: Double = 5, name: String = "other device",
+         documentEnvironment: [String: String]? = nil) throws {
+        engine = try loopbackEngine(account: agentTestAccount, peers: peers, fetchTimeout: fetchTimeout, name: name,
+                                    documentEnvironment: documentEnvironment)
         app = try Application(manifest: manifest, delegate: delegate, continuity: engine)
     }
 

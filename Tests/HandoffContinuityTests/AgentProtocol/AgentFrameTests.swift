@@ -74,6 +74,8 @@ import Glibc
             (.index(id, [0x62, 0x70]), .app),
             (.forget(.identifiers(["doc-1", "Grüße"])), .app),
             (.forget(.all), .app),
+            (.bringing(AgentBringing(activityID: id, name: "plan (2).txt", received: 4 << 20, total: 64 << 20)), .agent),
+            (.bringing(AgentBringing(activityID: id, name: "Grüße.pdf", received: 0, total: 0)), .agent),
         ]
     }
 
@@ -227,6 +229,20 @@ import Glibc
         #expect(Self.isMalformed(Self.refusal(frame(.index, index, id: 5))), "an event carries no request id")
         #expect(Self.isMalformed(Self.refusal(frame(.index, ["activityID": .data(Self.id.bytes)], id: 0))))
         #expect(Self.isMalformed(Self.refusal(frame(.index, index, id: 0), from: .agent)), "only apps send INDEX")
+        // BRINGING: an event of the agent's, 0 ≤ received ≤ total, every key there and of its type.
+        let bringing: [String: PropertyListValue] = ["activityID": .data(Self.id.bytes), "name": .string("plan.txt"),
+                                                     "received": .integer(5), "total": .integer(9)]
+        #expect(Self.refusal(frame(.bringing, bringing, id: 0), from: .agent) == nil)
+        #expect(Self.isMalformed(Self.refusal(frame(.bringing, bringing, id: 0), from: .app)), "only the agent sends BRINGING")
+        #expect(Self.isMalformed(Self.refusal(frame(.bringing, bringing, id: 5), from: .agent)), "an event carries no request id")
+        for (key, bad): (String, PropertyListValue?) in [("received", .integer(10)), ("received", .integer(-1)), ("total", .integer(-1)),
+                                                          ("total", .string("9")), ("name", .integer(1)), ("name", .string(String(repeating: "n", count: 4097))),
+                                                          ("activityID", .data([1])), ("activityID", nil), ("name", nil),
+                                                          ("received", nil), ("total", nil)] {
+            var body = bringing
+            body[key] = bad
+            #expect(Self.isMalformed(Self.refusal(frame(.bringing, body, id: 0), from: .agent)), "\(key): \(String(describing: bad))")
+        }
     }
 
     /// Found with the agent-message fuzz target's property (what is accepted

@@ -680,6 +680,7 @@ func writeAgentSeeds(_ w: Writer) throws {
         ("offer", .offer(id, Array(0..<64))), ("offer-withdrawn", .offer(id, nil)), ("served", .served(id)),
         ("index", .index(id, Array(0..<64))), ("forget-ids", .forget(.identifiers(["doc-1", "Grüße 👋"]))),
         ("forget-all", .forget(.all)),
+        ("bringing", .bringing(AgentBringing(activityID: id, name: "plan.txt", received: 4 << 20, total: 64 << 20))),
     ]
     precondition(Set(messages.map { $0.1.kind }) == Set(AgentMessage.Kind.allCases), "a message kind has no seed")
     // Each from both sides: the one that may not send it is refused.
@@ -707,6 +708,10 @@ func writeAgentRegressions(_ w: Writer) throws {
     w("agent-message", "forget-both", agentInput(.app, agentDatagram(22, id: 3, agentBody(["all": .boolean(true), "identifiers": .array([.string("a")])]))))
     w("agent-message", "forget-nothing", agentInput(.app, agentDatagram(22, id: 3, agentBody(["identifiers": .array([])]))))
     w("agent-message", "forget-empty-id", agentInput(.app, agentDatagram(22, id: 3, agentBody(["identifiers": .array([.string("")])]))))
+    // BRINGING: never more received than the total, never with an id.
+    let bringing: [String: PropertyListValue] = ["activityID": .data(id.bytes), "name": .string("a"), "received": .integer(2), "total": .integer(1)]
+    w("agent-message", "bringing-over-total", agentInput(.agent, agentDatagram(23, id: 0, agentBody(bringing))))
+    w("agent-message", "bringing-with-id", agentInput(.agent, agentDatagram(23, id: 3, agentBody(bringing.merging(["received": .integer(1)]) { $1 }))))
     w("agent-message", "index-with-id", agentInput(.app, agentDatagram(21, id: 3, agentBody(["activityID": .data(id.bytes), "payload": .data([1])]))))
     w("agent-message", "version-2", agentInput(.app, agentDatagram(5, id: 1, fetchBody, version: 2)))
     // A payload as large as the whole datagram may be: the datagram is over.
