@@ -4,7 +4,7 @@
 # network interfaces). Needs nothing of the bash-completion package.
 # Kept in step with `handoff COMMAND --help` by Tests/cli/test_cli_completions.py.
 
-_handoff_commands="account pair device nearby devices publish continue doctor agent settings history relay browser-host mpris-bridge session help"
+_handoff_commands="account pair device nearby devices publish continue doctor agent settings history relay browser-host mpris-bridge documents-bridge session help"
 _handoff_account_actions="create code join show rotate"
 
 # The options of one command (--json and --help: every command's).
@@ -22,6 +22,7 @@ _handoff_options() {
         relay) options="--password-file --ca-file --allow-plain" ;;
         browser-host) options="--install-user --print-manifest --program" ;;
         mpris-bridge) options="--bus" ;;
+        documents-bridge) options="--elsewhere --exclude" ;;
         session) options="--app --type --team --agent --embedded $beacons $channel" ;;
         nearby) options="--type --once --timeout --agent --embedded $beacons --connect-timeout" ;;
         devices) options="--listen --agent --embedded $beacons $channel" ;;

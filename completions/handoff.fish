@@ -58,6 +58,7 @@ complete -c handoff -n 'not __handoff_command' -a continue -d 'continue an activ
 complete -c handoff -n 'not __handoff_command' -a doctor -d 'check this device and its network for Handoff'
 complete -c handoff -n 'not __handoff_command' -a agent -d 'run the per-user agent (foreground)'
 complete -c handoff -n 'not __handoff_command' -a mpris-bridge -d 'offer what your media player plays to your other devices'
+complete -c handoff -n 'not __handoff_command' -a documents-bridge -d 'offer the document you work on to your other devices'
 complete -c handoff -n 'not __handoff_command' -a session -d 'be an app for a script: JSON lines in and out'
 complete -c handoff -n 'not __handoff_command' -a help -d 'show the help of a command'
 
@@ -66,7 +67,7 @@ complete -c handoff -l json -d 'print JSON for scripts'
 complete -c handoff -l help -d 'show the help and exit'
 
 # help COMMAND
-complete -c handoff -n '__handoff_using help' -a 'account pair device nearby devices publish continue doctor agent settings history relay browser-host mpris-bridge session'
+complete -c handoff -n '__handoff_using help' -a 'account pair device nearby devices publish continue doctor agent settings history relay browser-host mpris-bridge documents-bridge session'
 
 # account
 complete -c handoff -n __handoff_account_needs_action -a create -d 'make a new account'
@@ -148,6 +149,10 @@ complete -c handoff -n '__handoff_using relay' -l allow-plain -d 'set: allow mqt
 
 # mpris-bridge
 complete -c handoff -n '__handoff_using mpris-bridge' -l bus -r -d 'the D-Bus address of the session bus'
+
+# documents-bridge
+complete -c handoff -n '__handoff_using documents-bridge' -l elsewhere -d 'also offer files outside your home directory'
+complete -c handoff -n '__handoff_using documents-bridge' -l exclude -r -F -d 'never offer files under PATH (repeatable)'
 
 # session
 complete -c handoff -n '__handoff_using session' -l app -x -d "the app's bundle identifier (required)"

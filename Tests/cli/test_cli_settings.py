@@ -24,7 +24,7 @@ def test_show_without_a_file_is_the_defaults(device):
     shown = settings(device)
     assert shown == {"path": str(settings_file(device)), "paused": False, "devices": [], "muted_apps": [], "web_domains_off": [],
                      "history": {"on": True, "other_devices": False, "days": 30, "entries": 10000, "apps_off": []},
-                     "documents": {"max_size": 67108864, "sync_wait": 5, "exclude": [], "elsewhere": False, "folders": []}}
+                     "documents": {"max_size": 67108864, "sync_wait": 5, "exclude": [], "elsewhere": False, "apps_off": [], "folders": []}}
     assert not settings_file(device).exists()
     human = device.run("settings")
     assert human.code == 0 and "Handoff: on" in human.out and "Muted apps: none" in human.out, human

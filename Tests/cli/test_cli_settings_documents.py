@@ -48,6 +48,13 @@ def test_documents_limits_exclusions_and_elsewhere(device, tmp_path):
     assert "[Documents]" not in (device.directory / "settings").read_text()
 
 
+def test_an_apps_documents_off_and_on(device):
+    assert settings(device, "app", "org.xfce.mousepad", "documents", "off")["documents"]["apps_off"] == ["org.xfce.mousepad"]
+    assert "[App org.xfce.mousepad]\nDocuments=false\n" in (device.directory / "settings").read_text()
+    assert settings(device, "app", "org.xfce.mousepad", "documents", "on")["documents"]["apps_off"] == []
+    assert "org.xfce.mousepad" not in (device.directory / "settings").read_text()
+
+
 def test_relative_paths_are_made_absolute(device, tmp_path):
     (tmp_path / "work" / "Scores").mkdir(parents=True)
     completed = subprocess.run(device.prefix + [str(TOOL), "--json", "settings", "folder", "Band Scores", "./Scores/../Scores"],

@@ -6,8 +6,10 @@ opens a file under A's home; GTK records it in A's recently-used.xbel;
 A's bridge offers it (`handoff nearby --json` on B sees it), the test
 continues it through B's agent (CHOOSE, as a notification click does), and
 B's bridge starts Mousepad with that file (its argv, its window title).
-Also: A's Mousepad exits and the offer goes (the pidfd); a file that is
-not on B fails the continuation (4608). The homes live under build/ (the
+B has the same file under its own home: B's Mousepad opens B's copy (the
+receiver maps the document, docs/PROTOCOL.md §12). Also: A's Mousepad
+exits and the offer goes (the pidfd); a file gone from A fails the
+continuation (4608) without naming A's path. The homes live under build/ (the
 bridge never offers files under /tmp). Every process is killed at the
 end, Mousepad on B too (the bridge starts it detached)."""
 
@@ -164,6 +166,10 @@ def test_a_document_open_in_mousepad_continues_in_mousepad_on_the_other_device(d
     document = a.home / "docs" / "plan.txt"
     document.parent.mkdir()
     document.write_text("line one\nline two\nline three\n")
+    # B's copy of the same document, in B's home.
+    copy = b.home / "docs" / "plan.txt"
+    copy.parent.mkdir()
+    copy.write_text(document.read_text())
     bridge_a, bridge_b = a.bridge(), b.bridge()
     editor = a.mousepad(document)
 
@@ -179,10 +185,10 @@ def test_a_document_open_in_mousepad_continues_in_mousepad_on_the_other_device(d
     assert kind == OK, body
     launched = bridge_event(bridge_b, "launched")
     b.started.append(launched["pid"])
-    assert launched["entry"] == "org.xfce.mousepad.desktop" and launched["path"] == str(document), launched
+    assert launched["entry"] == "org.xfce.mousepad.desktop" and launched["path"] == str(copy), launched
     # The Exec is `mousepad %U`: the file goes as its URL, one argument.
     wait_for(lambda: Path(f"/proc/{launched['pid']}").exists() and len(argv(launched["pid"])) > 1, "B's Mousepad runs")
-    assert argv(launched["pid"]) == [b"mousepad", f"file://{document}".encode()], argv(launched["pid"])
+    assert argv(launched["pid"]) == [b"mousepad", f"file://{copy}".encode()], argv(launched["pid"])
     titles = wait_for(lambda: [t for t in window_titles(display, launched["pid"]) if "plan.txt" in t],
                       "B's Mousepad window shows plan.txt")
     print(f"B's Mousepad: argv {argv(launched['pid'])}, window {titles}")
@@ -193,21 +199,21 @@ def test_a_document_open_in_mousepad_continues_in_mousepad_on_the_other_device(d
     bridge_event(bridge_a, "resigned")
 
 
-def test_a_document_that_is_not_on_the_other_device_fails_the_continuation(devices):
+def test_a_document_gone_from_its_device_fails_the_continuation(devices):
     a, b = devices
     document = a.home / "gone.txt"
     document.write_text("soon gone\n")
     bridge_a, bridge_b = a.bridge(), b.bridge()
     a.mousepad(document)
     offered = bridge_event(bridge_a, "offered", lambda e: e["title"] == "gone.txt")
-    # B reads A's path as it stands (until the receiver maps documents):
-    # removed, it is not on B.
+    # Removed from A after it was offered: A cannot describe it any more.
     document.unlink()
     assert nearby(b)["id"].upper() == offered["id"].upper()
     kind, _ = choose(b, offered["id"])
     assert kind == OK
     failed = bridge_event(bridge_b, "continue-failed")
-    assert failed["code"] == 4608 and str(document) in failed["reason"], failed
+    assert failed["code"] == 4608 and "gone.txt" in failed["reason"], failed
+    assert str(a.home) not in failed["reason"], failed
     assert not bridge_events(bridge_b, "launched")
 
 

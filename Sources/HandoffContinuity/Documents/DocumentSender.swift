@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The sending device's side of documents (PROTOCOL.md §12): describes
 /// each `file:` URL of a payload for a fetcher of revision 4 or later, and
@@ -30,14 +33,18 @@ final class DocumentSender: Sendable {
         var entries: [String: PropertyListValue] = [:]
         for url in urls {
             guard let path = FileURL.path(of: url) else {
-                return .failure(HandoffError(.handoffFailed, "the document \(KeyFile.quoted(url)) cannot be described: it is not a file of this device"))
+                return .failure(HandoffError(.handoffFailed, "a document of the activity cannot be described: its URL is not a file of the device that offers it"))
             }
             do {
                 let document = try places.describe(path: path)
                 described.append(document)
                 entries[url] = DocumentEntry(location: document.location, facts: document.facts).propertyList
             } catch {
-                return .failure(HandoffError(.handoffFailed, "the document \(path) cannot be described: \(error.message)"))
+                // The message goes to the other device: the file's name, never its path here.
+                let name = String(path.split(separator: "/").last ?? "")
+                var reason = error.message
+                for prefix in [path, Self.resolved(path)] where !prefix.isEmpty { reason = reason.replacing(prefix, with: name) }
+                return .failure(HandoffError(.handoffFailed, "the document \(name) cannot be described: \(reason)"))
             }
         }
         let documents = PropertyListValue.dictionary(entries)
@@ -55,6 +62,13 @@ final class DocumentSender: Sendable {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// `path` with its links resolved ("" when it cannot be).
+    static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return "" }
+        defer { free(real) }
+        return String(cString: real)
     }
 
     /// Whether the payload's bytes may hold the text `file:` in any case,

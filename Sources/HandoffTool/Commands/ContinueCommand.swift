@@ -59,7 +59,9 @@ enum ContinueCommand: Command {
 
         let queue = try HostQueue()
         let loop = MainLoop([queue])
-        let source = try NearbySource(arguments, settings: settings, account: account, device: device, queue: queue)
+        // The person's settings apply (documents' limits, the devices accepted from).
+        let source = try NearbySource(arguments, settings: settings, account: account, device: device, queue: queue,
+                                      settingsDirectory: profile.directory)
         // Stopping lets the confirmation reach the sender before the process ends.
         defer { source.stop() }
         var offered: RemoteActivity?

@@ -51,8 +51,10 @@ final class NearbySource {
     /// Chooses and starts the source. `settings` configure the engine when
     /// it is embedded (its timeouts also bound the agent client's waits).
     /// `deviceOptions`: those of the command that set up the device's network.
+    /// `settingsDirectory`: where the person's settings are, which an
+    /// embedded engine honours as every engine does (docs/agent.md §11).
     init(_ arguments: ParsedArguments, settings: NetworkOptions.Settings, account: AccountKey, device: DeviceIdentity,
-         queue: HostQueue, deviceOptions: [String] = NearbySource.deviceOptions) throws {
+         queue: HostQueue, deviceOptions: [String] = NearbySource.deviceOptions, settingsDirectory: String? = nil) throws {
         let mode = try Self.mode(arguments, deviceOptions: deviceOptions)
         var choice = ContinuityModeChoice(mode: mode, accountID: account.id)
         choice.deviceSettings = deviceOptions.filter { arguments.has($0) || arguments.value($0) != nil }
@@ -60,7 +62,8 @@ final class NearbySource {
         if let fetch = settings.fetchTimeout { choice.fetchTimeout = fetch }
         if let connect = settings.connectTimeout { choice.connectTimeout = connect }
         let manifest = try ToolIdentity.manifest(team: ToolIdentity.team(arguments), types: [], arguments)
-        let config = settings.configuration(account: account, device: device)
+        var config = settings.configuration(account: account, device: device)
+        config.settingsDirectory = settingsDirectory
         let (service, chosen) = try choice.start(manifest: manifest) { () throws(HandoffError) -> any ContinuityService in
             try ContinuityEngine(configuration: config)
         }
