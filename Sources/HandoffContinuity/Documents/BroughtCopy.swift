@@ -42,12 +42,27 @@ public final class BroughtCopy {
     public static func start(for slot: DocumentSlot?, name: String, device: String,
                              places: DocumentPlaces) throws(HandoffError) -> BroughtCopy {
         if let slot, places.admitsBroughtCopy(beside: slot), let fd = slot.openDirectory() {
-            return try BroughtCopy(directoryFD: fd, directory: slot.directory, name: name, device: device)
+            // The folder as opened (links inside the root followed): never a
+            // hidden one under home or the root (`~/.config/autostart` as a
+            // synced root, or reached through `~/conf -> .config`), never one
+            // this device does not describe.
+            if let opened = openedPath(fd), places.admitsBroughtCopy(in: opened, root: slot.root) {
+                return try BroughtCopy(directoryFD: fd, directory: slot.directory, name: name, device: device)
+            }
+            close(fd)
         }
         guard let downloads = places.downloads else {
             throw HandoffError(.handoffFailed, "no folder for the copy of \(name): this device has no home")
         }
         return try BroughtCopy(in: downloads, name: name, device: device)
+    }
+
+    /// The path the kernel has for an open descriptor (`/proc/self/fd`).
+    static func openedPath(_ fd: Int32) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4097)
+        let n = readlink("/proc/self/fd/\(fd)", &buffer, 4096)
+        guard n > 0, buffer[0] == CChar(UInt8(ascii: "/")) else { return nil }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Takes `directoryFD` (closed with the copy).
@@ -67,11 +82,9 @@ public final class BroughtCopy {
             fd = openat(directoryFD, candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if fd >= 0 { temporary = candidate } else if errno != EEXIST { break }
         }
-        guard fd >= 0 else {
-            let error = Self.failure(directory)
-            close(directoryFD)
-            throw error
-        }
+        // Every property is set: deinit runs on the throw and closes
+        // directoryFD (closing it here too would close it twice).
+        guard fd >= 0 else { throw Self.failure(directory) }
     }
 
     deinit {

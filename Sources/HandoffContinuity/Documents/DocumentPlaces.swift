@@ -197,6 +197,18 @@ public struct DocumentPlaces: Sendable {
     /// a hidden folder (a peer's words must not put a file where programs
     /// read their configuration: `.config/autostart`, `.ssh`), nor where
     /// this device never describes. Else it goes to `downloads`.
+    /// Whether the folder `opened` (a path with every link resolved) may
+    /// take a brought copy: no component below home or below `root` hidden,
+    /// and not where this device never describes.
+    public func admitsBroughtCopy(in opened: String, root: String) -> Bool {
+        for base in [home, root].compactMap({ $0 }) {
+            let prefix = base.hasSuffix("/") ? base : base + "/"
+            guard opened.hasPrefix(prefix) else { continue }
+            if opened.dropFirst(prefix.count).split(separator: "/").contains(where: { $0.hasPrefix(".") }) { return false }
+        }
+        return refusal(for: opened) == nil
+    }
+
     public func admitsBroughtCopy(beside slot: DocumentSlot) -> Bool {
         if let inside = slot.relativeDirectory, inside.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
             return false

@@ -56,14 +56,22 @@ final class DocumentReceiver: Sendable {
         let places = self.places()
         var replacements: [String: URLReference] = [:]
         var origins: [String: UserInfoValue] = [:]
+        // Copies brought for this continuation: removed again when it
+        // fails after all, so that a failed continuation writes nothing.
+        var brought: [String] = []
+        func failing(_ error: HandoffError) -> Result<[UInt8], HandoffError> {
+            for path in brought { unlink(path) }
+            return .failure(error)
+        }
         for (url, entry) in entries.sorted(by: { $0.key < $1.key }) {
             switch place(entry, places: places, device: deviceName, bring: bring, report: report) {
             case .failure(let error):
-                return .failure(error)
+                return failing(error)
             case .success(let (path, origin)):
+                if origin == .brought { brought.append(path) }
                 let local = FileURL.url(forPath: path)
                 guard let reference = URLReference(string: local) else {
-                    return .failure(HandoffError(.handoffFailed, "the document \(entry.location.name) has no URL here (\(path))"))
+                    return failing(HandoffError(.handoffFailed, "the document \(entry.location.name) has no URL here"))
                 }
                 replacements[url] = reference
                 origins[local] = .string(origin.rawValue)
@@ -76,9 +84,9 @@ final class DocumentReceiver: Sendable {
             return .success(try ActivityCoding.encode(activity))
         } catch {
             if error.code == .userInfoTooLarge {
-                return .failure(HandoffError(.userInfoTooLarge, "with this device's paths for its documents, \(error.message)"))
+                return failing(HandoffError(.userInfoTooLarge, "with this device's paths for its documents, \(error.message)"))
             }
-            return .failure(error)
+            return failing(error)
         }
     }
 
@@ -87,7 +95,7 @@ final class DocumentReceiver: Sendable {
                        bring: Bring?, report: Report?) -> Result<(String, DocumentOrigin), HandoffError> {
         let name = entry.location.name
         let slot = places.locate(entry.location)
-        if let slot, slot.facts()?.sameContent(as: entry.facts) == true {
+        if let slot, Self.holds(slot, entry.facts) {
             return .success((slot.path, .same))
         }
         if let slot, entry.location.place == .syncthing || entry.location.place == .cloud {
@@ -116,6 +124,16 @@ final class DocumentReceiver: Sendable {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// Whether the file at `slot` has `facts`' content: its size first (a
+    /// peer may name a huge file, or one on a slow mount), then its digest.
+    static func holds(_ slot: DocumentSlot, _ facts: DocumentFacts) -> Bool {
+        guard let fd = slot.openFile() else { return false }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_size >= 0, UInt64(st.st_size) == facts.size else { return false }
+        return DocumentDigest.facts(ofOpenFile: fd)?.sameContent(as: facts) == true
     }
 
     static func unreadable(_ message: String) -> HandoffError {

@@ -40,11 +40,11 @@ final class DocumentSender: Sendable {
                 described.append(document)
                 entries[url] = DocumentEntry(location: document.location, facts: document.facts).propertyList
             } catch {
-                // The message goes to the other device: the file's name, never its path here.
+                // The message goes to the other device: the file's name and
+                // a reason in general words, never a path of this device.
                 let name = String(path.split(separator: "/").last ?? "")
-                var reason = error.message
-                for prefix in [path, Self.resolved(path)] where !prefix.isEmpty { reason = reason.replacing(prefix, with: name) }
-                return .failure(HandoffError(.handoffFailed, "the document \(name) cannot be described: \(reason)"))
+                return .failure(HandoffError(.handoffFailed,
+                    "the document \(name) cannot be described: it is missing, not a regular file, or in a folder this device never describes"))
             }
         }
         let documents = PropertyListValue.dictionary(entries)
@@ -62,13 +62,6 @@ final class DocumentSender: Sendable {
         } catch {
             return .failure(error)
         }
-    }
-
-    /// `path` with its links resolved ("" when it cannot be).
-    static func resolved(_ path: String) -> String {
-        guard let real = realpath(path, nil) else { return "" }
-        defer { free(real) }
-        return String(cString: real)
     }
 
     /// Whether the payload's bytes may hold the text `file:` in any case,

@@ -18,6 +18,9 @@ let pollReadHangUp: Int32 = 0x2000
 final class ExchangeClient: Sendable {
     /// Warm connections kept at most; a new one replaces the least recently used.
     static let maxPooled = 16
+    /// Bytes a second below which a document brought along is given up
+    /// (its transfer's deadline: the reply time plus its size at this rate).
+    static let slowestDocumentRate: Double = 64 << 10
 
     private let psk: [UInt8]
     private let limits: ChannelLimits
@@ -155,9 +158,17 @@ final class ExchangeClient: Sendable {
         var received: UInt64 = 0
         var reported = (bytes: UInt64(0), at: monotonicSeconds())
         progress(0)
+        // The whole transfer is bounded too: a sender that trickles a byte
+        // now and then never lets a frame's own timeout pass.
+        let deadline = monotonicSeconds() + replyTimeout + Double(entry.facts.size) / Self.slowestDocumentRate
         do throws(HandoffError) {
             while true {
-                let frame = try connection.receive(timeout: replyTimeout)
+                let left = deadline - monotonicSeconds()
+                guard left > 0 else {
+                    return .failure(HandoffError(.remoteApplicationTimedOut,
+                        "the other device sent \(name) too slowly (\(received) of \(entry.facts.size) bytes)"))
+                }
+                let frame = try connection.receive(timeout: min(replyTimeout, left))
                 switch frame.type {
                 case StreamFrame.data where !frame.payload.isEmpty:
                     received += UInt64(frame.payload.count)

@@ -60,12 +60,8 @@ final class FollowedFile {
         fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw HandoffError(.io, "cannot follow \(KeyFile.quoted(path)): inotify: \(String(cString: strerror(errno)))") }
         self.path = Array(path.utf8)
-        do throws(HandoffError) {
-            try attach(Array(path.utf8))
-        } catch {
-            close(fd)
-            throw error
-        }
+        // Every property is set: on a throw deinit runs and closes fd.
+        try attach(Array(path.utf8))
     }
 
     deinit {

@@ -172,5 +172,29 @@ import HandoffTestSupport
         let delegate = try continueDocument(homes, url: FileURL.url(forPath: homes.a + "/gone.txt"))
         #expect(delegate.events.last == "didFail:4608")
         #expect(delegate.lastError?.message.contains("gone.txt") == true)
+        // The refusal names the document, never where it is on the sender.
+        #expect(delegate.lastError?.message.contains(homes.a) == false)
+    }
+
+    @Test func aRefusalNamesTheDocumentNotItsPath() throws {
+        let homes = try Homes()
+        try homes.write(homes.a + "/Private/diary.txt", "dear diary")
+        let receiverDelegate = EngineDelegate()
+        let receiverEngine = try loopbackEngine(name: "B", documentEnvironment: ["HOME": homes.b])
+        let receiver = try Application(manifest: try manifest(), delegate: receiverDelegate, continuity: receiverEngine)
+        let senderEngine = try loopbackEngine(peers: [receiverEngine.beaconPort], name: "Desk",
+                                              documentEnvironment: ["HOME": homes.a])
+        var settings = senderEngine.settings
+        settings.documents.exclude = [homes.a + "/Private"]
+        senderEngine.apply(settings)
+        let sender = try Application(manifest: try manifest(), delegate: EngineDelegate(), continuity: senderEngine)
+        let activity = try UserActivity(activityType: "com.example.app.edit")
+        try activity.setUserInfo([Self.key: .url(try #require(URLReference(string: FileURL.url(forPath: homes.a + "/Private/diary.txt"))))])
+        try sender.becomeCurrent(activity)
+        #expect(try pump([sender, receiver]) { receiverDelegate.events.contains("available") })
+        try receiver.continueActivity(id: try #require(receiverDelegate.available.first).activityID)
+        #expect(try pump([sender, receiver], seconds: 20) { receiverDelegate.events.contains { $0.hasPrefix("didFail") } })
+        let message = try #require(receiverDelegate.lastError?.message)
+        #expect(message.contains("diary.txt") && !message.contains(homes.a + "/Private/diary.txt"), "\(message)")
     }
 }

@@ -66,6 +66,15 @@ final class DocumentsApps {
 
     func installed(_ id: String) -> Installed? { installed.first { $0.entry.id == id } }
 
+    /// shared-mime-info's globs of the data directories, read once.
+    private(set) lazy var globs: MimeGlobs = {
+        var globs = MimeGlobs()
+        for folder in directories.directories {
+            if let bytes = DocumentsFiles.read(folder + "/mime/globs2", max: MimeGlobs.maxBytes) { globs.read(bytes) }
+        }
+        return globs
+    }()
+
     /// The person's default app for `mimeType`: `mimeapps.list` in the
     /// config then data directories, then the first entry listing it in
     /// `MimeType=` that takes files.

@@ -12,9 +12,11 @@ import Glibc
 /// is the app for `org.libhandoff.document`. It opens the document here
 /// with the same desktop entry the sender's app had (its Exec, the file
 /// where `%f`/`%u` stands, `--line`/`--column` never guessed), else the
-/// person's default app for its MIME type. The URL reaches it as the
-/// sender wrote it (until the receiving engine maps documents, §4): the
-/// path it names must exist here, else the continuation fails (4608).
+/// person's default app for its MIME type, both only when they declare the
+/// type this device gives the file by its name (shared-mime-info) and that
+/// type does not run what is in the file. The receiving engine has already
+/// mapped the URL to this device's file (§4); a path that does not exist
+/// here fails the continuation (4608).
 final class DocumentsReceiver: ApplicationDelegate {
     let apps: DocumentsApps
     let environment: [String: String]
@@ -41,14 +43,27 @@ final class DocumentsReceiver: ApplicationDelegate {
         guard DocumentsFiles.isRegularFile(path) else {
             return refuse("the document \(path) is not on this device")
         }
+        // How the file is opened is decided from the file here, never from
+        // what the peer said: its type by its name, never one whose opening
+        // runs it, and only by an app that declares that type and takes a
+        // file (the sender's app first, else the person's default).
+        let name = String(path.split(separator: "/").last ?? "")
+        let type = apps.globs.type(ofName: name)
+        guard !MimeGlobs.runs(type) else {
+            return refuse("\(name) is a program or launcher (\(type)): a document from another device is never opened as one")
+        }
+        func opens(_ app: DocumentsApps.Installed) -> Bool {
+            app.entry.takesFiles && !app.entry.noDisplay && app.entry.mimeTypes.contains(type)
+        }
         var app = info.desktopEntry.flatMap { apps.installed($0) }
         if app == nil, info.desktopEntry != nil {
             apps.rescan()
             app = info.desktopEntry.flatMap { apps.installed($0) }
         }
-        if app == nil, let type = info.mimeType { app = apps.defaultApp(for: type, environment: environment) }
+        if let named = app, !opens(named) { app = nil }
+        if app == nil { app = apps.defaultApp(for: type, environment: environment).flatMap { opens($0) ? $0 : nil } }
         guard let app else {
-            return refuse("no app here opens \(path) (\(info.desktopEntry ?? "no app named"), \(info.mimeType ?? "type unknown"))")
+            return refuse("no app here opens \(name) (\(type))")
         }
         let exec = app.exec.opening(path: path, fileURL: MPRISURLRules.fileURL(path))
         do {
