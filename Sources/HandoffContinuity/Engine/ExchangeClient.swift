@@ -20,7 +20,7 @@ final class ExchangeClient: Sendable {
     static let maxPooled = 16
     /// Bytes a second below which a document brought along is given up
     /// (its transfer's deadline: the reply time plus its size at this rate).
-    static let slowestDocumentRate: Double = 64 << 10
+    static let slowestDocumentRate: Double = 65_536
 
     private let psk: [UInt8]
     private let limits: ChannelLimits

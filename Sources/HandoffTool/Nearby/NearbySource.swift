@@ -62,8 +62,9 @@ final class NearbySource {
         if let fetch = settings.fetchTimeout { choice.fetchTimeout = fetch }
         if let connect = settings.connectTimeout { choice.connectTimeout = connect }
         let manifest = try ToolIdentity.manifest(team: ToolIdentity.team(arguments), types: [], arguments)
-        var config = settings.configuration(account: account, device: device)
-        config.settingsDirectory = settingsDirectory
+        var configuring = settings.configuration(account: account, device: device)
+        configuring.settingsDirectory = settingsDirectory
+        let config = configuring
         let (service, chosen) = try choice.start(manifest: manifest) { () throws(HandoffError) -> any ContinuityService in
             try ContinuityEngine(configuration: config)
         }
