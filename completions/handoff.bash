@@ -41,7 +41,7 @@ _handoff_takes_value() {
         --type | --title | --info | --url | --team | --required-key | --timeout | --listen | \
         --keyword | --searchable-key | --persistent-id | --app | --device | --limit | \
         --name | --role | --yes-if-code | --code | --socket | --tailnet-socket | \
-        --password-file | --ca-file | --print-manifest | --program | --bus) return 0 ;;
+        --password-file | --ca-file | --print-manifest | --program | --bus | --exclude) return 0 ;;
     esac
     return 1
 }
@@ -72,7 +72,7 @@ _handoff() {
     # A value after an option that takes one.
     if _handoff_takes_value "$prev"; then
         case $prev in
-            --socket | --tailnet-socket | --password-file | --ca-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+            --socket | --tailnet-socket | --password-file | --ca-file | --exclude) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
             --role) COMPREPLY=($(compgen -W "full send-only" -- "$cur")) ;;
             --interface) COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur")) ;;
         esac

@@ -12,7 +12,7 @@ import pytest
 from cli_help import listed_commands, listed_options
 
 COMMANDS = ["account", "pair", "device", "nearby", "devices", "publish", "continue", "doctor", "agent", "settings", "history", "relay",
-            "browser-host", "mpris-bridge", "documents-bridge", "session"]
+            "browser-host", "mpris-bridge", "session", "documents-bridge"]
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,8 +9,17 @@ import HandoffTestSupport
 final class TemporaryTree {
     let root: String
 
-    init(_ name: String = "handoff-agent-test") {
-        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+    /// A fresh folder under `parent` (created when missing), else under
+    /// $TMPDIR or /tmp.
+    init(_ name: String = "handoff-agent-test", under parent: String? = nil) {
+        if let parent {
+            var prefix = ""
+            for part in parent.split(separator: "/") {
+                prefix += "/" + part
+                _ = mkdir(prefix, 0o755)
+            }
+        }
+        let base = parent ?? getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
         var template = Array("\(base)/\(name)-\(getpid())-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "mkdtemp failed: \(String(cString: strerror(errno)))")

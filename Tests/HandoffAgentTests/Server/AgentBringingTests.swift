@@ -42,7 +42,8 @@ struct AgentBringingTests {
     /// Continues, through an agent, an activity naming a file of `size`
     /// bytes in the sender's home, which the receiver lacks.
     static func continueDocument(revisions: ClosedRange<Int>) throws -> Seen {
-        let tree = TemporaryTree("handoff-agent-bringing")
+        // Not under /tmp, whose files are never described.
+        let tree = TemporaryTree("handoff-agent-bringing", under: RepositoryFiles.root + "/.build/documents-tests")
         let (homeA, homeB) = (tree.path("a"), tree.path("b"))
         for dir in [homeA, homeB, homeA + "/notes"] { mkdir(dir, 0o700) }
         let path = homeA + "/notes/atlas.bin"

@@ -79,6 +79,13 @@ final class DocumentsReceiver: ApplicationDelegate {
         }
     }
 
+    /// A continuation that failed before it reached the bridge (the
+    /// document could not be described, found or brought): logged too.
+    func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
+                     error: HandoffError) {
+        log(["event": "continue-failed", "code": .int(Int64(error.code.rawValue)), "reason": .string(error.message)])
+    }
+
     /// Logged with code 4608 and not confirmed: the sender keeps its offer.
     private func refuse(_ reason: String) -> Bool {
         log(["event": "continue-failed", "code": .int(4608), "reason": .string(reason)])

@@ -310,7 +310,8 @@ function M.start()
   state.job = job
   state.why_not = nil
   local group = vim.api.nvim_create_augroup('handoff', { clear = true })
-  vim.api.nvim_create_autocmd({ 'BufEnter', 'CursorHold', 'BufWritePost' }, {
+  -- VimEnter: after the startup commands (`nvim +12 file`), where the cursor is.
+  vim.api.nvim_create_autocmd({ 'VimEnter', 'BufEnter', 'CursorHold', 'BufWritePost' }, {
     group = group,
     callback = function()
       M.offer()
