@@ -74,10 +74,16 @@ python3 -c 'import cryptography' >/dev/null 2>&1 || need_apt="$need_apt python3-
 # the distribution has no Qt 6 yet).
 pkg_config_has glib-2.0 || need_apt="$need_apt libglib2.0-dev"
 pkg_config_has Qt6Core || pkg_config_has Qt5Core || need_apt="$need_apt qt6-base-dev"
+# A real GNOME Shell (Tests/support/gnome_shell.py), headless: without its
+# recommends, which would bring a whole GNOME session. gjs serves the
+# shell's notifications.
+need_bare=""
+command -v gnome-shell >/dev/null 2>&1 || need_bare="$need_bare gnome-shell"
+command -v gjs >/dev/null 2>&1 || need_bare="$need_bare gjs"
 
-if [ -n "$need_apt" ] && [ "$(id -u)" != 0 ]; then
-    echo "missing:$need_apt" >&2
-    echo "install them as root: sudo sh scripts/install-deps.sh (or apt-get install$need_apt)" >&2
+if [ -n "$need_apt$need_bare" ] && [ "$(id -u)" != 0 ]; then
+    echo "missing:$need_apt$need_bare" >&2
+    echo "install them as root: sudo sh scripts/install-deps.sh (or apt-get install$need_apt$need_bare)" >&2
     exit 1
 fi
 if [ -n "$need_apt" ]; then
@@ -88,6 +94,11 @@ if [ -n "$need_apt" ]; then
             need_apt=$(echo "$need_apt" | sed 's/ qt6-base-dev/ qtbase5-dev/') ;;
     esac
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need_apt
+fi
+if [ -n "$need_bare" ]; then
+    echo "installing (without recommends):$need_bare"
+    [ -n "$need_apt" ] || apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need_bare
 fi
 
 # de_DE.UTF-8 generated once (locale -a lists it as de_DE.utf8).

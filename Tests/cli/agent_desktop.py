@@ -41,16 +41,18 @@ def json_lines(path):
 
 
 class Desktop:
-    def __init__(self, root, procs, fake=True):
+    def __init__(self, root, procs, fake=True, bus=None):
         """`fake`: start the recording notification server (else the test
-        starts a real one on `address`)."""
+        starts a real one on `address`); `bus`: a running bus to use (a
+        desktop shell's, which activates `services_folder(root)`), else
+        a private one of its own."""
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
-        self.services = self.root / "services"
-        self.services.mkdir()
+        self.services = self.services_folder(self.root)
+        self.services.mkdir(exist_ok=True)
         # Activates only the test's services; its close() (with the test's
         # procs) ends everything it started (Tests/support/private_bus.py).
-        self.bus = PrivateBus(self.root, servicedirs=[self.services])
+        self.bus = bus or PrivateBus(self.root, servicedirs=[self.services])
         procs.append(self.bus)
         self.address = self.bus.address
         assert FAKE.exists(), f"{FAKE} is not built: make {FAKE.relative_to(ROOT)}"
@@ -64,6 +66,11 @@ class Desktop:
         (self.data / "applications").mkdir(parents=True)
         self.empty = self.root / "no-system-data"
         self.empty.mkdir()
+
+    @staticmethod
+    def services_folder(root):
+        """Where the desktop's D-Bus service files go."""
+        return Path(root) / "services"
 
     def install(self, desktop_id, bundle, types, log, dbus_activatable=False, icon=None, web_domains=()):
         """A .desktop file whose Exec starts agent_app.py writing to `log`
