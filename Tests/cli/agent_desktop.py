@@ -63,7 +63,7 @@ class Desktop:
             procs.append(self.fake)
             self.fake.expect_line("ready")
         self.data = self.root / "data"
-        (self.data / "applications").mkdir(parents=True)
+        (self.data / "applications").mkdir(parents=True, exist_ok=True)
         self.empty = self.root / "no-system-data"
         self.empty.mkdir()
 

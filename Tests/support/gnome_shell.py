@@ -75,10 +75,12 @@ class GnomeShell:
         services = self.root / "services"
         services.mkdir(exist_ok=True)
         shutil.copy(NOTIFICATIONS_SERVICE, services)
-        self._install_unsafe_extension()
         self.env = dict(os.environ, HOME=str(self.home), XDG_RUNTIME_DIR=str(self.runtime),
+                        XDG_DATA_HOME=str(self.home / ".local/share"), XDG_CONFIG_HOME=str(self.home / ".config"),
                         GSETTINGS_BACKEND="keyfile", XDG_CURRENT_DESKTOP="GNOME",
-                        XDG_SESSION_TYPE="wayland", NO_AT_BRIDGE="1", **(env or {}))
+                        XDG_SESSION_TYPE="wayland", NO_AT_BRIDGE="1")
+        self.env.update(env or {})
+        self._install_unsafe_extension()
         for name in ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS"):
             self.env.pop(name, None)
         self.bus = PrivateBus(self.root / "bus", servicedirs=[services, *servicedirs],
@@ -93,7 +95,7 @@ class GnomeShell:
             raise
 
     def _install_unsafe_extension(self):
-        folder = self.home / ".local/share/gnome-shell/extensions" / UNSAFE_UUID
+        folder = Path(self.env["XDG_DATA_HOME"]) / "gnome-shell/extensions" / UNSAFE_UUID
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "metadata.json").write_text(json.dumps({
             "uuid": UNSAFE_UUID, "name": "tests: unsafe mode",
