@@ -74,7 +74,7 @@ def test_the_overview_finds_an_entry_by_word_shows_the_apps_name_and_continues_i
     entry = history.add("Chapter three", keywords=["novel"], user_info={"page": "217"})
     history.add("Grocery list", keywords=["errands"])
     try:
-        shell.eval("imports.ui.main.overview.show(); imports.ui.main.overview.searchEntry.set_text('novel'); true")
+        shell.search("novel")
         results = wait_for(lambda: shell.eval(RESULTS % json.dumps(PROVIDER)) or None,
                            f"Handoff History's results in the overview; the shell said: {shell.log_tail()}")
         screenshot(shell, "gnome-shell-history-search")

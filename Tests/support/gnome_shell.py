@@ -152,8 +152,30 @@ class GnomeShell:
         """The desktop as a person sees it after logging in and closing
         what the shell said at start (unsafe mode, a privileged user, no
         screen lock): the overview hidden, no notification left."""
-        self.eval("imports.ui.main.overview.hide();"
-                  "imports.ui.main.messageTray.getSources().forEach(s => s.destroy()); true")
+        self.eval("imports.ui.main.messageTray.getSources().forEach(s => s.destroy()); true")
+        # The shell opens the overview with an animation at start-up; a
+        # hide during it can land after a test's own show.
+        self._until("(() => { const o = imports.ui.main.overview;"
+                    " if (o.animationInProgress) return false;"
+                    " if (o.visible) { o.hide(); return false; } return true; })()",
+                    "the overview hidden and still")
+
+    def search(self, text):
+        """What a person does to search: opens the overview and types
+        `text` into its entry (again, should the shell close it)."""
+        self._until("(() => { const o = imports.ui.main.overview;"
+                    " if (o.animationInProgress) return false;"
+                    " if (!o.visible) { o.show(); return false; }"
+                    f" if (o.searchEntry.get_text() !== {json.dumps(text)}) o.searchEntry.set_text({json.dumps(text)});"
+                    " return true; })()", f"the overview searching for {text!r}")
+
+    def _until(self, script, what, wait=CALL_WAIT):
+        """Runs `script` until it returns true (bounded)."""
+        deadline = time.monotonic() + wait
+        while self.eval(script) is not True:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"never: {what}; the shell said: {self.log_tail()}")
+            time.sleep(0.1)
 
     def banner(self):
         """The notification banner on screen, or None: its title and
