@@ -228,6 +228,10 @@ def test_the_menu_shows_devices_recent_and_pause_over_a_stand_in_of_agent1(tmp_p
     assert shown["recentShown"] and [(r["title"], r["detail"]) for r in shown["recent"]] == [
         ("Budget 2027", "E2E app · from Ada's laptop")], shown
     assert shown["pairing"] == ["Pair a New Device…"], shown
+    shell.eval(f"{INDICATOR}.devices.setSubmenuShown(true); true")
+    screenshot(shell, "gnome-shell-extension-devices")
+    shell.eval(f"{INDICATOR}.recent.setSubmenuShown(true); true")
+    screenshot(shell, "gnome-shell-extension-recent")
 
     shell.eval(CLOSE)
     screenshot(shell, "gnome-shell-extension-topbar")
