@@ -16,10 +16,15 @@ Quick Settings menu opened, its rows read, one clicked.
   devices, recent entries, Pause/Resume from the toggle, the icon hidden
   while paused or when nothing can be continued, the token the click sends.
 
-Screenshots go to /work/screens when that folder exists. Skipped without
-gnome-shell (scripts/install-deps.sh installs it)."""
+- Without a shell: both built variants load in gjs's own module system
+  (legacy `imports`, ES modules) and their shared modules give the same
+  rows; the ES entry point parses (node --check, where node is).
+
+Screenshots go to /work/screens when that folder exists. The shell tests
+are skipped without gnome-shell (scripts/install-deps.sh installs it)."""
 
 import json
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -32,8 +37,8 @@ from cli_support import ROOT, Process, publish
 from test_agent_e2e import TYPE, app_event, start_agent
 from test_agent_launch import agent_event
 
-pytestmark = pytest.mark.skipif(gnome_shell.available() is not None,
-                                reason=f"no GNOME Shell here: {gnome_shell.available()}")
+IN_SHELL = pytest.mark.skipif(gnome_shell.available() is not None,
+                              reason=f"no GNOME Shell here: {gnome_shell.available()}")
 
 UUID = "handoff@libhandoff.org"
 BUILD = ROOT / "mk" / "gnome-shell.sh"
@@ -120,6 +125,7 @@ def serves_agent1(device):
     return "--no-bus-api" in usage.out + usage.err
 
 
+@IN_SHELL
 def test_the_real_agents_offer_is_in_the_menu_and_a_click_continues_it_with_the_shells_token(
         pair, ports, tmp_path, procs):
     a, b = pair
@@ -203,6 +209,7 @@ class StandIn:
         return [c for c in json_lines(self.log) if c["method"] == method]
 
 
+@IN_SHELL
 def test_the_menu_shows_devices_recent_and_pause_over_a_stand_in_of_agent1(tmp_path, procs):
     root = tmp_path / "desktop"
     (root / "data").mkdir(parents=True)
@@ -263,3 +270,60 @@ def test_the_menu_shows_devices_recent_and_pause_over_a_stand_in_of_agent1(tmp_p
     gone = menu(shell, lambda m: m["subtitle"] == "Nothing to continue", "no offer")
     assert not gone["icon"] and [r["title"] for r in gone["offers"]] == ["Nothing to continue"], gone
     shell.eval(CLOSE)
+
+
+# The shared model in each module system: the same rows from the same properties.
+MODEL_CALLS = """JSON.stringify([
+    model.offerRows([{id: 'x', title: '', type: 'org.example.note', 'app-name': '', 'web-page': 'https://e.org',
+                      'device-name': 'Ada'}]),
+    model.deviceRows([{id: 'b', name: 'Bo', online: false, 'last-seen': 0},
+                      {id: 'a', name: 'Al', online: true}], 0),
+    model.lastSeenText({online: false, 'last-seen': 1}, 1 + 3 * 3600000),
+    model.toggleText('paused', 2), model.toggleText(null, 0), model.indicatorVisible('running', 1)])"""
+EXPECTED = [
+    [{"id": "x", "title": "org.example.note", "detail": "web page · from Ada", "appId": "", "icon": "",
+      "webPage": "https://e.org"}],
+    [{"id": "a", "title": "Al", "detail": "online", "online": True},
+     {"id": "b", "title": "Bo", "detail": "offline", "online": False}],
+    "offline, last seen 3 h ago",
+    {"checked": False, "sensitive": True, "subtitle": "Paused"},
+    {"checked": False, "sensitive": False, "subtitle": "Agent not running"},
+    True,
+]
+
+
+@pytest.mark.skipif(shutil.which("gjs") is None, reason="no gjs (scripts/install-deps.sh installs gnome-shell)")
+def test_both_variants_load_in_their_module_systems_and_agree(tmp_path):
+    for variant in ("legacy", "esm"):
+        subprocess.run(["sh", str(BUILD), "build", variant, str(tmp_path / variant), "test"], check=True, timeout=30)
+    legacy = tmp_path / "legacy" / UUID
+    esm = tmp_path / "esm" / UUID
+    assert json.loads((legacy / "metadata.json").read_text())["shell-version"] == ["43", "44"]
+    assert json.loads((esm / "metadata.json").read_text())["shell-version"] == ["45", "46", "47"]
+
+    by_imports = subprocess.run(
+        ["gjs", "-c", f"imports.searchPath.unshift({json.dumps(str(legacy))});"
+                      "const model = imports.model;"
+                      "if (typeof imports.client.AgentClient !== 'function') throw new Error('no AgentClient');"
+                      "if (typeof imports.indicator.defineIndicator !== 'function') throw new Error('no define');"
+                      f"print({MODEL_CALLS});"],
+        capture_output=True, text=True, timeout=60)
+    assert by_imports.returncode == 0, by_imports.stderr
+    script = tmp_path / "esm.js"
+    script.write_text(f"import * as model from '{(esm / 'model.js').as_uri()}';\n"
+                      f"import {{AgentClient}} from '{(esm / 'client.js').as_uri()}';\n"
+                      f"import {{defineIndicator}} from '{(esm / 'indicator.js').as_uri()}';\n"
+                      "if (typeof AgentClient !== 'function' || typeof defineIndicator !== 'function')\n"
+                      "    throw new Error('missing exports');\n"
+                      f"print({MODEL_CALLS});\n")
+    by_modules = subprocess.run(["gjs", "-m", str(script)], capture_output=True, text=True, timeout=60)
+    assert by_modules.returncode == 0, by_modules.stderr
+    assert json.loads(by_imports.stdout) == json.loads(by_modules.stdout) == EXPECTED
+
+    # The ES entry point imports the shell's own modules, which only the
+    # shell has: here it is parsed, not run.
+    if shutil.which("node"):
+        entry = tmp_path / "extension.mjs"
+        shutil.copy(esm / "extension.js", entry)
+        checked = subprocess.run(["node", "--check", str(entry)], capture_output=True, text=True, timeout=60)
+        assert checked.returncode == 0, checked.stderr
