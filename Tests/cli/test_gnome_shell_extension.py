@@ -75,6 +75,9 @@ CLICK_OFFER = """(() => {
 TOGGLE = "(() => { %s.toggle.emit('clicked', 1); return true; })()" % INDICATOR
 QUICK_SETTINGS_OPEN = "imports.ui.main.panel.statusArea.quickSettings.menu.isOpen"
 CLOSE = "imports.ui.main.panel.closeQuickSettings(); true"
+# How many Handoff toggles Quick Settings holds.
+TOGGLES = ("imports.ui.main.panel.statusArea.quickSettings.menu._grid.get_children()"
+           ".filter(c => c.constructor.name === 'HandoffToggle').length")
 
 
 def install_extension(data_home):
@@ -270,6 +273,19 @@ def test_the_menu_shows_devices_recent_and_pause_over_a_stand_in_of_agent1(tmp_p
     gone = menu(shell, lambda m: m["subtitle"] == "Nothing to continue", "no offer")
     assert not gone["icon"] and [r["title"] for r in gone["offers"]] == ["Nothing to continue"], gone
     shell.eval(CLOSE)
+
+    # Disabled, nothing of it stays in Quick Settings; enabled again, it
+    # is back with the agent's state; a signal in between reaches nothing.
+    shell.eval(f"imports.ui.main.extensionManager.disableExtension('{UUID}'); true")
+    assert shell.eval(TOGGLES) == 0
+    standin.set(standin_state([OFFER]))
+    shell.eval(f"imports.ui.main.extensionManager.enableExtension('{UUID}'); true")
+    assert shell.eval(TOGGLES) == 1
+    menu(shell, lambda m: m["subtitle"] == "1 to continue" and m["icon"], "the offer after enabling again")
+    shell.eval(CLOSE)
+    # The shell's log names the extension's folder in any error of its code.
+    errors = [line for line in shell.log_path.read_text(errors="replace").splitlines() if UUID in line]
+    assert not errors, errors
 
 
 # The shared model in each module system: the same rows from the same properties.

@@ -48,6 +48,7 @@ var AgentClient = class AgentClient {
         this._node = gi.Gio.DBusNodeInfo.new_for_xml(AGENT_XML);
         this.proxy = null;
         this.pairing = null;
+        this._handlers = []; // [object, id]: disconnected by destroy()
         gi.Gio.DBusProxy.new(gi.Gio.DBus.session,
             gi.Gio.DBusProxyFlags.DO_NOT_AUTO_START, this._node.lookup_interface(INTERFACE),
             BUS_NAME, OBJECT_PATH, INTERFACE, this._cancellable, (_source, result) => {
@@ -58,9 +59,9 @@ var AgentClient = class AgentClient {
                         logError(e, 'Handoff: no proxy for the agent');
                     return;
                 }
-                this.proxy.connect('g-properties-changed', () => this._onChanged());
-                this.proxy.connect('notify::g-name-owner', () => this._onChanged());
-                this.proxy.connect('g-signal', (_proxy, _sender, name, parameters) => {
+                this._watch(this.proxy, 'g-properties-changed', () => this._onChanged());
+                this._watch(this.proxy, 'notify::g-name-owner', () => this._onChanged());
+                this._watch(this.proxy, 'g-signal', (_proxy, _sender, name, parameters) => {
                     if (name === 'Continued') {
                         const [, ok, message] = parameters.deepUnpack();
                         this._onEvent('continued', ok, message);
@@ -136,8 +137,8 @@ var AgentClient = class AgentClient {
                     return;
                 }
                 this.pairing = pairing;
-                pairing.connect('g-properties-changed', () => this._onChanged());
-                pairing.connect('g-signal', (_proxy, _sender, name, parameters) => {
+                this._watch(pairing, 'g-properties-changed', () => this._onChanged());
+                this._watch(pairing, 'g-signal', (_proxy, _sender, name, parameters) => {
                     if (name !== 'Finished' || this.pairing !== pairing)
                         return;
                     const [paired, message] = parameters.deepUnpack();
@@ -167,7 +168,16 @@ var AgentClient = class AgentClient {
         });
     }
 
+    _watch(object, signal, handler) {
+        this._handlers.push([object, object.connect(signal, handler)]);
+    }
+
+    // After it nothing calls back: a proxy lives on until it is collected,
+    // and a signal then must not reach a menu that is gone.
     destroy() {
+        for (const [object, id] of this._handlers)
+            object.disconnect(id);
+        this._handlers = [];
         this._cancellable.cancel();
         this.proxy = null;
         this.pairing = null;

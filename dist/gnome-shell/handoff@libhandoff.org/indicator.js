@@ -44,6 +44,13 @@ function defineIndicator(env) {
         return context.get_startup_notify_id(info, []) || '';
     }
 
+    function closeQuickSettings() {
+        if (Main.panel.closeQuickSettings)
+            Main.panel.closeQuickSettings();
+        else
+            Main.panel.statusArea.quickSettings.menu.close();
+    }
+
     // A row of the menu: an icon, a title and a dimmer line under it.
     const HandoffItem = GObject.registerClass(
     class HandoffItem extends PopupMenu.PopupBaseMenuItem {
@@ -140,7 +147,7 @@ function defineIndicator(env) {
                 const item = new HandoffItem(row, appIcon(row.icon, fallback), !paused);
                 item.connect('activate', () => {
                     this._client.continueOffer(row.id, activationToken(row.appId, row.webPage));
-                    Main.panel.closeQuickSettings();
+                    closeQuickSettings();
                 });
                 this.offers.addMenuItem(item);
             }
@@ -170,7 +177,7 @@ function defineIndicator(env) {
                 const item = new HandoffItem(row, appIcon(row.icon, fallback), true);
                 item.connect('activate', () => {
                     this._client.continueOffer(row.id, activationToken(row.appId, ''), true);
-                    Main.panel.closeQuickSettings();
+                    closeQuickSettings();
                 });
                 this.recent.menu.addMenuItem(item);
             }
