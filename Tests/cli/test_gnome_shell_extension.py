@@ -62,11 +62,19 @@ READ_MENU = """(() => {
             toggle: indicator.toggle.label_actor.text, icon: indicator._indicator.is_mapped(),
             offers: rows(indicator.offers), devices: rows(indicator.devices.menu),
             devicesLabel: indicator.devices.label.text, recentShown: indicator.recent.visible,
-            recent: rows(indicator.recent.menu), pairing: indicator.pairing._getMenuItems().map(i => i.label.text)};
+            recent: rows(indicator.recent.menu),
+            pairing: indicator.pairing._getMenuItems().map(i => (i.titleLabel || i.label).text)};
 })()""" % INDICATOR
 
 CLICK_OFFER = """(() => {
     const item = %s.offers._getMenuItems().find(i => i.titleLabel && i.titleLabel.text === %%s);
+    if (!item) return false;
+    item.activate(null);
+    return true;
+})()""" % INDICATOR
+
+CLICK_PAIRING = """(() => {
+    const item = %s.pairing._getMenuItems().find(i => (i.titleLabel || i.label).text === %%s);
     if (!item) return false;
     item.activate(null);
     return true;
@@ -161,6 +169,17 @@ def test_the_real_agents_offer_is_in_the_menu_and_a_click_continues_it_with_the_
         assert done["title"] == TITLE, done
         sender.event("continued", id=published["id"])
         assert shell.eval(QUICK_SETTINGS_OPEN) is False
+
+        # Pair a New Device…: the agent's Pairing1 object waits for a new
+        # device; Cancel ends it (Finished) and the item is back.
+        assert shell.eval(CLICK_PAIRING % json.dumps("Pair a New Device…")) is True
+        agent_event(agent, "pair-requested")
+        waiting = menu(shell, lambda m: "Cancel Pairing" in m["pairing"], "the pairing waiting")
+        screenshot(shell, "gnome-shell-extension-agent-pairing")
+        assert waiting["pairing"] == ["Waiting for a new device", "Cancel Pairing"], waiting
+        assert shell.eval(CLICK_PAIRING % json.dumps("Cancel Pairing")) is True
+        menu(shell, lambda m: m["pairing"] == ["Pair a New Device…"], "the pairing cancelled")
+        shell.eval(CLOSE)
     finally:
         kill_apps(app_log)
 

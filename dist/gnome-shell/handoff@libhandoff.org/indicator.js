@@ -196,8 +196,8 @@ function defineIndicator(env) {
                 return;
             }
             if (!digits) {
-                this.pairing.addMenuItem(new PopupMenu.PopupMenuItem(
-                    'Waiting for the new device: run “handoff pair” on it', {reactive: false}));
+                this.pairing.addMenuItem(new HandoffItem({title: 'Waiting for a new device',
+                    detail: 'Run “handoff pair” on it'}, this._icon, false));
             } else {
                 const confirm = new PopupMenu.PopupMenuItem(`Confirm code ${digits}`);
                 confirm.connect('activate', () => this._client.confirmPairing());
