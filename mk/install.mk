@@ -26,7 +26,10 @@
 #       handoff-agent.service; Exec names the installed command) and the
 #       entry share/applications/org.libhandoff.History.desktop; the Neovim
 #       plugin as the package share/nvim/site/pack/handoff/start/handoff
-#       (docs/documents.md §8); then,
+#       (docs/documents.md §8); the GNOME Shell extension share/gnome-shell/
+#       extensions/handoff@libhandoff.org in the variant the installed
+#       gnome-shell loads (GNOME_SHELL_VERSION=N chooses; docs/gnome-shell.md)
+#       and its symbolic icon share/icons/hicolor/symbolic/apps; then,
 #       installing for real as root into a folder the dynamic linker
 #       searches, runs ldconfig (otherwise prints the line to run)
 #   make uninstall [PREFIX=...] [DESTDIR=]

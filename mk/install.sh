@@ -25,6 +25,9 @@
 #                 handoff.fish) ICONS (data/icons: the tray's, hicolor layout)
 #                 LOCALES (build/locale: <lang>/LC_MESSAGES/handoff.mo)
 #                 SEARCH (dist/search: the desktop's search of the history)
+#   GNOME_SHELL_VERSION (optional): the GNOME Shell whose variant of the
+#              extension is installed (default: the installed gnome-shell's;
+#              mk/gnome-shell.sh); none or one outside 43–47: not installed
 #
 # The manifest, $DATADIR/handoff/install-manifest, holds one entry a line:
 # "file PATH" (also the links) and "dir PATH", final paths. Uninstall
@@ -67,10 +70,17 @@ HOST_JSON=org.libhandoff.browser.json
 # by every nvim (its help tags beside its help, no shared doc/tags).
 NVIMPACK=$DATADIR/nvim/site/pack/handoff/start/handoff
 NVIM_FILES="plugin/handoff.lua lua/handoff/init.lua doc/handoff.txt doc/tags"
+# The GNOME Shell extension (docs/gnome-shell.md) where the shell finds
+# the system's extensions, in the variant the installed shell loads (43,
+# 44: legacy imports; 45-47: ES modules); none when there is no such shell.
+GNOMEEXTDIR=$DATADIR/gnome-shell/extensions/handoff@libhandoff.org
+GNOMEEXT_FILES="extension.js model.js client.js indicator.js metadata.json stylesheet.css icons/handoff-symbolic.svg"
+GNOME_VARIANT=$(sh "$here/gnome-shell.sh" variant "${GNOME_SHELL_VERSION:-}" 2>/dev/null || true)
 NL='
 '
 
-# Every file install makes (final paths), one a line.
+# Every file install makes (final paths), one a line; with "all", also the
+# extension's when this install would not make them (what uninstall knows).
 installed_files() {
     printf '%s\n' "$LIBDIR/$REAL" "$LIBDIR/libhandoff.so.$SOMAJOR" "$LIBDIR/libhandoff.so" \
         "$INCLUDEDIR/handoff.h" "$INCLUDEDIR/handoff-glib.h" "$BINDIR/handoff" "$PKGCONFIGDIR/handoff.pc" \
@@ -78,7 +88,8 @@ installed_files() {
         "$MANDIR/man1/handoff.1" "$MANDIR/man1/handoff-agent.1" \
         "$BASHCOMPDIR/handoff" "$ZSHCOMPDIR/_handoff" "$FISHCOMPDIR/handoff.fish" \
         "$ICONDIR/scalable/apps/handoff.svg" "$ICONDIR/scalable/status/handoff-available.svg" \
-        "$ICONDIR/scalable/status/handoff-paused.svg" "$AUTOSTARTDIR/handoff-agent.desktop" \
+        "$ICONDIR/scalable/status/handoff-paused.svg" "$ICONDIR/symbolic/apps/handoff-symbolic.svg" \
+        "$AUTOSTARTDIR/handoff-agent.desktop" \
         "$USERUNITDIR/handoff-mpris.service" "$DATADIR/applications/org.libhandoff.media.desktop" "$MANIFEST" \
         "$USERUNITDIR/handoff-documents.service" "$DATADIR/applications/org.libhandoff.documents.desktop" \
         "$GNOMESEARCHDIR/$HISTORY.search-provider.ini" "$KRUNNERDIR/$HISTORY.desktop" \
@@ -91,16 +102,21 @@ installed_files() {
     if [ -n "${NVIM_PLUGIN:-}" ]; then
         for file in $NVIM_FILES; do printf '%s\n' "$NVIMPACK/$file"; done
     fi
+    if [ -n "$GNOME_VARIANT" ] || [ "${1:-}" = all ]; then
+        for file in $GNOMEEXT_FILES; do printf '%s\n' "$GNOMEEXTDIR/$file"; done
+    fi
 }
 
-# The folders the files go in.
+# The folders the files go in ("all": as installed_files).
 install_dirs() {
     printf '%s\n' "$LIBDIR" "$INCLUDEDIR" "$BINDIR" "$PKGCONFIGDIR" "$USERUNITDIR" "$DATADIR/handoff" \
-        "$MANDIR/man1" "$BASHCOMPDIR" "$ZSHCOMPDIR" "$FISHCOMPDIR" "$ICONDIR/scalable/apps" "$ICONDIR/scalable/status" "$AUTOSTARTDIR" \
+        "$MANDIR/man1" "$BASHCOMPDIR" "$ZSHCOMPDIR" "$FISHCOMPDIR" "$ICONDIR/scalable/apps" "$ICONDIR/scalable/status" \
+        "$ICONDIR/symbolic/apps" "$AUTOSTARTDIR" \
         "$DATADIR/applications" "$GNOMESEARCHDIR" "$KRUNNERDIR" "$DBUSSERVICEDIR"
     for lang in $LINGUAS; do printf '%s\n' "$LOCALEDIR/$lang/LC_MESSAGES"; done
     printf '%s\n' "$LIBDIR/handoff" "$MOZHOSTDIR" "$CHROMIUMHOSTDIR" "$EXTENSIONDIR"
     [ -z "${NVIM_PLUGIN:-}" ] || printf '%s\n' "$NVIMPACK/plugin" "$NVIMPACK/lua/handoff" "$NVIMPACK/doc"
+    if [ -n "$GNOME_VARIANT" ] || [ "${1:-}" = all ]; then printf '%s\n' "$GNOMEEXTDIR/icons"; fi
 }
 
 # Is line $1 one of the lines of $2?
@@ -210,6 +226,14 @@ do_install() {
     for icon in handoff-available handoff-paused; do
         install -m 0644 "$ICONS/hicolor/scalable/status/$icon.svg" "$DESTDIR$ICONDIR/scalable/status/$icon.svg"
     done
+    install -m 0644 "$ICONS/hicolor/symbolic/apps/handoff-symbolic.svg" "$DESTDIR$ICONDIR/symbolic/apps/handoff-symbolic.svg"
+    # The GNOME Shell extension, built straight into place in its variant.
+    if [ -n "$GNOME_VARIANT" ]; then
+        sh "$here/gnome-shell.sh" build "$GNOME_VARIANT" "$DESTDIR$DATADIR/gnome-shell/extensions" "$VERSION"
+        echo "the GNOME Shell extension ($GNOME_VARIANT variant): gnome-extensions enable handoff@libhandoff.org"
+    else
+        echo "the GNOME Shell extension is not installed: no GNOME Shell 43-47 here (GNOME_SHELL_VERSION=N chooses one)"
+    fi
 
     # The browser bridge: a launcher naming the installed command (the
     # browsers start a host without arguments), and its manifests.
@@ -246,13 +270,13 @@ do_install() {
 
 # Is $1 one of the install folders or a parent of one?
 ours_or_parent() {
-    install_dirs | while IFS= read -r dir; do
+    install_dirs all | while IFS= read -r dir; do
         case "$dir/" in "$1/"*) echo yes; break ;; esac
     done | grep -q yes
 }
 
 do_uninstall() {
-    known=$(installed_files)
+    known=$(installed_files all)
     if [ -f "$DESTDIR$MANIFEST" ]; then
         files=$(sed -n 's/^file //p' "$DESTDIR$MANIFEST")
         dirs=$(sed -n 's/^dir //p' "$DESTDIR$MANIFEST")

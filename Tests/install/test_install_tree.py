@@ -41,7 +41,15 @@ DOCUMENTATION = {
     "share/icons/hicolor/scalable/apps/handoff.svg": "data/icons/hicolor/scalable/apps/handoff.svg",
     "share/icons/hicolor/scalable/status/handoff-available.svg": "data/icons/hicolor/scalable/status/handoff-available.svg",
     "share/icons/hicolor/scalable/status/handoff-paused.svg": "data/icons/hicolor/scalable/status/handoff-paused.svg",
+    "share/icons/hicolor/symbolic/apps/handoff-symbolic.svg": "data/icons/hicolor/symbolic/apps/handoff-symbolic.svg",
 }
+
+# The GNOME Shell extension (docs/gnome-shell.md), in the variant the
+# installed gnome-shell loads; not installed without one (mk/gnome-shell.sh).
+GNOME_VARIANT = subprocess.run(["sh", str(ROOT / "mk" / "gnome-shell.sh"), "variant"], capture_output=True,
+                               text=True, timeout=60).stdout.strip()
+GNOME_EXTENSION = "share/gnome-shell/extensions/handoff@libhandoff.org"
+GNOME_FOLDERS = ["share/gnome-shell/extensions", GNOME_EXTENSION, f"{GNOME_EXTENSION}/icons"] if GNOME_VARIANT else []
 
 
 # The translations of po/LINGUAS, as mk/l10n.mk compiles them (docs/TRANSLATING.md).
@@ -131,6 +139,10 @@ def test_a_fresh_prefix_gets_the_library_its_links_and_a_manifest_then_uninstall
     assert_search_installed(prefix)
     assert_documentation_installed(prefix)
     assert_nvim_plugin_installed(prefix)
+    if GNOME_VARIANT:
+        metadata = json.loads((prefix / GNOME_EXTENSION / "metadata.json").read_text())
+        assert metadata["uuid"] == "handoff@libhandoff.org" and metadata["version-name"] == VERSION, metadata
+        assert ("import " in (prefix / GNOME_EXTENSION / "extension.js").read_text()) == (GNOME_VARIANT == "esm")
     entries = manifest_entries(prefix)
     files = {path for kind, path in entries if kind == "file"}
     dirs = {path for kind, path in entries if kind == "dir"}
@@ -161,7 +173,9 @@ def test_uninstall_keeps_every_folder_that_existed_before_empty_or_not(root):
                                                  "share/fish/vendor_completions.d", "share/icons",
                                                  "share/icons/hicolor", "share/icons/hicolor/scalable",
                                                  "share/icons/hicolor/scalable/apps",
-                                                 "share/icons/hicolor/scalable/status", "etc", "etc/xdg",
+                                                 "share/icons/hicolor/scalable/status",
+                                                 "share/icons/hicolor/symbolic", "share/icons/hicolor/symbolic/apps",
+                                                 "etc", "etc/xdg",
                                                  "etc/xdg/autostart", "share/locale", "share/applications",
                                                  # the desktop's search of the history (docs/history.md)
                                                  "share/gnome-shell", "share/gnome-shell/search-providers",
@@ -172,7 +186,7 @@ def test_uninstall_keeps_every_folder_that_existed_before_empty_or_not(root):
                                                  "etc/chromium", "etc/chromium/native-messaging-hosts",
                                                  "share/handoff/browser-extension",
                                                  # the Neovim plugin, a package of its own (docs/documents.md §8)
-                                                 *NVIM_FOLDERS,
+                                                 *NVIM_FOLDERS, *GNOME_FOLDERS,
                                                  *(f"share/locale/{lang}" for lang in LANGUAGES),
                                                  *(f"share/locale/{lang}/LC_MESSAGES" for lang in LANGUAGES))}
     uninstall(f"PREFIX={prefix}")

@@ -205,10 +205,12 @@ class GnomeShell:
         """Runs JavaScript in the shell; its result as Python values (the
         shell answers with the result in JSON; None for undefined)."""
         answer = self.call("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Eval", script)
-        # gdbus prints (true, 'text') or (false, 'error').
+        # gdbus prints (true, 'text') or (false, 'error'); a text with a
+        # "'" in it is in double quotes ("it's"), with '"' escaped instead.
         ok, _, text = answer[1:-1].partition(", ")
         text = text.strip()
-        value = json.loads('"' + text[1:-1].replace('"', '\\"').replace("\\'", "'") + '"')
+        inner = text[1:-1] if text.startswith('"') else text[1:-1].replace('"', '\\"').replace("\\'", "'")
+        value = json.loads('"' + inner + '"')
         if ok != "true":
             raise AssertionError(f"Eval failed: {value}")
         return json.loads(value) if value else None
