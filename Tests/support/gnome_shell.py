@@ -49,7 +49,7 @@ exec gnome-shell --headless --wayland --no-x11 --virtual-monitor "$HANDOFF_TEST_
 
 def available():
     """Why a GNOME Shell cannot run here, or None when it can."""
-    for tool in ("gnome-shell", "gjs", "unshare", "dbus-daemon", "gdbus"):
+    for tool in ("gnome-shell", "gjs", "unshare", "dbus-daemon", "gdbus", "busctl"):
         if shutil.which(tool) is None:
             return f"{tool} is not installed (scripts/install-deps.sh installs it)"
     if not NOTIFICATIONS_SERVICE.exists():
@@ -204,14 +204,16 @@ class GnomeShell:
     def eval(self, script):
         """Runs JavaScript in the shell; its result as Python values (the
         shell answers with the result in JSON; None for undefined)."""
-        answer = self.call("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Eval", script)
-        # gdbus prints (true, 'text') or (false, 'error'); a text with a
-        # "'" in it is in double quotes ("it's"), with '"' escaped instead.
-        ok, _, text = answer[1:-1].partition(", ")
-        text = text.strip()
-        inner = text[1:-1] if text.startswith('"') else text[1:-1].replace('"', '\\"').replace("\\'", "'")
-        value = json.loads('"' + inner + '"')
-        if ok != "true":
+        # busctl prints the reply as JSON, which no quoting in the
+        # answer can confuse (gdbus prints GVariant text).
+        done = subprocess.run(["busctl", f"--address={self.bus.address}", "--json=short", "call",
+                               "org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell", "Eval", "s", script],
+                              env=self.env, capture_output=True, text=True, timeout=CALL_WAIT,
+                              stdin=subprocess.DEVNULL)
+        if done.returncode != 0:
+            raise AssertionError(f"Eval: {done.stderr.strip()}")
+        ok, value = json.loads(done.stdout)["data"]
+        if not ok:
             raise AssertionError(f"Eval failed: {value}")
         return json.loads(value) if value else None
 
