@@ -28,3 +28,6 @@ test-gnome-shell: $(TOOL) $(LIB) $(FAKE_NOTIFICATIONS) gnome-shell-extension
 	HANDOFF_TOOL=$(abspath $(TOOL)) HANDOFF_FAKE_NOTIFICATIONS=$(abspath $(FAKE_NOTIFICATIONS)) \
 		HANDOFF_LIBRARY=$(abspath $(LIB)) $(PYTHON) -m pytest -q -p no:cacheprovider \
 		Tests/cli/test_gnome_shell_extension.py
+
+# Tests/cli holds the extension's tests: test-cli needs the built variants.
+test-cli: gnome-shell-extension
