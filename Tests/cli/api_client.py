@@ -7,6 +7,9 @@ GObject introspection (Gio), driven by the test on stdin, one word a line:
   pair     Pair(): {"event": "pairing", "path": …, "n": its count} (or "error")
   confirm  the pairing's Confirm(): {"event": "ok"} (or "error")
   cancel   the pairing's Cancel()
+  continue-and-leave ID TOKEN
+           sends Continue(ID, {activation-token: TOKEN}) and leaves the
+           bus without waiting for the reply (the process exits)
   quit     leaves the bus at once (the process exits)
 
 and telling on stdout, one JSON object a line, {"event": "ready", "name":
@@ -14,6 +17,7 @@ its unique name} first, then the pairing's `Digits` as they change
 ({"event": "digits"}) and its `Finished` ({"event": "finished"})."""
 
 import json
+import os
 import sys
 
 from gi.repository import Gio, GLib
@@ -66,6 +70,14 @@ def main(address):
                 state["path"] = reply[0]
                 state["replies"] += 1
                 say("pairing", path=reply[0], n=state["replies"])
+        elif text.startswith("continue-and-leave "):
+            _, activity, token = text.split()
+            data = {"activation-token": GLib.Variant("s", token)}
+            bus.call(NAME, PATH, "org.libhandoff.Agent1", "Continue", GLib.Variant("(sa{sv})", (activity, data)),
+                     None, Gio.DBusCallFlags.NONE, -1, None, None, None)
+            bus.flush_sync(None)
+            say("left")
+            os._exit(0)
         elif text in ("confirm", "cancel"):
             if call(state["path"], PAIRING, text.capitalize()) is not None:
                 say("ok", call=text)
