@@ -49,6 +49,15 @@ struct AgentSnapshot: Equatable {
         var offer: Bool
         var accept: Bool
         var history: Bool
+
+        /// An online device is heard all the time: its `lastSeen` moving
+        /// is no change worth a signal (a client reading it gets the
+        /// current one).
+        static func == (a: Device, b: Device) -> Bool {
+            a.id == b.id && a.name == b.name && a.role == b.role && a.online == b.online
+                && (a.online || a.lastSeen == b.lastSeen) && a.revision == b.revision
+                && a.offer == b.offer && a.accept == b.accept && a.history == b.history
+        }
     }
 
     struct Recent: Equatable {
