@@ -29,7 +29,7 @@ _handoff_options() {
         publish) options="--type --title --info --url --team --required-key --searchable --keyword --searchable-key --persistent-id --once --timeout --agent --embedded $beacons $channel" ;;
         continue) options="--type --team --timeout --agent --embedded $beacons $channel" ;;
         doctor) options="--listen --peer --beacon-port --no-multicast --interface --tailnet-socket --no-tailnet --channel --connect-timeout --agent --embedded" ;;
-        agent) options="--socket --no-launch --no-notifications --no-tray --no-search --no-pairing $beacons $channel" ;;
+        agent) options="--socket --no-launch --no-notifications --no-tray --no-search --no-bus-api --no-pairing $beacons $channel" ;;
     esac
     echo "$options --json --help"
 }

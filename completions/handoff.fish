@@ -205,6 +205,7 @@ complete -c handoff -n '__handoff_using agent' -l no-launch -d 'never launch ins
 complete -c handoff -n '__handoff_using agent' -l no-notifications -d 'show no desktop notifications'
 complete -c handoff -n '__handoff_using agent' -l no-tray -d 'show no tray icon'
 complete -c handoff -n '__handoff_using agent' -l no-search -d 'serve no search of the history to the desktop'
+complete -c handoff -n '__handoff_using agent' -l no-bus-api -d 'serve no session-bus API to desktop front ends'
 complete -c handoff -n '__handoff_using agent' -l no-pairing -d 'never offer to pair new devices'
 
 # Network options: the beacons (pair, nearby, devices, publish, continue, agent)...

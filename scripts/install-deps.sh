@@ -70,6 +70,10 @@ command -v mmdebstrap >/dev/null 2>&1 || need_apt="$need_apt mmdebstrap"
 python3 -m pip --version >/dev/null 2>&1 || need_apt="$need_apt python3-pip"   # pytest, auditwheel below
 python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt="$need_apt python3-venv"   # the Python tests' fresh venvs
 python3 -c 'import cryptography' >/dev/null 2>&1 || need_apt="$need_apt python3-cryptography"   # Tests/vectors (mk/vectors.mk)
+# Tests/cli/api_client.py: a session-bus client that stays on the bus
+# (the agent's Pair object lives as long as its caller), the system's
+# Python with GObject introspection.
+/usr/bin/python3 -c 'from gi.repository import Gio' >/dev/null 2>&1 || need_apt="$need_apt python3-gi gir1.2-glib-2.0"
 # The main-loop helpers' tests (mk/native.mk): GLib, and Qt 6 (Qt 5 where
 # the distribution has no Qt 6 yet).
 pkg_config_has glib-2.0 || need_apt="$need_apt libglib2.0-dev"

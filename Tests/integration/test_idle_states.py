@@ -64,7 +64,8 @@ def test_an_idle_agent_sleeps(state):
 @pytest.mark.parametrize("state", ["bus-appears", "bus-restarting"])
 def test_the_desktop_faces_come_back_with_the_bus(state):
     """The bus comes (or comes back) while the agent runs: its search
-    provider owns its name again on the new bus, without a restart."""
+    provider and its session-bus API own their names again on the new bus,
+    without a restart."""
     if not idle_states.TOOL.exists():
         pytest.skip("%s is missing: make tool" % idle_states.TOOL)
     with idle_states.agent_in(state, settle=0) as ctx:
@@ -76,3 +77,9 @@ def test_the_desktop_faces_come_back_with_the_bus(state):
         ctx.wait_log("the session bus is back: search started again")
         ctx.wait_log("the session bus is back: tray started again")
         ctx.wait_log("the session bus is back: notifications started again")
+        # The API front ends use (docs/agent.md §15) owns its name again too.
+        ctx.wait_log("the session bus is back: session-api started again")
+        deadline = time.monotonic() + 30
+        while not ctx.bus.has_owner("org.libhandoff.Agent"):
+            assert time.monotonic() < deadline, "the session-bus API never came back:\n" + ctx.log_text()[-2000:]
+            time.sleep(0.1)

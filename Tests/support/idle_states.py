@@ -101,7 +101,7 @@ class Context:
         for key in ("HANDOFF_AGENT_SOCKET", "DBUS_SESSION_BUS_ADDRESS", "LISTEN_FDS", "LISTEN_PID"):
             self.env.pop(key, None)
         # Off unless a state turns them on: no bus means none of them.
-        self.surface = ["--no-notifications", "--no-tray", "--no-search"]
+        self.surface = ["--no-notifications", "--no-tray", "--no-search", "--no-bus-api"]
         self.args = []
         self.log = self.folder / "agent.log"
         self.agent = None

@@ -52,7 +52,7 @@ public final class Agent: @unchecked Sendable {
 
     public init(configuration: ContinuityConfiguration, listener: Listener, agentVersion: String,
                 limits: AgentLimits = AgentLimits(), desktop: AgentDesktop? = nil, notifications: Notifications = .off,
-                tray: Notifications = .off, history: String? = nil, search: Notifications = .off,
+                tray: Notifications = .off, history: String? = nil, search: Notifications = .off, sessionAPI: Notifications = .off,
                 pairing pairingOn: Bool = true, pairingLimits: PairingLimits = PairingLimits(),
                 log: @escaping AgentLogSink = { _ in }) throws(HandoffError) {
         let fd: Int32
@@ -103,6 +103,7 @@ public final class Agent: @unchecked Sendable {
         pairingConfig.limits = pairingLimits
         server.startFeatures(AgentFeatureOptions(
             history: history, notifications: address(notifications), tray: address(tray), search: address(search),
+            sessionAPI: address(sessionAPI),
             settingsDirectory: configuration.settingsDirectory,
             pairing: pairingOn ? .init(account: configuration.account, deviceName: configuration.device.name,
                                        config: pairingConfig) : nil))

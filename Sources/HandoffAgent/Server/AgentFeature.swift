@@ -43,7 +43,7 @@ struct AgentFeature: Sendable {
     }
 
     /// Every feature, in the order they start.
-    static let all: [AgentFeature] = [.history, .notifications, .tray, .search, .pairing]
+    static let all: [AgentFeature] = [.history, .notifications, .tray, .search, .pairing, .sessionAPI]
 }
 
 /// What the agent was asked to run (`Agent.init`'s options), as the
@@ -56,6 +56,8 @@ struct AgentFeatureOptions: Sendable {
     var notifications: String??
     var tray: String??
     var search: String??
+    /// The session-bus API (docs/agent.md §15).
+    var sessionAPI: String??
     /// The account directory (the settings file and the device file); nil:
     /// none (the tray's Pause is then only in memory).
     var settingsDirectory: String?

@@ -73,6 +73,8 @@ public final class AgentServer: @unchecked Sendable {
     var tray: AgentTray?
     /// The desktop's search of the history, once started.
     var search: AgentSearch?
+    /// The session-bus API front ends use (docs/agent.md §15), once started.
+    var sessionAPI: AgentSessionAPI?
     /// The history (docs/history.md), once started; nil: none is kept.
     public internal(set) var history: AgentHistory?
     /// Sponsoring new devices' pairings (docs/agent.md §9), once started.
@@ -366,6 +368,7 @@ public final class AgentServer: @unchecked Sendable {
     /// settings store, the roster): it shows them again. Loop thread.
     func trayStateChanged() {
         tray?.refresh()
+        sessionAPI?.changed()
     }
 
     // MARK: Counting and logging

@@ -12,7 +12,7 @@ import Glibc
 enum AgentCommand: Command {
     static let name = "agent"
     static let summary = "run the per-user agent that serves every app of this user (foreground)"
-    static let synopsis = ["agent [--socket PATH] [--no-launch] [--no-notifications] [--no-tray] [--no-search] [--no-pairing] [network options]"]
+    static let synopsis = ["agent [--socket PATH] [--no-launch] [--no-notifications] [--no-tray] [--no-search] [--no-bus-api] [--no-pairing] [network options]"]
     static let details = """
         Runs the device's continuity for every app of this user: one engine on the
         account and device identity `handoff account` keeps, and a local socket
@@ -50,6 +50,11 @@ enum AgentCommand: Command {
         title, keywords and content, and choosing a result continues it
         (docs/history.md). --no-search turns this off; the history is still kept.
 
+        Serves its state and controls to desktop front ends (a shell extension, a
+        settings app) on the session bus as org.libhandoff.Agent: what can be
+        continued, the devices, the recent history, Pause, Continue (docs/agent.md
+        §15). --no-bus-api turns this off.
+
         When a new device runs `handoff pair` nearby, the agent sponsors it: once the
         comparison code exists it asks "Pair a new device? Compare: 123 456"; "Pair"
         (when the new device shows the same code) gives it this device's account,
@@ -66,6 +71,7 @@ enum AgentCommand: Command {
         .flag("--no-notifications", "show no desktop notifications (default: on the session bus, when there is one)"),
         .flag("--no-tray", "show no tray icon (default: on the session bus, when a tray runs)"),
         .flag("--no-search", "serve no search of the history to GNOME Shell and KRunner (default: on the session bus)"),
+        .flag("--no-bus-api", "serve no session-bus API to desktop front ends (default: on the session bus)"),
         .flag("--no-pairing", "never offer to pair new devices that run `handoff pair` nearby"),
     ] + NetworkOptions.beacons + NetworkOptions.channel
 
@@ -124,7 +130,7 @@ enum AgentCommand: Command {
                               notifications: notifications, tray: arguments.has("--no-tray") ? .off : .sessionBus(nil),
                               history: HistoryStore.defaultPath(ProcessEnvironment.current),
                               search: arguments.has("--no-search") ? .off : .sessionBus(nil),
-                              pairing: !arguments.has("--no-pairing"), log: log)
+                              sessionAPI: arguments.has("--no-bus-api") ? .off : .sessionBus(nil), pairing: !arguments.has("--no-pairing"), log: log)
         let socket: String = switch listener {
         case .path(let path): path
         case .activated(_, let path): "\(path ?? "?") (from systemd)"

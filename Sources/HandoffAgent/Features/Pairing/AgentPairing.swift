@@ -94,6 +94,8 @@ final class AgentPairing: @unchecked Sendable {
             server.log("pairing-prompt", "a device at \(host)\(calling) asks to pair: asking the person",
                        ["address": .string(host), "name": .string(name ?? "")])
             server.perform { [server] in
+                // A front end that asked to pair (docs/agent.md §15) may answer too: the first answer counts.
+                server.sessionAPI?.pairingAsks("\(code)") { answer.give($0) }
                 guard let notifications = server.notifications else { return answer.give(false) }
                 notifications.askPairing(code, callingItself: name) { answer.give($0) }
             }
@@ -105,6 +107,11 @@ final class AgentPairing: @unchecked Sendable {
             try PairingSponsor.run(config, inbox: inbox, accountKey: account, deviceName: deviceName, events: events)
         }
         server.perform { [server] in server.notifications?.endPairing() }
+        let (ended, why): (String?, String) = switch result {
+        case .success(let paired): (paired.peerName, "")
+        case .failure(let error): (nil, error.message)
+        }
+        server.perform { [server] in server.sessionAPI?.pairingEnded(peer: ended, why: why) }
         switch result {
         case .success(let paired):
             server.log("paired", "paired with \(paired.peerName): it joined account \(paired.accountID)",
