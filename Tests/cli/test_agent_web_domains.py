@@ -74,7 +74,7 @@ def test_with_web_domains_off_the_page_opens_in_the_browser(pair, ports, tmp_pat
     try:
         sender, _ = offer_page(a, ports, "Elsewhere")
         shown = desktop.notified("Elsewhere")
-        assert "E2E app" not in shown["summary"] and "Open in browser" in str(shown["actions"]), shown
+        assert "E2E app" not in shown["body"] and "Open in browser" in str(shown["actions"]), shown
         desktop.click(shown["id"])
         assert wait_for(lambda: opened.exists() and opened.read_text() == PAGE + "\n", "xdg-open got the page")
         assert not app_log.exists() or "continue" not in app_log.read_text()
