@@ -48,7 +48,7 @@ def test_a_page_on_a_claimed_domain_launches_the_app_that_claims_it(pair, ports,
     try:
         sender, published = offer_page(a, ports, "The guide")
         shown = desktop.notified("The guide")
-        assert "E2E app" in shown["summary"], (shown, agent.stderr)  # the app, not the browser
+        assert "E2E app" in shown["body"], (shown, agent.stderr)  # the app, not the browser
         desktop.click(shown["id"])
         app_event(app_log, "will_continue", type=BROWSING)
         restored = app_event(app_log, "continue", type=BROWSING)

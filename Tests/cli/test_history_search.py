@@ -270,7 +270,8 @@ def test_wrong_argument_types_answer_invalid_args_and_the_agent_answers_on(histo
 def test_krunner_matches_with_subtext_and_icon(history, tmp_path):
     history.desktop.install(BUNDLE, BUNDLE, [TYPE], tmp_path / "never.jsonl", icon="/opt/notes/icon.png")
     first = history.add("Garden layout", keywords=["roses"], seconds_ago=330)
-    second = history.add("Garden budget", seconds_ago=4 * 86400, bundle="org.example.Gone")
+    second = history.add("Garden budget", seconds_ago=4 * 86400, bundle="org.example.Gone",
+                         activity_type="com.example.nobody.budget")
 
     assert history.call(KRUNNER, "Actions") == [[]]
     matches = history.match("garden")
