@@ -63,7 +63,7 @@ def main():
 
             def notified(title):
                 for record in desktops[1].notifications():
-                    if record.get("call") == "Notify" and f"“{title}”" in (record.get("summary") or ""):
+                    if record.get("call") == "Notify" and record.get("summary") == title:
                         return record
                 return None
 

@@ -80,7 +80,7 @@ def main():
                     start = time.monotonic()
                     display.focus_window_named(title, kind.TITLE_SUFFIX)
                     wait_for(lambda: next((r for r in desktop_b.notifications() if r.get("call") == "Notify"
-                                           and f"“{title}”" in (r.get("summary") or "")), None), f"B's notice of {title}")
+                                           and r.get("summary") == title), None), f"B's notice of {title}")
                     focus.append(time.monotonic() - start)
 
                     display.focus_elsewhere()

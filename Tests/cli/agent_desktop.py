@@ -106,11 +106,11 @@ class Desktop:
         return json_lines(self.notifications_log)
 
     def notified(self, summary):
-        """The notification whose summary is `summary`, or that names the
-        activity titled `summary` ("Continue “<title>” in <App>")."""
+        """The notification whose summary is `summary` (an activity's
+        notification: its title)."""
         def matches(r):
             s = r.get("summary") or ""
-            return r.get("call") == "Notify" and (s == summary or f"“{summary}”" in s)
+            return r.get("call") == "Notify" and s == summary
         return wait_for(lambda: next((r for r in self.notifications() if matches(r)), None),
                         f"a notification {summary!r}; got {self.notifications()}")
 

@@ -51,7 +51,7 @@ def test_a_click_on_the_notification_launches_the_app_which_restores_the_activit
                                     "--info", "note=hello from A", "--info", "count:int=3")
 
         shown = desktop.notified("Draft 7")
-        assert shown["body"] == "from Device A" and "continue" in shown["actions"], shown
+        assert shown["body"] == "Continue in E2E app · from Device A" and "continue" in shown["actions"], shown
         assert app_pids(app_log) == set(), "the app runs before anyone chose to continue"
         desktop.click(shown["id"])
 

@@ -48,7 +48,7 @@ def test_a_page_on_a_claimed_domain_launches_the_app_that_claims_it(pair, ports,
     try:
         sender, published = offer_page(a, ports, "The guide")
         shown = desktop.notified("The guide")
-        assert "E2E app" in shown["summary"], (shown, agent.stderr)  # the app, not the browser
+        assert "E2E app" in shown["body"], (shown, agent.stderr)  # the app, not the browser
         desktop.click(shown["id"])
         app_event(app_log, "will_continue", type=BROWSING)
         restored = app_event(app_log, "continue", type=BROWSING)
@@ -74,7 +74,7 @@ def test_with_web_domains_off_the_page_opens_in_the_browser(pair, ports, tmp_pat
     try:
         sender, _ = offer_page(a, ports, "Elsewhere")
         shown = desktop.notified("Elsewhere")
-        assert "E2E app" not in shown["summary"] and "Open in browser" in str(shown["actions"]), shown
+        assert "E2E app" not in shown["body"] and "Open in browser" in str(shown["actions"]), shown
         desktop.click(shown["id"])
         assert wait_for(lambda: opened.exists() and opened.read_text() == PAGE + "\n", "xdg-open got the page")
         assert not app_log.exists() or "continue" not in app_log.read_text()

@@ -57,9 +57,10 @@ def test_a_focused_tab_is_offered_and_opens_through_the_other_devices_host(bridg
     # The tab navigates: the same offer, updated, and B's notice with it.
     host_a.send({"type": "current", "url": PAGE, "title": "Handoff, explained"})
     shown = desktops[1].notified("Handoff, explained")
-    assert shown["body"] == "from Device A", shown
+    assert shown["summary"] == "Handoff, explained", shown
     # B's browser bridge would open it: the notice says so.
-    assert "Open in browser" in shown["actions"] and "browser" in shown["summary"], shown
+    assert shown["body"] == "Open in the browser · from Device A", shown
+    assert "Open in browser" in shown["actions"], shown
     desktops[1].click(shown["id"])
     opened = host_b.next("open")
     assert opened["url"] == PAGE and opened["from"] == "Device A", opened

@@ -29,10 +29,10 @@ def set_(device, *args, env=None):
 
 
 def notifies(desktop, title):
-    """The Notify calls for the activity titled `title` (the summary names
-    it: "Continue “<title>” in <App>")."""
+    """The Notify calls for the activity titled `title` (the summary is
+    the title)."""
     return [r for r in desktop.notifications()
-            if r.get("call") == "Notify" and f"“{title}”" in (r.get("summary") or "")]
+            if r.get("call") == "Notify" and r.get("summary") == title]
 
 
 def start_agent(device, desktop, socket_path, own_port, *peer_ports):

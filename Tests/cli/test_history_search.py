@@ -140,7 +140,9 @@ def test_gnome_shell_finds_by_title_keyword_and_content_and_subsearch_narrows(hi
 def test_metas_show_title_app_device_and_when_with_the_apps_icon_and_leave_unknown_ids_out(history, tmp_path):
     history.desktop.install(BUNDLE, BUNDLE, [TYPE], tmp_path / "never.jsonl", icon="accessories-text-editor")
     installed = history.add("Meeting notes", seconds_ago=330)
-    gone = history.add("Old sketch", bundle="org.example.Gone", device="Pocket", seconds_ago=2 * 3600 + 60)
+    # No desktop entry for its bundle, none here continues its type: the bundle id.
+    gone = history.add("Old sketch", bundle="org.example.Gone", device="Pocket", seconds_ago=2 * 3600 + 60,
+                       activity_type="com.example.nobody.sketch")
     untitled = history.add("", content=["untitledword"])
 
     metas = history.metas("h999999", installed, "x1", gone, "h", "h-1", untitled, installed)
@@ -152,6 +154,49 @@ def test_metas_show_title_app_device_and_when_with_the_apps_icon_and_leave_unkno
     assert metas[2]["name"] == TYPE, metas[2]
     assert history.metas() == []
     assert history.metas("h0", "h99999999999999999999999") == []
+
+
+def test_the_app_is_named_by_its_desktop_entry_and_by_its_bundle_id_only_without_one(history, tmp_path):
+    """GNOME Shell 43 showed "org.libhandoff.handoff · root's computer · just
+    now": the app's name comes from a desktop entry whenever one is known,
+    in GNOME's metas and KRunner's matches alike."""
+    apps = history.desktop.data / "applications"
+    # Named like the bundle id, declaring nothing for Handoff: its Name
+    # (in the person's language) and Icon all the same.
+    (apps / "org.example.Plain.desktop").write_text(
+        "[Desktop Entry]\nType=Application\nName=Plain Editor\nName[de]=Einfacher Editor\nIcon=text-editor\n"
+        "Exec=/bin/true\n")
+    # An app here continues the type of an entry whose own app is not
+    # here (`handoff publish` sends as org.libhandoff.handoff): the app
+    # that opens it.
+    history.desktop.install("org.example.Opener", "org.example.Opener", [TYPE], tmp_path / "never.jsonl",
+                            icon="accessories-text-editor")
+    plain = history.add("Plain note", bundle="org.example.Plain", activity_type="com.example.plain.edit")
+    published = history.add("Published note", bundle="org.libhandoff.handoff")
+    lost = history.add("Lost note", bundle="org.example.Gone", activity_type="com.example.nobody.edit")
+
+    metas = {m["id"]: m for m in history.metas(plain, published, lost)}
+    assert metas[plain]["description"] == f"Plain Editor · {DEVICE} · 5 min ago", metas
+    assert metas[plain]["gicon"] == "text-editor", metas
+    assert metas[published]["description"] == f"E2E app · {DEVICE} · 5 min ago", metas
+    assert metas[published]["gicon"] == "accessories-text-editor", metas
+    assert metas[lost]["description"] == f"org.example.Gone · {DEVICE} · 5 min ago", metas
+    assert metas[lost]["gicon"] == "handoff", metas
+    matches = {m[0]: m for m in history.match("note")}
+    assert set(matches) == {plain, published, lost}, matches
+    assert matches[plain][2] == "text-editor" and matches[published][2] == "accessories-text-editor", matches
+    assert {i: m[5]["subtext"]["data"] for i, m in matches.items()} == {
+        i: metas[i]["description"] for i in metas}, matches
+
+
+def test_the_desktop_entrys_name_is_in_the_persons_language(pair, ports, tmp_path, procs):
+    desktop = Desktop(tmp_path / "desktop", procs)
+    (desktop.data / "applications" / "org.example.Plain.desktop").write_text(
+        "[Desktop Entry]\nType=Application\nName=Plain Editor\nName[de]=Einfacher Editor\nExec=/bin/true\n")
+    history = History(pair[1], desktop, tmp_path, ports, language=lambda env: dict(env, LANGUAGE="de", LC_ALL="C.UTF-8"))
+    history.serving()
+    plain = history.add("Notiz", bundle="org.example.Plain", activity_type="com.example.plain.edit")
+    assert history.metas(plain)[0]["description"].startswith("Einfacher Editor · "), history.metas(plain)
 
 
 def test_hostile_text_is_stored_and_found_literally_and_never_errors(history):
@@ -225,7 +270,8 @@ def test_wrong_argument_types_answer_invalid_args_and_the_agent_answers_on(histo
 def test_krunner_matches_with_subtext_and_icon(history, tmp_path):
     history.desktop.install(BUNDLE, BUNDLE, [TYPE], tmp_path / "never.jsonl", icon="/opt/notes/icon.png")
     first = history.add("Garden layout", keywords=["roses"], seconds_ago=330)
-    second = history.add("Garden budget", seconds_ago=4 * 86400, bundle="org.example.Gone")
+    second = history.add("Garden budget", seconds_ago=4 * 86400, bundle="org.example.Gone",
+                         activity_type="com.example.nobody.budget")
 
     assert history.call(KRUNNER, "Actions") == [[]]
     matches = history.match("garden")

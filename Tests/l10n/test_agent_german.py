@@ -5,7 +5,8 @@ notification server (Tests/agent/fake_notifications.c) asks "Ein neues
 Gerät koppeln?" with German buttons when a new device runs `handoff pair`,
 and the pairing goes through on the German "Koppeln". The joiner's
 `handoff --json pair` stays as scripts read it: JSON is never translated.
-And an activity another device offers: "von Device A", "Fortsetzen", and
+And an activity another device offers: "In E2E app fortsetzen · von
+Device A", "Fortsetzen", and
 the click continues it."""
 
 import os
@@ -69,8 +70,8 @@ def test_an_activity_notification_is_german_and_continues(tmp_path, procs):
                         env=german(desktop.env(b.env, socket_path)))
         agent.expect_stderr('"event":"listening"')
         sender, published = publish(a, ports[0], ports[1], "--type", "com.example.l10n.edit", "--title", "Entwurf 7")
-        shown = desktop.notified("„Entwurf 7“ in E2E app fortsetzen")  # AgentTexts.continueIn
-        assert shown["body"] == "von Device A", shown
+        shown = desktop.notified("Entwurf 7")
+        assert shown["body"] == "In E2E app fortsetzen · von Device A", shown  # AgentTexts.continueIn
         assert shown["actions"] == ["default", "Fortsetzen", "continue", "Fortsetzen"], shown
         desktop.click(shown["id"])
         sender.event("continued", id=published["id"])

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffModel
 
-/// The "Install" of a "No app on this device continues …" notice
+/// The "Install" of a "No app here continues …" notice
 /// (docs/agent.md §6): `appstream://<id>` opened through the desktop's
 /// handler (`xdg-open`, which hands it to the software centre: GNOME
 /// Software, KDE Discover), for the sending app's bundle identifier.

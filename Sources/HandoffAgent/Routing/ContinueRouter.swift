@@ -147,7 +147,7 @@ final class ContinueRouter {
         }
     }
 
-    /// The "No app on this device continues …" notice's "Install"
+    /// The "No app here continues …" notice's "Install"
     /// (docs/agent.md §6): the software centre at the sender's bundle id.
     /// Loop thread.
     func openInstall(for activityID: ActivityID, activationToken: String?) -> Result<Void, HandoffError> {
@@ -344,6 +344,13 @@ final class ContinueRouter {
             for warning in desktop.installed.rescan() { log("desktop", warning) }
         }
         return desktop.installed.app(bundleIdentifier: bundle)
+    }
+
+    /// How a person knows the app of `bundle` (`InstalledApps.label`),
+    /// looked at again as `installedApp(bundle:)` does. Loop thread.
+    func appLabel(bundle: String, team: String? = nil, type: String? = nil) -> AppLabel? {
+        _ = installedApp(bundle: bundle)  // the rescan, at most every 10 s
+        return desktop?.installed.label(bundle: bundle, team: team, type: type)
     }
 
     /// A continuation chosen for an app being launched, if `bundle` has

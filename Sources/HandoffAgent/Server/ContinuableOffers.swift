@@ -30,7 +30,7 @@ final class ContinuableOffers: ContinuityEndpoint, @unchecked Sendable {
         case gone(ActivityID)
         /// Offered (new or changed, keep-alives included), and nothing here
         /// continues it: after `.gone` when it was continuable before. The
-        /// notifications say so once ("No app on this device continues …").
+        /// notifications say so once ("No app here continues …").
         case notContinuable(RemoteActivity)
         /// The activity left (after `.gone` when it was continuable).
         case withdrawn(ActivityID)

@@ -7,8 +7,9 @@ import HandoffRuntime
 /// (docs/agent.md §6): an offer naming what would continue it, or, when
 /// nothing here does, a notice saying so.
 extension NotificationContent {
-    /// An offer: "Continue “Title” in <App>" with the app's icon, or "Open
-    /// “Title” in the browser" when only its web page would open.
+    /// An offer: the title, "Continue in <App> · from <device>" with the
+    /// app's icon, or "Open in the browser · from …" when only its web
+    /// page would open.
     static func offer(_ remote: RemoteActivity, _ target: ContinueTarget) -> NotificationContent {
         let kind: Kind = target.webPageOnly ? .webPage : .app(name: target.appName)
         // Always an icon: the app's, else the browser's or the agent's.
@@ -17,14 +18,14 @@ extension NotificationContent {
                                    icon: icon, desktopEntry: target.desktopEntry, kind: kind)
     }
 
-    /// "No app on this device continues <app>": low urgency, transient,
+    /// "No app here continues <app> · from …": low urgency, transient,
     /// with "Install" when the sender's bundle id may name an AppStream
     /// component. The app is named by `appName` (an app installed here
     /// under the sender's bundle id that does not declare the type), else
     /// by a readable form of the sender's bundle id ("com.example.shapes"
     /// → "Shapes"), else of the type: the beacon carries no app name.
     /// (An activity with a web page the agent can open is an offer: "Open
-    /// “Title” in the browser".)
+    /// in the browser".)
     static func noApp(_ remote: RemoteActivity, installable: Bool, appName: String? = nil) -> NotificationContent {
         var content = NotificationContent(title: remote.title, type: remote.activityType, deviceName: remote.deviceName,
                                           icon: agentIcon, kind: .noApp(installable: installable))

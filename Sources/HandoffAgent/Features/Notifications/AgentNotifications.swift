@@ -70,7 +70,7 @@ final class AgentNotifications: AgentLoopSource {
             let id = remote.activityID
             guard noticed.insert(id).inserted else { return }
             notifier.show(.noApp(remote, installable: server.routing.installable(remote),
-                                 appName: server.routing.installedApp(bundle: remote.bundleIdentifier)?.name), for: id)
+                                 appName: server.routing.appLabel(bundle: remote.bundleIdentifier)?.name), for: id)
             notices.insert(id)
             let why = server.routing.undeclaredReason(remote).map { " (\($0))" } ?? ""
             server.log("no-app", "no app here continues \(remote.activityType) of team \(remote.teamIdentifier) from \(remote.deviceName)\(why); the person is told",

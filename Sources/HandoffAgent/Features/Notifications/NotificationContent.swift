@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 /// What the person is shown for an activity another device offers
-/// (docs/agent.md §6): the summary says what will happen and in which app
-/// ("Continue “Title” in Notes", "Open “Title” in the browser", "No app on
-/// this device continues <type>"), the body which device offers it; the
-/// title is the activity's (its type when it has none). The words are
+/// (docs/agent.md §6): the summary is the activity's title (its type when
+/// it has none), the body what choosing it does and which device offers
+/// it ("Continue in Notes · from Kitchen iMac", "Open in the browser · from
+/// …", "No app here continues Maps · from …"). The words are
 /// `AgentTexts`'.
 public struct NotificationContent: Sendable, Equatable {
     public static func == (a: Self, b: Self) -> Bool {
@@ -121,30 +121,29 @@ public struct NotificationContent: Sendable, Equatable {
 
     /// The summary and body for a server with `capabilities`: the body is
     /// markup-escaped where the server reads markup ("body-markup"), and
-    /// where it shows no body at all the device goes into the summary.
+    /// where it shows no body at all the body follows the summary in
+    /// parentheses ("Title (Continue in Notes · from …)").
     func rendered(capabilities: Set<String>) -> (summary: String, body: String) {
         if let text {
             let summary = Self.cut(Self.oneLine(text.summary), Self.maxSummaryCharacters)
             guard capabilities.contains("body") else { return (text.body.isEmpty ? summary : "\(summary) \(text.body)", "") }
             return (summary, capabilities.contains("body-markup") ? Self.escapeMarkup(text.body) : text.body)
         }
-        let name = Self.cut(Self.oneLine(title?.isEmpty == false ? title! : type), Self.maxTitleCharacters)
+        // The title alone is the summary, what it does the body
+        // (`AgentTexts`): both read whole where a shell cuts each line.
+        let summary = Self.cut(Self.oneLine(title?.isEmpty == false ? title! : type), Self.maxTitleCharacters)
         let device = Self.cut(Self.oneLine(deviceName), Self.maxDeviceCharacters)
-        let summary: String, body: String
+        let body: String
         switch kind {
         case .app(let app?):
-            summary = AgentTexts.continueIn(title: name, app: Self.cut(Self.oneLine(app), Self.maxDeviceCharacters))
-            body = AgentTexts.fromDevice(device)
+            body = AgentTexts.continueIn(app: Self.cut(Self.oneLine(app), Self.maxDeviceCharacters), device: device)
         case .app(nil):
-            summary = AgentTexts.continueTitle(name)
-            body = AgentTexts.fromDevice(device)
+            body = AgentTexts.continueHere(device: device)
         case .webPage:
-            summary = AgentTexts.openInBrowser(title: name)
-            body = AgentTexts.fromDevice(device)
+            body = AgentTexts.openInBrowser(device: device)
         case .noApp:
             let app = appName.flatMap { $0.isEmpty ? nil : $0 } ?? Self.readableName(type)
-            summary = AgentTexts.noApp(app: Self.cut(Self.oneLine(app), Self.maxTitleCharacters))
-            body = AgentTexts.titleFromDevice(title: name, device: device)
+            body = AgentTexts.noApp(app: Self.cut(Self.oneLine(app), Self.maxDeviceCharacters), device: device)
         }
         let cutSummary = Self.cut(summary, Self.maxSummaryCharacters)
         guard capabilities.contains("body") else { return ("\(cutSummary) (\(body))", "") }

@@ -79,7 +79,9 @@ public final class Notifier<Key: Hashable> {
         var inFlight = false
         /// Sent again when the call in flight answers.
         var resend = false
-        var activationToken: String?
+        /// The server's `ActivationToken` for this notification, for the
+        /// action that follows it.
+        var activationToken = ActivationToken.Held()
         /// A lasting one the server let expire: sent again only to a new server.
         var expired = false
     }
@@ -312,7 +314,7 @@ public final class Notifier<Key: Hashable> {
             for key in order {
                 guard var entry = entries[key] else { continue }
                 entry.id = nil
-                entry.activationToken = nil
+                entry.activationToken = .init()
                 entry.expired = false
                 // An answer still to come is the old server's: `notified`
                 // drops it (by epoch) and closes nothing.
@@ -328,15 +330,15 @@ public final class Notifier<Key: Hashable> {
 
     private func actionInvoked(id: UInt32, action: String) {
         guard let key = keysByID[id] else { return }
-        let token = entries[key]?.activationToken
-        entries[key]?.activationToken = nil
+        let token = entries[key]?.activationToken.take()
         onEvent(.actionInvoked(key, action: action, activationToken: token))
     }
 
     private func activationToken(id: UInt32, token: String) {
         guard let key = keysByID[id] else { return }
-        // A token cut short is no token: one over 256 bytes is dropped.
-        entries[key]?.activationToken = ActivationToken.checked(token)
+        // A token cut short is no token: one over 256 bytes is dropped;
+        // one no action follows within 10 s is dropped too.
+        entries[key]?.activationToken.keep(token)
     }
 
     /// A lasting notification the server let expire anyway (a server

@@ -43,7 +43,7 @@ struct HistorySearchAnswers {
 
     func results(_ entries: [HistoryEntry]) -> [SearchResult] {
         let now = now()
-        return entries.map { SearchResult($0, app: backend.installedApp(bundle: $0.bundle), nowMilliseconds: now) }
+        return entries.map { SearchResult($0, app: backend.appLabel(for: $0), nowMilliseconds: now) }
     }
 
     /// Continues the entry `id` names; an id that names none, or an entry

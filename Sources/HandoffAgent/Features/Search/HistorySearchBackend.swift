@@ -10,8 +10,9 @@ protocol HistorySearchBackend: AnyObject {
     func searchHistory(_ query: String, limit: Int) -> [HistoryEntry]
     /// The entries with these numbers that still exist, in that order.
     func historyEntries(_ ids: [Int64]) -> [HistoryEntry]
-    /// The installed app of `bundle`, for a result's name and icon.
-    func installedApp(bundle: String) -> InstalledApp?
+    /// How a person knows the entry's app, for a result's name and icon
+    /// (`InstalledApps.label`); nil: no desktop entry is known.
+    func appLabel(for entry: HistoryEntry) -> AppLabel?
     /// Continues entry `id` as a handoff from the past.
     func continueHistoryEntry(_ id: Int64, activationToken: String?) -> Result<ContinueChoice, HandoffError>
 }
@@ -25,7 +26,7 @@ extension AgentServer: HistorySearchBackend {
         history?.entries(ids) ?? []
     }
 
-    func installedApp(bundle: String) -> InstalledApp? {
-        routing.installedApp(bundle: bundle)
+    func appLabel(for entry: HistoryEntry) -> AppLabel? {
+        routing.appLabel(bundle: entry.bundle, team: entry.team, type: entry.activityType)
     }
 }

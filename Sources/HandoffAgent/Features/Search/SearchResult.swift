@@ -3,8 +3,9 @@ import HandoffModel
 
 /// One history entry as the desktop's search shows it (docs/history.md
 /// "Searching from the desktop"): its title, "App · Device · when", and
-/// the app's icon name. Built on the loop thread from the entry and the
-/// installed app that declares its bundle (nil: none here).
+/// the app's icon name. Built on the loop thread from the entry and how
+/// the person knows its app (`InstalledApps.label`: its desktop entry's
+/// `Name` and `Icon`; nil: no entry here, and the bundle id stands in).
 struct SearchResult: Equatable {
     /// Longest title or description handed to the shell, in bytes: a
     /// result row shows one line; a 1,024-byte title is cut here.
@@ -18,11 +19,11 @@ struct SearchResult: Equatable {
     /// A themed icon name or an absolute path (GNOME's `gicon` takes both).
     var icon: String
 
-    init(_ entry: HistoryEntry, app: InstalledApp?, nowMilliseconds: Int64) {
+    init(_ entry: HistoryEntry, app: AppLabel?, nowMilliseconds: Int64) {
         id = entry.resultID
         let title = entry.title.isEmpty ? entry.activityType : entry.title
         name = truncateUTF8(title, to: Self.maxTextBytes)
-        let appName = app?.name.flatMap { $0.isEmpty ? nil : $0 } ?? entry.bundle
+        let appName = app?.name ?? entry.bundle
         let seconds = Double(max(0, nowMilliseconds - entry.lastSeen)) / 1000
         description = truncateUTF8(SearchTexts.description(app: appName, device: entry.deviceName,
                                                            when: TrayDevice.describe(seconds)), to: Self.maxTextBytes)

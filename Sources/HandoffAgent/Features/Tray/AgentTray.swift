@@ -37,6 +37,9 @@ final class AgentTray: AgentLoopSource {
     private(set) var state = State.starting
     /// "no tray" is said once until a registration works in between.
     private var saidNoTray = false
+    /// The host's `ProvideXdgActivationToken`, for the Activate or menu
+    /// click it precedes (docs/agent.md §15 "Tokens end to end").
+    private var activationToken = ActivationToken.Held()
     /// When the menu is looked at again (monotonic seconds; infinity:
     /// only when something says it changed).
     private var nextLook = 0.0
@@ -69,12 +72,16 @@ final class AgentTray: AgentLoopSource {
         let bus = try SessionBus(address: address)
         self.bus = bus
         let menu = try DBusMenuObject(bus: bus, menu: content.menu())
-        menu.onClicked = { [unowned self] item in self.content.clicked(item) }
+        menu.onClicked = { [unowned self] item in self.content.clicked(item, activationToken: self.activationToken.take()) }
         menu.onAboutToShow = { [unowned self] in self.refresh() }
         self.menu = menu
         let item = try StatusNotifierItemObject(bus: bus, look: content.look, iconThemePath: iconThemePath,
                                                 menuPath: DBusMenuObject.path)
-        item.onActivate = { [unowned self] in self.content.activated() }
+        item.onActivate = { [unowned self] in self.content.activated(activationToken: self.activationToken.take()) }
+        // A token before SecondaryActivate was for that event: it does
+        // nothing, and the token is not left for a later one.
+        item.onSecondaryActivate = { [unowned self] in _ = self.activationToken.take() }
+        item.onActivationToken = { [unowned self] token in self.activationToken.keep(token) }
         self.item = item
         try bus.subscribe(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                           member: "NameOwnerChanged", arg0: Self.watcherName) { [weak self] m in

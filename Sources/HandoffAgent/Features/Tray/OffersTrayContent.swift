@@ -63,9 +63,9 @@ final class OffersTrayContent: TrayContent {
     private func recent() -> [TrayMenu.Recent] {
         guard let history = server.history else { return [] }
         return history.newest(TrayMenu.maxRecent).map { e in
-            let app = server.routing.installedApp(bundle: e.bundle)
+            let app = server.routing.appLabel(bundle: e.bundle, team: e.team, type: e.activityType)
             let title = e.title.isEmpty ? e.activityType : e.title
-            let what = app?.name.map { tr("{title} — {app}", ["title": title, "app": $0]) } ?? title
+            let what = app.map { tr("{title} — {app}", ["title": title, "app": $0.name]) } ?? title
             // This device's own entries need no "from".
             let here = e.deviceID == server.identity.device.idBytes
             return TrayMenu.Recent(entry: e.id, label: here ? what : tr("{title} (from {device})", ["title": what, "device": e.deviceName]),
@@ -79,15 +79,15 @@ final class OffersTrayContent: TrayContent {
                 [("offers", .int(Int64(offers))), ("paused", .bool(actions.isPaused))])
     }
 
-    func clicked(_ item: TrayMenu.Item) {
+    func clicked(_ item: TrayMenu.Item, activationToken: String?) {
         server.count { $0.trayClicks += 1 }
         switch item.action {
         case .continueOffer(let id):
-            continueOffer(id, from: "the tray's menu")
+            continueOffer(id, from: "the tray's menu", activationToken: activationToken)
         case .continueHistory(let entry):
             server.log("chosen", "the person chose history entry \(entry) in the tray's menu",
-                       ["entry": .int(entry), "surface": .string("tray")])
-            if case .failure(let error) = server.continueHistoryEntry(entry, activationToken: nil) {
+                       ["entry": .int(entry), "surface": .string("tray"), "token": .bool(activationToken != nil)])
+            if case .failure(let error) = server.continueHistoryEntry(entry, activationToken: activationToken) {
                 server.log("choose-failed", "cannot continue history entry \(entry): \(error.message)",
                            ["entry": .int(entry), "code": .int(Int64(error.code.rawValue))])
             }
@@ -102,16 +102,16 @@ final class OffersTrayContent: TrayContent {
     }
 
     /// Activate (hosts that do not show the menu on a click): the newest.
-    func activated() {
+    func activated(activationToken: String?) {
         guard !actions.isPaused, let newest = server.offers.newestFirst.first else { return }
-        continueOffer(newest.activityID, from: "the tray icon")
+        continueOffer(newest.activityID, from: "the tray icon", activationToken: activationToken)
     }
 
     /// Exactly what the notification's Continue does.
-    private func continueOffer(_ id: ActivityID, from surface: String) {
+    private func continueOffer(_ id: ActivityID, from surface: String, activationToken: String?) {
         server.log("chosen", "the person chose \(id.uuidString) in \(surface)",
-                   ["activity": .string(id.uuidString), "token": .bool(false), "surface": .string("tray")])
-        if case .failure(let error) = server.routing.choose(id, activationToken: nil) {
+                   ["activity": .string(id.uuidString), "token": .bool(activationToken != nil), "surface": .string("tray")])
+        if case .failure(let error) = server.routing.choose(id, activationToken: activationToken) {
             server.log("choose-failed", "cannot continue \(id.uuidString): \(error.message)",
                        ["activity": .string(id.uuidString), "code": .int(Int64(error.code.rawValue))])
         }

@@ -7,6 +7,8 @@ import HandoffDBus
 /// NewStatus, NewToolTip for what changed. Activate and the others go to
 /// `onActivate`, `onSecondaryActivate`; ContextMenu and Scroll are
 /// accepted and do nothing (ItemIsMenu: the host shows the menu itself).
+/// `ProvideXdgActivationToken` (KDE Plasma 5.26+, before Activate or a
+/// menu event) goes to `onActivationToken`.
 final class StatusNotifierItemObject {
     static let path = "/StatusNotifierItem"
     static let interface = "org.kde.StatusNotifierItem"
@@ -27,6 +29,8 @@ final class StatusNotifierItemObject {
     let menuPath: String
     var onActivate: (() -> Void)?
     var onSecondaryActivate: (() -> Void)?
+    /// The host's token for the event it sends next.
+    var onActivationToken: ((String) -> Void)?
 
     init(bus: SessionBus, look: Look, iconThemePath: String, menuPath: String) throws(DBusError) {
         self.bus = bus
@@ -102,6 +106,12 @@ final class StatusNotifierItemObject {
             if call.member == "Activate" { onActivate?() }
             if call.member == "SecondaryActivate" { onSecondaryActivate?() }
             return .reply { _ throws(DBusError) in }
+        case "ProvideXdgActivationToken":
+            guard call.signature == "s", let token = try? call.reader.string() else {
+                return .wrongArguments(call, expected: "s")
+            }
+            onActivationToken?(token)
+            return .reply { _ throws(DBusError) in }
         case "Scroll":
             guard call.signature == "is" else { return .wrongArguments(call, expected: "is") }
             return .reply { _ throws(DBusError) in }
@@ -132,6 +142,7 @@ final class StatusNotifierItemObject {
         <method name="Activate"><arg name="x" type="i" direction="in"/><arg name="y" type="i" direction="in"/></method>
         <method name="SecondaryActivate"><arg name="x" type="i" direction="in"/><arg name="y" type="i" direction="in"/></method>
         <method name="Scroll"><arg name="delta" type="i" direction="in"/><arg name="orientation" type="s" direction="in"/></method>
+        <method name="ProvideXdgActivationToken"><arg name="token" type="s" direction="in"/></method>
         <signal name="NewTitle"/>
         <signal name="NewIcon"/>
         <signal name="NewAttentionIcon"/>

@@ -10,9 +10,11 @@ protocol TrayContent: AnyObject {
     var look: StatusNotifierItemObject.Look { get }
     /// The menu now, built whole (the dbusmenu object compares builds).
     func menu() -> TrayMenu
-    func clicked(_ item: TrayMenu.Item)
-    /// The host's Activate (a click where it shows no menu).
-    func activated()
+    /// A click on `item`; `activationToken`: the host's for this click
+    /// (`ProvideXdgActivationToken`), for the app it launches or raises.
+    func clicked(_ item: TrayMenu.Item, activationToken: String?)
+    /// The host's Activate (a click where it shows no menu), with its token.
+    func activated(activationToken: String?)
     /// The tray's state line says this after "tray: registered, ".
     var stateSummary: (text: String, fields: [(key: String, value: AgentLogEvent.Value)]) { get }
     /// Set by the tray: call it when what is shown changed.

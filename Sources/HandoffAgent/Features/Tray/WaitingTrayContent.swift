@@ -35,7 +35,7 @@ final class WaitingTrayContent: TrayContent {
 
     func menu() -> TrayMenu { .notSetUp(progress, thisDevice: deviceName()) }
 
-    func clicked(_ item: TrayMenu.Item) {
+    func clicked(_ item: TrayMenu.Item, activationToken: String?) {
         switch item.action {
         case .pairThisDevice: if progress == nil { onPair() }
         case .confirmPairing: if case .comparing = progress { onConfirm() }
@@ -46,7 +46,7 @@ final class WaitingTrayContent: TrayContent {
 
     /// A click where the host shows no menu starts nothing: pairing
     /// announces this device for two minutes, the person chooses it.
-    func activated() {}
+    func activated(activationToken: String?) {}
 
     var stateSummary: (text: String, fields: [(key: String, value: AgentLogEvent.Value)]) {
         let word = switch progress {

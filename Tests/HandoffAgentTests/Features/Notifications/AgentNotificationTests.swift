@@ -27,7 +27,7 @@ import Testing
         let a = try f.app(Self.appA)
         let sender = try RemoteDevice(Self.appA, peers: [f.agent.engine.beaconPort], name: "Laptop")
         func notified(_ summary: String) -> FakeDesktop.Record? {
-            fake.records.last { $0.call == "Notify" && $0.summary?.contains("“\(summary)”") == true }
+            fake.records.last { $0.call == "Notify" && $0.summary == summary }
         }
 
         let first = try UserActivity(activityType: "com.a.edit")
@@ -35,7 +35,7 @@ import Testing
         try sender.app.becomeCurrent(first)
         #expect(eventually { notified("Draft 7") != nil })
         let shown = try #require(notified("Draft 7"))
-        #expect(shown.body == "from Laptop" && shown.actions?.contains("continue") == true && shown.app_name == "Handoff")
+        #expect(shown.body == "Continue here · from Laptop" && shown.actions?.contains("continue") == true && shown.app_name == "Handoff")
         // It goes with the activity.
         sender.app.resignCurrent(first)
         #expect(eventually { fake.records.contains { $0.call == "CloseNotification" && $0.id == shown.id } })
@@ -82,11 +82,11 @@ import Testing
         let ours = try UserActivity(activityType: "com.a.edit")
         ours.title = "For here"
         try mine.app.becomeCurrent(ours)
-        #expect(eventually { fake.records.contains { $0.call == "Notify" && $0.summary == "Continue “For here”" } })
-        let notices = fake.records.filter { $0.call == "Notify" && $0.body?.contains("Not for here") == true }
+        #expect(eventually { fake.records.contains { $0.call == "Notify" && $0.summary == "For here" } })
+        let notices = fake.records.filter { $0.call == "Notify" && $0.summary == "Not for here" }
         #expect(notices.count == 1)
         // The sending app named (its bundle id made readable), never the raw type.
-        #expect(notices.first?.summary == "No app on this device continues App")
+        #expect(notices.first?.body == "No app here continues App · from B's device")
         #expect(notices.first?.app_icon == "handoff")
         #expect(notices.first?.actions == [])
         #expect(notices.first?.hints?["transient"] == .bool(true))

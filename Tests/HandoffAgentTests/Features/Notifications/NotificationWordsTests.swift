@@ -24,13 +24,13 @@ struct NotificationWordsTests {
         var remote = Self.remote
         remote.bundleIdentifier = "com.example.shapes"
         let caps: Set<String> = ["body"]
-        #expect(NotificationContent.noApp(remote, installable: false, appName: "Formen").rendered(capabilities: caps).summary
-                == "No app on this device continues Formen")
-        #expect(NotificationContent.noApp(remote, installable: false).rendered(capabilities: caps).summary
-                == "No app on this device continues Shapes")
+        #expect(NotificationContent.noApp(remote, installable: false, appName: "Formen").rendered(capabilities: caps).body
+                == "No app here continues Formen · from Desk")
+        #expect(NotificationContent.noApp(remote, installable: false).rendered(capabilities: caps).body
+                == "No app here continues Shapes · from Desk")
         remote.bundleIdentifier = ""
-        #expect(NotificationContent.noApp(remote, installable: false).rendered(capabilities: caps).summary
-                == "No app on this device continues Create shape")
+        #expect(NotificationContent.noApp(remote, installable: false).rendered(capabilities: caps).body
+                == "No app here continues Create shape · from Desk")
         #expect(NotificationContent.readableName("INSendMessageIntent") == "INSendMessageIntent")
         #expect(NotificationContent.readableName("org.gnome.text_editor") == "Text editor")
     }

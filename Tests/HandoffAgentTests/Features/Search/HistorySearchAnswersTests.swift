@@ -26,7 +26,10 @@ struct HistorySearchAnswersTests {
             return ids.compactMap { id in entries.first { $0.id == id } }
         }
 
-        func installedApp(bundle: String) -> InstalledApp? { app?.bundleIdentifier == bundle ? app : nil }
+        func appLabel(for entry: HistoryEntry) -> AppLabel? {
+            guard let app, app.bundleIdentifier == entry.bundle, let name = app.name else { return nil }
+            return AppLabel(name: name, icon: app.icon)
+        }
 
         func continueHistoryEntry(_ id: Int64, activationToken: String?) -> Result<ContinueChoice, HandoffError> {
             continued.append(id)
@@ -90,7 +93,7 @@ struct HistorySearchAnswersTests {
                                    dataDirectoryIndex: 0, manifest: manifest, declaredBy: .desktopEntry, name: "Notes",
                                    exec: nil, dbusActivatable: true, workingDirectory: nil, noDisplay: false,
                                    icon: "/opt/notes/icon.png")
-        let result = SearchResult(Self.entry(1, String(repeating: "ü", count: 600)), app: backend.app,
+        let result = SearchResult(Self.entry(1, String(repeating: "ü", count: 600)), app: backend.appLabel(for: Self.entry(1, "")),
                                   nowMilliseconds: Self.now)
         #expect(result.description == "Notes · Kitchen iMac · 5 min ago")
         #expect(result.icon == "/opt/notes/icon.png" && result.themedIcon == "handoff")

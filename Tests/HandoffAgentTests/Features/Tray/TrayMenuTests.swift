@@ -187,18 +187,18 @@ struct WaitingTrayMenuTests {
         let confirm = TrayMenu.notSetUp(.comparing("1")).item(TrayMenu.confirmJoinID)!
         let cancel = TrayMenu.notSetUp(.looking).item(TrayMenu.cancelJoinID)!
         // Idle: only Pair (a stale click on Cancel or Confirm does nothing).
-        content.clicked(confirm)
-        content.clicked(cancel)
-        content.clicked(pair)
+        content.clicked(confirm, activationToken: nil)
+        content.clicked(cancel, activationToken: nil)
+        content.clicked(pair, activationToken: nil)
         #expect((pairs, confirms, cancels) == (1, 0, 0))
         // Looking: a second Pair starts nothing; Confirm is not there yet.
         content.progress = .looking
-        content.clicked(pair)
-        content.clicked(confirm)
-        content.clicked(cancel)
+        content.clicked(pair, activationToken: nil)
+        content.clicked(confirm, activationToken: nil)
+        content.clicked(cancel, activationToken: nil)
         #expect((pairs, confirms, cancels) == (1, 0, 1))
         content.progress = .comparing("123 456")
-        content.clicked(confirm)
+        content.clicked(confirm, activationToken: nil)
         #expect((pairs, confirms, cancels) == (1, 1, 1))
         #expect(content.look.toolTipText == "Compare: 123 456")
     }
