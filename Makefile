@@ -187,7 +187,7 @@ demo: deps $(BINDIR)/mapoff $(BINDIR)/roundtrip
 # One file per thing measured (bench/main.c names them); the timing and
 # statistics (bench/timing.c) are bench_streams' too.
 BENCH_SOURCES := $(addprefix bench/,main.c report.c timing.c net.c app.c raw.c floors.c coding.c \
-                   agents.c broker.c pair.c dispatch.c continue.c beacon.c cold.c)
+                   agents.c broker.c side.c pair.c dispatch.c continue.c beacon.c cold.c)
 
 $(BINDIR)/bench: $(BENCH_SOURCES) $(wildcard bench/*.h) $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)
@@ -207,9 +207,9 @@ $(BINDIR)/bench_history: bench/history.c bench/timing.c bench/timing.h $(LIB) $(
 # Documents (docs/documents.md §9): continue -> document open next to a
 # plain continue; a 64 MiB document brought along next to a continuation
 # stream; two embedded apps in one process (bench/documents.c).
-BENCH_DOCUMENTS_SOURCES := $(addprefix bench/,documents.c documents_pair.c net.c timing.c)
+BENCH_DOCUMENTS_SOURCES := $(addprefix bench/,documents.c documents_pair.c side.c net.c timing.c)
 
-$(BINDIR)/bench_documents: $(BENCH_DOCUMENTS_SOURCES) bench/documents_pair.h bench/net.h bench/timing.h $(LIB) $(INCDIR)/handoff.h
+$(BINDIR)/bench_documents: $(BENCH_DOCUMENTS_SOURCES) bench/documents_pair.h bench/side.h bench/net.h bench/timing.h $(LIB) $(INCDIR)/handoff.h
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS_STRICT) -O2 -D_POSIX_C_SOURCE=200809L -I$(INCDIR) -o $@ $(BENCH_DOCUMENTS_SOURCES) \
 	  $(LINK_HANDOFF) -lpthread -lm

@@ -131,7 +131,7 @@ let package = Package(
         // rules and userInfo (docs/mpris.md); the documents bridge's readers
         // (recently-used.xbel with expat, KDE's RecentDocuments), app match
         // and rules (docs/documents.md §7).
-        .target(name: "HandoffBridges", dependencies: ["HandoffJSON", "HandoffModel", "HandoffDBus", "CExpat"],
+        .target(name: "HandoffBridges", dependencies: ["HandoffJSON", "HandoffModel", "HandoffDBus"],
                 swiftSettings: withoutFoundation),
         // A session-bus client on sd-bus (connection, messages, values,
         // served objects), driven by its owner's loop; no feature in it.

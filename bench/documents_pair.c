@@ -4,6 +4,7 @@
 #include "documents_pair.h"
 
 #include "net.h"
+#include "side.h"
 #include "timing.h"
 
 #include <handoff.h>
@@ -27,22 +28,6 @@
 #define BLOCK (256 * 1024)
 
 static const unsigned char key[32] = "documents bench key, not secret";
-
-struct side {
-    struct docpair *pair;
-    int is_sender;
-    int beacon_port;
-    char peer_text[32];
-    const char *peers[1];
-    int notify[2]; /* wakes this side's poll() to stop */
-    handoff_application *app;
-    handoff_responder *responder;
-    handoff_activity *activity; /* sender: the activity offered */
-    pthread_t thread;
-    int started;
-    _Atomic int ready; /* 1 running, -1 setup failed */
-    char error[200];
-};
 
 /* A stream's end in this process: the sender's writer or the receiver's reader. */
 struct pump {
@@ -188,7 +173,7 @@ static void put(handoff_value *dict, const char *k, handoff_value *v)
 /* Sender: the save writes what this round offers. */
 static void on_update(handoff_responder *r, handoff_activity *activity, void *user_data)
 {
-    struct docpair *pr = ((struct side *)user_data)->pair;
+    struct docpair *pr = ((struct side *)user_data)->owner;
     (void)r;
     handoff_value *info = handoff_value_new_dictionary();
     pthread_mutex_lock(&pr->lock);
@@ -204,7 +189,7 @@ static void on_update(handoff_responder *r, handoff_activity *activity, void *us
 
 static void on_sender_stream(handoff_activity *activity, int fd, void *user_data)
 {
-    struct docpair *pr = ((struct side *)user_data)->pair;
+    struct docpair *pr = ((struct side *)user_data)->owner;
     (void)activity;
     pthread_mutex_lock(&pr->lock);
     if (pr->writer.started || start_pump(&pr->writer, pr, fd, write_stream) != 0) {
@@ -219,7 +204,7 @@ static void on_sender_stream(handoff_activity *activity, int fd, void *user_data
  * stream's EOF does). A restore of another round is not this one's. */
 static void on_restore(handoff_responder *r, handoff_activity *activity, void *user_data)
 {
-    struct docpair *pr = ((struct side *)user_data)->pair;
+    struct docpair *pr = ((struct side *)user_data)->owner;
     int64_t t = now_ns();
     (void)r;
     handoff_value *info = handoff_activity_copy_user_info(activity);
@@ -263,7 +248,7 @@ static void on_receiver_stream(handoff_activity *activity, int fd, int error, co
 static void on_available(handoff_application *app, const handoff_remote_activity *remote,
                          void *user_data)
 {
-    struct docpair *pr = ((struct side *)user_data)->pair;
+    struct docpair *pr = ((struct side *)user_data)->owner;
     const char *id = handoff_remote_activity_get_id(remote);
     const char *type = handoff_remote_activity_get_type(remote);
     (void)app;
@@ -280,7 +265,7 @@ static int on_continue(handoff_application *app, handoff_activity *activity,
                        handoff_restoration_handler *handler, void *user_data)
 {
     struct side *sd = user_data;
-    struct docpair *pr = sd->pair;
+    struct docpair *pr = sd->owner;
     (void)app;
     handoff_restoration_handler_restore(handler, &sd->responder, 1);
     handoff_restoration_handler_free(handler);
@@ -298,7 +283,7 @@ static int on_continue(handoff_application *app, handoff_activity *activity,
 static void on_fail(handoff_application *app, const char *type, int error, const char *message,
                     void *user_data)
 {
-    struct docpair *pr = ((struct side *)user_data)->pair;
+    struct docpair *pr = ((struct side *)user_data)->owner;
     (void)app;
     (void)type;
     pthread_mutex_lock(&pr->lock);
@@ -306,7 +291,7 @@ static void on_fail(handoff_application *app, const char *type, int error, const
     pthread_mutex_unlock(&pr->lock);
 }
 
-/* ---- the application threads ---- */
+/* ---- the application threads (side.h) ---- */
 
 static int side_setup(struct side *sd)
 {
@@ -323,20 +308,11 @@ static int side_setup(struct side *sd)
         d.continue_user_activity = on_continue;
         d.did_fail_to_continue_user_activity = on_fail;
     }
-    sd->app = handoff_application_new(m, &d, sd, NULL);
-    handoff_manifest_free(m);
-    if (!sd->app) {
-        snprintf(sd->error, sizeof sd->error, "application_new: %s", handoff_last_error_message());
-        return -1;
-    }
     handoff_responder_callbacks rc = HANDOFF_RESPONDER_CALLBACKS_INIT;
     rc.update_user_activity_state = on_update;
     rc.restore_user_activity_state = on_restore;
-    sd->responder = handoff_responder_new(sd->app, &rc, sd, NULL);
-    if (!sd->responder) {
-        snprintf(sd->error, sizeof sd->error, "responder_new: %s", handoff_last_error_message());
+    if (side_new_app(sd, m, &d, &rc) != 0)
         return -1;
-    }
     if (sd->is_sender) {
         const char *required[] = {"round"};
         handoff_activity_delegate ad = HANDOFF_ACTIVITY_DELEGATE_INIT;
@@ -353,88 +329,13 @@ static int side_setup(struct side *sd)
             return -1;
         }
     }
-    handoff_account *account = handoff_account_from_key(key, sizeof key);
     handoff_continuity_options o = HANDOFF_CONTINUITY_OPTIONS_INIT;
-    o.account = account;
     o.mode = HANDOFF_CONTINUITY_MODE_EMBEDDED;
-    o.device_name = sd->is_sender ? "bench sender" : "bench receiver";
-    /* two devices in one process: each its own id */
-    o.device_id = sd->is_sender ? "000000000000000000000000000d0c01" : "000000000000000000000000000d0c02";
-    o.beacon_port = sd->beacon_port;
-    o.disable_multicast = 1;
-    o.peers = sd->peers;
-    o.peer_count = 1;
-    o.channel_address = "127.0.0.1:0";
-    o.fetch_timeout_ms = 1500;
-    o.connect_timeout_ms = 1000;
-    int rc2 = handoff_application_start_continuity(sd->app, &o);
-    handoff_account_free(account);
-    if (rc2 != HANDOFF_OK) {
-        snprintf(sd->error, sizeof sd->error, "start_continuity: %s", handoff_last_error_message());
-        return -1;
-    }
-    return 0;
+    side_embedded_options(sd, &o, sd->is_sender ? "000000000000000000000000000d0c01" : "000000000000000000000000000d0c02");
+    return side_start_continuity(sd, &o, key, sizeof key, "start_continuity");
 }
 
-/* An application is freed on the thread it was created on. */
-static void side_teardown(struct side *sd)
-{
-    handoff_responder_free(sd->responder);
-    handoff_activity_free(sd->activity);
-    handoff_application_free(sd->app);
-    sd->responder = NULL;
-    sd->activity = NULL;
-    sd->app = NULL;
-}
-
-static void *side_main(void *arg)
-{
-    struct side *sd = arg;
-    struct docpair *pr = sd->pair;
-    if (side_setup(sd) != 0) {
-        side_teardown(sd);
-        atomic_store(&sd->ready, -1);
-        return NULL;
-    }
-    atomic_store(&sd->ready, 1);
-    struct pollfd p[2] = {{handoff_application_get_fd(sd->app), POLLIN, 0}, {sd->notify[0], POLLIN, 0}};
-    while (!atomic_load(&pr->stop)) {
-        int wait = handoff_application_next_timeout(sd->app);
-        if (wait < 0 || wait > 100)
-            wait = 100;
-        poll(p, 2, wait);
-        handoff_application_dispatch(sd->app);
-    }
-    side_teardown(sd);
-    return NULL;
-}
-
-static void close_notify(struct side *sd)
-{
-    if (sd->notify[0] >= 0)
-        close(sd->notify[0]), close(sd->notify[1]);
-    sd->notify[0] = sd->notify[1] = -1;
-}
-
-static int start_side(struct side *sd)
-{
-    if (pipe2(sd->notify, O_CLOEXEC | O_NONBLOCK) != 0) {
-        snprintf(sd->error, sizeof sd->error, "pipe: %s", strerror(errno));
-        sd->notify[0] = sd->notify[1] = -1;
-        return -1;
-    }
-    if (pthread_create(&sd->thread, NULL, side_main, sd) != 0) {
-        snprintf(sd->error, sizeof sd->error, "no thread");
-        return -1;
-    }
-    sd->started = 1;
-    int64_t end = now_ns() + SETUP_TIMEOUT_NS;
-    while (atomic_load(&sd->ready) == 0 && now_ns() < end)
-        sleep_ns(1000000);
-    if (atomic_load(&sd->ready) == 0)
-        snprintf(sd->error, sizeof sd->error, "setup did not finish in time");
-    return atomic_load(&sd->ready) == 1 ? 0 : -1;
-}
+static const struct side_hooks hooks = {side_setup, NULL, 100, NULL};
 
 /* Waits on the pair's condition until `deadline` (monotonic ns); 0 on a timeout. */
 static int wait_until(struct docpair *pr, int64_t deadline)
@@ -456,23 +357,14 @@ struct docpair *docpair_start(char *why, size_t why_size)
     pthread_cond_init(&pr->changed, &ca);
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&pr->lock, NULL);
-    pr->sender.pair = pr->receiver.pair = pr;
-    pr->sender.is_sender = 1;
-    pr->sender.notify[0] = pr->sender.notify[1] = pr->receiver.notify[0] = pr->receiver.notify[1] = -1;
-    pr->sender.beacon_port = pick_udp_port();
-    do
-        pr->receiver.beacon_port = pick_udp_port();
-    while (pr->receiver.beacon_port == pr->sender.beacon_port && pr->receiver.beacon_port > 0);
-    if (pr->sender.beacon_port < 0 || pr->receiver.beacon_port < 0) {
+    side_init(&pr->sender, pr, &hooks, &pr->stop, 1);
+    side_init(&pr->receiver, pr, &hooks, &pr->stop, 0);
+    if (side_link(&pr->sender, &pr->receiver, 0, 0) != 0) {
         snprintf(why, why_size, "no free UDP port");
         docpair_stop(pr);
         return NULL;
     }
-    snprintf(pr->sender.peer_text, 32, "127.0.0.1:%d", pr->receiver.beacon_port);
-    snprintf(pr->receiver.peer_text, 32, "127.0.0.1:%d", pr->sender.beacon_port);
-    pr->sender.peers[0] = pr->sender.peer_text;
-    pr->receiver.peers[0] = pr->receiver.peer_text;
-    if (start_side(&pr->receiver) != 0 || start_side(&pr->sender) != 0) {
+    if (side_start(&pr->receiver, SETUP_TIMEOUT_NS) != 0 || side_start(&pr->sender, SETUP_TIMEOUT_NS) != 0) {
         snprintf(why, why_size, "%s: %s", pr->receiver.error[0] ? "receiver" : "sender",
                  pr->receiver.error[0] ? pr->receiver.error : pr->sender.error);
         docpair_stop(pr);
@@ -533,20 +425,12 @@ void docpair_stop(struct docpair *pr)
     if (!pr)
         return;
     atomic_store(&pr->stop, 1);
-    struct side *sides[2] = {&pr->sender, &pr->receiver};
-    for (int i = 0; i < 2; i++) {
-        char c = 1;
-        if (sides[i]->notify[1] >= 0 && write(sides[i]->notify[1], &c, 1) < 0) {
-            /* a full pipe wakes the poll() already */
-        }
-        if (sides[i]->started)
-            pthread_join(sides[i]->thread, NULL);
-        sides[i]->started = 0;
-    }
+    side_halt(&pr->sender);
+    side_halt(&pr->receiver);
     join_pump(&pr->reader);
     join_pump(&pr->writer);
-    for (int i = 0; i < 2; i++)
-        close_notify(sides[i]);
+    side_close(&pr->sender);
+    side_close(&pr->receiver);
     pthread_cond_destroy(&pr->changed);
     pthread_mutex_destroy(&pr->lock);
     free(pr);

@@ -13,21 +13,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-void poke(struct side *sd)
-{
-    char c = 1;
-    if (write(sd->notify[1], &c, 1) < 0) {
-        /* a full pipe already wakes the reader */
-    }
-}
-
 /* ---- callbacks ---- */
 
 /* Sender's responder: the save writes the current round tag. */
 static void on_update(handoff_responder *r, handoff_activity *activity, void *user_data)
 {
     struct side *sd = user_data;
-    struct pair *pr = sd->pair;
+    struct pair *pr = sd->owner;
     (void)r;
     handoff_value *info = bench_user_info(atomic_load(&pr->round_tag));
     handoff_activity_add_user_info_entries(activity, info);
@@ -46,7 +38,7 @@ static void on_update(handoff_responder *r, handoff_activity *activity, void *us
 static void on_restore(handoff_responder *r, handoff_activity *activity, void *user_data)
 {
     struct side *sd = user_data;
-    struct pair *pr = sd->pair;
+    struct pair *pr = sd->owner;
     int64_t t = now_ns();
     (void)r;
     handoff_value *info = handoff_activity_copy_user_info(activity);
@@ -62,16 +54,17 @@ static void on_was_continued(handoff_activity *activity, void *user_data)
 {
     struct side *sd = user_data;
     (void)activity;
-    atomic_store(&sd->pair->last_confirm_ns, now_ns());
-    atomic_fetch_add(&sd->pair->confirms, 1);
-    poke(&sd->pair->receiver);
+    struct pair *pr = sd->owner;
+    atomic_store(&pr->last_confirm_ns, now_ns());
+    atomic_fetch_add(&pr->confirms, 1);
+    poke(&pr->receiver);
 }
 
 static void on_available(handoff_application *app, const handoff_remote_activity *remote,
                          void *user_data)
 {
     struct side *sd = user_data;
-    struct pair *pr = sd->pair;
+    struct pair *pr = sd->owner;
     int64_t t = now_ns();
     const char *id = handoff_remote_activity_get_id(remote);
     const char *type = handoff_remote_activity_get_type(remote);
@@ -98,7 +91,7 @@ static int on_will_continue(handoff_application *app, const char *type, void *us
     struct side *sd = user_data;
     (void)app;
     (void)type;
-    sd->pair->t_will = now_ns();
+    ((struct pair *)sd->owner)->t_will = now_ns();
     return 0;
 }
 
@@ -106,7 +99,7 @@ static int on_continue(handoff_application *app, handoff_activity *activity,
                        handoff_restoration_handler *handler, void *user_data)
 {
     struct side *sd = user_data;
-    struct pair *pr = sd->pair;
+    struct pair *pr = sd->owner;
     (void)app;
     (void)activity;
     pr->t_cont = now_ns();
@@ -120,7 +113,7 @@ static void on_fail(handoff_application *app, const char *type, int error, const
                     void *user_data)
 {
     struct side *sd = user_data;
-    struct pair *pr = sd->pair;
+    struct pair *pr = sd->owner;
     (void)app;
     (void)type;
     pr->outstanding--;
@@ -129,11 +122,11 @@ static void on_fail(handoff_application *app, const char *type, int error, const
              message ? message : "");
 }
 
-/* ---- the side threads ---- */
+/* ---- the side threads (side.h) ---- */
 
 static int side_setup(struct side *sd)
 {
-    struct pair *pr = sd->pair;
+    struct pair *pr = sd->owner;
     handoff_manifest *m = bench_manifest(sd->error, sizeof sd->error);
     if (!m)
         return -1;
@@ -145,20 +138,11 @@ static int side_setup(struct side *sd)
         d.continue_user_activity = on_continue;
         d.did_fail_to_continue_user_activity = on_fail;
     }
-    sd->app = handoff_application_new(m, &d, sd, NULL);
-    handoff_manifest_free(m);
-    if (!sd->app) {
-        snprintf(sd->error, sizeof sd->error, "application_new: %s", handoff_last_error_message());
-        return -1;
-    }
     handoff_responder_callbacks rc = HANDOFF_RESPONDER_CALLBACKS_INIT;
     rc.update_user_activity_state = on_update;
     rc.restore_user_activity_state = on_restore;
-    sd->responder = handoff_responder_new(sd->app, &rc, sd, NULL);
-    if (!sd->responder) {
-        snprintf(sd->error, sizeof sd->error, "responder_new: %s", handoff_last_error_message());
+    if (side_new_app(sd, m, &d, &rc) != 0)
         return -1;
-    }
     if (sd->is_sender) {
         sd->activity = handoff_activity_new(ACTIVITY_TYPE);
         if (!sd->activity) {
@@ -178,9 +162,7 @@ static int side_setup(struct side *sd)
             return -1;
         }
     }
-    handoff_account *account = handoff_account_from_key(bench_key, sizeof bench_key);
     handoff_continuity_options o = HANDOFF_CONTINUITY_OPTIONS_INIT;
-    o.account = account;
     if (pr->agent && (!sd->is_sender || pr->agent_sender)) {
         /* The device-level settings are the agent's (its command line):
          * the app gives its account and how long its main thread has to
@@ -188,102 +170,35 @@ static int side_setup(struct side *sd)
          * pair_start before this side starts. */
         o.mode = HANDOFF_CONTINUITY_MODE_AGENT;
         o.fetch_timeout_ms = 1500;
-        int rc3 = handoff_application_start_continuity(sd->app, &o);
-        handoff_account_free(account);
-        if (rc3 != HANDOFF_OK) {
-            snprintf(sd->error, sizeof sd->error, "start_continuity (agent): %s",
-                     handoff_last_error_message());
-            return -1;
-        }
-        return 0;
+        return side_start_continuity(sd, &o, bench_key, sizeof bench_key, "start_continuity (agent)");
     }
-    o.device_name = sd->is_sender ? "bench sender" : "bench receiver";
-    /* Two devices in one process: each its own id (else both would be the
-     * person's device from the device file, and ignore each other). */
-    o.device_id = sd->is_sender ? "0000000000000000000000000000be01" : "0000000000000000000000000000be02";
-    o.beacon_port = sd->beacon_port;
-    o.disable_multicast = 1;
-    o.peers = sd->peers;
-    o.peer_count = sd->peer_count;
-    o.channel_address = "127.0.0.1:0";
-    o.fetch_timeout_ms = 1500;
-    o.connect_timeout_ms = 1000;
+    side_embedded_options(sd, &o, sd->is_sender ? "0000000000000000000000000000be01" : "0000000000000000000000000000be02");
     o.connection_reuse_ms = pr->reuse_ms;
-    int rc2 = handoff_application_start_continuity(sd->app, &o);
-    handoff_account_free(account);
-    if (rc2 != HANDOFF_OK) {
-        snprintf(sd->error, sizeof sd->error, "start_continuity: %s", handoff_last_error_message());
-        return -1;
-    }
-    return 0;
+    return side_start_continuity(sd, &o, bench_key, sizeof bench_key, "start_continuity");
 }
 
-static void side_teardown(struct side *sd)
+/* The sender drives the beacon rounds, the receiver the continue rounds. */
+static int side_step(struct side *sd)
 {
-    struct pair *pr = sd->pair;
+    struct pair *pr = sd->owner;
+    int phase = atomic_load(&pr->phase);
+    if (sd->is_sender && phase == PH_BEACON)
+        return sender_beacon_step(pr);
+    if (!sd->is_sender && phase == PH_CONTINUE)
+        return receiver_continue_step(pr);
+    return 50;
+}
+
+static void side_free_beacon(struct side *sd)
+{
+    struct pair *pr = sd->owner;
     if (sd->is_sender) {
         handoff_activity_free(pr->b_activity);
         pr->b_activity = NULL;
     }
-    handoff_responder_free(sd->responder);
-    handoff_activity_free(sd->activity);
-    handoff_application_free(sd->app);
-    sd->responder = NULL;
-    sd->app = NULL;
 }
 
-static void *side_main(void *arg)
-{
-    struct side *sd = arg;
-    struct pair *pr = sd->pair;
-    if (side_setup(sd) != 0) {
-        atomic_store(&sd->ready, -1);
-        side_teardown(sd);
-        return NULL;
-    }
-    atomic_store(&sd->ready, 1);
-    struct pollfd p[2] = {{handoff_application_get_fd(sd->app), POLLIN, 0},
-                          {sd->notify[0], POLLIN, 0}};
-    while (!atomic_load(&pr->stop)) {
-        int cap = 50, phase = atomic_load(&pr->phase);
-        if (sd->is_sender && phase == PH_BEACON)
-            cap = sender_beacon_step(pr);
-        else if (!sd->is_sender && phase == PH_CONTINUE)
-            cap = receiver_continue_step(pr);
-        int wait = handoff_application_next_timeout(sd->app);
-        if (wait < 0 || wait > cap)
-            wait = cap;
-        if (poll(p, 2, wait) > 0 && (p[1].revents & POLLIN))
-            drain_fd(sd->notify[0]);
-        handoff_application_dispatch(sd->app);
-    }
-    side_teardown(sd);
-    return NULL;
-}
-
-static int wait_ready(struct side *sd)
-{
-    int64_t end = now_ns() + SETUP_TIMEOUT_NS;
-    while (now_ns() < end) {
-        int r = atomic_load(&sd->ready);
-        if (r != 0)
-            return r;
-        sleep_ns(1000000);
-    }
-    snprintf(sd->error, sizeof sd->error, "setup did not finish within %lld s",
-             (long long)(SETUP_TIMEOUT_NS / 1000000000));
-    return 0;
-}
-
-static int start_side(struct side *sd)
-{
-    if (pthread_create(&sd->thread, NULL, side_main, sd) != 0) {
-        snprintf(sd->error, sizeof sd->error, "no thread");
-        return -1;
-    }
-    sd->started = 1;
-    return wait_ready(sd) == 1 ? 0 : -1;
-}
+static const struct side_hooks hooks = {side_setup, side_step, 50, side_free_beacon};
 
 static void pair_series_init(struct pair *pr)
 {
@@ -314,20 +229,12 @@ int pair_start(struct pair *pr, int reuse_ms, const struct agents *ag, char *why
     pr->probe_fd = -1;
     pthread_mutex_init(&pr->lock, NULL);
     pair_series_init(pr);
-    pr->sender.pair = pr->receiver.pair = pr;
-    pr->sender.is_sender = 1;
-    pr->sender.notify[0] = pr->sender.notify[1] = -1;
-    pr->receiver.notify[0] = pr->receiver.notify[1] = -1;
+    side_init(&pr->sender, pr, &hooks, &pr->stop, 1);
+    side_init(&pr->receiver, pr, &hooks, &pr->stop, 0);
     pr->ctl_notify[0] = pr->ctl_notify[1] = -1;
-    if (pipe(pr->sender.notify) != 0 || pipe(pr->receiver.notify) != 0 || pipe(pr->ctl_notify) != 0) {
+    if (pipe(pr->ctl_notify) != 0) {
         snprintf(why, why_size, "pipe: %s", strerror(errno));
         return -1;
-    }
-    for (int i = 0; i < 2; i++) {
-        struct side *sd = i ? &pr->receiver : &pr->sender;
-        /* non-blocking notify pipes: poke never blocks, drain never hangs */
-        fcntl(sd->notify[0], F_SETFL, O_NONBLOCK);
-        fcntl(sd->notify[1], F_SETFL, O_NONBLOCK);
     }
     fcntl(pr->ctl_notify[0], F_SETFL, O_NONBLOCK);
     fcntl(pr->ctl_notify[1], F_SETFL, O_NONBLOCK);
@@ -346,33 +253,25 @@ int pair_start(struct pair *pr, int reuse_ms, const struct agents *ag, char *why
             setsockopt(pr->probe_fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) == 0;
     }
 #endif
-    pr->sender.beacon_port = ag ? ag->port[0] : pick_udp_port();
-    pr->receiver.beacon_port = ag ? ag->port[1] : pick_udp_port();
-    while (pr->receiver.beacon_port == pr->sender.beacon_port)
-        pr->receiver.beacon_port = pick_udp_port();
-    if (pr->sender.beacon_port < 0 || pr->receiver.beacon_port < 0) {
+    if (side_link(&pr->sender, &pr->receiver, ag ? ag->port[0] : 0, ag ? ag->port[1] : 0) != 0) {
         snprintf(why, why_size, "no free UDP port");
         return -1;
     }
-    snprintf(pr->sender.peer_text[0], 32, "127.0.0.1:%d", pr->receiver.beacon_port);
-    snprintf(pr->sender.peer_text[1], 32, "127.0.0.1:%d", pr->probe_port);
-    pr->sender.peers[0] = pr->sender.peer_text[0];
+    /* the sender's beacons also reach the probe (beacon.c) */
+    snprintf(pr->sender.peer_text[1], sizeof pr->sender.peer_text[1], "127.0.0.1:%d", pr->probe_port);
     pr->sender.peers[1] = pr->sender.peer_text[1];
     pr->sender.peer_count = 2;
-    snprintf(pr->receiver.peer_text[0], 32, "127.0.0.1:%d", pr->sender.beacon_port);
-    pr->receiver.peers[0] = pr->receiver.peer_text[0];
-    pr->receiver.peer_count = 1;
     /* Agent mode: each app finds its agent by HANDOFF_AGENT_SOCKET, read
      * when its continuity starts (one side at a time). */
     if (ag)
         setenv("HANDOFF_AGENT_SOCKET", ag->socket[1], 1);
-    if (start_side(&pr->receiver) != 0) {
+    if (side_start(&pr->receiver, SETUP_TIMEOUT_NS) != 0) {
         snprintf(why, why_size, "receiver: %s", pr->receiver.error);
         return -1;
     }
     if (ag && ag->both)
         setenv("HANDOFF_AGENT_SOCKET", ag->socket[0], 1);
-    if (start_side(&pr->sender) != 0) {
+    if (side_start(&pr->sender, SETUP_TIMEOUT_NS) != 0) {
         snprintf(why, why_size, "sender: %s", pr->sender.error);
         return -1;
     }
@@ -392,25 +291,15 @@ int pair_start(struct pair *pr, int reuse_ms, const struct agents *ag, char *why
 void pair_halt(struct pair *pr)
 {
     atomic_store(&pr->stop, 1);
-    for (int i = 0; i < 2; i++) {
-        struct side *sd = i ? &pr->receiver : &pr->sender;
-        if (sd->notify[1] >= 0)
-            poke(sd);
-        if (sd->started)
-            pthread_join(sd->thread, NULL);
-        sd->started = 0;
-    }
+    side_halt(&pr->sender);
+    side_halt(&pr->receiver);
 }
 
 void pair_stop(struct pair *pr)
 {
     pair_halt(pr);
-    for (int i = 0; i < 2; i++) {
-        struct side *sd = i ? &pr->receiver : &pr->sender;
-        if (sd->notify[0] >= 0)
-            close(sd->notify[0]), close(sd->notify[1]);
-        sd->notify[0] = sd->notify[1] = -1;
-    }
+    side_close(&pr->sender);
+    side_close(&pr->receiver);
     if (pr->ctl_notify[0] >= 0)
         close(pr->ctl_notify[0]), close(pr->ctl_notify[1]);
     if (pr->probe_fd >= 0)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* The handoff pair: two applications, each created on and driven by its own
- * thread (poll() on handoff_application_get_fd, then dispatch), joined by
+ * thread (side.h: poll() on handoff_application_get_fd, then dispatch), joined by
  * continuity with unicast peers on 127.0.0.1, embedded or through `handoff
  * agent` processes. The main thread runs one phase at a time on them: the
  * receiver's thread drives the continue rounds (continue.c), the sender's
@@ -10,6 +10,7 @@
 
 #include "agents.h"
 #include "bench.h"
+#include "side.h"
 #include "timing.h"
 
 #include <pthread.h>
@@ -27,25 +28,6 @@
 enum { PH_IDLE, PH_CONTINUE, PH_BEACON };
 
 enum { RS_WAIT_REMOTE, RS_TURN, RS_READY, RS_IN_FLIGHT, RS_CONFIRM, RS_GAP, RS_DRAIN, RS_DONE };
-
-struct pair;
-
-struct side {
-    struct pair *pair;
-    int is_sender;
-    int beacon_port;
-    char peer_text[2][32];
-    const char *peers[2];
-    size_t peer_count;
-    int notify[2]; /* a pipe: the other thread wakes this one's poll() */
-    handoff_application *app;
-    handoff_responder *responder;
-    handoff_activity *activity; /* sender: the activity continued */
-    pthread_t thread;
-    int started;
-    _Atomic int ready; /* 1 running, -1 setup failed */
-    char error[200];
-};
 
 struct pair {
     int reuse_ms;
@@ -112,8 +94,6 @@ void pair_stop(struct pair *pr);
 void run_phase(struct pair *pr, int phase, int64_t budget);
 /* Stops a pair's threads that overran, before what they wrote is read. */
 void pair_halt(struct pair *pr);
-/* Wakes a side's thread. */
-void poke(struct side *sd);
 
 /* One step of a side's phase; each returns how long its poll() may block (ms). */
 int receiver_continue_step(struct pair *pr); /* continue.c */

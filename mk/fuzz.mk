@@ -149,7 +149,10 @@ $(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_MODEL_TARGETS)): $(FUZZ_DIR)/bin/%: $(FUZZ_S
 
 $(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_CONTINUITY_TARGETS)): $(FUZZ_DIR)/bin/%: $(FUZZ_SRC)/targets/%.swift $(filter %.a,$(FUZZ_LIBS_CONTINUITY))
 	@mkdir -p $(@D)
-	$(SWIFTC) $(FUZZ_SWIFTFLAGS) $< $(FUZZ_LIBS_CONTINUITY) -o $@
+	$(SWIFTC) $(FUZZ_SWIFTFLAGS) $(filter %.swift,$^) $(FUZZ_LIBS_CONTINUITY) -o $@
+
+# The account and device files' targets share their private store.
+$(addprefix $(FUZZ_DIR)/bin/,account-file device-file): $(FUZZ_SRC)/support/store-file.swift
 
 $(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_RELAY_TARGETS)): $(FUZZ_DIR)/bin/%: $(FUZZ_SRC)/targets/%.swift $(filter %.a,$(FUZZ_LIBS_RELAY))
 	@mkdir -p $(@D)

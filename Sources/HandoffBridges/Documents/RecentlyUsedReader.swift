@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-import CExpat
 import HandoffModel
 
 /// Reads `recently-used.xbel`, the file GtkRecentManager (every GTK app,
@@ -41,37 +40,14 @@ public enum RecentlyUsedReader {
         guard bytes.count <= maxBytes else {
             throw HandoffError(.malformedData, "recently-used.xbel: \(bytes.count) bytes, over the \(maxBytes)-byte limit")
         }
-        // Namespace processing: names arrive as "URI NAME" (separator: space).
-        guard let parser = XML_ParserCreateNS(nil, 0x20) else {
+        guard let xml = UntrustedXML(namespaces: true) else {
             throw HandoffError(.malformedData, "cannot create an XML parser (out of memory)")
         }
-        defer { XML_ParserFree(parser) }
-        let builder = XBELBuilder(parser: parser, keep: max(keep, 0))
-        XML_SetUserData(parser, Unmanaged.passUnretained(builder).toOpaque())
-        XML_SetElementHandler(parser, { context, name, attributes in
-            guard let context, let name else { return }
-            XBELBuilder.from(context).start(String(cString: name), XBELBuilder.attributes(attributes))
-        }, { context, name in
-            guard let context, let name else { return }
-            XBELBuilder.from(context).end(String(cString: name))
-        })
-        XML_SetCharacterDataHandler(parser, { context, text, length in
-            guard let context, let text, length > 0 else { return }
-            text.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
-                XBELBuilder.from(context).characters(UnsafeBufferPointer(start: $0, count: Int(length)))
-            }
-        })
-        XML_SetEntityDeclHandler(parser, { context, _, _, _, _, _, _, _, _ in
-            guard let context else { return }
-            XBELBuilder.from(context).fail("the file declares an entity; recently-used.xbel has none")
-        })
-        let status = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { XML_Parse(parser, $0.baseAddress, Int32($0.count), 1) }
-        }
-        if let failure = builder.failure { throw HandoffError(.malformedData, "recently-used.xbel: \(failure)") }
-        guard status == XML_STATUS_OK else {
-            let reason = XML_ErrorString(XML_GetErrorCode(parser)).map { String(cString: $0) } ?? "error"
-            throw HandoffError(.malformedData, "recently-used.xbel: \(builder.position()): not well-formed XML: \(reason)")
+        let builder = XBELBuilder(xml: xml, keep: max(keep, 0))
+        if let failure = xml.parse(bytes, into: builder, refusingEntities: { _ in
+            "the file declares an entity; recently-used.xbel has none"
+        }) {
+            throw HandoffError(.malformedData, "recently-used.xbel: \(failure)")
         }
         guard builder.sawRoot else {
             throw HandoffError(.malformedData, "recently-used.xbel: the root element is not <xbel>")
@@ -81,11 +57,11 @@ public enum RecentlyUsedReader {
 }
 
 /// Builds bookmarks from expat's events; keeps the newest few as it goes.
-private final class XBELBuilder {
-    private let parser: XML_Parser
+private final class XBELBuilder: XMLEventSink {
+    private let xml: UntrustedXML
     private let keep: Int
     private(set) var kept: [RecentBookmark] = []
-    private(set) var failure: String?
+    private var failure: String? { xml.failure }
     private(set) var sawRoot = false
     private var depth = 0
     private var bookmark: RecentBookmark?
@@ -94,43 +70,21 @@ private final class XBELBuilder {
     private var inFreedesktopMetadata = false
     private var description: [UInt8]?
 
-    init(parser: XML_Parser, keep: Int) {
-        self.parser = parser
+    init(xml: UntrustedXML, keep: Int) {
+        self.xml = xml
         self.keep = keep
     }
 
-    static func from(_ context: UnsafeMutableRawPointer) -> XBELBuilder {
-        Unmanaged<XBELBuilder>.fromOpaque(context).takeUnretainedValue()
-    }
-
-    static func attributes(_ list: UnsafeMutablePointer<UnsafePointer<XML_Char>?>?) -> [String: String] {
-        var out: [String: String] = [:]
-        guard let list else { return out }
-        var index = 0
-        while let name = list[index], let value = list[index + 1], out.count < 64 {
-            out[String(cString: name)] = String(cString: value)
-            index += 2
-        }
-        return out
-    }
-
-    func position() -> String {
-        "line \(XML_GetCurrentLineNumber(parser)), column \(XML_GetCurrentColumnNumber(parser) + 1)"
-    }
-
-    func fail(_ reason: String) {
-        guard failure == nil else { return }
-        failure = "\(position()): \(reason)"
-        XML_StopParser(parser, 0)
-    }
+    private func fail(_ reason: String) { xml.fail(reason) }
 
     private static func split(_ name: String) -> (String, Substring) {
         guard let space = name.lastIndex(of: " ") else { return ("", Substring(name)) }
         return (String(name[..<space]), name[name.index(after: space)...])
     }
 
-    func start(_ name: String, _ attributes: [String: String]) {
+    func start(_ name: String, _ list: XMLAttributes) {
         guard failure == nil else { return }
+        let attributes = list.dictionary()
         depth += 1
         let (namespace, local) = Self.split(name)
         if depth == 1 {

@@ -176,64 +176,75 @@ private func sortedUTF8(_ s: Set<String>) -> [String] {
     s.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
 }
 
+/// A string-set property's three functions (set, count, at): the property's
+/// slot for the borrowed strings and its place in the activity.
+private struct StringSet {
+    let property: ActivityBox.Property
+    let path: ReferenceWritableKeyPath<UserActivity, Set<String>>
+    /// The argument's name in errors.
+    let name: String
+
+    static var keywords: StringSet { StringSet(property: .keywords, path: \.keywords, name: "keywords") }
+    static var required: StringSet { StringSet(property: .requiredUserInfoKeys, path: \.requiredUserInfoKeys, name: "keys") }
+    static var searchable: StringSet { StringSet(property: .searchableUserInfoKeys, path: \.searchableUserInfoKeys, name: "keys") }
+
+    func set(_ a: OpaquePointer?, _ values: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int) -> Int32 {
+        Thunk.status { () throws(HandoffError) in
+            let activity = try box(a).activity
+            activity[keyPath: path] = Set(try CArgument.strings(values, count, name))
+        }
+    }
+
+    func count(_ a: OpaquePointer?) -> Int {
+        guard let a else { return 0 }
+        return Handle.object(a, as: ActivityBox.self).activity[keyPath: path].count
+    }
+
+    func at(_ a: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
+        Thunk.value { () throws(HandoffError) in
+            let b = try box(a)
+            return b.pointer(property, sortedUTF8(b.activity[keyPath: path]), at: index)
+        }
+    }
+}
+
 @c @implementation public func handoff_activity_set_keywords(_ a: OpaquePointer?, _ keywords: UnsafePointer<UnsafePointer<CChar>?>?,
                                              _ count: Int) -> Int32 {
-    Thunk.status { () throws(HandoffError) in
-        let activity = try box(a).activity
-        activity.keywords = Set(try CArgument.strings(keywords, count, "keywords"))
-    }
+    StringSet.keywords.set(a, keywords, count)
 }
 
 @c @implementation public func handoff_activity_keyword_count(_ a: OpaquePointer?) -> Int {
-    guard let a else { return 0 }
-    return Handle.object(a, as: ActivityBox.self).activity.keywords.count
+    StringSet.keywords.count(a)
 }
 
 @c @implementation public func handoff_activity_keyword_at(_ a: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
-    Thunk.value { () throws(HandoffError) in
-        let b = try box(a)
-        return b.pointer(.keywords, sortedUTF8(b.activity.keywords), at: index)
-    }
+    StringSet.keywords.at(a, index)
 }
 
 @c @implementation public func handoff_activity_set_required_user_info_keys(_ a: OpaquePointer?, _ keys: UnsafePointer<UnsafePointer<CChar>?>?,
                                                             _ count: Int) -> Int32 {
-    Thunk.status { () throws(HandoffError) in
-        let activity = try box(a).activity
-        activity.requiredUserInfoKeys = Set(try CArgument.strings(keys, count, "keys"))
-    }
+    StringSet.required.set(a, keys, count)
 }
 
 @c @implementation public func handoff_activity_required_user_info_key_count(_ a: OpaquePointer?) -> Int {
-    guard let a else { return 0 }
-    return Handle.object(a, as: ActivityBox.self).activity.requiredUserInfoKeys.count
+    StringSet.required.count(a)
 }
 
 @c @implementation public func handoff_activity_required_user_info_key_at(_ a: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
-    Thunk.value { () throws(HandoffError) in
-        let b = try box(a)
-        return b.pointer(.requiredUserInfoKeys, sortedUTF8(b.activity.requiredUserInfoKeys), at: index)
-    }
+    StringSet.required.at(a, index)
 }
 
 @c @implementation public func handoff_activity_set_searchable_user_info_keys(_ a: OpaquePointer?, _ keys: UnsafePointer<UnsafePointer<CChar>?>?,
                                                               _ count: Int) -> Int32 {
-    Thunk.status { () throws(HandoffError) in
-        let activity = try box(a).activity
-        activity.searchableUserInfoKeys = Set(try CArgument.strings(keys, count, "keys"))
-    }
+    StringSet.searchable.set(a, keys, count)
 }
 
 @c @implementation public func handoff_activity_searchable_user_info_key_count(_ a: OpaquePointer?) -> Int {
-    guard let a else { return 0 }
-    return Handle.object(a, as: ActivityBox.self).activity.searchableUserInfoKeys.count
+    StringSet.searchable.count(a)
 }
 
 @c @implementation public func handoff_activity_searchable_user_info_key_at(_ a: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
-    Thunk.value { () throws(HandoffError) in
-        let b = try box(a)
-        return b.pointer(.searchableUserInfoKeys, sortedUTF8(b.activity.searchableUserInfoKeys), at: index)
-    }
+    StringSet.searchable.at(a, index)
 }
 
 // MARK: userInfo

@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-import CExpat
-
 /// One Syncthing folder of this device: its folder ID (the same on every
 /// device that shares it) and where it is here.
 public struct SyncthingFolder: Sendable, Hashable {
@@ -33,31 +31,13 @@ public enum SyncthingConfig {
         guard bytes.count <= maxBytes else {
             throw HandoffError(.malformedData, "config.xml: \(bytes.count) bytes, over the \(maxBytes)-byte limit")
         }
-        guard let parser = XML_ParserCreate(nil) else {
+        guard let xml = UntrustedXML() else {
             throw HandoffError(.malformedData, "config.xml: cannot create an XML parser (out of memory)")
         }
-        defer { XML_ParserFree(parser) }
-        let reader = SyncthingReader(parser: parser)
-        XML_SetUserData(parser, Unmanaged.passUnretained(reader).toOpaque())
-        XML_SetElementHandler(parser, { context, name, attributes in
-            guard let context, let name else { return }
-            Unmanaged<SyncthingReader>.fromOpaque(context).takeUnretainedValue().start(name, attributes)
-        }, { context, _ in
-            guard let context else { return }
-            Unmanaged<SyncthingReader>.fromOpaque(context).takeUnretainedValue().depth -= 1
-        })
+        let reader = SyncthingReader(xml: xml)
         // No entity may be declared: a billion laughs costs nothing then.
-        XML_SetEntityDeclHandler(parser, { context, _, _, _, _, _, _, _, _ in
-            guard let context else { return }
-            Unmanaged<SyncthingReader>.fromOpaque(context).takeUnretainedValue().fail("an entity is declared")
-        })
-        let status = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { XML_Parse(parser, $0.baseAddress, Int32($0.count), 1) }
-        }
-        if let failure = reader.failure { throw HandoffError(.malformedData, "config.xml: \(failure)") }
-        guard status == XML_STATUS_OK else {
-            let reason = XML_ErrorString(XML_GetErrorCode(parser)).map { String(cString: $0) } ?? "error"
-            throw HandoffError(.malformedData, "config.xml: line \(XML_GetCurrentLineNumber(parser)): not well-formed XML: \(reason)")
+        if let failure = xml.parse(bytes, into: reader, refusingEntities: { _ in "an entity is declared" }) {
+            throw HandoffError(.malformedData, "config.xml: \(failure)")
         }
         guard reader.sawRoot else { throw HandoffError(.malformedData, "config.xml: no <configuration> element") }
         // An ID twice (Syncthing refuses that): the first one decides.
@@ -71,26 +51,25 @@ public enum SyncthingConfig {
 }
 
 /// expat's events for `folders`: the first error stops the parser.
-private final class SyncthingReader {
+private final class SyncthingReader: XMLEventSink {
     struct Raw { var id: String; var path: String; var type: String }
-    let parser: XML_Parser
+    let xml: UntrustedXML
     var depth = 0
     var sawRoot = false
     var raw: [Raw] = []
-    var failure: String?
+    var failure: String? { xml.failure }
 
-    init(parser: XML_Parser) { self.parser = parser }
+    init(xml: UntrustedXML) { self.xml = xml }
 
-    func fail(_ reason: String) {
-        guard failure == nil else { return }
-        failure = "line \(XML_GetCurrentLineNumber(parser)): \(reason)"
-        XML_StopParser(parser, 0)
-    }
+    func fail(_ reason: String) { xml.fail(reason) }
 
-    func start(_ name: UnsafePointer<CChar>, _ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>?) {
+    func end(_ name: String) { depth -= 1 }
+
+    func characters(_ text: UnsafeBufferPointer<UInt8>) {}
+
+    func start(_ element: String, _ attributes: XMLAttributes) {
         depth += 1
         guard failure == nil else { return }
-        let element = String(cString: name)
         if depth == 1 {
             if element == "configuration" { sawRoot = true } else { fail("the root element is <\(element)>, not <configuration>") }
             return
@@ -98,17 +77,8 @@ private final class SyncthingReader {
         guard depth <= SyncthingConfig.maxDepth else { return fail("elements nested over \(SyncthingConfig.maxDepth) deep") }
         guard depth == 2, element == "folder" else { return }
         guard raw.count < SyncthingConfig.maxFolders else { return fail("more than \(SyncthingConfig.maxFolders) folders") }
-        var folder = Raw(id: "", path: "", type: "sendreceive")
-        var index = 0
-        while let attributes, let key = attributes[index], let value = attributes[index + 1] {
-            switch String(cString: key) {
-            case "id": folder.id = String(cString: value)
-            case "path": folder.path = String(cString: value)
-            case "type": folder.type = String(cString: value)
-            default: break
-            }
-            index += 2
-        }
+        let given = attributes.dictionary(limit: .max)
+        let folder = Raw(id: given["id"] ?? "", path: given["path"] ?? "", type: given["type"] ?? "sendreceive")
         raw.append(folder)
     }
 }

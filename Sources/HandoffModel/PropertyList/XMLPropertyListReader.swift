@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-import CExpat
-
 /// The XML property list format (Apple's PropertyList-1.0 DTD), read with
 /// expat, as CPython's plistlib reads it:
 ///
@@ -41,45 +39,17 @@ public enum XMLPropertyList {
     public static func decode(
         _ bytes: [UInt8], repeatedKeys: RepeatedKeyRule
     ) throws(PropertyListError) -> (value: PropertyListValue, repeats: [String]) {
-        guard bytes.count <= Int(Int32.max) else {
+        guard bytes.count <= UntrustedXML.maxBytes else {
             throw PropertyListError(reason: "XML property list of \(bytes.count) bytes is too large")
         }
-        guard let parser = XML_ParserCreate(nil) else {
+        guard let xml = UntrustedXML() else {
             throw PropertyListError(reason: "cannot create an XML parser (out of memory)")
         }
-        defer { XML_ParserFree(parser) }
-        let builder = XMLPlistBuilder(parser: parser, repeatedKeys: repeatedKeys)
-        let context = Unmanaged.passUnretained(builder).toOpaque()
-        XML_SetUserData(parser, context)
-        XML_SetElementHandler(parser, { context, name, _ in
-            guard let context, let name else { return }
-            XMLPlistBuilder.from(context).start(String(cString: name))
-        }, { context, name in
-            guard let context, let name else { return }
-            XMLPlistBuilder.from(context).end(String(cString: name))
-        })
-        XML_SetCharacterDataHandler(parser, { context, text, length in
-            guard let context, let text, length > 0 else { return }
-            text.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
-                XMLPlistBuilder.from(context).characters(UnsafeBufferPointer(start: $0, count: Int(length)))
-            }
-        })
-        XML_SetEntityDeclHandler(parser, { context, name, _, _, _, _, _, _, _ in
-            guard let context else { return }
-            let entity = name.map { String(cString: $0) } ?? "?"
-            XMLPlistBuilder.from(context).fail("the document declares the entity \"\(entity)\"; property lists may not declare entities")
-        })
-        let status = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) {
-                XML_Parse(parser, $0.baseAddress, Int32($0.count), 1)
-            }
-        }
-        if let failure = builder.failure {
+        let builder = XMLPlistBuilder(xml: xml, repeatedKeys: repeatedKeys)
+        if let failure = xml.parse(bytes, into: builder, refusingEntities: { entity in
+            "the document declares the entity \"\(entity)\"; property lists may not declare entities"
+        }) {
             throw PropertyListError(reason: failure)
-        }
-        guard status == XML_STATUS_OK else {
-            let reason = XML_ErrorString(XML_GetErrorCode(parser)).map { String(cString: $0) } ?? "error"
-            throw PropertyListError(reason: "\(builder.position()): not well-formed XML: \(reason)")
         }
         guard let root = builder.root else {
             throw PropertyListError(reason: "the document has no <plist> element holding a value")
@@ -89,7 +59,7 @@ public enum XMLPropertyList {
 }
 
 /// Builds values from expat's events; the first error stops the parser.
-private final class XMLPlistBuilder {
+private final class XMLPlistBuilder: XMLEventSink {
     private enum Text: String {
         case key, string, integer, real, date, data
     }
@@ -102,35 +72,25 @@ private final class XMLPlistBuilder {
         case flag(Bool)
     }
 
-    private let parser: XML_Parser
+    private let xml: UntrustedXML
     private var open: [Open] = []
     private var containers = 0
     private(set) var root: PropertyListValue?
-    private(set) var failure: String?
+    private var failure: String? { xml.failure }
     private var sawPlist = false
     private let repeatedKeys: RepeatedKeyRule
     private(set) var repeats = RepeatedKeyReport()
 
-    init(parser: XML_Parser, repeatedKeys: RepeatedKeyRule) {
-        self.parser = parser
+    init(xml: UntrustedXML, repeatedKeys: RepeatedKeyRule) {
+        self.xml = xml
         self.repeatedKeys = repeatedKeys
     }
 
-    static func from(_ context: UnsafeMutableRawPointer) -> XMLPlistBuilder {
-        Unmanaged<XMLPlistBuilder>.fromOpaque(context).takeUnretainedValue()
-    }
+    private func position() -> String { xml.position() }
 
-    func position() -> String {
-        "line \(XML_GetCurrentLineNumber(parser)), column \(XML_GetCurrentColumnNumber(parser) + 1)"
-    }
+    private func fail(_ reason: String) { xml.fail(reason) }
 
-    func fail(_ reason: String) {
-        guard failure == nil else { return }
-        failure = "\(position()): \(reason)"
-        XML_StopParser(parser, 0)
-    }
-
-    func start(_ name: String) {
+    func start(_ name: String, _ attributes: XMLAttributes) {
         guard failure == nil else { return }
         if name == "plist" {
             guard open.isEmpty, !sawPlist else {

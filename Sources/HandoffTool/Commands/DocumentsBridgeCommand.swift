@@ -38,35 +38,16 @@ enum DocumentsBridgeCommand: Command {
     ]
 
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
-        Signals.install()
-        let environment = processEnvironment()
-        let home = environment["HOME"] ?? ""
-        func log(_ object: JSONObject) {
-            var line: JSONObject = ["bridge": "documents", "at": .double(Timestamp.unixNow)]
-            for key in object.keys { line[key] = object[key] }
-            let bytes = Array((JSON.object(line).text + "\n").utf8)
-            _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-        }
-        let profile = try Profile.open()
-        let account = try profile.account()
-        let choice = ContinuityModeChoice(mode: .agent, accountID: account.id)
-        func service(_ manifest: Manifest) throws(HandoffError) -> any ContinuityService {
-            try choice.start(manifest: manifest) { () throws(HandoffError) -> any ContinuityService in
-                throw HandoffError(.handoffFailed, "the documents bridge runs through the handoff agent only")
-            }.service
-        }
-        let loop: Reactor
-        do {
-            loop = try Reactor()
-        } catch {
-            throw HandoffError(.io, "documents-bridge: cannot create the main loop: \(error)")
-        }
+        let start = BridgeStart(command: name, bridge: "documents",
+                                environment: ["HOME", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS"])
+        let environment = start.environment, home = start.home, log = start.log
+        let session = try start.connect(agentOnly: "the documents bridge runs through the handoff agent only")
         let apps = DocumentsApps()
         let receiver = DocumentsReceiver(apps: apps, environment: environment)
         receiver.log = log
         let manifest = try Manifest(bundleIdentifier: DocumentActivityInfo.bundle, teamIdentifier: DocumentActivityInfo.team,
                                     activityTypes: [DocumentActivityInfo.type])
-        let app = try Application(manifest: manifest, delegate: receiver, continuity: try service(manifest))
+        let app = try Application(manifest: manifest, delegate: receiver, continuity: try session.service(manifest))
         defer { app.stopContinuity() }
 
         let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/share"
@@ -75,13 +56,13 @@ enum DocumentsBridgeCommand: Command {
                                        excluded: arguments.values("--exclude").filter { $0.hasPrefix("/") },
                                        elsewhere: arguments.has("--elsewhere"))
         let bridge = DocumentsBridge(apps: apps, dataHome: dataHome,
-                                     settings: SettingsStore(directory: profile.directory), rules: rules)
+                                     settings: SettingsStore(directory: session.profile.directory), rules: rules)
         bridge.log = log
-        let watches = DocumentsLoop(loop: loop, bridge: bridge, log: log)
+        let watches = DocumentsLoop(loop: session.loop, bridge: bridge, log: log, stopOnSignal: session.stopOnSignal)
         bridge.makeApplication = { (bundle: String) throws(HandoffError) -> Application in
             let senderManifest = try Manifest(bundleIdentifier: bundle, teamIdentifier: DocumentActivityInfo.team,
                                               activityTypes: [DocumentActivityInfo.type])
-            let made = try Application(manifest: senderManifest, delegate: receiver, continuity: try service(senderManifest))
+            let made = try Application(manifest: senderManifest, delegate: receiver, continuity: try session.service(senderManifest))
             watches.watchQueue(of: made)
             return made
         }
@@ -92,13 +73,5 @@ enum DocumentsBridgeCommand: Command {
         for sender in bridge.applications { _ = try? sender.dispatch(); sender.stopContinuity() }
         _ = try? app.dispatch()
         return status
-    }
-
-    private static func processEnvironment() -> [String: String] {
-        var out: [String: String] = [:]
-        for name in ["HOME", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS"] {
-            if let value = getenv(name) { out[name] = String(cString: value) }
-        }
-        return out
     }
 }

@@ -33,43 +33,25 @@ enum MPRISBridgeCommand: Command {
     ]
 
     static func run(_ arguments: ParsedArguments, _ output: Output) throws -> Int32 {
-        Signals.install()
-        let environment = processEnvironment()
-        let home = environment["HOME"] ?? ""
-        func log(_ object: JSONObject) {
-            // `at`: wall-clock seconds since 1970, to line events up across devices.
-            var line: JSONObject = ["bridge": "mpris", "at": .double(Timestamp.unixNow)]
-            for key in object.keys { line[key] = object[key] }
-            // One write(2) per line: lines of a busy bridge never interleave.
-            let bytes = Array((JSON.object(line).text + "\n").utf8)
-            _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-        }
+        let start = BridgeStart(command: name, bridge: "mpris", environment: ["HOME", "XDG_RUNTIME_DIR"])
+        let home = start.home, log = start.log
         let bus: SessionBus
         do {
             bus = try SessionBus(address: arguments.value("--bus"))
         } catch {
             throw HandoffError(.handoffFailed, "mpris-bridge: \(error.message)")
         }
-        let profile = try Profile.open()
-        let account = try profile.account()
+        let session = try start.connect(agentOnly: "the MPRIS bridge runs through the handoff agent only")
         let manifest = try Manifest(bundleIdentifier: MPRISActivityInfo.bundle, teamIdentifier: MPRISActivityInfo.team,
                                     activityTypes: [MPRISActivityInfo.type])
-        let choice = ContinuityModeChoice(mode: .agent, accountID: account.id)
-        let (service, _) = try choice.start(manifest: manifest) { () throws(HandoffError) -> any ContinuityService in
-            throw HandoffError(.handoffFailed, "the MPRIS bridge runs through the handoff agent only")
-        }
-        let loop: Reactor
-        do {
-            loop = try Reactor()
-        } catch {
-            throw HandoffError(.io, "mpris-bridge: cannot create the main loop: \(error)")
-        }
+        let service = try session.service(manifest)
+        let loop = session.loop
         let watcher = MPRISWatcher(bus: bus)
         let timers = MPRISTimers(reactor: loop)
         let receiver = MPRISReceiver(watcher: watcher, timers: timers, home: home)
         let app = try Application(manifest: manifest, delegate: receiver, continuity: service)
         defer { service.detach() }
-        let bridge = MPRISBridge(watcher: watcher, home: home, environment: environment)
+        let bridge = MPRISBridge(watcher: watcher, home: home, environment: start.environment)
         bridge.application = app
         watcher.log = log
         bridge.log = log
@@ -79,7 +61,7 @@ enum MPRISBridgeCommand: Command {
         log(["event": "started", "home": .string(home)])
         bridge.update()
 
-        let status = runLoop(loop, app: app, bus: bus, log: log)
+        let status = runLoop(session, app: app, bus: bus)
         bridge.resign(reason: "the bridge stopped")
         _ = try? app.dispatch()
         bus.close()
@@ -90,8 +72,8 @@ enum MPRISBridgeCommand: Command {
     /// queue (as any host watches its fd), the session bus (its events and
     /// its timeout, looked at again before each wait) and the signal pipe,
     /// plus `MPRISTimers`. Returns the exit status: 1 when the bus went away.
-    private static func runLoop(_ loop: Reactor, app: Application, bus: SessionBus,
-                                log: @escaping (JSONObject) -> Void) -> Int32 {
+    private static func runLoop(_ session: BridgeSession, app: Application, bus: SessionBus) -> Int32 {
+        let loop = session.loop, log = session.log
         var status = ExitCode.ok
         func processBus() {
             guard bus.process() else {
@@ -103,11 +85,7 @@ enum MPRISBridgeCommand: Command {
         let queueWatch = loop.watch(app.queue.fd, .readable) { _ in _ = try? app.dispatch() }
         var busFD = bus.fd
         var busWatch = loop.watch(busFD, Reactor.Events(rawValue: bus.events)) { _ in processBus() }
-        let signalWatch = loop.watch(Signals.fd, .readable) { _ in
-            guard let number = Signals.take() else { return }
-            log(["event": "stopped", "signal": .int(Int64(number))])
-            loop.stop()
-        }
+        let signalWatch = session.stopOnSignal()
         // sd-bus's timeout (0: process now, once; -1: none) re-arms one timer.
         nonisolated(unsafe) let processBusLater = processBus
         let busTimer = loop.timer { processBusLater() }
@@ -132,13 +110,5 @@ enum MPRISBridgeCommand: Command {
         loop.unwatch(signalWatch)
         loop.release(busTimer)
         return status
-    }
-
-    private static func processEnvironment() -> [String: String] {
-        var out: [String: String] = [:]
-        for name in ["HOME", "XDG_RUNTIME_DIR"] {
-            if let value = getenv(name) { out[name] = String(cString: value) }
-        }
-        return out
     }
 }

@@ -3,33 +3,12 @@
 // as a user's config directory holds it: the input is written to a private
 // file of this process's directory, then loaded through the store's own
 // checks and parser.
-#if canImport(Glibc)
-import Glibc
-#endif
+// (The store and the writing: Tests/fuzz/support/store-file.swift.)
 @testable import HandoffContinuity
-
-let store: AccountStore = {
-    let parent = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-    var template = Array("\(parent)/handoff-fuzz-XXXXXX".utf8CString)
-    guard let directory = mkdtemp(&template) else { fatalError("mkdtemp failed") }
-    let store = AccountStore(directory: String(cString: directory))
-    atexit { removeStore() }
-    return store
-}()
-
-/// Leaves nothing behind when the fuzzer exits normally.
-func removeStore() {
-    unlink(store.accountPath)
-    rmdir(store.directory)
-}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    let path = store.accountPath
-    // A new file each time: truncating one makes ext4 flush it to disk.
-    unlink(path)
-    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-    precondition(fd >= 0 && write(fd, data, size) == size && close(fd) == 0, "cannot write \(path)")
+    writeStoreFile(store.accountPath, data, size)
     guard let key = try? store.loadAccount() else { return 0 }
     precondition((try? AccountKey(pairingCode: key.pairingCode)) == key, "a loaded key does not survive its own pairing code")
     return 0

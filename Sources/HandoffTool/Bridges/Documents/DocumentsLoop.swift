@@ -23,6 +23,7 @@ final class DocumentsLoop: @unchecked Sendable {
     let loop: Reactor
     let bridge: DocumentsBridge
     let log: (JSONObject) -> Void
+    private let stopOnSignal: () -> Reactor.Watch
     private var inotify: Int32 = -1
     private var dataWatch: Int32 = -1
     private var kdeWatch: Int32 = -1
@@ -31,10 +32,13 @@ final class DocumentsLoop: @unchecked Sendable {
     private var updateTimer: Reactor.Timer?
     private var retryTimer: Reactor.Timer?
 
-    init(loop: Reactor, bridge: DocumentsBridge, log: @escaping (JSONObject) -> Void) {
+    /// `stopOnSignal` watches the signal pipe (`BridgeSession.stopOnSignal`).
+    init(loop: Reactor, bridge: DocumentsBridge, log: @escaping (JSONObject) -> Void,
+         stopOnSignal: @escaping () -> Reactor.Watch) {
         self.loop = loop
         self.bridge = bridge
         self.log = log
+        self.stopOnSignal = stopOnSignal
     }
 
     func watchQueue(of application: Application) {
@@ -110,11 +114,7 @@ final class DocumentsLoop: @unchecked Sendable {
             }
             if changed { self.scheduleUpdate() }
         }
-        let signalWatch = loop.watch(Signals.fd, .readable) { [weak self] _ in
-            guard let number = Signals.take() else { return }
-            self?.log(["event": "stopped", "signal": .int(Int64(number))])
-            self?.loop.stop()
-        }
+        let signalWatch = stopOnSignal()
         _ = try? app.dispatch()
         bridge.update()
         loop.run()
