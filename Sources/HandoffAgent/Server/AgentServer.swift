@@ -73,6 +73,8 @@ public final class AgentServer: @unchecked Sendable {
     var tray: AgentTray?
     /// The desktop's search of the history, once started.
     var search: AgentSearch?
+    /// The document portal, once an app asked (Features/DocumentPortal).
+    var documentPortal: (portal: DocumentPortal, key: LoopSources.Key)?
     /// The history (docs/history.md), once started; nil: none is kept.
     public internal(set) var history: AgentHistory?
     /// Sponsoring new devices' pairings (docs/agent.md §9), once started.
