@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+import children
+from private_bus import BUS_TAG, PrivateBus
 from agent_desktop import LIBRARY, TEAM, json_lines, wait_for
 from cli_support import ROOT, Process, publish
 from test_agent_e2e import start_plain_agent
@@ -33,15 +35,11 @@ TYPE = "com.example.portal.edit"
 KEY = "NSUserActivityDocumentURLKey"
 E_PERMISSION = 11
 E_INVALID_STATE = 8
-BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>session</type><listen>unix:path={socket}</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow send_destination="*"/><allow own="*"/></policy></busconfig>
-"""
 
 
 def file_url(path):
-    return "file://" + urllib.parse.quote(str(path))
+    """As g_filename_to_uri writes it (docs/documents.md §6)."""
+    return "file://" + urllib.parse.quote(str(path), safe="/:@!$&'()*+,;=")
 
 
 def mounted(path):
@@ -59,30 +57,29 @@ def runtime(tmp_path):
     assert os.path.exists("/dev/fuse"), "/dev/fuse is missing: the document portal needs FUSE"
     run = tmp_path / "run"
     run.mkdir(mode=0o700)
-    (tmp_path / "bus.conf").write_text(BUS_CONFIG.format(socket=run / "bus"))
-    env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=f"unix:path={run / 'bus'}", XDG_RUNTIME_DIR=str(run))
-    env.pop("DBUS_SYSTEM_BUS_ADDRESS", None)
-    started = []
     doc = run / "doc"
+    bus = PrivateBus(run)
+    portal = None
     try:
-        started.append(subprocess.Popen(["dbus-daemon", "--nofork", "--config-file", str(tmp_path / "bus.conf")],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        wait_for(lambda: (run / "bus").exists(), "the private session bus listens")
-        started.append(subprocess.Popen([PORTAL, "--replace"], env=env, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL))
-        wait_for(lambda: mounted(doc) or started[-1].poll() is not None, "xdg-document-portal mounts doc/")
-        assert mounted(doc), "xdg-document-portal ended without mounting its file system"
+        env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=bus.address, XDG_RUNTIME_DIR=str(run),
+                   **{BUS_TAG: bus.token})
+        log = tmp_path / "portal.log"
+        with open(log, "w") as out:
+            portal = children.track(subprocess.Popen([PORTAL, "--replace", "--verbose"], env=env, stdin=subprocess.DEVNULL,
+                                                     stdout=out, stderr=out))
+        wait_for(lambda: mounted(doc) or portal.poll() is not None, "xdg-document-portal mounts doc/")
+        assert mounted(doc), f"xdg-document-portal ended without mounting its file system: {log.read_text()}"
         yield run, env
     finally:
-        for proc in reversed(started):
-            proc.terminate()
+        # Asked to end, the portal unmounts its file system itself; the
+        # bus's close kills what is left and undoes any mount under run/.
+        if portal is not None:
+            portal.terminate()
             try:
-                proc.wait(timeout=10)
+                portal.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
-        if mounted(doc):
-            subprocess.run(["fusermount3", "-u", "-z", str(doc)], check=False)
+                children.kill(portal)
+        bus.close()
         assert not mounted(doc), "the portal's file system is still mounted"
 
 

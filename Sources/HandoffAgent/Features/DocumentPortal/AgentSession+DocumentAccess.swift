@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+import CLinux
 import HandoffModel
 #if canImport(Glibc)
 import Glibc
@@ -28,12 +29,19 @@ extension AgentSession {
             return finishDocumentRequest(id, .error(HandoffError(.invalidState,
                 "this app holds \(DeliveredDocuments.maxGrants) documents open through the portal already: stop accessing one first")))
         }
-        // The file itself, never a link put in its place since.
+        // The file itself, never a link put in its place since: the portal
+        // refuses O_NOFOLLOW descriptors, so the inode opened must be the
+        // one the path names without following a link.
         let fd = (path + [0]).withUnsafeBufferPointer { p in
-            p.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_PATH | O_NOFOLLOW | O_CLOEXEC) }
+            p.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, CLINUX_O_PATH | O_CLOEXEC) }
         }
         var st = stat()
-        guard fd >= 0, fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+        var named = stat()
+        let isTheFile = (path + [0]).withUnsafeBufferPointer { p in
+            p.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &named) == 0 }
+        }
+        guard fd >= 0, fstat(fd, &st) == 0, isTheFile, (named.st_mode & S_IFMT) == S_IFREG,
+              named.st_dev == st.st_dev, named.st_ino == st.st_ino else {
             if fd >= 0 { close(fd) }
             return finishDocumentRequest(id, .error(HandoffError(.notFound,
                 "the document \(FileURL.url(forPath: path).absoluteString) is no longer a file here")))

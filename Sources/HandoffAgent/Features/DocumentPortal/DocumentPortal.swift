@@ -60,7 +60,7 @@ final class DocumentPortal: AgentLoopSource {
                                      guard let id = try reader.strings(limit: 1).first, !id.isEmpty else {
                                          return completion(.failure(HandoffError(.io, "the document portal gave no document for the file")))
                                      }
-                                     self.withMountPoint { mount in completion(mount.map { (id, $0) }) }
+                                     self.withMountPoint { mount in completion(mount.map { (documentID: id, mountPoint: $0) }) }
                                  } catch {
                                      completion(.failure(Self.failed("AddFull", error)))
                                  }
