@@ -5,7 +5,8 @@ of --type another device offers, then, with the URL under
 NSUserActivityDocumentURLKey, calls start_accessing, reads the file through
 the path it gets, asks for --forbidden (a file the agent never delivered to
 it), stops accessing, and tries the path again. One JSON line per step in
---log; it ends after that, or after --seconds (a bound)."""
+--log; it ends after that, or after --seconds (a bound). --mode none and ask only
+ask for the --forbidden URLs, without continuity or through the agent."""
 
 import argparse
 import json
@@ -26,7 +27,8 @@ def main():
     parser.add_argument("--team", required=True)
     parser.add_argument("--type", required=True)
     parser.add_argument("--forbidden", action="append", default=[])
-    parser.add_argument("--mode", choices=["agent", "none"], default="agent")
+    # none: no continuity at all; ask: through the agent, without continuing anything.
+    parser.add_argument("--mode", choices=["agent", "none", "ask"], default="agent")
     parser.add_argument("--seconds", type=float, default=60)
     args = parser.parse_args()
     log = open(args.log, "a", buffering=1)
@@ -86,6 +88,11 @@ def main():
         return
     app.start_continuity(handoff.Account.load(), mode=ContinuityMode.AGENT)
     emit("connected", mode=app.continuity_mode.name)
+    if args.mode == "ask":
+        for forbidden in args.forbidden:
+            attempt("start", app.start_accessing, forbidden)
+        app.close()
+        return
     deadline = time.monotonic() + args.seconds
     while not done and time.monotonic() < deadline:
         app.run(timeout=0.2)

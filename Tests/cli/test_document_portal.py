@@ -180,6 +180,13 @@ def test_a_flatpak_app_opens_only_the_document_it_was_delivered(pair, ports, tmp
     assert os.listdir(run / "doc" / "by-app" / APP_ID) == []
     assert delivered.read_bytes() == content
 
+    # Another connection (the same app started again) was delivered
+    # nothing: the document is not its to open.
+    (tmp_path / "out" / "app.jsonl").unlink()
+    events, lines = run_app(run, home_a, tmp_path, a.config, "--mode", "ask", f"--forbidden={file_url(delivered)}")
+    assert (events["start"]["ok"], events["start"]["code"]) == (False, E_PERMISSION), lines
+    assert documents_in(run / "doc") == ids
+
 
 def test_without_an_agent_a_sandboxed_app_is_told_it_needs_one(tmp_path, runtime, homes, device):
     run, _ = runtime
