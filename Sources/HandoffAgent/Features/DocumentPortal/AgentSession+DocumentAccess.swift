@@ -59,6 +59,11 @@ extension AgentSession {
                 self.server.log("portal", "\(self.describe): \(error.message)")
                 self.finishDocumentRequest(id, .error(error))
             case .success(let (documentID, mountPoint)):
+                guard self.isOpen else {
+                    // It went while the portal answered: nothing to hold open.
+                    let grant = DeliveredDocuments.Grant(documentID: documentID, appID: appID, count: 1, mountPoint: mountPoint)
+                    return self.revokeOnPortal(grant) { _ in }
+                }
                 self.documents.withLock { d in
                     if d.grants[path]?.documentID == documentID { d.grants[path]?.count += 1 }
                     else { d.grants[path] = DeliveredDocuments.Grant(documentID: documentID, appID: appID, count: 1, mountPoint: mountPoint) }
