@@ -1323,20 +1323,31 @@ HANDOFF_API void handoff_document_free(handoff_document *document);
  * startAccessingSecurityScopedResource). Outside a Flatpak sandbox the app
  * reads the person's files as they are: *path receives the URL's own path,
  * percent-decoded, and nothing else happens (a documented no-op). Inside
- * one (/.flatpak-info exists) the file would have to be added to the
- * document portal from outside the sandbox; that is not supported yet:
- * HANDOFF_E_INVALID_STATE, whose message says so and what to do. On
- * success *path receives an owned string, release it with handoff_free.
- * HANDOFF_E_INVALID_ARGUMENT for a NULL argument or anything but a file:
- * URL of an absolute local path (no host but localhost, no query or
- * fragment); then *path is left alone. Balance each success with
- * handoff_url_stop_accessing. Any thread. */
+ * one (/.flatpak-info exists) the agent adds the file to the document
+ * portal for this app and *path receives the path inside the sandbox
+ * ($XDG_RUNTIME_DIR/doc/DOCID/NAME); it blocks until the agent answers
+ * (within the app's request timeout). The agent does so only for a
+ * document it delivered to this app in a continued activity:
+ * HANDOFF_E_PERMISSION for any other file. HANDOFF_E_INVALID_STATE when
+ * continuity is not started in agent mode (an embedded engine cannot
+ * reach the portal from inside the sandbox; the message says what to do)
+ * or the agent cannot tell the app's Flatpak ID; HANDOFF_E_IO when the
+ * document portal is absent or fails; HANDOFF_E_NOT_FOUND when the file
+ * is gone. On success *path receives an owned string, release it with
+ * handoff_free. HANDOFF_E_INVALID_ARGUMENT for a NULL argument or anything
+ * but a file: URL of an absolute local path (no host but localhost, no
+ * query or fragment); on any error *path is left alone. Balance each
+ * success with handoff_url_stop_accessing. Any thread. */
 HANDOFF_API int handoff_url_start_accessing(handoff_application *app, const char *url,
                                             char **path);
 
 /* Ends what handoff_url_start_accessing began (Apple:
- * stopAccessingSecurityScopedResource): nothing to end outside a sandbox,
- * so HANDOFF_OK; HANDOFF_E_INVALID_ARGUMENT as handoff_url_start_accessing.
+ * stopAccessingSecurityScopedResource). Outside a sandbox there is nothing
+ * to end: HANDOFF_OK. Inside one the agent counts the starts of each URL
+ * and, at the last stop, takes the app's access to the document back
+ * (the path stops opening); it blocks until the agent answers.
+ * HANDOFF_E_INVALID_STATE for a URL not being accessed, or without an
+ * agent; HANDOFF_E_INVALID_ARGUMENT as handoff_url_start_accessing.
  * Any thread. */
 HANDOFF_API int handoff_url_stop_accessing(handoff_application *app, const char *url);
 

@@ -29,6 +29,8 @@ command -v man >/dev/null 2>&1 || need_apt="$need_apt man-db"   # ... and checks
 command -v zsh >/dev/null 2>&1 || need_apt="$need_apt zsh"   # test_cli_completions completes in each shell
 command -v fish >/dev/null 2>&1 || need_apt="$need_apt fish"
 command -v bwrap >/dev/null 2>&1 || need_apt="$need_apt bubblewrap"   # test_agent_sandbox.py runs an app as Flatpak would
+[ -x /usr/libexec/xdg-document-portal ] || need_apt="$need_apt xdg-desktop-portal"   # test_document_portal.py: the real document portal
+command -v fusermount3 >/dev/null 2>&1 || need_apt="$need_apt fuse3"   # ... whose file system is FUSE
 command -v desktop-file-validate >/dev/null 2>&1 || need_apt="$need_apt desktop-file-utils"   # Tests/install checks the autostart entry
 # The MQTT relay (PROTOCOL.md §11): libmosquitto for the agent and the tool
 # only (libhandoff.so never links it), and the broker its tests start.

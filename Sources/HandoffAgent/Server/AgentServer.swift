@@ -75,6 +75,8 @@ public final class AgentServer: @unchecked Sendable {
     var search: AgentSearch?
     /// The session-bus API front ends use (docs/agent.md §15), once started.
     var sessionAPI: AgentSessionAPI?
+    /// The document portal, once an app asked (Features/DocumentPortal).
+    var documentPortal: (portal: DocumentPortal, key: LoopSources.Key)?
     /// The history (docs/history.md), once started; nil: none is kept.
     public internal(set) var history: AgentHistory?
     /// Sponsoring new devices' pairings (docs/agent.md §9), once started.

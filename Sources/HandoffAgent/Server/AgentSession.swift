@@ -36,6 +36,9 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
     private var told: [ActivityID: RemoteActivity] = [:]
     /// The requests in flight both ways, for any thread.
     private let requests = Locked(Requests())
+    /// Documents delivered to this app, and those it opened through the
+    /// document portal (Features/DocumentPortal); recorded on the fetch's thread.
+    let documents = Locked(DeliveredDocuments())
 
     private struct Requests {
         /// Registered and not closed: the agent may ask it things.
@@ -205,7 +208,10 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
             fetch { [weak self] result in
                 let reply: AgentMessage
                 switch result {
-                case .success(let bytes): reply = .payload(bytes)
+                case .success(let bytes):
+                    reply = .payload(bytes)
+                    // Before the app can read it: a GRANT may follow at once.
+                    self?.documents.withLock { $0.record(payload: bytes) }
                 case .failure(let error): reply = .error(error)
                 }
                 // From the fetch's thread when the socket takes it: the
@@ -250,9 +256,16 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
                     }
                 }
             }
+        case .grant(let url):
+            guard begin(id) else { return nil }
+            grant(url, requestID: id)
+        case .revoke(let url):
+            guard begin(id) else { return nil }
+            revoke(url, requestID: id)
         case .payload, .ok, .error:
             return answer(frame)
-        case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity, .status, .undelivered, .served, .bringing:
+        case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity, .status, .undelivered, .served, .bringing,
+             .granted:
             return "it sent \(frame.message.kind), which only the agent sends"  // the decoder refuses these first
         }
         return nil
@@ -413,6 +426,11 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
         return true
     }
 
+    /// `finish` for the document portal's requests (Features/DocumentPortal).
+    func finishDocumentRequest(_ requestID: UInt32, _ reply: AgentMessage) {
+        finish(requestID, reply)
+    }
+
     /// Answers a request counted in by `begin`. Returns nil (for `receive`).
     @discardableResult
     private func finish(_ requestID: UInt32, _ reply: AgentMessage, passing stream: ContinuationStream? = nil) -> String? {
@@ -469,6 +487,7 @@ final class AgentSession: ContinuityEndpoint, @unchecked Sendable {
     /// Lets go of the hub (its advertisement is withdrawn) and fails what
     /// the engine still waits for from this app with 4609.
     func didClose() {
+        revokeAllDocuments()
         port?.detach()
         port = nil
         let unanswered = requests.withLock { r in

@@ -56,10 +56,10 @@ final class DocumentBox {
 @c @implementation public func handoff_url_start_accessing(_ app: OpaquePointer?, _ url: UnsafePointer<CChar>?,
                                                            _ path: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
-        _ = try CArgument.handle(app, "app")
+        let application: Application = Handle.object(try CArgument.handle(app, "app"))
         let text = try CArgument.string(url, "url")
         let out = try CArgument.out(path, "path")
-        let local = try SecurityScopedAccess.start(text)
+        let local = try SecurityScopedAccess.start(text, service: application.continuityService)
         let p = CMemory.allocate(local.count + 1).assumingMemoryBound(to: UInt8.self)
         p.initialize(from: local, count: local.count)
         p[local.count] = 0
@@ -69,7 +69,7 @@ final class DocumentBox {
 
 @c @implementation public func handoff_url_stop_accessing(_ app: OpaquePointer?, _ url: UnsafePointer<CChar>?) -> Int32 {
     Thunk.status { () throws(HandoffError) in
-        _ = try CArgument.handle(app, "app")
-        try SecurityScopedAccess.stop(try CArgument.string(url, "url"))
+        let application: Application = Handle.object(try CArgument.handle(app, "app"))
+        try SecurityScopedAccess.stop(try CArgument.string(url, "url"), service: application.continuityService)
     }
 }

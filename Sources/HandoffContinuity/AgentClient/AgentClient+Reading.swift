@@ -129,9 +129,9 @@ extension AgentClient {
             endpoint?.activityServed(activityID)
         case .bringing(let progress):
             bringing(progress)
-        case .payload, .stream, .ok, .error, .welcome, .status:
+        case .payload, .stream, .ok, .error, .welcome, .status, .granted:
             return reply(frame, descriptor: descriptors.first)
-        case .hello, .advertise, .fetch, .confirm, .openStream, .statusRequest, .choose, .offer, .index, .forget:
+        case .hello, .advertise, .fetch, .confirm, .openStream, .statusRequest, .choose, .offer, .index, .forget, .grant, .revoke:
             drop("the agent sent \(frame.message.kind), which only apps send")  // the decoder refuses these already
             return false
         }
@@ -173,6 +173,10 @@ extension AgentClient {
         case (.ok(let completion), .ok):
             completion(.success(()))
         case (.ok(let completion), .error(let error)):
+            completion(.failure(error))
+        case (.path(let completion), .granted(let path)):
+            completion(.success(path))
+        case (.path(let completion), .error(let error)):
             completion(.failure(error))
         case (_, .error(let error)):
             request.fail(error.asUserActivityErrorForWire)

@@ -256,6 +256,25 @@ public final class AgentClient: ContinuityService, @unchecked Sendable {
         request(.ok(completion), .forget(selection))
     }
 
+    /// GRANT, to an agent that agreed on revision 4 or later.
+    public func grantDocumentAccess(_ url: String, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
+        if let refusal = documentAccessRefusal() { return completion(.failure(refusal)) }
+        request(.path(completion), .grant(url))
+    }
+
+    /// REVOKE, as GRANT.
+    public func revokeDocumentAccess(_ url: String, completion: @escaping @Sendable (Result<Void, HandoffError>) -> Void) {
+        if let refusal = documentAccessRefusal() { return completion(.failure(refusal)) }
+        request(.ok(completion), .revoke(url))
+    }
+
+    private func documentAccessRefusal() -> HandoffError? {
+        let revision = state.withLock { $0.connection?.welcome.revision }
+        guard let revision, revision < AgentMessage.Kind.grant.revision else { return nil }
+        return HandoffError(.invalidState,
+            "the handoff agent speaks protocol revision \(revision) and cannot open documents through the document portal for a sandboxed app (revision \(AgentMessage.Kind.grant.revision) does): update it")
+    }
+
     public func fetch(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
         request(.fetch(remote.activityID, completion), .fetch(remote.activityID))
     }

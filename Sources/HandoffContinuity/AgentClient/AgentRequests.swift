@@ -23,6 +23,8 @@ struct AgentRequests {
         case status(@Sendable (Result<AgentStatus, HandoffError>) -> Void)
         /// A request answered OK or ERROR (FORGET).
         case ok(@Sendable (Result<Void, HandoffError>) -> Void)
+        /// GRANT: the path the agent had the document portal give.
+        case path(@Sendable (Result<[UInt8], HandoffError>) -> Void)
 
         /// Runs the completion with `error` (streams get it too).
         func fail(_ error: HandoffError) {
@@ -31,6 +33,7 @@ struct AgentRequests {
             case .openStream(let completion): completion(.failure(error))
             case .status(let completion): completion(.failure(error))
             case .ok(let completion): completion(.failure(error))
+            case .path(let completion): completion(.failure(error))
             }
         }
     }

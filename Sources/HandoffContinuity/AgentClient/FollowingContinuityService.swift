@@ -183,6 +183,14 @@ public final class FollowingContinuityService: ContinuityService, @unchecked Sen
         state.withLock { $0.current }.forgetSaved(selection, completion: completion)
     }
 
+    public func grantDocumentAccess(_ url: String, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
+        state.withLock { $0.current }.grantDocumentAccess(url, completion: completion)
+    }
+
+    public func revokeDocumentAccess(_ url: String, completion: @escaping @Sendable (Result<Void, HandoffError>) -> Void) {
+        state.withLock { $0.current }.revokeDocumentAccess(url, completion: completion)
+    }
+
     public func fetch(_ remote: RemoteActivity, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
         state.withLock { $0.current }.fetch(remote, completion: completion)
     }

@@ -63,6 +63,10 @@ enum AgentBodyCoding {
         case .bringing(let b):
             return ["activityID": .data(b.activityID.bytes), "name": .string(truncateUTF8(b.name, to: Self.maxString)),
                     "received": .integer(Int64(clamping: b.received)), "total": .integer(Int64(clamping: b.total))]
+        case .grant(let url), .revoke(let url):
+            return ["url": .string(url)]
+        case .granted(let path):
+            return ["path": .data(path)]
         case .fetch(let id), .provide(let id), .confirm(let id), .continued(let id), .openStream(let id),
              .acceptStream(let id), .choose(let id), .served(let id):
             return ["activityID": .data(id.bytes)]
@@ -258,6 +262,14 @@ enum AgentBodyCoding {
             let received = try b.integer("received", in: 0...total)
             return .bringing(AgentBringing(activityID: ActivityID(bytes: try b.id("activityID")), name: try b.string("name"),
                                            received: UInt64(received), total: UInt64(total)))
+        case .grant: return .grant(try documentURL(b))
+        case .revoke: return .revoke(try documentURL(b))
+        case .granted:
+            let path = try b.data("path")
+            guard path.first == UInt8(ascii: "/"), !path.contains(0), path.count <= maxString else {
+                throw malformed("GRANTED's path is an absolute path of at most \(maxString) bytes without NUL")
+            }
+            return .granted(path)
         case .payload: return .payload(try b.data("payload"))
         case .stream: return .stream
         case .ok: return .ok
@@ -373,6 +385,14 @@ enum AgentBodyCoding {
     }
 
     static func malformed(_ message: String) -> HandoffError { HandoffError(.malformedData, message) }
+
+    /// GRANT's and REVOKE's `url`: a non-empty string (whether it names a
+    /// document the agent delivered is the agent's answer, not the framing's).
+    static func documentURL(_ b: Fields) throws(HandoffError) -> String {
+        let url = try b.string("url")
+        guard !url.isEmpty else { throw malformed("url is a file: URL, not empty") }
+        return url
+    }
 
     /// Typed reads of a body's keys: a missing required key or a wrong
     /// type is malformed; unknown keys are ignored.

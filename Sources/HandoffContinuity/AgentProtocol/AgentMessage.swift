@@ -52,18 +52,28 @@ public enum AgentMessage: Sendable, Equatable {
     /// activity the app's FETCH waits for is being brought along; the
     /// client moves that FETCH's deadline.
     case bringing(AgentBringing)
+    /// GRANT (app → agent, revision 4, request → GRANTED): open a document
+    /// the agent delivered to this app through the document portal
+    /// (a `file:` URL as the app received it).
+    case grant(String)
+    /// GRANTED (agent → app, reply to GRANT): the path the sandboxed app
+    /// opens, as bytes (a Linux name need not be UTF-8).
+    case granted([UInt8])
+    /// REVOKE (app → agent, revision 4, request → OK): end one GRANT of
+    /// this URL.
+    case revoke(String)
 
     public enum Kind: UInt8, Sendable, CaseIterable {
         case hello = 1, welcome, advertise, remote, fetch, payload, provide, confirm, continued,
              openStream, stream, acceptStream, ok, continueActivity, error, status, choose, undelivered, offer, served, index, forget,
-             bringing
+             bringing, grant, granted, revoke
 
         /// The protocol revision that brought the type: sent only on a
         /// connection that agreed on this one or a later one in WELCOME.
         public var revision: Int {
             switch self {
             case .index, .forget: 3
-            case .bringing: 4
+            case .bringing, .grant, .granted, .revoke: 4
             default: 1
             }
         }
@@ -94,6 +104,9 @@ public enum AgentMessage: Sendable, Equatable {
         case .index: .index
         case .forget: .forget
         case .bringing: .bringing
+        case .grant: .grant
+        case .granted: .granted
+        case .revoke: .revoke
         }
     }
 
@@ -108,8 +121,9 @@ public enum AgentMessage: Sendable, Equatable {
     static func allowed(_ kind: Kind, from sender: Sender) -> Bool {
         switch kind {
         case .payload, .ok, .error, .status: true
-        case .hello, .advertise, .fetch, .confirm, .openStream, .choose, .offer, .index, .forget: sender == .app
-        case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity, .undelivered, .served, .bringing:
+        case .hello, .advertise, .fetch, .confirm, .openStream, .choose, .offer, .index, .forget, .grant, .revoke: sender == .app
+        case .welcome, .remote, .provide, .continued, .stream, .acceptStream, .continueActivity, .undelivered, .served, .bringing,
+             .granted:
             sender == .agent
         }
     }

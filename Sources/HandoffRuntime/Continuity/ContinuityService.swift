@@ -53,6 +53,14 @@ public protocol ContinuityService: AnyObject, Sendable {
     /// or withdrawn (nil; a new advertisement withdraws it too). Sent in
     /// order with `advertise` (docs/agent.md §3, OFFER).
     func offer(_ activityID: ActivityID, payload: [UInt8]?)
+    /// Has the document portal give this sandboxed app the document at the
+    /// `file:` URL `url`, which this service delivered to it (GRANT,
+    /// docs/agent.md §3): the path the app opens. Only the agent's client
+    /// can; any other service fails with `.invalidState`. `completion` runs
+    /// exactly once, on any thread (never the caller's main loop).
+    func grantDocumentAccess(_ url: String, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void)
+    /// Ends one grant of `url` (REVOKE). `completion` as for the grant.
+    func revokeDocumentAccess(_ url: String, completion: @escaping @Sendable (Result<Void, HandoffError>) -> Void)
 }
 
 /// Which of an app's saved activities a deletion takes from the device's
@@ -156,6 +164,13 @@ extension ContinuityService {
     public func forgetSaved(_ selection: SavedActivitySelection,
                             completion: @escaping @Sendable (Result<Void, HandoffError>) -> Void) {
         completion(.failure(SavedActivitySelection.noHistory))
+    }
+
+    public func grantDocumentAccess(_ url: String, completion: @escaping @Sendable (Result<[UInt8], HandoffError>) -> Void) {
+        completion(.failure(SecurityScopedAccess.needsAgent))
+    }
+    public func revokeDocumentAccess(_ url: String, completion: @escaping @Sendable (Result<Void, HandoffError>) -> Void) {
+        completion(.failure(SecurityScopedAccess.needsAgent))
     }
 
     public func openStream(_ remote: RemoteActivity,

@@ -76,6 +76,9 @@ import Glibc
             (.forget(.all), .app),
             (.bringing(AgentBringing(activityID: id, name: "plan (2).txt", received: 4 << 20, total: 64 << 20)), .agent),
             (.bringing(AgentBringing(activityID: id, name: "Grüße.pdf", received: 0, total: 0)), .agent),
+            (.grant("file:///home/ada/Downloads/Handoff/plan%20(from%20B).odt"), .app),
+            (.granted(Array("/run/user/1000/doc/3f2a91c4/plan (from B).odt".utf8) + [0xFF]), .agent),
+            (.revoke("file:///home/ada/plan.odt"), .app),
         ]
     }
 
@@ -185,6 +188,23 @@ import Glibc
     @Test func requestIDsFollowTheKind() throws {
         #expect(Self.isMalformed(Self.refusal(try AgentFrame(.fetch(Self.id), requestID: 0).encoded())))
         #expect(Self.isMalformed(Self.refusal(try AgentFrame(.confirm(Self.id), requestID: 3).encoded())))
+    }
+
+    @Test func grantsBodiesAreChecked() throws {
+        func frame(_ kind: AgentMessage.Kind, _ body: [String: PropertyListValue]) -> [UInt8] {
+            [1, kind.rawValue, 0, 0, 0, 0, 0, 1] + BinaryPropertyList.encode(.dictionary(body))
+        }
+        #expect(Self.isMalformed(Self.refusal(frame(.grant, [:]))))
+        #expect(Self.isMalformed(Self.refusal(frame(.grant, ["url": .string("")]))))
+        #expect(Self.isMalformed(Self.refusal(frame(.revoke, ["url": .data([1])]))))
+        for path in [Array("doc/1/a".utf8), Array("/doc/1/a\0b".utf8), [], [UInt8](repeating: 0x2F, count: 4097)] {
+            #expect(Self.isMalformed(Self.refusal(frame(.granted, ["path": .data(path)]), from: .agent)), "\(path.count)")
+        }
+        #expect(Self.isMalformed(Self.refusal(frame(.granted, ["path": .string("/doc/1/a")]), from: .agent)))
+        // Only apps ask, only the agent answers.
+        #expect(Self.isMalformed(Self.refusal(frame(.grant, ["url": .string("file:///a")]), from: .agent)))
+        #expect(Self.isMalformed(Self.refusal(frame(.granted, ["path": .data(Array("/a".utf8))]), from: .app)))
+        #expect(AgentMessage.Kind.grant.revision == 4 && AgentMessage.Kind.granted.revision == 4 && AgentMessage.Kind.revoke.revision == 4)
     }
 
     @Test func bodiesAreChecked() throws {

@@ -252,5 +252,14 @@ enum DocumentVectorRegistry {
                                        role: .full, accountID: AccountFixtures.sequentialKey.derived.accountID)
             return hex(try AgentFrame(.welcome(welcome), requestID: 1).encoded())
         },
+        "GRANT datagram": {
+            hex(try AgentFrame(.grant("file:///home/ada/Downloads/Handoff/plan.odt"), requestID: 7).encoded())
+        },
+        "GRANTED datagram": {
+            hex(try AgentFrame(.granted(Array("/run/user/1000/doc/3f2a91c4/plan.odt".utf8)), requestID: 7).encoded())
+        },
+        "REVOKE datagram": {
+            hex(try AgentFrame(.revoke("file:///home/ada/Downloads/Handoff/plan.odt"), requestID: 8).encoded())
+        },
     ]
 }

@@ -25,16 +25,23 @@ import Glibc
         #expect(throws: HandoffError.self) { try SecurityScopedAccess.stop(text) }
     }
 
-    @Test("inside a Flatpak sandbox: a clear error, never a path the app cannot open")
-    func insideFlatpak() throws {
+    @Test("inside a Flatpak sandbox without an agent: a clear error, never a path the app cannot open")
+    func insideFlatpakWithoutAgent() throws {
         let folder = try Folder()
         try folder.write(".flatpak-info", "[Application]\nname=org.example.App\n")
         do {
             _ = try SecurityScopedAccess.start("file:///home/ada/plan.odt", root: folder.root)
-            Issue.record("a path was given inside the sandbox")
+            Issue.record("inside the sandbox without an agent, start gave a path")
         } catch {
             #expect(error.code == .invalidState)
-            #expect(error.message.contains("not supported inside a Flatpak sandbox yet"))
+            #expect(error.message.contains("handoff agent"))
+        }
+        do {
+            try SecurityScopedAccess.stop("file:///home/ada/plan.odt", root: folder.root)
+            Issue.record("inside the sandbox without an agent, stop succeeded")
+        } catch {
+            #expect(error.code == .invalidState)
+            #expect(error.message.contains("handoff agent"))
         }
     }
 }

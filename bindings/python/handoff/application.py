@@ -267,9 +267,12 @@ class Application(OwnedHandle):
     def start_accessing(self, url: str) -> str:
         """The path to open for a file URL received (Apple:
         startAccessingSecurityScopedResource): outside a Flatpak sandbox
-        the URL's own path; inside one HandoffError INVALID_STATE (not
-        supported yet). HandoffError INVALID_ARGUMENT for anything but a
-        file URL. Balance it with :meth:`stop_accessing`."""
+        the URL's own path; inside one the path the document portal gives
+        this app, which the agent asks for (blocking until it answers), for
+        a document it delivered to this app only (HandoffError PERMISSION
+        otherwise; INVALID_STATE without an agent). HandoffError
+        INVALID_ARGUMENT for anything but a file URL. Balance it with
+        :meth:`stop_accessing`."""
         out = ctypes.c_void_p()
         lib.handoff_url_start_accessing(self._live(), _ffi.text_in(url, "url"), ctypes.byref(out))
         try:
@@ -278,7 +281,9 @@ class Application(OwnedHandle):
             lib.handoff_free(out)
 
     def stop_accessing(self, url: str) -> None:
-        """Ends what :meth:`start_accessing` began (nothing outside a sandbox)."""
+        """Ends what :meth:`start_accessing` began: nothing outside a
+        sandbox; inside one the last stop of a URL takes the app's access
+        back (HandoffError INVALID_STATE for a URL not being accessed)."""
         lib.handoff_url_stop_accessing(self._live(), _ffi.text_in(url, "url"))
 
     # ---- other devices' activities

@@ -130,7 +130,7 @@ def test_errors(app, tmp_path):
     assert error.value.code == Status.INVALID_ARGUMENT
 
 
-@pytest.mark.skipif(os.path.exists("/.flatpak-info"), reason="inside a Flatpak sandbox: not supported yet")
+@pytest.mark.skipif(os.path.exists("/.flatpak-info"), reason="inside a Flatpak sandbox the agent answers (Tests/cli/test_document_portal.py)")
 def test_start_accessing_outside_a_sandbox_is_the_urls_path(app):
     assert app.start_accessing("file:///home/ada/My%20plan.odt") == "/home/ada/My plan.odt"
     app.stop_accessing("file:///home/ada/My%20plan.odt")

@@ -98,9 +98,12 @@ impl fmt::Debug for Document {
 impl ApplicationRef {
     /// The path to open for a file URL received (Apple:
     /// `startAccessingSecurityScopedResource`): outside a Flatpak sandbox
-    /// the URL's own path; inside one
-    /// [`ErrorCode::InvalidState`](crate::ErrorCode::InvalidState) (not
-    /// supported yet). [`ErrorCode::InvalidArgument`](crate::ErrorCode::InvalidArgument)
+    /// the URL's own path; inside one the path the document portal gives
+    /// this app, which the agent asks for (blocking until it answers), for
+    /// a document it delivered to this app only
+    /// ([`ErrorCode::Permission`](crate::ErrorCode::Permission) otherwise;
+    /// [`ErrorCode::InvalidState`](crate::ErrorCode::InvalidState) without
+    /// an agent). [`ErrorCode::InvalidArgument`](crate::ErrorCode::InvalidArgument)
     /// for anything but a file URL. Balance it with
     /// [`stop_accessing`](Self::stop_accessing).
     pub fn start_accessing(&self, url: &str) -> Result<PathBuf> {
@@ -115,8 +118,10 @@ impl ApplicationRef {
         Ok(path)
     }
 
-    /// Ends what [`start_accessing`](Self::start_accessing) began (nothing
-    /// outside a sandbox).
+    /// Ends what [`start_accessing`](Self::start_accessing) began: nothing
+    /// outside a sandbox; inside one the last stop of a URL takes the app's
+    /// access back ([`ErrorCode::InvalidState`](crate::ErrorCode::InvalidState)
+    /// for a URL not being accessed).
     pub fn stop_accessing(&self, url: &str) -> Result<()> {
         let url = c_string(url, "the URL")?;
         // SAFETY: a live application and a string valid for the call.

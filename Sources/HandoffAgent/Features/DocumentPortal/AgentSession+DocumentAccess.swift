@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+import CLinux
+import HandoffModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// GRANT and REVOKE (docs/agent.md §3): a sandboxed app opens a document
+/// the agent delivered to it through the document portal. Loop thread.
+extension AgentSession {
+    /// GRANT: the document at `url` for this app's Flatpak ID, when this
+    /// connection was delivered it; the path inside the sandbox, or ERROR.
+    func grant(_ url: String, requestID id: UInt32) {
+        let path: [UInt8]
+        switch Self.deliveredPath(url, documents.withLock { $0 }) {
+        case .failure(let error): return finishDocumentRequest(id, .error(error))
+        case .success(let p): path = p
+        }
+        let appID: String
+        switch FlatpakApp.id(ofProcess: connection.peer.pid) {
+        case .failure(let error): return finishDocumentRequest(id, .error(error))
+        case .success(let a): appID = a
+        }
+        if let grant = documents.withLock({ $0.grants[path] }), grant.appID == appID {
+            documents.withLock { $0.grants[path]?.count += 1 }
+            return finishDocumentRequest(id, .granted(grant.mountPoint + Self.portalPath(grant.documentID, path)))
+        }
+        guard documents.withLock({ $0.grants.count }) < DeliveredDocuments.maxGrants else {
+            return finishDocumentRequest(id, .error(HandoffError(.invalidState,
+                "this app holds \(DeliveredDocuments.maxGrants) documents open through the portal already: stop accessing one first")))
+        }
+        // The file itself, never a link put in its place since: the portal
+        // refuses O_NOFOLLOW descriptors, so the inode opened must be the
+        // one the path names without following a link.
+        let fd = (path + [0]).withUnsafeBufferPointer { p in
+            p.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, CLINUX_O_PATH | O_CLOEXEC) }
+        }
+        var st = stat()
+        var named = stat()
+        let isTheFile = (path + [0]).withUnsafeBufferPointer { p in
+            p.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &named) == 0 }
+        }
+        guard fd >= 0, fstat(fd, &st) == 0, isTheFile, (named.st_mode & S_IFMT) == S_IFREG,
+              named.st_dev == st.st_dev, named.st_ino == st.st_ino else {
+            if fd >= 0 { close(fd) }
+            return finishDocumentRequest(id, .error(HandoffError(.notFound,
+                "the document \(FileURL.url(forPath: path).absoluteString) is no longer a file here")))
+        }
+        defer { close(fd) }
+        let portal: DocumentPortal
+        switch server.documentPortalConnection() {
+        case .failure(let error): return finishDocumentRequest(id, .error(error))
+        case .success(let p): portal = p
+        }
+        portal.add(fd, for: appID) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .failure(let error):
+                self.server.log("portal", "\(self.describe): \(error.message)")
+                self.finishDocumentRequest(id, .error(error))
+            case .success(let (documentID, mountPoint)):
+                guard self.isOpen else {
+                    // It went while the portal answered: nothing to hold open.
+                    let grant = DeliveredDocuments.Grant(documentID: documentID, appID: appID, count: 1, mountPoint: mountPoint)
+                    return self.revokeOnPortal(grant) { _ in }
+                }
+                self.documents.withLock { d in
+                    if d.grants[path]?.documentID == documentID { d.grants[path]?.count += 1 }
+                    else { d.grants[path] = DeliveredDocuments.Grant(documentID: documentID, appID: appID, count: 1, mountPoint: mountPoint) }
+                }
+                self.server.log("portal-grant", "\(self.describe): document \(documentID) for \(appID)",
+                                ["document": .string(documentID), "app": .string(appID)])
+                self.finishDocumentRequest(id, .granted(mountPoint + Self.portalPath(documentID, path)))
+            }
+        }
+    }
+
+    /// REVOKE: one GRANT of `url` ends; the last takes the app's access back.
+    func revoke(_ url: String, requestID id: UInt32) {
+        guard let reference = URLReference(string: url), let path = FileURL.path(of: reference) else {
+            return finishDocumentRequest(id, .error(Self.notFileURL(url)))
+        }
+        let last: DeliveredDocuments.Grant?? = documents.withLock { d in
+            guard var grant = d.grants[path] else { return .none }
+            grant.count -= 1
+            d.grants[path] = grant.count > 0 ? grant : nil
+            return .some(grant.count > 0 ? nil : grant)
+        }
+        guard let last else {
+            return finishDocumentRequest(id, .error(HandoffError(.invalidState, "\(url) is not being accessed by this app")))
+        }
+        guard let grant = last else { return finishDocumentRequest(id, .ok) }
+        revokeOnPortal(grant) { [weak self] result in
+            switch result {
+            case .success: self?.finishDocumentRequest(id, .ok)
+            case .failure(let error): self?.finishDocumentRequest(id, .error(error))
+            }
+        }
+    }
+
+    /// The connection ended: what it still held open is taken back.
+    func revokeAllDocuments() {
+        let left = documents.withLock { d in
+            defer { d.grants.removeAll() }
+            return Array(d.grants.values)
+        }
+        for grant in left { revokeOnPortal(grant) { _ in } }
+    }
+
+    private func revokeOnPortal(_ grant: DeliveredDocuments.Grant, _ completion: @escaping (Result<Void, HandoffError>) -> Void) {
+        switch server.documentPortalConnection() {
+        case .failure(let error): completion(.failure(error))
+        case .success(let portal):
+            portal.revoke(grant.documentID, from: grant.appID) { [weak self] result in
+                if case .failure(let error) = result, let self { self.server.log("portal", "\(self.describe): \(error.message)") }
+                completion(result)
+            }
+        }
+    }
+
+    /// `url`'s path, if it is a document delivered on this connection.
+    static func deliveredPath(_ url: String, _ documents: DeliveredDocuments) -> Result<[UInt8], HandoffError> {
+        guard let reference = URLReference(string: url), let path = FileURL.path(of: reference) else {
+            return .failure(notFileURL(url))
+        }
+        guard documents.delivered(path) else {
+            return .failure(HandoffError(.permission,
+                "the agent opens through the document portal only documents it delivered to this app in a continued activity; \(url) is not one"))
+        }
+        return .success(path)
+    }
+
+    static func notFileURL(_ url: String) -> HandoffError {
+        HandoffError(.invalidArgument, "\(KeyFile.quoted(url)) is not a file: URL of a local path")
+    }
+
+    /// `/DOCID/NAME`: the document's place under the portal's mount point.
+    static func portalPath(_ documentID: String, _ path: [UInt8]) -> [UInt8] {
+        let name = path.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? []
+        return Array("/\(documentID)/".utf8) + name
+    }
+}
