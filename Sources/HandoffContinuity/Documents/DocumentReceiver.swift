@@ -39,20 +39,21 @@ final class DocumentReceiver: Sendable {
 
     /// `payload` with its documents resolved, or unchanged when it carries
     /// none (or cannot be read: the app's own decoding then says why).
+    /// `revision` is what the fetch's connection agreed on: from 4 a
+    /// `file:` URL without a description is malformed (PROTOCOL.md §12);
+    /// nil for a payload kept since its fetch (a saved one), checked then.
     /// Blocking: it may wait for a sync and bring bytes along.
-    func resolve(_ payload: [UInt8], from deviceName: String, bring: Bring?,
+    func resolve(_ payload: [UInt8], revision: Int?, from deviceName: String, bring: Bring?,
                  report: Report? = nil) -> Result<[UInt8], HandoffError> {
-        guard Self.mayHoldDocuments(payload),
-              let (activity, kept) = try? ActivityCoding.decode(payload, keeping: [DocumentEntry.payloadKey]) else { return .success(payload) }
-        guard let value = kept[DocumentEntry.payloadKey] else { return Self.withoutOrigins(activity, payload) }
-        let entries: [String: DocumentEntry]
-        do { entries = try DocumentEntry.entries(value) } catch {
-            return .failure(Self.unreadable(error.message))
+        let read: Read
+        switch Self.read(payload, revision: revision) {
+        case .failure(let error): return .failure(error)
+        case .success(nil): return .success(payload)
+        case .success(let found?): read = found
         }
+        guard let entries = read.entries else { return Self.withoutOrigins(read.activity, payload) }
+        let activity = read.activity
         var userInfo = activity.userInfo
-        guard Set(entries.keys) == DocumentURLs.find(in: userInfo) else {
-            return .failure(Self.unreadable("its documents do not describe exactly the file URLs of its userInfo"))
-        }
         let places = self.places()
         var replacements: [String: URLReference] = [:]
         var origins: [String: UserInfoValue] = [:]
@@ -88,6 +89,44 @@ final class DocumentReceiver: Sendable {
             }
             return failing(error)
         }
+    }
+
+    /// A payload's activity and its documents (nil: it has none).
+    struct Read {
+        let activity: UserActivity
+        let entries: [String: DocumentEntry]?
+    }
+
+    /// The payload's documents as §12's rules admit them: nil when it has
+    /// nothing to resolve (or cannot be read: the app's own decoding then
+    /// says why); malformed (4608) when its documents do not describe
+    /// exactly its `file:` URLs, or when, fetched on a connection of
+    /// revision 4 or later, it names `file:` URLs with no documents.
+    static func read(_ payload: [UInt8], revision: Int?) -> Result<Read?, HandoffError> {
+        let strict = (revision ?? 0) >= ExchangeMessage.Kind.documentOpen.revision
+        guard mayHoldDocuments(payload) || (strict && DocumentSender.mayHoldFileURL(payload)),
+              let (activity, kept) = try? ActivityCoding.decode(payload, keeping: [DocumentEntry.payloadKey]) else { return .success(nil) }
+        let urls = DocumentURLs.find(in: activity.userInfo)
+        guard let value = kept[DocumentEntry.payloadKey] else {
+            if strict && !urls.isEmpty {
+                return .failure(unreadable("it names \(urls.count == 1 ? "a file: URL" : "\(urls.count) file: URLs") without describing them (documents), as protocol revision \(revision!) requires"))
+            }
+            return .success(Read(activity: activity, entries: nil))
+        }
+        let entries: [String: DocumentEntry]
+        do { entries = try DocumentEntry.entries(value) } catch {
+            return .failure(unreadable(error.message))
+        }
+        guard Set(entries.keys) == urls else {
+            return .failure(unreadable("its documents do not describe exactly the file URLs of its userInfo"))
+        }
+        return .success(Read(activity: activity, entries: entries))
+    }
+
+    /// A payload kept as it was sent (history): refused now when §12's
+    /// rules refuse it, so that what is saved was admissible when fetched.
+    static func check(_ payload: [UInt8], revision: Int) -> Result<[UInt8], HandoffError> {
+        read(payload, revision: revision).map { _ in payload }
     }
 
     /// Where `entry`'s document is here, and how it got there.

@@ -431,7 +431,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         let (client, documents, bring, report) = (self.client, self.documents, bringing(remote, from: paths), reporting(remote))
         let started = threads.start(named: "hoff-fetch") {
             let fetched = Self.firstReachable(paths) { client.fetch(remote.activityID, from: $0) }
-            completion(fetched.flatMap { documents.resolve($0, from: remote.deviceName, bring: bring, report: report) })
+            completion(fetched.flatMap { documents.resolve($0.bytes, revision: $0.revision, from: remote.deviceName, bring: bring, report: report) })
         }
         if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the fetch"))) }
     }
@@ -444,7 +444,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         }
         let client = self.client
         let started = threads.start(named: "hoff-fetch") {
-            completion(Self.firstReachable(paths) { client.fetch(remote.activityID, from: $0) })
+            // Checked as a fetch's is, so that history keeps only what
+            // the revision admits; resolved later as saved (revision nil).
+            completion(Self.firstReachable(paths) { client.fetch(remote.activityID, from: $0) }
+                .flatMap { DocumentReceiver.check($0.bytes, revision: $0.revision) })
         }
         if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the fetch"))) }
     }
@@ -454,7 +457,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         guard DocumentReceiver.mayHoldDocuments(payload) else { return completion(.success(payload)) }
         let (documents, bring, report) = (self.documents, bringing(remote, from: paths(offering: remote.activityID)), reporting(remote))
         let started = threads.start(named: "hoff-fetch") {
-            completion(documents.resolve(payload, from: remote.deviceName, bring: bring, report: report))
+            completion(documents.resolve(payload, revision: nil, from: remote.deviceName, bring: bring, report: report))
         }
         if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the fetch"))) }
     }

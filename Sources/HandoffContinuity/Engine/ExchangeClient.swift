@@ -51,17 +51,25 @@ final class ExchangeClient: Sendable {
         self.pooled = pooled
     }
 
+    /// A payload as fetched, with the protocol revision its connection
+    /// agreed on: what the sender had to put in it (PROTOCOL.md §12: from
+    /// revision 4, a description of every `file:` URL).
+    struct Fetched: Sendable {
+        let bytes: [UInt8]
+        let revision: Int
+    }
+
     /// Fetches the payload of `activityID` from `peer`. Blocking; call it
     /// off the host's thread. Errors are user-activity errors (4608-4611).
-    func fetch(_ activityID: ActivityID, from peer: SocketAddress) -> Result<[UInt8], HandoffError> {
+    func fetch(_ activityID: ActivityID, from peer: SocketAddress) -> Result<Fetched, HandoffError> {
         // The sender waits fetchTimeout for its app, then answers 4610
         // itself; the margin covers the network.
         let replyTimeout = fetchTimeout + limits.handshakeTimeout + 2
         do throws(HandoffError) {
-            let reply = try exchange(.fetch(activityID), with: peer, replyTimeout: replyTimeout)
+            let (reply, revision) = try exchangeAndRevision(.fetch(activityID), with: peer, replyTimeout: replyTimeout)
             switch reply {
             case .payload(let bytes):
-                return .success(bytes)
+                return .success(Fetched(bytes: bytes, revision: revision))
             case .error(let code, let message):
                 let error = HandoffError(HandoffError.Code(rawValue: code), "the other device: \(message)")
                 return .failure(error.asUserActivityErrorForWire)
@@ -206,11 +214,12 @@ final class ExchangeClient: Sendable {
 
     /// Sends a request and reads its reply on a connection that goes back
     /// to the pool.
-    private func exchange(_ request: ExchangeMessage, with peer: SocketAddress,
-                          replyTimeout: Double) throws(HandoffError) -> ExchangeMessage {
+    private func exchangeAndRevision(_ request: ExchangeMessage, with peer: SocketAddress,
+                                     replyTimeout: Double) throws(HandoffError) -> (ExchangeMessage, Int) {
         let (reply, connection) = try self.request(request, with: peer, replyTimeout: replyTimeout)
+        let revision = connection.revision
         release(connection, to: peer)
-        return reply
+        return (reply, revision)
     }
 
     /// Sends a request and reads its reply, retrying once on a fresh
