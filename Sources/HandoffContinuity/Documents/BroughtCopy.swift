@@ -36,8 +36,9 @@ public final class BroughtCopy {
     }
 
     /// Starts the copy of a document that belongs at `slot`: beside the
-    /// file there when its folder exists beneath the slot's root and
-    /// `places` admits a copy there; else in `places.downloads`.
+    /// file there when its folder exists beneath the slot's root, `places`
+    /// admits a copy there and a file can be made in it; else in
+    /// `places.downloads`.
     /// - Throws: `.handoffFailed` when neither can be written.
     public static func start(for slot: DocumentSlot?, name: String, device: String,
                              places: DocumentPlaces) throws(HandoffError) -> BroughtCopy {
@@ -47,9 +48,15 @@ public final class BroughtCopy {
             // synced root, or reached through `~/conf -> .config`), never one
             // this device does not describe.
             if let opened = openedPath(fd), places.admitsBroughtCopy(in: opened, root: slot.root) {
-                return try BroughtCopy(directoryFD: fd, directory: slot.directory, name: name, device: device)
+                // A folder this device cannot write in (a read-only mount,
+                // another user's folder, a full disk): the copy still comes,
+                // into downloads. The failed start closed `fd`.
+                if let copy = try? BroughtCopy(directoryFD: fd, directory: slot.directory, name: name, device: device) {
+                    return copy
+                }
+            } else {
+                close(fd)
             }
-            close(fd)
         }
         guard let downloads = places.downloads else {
             throw HandoffError(.handoffFailed, "no folder for the copy of \(name): this device has no home")
