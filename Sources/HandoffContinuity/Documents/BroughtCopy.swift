@@ -59,7 +59,7 @@ public final class BroughtCopy {
             }
         }
         guard let downloads = places.downloads else {
-            throw HandoffError(.handoffFailed, "no folder for the copy of \(name): this device has no home")
+            throw HandoffError(.handoffFailed, "no folder for the copy of \(DocumentText.escaped(name)): this device has no home")
         }
         return try BroughtCopy(in: downloads, name: name, device: device)
     }
@@ -100,7 +100,7 @@ public final class BroughtCopy {
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws(HandoffError) {
-        guard fd >= 0 else { throw HandoffError(.handoffFailed, "the copy of \(name) was abandoned") }
+        guard fd >= 0 else { throw HandoffError(.handoffFailed, "the copy of \(DocumentText.escaped(name)) was abandoned") }
         var done = 0
         while done < bytes.count {
             let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
@@ -114,7 +114,7 @@ public final class BroughtCopy {
 
     /// Makes the copy appear under a free name; returns its path.
     public func commit() throws(HandoffError) -> String {
-        guard fd >= 0 else { throw HandoffError(.handoffFailed, "the copy of \(name) was abandoned") }
+        guard fd >= 0 else { throw HandoffError(.handoffFailed, "the copy of \(DocumentText.escaped(name)) was abandoned") }
         guard fsync(fd) == 0 else {
             let error = Self.failure(directory)
             abandon()
@@ -132,7 +132,7 @@ public final class BroughtCopy {
             guard reason == EEXIST else { break }
         }
         abandon()
-        throw HandoffError(.handoffFailed, "cannot name the copy of \(name) in \(directory): \(String(cString: strerror(reason)))")
+        throw HandoffError(.handoffFailed, "cannot name the copy of \(DocumentText.escaped(name)) in \(DocumentText.escaped(directory)): \(String(cString: strerror(reason)))")
     }
 
     /// Links the written file as `candidate`; false with errno (EEXIST:
@@ -179,8 +179,8 @@ public final class BroughtCopy {
         return (String(name[..<dot]), String(name[dot...]))
     }
 
-    /// A device's name as part of a file name: `/` and control characters
-    /// become `_`, cut to 64 bytes; "another device" when nothing is left.
+    /// A device's name as part of a file name: `/`, control and
+    /// bidirectional characters (`DocumentText.isUnsafe`) become `_`, cut to 64 bytes; "another device" when nothing is left.
     static func safeDevice(_ device: String) -> String {
         let cleaned = replacingUnsafe(device).trimmingCharactersSpaces()
         return cleaned.isEmpty ? "another device" : truncateUTF8(cleaned, to: 64)
@@ -193,7 +193,7 @@ public final class BroughtCopy {
     }
 
     private static func replacingUnsafe(_ text: String) -> String {
-        String(text.unicodeScalars.map { $0 == "/" || $0.value < 0x20 || $0.value == 0x7F ? "_" : Character($0) })
+        String(text.unicodeScalars.map { $0 == "/" || DocumentText.isUnsafe($0) ? "_" : Character($0) })
     }
 
     // MARK: System
@@ -217,7 +217,7 @@ public final class BroughtCopy {
     }
 
     private static func failure(_ directory: String) -> HandoffError {
-        HandoffError(.handoffFailed, "cannot write in \(directory): \(String(cString: strerror(errno)))")
+        HandoffError(.handoffFailed, "cannot write in \(DocumentText.escaped(directory)): \(String(cString: strerror(errno)))")
     }
 }
 

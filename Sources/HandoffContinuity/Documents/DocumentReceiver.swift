@@ -72,7 +72,7 @@ final class DocumentReceiver: Sendable {
                 if origin == .brought { brought.append(path) }
                 let local = FileURL.url(forPath: path)
                 guard let reference = URLReference(string: local) else {
-                    return failing(HandoffError(.handoffFailed, "the document \(entry.location.name) has no URL here"))
+                    return failing(HandoffError(.handoffFailed, "the document \(DocumentText.escaped(entry.location.name)) has no URL here"))
                 }
                 replacements[url] = reference
                 origins[local] = .string(origin.rawValue)
@@ -132,7 +132,7 @@ final class DocumentReceiver: Sendable {
     /// Where `entry`'s document is here, and how it got there.
     private func place(_ entry: DocumentEntry, places: DocumentPlaces, device: String,
                        bring: Bring?, report: Report?) -> Result<(String, DocumentOrigin), HandoffError> {
-        let name = entry.location.name
+        let name = DocumentText.escaped(entry.location.name)
         let slot = places.locate(entry.location)
         if let slot, Self.holds(slot, entry.facts) {
             return .success((slot.path, .same))
@@ -149,7 +149,7 @@ final class DocumentReceiver: Sendable {
                 "the document \(name) is \(Self.megabytes(entry.facts.size)), over the \(Self.megabytes(limit)) limit for documents brought from another device (handoff settings documents max-size)"))
         }
         guard let bring else {
-            return .failure(HandoffError(.handoffFailed, "the document \(name) is not on this device, and \(device) cannot send it now"))
+            return .failure(HandoffError(.handoffFailed, "the document \(name) is not on this device, and \(DocumentText.escaped(device)) cannot send it now"))
         }
         do {
             // Beside the person's file when its folder is here (never in a

@@ -71,7 +71,7 @@ final class ExchangeClient: Sendable {
             case .payload(let bytes):
                 return .success(Fetched(bytes: bytes, revision: revision))
             case .error(let code, let message):
-                let error = HandoffError(HandoffError.Code(rawValue: code), "the other device: \(message)")
+                let error = HandoffError(HandoffError.Code(rawValue: code), "the other device: \(DocumentText.escaped(message))")
                 return .failure(error.asUserActivityErrorForWire)
             default:
                 return .failure(HandoffError(.handoffFailed, "the other device answered a fetch with an unexpected frame"))
@@ -125,7 +125,7 @@ final class ExchangeClient: Sendable {
                 return .success((connection, try connection.takeBufferedBytes()))
             case .error(let code, let message):
                 release(connection, to: peer)  // a refusal leaves it usable
-                return .failure(HandoffError(HandoffError.Code(rawValue: code), "the other device: \(message)").asUserActivityErrorForWire)
+                return .failure(HandoffError(HandoffError.Code(rawValue: code), "the other device: \(DocumentText.escaped(message))").asUserActivityErrorForWire)
             default:
                 connection.close()
                 return .failure(HandoffError(.handoffFailed, "the other device answered a stream request with an unexpected frame"))
@@ -144,7 +144,7 @@ final class ExchangeClient: Sendable {
                        into copy: BroughtCopy,
                        progress: (_ received: UInt64) -> Void = { _ in }) -> Result<Void, HandoffError> {
         let replyTimeout = fetchTimeout + limits.handshakeTimeout + 2
-        let name = entry.location.name
+        let name = DocumentText.escaped(entry.location.name)
         let connection: ChannelConnection
         do throws(HandoffError) {
             let (reply, opened) = try request(.documentOpen(activityID, sha256: entry.facts.sha256), with: peer, replyTimeout: replyTimeout)
@@ -153,7 +153,7 @@ final class ExchangeClient: Sendable {
                 connection = opened
             case .error(let code, let message):
                 release(opened, to: peer)
-                return .failure(HandoffError(HandoffError.Code(rawValue: code), "the other device: \(message)").asUserActivityErrorForWire)
+                return .failure(HandoffError(HandoffError.Code(rawValue: code), "the other device: \(DocumentText.escaped(message))").asUserActivityErrorForWire)
             default:
                 opened.close()
                 return .failure(HandoffError(.handoffFailed, "the other device answered a request for \(name) with an unexpected frame"))
