@@ -32,9 +32,20 @@ final class DocumentReceiver: Sendable {
     typealias Report = @Sendable (_ entry: DocumentEntry, _ received: UInt64) -> Void
 
     let places: @Sendable () -> DocumentPlaces
+    /// Readable once the engine stops: a wait for a sync ends then (held
+    /// here, so its descriptor lives as long as any thread that waits on it).
+    let stop: WakePipe?
 
-    init(places: @escaping @Sendable () -> DocumentPlaces) {
+    init(places: @escaping @Sendable () -> DocumentPlaces, stop: WakePipe? = nil) {
         self.places = places
+        self.stop = stop
+    }
+
+    /// Whether the engine stopped (`stop` readable).
+    var isStopping: Bool {
+        guard let stop else { return false }
+        var p = pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, 0) > 0
     }
 
     /// `payload` with its documents resolved, or unchanged when it carries
@@ -139,8 +150,12 @@ final class DocumentReceiver: Sendable {
         }
         if let slot, entry.location.place == .syncthing || entry.location.place == .cloud {
             report?(entry, 0)  // a fetch waiting on it hears of the wait
-            if DocumentSyncWait.wait(for: slot, toMatch: entry.facts, until: monotonicSeconds() + places.settings.syncWait) {
+            if DocumentSyncWait.wait(for: slot, toMatch: entry.facts, until: monotonicSeconds() + places.settings.syncWait,
+                                     cancel: stop?.fd) {
                 return .success((slot.path, .synced))
+            }
+            if isStopping {
+                return .failure(HandoffError(.handoffFailed, "the handoff stopped while \(name) was waited for to sync"))
             }
         }
         let limit = places.settings.maxSize

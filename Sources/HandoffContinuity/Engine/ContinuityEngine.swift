@@ -163,7 +163,9 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             DocumentPlaces.load(environment: environment ?? ProcessEnvironment.current,
                                 settings: gate.withLock { $0.settings.documents })
         }
-        documents = DocumentReceiver(places: places)
+        let stop: WakePipe
+        do { stop = try WakePipe() } catch { throw HandoffError(.io, "cannot create the engine's stop pipe: \(error)") }
+        documents = DocumentReceiver(places: places, stop: stop)
         var exchanging = ExchangeServer(endpoint: { [weak self] in self?.endpoint },
                                         fetchTimeout: configuration.fetchTimeout, streams: streams,
                                         serves: { peer in gate.withLock { $0.remotes.serves(host: peer.host) } })
@@ -518,6 +520,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             s.withdrawal = nil
             return ids.count == 2 && ids[0] == ids[1] ? [ids[0]] : ids
         }
+        // A continuation waiting on a sync or a document's bytes ends now,
+        // not at its own deadline (minutes for a large document).
+        documents.stop?.signal()
+        client.cancel()
         for id in last ?? [] { send(withdrawal: id) }
         // The others show this device offline at once, not after 150 s.
         if last != nil { seal(kind: .presence, activity: nil, leaving: true) }
