@@ -155,7 +155,7 @@ final class DocumentReceiver: Sendable {
                 return .success((slot.path, .synced))
             }
             if isStopping {
-                return .failure(HandoffError(.handoffFailed, "the handoff stopped while \(name) was waited for to sync"))
+                return .failure(HandoffError(.handoffFailed, "the handoff stopped while it waited for \(name) to sync"))
             }
         }
         let limit = places.settings.maxSize
