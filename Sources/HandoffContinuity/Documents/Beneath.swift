@@ -10,12 +10,26 @@ import Glibc
 /// `openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`, so a symbolic link
 /// that leaves the root, a `..` or a `/proc` magic link fails; on a kernel
 /// without openat2, component by component with `O_NOFOLLOW` (stricter: no
-/// symbolic link at all). The root itself is the person's (their home, a
+/// symbolic link at all; also where a seccomp filter answers openat2 with
+/// EPERM). The root itself is the person's (their home, a
 /// folder they configured) and is opened as written.
 enum Beneath {
-    /// Set once the kernel says openat2 does not exist (a Bool written
-    /// once, the same way by every thread).
+    /// Set once openat2 proved unavailable (a Bool written once, the same
+    /// way by every thread).
     nonisolated(unsafe) static var kernelLacksOpenat2 = false
+
+    /// openat2 as `open` calls it: a descriptor, or -1 with errno.
+    typealias Openat2 = @Sendable (_ dirFD: Int32, _ path: String, _ flags: Int32, _ resolve: UInt64) -> Int32
+
+    static let systemOpenat2: Openat2 = { clinux_openat2($0, $1, $2, 0, $3) }
+
+    /// Whether openat2 failing with `code` says the call itself is not
+    /// available: ENOSYS (a kernel before 5.6) or EPERM (a seccomp filter
+    /// that does not know it, as container runtimes' default profiles
+    /// answer). Then the stricter fallback is used.
+    static func meansUnavailable(_ code: Int32) -> Bool {
+        code == ENOSYS || code == EPERM
+    }
 
     /// The root folder, for the `*at` calls: CLINUX_O_PATH, links in its own path followed.
     static func openRoot(_ root: String) -> Int32 {
@@ -24,16 +38,25 @@ enum Beneath {
 
     /// Opens `relative` (clean: `FileURL.cleanRelative`) beneath the
     /// folder `rootFD`, with `flags` (O_CLOEXEC and O_NOFOLLOW are added);
-    /// -1 with errno. `stepwise` forces the fallback (tests).
-    static func open(_ relative: String, in rootFD: Int32, flags: Int32, stepwise: Bool = false) -> Int32 {
+    /// -1 with errno. `stepwise` forces the fallback; `openat2` stands in
+    /// for the system call (tests: a seccomp filter's EPERM), and then what
+    /// it says is not remembered.
+    static func open(_ relative: String, in rootFD: Int32, flags: Int32, stepwise: Bool = false,
+                     openat2: Openat2? = nil) -> Int32 {
         guard FileURL.cleanRelative(relative) != nil else {
             errno = EINVAL
             return -1
         }
-        if !stepwise && !kernelLacksOpenat2 {
-            let fd = clinux_openat2(rootFD, relative, flags | O_CLOEXEC | O_NOFOLLOW, 0, CLINUX_RESOLVE_BENEATH | CLINUX_RESOLVE_NO_MAGICLINKS)
-            if fd >= 0 || errno != ENOSYS { return fd }
-            kernelLacksOpenat2 = true
+        if !stepwise && (openat2 != nil || !kernelLacksOpenat2) {
+            let fd = (openat2 ?? systemOpenat2)(rootFD, relative, flags | O_CLOEXEC | O_NOFOLLOW,
+                                                 UInt64(CLINUX_RESOLVE_BENEATH | CLINUX_RESOLVE_NO_MAGICLINKS))
+            let code = errno
+            if fd >= 0 { return fd }
+            guard meansUnavailable(code) else {
+                errno = code
+                return -1
+            }
+            if openat2 == nil { kernelLacksOpenat2 = true }
         }
         return openStepwise(relative, in: rootFD, flags: flags)
     }

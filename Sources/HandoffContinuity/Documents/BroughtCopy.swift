@@ -36,8 +36,9 @@ public final class BroughtCopy {
     }
 
     /// Starts the copy of a document that belongs at `slot`: beside the
-    /// file there when its folder exists beneath the slot's root and
-    /// `places` admits a copy there; else in `places.downloads`.
+    /// file there when its folder exists beneath the slot's root, `places`
+    /// admits a copy there and a file can be made in it; else in
+    /// `places.downloads`.
     /// - Throws: `.handoffFailed` when neither can be written.
     public static func start(for slot: DocumentSlot?, name: String, device: String,
                              places: DocumentPlaces) throws(HandoffError) -> BroughtCopy {
@@ -47,12 +48,18 @@ public final class BroughtCopy {
             // synced root, or reached through `~/conf -> .config`), never one
             // this device does not describe.
             if let opened = openedPath(fd), places.admitsBroughtCopy(in: opened, root: slot.root) {
-                return try BroughtCopy(directoryFD: fd, directory: slot.directory, name: name, device: device)
+                // A folder this device cannot write in (a read-only mount,
+                // another user's folder, a full disk): the copy still comes,
+                // into downloads. The failed start closed `fd`.
+                if let copy = try? BroughtCopy(directoryFD: fd, directory: slot.directory, name: name, device: device) {
+                    return copy
+                }
+            } else {
+                close(fd)
             }
-            close(fd)
         }
         guard let downloads = places.downloads else {
-            throw HandoffError(.handoffFailed, "no folder for the copy of \(name): this device has no home")
+            throw HandoffError(.handoffFailed, "no folder for the copy of \(DocumentText.escaped(name)): this device has no home")
         }
         return try BroughtCopy(in: downloads, name: name, device: device)
     }
@@ -93,7 +100,7 @@ public final class BroughtCopy {
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws(HandoffError) {
-        guard fd >= 0 else { throw HandoffError(.handoffFailed, "the copy of \(name) was abandoned") }
+        guard fd >= 0 else { throw HandoffError(.handoffFailed, "the copy of \(DocumentText.escaped(name)) was abandoned") }
         var done = 0
         while done < bytes.count {
             let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
@@ -107,7 +114,7 @@ public final class BroughtCopy {
 
     /// Makes the copy appear under a free name; returns its path.
     public func commit() throws(HandoffError) -> String {
-        guard fd >= 0 else { throw HandoffError(.handoffFailed, "the copy of \(name) was abandoned") }
+        guard fd >= 0 else { throw HandoffError(.handoffFailed, "the copy of \(DocumentText.escaped(name)) was abandoned") }
         guard fsync(fd) == 0 else {
             let error = Self.failure(directory)
             abandon()
@@ -125,7 +132,7 @@ public final class BroughtCopy {
             guard reason == EEXIST else { break }
         }
         abandon()
-        throw HandoffError(.handoffFailed, "cannot name the copy of \(name) in \(directory): \(String(cString: strerror(reason)))")
+        throw HandoffError(.handoffFailed, "cannot name the copy of \(DocumentText.escaped(name)) in \(DocumentText.escaped(directory)): \(String(cString: strerror(reason)))")
     }
 
     /// Links the written file as `candidate`; false with errno (EEXIST:
@@ -172,8 +179,8 @@ public final class BroughtCopy {
         return (String(name[..<dot]), String(name[dot...]))
     }
 
-    /// A device's name as part of a file name: `/` and control characters
-    /// become `_`, cut to 64 bytes; "another device" when nothing is left.
+    /// A device's name as part of a file name: `/`, control and
+    /// bidirectional characters (`DocumentText.isUnsafe`) become `_`, cut to 64 bytes; "another device" when nothing is left.
     static func safeDevice(_ device: String) -> String {
         let cleaned = replacingUnsafe(device).trimmingCharactersSpaces()
         return cleaned.isEmpty ? "another device" : truncateUTF8(cleaned, to: 64)
@@ -186,7 +193,7 @@ public final class BroughtCopy {
     }
 
     private static func replacingUnsafe(_ text: String) -> String {
-        String(text.unicodeScalars.map { $0 == "/" || $0.value < 0x20 || $0.value == 0x7F ? "_" : Character($0) })
+        String(text.unicodeScalars.map { $0 == "/" || DocumentText.isUnsafe($0) ? "_" : Character($0) })
     }
 
     // MARK: System
@@ -210,7 +217,7 @@ public final class BroughtCopy {
     }
 
     private static func failure(_ directory: String) -> HandoffError {
-        HandoffError(.handoffFailed, "cannot write in \(directory): \(String(cString: strerror(errno)))")
+        HandoffError(.handoffFailed, "cannot write in \(DocumentText.escaped(directory)): \(String(cString: strerror(errno)))")
     }
 }
 

@@ -44,7 +44,7 @@ public final class DocumentDigestCache: Sendable {
     /// The one every part of the process shares.
     public static let shared = DocumentDigestCache()
 
-    struct Key: Hashable {
+    struct Key: Hashable, Sendable {
         var device: UInt64, inode: UInt64, size: Int64
         var modified: Int64, changed: Int64
 
@@ -75,6 +75,13 @@ public final class DocumentDigestCache: Sendable {
 
     /// As `DocumentDigest.facts(ofOpenFile:)`, remembered.
     public func facts(ofOpenFile fd: Int32) -> DocumentFacts? {
+        factsAndState(ofOpenFile: fd)?.facts
+    }
+
+    /// The facts and the state (device, inode, size, times) of the file
+    /// they were read from: the file was that state before and after it
+    /// was hashed.
+    func factsAndState(ofOpenFile fd: Int32) -> (facts: DocumentFacts, state: Key)? {
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         let key = Key(info)
@@ -84,7 +91,7 @@ public final class DocumentDigestCache: Sendable {
             state.entries[key]!.used = state.tick
             return entry.facts
         }
-        if let known { return known }
+        if let known { return (known, key) }
         state.withLock { $0.hashes += 1 }
         // Hashed outside the lock: other threads' stats go on meanwhile.
         guard let facts = DocumentDigest.hash(ofOpenFile: fd, stat: info) else { return nil }
@@ -96,7 +103,7 @@ public final class DocumentDigestCache: Sendable {
             state.tick += 1
             state.entries[key] = (facts, state.tick)
         }
-        return facts
+        return (facts, key)
     }
 
     /// How many digests are kept now.

@@ -81,7 +81,7 @@ public struct DocumentEntry: Sendable, Hashable {
         var out: [String: DocumentEntry] = [:]
         for (url, entry) in d {
             do { out[url] = try DocumentEntry(propertyList: entry) } catch {
-                throw HandoffError(.malformedData, "\(error.message) (document \(KeyFile.quoted(String(url.prefix(200)))))")
+                throw HandoffError(.malformedData, "\(error.message) (document \(KeyFile.quoted(DocumentText.escaped(String(url.prefix(200))))))")
             }
         }
         return out

@@ -72,28 +72,39 @@ public struct DocumentPlaces: Sendable {
     ///   described: unreadable, not a regular file, under a folder never
     ///   described (/tmp, /var/tmp, `$XDG_RUNTIME_DIR`, /proc, /sys, /dev)
     ///   or excluded in the settings.
+    ///   A file over `settings.maxSize` (the limit for documents brought
+    ///   along, the same both ways) is refused by its size, never read:
+    ///   what a FETCH may make this device hash is bounded by it.
     public func describe(path: String) throws(HandoffError) -> DescribedDocument {
+        try describe(path: path, digests: .shared)
+    }
+
+    func describe(path: String, digests: DocumentDigestCache) throws(HandoffError) -> DescribedDocument {
         guard let resolved = realpath(path, nil) else {
-            throw HandoffError(.invalidArgument, "the document \(path) cannot be read: \(String(cString: strerror(errno)))")
+            throw HandoffError(.invalidArgument, "the document \(DocumentText.escaped(path)) cannot be read: \(String(cString: strerror(errno)))")
         }
         let real = String(cString: resolved)
         free(resolved)
         if let refusal = refusal(for: real) {
-            throw HandoffError(.invalidArgument, "the document \(path) is not described: \(refusal)")
+            throw HandoffError(.invalidArgument, "the document \(DocumentText.escaped(path)) is not described: \(DocumentText.escaped(refusal))")
         }
         let pathFD = open(real, CLINUX_O_PATH | O_NOFOLLOW | O_CLOEXEC)
         guard pathFD >= 0 else {
-            throw HandoffError(.invalidArgument, "the document \(path) cannot be read: \(String(cString: strerror(errno)))")
+            throw HandoffError(.invalidArgument, "the document \(DocumentText.escaped(path)) cannot be read: \(String(cString: strerror(errno)))")
         }
         defer { close(pathFD) }
         guard let fd = Beneath.reopenRegular(pathFD) else {
-            throw HandoffError(.invalidArgument, "the document \(path) is not a regular file")
+            throw HandoffError(.invalidArgument, "the document \(DocumentText.escaped(path)) is not a regular file")
         }
         defer { close(fd) }
-        guard let facts = DocumentDigest.facts(ofOpenFile: fd) else {
-            throw HandoffError(.invalidArgument, "the document \(path) cannot be read whole (it changed while it was read, or a read failed)")
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_size >= 0, UInt64(info.st_size) > settings.maxSize {
+            throw HandoffError(.invalidArgument, "the document \(DocumentText.escaped(path)) is \(DocumentReceiver.megabytes(UInt64(info.st_size))), over the \(DocumentReceiver.megabytes(settings.maxSize)) limit for documents (handoff settings documents max-size)")
         }
-        return DescribedDocument(location: location(ofResolved: real), resolvedPath: real, facts: facts)
+        guard let (facts, state) = digests.factsAndState(ofOpenFile: fd) else {
+            throw HandoffError(.invalidArgument, "the document \(DocumentText.escaped(path)) cannot be read whole (it changed while it was read, or a read failed)")
+        }
+        return DescribedDocument(location: location(ofResolved: real), resolvedPath: real, facts: facts, state: state)
     }
 
     /// Where the resolved path `real` lives, most specific place first:
@@ -217,10 +228,19 @@ public struct DocumentPlaces: Sendable {
     }
 }
 
-/// A file the sender described: what goes on the wire, and the path that
-/// never leaves this device.
+/// A file the sender described: what goes on the wire, and what never
+/// leaves this device: its path, and the file's state when it was hashed
+/// (device, inode, size, modification and change time), which it must
+/// still have to be served (a file replaced by another of the same size
+/// and time is another inode; one rewritten in place, another change time).
 public struct DescribedDocument: Sendable, Hashable {
     public let location: DocumentLocation
     public let resolvedPath: String
     public let facts: DocumentFacts
+    let state: DocumentDigestCache.Key
+
+    /// Whether the open file `st` is still the one described.
+    func isUnchanged(_ st: stat) -> Bool {
+        st.st_mode & S_IFMT == S_IFREG && DocumentDigestCache.Key(st) == state
+    }
 }

@@ -32,27 +32,39 @@ final class DocumentReceiver: Sendable {
     typealias Report = @Sendable (_ entry: DocumentEntry, _ received: UInt64) -> Void
 
     let places: @Sendable () -> DocumentPlaces
+    /// Readable once the engine stops: a wait for a sync ends then (held
+    /// here, so its descriptor lives as long as any thread that waits on it).
+    let stop: WakePipe?
 
-    init(places: @escaping @Sendable () -> DocumentPlaces) {
+    init(places: @escaping @Sendable () -> DocumentPlaces, stop: WakePipe? = nil) {
         self.places = places
+        self.stop = stop
+    }
+
+    /// Whether the engine stopped (`stop` readable).
+    var isStopping: Bool {
+        guard let stop else { return false }
+        var p = pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, 0) > 0
     }
 
     /// `payload` with its documents resolved, or unchanged when it carries
     /// none (or cannot be read: the app's own decoding then says why).
+    /// `revision` is what the fetch's connection agreed on: from 4 a
+    /// `file:` URL without a description is malformed (PROTOCOL.md §12);
+    /// nil for a payload kept since its fetch (a saved one), checked then.
     /// Blocking: it may wait for a sync and bring bytes along.
-    func resolve(_ payload: [UInt8], from deviceName: String, bring: Bring?,
+    func resolve(_ payload: [UInt8], revision: Int?, from deviceName: String, bring: Bring?,
                  report: Report? = nil) -> Result<[UInt8], HandoffError> {
-        guard Self.mayHoldDocuments(payload),
-              let (activity, kept) = try? ActivityCoding.decode(payload, keeping: [DocumentEntry.payloadKey]) else { return .success(payload) }
-        guard let value = kept[DocumentEntry.payloadKey] else { return Self.withoutOrigins(activity, payload) }
-        let entries: [String: DocumentEntry]
-        do { entries = try DocumentEntry.entries(value) } catch {
-            return .failure(Self.unreadable(error.message))
+        let read: Read
+        switch Self.read(payload, revision: revision) {
+        case .failure(let error): return .failure(error)
+        case .success(nil): return .success(payload)
+        case .success(let found?): read = found
         }
+        guard let entries = read.entries else { return Self.withoutOrigins(read.activity, payload) }
+        let activity = read.activity
         var userInfo = activity.userInfo
-        guard Set(entries.keys) == DocumentURLs.find(in: userInfo) else {
-            return .failure(Self.unreadable("its documents do not describe exactly the file URLs of its userInfo"))
-        }
         let places = self.places()
         var replacements: [String: URLReference] = [:]
         var origins: [String: UserInfoValue] = [:]
@@ -71,7 +83,7 @@ final class DocumentReceiver: Sendable {
                 if origin == .brought { brought.append(path) }
                 let local = FileURL.url(forPath: path)
                 guard let reference = URLReference(string: local) else {
-                    return failing(HandoffError(.handoffFailed, "the document \(entry.location.name) has no URL here"))
+                    return failing(HandoffError(.handoffFailed, "the document \(DocumentText.escaped(entry.location.name)) has no URL here"))
                 }
                 replacements[url] = reference
                 origins[local] = .string(origin.rawValue)
@@ -90,18 +102,60 @@ final class DocumentReceiver: Sendable {
         }
     }
 
+    /// A payload's activity and its documents (nil: it has none).
+    struct Read {
+        let activity: UserActivity
+        let entries: [String: DocumentEntry]?
+    }
+
+    /// The payload's documents as §12's rules admit them: nil when it has
+    /// nothing to resolve (or cannot be read: the app's own decoding then
+    /// says why); malformed (4608) when its documents do not describe
+    /// exactly its `file:` URLs, or when, fetched on a connection of
+    /// revision 4 or later, it names `file:` URLs with no documents.
+    static func read(_ payload: [UInt8], revision: Int?) -> Result<Read?, HandoffError> {
+        let strict = (revision ?? 0) >= ExchangeMessage.Kind.documentOpen.revision
+        guard mayHoldDocuments(payload) || (strict && DocumentSender.mayHoldFileURL(payload)),
+              let (activity, kept) = try? ActivityCoding.decode(payload, keeping: [DocumentEntry.payloadKey]) else { return .success(nil) }
+        let urls = DocumentURLs.find(in: activity.userInfo)
+        guard let value = kept[DocumentEntry.payloadKey] else {
+            if strict && !urls.isEmpty {
+                return .failure(unreadable("it names \(urls.count == 1 ? "a file: URL" : "\(urls.count) file: URLs") without describing them (documents), as protocol revision \(revision!) requires"))
+            }
+            return .success(Read(activity: activity, entries: nil))
+        }
+        let entries: [String: DocumentEntry]
+        do { entries = try DocumentEntry.entries(value) } catch {
+            return .failure(unreadable(error.message))
+        }
+        guard Set(entries.keys) == urls else {
+            return .failure(unreadable("its documents do not describe exactly the file URLs of its userInfo"))
+        }
+        return .success(Read(activity: activity, entries: entries))
+    }
+
+    /// A payload kept as it was sent (history): refused now when §12's
+    /// rules refuse it, so that what is saved was admissible when fetched.
+    static func check(_ payload: [UInt8], revision: Int) -> Result<[UInt8], HandoffError> {
+        read(payload, revision: revision).map { _ in payload }
+    }
+
     /// Where `entry`'s document is here, and how it got there.
     private func place(_ entry: DocumentEntry, places: DocumentPlaces, device: String,
                        bring: Bring?, report: Report?) -> Result<(String, DocumentOrigin), HandoffError> {
-        let name = entry.location.name
+        let name = DocumentText.escaped(entry.location.name)
         let slot = places.locate(entry.location)
         if let slot, Self.holds(slot, entry.facts) {
             return .success((slot.path, .same))
         }
         if let slot, entry.location.place == .syncthing || entry.location.place == .cloud {
             report?(entry, 0)  // a fetch waiting on it hears of the wait
-            if DocumentSyncWait.wait(for: slot, toMatch: entry.facts, until: monotonicSeconds() + places.settings.syncWait) {
+            if DocumentSyncWait.wait(for: slot, toMatch: entry.facts, until: monotonicSeconds() + places.settings.syncWait,
+                                     cancel: stop?.fd) {
                 return .success((slot.path, .synced))
+            }
+            if isStopping {
+                return .failure(HandoffError(.handoffFailed, "the handoff stopped while it waited for \(name) to sync"))
             }
         }
         let limit = places.settings.maxSize
@@ -110,7 +164,7 @@ final class DocumentReceiver: Sendable {
                 "the document \(name) is \(Self.megabytes(entry.facts.size)), over the \(Self.megabytes(limit)) limit for documents brought from another device (handoff settings documents max-size)"))
         }
         guard let bring else {
-            return .failure(HandoffError(.handoffFailed, "the document \(name) is not on this device, and \(device) cannot send it now"))
+            return .failure(HandoffError(.handoffFailed, "the document \(name) is not on this device, and \(DocumentText.escaped(device)) cannot send it now"))
         }
         do {
             // Beside the person's file when its folder is here (never in a

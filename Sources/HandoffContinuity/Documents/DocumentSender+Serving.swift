@@ -7,8 +7,8 @@ import Glibc
 extension DocumentSender {
     /// Answers DOCUMENT_OPEN for the document of activity `id` with hash
     /// `sha256` (PROTOCOL.md §12): the bytes of a file this device
-    /// described in a payload it sent, as long as it still has the size and
-    /// time it was described with. Returns whether the connection can serve
+    /// described in a payload it sent, as long as it is still the file
+    /// described, as it was (`DescribedDocument.isUnchanged`). Returns whether the connection can serve
     /// more requests: true after a refusal, false after the bytes (the
     /// connection then ends; without END when the file did not read back as
     /// described).
@@ -18,13 +18,12 @@ extension DocumentSender {
             return (try? connection.send(error.frame, timeout: timeout)) != nil
         }
         guard let document = offers.document(id, sha256: sha256) else { return refuse("the document is not offered") }
-        let name = document.location.name
+        let name = DocumentText.escaped(document.location.name)
         let fd = open(document.resolvedPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return refuse("the document \(name) can no longer be read") }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, UInt64(st.st_size) == document.facts.size,
-              Self.sameTime(st, document.facts.modified) else {
+        guard fstat(fd, &st) == 0, document.isUnchanged(st) else {
             return refuse("the document \(name) changed since it was offered")
         }
         do throws(HandoffError) {
@@ -52,12 +51,5 @@ extension DocumentSender {
             return false
         }
         return false
-    }
-
-    /// Whether a file's modification time is the one described (the
-    /// description's date is a Double: compared to the microsecond).
-    static func sameTime(_ st: stat, _ described: Timestamp) -> Bool {
-        let now = Timestamp(timeIntervalSince1970: Double(st.st_mtim.tv_sec) + 1e-9 * Double(st.st_mtim.tv_nsec))
-        return abs(now.timeIntervalSinceReferenceDate - described.timeIntervalSinceReferenceDate) < 1e-6
     }
 }

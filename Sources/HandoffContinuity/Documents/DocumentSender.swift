@@ -44,7 +44,7 @@ final class DocumentSender: Sendable {
                 // a reason in general words, never a path of this device.
                 let name = String(path.split(separator: "/").last ?? "")
                 return .failure(HandoffError(.handoffFailed,
-                    "the document \(name) cannot be described: it is missing, not a regular file, or in a folder this device never describes"))
+                    "the document \(DocumentText.escaped(name)) cannot be described: it is missing, not a regular file, over this device's size limit for documents, or in a folder this device never describes"))
             }
         }
         let documents = PropertyListValue.dictionary(entries)
@@ -53,7 +53,7 @@ final class DocumentSender: Sendable {
         guard size <= UserInfoRules.payloadBudget else {
             let longest = described.max { ($0.location.path ?? "").utf8.count < ($1.location.path ?? "").utf8.count }!
             return .failure(HandoffError(.userInfoTooLarge,
-                "the userInfo and the description of its documents take \(size) bytes, over the \(UserInfoRules.payloadBudget)-byte budget (the path of \(longest.location.name) is \((longest.location.path ?? "").utf8.count) bytes)"))
+                "the userInfo and the description of its documents take \(size) bytes, over the \(UserInfoRules.payloadBudget)-byte budget (the path of \(DocumentText.escaped(longest.location.name)) is \((longest.location.path ?? "").utf8.count) bytes)"))
         }
         do {
             let bytes = try ActivityCoding.encode(activity, adding: [DocumentEntry.payloadKey: documents])

@@ -163,7 +163,9 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             DocumentPlaces.load(environment: environment ?? ProcessEnvironment.current,
                                 settings: gate.withLock { $0.settings.documents })
         }
-        documents = DocumentReceiver(places: places)
+        let stop: WakePipe
+        do { stop = try WakePipe() } catch { throw HandoffError(.io, "cannot create the engine's stop pipe: \(error)") }
+        documents = DocumentReceiver(places: places, stop: stop)
         var exchanging = ExchangeServer(endpoint: { [weak self] in self?.endpoint },
                                         fetchTimeout: configuration.fetchTimeout, streams: streams,
                                         serves: { peer in gate.withLock { $0.remotes.serves(host: peer.host) } })
@@ -431,7 +433,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         let (client, documents, bring, report) = (self.client, self.documents, bringing(remote, from: paths), reporting(remote))
         let started = threads.start(named: "hoff-fetch") {
             let fetched = Self.firstReachable(paths) { client.fetch(remote.activityID, from: $0) }
-            completion(fetched.flatMap { documents.resolve($0, from: remote.deviceName, bring: bring, report: report) })
+            completion(fetched.flatMap { documents.resolve($0.bytes, revision: $0.revision, from: remote.deviceName, bring: bring, report: report) })
         }
         if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the fetch"))) }
     }
@@ -444,7 +446,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         }
         let client = self.client
         let started = threads.start(named: "hoff-fetch") {
-            completion(Self.firstReachable(paths) { client.fetch(remote.activityID, from: $0) })
+            // Checked as a fetch's is, so that history keeps only what
+            // the revision admits; resolved later as saved (revision nil).
+            completion(Self.firstReachable(paths) { client.fetch(remote.activityID, from: $0) }
+                .flatMap { DocumentReceiver.check($0.bytes, revision: $0.revision) })
         }
         if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the fetch"))) }
     }
@@ -454,7 +459,7 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
         guard DocumentReceiver.mayHoldDocuments(payload) else { return completion(.success(payload)) }
         let (documents, bring, report) = (self.documents, bringing(remote, from: paths(offering: remote.activityID)), reporting(remote))
         let started = threads.start(named: "hoff-fetch") {
-            completion(documents.resolve(payload, from: remote.deviceName, bring: bring, report: report))
+            completion(documents.resolve(payload, revision: nil, from: remote.deviceName, bring: bring, report: report))
         }
         if !started { completion(.failure(HandoffError(.handoffFailed, "no thread could be started for the fetch"))) }
     }
@@ -515,6 +520,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
             s.withdrawal = nil
             return ids.count == 2 && ids[0] == ids[1] ? [ids[0]] : ids
         }
+        // A continuation waiting on a sync or a document's bytes ends now,
+        // not at its own deadline (minutes for a large document).
+        documents.stop?.signal()
+        client.cancel()
         for id in last ?? [] { send(withdrawal: id) }
         // The others show this device offline at once, not after 150 s.
         if last != nil { seal(kind: .presence, activity: nil, leaving: true) }

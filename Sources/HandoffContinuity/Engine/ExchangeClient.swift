@@ -37,6 +37,10 @@ final class ExchangeClient: Sendable {
     /// its `PeerPath` dials for a channel on another path (the engine's).
     typealias Dial = @Sendable (_ peer: SocketAddress, _ psk: [UInt8], _ limits: ChannelLimits) throws(HandoffError) -> ChannelConnection
     private let dial: Dial
+    /// Connections waiting on a peer now (a request's reply, a document's
+    /// bytes), and whether the engine stopped: `cancel` closes them, so no
+    /// thread stays blocked on a peer past the stop, and nothing starts after.
+    private let waiting = Locked<(stopped: Bool, connections: [ObjectIdentifier: ChannelConnection])>((false, [:]))
 
     init(psk: [UInt8], limits: ChannelLimits, fetchTimeout: Double, idleLifetime: Double,
          pooled: @escaping @Sendable () -> Void = {},
@@ -51,19 +55,27 @@ final class ExchangeClient: Sendable {
         self.pooled = pooled
     }
 
+    /// A payload as fetched, with the protocol revision its connection
+    /// agreed on: what the sender had to put in it (PROTOCOL.md §12: from
+    /// revision 4, a description of every `file:` URL).
+    struct Fetched: Sendable {
+        let bytes: [UInt8]
+        let revision: Int
+    }
+
     /// Fetches the payload of `activityID` from `peer`. Blocking; call it
     /// off the host's thread. Errors are user-activity errors (4608-4611).
-    func fetch(_ activityID: ActivityID, from peer: SocketAddress) -> Result<[UInt8], HandoffError> {
+    func fetch(_ activityID: ActivityID, from peer: SocketAddress) -> Result<Fetched, HandoffError> {
         // The sender waits fetchTimeout for its app, then answers 4610
         // itself; the margin covers the network.
         let replyTimeout = fetchTimeout + limits.handshakeTimeout + 2
         do throws(HandoffError) {
-            let reply = try exchange(.fetch(activityID), with: peer, replyTimeout: replyTimeout)
+            let (reply, revision) = try exchangeAndRevision(.fetch(activityID), with: peer, replyTimeout: replyTimeout)
             switch reply {
             case .payload(let bytes):
-                return .success(bytes)
+                return .success(Fetched(bytes: bytes, revision: revision))
             case .error(let code, let message):
-                let error = HandoffError(HandoffError.Code(rawValue: code), "the other device: \(message)")
+                let error = HandoffError(HandoffError.Code(rawValue: code), "the other device: \(DocumentText.escaped(message))")
                 return .failure(error.asUserActivityErrorForWire)
             default:
                 return .failure(HandoffError(.handoffFailed, "the other device answered a fetch with an unexpected frame"))
@@ -117,7 +129,7 @@ final class ExchangeClient: Sendable {
                 return .success((connection, try connection.takeBufferedBytes()))
             case .error(let code, let message):
                 release(connection, to: peer)  // a refusal leaves it usable
-                return .failure(HandoffError(HandoffError.Code(rawValue: code), "the other device: \(message)").asUserActivityErrorForWire)
+                return .failure(HandoffError(HandoffError.Code(rawValue: code), "the other device: \(DocumentText.escaped(message))").asUserActivityErrorForWire)
             default:
                 connection.close()
                 return .failure(HandoffError(.handoffFailed, "the other device answered a stream request with an unexpected frame"))
@@ -136,7 +148,7 @@ final class ExchangeClient: Sendable {
                        into copy: BroughtCopy,
                        progress: (_ received: UInt64) -> Void = { _ in }) -> Result<Void, HandoffError> {
         let replyTimeout = fetchTimeout + limits.handshakeTimeout + 2
-        let name = entry.location.name
+        let name = DocumentText.escaped(entry.location.name)
         let connection: ChannelConnection
         do throws(HandoffError) {
             let (reply, opened) = try request(.documentOpen(activityID, sha256: entry.facts.sha256), with: peer, replyTimeout: replyTimeout)
@@ -145,7 +157,7 @@ final class ExchangeClient: Sendable {
                 connection = opened
             case .error(let code, let message):
                 release(opened, to: peer)
-                return .failure(HandoffError(HandoffError.Code(rawValue: code), "the other device: \(message)").asUserActivityErrorForWire)
+                return .failure(HandoffError(HandoffError.Code(rawValue: code), "the other device: \(DocumentText.escaped(message))").asUserActivityErrorForWire)
             default:
                 opened.close()
                 return .failure(HandoffError(.handoffFailed, "the other device answered a request for \(name) with an unexpected frame"))
@@ -154,6 +166,10 @@ final class ExchangeClient: Sendable {
             return .failure(error.asUserActivityErrorForWire)
         }
         defer { connection.close() }
+        // Tracked from before the request let go of it: a stop meanwhile
+        // finds `stopped` set here.
+        guard track(connection) else { return .failure(Self.stopped(name)) }
+        defer { untrack(connection) }
         let digest = SHA256Stream()
         var received: UInt64 = 0
         var reported = (bytes: UInt64(0), at: monotonicSeconds())
@@ -196,6 +212,7 @@ final class ExchangeClient: Sendable {
                 }
             }
         } catch {
+            if isCancelled { return .failure(Self.stopped(name)) }
             if error.code == .timedOut {
                 return .failure(HandoffError(.remoteApplicationTimedOut, "the other device stopped sending \(name) (\(received) of \(entry.facts.size) bytes)"))
             }
@@ -206,11 +223,12 @@ final class ExchangeClient: Sendable {
 
     /// Sends a request and reads its reply on a connection that goes back
     /// to the pool.
-    private func exchange(_ request: ExchangeMessage, with peer: SocketAddress,
-                          replyTimeout: Double) throws(HandoffError) -> ExchangeMessage {
+    private func exchangeAndRevision(_ request: ExchangeMessage, with peer: SocketAddress,
+                                     replyTimeout: Double) throws(HandoffError) -> (ExchangeMessage, Int) {
         let (reply, connection) = try self.request(request, with: peer, replyTimeout: replyTimeout)
+        let revision = connection.revision
         release(connection, to: peer)
-        return reply
+        return (reply, revision)
     }
 
     /// Sends a request and reads its reply, retrying once on a fresh
@@ -222,6 +240,11 @@ final class ExchangeClient: Sendable {
         while true {
             attempts += 1
             let (connection, warm) = try connectionAndWarmth(to: peer)
+            guard track(connection) else {
+                connection.close()
+                throw Self.stopped(nil)
+            }
+            defer { untrack(connection) }
             guard connection.revision >= request.revision else {
                 release(connection, to: peer)
                 throw HandoffError(.handoffFailed, "the other device speaks protocol revision \(connection.revision), which cannot do this (revision \(request.revision) can)")
@@ -237,6 +260,7 @@ final class ExchangeClient: Sendable {
                 return (reply, connection)
             } catch {
                 connection.close()
+                if isCancelled { throw Self.stopped(nil) }
                 if warm && attempts == 1 && error.code == .connectionUnavailable { continue }
                 switch error.code {
                 case .timedOut:
@@ -275,7 +299,7 @@ final class ExchangeClient: Sendable {
     }
 
     private func release(_ connection: ChannelConnection, to peer: SocketAddress) {
-        guard idleLifetime > 0, !Self.peerHasClosed(connection) else {
+        guard idleLifetime > 0, !isCancelled, !Self.peerHasClosed(connection) else {
             connection.close()
             return
         }
@@ -322,6 +346,42 @@ final class ExchangeClient: Sendable {
         var p = pollfd(fd: connection.socket.fd, events: Int16(pollReadHangUp), revents: 0)
         guard poll(&p, 1, 0) > 0 else { return false }
         return p.revents & Int16(pollReadHangUp | POLLHUP | POLLERR | POLLNVAL) != 0
+    }
+
+    // MARK: Stopping
+
+    /// Closes every connection waiting on a peer (their threads wake and
+    /// fail at once) and fails every request from now on: the engine's
+    /// stop. A document's copy then is abandoned by its caller.
+    func cancel() {
+        let open = waiting.withLock { w in
+            w.stopped = true
+            defer { w.connections = [:] }
+            return Array(w.connections.values)
+        }
+        open.forEach { $0.close() }
+    }
+
+    var isCancelled: Bool { waiting.withLock { $0.stopped } }
+
+    /// Counts `connection` as waiting; false once stopped.
+    private func track(_ connection: ChannelConnection) -> Bool {
+        waiting.withLock { w in
+            guard !w.stopped else { return false }
+            w.connections[ObjectIdentifier(connection)] = connection
+            return true
+        }
+    }
+
+    private func untrack(_ connection: ChannelConnection) {
+        waiting.withLock { w in w.connections[ObjectIdentifier(connection)] = nil }
+    }
+
+    /// What a request or transfer ended by the stop fails with (not 4609:
+    /// no other path is tried).
+    static func stopped(_ name: String?) -> HandoffError {
+        HandoffError(.handoffFailed, name.map { "the handoff stopped while \($0) was coming from the other device" }
+            ?? "the handoff stopped before the other device answered")
     }
 
     func closeAll() {

@@ -32,10 +32,10 @@ import HandoffTestSupport
         let opens = Locked<[ExchangeMessage]>([])
         let fetchRevisions = Locked<[Int]>([])
 
-        init(payload: [UInt8], serve: @escaping Serve) throws {
+        init(payload: [UInt8], revisions spoken: ClosedRange<Int> = ProtocolRevision.spoken, serve: @escaping Serve) throws {
             let (opens, revisions) = (self.opens, self.fetchRevisions)
             server = try ChannelServer(listeningOn: SocketAddress(host: "127.0.0.1", port: 0),
-                                       psk: testAccount.derived.channelPSK) { connection in
+                                       psk: testAccount.derived.channelPSK, revisions: spoken) { connection in
                 for _ in 0..<8 {
                     guard let frame = try? connection.receive(timeout: 10),
                           let message = try? ExchangeMessage(frame, revision: connection.revision) else { return }
@@ -121,8 +121,9 @@ import HandoffTestSupport
     /// A real receiver with home `homes.b` continues the fake's activity.
     static func receive(_ homes: Homes, activity: UserActivity, payload: [UInt8], serve: @escaping Serve,
                         fetchTimeout: Double = 1, deviceName: String = "fake",
-                        settings: DocumentSettings = DocumentSettings()) throws -> Outcome {
-        let fake = try FakeSender(payload: payload, serve: serve)
+                        settings: DocumentSettings = DocumentSettings(),
+                        revisions: ClosedRange<Int> = ProtocolRevision.spoken) throws -> Outcome {
+        let fake = try FakeSender(payload: payload, revisions: revisions, serve: serve)
         let delegate = EngineDelegate()
         let engine = try loopbackEngine(fetchTimeout: fetchTimeout, name: "B", documentEnvironment: ["HOME": homes.b])
         var applied = engine.settings
@@ -140,7 +141,7 @@ import HandoffTestSupport
         #expect(try pump([receiver], seconds: 30) {
             delegate.events.contains("continue") || delegate.events.contains { $0.hasPrefix("didFail") }
         })
-        #expect(fake.fetchRevisions.withLock { $0 } == [ProtocolRevision.current])
+        #expect(fake.fetchRevisions.withLock { $0 } == [min(revisions.upperBound, ProtocolRevision.current)])
         return Outcome(delegate: delegate, fake: fake)
     }
 
@@ -382,8 +383,8 @@ import HandoffTestSupport
     }
 
     /// `HandoffDocumentOrigins` is the receiver's to write (PROTOCOL.md
-    /// §12): a sender that writes it itself, in a payload without
-    /// `documents` (read as a revision-3 payload, unresolved), must not
+    /// §12): a revision-3 sender that writes it itself, in a payload
+    /// without `documents` (unresolved, as revision 3 has none), must not
     /// tell the app that a file of the receiver's is the document it
     /// continues. The key is dropped; the rest passes as it always did.
     @Test func aSenderCannotTellTheAppWhereADocumentCameFrom() throws {
@@ -393,7 +394,7 @@ import HandoffTestSupport
         try activity.setUserInfo([Self.key: .url(try #require(URLReference(string: target))),
                                   "HandoffDocumentOrigins": .dictionary([target: .string("same")])])
         let outcome = try Self.receive(homes, activity: activity, payload: try ActivityCoding.encode(activity),
-                                       serve: Self.refuseToServe)
+                                       serve: Self.refuseToServe, revisions: 3...3)
         let info = try #require(outcome.delegate.restoredInfo, "\(outcome.delegate.events)")
         #expect(info["HandoffDocumentOrigins"] == nil)
         #expect(info[Self.key] == .url(try #require(URLReference(string: target))))

@@ -224,7 +224,7 @@ import Testing
         let before = DocumentHostileTests.tree(homes.root)
         let home = homes.b
         let receiver = DocumentReceiver { DocumentPlaces(home: home) }
-        let result = receiver.resolve(bytes, from: "fuzz", bring: nil)
+        let result = receiver.resolve(bytes, revision: nil, from: "fuzz", bring: nil)
         if case .success = result { #expect(FuzzCorpus.foundByFuzzer(name), "\(name) was accepted") }
         #expect(DocumentHostileTests.tree(homes.root) == before, "\(name) wrote in the home")
     }
@@ -236,13 +236,13 @@ import Testing
         try homes.write(homes.b + "/notes/plan.txt", "plan")
         let home = homes.b
         let receiver = DocumentReceiver { DocumentPlaces(home: home) }
-        let same = try receiver.resolve(FuzzCorpus.seed("document-payload", "same"), from: "fuzz", bring: nil).get()
+        let same = try receiver.resolve(FuzzCorpus.seed("document-payload", "same"), revision: nil, from: "fuzz", bring: nil).get()
         let activity = try ActivityCoding.decode(same)
         #expect(activity.userInfo["NSUserActivityDocumentURLKey"] == .url(URLReference(string: FileURL.url(forPath: homes.b + "/notes/plan.txt"))!))
         let plain = try FuzzCorpus.seed("document-payload", "no-documents")
-        #expect(try receiver.resolve(plain, from: "fuzz", bring: nil).get() == plain)
+        #expect(try receiver.resolve(plain, revision: nil, from: "fuzz", bring: nil).get() == plain)
         for name in ["missing", "elsewhere", "syncthing"] {
-            #expect(throws: HandoffError.self, "\(name)") { try receiver.resolve(FuzzCorpus.seed("document-payload", name), from: "fuzz", bring: nil).get() }
+            #expect(throws: HandoffError.self, "\(name)") { try receiver.resolve(FuzzCorpus.seed("document-payload", name), revision: nil, from: "fuzz", bring: nil).get() }
         }
     }
 

@@ -32,7 +32,7 @@ let receiver = DocumentReceiver { DocumentPlaces(home: home) }
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let payload = Array(UnsafeBufferPointer(start: data, count: size))
-    let result = receiver.resolve(payload, from: "fuzz", bring: nil)
+    let result = receiver.resolve(payload, revision: 4, from: "fuzz", bring: nil)
     precondition(listing(home) == expected, "the receiver wrote in its home: \(listing(home))")
     guard case .success(let resolved) = result, resolved != payload else { return 0 }
     guard let activity = try? ActivityCoding.decode(resolved) else { fatalError("a resolved payload does not decode") }
