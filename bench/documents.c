@@ -103,14 +103,16 @@ static int setup_failed(const char *what, const char *why)
     return 2;
 }
 
-/* A path as a file:// URL, encoded as the library writes it (FileURL). */
+/* A path as a file:// URL, encoded as the library writes it (FileURL, as
+ * GLib's g_filename_to_uri): unreserved characters, the sub-delimiters,
+ * ':', '@' and '/' stay, every other byte is escaped. */
 static void file_url(char *out, size_t size, const char *path)
 {
     static const char hex[] = "0123456789ABCDEF";
     size_t n = (size_t)snprintf(out, size, "file://");
     for (const unsigned char *p = (const unsigned char *)path; *p && n + 4 < size; p++) {
         if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-            strchr("-._~/", *p))
+            strchr("-._~!$&'()*+,;=:@/", *p))
             out[n++] = (char)*p;
         else
             out[n++] = '%', out[n++] = hex[*p >> 4], out[n++] = hex[*p & 15];
