@@ -125,7 +125,7 @@ public final class Agent: @unchecked Sendable {
         let documentServer = server
         engine.onDocumentProgress { p in
             documentServer.loop.post {
-                documentServer.log("document-progress", "bringing \(p.name) from \(p.device): \(p.received) of \(p.total) bytes",
+                documentServer.log("document-progress", "bringing \(DocumentText.escaped(p.name)) from \(DocumentText.escaped(p.device)): \(p.received) of \(p.total) bytes",
                                    ["name": .string(p.name), "device": .string(p.device),
                                     "received": .int(Int64(p.received)), "total": .int(Int64(p.total))])
                 documentServer.sessions.bringing(p)
