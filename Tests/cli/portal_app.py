@@ -10,6 +10,7 @@ ask for the --forbidden URLs, without continuity or through the agent."""
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -30,6 +31,9 @@ def main():
     # none: no continuity at all; ask: through the agent, without continuing anything.
     parser.add_argument("--mode", choices=["agent", "none", "ask"], default="agent")
     parser.add_argument("--seconds", type=float, default=60)
+    # Continued, wait for this file before asking for the document (the
+    # test changes the person's folders in between).
+    parser.add_argument("--wait-for")
     args = parser.parse_args()
     log = open(args.log, "a", buffering=1)
 
@@ -63,12 +67,18 @@ def main():
             url = activity.user_info[handoff.DOCUMENT_URL_KEY]
             url = str(url)
             emit("continued", url=url)
+            if args.wait_for:
+                deadline = time.monotonic() + 30
+                while not os.path.exists(args.wait_for) and time.monotonic() < deadline:
+                    time.sleep(0.05)
             path = attempt("start", app.start_accessing, url)
             if path:
                 emit("read", path=path, **read(path))
             for forbidden in args.forbidden:
                 attempt("forbidden", app.start_accessing, forbidden)
             if path:
+                # The documents this app sees in the portal (its view).
+                emit("view", documents=sorted(os.listdir(os.path.dirname(os.path.dirname(path)))))
                 attempt("stop", app.stop_accessing, url)
                 emit("after_stop", **read(path))
             restoration_handler([])

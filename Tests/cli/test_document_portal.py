@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -122,8 +123,9 @@ def flatpak(command, run, home, tmp_path, config):
 
 
 def run_app(run, home, tmp_path, config, *extra):
+    bundle = [] if "--bundle" in extra else ["--bundle", APP_ID]
     command = ["/usr/bin/python3", str(ROOT / "Tests" / "cli" / "portal_app.py"), "--log", "/out/app.jsonl",
-               "--bundle", "org.example.PortalTest", "--team", TEAM, "--type", TYPE, "--seconds", "60", *extra]
+               *bundle, "--team", TEAM, "--type", TYPE, "--seconds", "60", *extra]
     args, out = flatpak(command, run, home, tmp_path, config)
     app = Process(args, os.environ)
     try:
@@ -138,6 +140,84 @@ def documents_in(doc):
     return {d: os.listdir(doc / d) for d in os.listdir(doc) if d != "by-app"}
 
 
+def export_entry(home, app_id=APP_ID, types=(TYPE,)):
+    """The desktop entry Flatpak exports for an installed app (outside the
+    sandbox, where the app cannot write), declaring its Handoff identity."""
+    folder = home / ".local" / "share" / "flatpak" / "exports" / "share" / "applications"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{app_id}.desktop").write_text(
+        f"[Desktop Entry]\nType=Application\nName=Portal test\nExec=/usr/bin/flatpak run {app_id}\n"
+        f"X-Flatpak={app_id}\nX-Handoff-ActivityTypes={';'.join(types)};\nX-Handoff-TeamIdentifier={TEAM}\n")
+
+
+def offer_a_document(a, b, ports, run, bus_env, home_a, home_b):
+    """B offers a file A does not have; A's agent runs with the portal's
+    bus; the copy A will be delivered (Downloads/Handoff) and its bytes."""
+    (home_b / "notes").mkdir(parents=True)
+    content = os.urandom(1000) + "the plan, été\n".encode()
+    (home_b / "notes" / "plan été.txt").write_bytes(content)
+    home_a.mkdir(exist_ok=True)
+    b.env["HOME"] = str(home_b)
+    agent_env = dict(a.env, HOME=str(home_a), DBUS_SESSION_BUS_ADDRESS=bus_env["DBUS_SESSION_BUS_ADDRESS"],
+                     XDG_RUNTIME_DIR=str(run))
+    start_plain_agent(a, run / "handoff" / "agent.sock", ports[0], ports[1], env=agent_env)
+    publish(b, ports[1], ports[0], "--type", TYPE, "--title", "The plan",
+            "--info", f"{KEY}:url={file_url(home_b / 'notes' / 'plan été.txt')}")
+    return home_a / "Downloads" / "Handoff" / "plan été (from Device B).txt", content
+
+
+def test_a_link_put_above_the_delivered_document_exports_nothing(pair, ports, tmp_path, runtime, homes):
+    """An app allowed into Downloads turns the folder above its delivered
+    document into a link to a folder of secrets holding a file of the same
+    name: the agent refuses, and the portal holds nothing."""
+    a, b = pair
+    run, bus_env = runtime
+    home_a, home_b = homes
+    home_a.mkdir()
+    export_entry(home_a)
+    delivered, _ = offer_a_document(a, b, ports, run, bus_env, home_a, home_b)
+    secrets = home_a / ".ssh"
+    secrets.mkdir()
+    go = tmp_path / "out" / "go"
+    (tmp_path / "out").mkdir(exist_ok=True)
+
+    def swap_when_continued():
+        wait_for(lambda: (tmp_path / "out" / "app.jsonl").exists() and any(
+            e["event"] == "continued" for e in json_lines(tmp_path / "out" / "app.jsonl")), "the app continued")
+        (secrets / delivered.name).write_text("ssh-ed25519 AAAA the person's key\n")
+        delivered.parent.rename(home_a / "Downloads" / "Handoff.old")
+        (home_a / "Downloads" / "Handoff").symlink_to(secrets)
+        go.touch()
+
+    swapper = threading.Thread(target=swap_when_continued)
+    swapper.start()
+    try:
+        events, lines = run_app(run, home_a, tmp_path, a.config, "--wait-for", "/out/go")
+    finally:
+        swapper.join(timeout=60)
+    assert events["continued"]["url"] == file_url(delivered), lines
+    assert events["start"]["ok"] is False and "link" in events["start"]["message"], lines
+    assert documents_in(run / "doc") == {} and os.listdir(run / "doc" / "by-app" / APP_ID) == [], lines
+
+
+def test_an_app_saying_it_is_another_is_delivered_but_opens_nothing(pair, ports, tmp_path, runtime, homes):
+    """A sandboxed app announcing another bundle (whose types it claims
+    too) is delivered that app's document, but the portal opens documents
+    only for the app Flatpak installed as it."""
+    a, b = pair
+    run, bus_env = runtime
+    home_a, home_b = homes
+    home_a.mkdir()
+    export_entry(home_a)
+    export_entry(home_a, "org.example.Other")
+    delivered, _ = offer_a_document(a, b, ports, run, bus_env, home_a, home_b)
+    events, lines = run_app(run, home_a, tmp_path, a.config, "--bundle", "org.example.Other")
+    assert events["continued"]["url"] == file_url(delivered), lines
+    assert (events["start"]["ok"], events["start"]["code"]) == (False, E_PERMISSION), lines
+    assert "Flatpak installed" in events["start"]["message"], lines
+    assert documents_in(run / "doc") == {} and os.listdir(run / "doc" / "by-app" / APP_ID) == [], lines
+
+
 def test_a_flatpak_app_opens_only_the_document_it_was_delivered(pair, ports, tmp_path, runtime, homes):
     a, b = pair
     run, bus_env = runtime
@@ -146,6 +226,7 @@ def test_a_flatpak_app_opens_only_the_document_it_was_delivered(pair, ports, tmp
     content = os.urandom(1000) + "the plan, été\n".encode()
     (home_b / "notes" / "plan été.txt").write_bytes(content)
     home_a.mkdir()
+    export_entry(home_a)
     secret = home_a / "secret.txt"
     secret.write_text("not for the app\n")
     b.env["HOME"] = str(home_b)
@@ -164,20 +245,21 @@ def test_a_flatpak_app_opens_only_the_document_it_was_delivered(pair, ports, tmp
     assert events["continued"]["url"] == file_url(delivered), lines
     assert events["start"]["ok"], lines
     path = events["start"]["result"]
-    ids = documents_in(run / "doc")
-    assert len(ids) == 1, ids
-    (doc_id, names), = ids.items()
-    assert path == f"{run}/doc/{doc_id}/{delivered.name}", lines
+    doc_id = Path(path).parent.name
+    assert path == f"{run}/doc/{doc_id}/{delivered.name}" and doc_id, lines
     # The app read the other device's bytes through the portal.
     assert bytes.fromhex(events["read"]["bytes"]) == content, lines
-    # Never a file it was not delivered, whatever the URL's spelling.
+    # Never a file it was not delivered, whatever the URL's spelling: the
+    # app sees that one document in the portal, nothing more.
     refusals = [e for e in lines if e["event"] == "forbidden"]
     assert [(e["ok"], e["code"]) for e in refusals] == [(False, E_PERMISSION)] * len(forbidden), refusals
-    assert names == [delivered.name] and documents_in(run / "doc") == ids
+    assert events["view"]["documents"] == [doc_id], lines
     assert events["stop"]["ok"], lines
-    # Revoked: the app's view of the portal is empty, the file unreadable.
+    # Stopped: the agent's document is deleted from the portal (the file
+    # stays), the app cannot read it any more.
     assert "bytes" not in events["after_stop"] and events["after_stop"]["errno"] > 0, lines
     assert os.listdir(run / "doc" / "by-app" / APP_ID) == []
+    assert documents_in(run / "doc") == {}
     assert delivered.read_bytes() == content
 
     # Another connection (the same app started again) was delivered
@@ -185,7 +267,7 @@ def test_a_flatpak_app_opens_only_the_document_it_was_delivered(pair, ports, tmp
     (tmp_path / "out" / "app.jsonl").unlink()
     events, lines = run_app(run, home_a, tmp_path, a.config, "--mode", "ask", f"--forbidden={file_url(delivered)}")
     assert (events["start"]["ok"], events["start"]["code"]) == (False, E_PERMISSION), lines
-    assert documents_in(run / "doc") == ids
+    assert documents_in(run / "doc") == {}
 
 
 def test_without_an_agent_a_sandboxed_app_is_told_it_needs_one(tmp_path, runtime, homes, device):

@@ -16,13 +16,17 @@ public enum DocumentDigest {
     }
 
     /// Reads the whole file and hashes it, uncached; nil unless it is a
-    /// regular file that did not change while it was read.
+    /// regular file that did not change while it was read. Never more than
+    /// its size when it was looked at, and one byte: a file grown since
+    /// (a sparse terabyte) is not read to its new end.
     static func hash(ofOpenFile fd: Int32, stat before: stat) -> DocumentFacts? {
         let hasher = SHA256Stream()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var total: UInt64 = 0
-        while true {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(total)) }
+        let most = UInt64(max(0, before.st_size)) + 1
+        while total < most {
+            let want = Int(min(UInt64(buffer.count), most - total))
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, off_t(total)) }
             if n < 0 { if errno == EINTR { continue }; return nil }
             if n == 0 { break }
             buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }

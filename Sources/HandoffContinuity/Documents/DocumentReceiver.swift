@@ -144,6 +144,14 @@ final class DocumentReceiver: Sendable {
     private func place(_ entry: DocumentEntry, places: DocumentPlaces, device: String,
                        bring: Bring?, report: Report?) -> Result<(String, DocumentOrigin), HandoffError> {
         let name = DocumentText.escaped(entry.location.name)
+        // Over the limit first: no conforming sender describes such a file
+        // (its own limit refuses it), and comparing would mean hashing
+        // whatever local file has the size a peer named.
+        let limit = places.settings.maxSize
+        guard entry.facts.size <= limit else {
+            return .failure(HandoffError(.handoffFailed,
+                "the document \(name) is \(Self.megabytes(entry.facts.size)), over the \(Self.megabytes(limit)) limit for documents brought from another device (handoff settings documents max-size)"))
+        }
         let slot = places.locate(entry.location)
         if let slot, Self.holds(slot, entry.facts) {
             return .success((slot.path, .same))
@@ -158,18 +166,15 @@ final class DocumentReceiver: Sendable {
                 return .failure(HandoffError(.handoffFailed, "the handoff stopped while it waited for \(name) to sync"))
             }
         }
-        let limit = places.settings.maxSize
-        guard entry.facts.size <= limit else {
-            return .failure(HandoffError(.handoffFailed,
-                "the document \(name) is \(Self.megabytes(entry.facts.size)), over the \(Self.megabytes(limit)) limit for documents brought from another device (handoff settings documents max-size)"))
-        }
         guard let bring else {
             return .failure(HandoffError(.handoffFailed, "the document \(name) is not on this device, and \(DocumentText.escaped(device)) cannot send it now"))
         }
         do {
             // Beside the person's file when its folder is here (never in a
             // hidden or excluded one), else in downloads.
-            let copy = try BroughtCopy.start(for: slot, name: name, device: device, places: places)
+            // The name as sent: BroughtCopy makes it safe for a file name
+            // and escapes it in its own messages.
+            let copy = try BroughtCopy.start(for: slot, name: entry.location.name, device: device, places: places)
             if case .failure(let error) = bring(entry, copy) {
                 copy.abandon()
                 return .failure(error)

@@ -21,6 +21,7 @@ extension AgentSession {
         case .failure(let error): return finishDocumentRequest(id, .error(error))
         case .success(let a): appID = a
         }
+        if let refusal = identityRefusal(appID) { return finishDocumentRequest(id, .error(refusal)) }
         if let grant = documents.withLock({ $0.grants[path] }), grant.appID == appID {
             documents.withLock { $0.grants[path]?.count += 1 }
             return finishDocumentRequest(id, .granted(grant.mountPoint + Self.portalPath(grant.documentID, path)))
@@ -29,20 +30,16 @@ extension AgentSession {
             return finishDocumentRequest(id, .error(HandoffError(.invalidState,
                 "this app holds \(DeliveredDocuments.maxGrants) documents open through the portal already: stop accessing one first")))
         }
-        // The file itself, never a link put in its place since: the portal
-        // refuses O_NOFOLLOW descriptors, so the inode opened must be the
-        // one the path names without following a link.
-        let fd = (path + [0]).withUnsafeBufferPointer { p in
-            p.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, CLINUX_O_PATH | O_CLOEXEC) }
-        }
+        // The file as its path names it, no link on the way (PinnedDocument),
+        // and a regular file: the portal refuses O_NOFOLLOW descriptors, so
+        // the inode opened must be the one the path names.
         var st = stat()
-        var named = stat()
-        let isTheFile = (path + [0]).withUnsafeBufferPointer { p in
-            p.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &named) == 0 }
+        guard let fd = PinnedDocument.open(path) else {
+            return finishDocumentRequest(id, .error(HandoffError(.notFound,
+                "the document \(FileURL.url(forPath: path).absoluteString) is no longer a file here, or a link now lies on its path")))
         }
-        guard fd >= 0, fstat(fd, &st) == 0, isTheFile, (named.st_mode & S_IFMT) == S_IFREG,
-              named.st_dev == st.st_dev, named.st_ino == st.st_ino else {
-            if fd >= 0 { close(fd) }
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
             return finishDocumentRequest(id, .error(HandoffError(.notFound,
                 "the document \(FileURL.url(forPath: path).absoluteString) is no longer a file here")))
         }
@@ -53,7 +50,11 @@ extension AgentSession {
         case .success(let p): portal = p
         }
         portal.add(fd, for: appID) { [weak self] result in
-            guard let self else { return }
+            guard let self else {
+                // The session went while the portal answered: take it back.
+                if case .success(let (documentID, _)) = result { portal.revoke(documentID, from: appID) { _ in } }
+                return
+            }
             switch result {
             case .failure(let error):
                 self.server.log("portal", "\(self.describe): \(error.message)")
@@ -116,6 +117,29 @@ extension AgentSession {
                 completion(result)
             }
         }
+    }
+
+    /// Why this connection may not open documents as `appID`, or nil. The
+    /// agent delivers documents by what an app says it is (HELLO); a
+    /// sandboxed app could say it is another app, or an observer, and be
+    /// delivered that app's documents. Through the portal it opens them
+    /// only as the app Flatpak installed: its HELLO names the Flatpak ID as
+    /// its bundle, and the desktop entry Flatpak exported for it
+    /// (`APPID.desktop`, which the app cannot write) declares its team and
+    /// every type it asked for.
+    func identityRefusal(_ appID: String) -> HandoffError? {
+        guard let hello, !hello.observer else {
+            return HandoffError(.permission, "a connection that observes every app opens no document through the portal")
+        }
+        let manifest = hello.manifest
+        guard manifest.bundleIdentifier == appID,
+              let app = server.routing.desktop?.installed.app(bundleIdentifier: appID),
+              app.desktopID == appID + ".desktop", app.teamIdentifier == manifest.teamIdentifier,
+              Set(manifest.activityTypes).isSubset(of: Set(app.activityTypes)) else {
+            return HandoffError(.permission,
+                "a sandboxed app opens documents only as the app Flatpak installed: \(appID).desktop must be installed, and the bundle, team and activity types the app announced (\(KeyFile.quoted(manifest.bundleIdentifier))) must be the ones it declares")
+        }
+        return nil
     }
 
     /// `url`'s path, if it is a document delivered on this connection.

@@ -16,10 +16,12 @@ final class DocumentPortal: AgentLoopSource {
     static let objectPath = "/org/freedesktop/portal/documents"
     static let interface = "org.freedesktop.portal.Documents"
     static let callTimeout = 10.0
-    /// AddFull's flags: reuse the document of a file added before (one
-    /// document per file, whoever added it). Not persistent: the grant
-    /// lasts while the portal runs, as Apple's lasts while the app runs.
-    static let reuseExisting: UInt32 = 1
+    /// AddFull's flags: none. A document of its own for each grant, never
+    /// the file's existing one (which the person's file chooser may have
+    /// made for another app, whose access a revoke would take), and not
+    /// persistent: it lasts while the portal runs, as Apple's access lasts
+    /// while the app runs, and stopping deletes it.
+    static let addFlags: UInt32 = 0
     /// What the app may do with it: read and save.
     static let permissions = ["read", "write"]
 
@@ -46,7 +48,7 @@ final class DocumentPortal: AgentLoopSource {
             try bus.call(destination: Self.service, path: Self.objectPath, interface: Self.interface, member: "AddFull",
                          timeout: Self.callTimeout, build: { w throws(DBusError) in
                              try w.unixFDs([fd])
-                             try w.uint32(Self.reuseExisting)
+                             try w.uint32(Self.addFlags)
                              try w.string(appID)
                              try w.strings(Self.permissions)
                          }, reply: { [weak self] result in
@@ -71,20 +73,18 @@ final class DocumentPortal: AgentLoopSource {
         }
     }
 
-    /// Takes `appID`'s read and write access to the document `documentID`
-    /// back (the document stays for the other apps it was added for).
+    /// Takes `appID`'s access back: deletes the document the agent added
+    /// for it (its own, never shared: `addFlags`); the file stays.
     func revoke(_ documentID: String, from appID: String, completion: @escaping (Result<Void, HandoffError>) -> Void) {
         do throws(DBusError) {
-            try bus.call(destination: Self.service, path: Self.objectPath, interface: Self.interface, member: "RevokePermissions",
+            try bus.call(destination: Self.service, path: Self.objectPath, interface: Self.interface, member: "Delete",
                          timeout: Self.callTimeout, build: { w throws(DBusError) in
                              try w.string(documentID)
-                             try w.string(appID)
-                             try w.strings(Self.permissions)
                          }, reply: { result in
-                             completion(result.map { _ in () }.mapError { Self.failed("RevokePermissions", $0) })
+                             completion(result.map { _ in () }.mapError { Self.failed("Delete", $0) })
                          })
         } catch {
-            completion(.failure(Self.failed("RevokePermissions", error)))
+            completion(.failure(Self.failed("Delete", error)))
         }
     }
 
