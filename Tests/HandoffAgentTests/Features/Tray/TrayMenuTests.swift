@@ -46,7 +46,8 @@ struct TrayMenuTests {
                                                         "org.example.edit — web page (from Phone)",
                                                         "X (from Device A)"])
         let first = menu.items[0]
-        #expect(first.id == TrayMenu.firstOfferID && first.action == .continueOffer(try #require(ActivityID(uuidString: offers[0].id))))
+        let activity = try #require(ActivityID(uuidString: offers[0].id))
+        #expect(first.id == TrayMenu.firstOfferID && first.action == .continueOffer(activity))
         #expect(first.properties.map(\.0) == ["label", "icon-name"])
         #expect(first.iconName == "accessories-text-editor")
         #expect(menu.items[1].iconName == "web-browser")
@@ -97,7 +98,8 @@ struct TrayMenuTests {
         #expect(menu.item(TrayMenu.firstRecentID + 7)?.action == .continueHistory(7))
         #expect(menu.item(TrayMenu.firstRecentID + 7)?.iconName == "accessories-text-editor")
         #expect(menu.item(TrayMenu.firstRecentID + 6)?.iconName == nil, "an Icon= path: none")
-        #expect(menu.items[0].action == .continueOffer(try #require(ActivityID(uuidString: offer.id))))
+        let activity = try #require(ActivityID(uuidString: offer.id))
+        #expect(menu.items[0].action == .continueOffer(activity))
     }
 
     @Test func pausedItOffersResumeAndTheOffersAreDisabled() throws {
