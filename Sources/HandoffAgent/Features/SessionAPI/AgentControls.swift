@@ -3,16 +3,28 @@ import HandoffBase
 import HandoffContinuity
 import HandoffModel
 
-/// The person's settings (docs/agent.md §11) as a front end changes them:
-/// written through `SettingsStore.update` (the file the tray and
-/// `handoff settings` write), applied to the engine at once, and the
-/// front ends told. Without an account directory the pause is the tray's
-/// (`MemoryTrayActions`: this session only) and the rest cannot be set.
-/// Loop thread.
+/// What a front end does (docs/agent.md §15), the one path the tray and
+/// the session-bus API share: continuing an offer or a history entry
+/// (logged, then routed as the notification's Continue), and the
+/// person's settings (docs/agent.md §11): written through
+/// `SettingsStore.update` (the file `handoff settings` writes too),
+/// applied to the engine at once, and the front ends told. Without an
+/// account directory the pause is the session's (`MemoryTrayActions`)
+/// and the rest cannot be set. Loop thread.
 struct AgentControls {
     unowned let server: AgentServer
-    /// Who asked, for the log ("the session bus").
+    /// Who asked, for the log's text ("the session bus").
     let surface: String
+    /// The same for the log's `surface` field ("session-bus").
+    let surfaceKey: String
+
+    static func tray(_ server: AgentServer) -> AgentControls {
+        AgentControls(server: server, surface: "the tray", surfaceKey: "tray")
+    }
+
+    static func sessionBus(_ server: AgentServer) -> AgentControls {
+        AgentControls(server: server, surface: "the session bus", surfaceKey: "session-bus")
+    }
 
     private var store: SettingsStore? {
         server.engine.configuration.settingsDirectory.map(SettingsStore.init(directory:))
@@ -28,9 +40,32 @@ struct AgentControls {
             server.trayActions = actions
             actions.setPaused(paused)
             server.trayStateChanged()
+            server.log("pause", "the person \(paused ? "paused" : "resumed") Handoff through \(surface)", ["paused": .bool(paused)])
             return .success(())
         }
         return update("pause", paused ? "paused Handoff" : "resumed Handoff", ["paused": .bool(paused)]) { $0.paused = paused }
+    }
+
+    /// Continues offer `id` (it may have gone: the router says so).
+    func continueOffer(_ id: ActivityID, activationToken: String?) -> Result<ContinueChoice, HandoffError> {
+        server.log("chosen", "the person chose \(id.uuidString) through \(surface)",
+                   ["activity": .string(id.uuidString), "token": .bool(activationToken != nil), "surface": .string(surfaceKey)])
+        return failureLogged(id.uuidString, server.routing.choose(id, activationToken: activationToken))
+    }
+
+    /// Continues history entry `entry` as a handoff from the past.
+    func continueRecent(_ entry: Int64, activationToken: String?) -> Result<ContinueChoice, HandoffError> {
+        server.log("chosen", "the person chose history entry \(entry) through \(surface)",
+                   ["entry": .int(entry), "token": .bool(activationToken != nil), "surface": .string(surfaceKey)])
+        return failureLogged(String(entry), server.continueHistoryEntry(entry, activationToken: activationToken))
+    }
+
+    private func failureLogged(_ id: String, _ result: Result<ContinueChoice, HandoffError>) -> Result<ContinueChoice, HandoffError> {
+        if case .failure(let error) = result {
+            server.log("choose-failed", "cannot continue \(id): \(error.message)",
+                       ["activity": .string(id), "code": .int(Int64(error.code.rawValue))])
+        }
+        return result
     }
 
     /// Per device: `offer`, `accept`, `history` (nil: left as they are).

@@ -45,9 +45,7 @@ extension AgentSessionAPI {
         guard server.offers.offer(id) != nil else {
             return .error(name: Errors.noSuchOffer, message: "nothing offers \(id.uuidString) now")
         }
-        server.log("chosen", "a front end chose \(id.uuidString) on the session bus",
-                   ["activity": .string(id.uuidString), "token": .bool(token != nil), "surface": .string("session-bus")])
-        return continued(id.uuidString, server.routing.choose(id, activationToken: token))
+        return continued(id.uuidString, controls.continueOffer(id, activationToken: token))
     }
 
     private func continueRecent(_ call: BusMethodCall) -> BusMethodResult {
@@ -60,9 +58,7 @@ extension AgentSessionAPI {
         guard server.history?.entries([entry]).isEmpty == false else {
             return .error(name: Errors.noSuchEntry, message: "no history entry \(entry)")
         }
-        server.log("chosen", "a front end chose history entry \(entry) on the session bus",
-                   ["entry": .int(entry), "surface": .string("session-bus")])
-        return continued(text, server.continueHistoryEntry(entry, activationToken: token))
+        return continued(text, controls.continueRecent(entry, activationToken: token))
     }
 
     /// The reply, and `Continued` after it, for what the router did.
@@ -72,8 +68,6 @@ extension AgentSessionAPI {
             continued(id, ok: true, Self.describe(choice))
             return .reply { _ throws(DBusError) in }
         case .failure(let error):
-            server.log("choose-failed", "cannot continue \(id): \(error.message)",
-                       ["activity": .string(id), "code": .int(Int64(error.code.rawValue))])
             continued(id, ok: false, error.message)
             return .error(name: Errors.failed, message: error.message)
         }

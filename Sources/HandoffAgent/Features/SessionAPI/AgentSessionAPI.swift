@@ -31,7 +31,7 @@ final class AgentSessionAPI: AgentLoopSource, @unchecked Sendable {
     /// The front end's pairing under way (`Pair()`), and how many were made.
     var pairingObject: PairingObject?
     var pairings = 0
-    var controls: AgentControls { AgentControls(server: server, surface: "the session bus") }
+    var controls: AgentControls { .sessionBus(server) }
 
     /// Starts on the session bus at `address` (nil: the environment's).
     /// Nil (logged) without a bus.

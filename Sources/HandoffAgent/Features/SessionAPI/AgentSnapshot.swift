@@ -6,8 +6,8 @@ import HandoffModel
 /// What a front end shows of the agent (docs/agent.md §15): its state,
 /// this device, what can be continued, the account's devices, the recent
 /// history. Plain values, compared to tell what changed; the session-bus
-/// API serves them as properties, and the tray can build its menu from
-/// the same snapshot. Built on the loop thread (`AgentServer.snapshot()`).
+/// API serves them as properties, and the tray builds its menu from the
+/// same snapshot (`TrayMenu.init(_:offerID:now:)`). Built on the loop thread (`AgentServer.snapshot()`).
 struct AgentSnapshot: Equatable {
     enum State: String {
         case waitingForAccount = "waiting-for-account"
@@ -35,6 +35,9 @@ struct AgentSnapshot: Equatable {
         var webPage: String?
         /// Ms since the epoch.
         var received: UInt64
+        /// No app here continues it, only the web page opens (not served:
+        /// the tray says "web page" and shows the browser's icon).
+        var webPageOnly = false
     }
 
     struct Device: Equatable {
@@ -70,6 +73,9 @@ struct AgentSnapshot: Equatable {
         var deviceName: String
         /// Ms since the epoch it was last seen.
         var when: UInt64
+        /// Seen on this device (not served: the tray says "from" only for
+        /// the others').
+        var fromThisDevice = false
     }
 
     var state: State
@@ -100,14 +106,19 @@ extension AgentServer {
                                 appName: o.target.appName ?? "", icon: o.target.icon ?? "",
                                 deviceID: o.remote.deviceID, deviceName: o.remote.deviceName,
                                 webPage: o.remote.webpageURL?.absoluteString,
-                                received: UInt64(max(0, o.remote.firstSeen.timeIntervalSince1970 * 1000)))
+                                received: UInt64(max(0, o.remote.firstSeen.timeIntervalSince1970 * 1000)),
+                                webPageOnly: o.target.webPageOnly)
         }
+        let here = identity.device.idBytes
         let recent = (history?.newest(AgentSnapshot.maxRecent) ?? []).map { e in
             let app = routing.installedApp(bundle: e.bundle)
+            // Named as everywhere a person reads it: also by the entry
+            // named after the bundle, or an app continuing its team's type.
+            let label = routing.appLabel(bundle: e.bundle, team: e.team, type: e.activityType)
             return AgentSnapshot.Recent(id: String(e.id), title: e.title.isEmpty ? e.activityType : e.title,
                                         appID: app.map { String($0.desktopID.dropLast(".desktop".count)) } ?? "",
-                                        appName: app?.name ?? "", icon: app?.icon ?? "", deviceName: e.deviceName,
-                                        when: UInt64(max(0, e.lastSeen)))
+                                        appName: label?.name ?? "", icon: label?.icon ?? "", deviceName: e.deviceName,
+                                        when: UInt64(max(0, e.lastSeen)), fromThisDevice: e.deviceID == here)
         }
         let device = currentDevice
         return AgentSnapshot(state: paused ? .paused : .running,

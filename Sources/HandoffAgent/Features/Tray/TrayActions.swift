@@ -1,22 +1,20 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 
-/// What the tray's menu does besides continuing an offer (docs/agent.md §6
-/// "The tray"): the seams other parts of the agent fill in. Loop thread.
-/// Set `AgentServer.trayActions` on the loop thread before the tray starts
-/// (`AgentServer.startTray` posts its start); when the pause changes
-/// elsewhere (a settings command), call `AgentServer.trayStateChanged()`.
+/// What the agent does for a front end besides what `AgentControls`
+/// does (docs/agent.md §6 "The tray"): the seams other parts of the agent
+/// fill in. Loop thread. Set `AgentServer.trayActions` on the loop thread
+/// before the tray starts (`AgentServer.startTray` posts its start).
 protocol TrayActions: AnyObject {
-    /// Handoff is paused (the menu's checkmark).
+    /// Paused for this session: the pause of an agent without an account
+    /// directory (with one, the settings file's: `AgentControls`).
     var isPaused: Bool { get }
-    /// The person toggled "Pause Handoff". The settings store connects
-    /// here; until it does, `MemoryTrayActions` keeps it for the session.
     func setPaused(_ paused: Bool)
     /// The person chose "Pair a new device…".
     func pairNewDevice()
 }
 
-/// The default: pause is remembered until the agent stops (and only
-/// shown by the tray), pairing explains how a device joins.
+/// The default: pause is remembered until the agent stops, pairing
+/// explains how a device joins.
 final class MemoryTrayActions: TrayActions {
     private unowned let server: AgentServer
     private(set) var isPaused = false
@@ -25,10 +23,9 @@ final class MemoryTrayActions: TrayActions {
         self.server = server
     }
 
+    /// `AgentControls.setPaused` logs it and tells the front ends.
     func setPaused(_ paused: Bool) {
         isPaused = paused
-        server.log("pause", paused ? "the person paused Handoff in the tray" : "the person resumed Handoff in the tray",
-                   ["paused": .bool(paused)])
     }
 
     /// The agent sponsors every pairing a new device starts (docs/agent.md

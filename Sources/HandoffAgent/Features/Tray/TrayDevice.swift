@@ -28,20 +28,6 @@ struct TrayDevice: Equatable {
 }
 
 extension AgentServer {
-    /// The account's other devices for the tray's menu: the engine's
-    /// roster (docs/agent.md §3), the devices this one verified, online or
-    /// not, with when each was last heard. Loop thread; read again each
-    /// time the menu opens.
-    func trayDevices() -> [TrayDevice] {
-        let now = wallMilliseconds()
-        return engine.roster.map {
-            TrayDevice(name: $0.name, online: $0.online,
-                       lastSeenSecondsAgo: now > $0.lastSeen ? Double(now - $0.lastSeen) / 1000 : 0)
-        }
-    }
-}
-
-extension AgentServer {
     /// This device's name as the others hear it now (renamed while the
     /// agent runs: `DeviceNameWatch`).
     var deviceName: String { engine.deviceName }

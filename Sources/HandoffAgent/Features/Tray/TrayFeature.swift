@@ -3,13 +3,11 @@ import HandoffContinuity
 import HandoffModel
 
 extension AgentFeature {
-    /// The tray icon and its menu (docs/agent.md §6 "The tray"). Its Pause
-    /// is the settings file's (docs/agent.md §11) when the agent has an
-    /// account directory; devices online, offline, renamed show at once.
+    /// The tray icon and its menu (docs/agent.md §6 "The tray"), a client
+    /// of `AgentSnapshot` and `AgentControls` as the session-bus API is: its
+    /// Pause is the settings file's (docs/agent.md §11) when the agent has
+    /// an account directory; devices online, offline, renamed show at once.
     static let tray = AgentFeature(name: "tray", start: { server, options in
-        if let directory = options.settingsDirectory {
-            server.trayActions = SettingsTrayActions(server: server, store: SettingsStore(directory: directory))
-        }
         guard let address = options.tray else { return }
         server.startBusFeatureNow(BusFeature.tray.name, busAddress: address)
         let loop = server.loop
@@ -20,7 +18,7 @@ extension AgentFeature {
 }
 
 extension BusFeature {
-    /// What Pause and Pair do is the server's `trayActions` (nil:
+    /// What Pair does is the server's `trayActions` (nil:
     /// `MemoryTrayActions`).
     static let tray = BusFeature(name: "tray", start: { server, address in
         let actions = server.trayActions ?? MemoryTrayActions(server: server)

@@ -3,7 +3,8 @@ import HandoffDBus
 import HandoffModel
 
 /// The tray's menu as data (docs/agent.md §6 "The tray"): built whole
-/// from what can be continued, the devices and the pause state; the
+/// from the agent's snapshot (`AgentSnapshot`: what can be continued, the
+/// devices, Recent, the pause state); the
 /// dbusmenu object serves it and compares one build with the next to say
 /// what changed. Ids are stable while an item means the same thing, so a
 /// host's click on an old layout still finds its item or is refused.
@@ -86,7 +87,7 @@ struct TrayMenu: Equatable {
     /// "Recent": the history's newest entries (docs/history.md), at most
     /// `maxRecent`, under ids from `firstRecentID` (the entry's number
     /// folded into the range: stable while the entry is listed).
-    static let maxRecent = 5
+    static let maxRecent = AgentSnapshot.maxRecent
     static let recentHeaderID: Int32 = 13
     static let firstRecentID: Int32 = 1_500_000_000
     static let recentIDRange: Int64 = 500_000_000
@@ -102,9 +103,9 @@ struct TrayMenu: Equatable {
 
     var items: [Item]
 
-    /// `offerID` gives each offer its id; `thisDevice` is this device's
-    /// name (shown under "Devices" when known).
-    init(offers: [ContinuableOffers.Offer], offerID: (ActivityID) -> Int32,
+    /// `offerID` gives each offer (by its id) the menu's; `thisDevice` is
+    /// this device's name (shown under "Devices" when known).
+    init(offers: [AgentSnapshot.Offer], offerID: (String) -> Int32,
          devices: [TrayDevice], paused: Bool, recent: [Recent] = [], thisDevice: String? = nil) {
         var items: [Item] = []
         if offers.isEmpty {
@@ -113,12 +114,12 @@ struct TrayMenu: Equatable {
                               enabled: false))
         }
         for offer in offers.prefix(Self.maxListed) {
-            let remote = offer.remote
-            let title = remote.title.flatMap { $0.isEmpty ? nil : $0 } ?? remote.activityType
-            let by = offer.target.appName ?? (offer.target.webPageOnly ? tr("web page") : nil)
+            guard let activity = ActivityID(uuidString: offer.id) else { continue }
+            let title = offer.title.isEmpty ? offer.type : offer.title
+            let by = offer.appName.isEmpty ? (offer.webPageOnly ? tr("web page") : nil) : offer.appName
             let what = by.map { tr("{title} — {app}", ["title": title, "app": $0]) } ?? title
-            items.append(Item(id: offerID(remote.activityID), label: Self.mnemonicSafe(tr("{title} (from {device})", ["title": what, "device": remote.deviceName])),
-                              enabled: !paused, iconName: Self.themedIcon(offer.target), action: .continueOffer(remote.activityID)))
+            items.append(Item(id: offerID(offer.id), label: Self.mnemonicSafe(tr("{title} (from {device})", ["title": what, "device": offer.deviceName])),
+                              enabled: !paused, iconName: Self.themedIcon(offer), action: .continueOffer(activity)))
         }
         if offers.count > Self.maxListed {
             items.append(Item(id: Self.nothingID, label: tr("and {count} more", ["count": "\(offers.count - Self.maxListed)"]), enabled: false))
@@ -194,12 +195,14 @@ struct TrayMenu: Equatable {
         self.items = items
     }
 
-    /// The continuing app's themed icon name (dbusmenu's `icon-name`
-    /// takes no path; an `Icon=` path shows no icon), else the browser's.
-    static func themedIcon(_ target: ContinueTarget) -> String? {
-        if target.webPageOnly { return "web-browser" }
-        guard let icon = target.icon, !icon.hasPrefix("/") else { return nil }
-        return icon
+    /// The continuing app's themed icon name, else the browser's.
+    static func themedIcon(_ offer: AgentSnapshot.Offer) -> String? {
+        offer.webPageOnly ? "web-browser" : themed(offer.icon)
+    }
+
+    /// dbusmenu's `icon-name` takes no path (an `Icon=` path shows no icon).
+    static func themed(_ icon: String) -> String? {
+        icon.isEmpty || icon.hasPrefix("/") ? nil : icon
     }
 
     func item(_ id: Int32) -> Item? { items.first { $0.id == id } }

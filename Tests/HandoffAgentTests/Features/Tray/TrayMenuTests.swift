@@ -12,18 +12,16 @@ struct TrayMenuTests {
     /// "accessories-text-editor" when it is org.example.Notes, unnamed
     /// otherwise), or by the browser when `entry` is nil.
     static func offer(_ title: String?, from device: String = "Device A", entry: String? = "org.example.Notes")
-        -> ContinuableOffers.Offer {
+        -> AgentSnapshot.Offer {
         let notes = entry == "org.example.Notes"
-        let target = entry == nil ? ContinueTarget.webPage
-            : ContinueTarget(desktopEntry: entry, appName: notes ? "Notes" : nil,
-                             icon: notes ? "accessories-text-editor" : "/opt/x/icon.png")
-        return ContinuableOffers.Offer(remote: RemoteActivity(deviceID: "a", deviceName: device, activityID: ActivityID(),
-                                                              activityType: "org.example.edit", title: title),
-                                       target: target)
+        return AgentSnapshot.Offer(id: ActivityID().uuidString, title: title ?? "", type: "org.example.edit", appID: entry ?? "",
+                                   appName: notes ? "Notes" : "", icon: entry == nil ? "" : notes ? "accessories-text-editor" : "/opt/x/icon.png",
+                                   deviceID: "a", deviceName: device, webPage: entry == nil ? "https://example.org/" : nil,
+                                   received: 1, webPageOnly: entry == nil)
     }
 
-    static func menu(_ offers: [ContinuableOffers.Offer], devices: [TrayDevice] = [], paused: Bool = false) -> TrayMenu {
-        var ids: [ActivityID: Int32] = [:]
+    static func menu(_ offers: [AgentSnapshot.Offer], devices: [TrayDevice] = [], paused: Bool = false) -> TrayMenu {
+        var ids: [String: Int32] = [:]
         return TrayMenu(offers: offers, offerID: { id in
             if let known = ids[id] { return known }
             ids[id] = TrayMenu.firstOfferID + Int32(ids.count)
@@ -48,7 +46,8 @@ struct TrayMenuTests {
                                                         "org.example.edit — web page (from Phone)",
                                                         "X (from Device A)"])
         let first = menu.items[0]
-        #expect(first.id == TrayMenu.firstOfferID && first.action == .continueOffer(offers[0].activityID))
+        let activity = try #require(ActivityID(uuidString: offers[0].id))
+        #expect(first.id == TrayMenu.firstOfferID && first.action == .continueOffer(activity))
         #expect(first.properties.map(\.0) == ["label", "icon-name"])
         #expect(first.iconName == "accessories-text-editor")
         #expect(menu.items[1].iconName == "web-browser")
@@ -75,6 +74,32 @@ struct TrayMenuTests {
         #expect(later.item(TrayMenu.firstRecentID + 40)?.action == .continueHistory(40))
         #expect(later.item(TrayMenu.firstRecentID + 40)?.enabled == false, "paused: nothing is continued")
         #expect(Self.labels(Self.menu([])).contains("Recent (disabled)") == false, "no history, no section")
+    }
+
+    /// The tray shows the snapshot the session-bus API serves: its offers,
+    /// devices, Recent (this device's own entries without "from") and
+    /// pause, this device's name.
+    @Test func theMenuOfASnapshotListsWhatTheAPIServes() throws {
+        let offer = Self.offer("Plan")
+        let recent = [AgentSnapshot.Recent(id: "7", title: "Notes.txt", appID: "org.example.Notes", appName: "Notes",
+                                           icon: "accessories-text-editor", deviceName: "Desk", when: 1),
+                      AgentSnapshot.Recent(id: "6", title: "Here", appID: "", appName: "", icon: "/a/b.png",
+                                           deviceName: "Laptop", when: 1, fromThisDevice: true)]
+        let devices = [AgentSnapshot.Device(id: "d", name: "Desk", role: "desktop", online: false, lastSeen: 1_000_000 - 300_000,
+                                            revision: nil, offer: true, accept: true, history: true)]
+        let snapshot = AgentSnapshot(state: .paused, thisDevice: .init(id: "t", name: "Laptop", role: "laptop"),
+                                     offers: [offer], devices: devices, recent: recent)
+        let menu = TrayMenu(snapshot, offerID: { _ in TrayMenu.firstOfferID }, now: 1_000_000)
+        #expect(Self.labels(menu) == ["Plan — Notes (from Device A) (disabled)", "----", "Recent (disabled)",
+                                      "Notes.txt — Notes (from Desk) (disabled)", "Here (disabled)", "----",
+                                      "Devices (disabled)", "This device: Laptop (disabled)",
+                                      "Desk — offline, last seen 5 min ago (disabled)", "----", "Resume Handoff",
+                                      "Pair a new device…"])
+        #expect(menu.item(TrayMenu.firstRecentID + 7)?.action == .continueHistory(7))
+        #expect(menu.item(TrayMenu.firstRecentID + 7)?.iconName == "accessories-text-editor")
+        #expect(menu.item(TrayMenu.firstRecentID + 6)?.iconName == nil, "an Icon= path: none")
+        let activity = try #require(ActivityID(uuidString: offer.id))
+        #expect(menu.items[0].action == .continueOffer(activity))
     }
 
     @Test func pausedItOffersResumeAndTheOffersAreDisabled() throws {
@@ -106,7 +131,7 @@ struct TrayMenuTests {
                 for recentCount in [0, 1, 7] {
                     for deviceCount in [0, 1, 20] {
                         for name in [nil, "Desk"] as [String?] {
-                            var ids: [ActivityID: Int32] = [:]
+                            var ids: [String: Int32] = [:]
                             let menu = TrayMenu(offers: (0..<offers).map { Self.offer("T\($0)") }, offerID: { id in
                                 if let known = ids[id] { return known }
                                 ids[id] = TrayMenu.firstOfferID + Int32(ids.count)
