@@ -1327,13 +1327,15 @@ HANDOFF_API void handoff_document_free(handoff_document *document);
  * portal for this app and *path receives the path inside the sandbox
  * ($XDG_RUNTIME_DIR/doc/DOCID/NAME); it blocks until the agent answers
  * (within the app's request timeout). The agent does so only for a
- * document it delivered to this app in a continued activity:
- * HANDOFF_E_PERMISSION for any other file. HANDOFF_E_INVALID_STATE when
+ * document it delivered to this app in a continued activity, and only to
+ * the app Flatpak installed under this app's ID (its exported desktop
+ * entry declares the bundle, team and types the app announced):
+ * HANDOFF_E_PERMISSION otherwise. HANDOFF_E_INVALID_STATE when
  * continuity is not started in agent mode (an embedded engine cannot
  * reach the portal from inside the sandbox; the message says what to do)
  * or the agent cannot tell the app's Flatpak ID; HANDOFF_E_IO when the
  * document portal is absent or fails; HANDOFF_E_NOT_FOUND when the file
- * is gone. On success *path receives an owned string, release it with
+ * is gone or a link now lies on its path. On success *path receives an owned string, release it with
  * handoff_free. HANDOFF_E_INVALID_ARGUMENT for a NULL argument or anything
  * but a file: URL of an absolute local path (no host but localhost, no
  * query or fragment); on any error *path is left alone. Balance each
