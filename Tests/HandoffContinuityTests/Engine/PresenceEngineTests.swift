@@ -5,6 +5,9 @@ import HandoffModel
 import HandoffTestSupport
 @testable import HandoffRuntime
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Devices that offer nothing are listed too (docs/PROTOCOL.md §5
 /// "Presence"): an idle device answers a solicitation with a presence
@@ -37,9 +40,15 @@ import Testing
             let a = try Self.engine(name: "A", roster: file)
             let b = try Self.engine(name: "B idle")
             // B attached first (it answers only then), offering nothing, and
-            // before the two know each other: its start presence goes
-            // nowhere, so A can only learn of B from B's answer.
+            // before the two know each other: its start presence goes to a
+            // socket of the test's, never to A, so A can only learn of B
+            // from B's answer. Peered only once it went (the scheduler sends
+            // it, later on a busy machine).
+            let sink = try UDPSink()
+            defer { sink.close() }
+            b.transport.setPeers([UDPAddress(host: "127.0.0.1", port: sink.port)!])
             let idle = try Application(manifest: try manifest(), delegate: EngineDelegate(), continuity: b)
+            #expect(try pump([idle], seconds: 30) { sink.received() })
             Self.peer(a, b)
             let delegate = EngineDelegate()
             let app = try Application(manifest: try manifest(), delegate: delegate, continuity: a)
@@ -115,4 +124,34 @@ import Testing
         let left = table.left(hex(presence.deviceID)), again = table.left(hex(presence.deviceID))
         #expect(left.entry != nil && again.entry == nil && table.entries.isEmpty)
     }
+}
+
+/// A UDP socket on loopback that only counts what reaches it.
+final class UDPSink {
+    let fd: Int32
+    let port: UInt16
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
+        self.fd = fd
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard fd >= 0, bound else { throw HandoffError(.io, "no UDP socket on loopback") }
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    /// Whether a datagram has arrived (it is taken).
+    func received() -> Bool {
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, 0) >= 0
+    }
+
+    func close() { _ = Glibc.close(fd) }
 }
