@@ -15,6 +15,17 @@ public enum RepositoryFiles {
         return path
     }()
 
+    /// Where tests keep real folders of documents: the tree's .build, or,
+    /// for a tree under /tmp or /var/tmp (whose files a device never
+    /// describes), `$HOME/handoff-tests`.
+    public static let documentsScratch: String = {
+        let temporary = ["/tmp/", "/var/tmp/"].contains { (root + "/").hasPrefix($0) }
+        guard temporary, let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty else {
+            return root + "/.build/documents-tests"
+        }
+        return home + "/handoff-tests/documents-tests"
+    }()
+
     /// The whole file at `path` (relative to the root).
     /// - Throws: `.io` when it cannot be opened or read.
     public static func read(_ path: String) throws(HandoffError) -> [UInt8] {

@@ -18,6 +18,10 @@ import children  # Tests/support
 import ports  # Tests/support
 
 ROOT = Path(__file__).resolve().parents[2]
+# Where tests keep real folders of documents: the tree's build/, or, for a
+# tree under /tmp or /var/tmp (whose files a device never describes),
+# ~/handoff-tests.
+SCRATCH = (Path.home() / "handoff-tests" if str(ROOT).startswith(("/tmp/", "/var/tmp/")) else ROOT / "build")
 TOOL = Path(os.environ.get("HANDOFF_TOOL") or ROOT / "build" / "bin" / "handoff")
 
 # Bounds on waits, generous for a loaded machine: a test fails only when the

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import netns
-from cli_support import pair_of_devices
+from cli_support import SCRATCH, pair_of_devices
 
 PREFIX = "hdoc-"
 KEY = "NSUserActivityDocumentURLKey"
@@ -49,8 +49,8 @@ def path_of(url):
 def scratch():
     """A folder for the homes outside /tmp, whose files are never
     described (temporary files: docs/documents.md §2); always removed."""
-    base = Path(__file__).resolve().parents[2] / "build"
-    base.mkdir(exist_ok=True)
+    base = SCRATCH
+    base.mkdir(parents=True, exist_ok=True)
     path = Path(tempfile.mkdtemp(prefix="test-homes-", dir=base))
     yield path
     shutil.rmtree(path, ignore_errors=True)

@@ -27,7 +27,7 @@ import pytest
 import children
 from private_bus import BUS_TAG, PrivateBus
 from agent_desktop import LIBRARY, TEAM, json_lines, wait_for
-from cli_support import ROOT, Process, publish
+from cli_support import ROOT, SCRATCH, Process, publish
 from test_agent_e2e import start_plain_agent
 
 PORTAL = "/usr/libexec/xdg-document-portal"
@@ -87,8 +87,8 @@ def runtime(tmp_path):
 @pytest.fixture
 def homes(tmp_path):
     """A home per device outside /tmp (files in /tmp are never described)."""
-    base = ROOT / "build"
-    base.mkdir(exist_ok=True)
+    base = SCRATCH
+    base.mkdir(parents=True, exist_ok=True)
     path = Path(tempfile.mkdtemp(prefix="test-portal-homes-", dir=base))
     yield path / "a", path / "b"
     shutil.rmtree(path, ignore_errors=True)

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from agent_desktop import Desktop, wait_for
-from cli_support import ROOT, WAIT
+from cli_support import ROOT, SCRATCH, WAIT
 from test_agent_e2e import start_plain_agent
 from test_cli_agent import LocalClient
 
@@ -67,7 +67,7 @@ def display(procs):
 @pytest.fixture
 def homes():
     """A folder outside /tmp for the homes (removed at the end)."""
-    root = ROOT / "build" / "test-documents" / uuid.uuid4().hex[:12]
+    root = SCRATCH / "test-documents" / uuid.uuid4().hex[:12]
     root.mkdir(parents=True)
     yield root
     shutil.rmtree(root, ignore_errors=True)

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from agent_desktop import wait_for
-from cli_support import ROOT, TOOL, WAIT, Process
+from cli_support import ROOT, SCRATCH, TOOL, WAIT, Process
 from test_agent_e2e import start_plain_agent
 from test_cli_agent import LocalClient
 from session_support import Session
@@ -48,8 +48,8 @@ def require_nvim():
 @pytest.fixture
 def home():
     """The home both devices share, outside /tmp (see above)."""
-    base = ROOT / "build"
-    base.mkdir(exist_ok=True)
+    base = SCRATCH
+    base.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix="test-nvim-home-", dir=base))
     try:
         yield folder

@@ -43,7 +43,7 @@ struct AgentBringingTests {
     /// bytes in the sender's home, which the receiver lacks.
     static func continueDocument(revisions: ClosedRange<Int>) throws -> Seen {
         // Not under /tmp, whose files are never described.
-        let tree = TemporaryTree("handoff-agent-bringing", under: RepositoryFiles.root + "/.build/documents-tests")
+        let tree = TemporaryTree("handoff-agent-bringing", under: RepositoryFiles.documentsScratch)
         let (homeA, homeB) = (tree.path("a"), tree.path("b"))
         for dir in [homeA, homeB, homeA + "/notes"] { mkdir(dir, 0o700) }
         let path = homeA + "/notes/atlas.bin"

@@ -24,7 +24,7 @@ import HandoffTestSupport
 
         init() throws {
             // Not under /tmp, whose files are never described.
-            let parent = RepositoryFiles.root + "/.build/documents-tests"
+            let parent = RepositoryFiles.documentsScratch
             DocumentTestFolders.makeFolders(parent)
             var template = Array((parent + "/homes-XXXXXX").utf8CString)
             guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp") }

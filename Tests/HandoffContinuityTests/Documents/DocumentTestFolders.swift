@@ -9,7 +9,7 @@ import Glibc
 /// (not /tmp, whose files are never described), removed afterwards.
 enum DocumentTestFolders {
     static func with<R>(_ body: (String) throws -> R) throws -> R {
-        let parent = RepositoryFiles.root + "/.build/documents-tests"
+        let parent = RepositoryFiles.documentsScratch
         makeFolders(parent)
         var template = Array((parent + "/run-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
