@@ -13,7 +13,7 @@
 GNOME_SHELL_OUT     := $(BUILD)/gnome-shell
 GNOME_SHELL_SOURCES := $(wildcard dist/gnome-shell/handoff@libhandoff.org/*.js dist/gnome-shell/handoff@libhandoff.org/entry/*.js) \
     dist/gnome-shell/handoff@libhandoff.org/metadata.json.in dist/gnome-shell/handoff@libhandoff.org/stylesheet.css \
-    data/icons/hicolor/symbolic/apps/handoff-symbolic.svg mk/gnome-shell.sh
+    data/icons/hicolor/symbolic/apps/handoff-symbolic.svg dist/dbus/org.libhandoff.Agent1.xml mk/gnome-shell.sh
 
 .PHONY: gnome-shell-extension test-gnome-shell
 

@@ -20,6 +20,8 @@ here=$(dirname "$0")
 UUID=handoff@libhandoff.org
 SRC=$here/../dist/gnome-shell/$UUID
 ICON=$here/../data/icons/hicolor/symbolic/apps/handoff-symbolic.svg
+# The agent's interfaces (the one text of them): client.js's @AGENT1_XML@.
+AGENT1_XML=$here/../dist/dbus/org.libhandoff.Agent1.xml
 SHARED_JS="model.js client.js indicator.js"
 # What each variant's metadata.json claims: the versions it is written for.
 LEGACY_VERSIONS='["43", "44"]'
@@ -47,8 +49,21 @@ build() {
     esac
     rm -rf "$out"
     mkdir -p "$out/icons"
+    # Inside a JavaScript template literal: no backquote, no ${.
+    if grep -q -e '`' -e '\${' "$AGENT1_XML"; then
+        echo "$AGENT1_XML has a \` or \${: it cannot be embedded in client.js" >&2; exit 2
+    fi
     for file in $SHARED_JS; do
-        cp "$SRC/$file" "$out/$file"
+        awk -v xml="$AGENT1_XML" '
+            index($0, "@AGENT1_XML@") {
+                at = index($0, "@AGENT1_XML@")
+                printf "%s", substr($0, 1, at - 1)
+                while ((getline line < xml) > 0) print line
+                close(xml)
+                print substr($0, at + length("@AGENT1_XML@"))
+                next
+            }
+            { print }' "$SRC/$file" > "$out/$file"
         if [ "$kind" = esm ]; then
             names=$(sed -n 's|^/\* exported \(.*\) \*/$|\1|p' "$SRC/$file")
             [ -n "$names" ] || { echo "$SRC/$file has no /* exported ... */ line" >&2; exit 2; }

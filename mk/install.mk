@@ -29,7 +29,8 @@
 #       (docs/documents.md §8); the GNOME Shell extension share/gnome-shell/
 #       extensions/handoff@libhandoff.org in the variant the installed
 #       gnome-shell loads (GNOME_SHELL_VERSION=N chooses; docs/gnome-shell.md)
-#       and its symbolic icon share/icons/hicolor/symbolic/apps; then,
+#       and its symbolic icon share/icons/hicolor/symbolic/apps; the
+#       agent's session-bus API share/dbus-1/interfaces/org.libhandoff.Agent1.xml; then,
 #       installing for real as root into a folder the dynamic linker
 #       searches, runs ldconfig (otherwise prints the line to run)
 #   make uninstall [PREFIX=...] [DESTDIR=]

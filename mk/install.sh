@@ -65,6 +65,9 @@ HISTORY=org.libhandoff.History
 GNOMESEARCHDIR=$DATADIR/gnome-shell/search-providers
 KRUNNERDIR=$DATADIR/krunner/dbusplugins
 DBUSSERVICEDIR=$DATADIR/dbus-1/services
+# The agent's session-bus API (docs/agent.md §15) for other front ends.
+DBUSIFACEDIR=$DATADIR/dbus-1/interfaces
+AGENT1_XML=org.libhandoff.Agent1.xml
 HOST_JSON=org.libhandoff.browser.json
 # The Neovim plugin (docs/documents.md §8): a package of its own, started
 # by every nvim (its help tags beside its help, no shared doc/tags).
@@ -93,7 +96,7 @@ installed_files() {
         "$USERUNITDIR/handoff-mpris.service" "$DATADIR/applications/org.libhandoff.media.desktop" "$MANIFEST" \
         "$USERUNITDIR/handoff-documents.service" "$DATADIR/applications/org.libhandoff.documents.desktop" \
         "$GNOMESEARCHDIR/$HISTORY.search-provider.ini" "$KRUNNERDIR/$HISTORY.desktop" \
-        "$DBUSSERVICEDIR/$HISTORY.service" "$DATADIR/applications/$HISTORY.desktop"
+        "$DBUSSERVICEDIR/$HISTORY.service" "$DATADIR/applications/$HISTORY.desktop" "$DBUSIFACEDIR/$AGENT1_XML"
     for lang in $LINGUAS; do printf '%s\n' "$LOCALEDIR/$lang/LC_MESSAGES/handoff.mo"; done
     printf '%s\n' "$BROWSER_HOST" "$MOZHOSTDIR/$HOST_JSON" "$CHROMIUMHOSTDIR/$HOST_JSON"
     if [ -n "${BROWSER_EXTENSION:-}" ]; then
@@ -112,7 +115,7 @@ install_dirs() {
     printf '%s\n' "$LIBDIR" "$INCLUDEDIR" "$BINDIR" "$PKGCONFIGDIR" "$USERUNITDIR" "$DATADIR/handoff" \
         "$MANDIR/man1" "$BASHCOMPDIR" "$ZSHCOMPDIR" "$FISHCOMPDIR" "$ICONDIR/scalable/apps" "$ICONDIR/scalable/status" \
         "$ICONDIR/symbolic/apps" "$AUTOSTARTDIR" \
-        "$DATADIR/applications" "$GNOMESEARCHDIR" "$KRUNNERDIR" "$DBUSSERVICEDIR"
+        "$DATADIR/applications" "$GNOMESEARCHDIR" "$KRUNNERDIR" "$DBUSSERVICEDIR" "$DBUSIFACEDIR"
     for lang in $LINGUAS; do printf '%s\n' "$LOCALEDIR/$lang/LC_MESSAGES"; done
     printf '%s\n' "$LIBDIR/handoff" "$MOZHOSTDIR" "$CHROMIUMHOSTDIR" "$EXTENSIONDIR"
     [ -z "${NVIM_PLUGIN:-}" ] || printf '%s\n' "$NVIMPACK/plugin" "$NVIMPACK/lua/handoff" "$NVIMPACK/doc"
@@ -213,6 +216,7 @@ do_install() {
     install -m 0644 "$SEARCH/$HISTORY.search-provider.ini" "$DESTDIR$GNOMESEARCHDIR/$HISTORY.search-provider.ini"
     install -m 0644 "$SEARCH/$HISTORY.krunner.desktop" "$DESTDIR$KRUNNERDIR/$HISTORY.desktop"
     chmod 0644 "$DESTDIR$DATADIR/applications/$HISTORY.desktop" "$DESTDIR$DBUSSERVICEDIR/$HISTORY.service"
+    install -m 0644 "$here/../dist/dbus/$AGENT1_XML" "$DESTDIR$DBUSIFACEDIR/$AGENT1_XML"
     install -m 0644 "$MAN_PAGES/handoff.1" "$DESTDIR$MANDIR/man1/handoff.1"
     install -m 0644 "$MAN_PAGES/handoff-agent.1" "$DESTDIR$MANDIR/man1/handoff-agent.1"
     # Each shell's own name for the file: bash-completion loads it by the command's name.

@@ -4,31 +4,21 @@
 // extension's menu be driven with chosen properties where the agent under
 // test does not serve the API. Never instead of the real agent's test.
 //
-//   gjs Tests/cli/agent1_standin.js STATE.json LOG.jsonl
+//   gjs Tests/cli/agent1_standin.js STATE.json LOG.jsonl INTERFACES.xml
 //
 // STATE.json: {"State": "running", "Offers": [{...}], "Devices": [...],
 // "Recent": [...]}, read again on the test's call
 // org.libhandoff.Test.Reload() (no signals to race). Each method call is
 // one JSON line in LOG.jsonl ({"method", "args"}); Pause/Resume change
-// State. Prints "ready" once it owns the name.
+// State; Pair is refused (the real agent's test drives pairing). The
+// interfaces are the agent's own text (dist/dbus/org.libhandoff.Agent1.xml).
+// Prints "ready" once it owns the name.
 
 const {Gio, GLib} = imports.gi;
 
-const [statePath, logPath] = ARGV;
-const XML = `<node>
-  <interface name="org.libhandoff.Agent1">
-    <property name="Version" type="u" access="read"/>
-    <property name="State" type="s" access="read"/>
-    <property name="ThisDevice" type="a{sv}" access="read"/>
-    <property name="Offers" type="aa{sv}" access="read"/>
-    <property name="Devices" type="aa{sv}" access="read"/>
-    <property name="Recent" type="aa{sv}" access="read"/>
-    <method name="Continue"><arg type="s" direction="in"/><arg type="a{sv}" direction="in"/></method>
-    <method name="ContinueRecent"><arg type="s" direction="in"/><arg type="a{sv}" direction="in"/></method>
-    <method name="Pause"/>
-    <method name="Resume"/>
-    <signal name="Continued"><arg type="s"/><arg type="b"/><arg type="s"/></signal>
-  </interface>
+const [statePath, logPath, interfacesPath] = ARGV;
+const read = path => new TextDecoder().decode(GLib.file_get_contents(path)[1]);
+const TEST_XML = `<node>
   <interface name="org.libhandoff.Test">
     <method name="Reload"/>
   </interface>
@@ -50,7 +40,7 @@ function dict(object) {
 
 let state = {};
 function load() {
-    state = JSON.parse(new TextDecoder().decode(GLib.file_get_contents(statePath)[1]));
+    state = JSON.parse(read(statePath));
 }
 
 function property(name) {
@@ -77,7 +67,8 @@ function changed(names) {
         new GLib.Variant('(sa{sv}as)', ['org.libhandoff.Agent1', values, []]));
 }
 
-const node = Gio.DBusNodeInfo.new_for_xml(XML);
+const node = Gio.DBusNodeInfo.new_for_xml(read(interfacesPath));
+const testNode = Gio.DBusNodeInfo.new_for_xml(TEST_XML);
 const loop = new GLib.MainLoop(null, false);
 load();
 Gio.bus_own_name(Gio.BusType.SESSION, 'org.libhandoff.Agent', Gio.BusNameOwnerFlags.DO_NOT_QUEUE,
@@ -86,6 +77,10 @@ Gio.bus_own_name(Gio.BusType.SESSION, 'org.libhandoff.Agent', Gio.BusNameOwnerFl
         bus.register_object('/org/libhandoff/Agent', node.lookup_interface('org.libhandoff.Agent1'),
             (conn, sender, path, iface, method, parameters, invocation) => {
                 log(method, parameters.recursiveUnpack());
+                if (method === 'Pair') {
+                    invocation.return_dbus_error('org.libhandoff.Error.Failed', 'the stand-in does not pair');
+                    return;
+                }
                 if (method === 'Pause' || method === 'Resume') {
                     state.State = method === 'Pause' ? 'paused' : 'running';
                     changed(['State']);
@@ -97,7 +92,7 @@ Gio.bus_own_name(Gio.BusType.SESSION, 'org.libhandoff.Agent', Gio.BusNameOwnerFl
                 }
             },
             (conn, sender, path, iface, name) => property(name), null);
-        bus.register_object('/org/libhandoff/Agent', node.lookup_interface('org.libhandoff.Test'),
+        bus.register_object('/org/libhandoff/Agent', testNode.lookup_interface('org.libhandoff.Test'),
             (conn, sender, path, iface, method, parameters, invocation) => {
                 load();
                 changed(['State', 'Offers', 'Devices', 'Recent']);

@@ -23,7 +23,7 @@ from cli_support import WAIT, Process, free_port, publish
 from pairing_support import answer, outcome
 from test_agent_e2e import TYPE, app_event
 from test_agent_pairing import joiner, sponsor_agent
-from test_agent_session_api import IFACE, NAME, Monitor, owner, prop, start
+from test_agent_session_api import IFACE, NAME, Monitor, assert_introspects_as_documented, owner, prop, start
 
 CLIENT = Path(__file__).with_name("api_client.py")
 SYSTEM_PYTHON = "/usr/bin/python3"  # the one with python3-gi (scripts/install-deps.sh)
@@ -52,6 +52,7 @@ def test_the_pairing_object_shows_the_digits_and_confirm_pairs(tmp_path, procs):
     path = front.event("pairing")["path"]
     assert path.startswith("/org/libhandoff/Agent/Pairing/"), path
     assert exists(desktop.address, path)
+    assert_introspects_as_documented(desktop.address, path, "org.libhandoff.Pairing1")
     j, new = joiner(tmp_path, procs, "Joiner", port, 90)
     code = new.event("code", timeout=WAIT * 2)
     front.event("digits", digits=code["text"], timeout=WAIT * 2)

@@ -43,6 +43,7 @@ IN_SHELL = pytest.mark.skipif(gnome_shell.available() is not None,
 UUID = "handoff@libhandoff.org"
 BUILD = ROOT / "mk" / "gnome-shell.sh"
 STANDIN = Path(__file__).with_name("agent1_standin.js")
+AGENT1_XML = Path(__file__).resolve().parents[2] / "dist" / "dbus" / "org.libhandoff.Agent1.xml"
 APP_ID = "org.example.Shell"
 TITLE = "Shopping list for Saturday"
 
@@ -216,7 +217,7 @@ class StandIn:
         self.log = folder / "agent1.jsonl"
         self.env = env
         self.set(standin_state([OFFER]), reload=False)
-        self.proc = Process(["gjs", str(STANDIN), str(self.state), str(self.log)], env)
+        self.proc = Process(["gjs", str(STANDIN), str(self.state), str(self.log), str(AGENT1_XML)], env)
         procs.append(self.proc)
         self.proc.expect_line("ready")
 

@@ -181,6 +181,8 @@ def test_uninstall_keeps_every_folder_that_existed_before_empty_or_not(root):
                                                  "share/gnome-shell", "share/gnome-shell/search-providers",
                                                  "share/krunner", "share/krunner/dbusplugins",
                                                  "share/dbus-1", "share/dbus-1/services",
+                                                 # the agent's session-bus API (docs/agent.md §15)
+                                                 "share/dbus-1/interfaces",
                                                  # the browser bridge (docs/browser.md §1)
                                                  "lib/handoff", "lib/mozilla", "lib/mozilla/native-messaging-hosts",
                                                  "etc/chromium", "etc/chromium/native-messaging-hosts",

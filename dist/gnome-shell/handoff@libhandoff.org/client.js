@@ -11,30 +11,10 @@ const OBJECT_PATH = '/org/libhandoff/Agent';
 const INTERFACE = 'org.libhandoff.Agent1';
 const PAIRING_INTERFACE = 'org.libhandoff.Pairing1';
 
-// The part of the interface this client uses (the proxy caches these
-// properties and follows PropertiesChanged for them).
-const AGENT_XML = `<node>
-  <interface name="${INTERFACE}">
-    <property name="Version" type="u" access="read"/>
-    <property name="State" type="s" access="read"/>
-    <property name="ThisDevice" type="a{sv}" access="read"/>
-    <property name="Offers" type="aa{sv}" access="read"/>
-    <property name="Devices" type="aa{sv}" access="read"/>
-    <property name="Recent" type="aa{sv}" access="read"/>
-    <method name="Continue"><arg name="id" type="s" direction="in"/><arg name="platform_data" type="a{sv}" direction="in"/></method>
-    <method name="ContinueRecent"><arg name="id" type="s" direction="in"/><arg name="platform_data" type="a{sv}" direction="in"/></method>
-    <method name="Pause"/>
-    <method name="Resume"/>
-    <method name="Pair"><arg name="pairing" type="o" direction="out"/></method>
-    <signal name="Continued"><arg name="id" type="s"/><arg name="ok" type="b"/><arg name="message" type="s"/></signal>
-  </interface>
-  <interface name="${PAIRING_INTERFACE}">
-    <property name="Digits" type="s" access="read"/>
-    <method name="Confirm"/>
-    <method name="Cancel"/>
-    <signal name="Finished"><arg name="paired" type="b"/><arg name="message" type="s"/></signal>
-  </interface>
-</node>`;
+// Both interfaces, as dist/dbus/org.libhandoff.Agent1.xml says them: the
+// build (mk/gnome-shell.sh) puts that file's text here, so the proxy knows
+// every property it caches and follows in PropertiesChanged.
+const AGENT_XML = `@AGENT1_XML@`;
 
 var AgentClient = class AgentClient {
     // `onChanged()` runs after any property or the owner changed;
