@@ -36,6 +36,11 @@ final class AgentConnection: @unchecked Sendable {
 
     let fd: Int32
     let peer: LocalSocket.Credentials
+    /// The peer's process as it was at accept (pidfd_open; -1 on a kernel
+    /// without pidfds): what the agent reads of `/proc/PID` later is that
+    /// process's only while it still runs, since a pid is reused once its
+    /// process exits and the socket may live on in a child.
+    private let pidFD: Int32
     /// Its place in the order connections were accepted.
     let token: UInt64
     private let loop: Reactor
@@ -61,6 +66,7 @@ final class AgentConnection: @unchecked Sendable {
     init(fd: Int32, peer: LocalSocket.Credentials, token: UInt64, loop: Reactor, maxQueued: Int) {
         self.fd = fd
         self.peer = peer
+        self.pidFD = clinux_pidfd_open(peer.pid)
         self.token = token
         self.loop = loop
         self.maxQueued = maxQueued
@@ -77,6 +83,14 @@ final class AgentConnection: @unchecked Sendable {
     }
 
     var isClosed: Bool { output.withLock { $0.closed } }
+
+    /// Whether the process that connected still runs, so `peer.pid` is
+    /// still it (true where the kernel has no pidfds: nothing to tell).
+    var peerStillRuns: Bool {
+        guard pidFD >= 0 else { return true }
+        var poller = pollfd(fd: pidFD, events: Int16(POLLIN), revents: 0)
+        return poll(&poller, 1, 0) == 0
+    }
 
     /// Messages waiting to be written.
     var queued: Int { output.withLock { $0.queued } }
@@ -191,6 +205,7 @@ final class AgentConnection: @unchecked Sendable {
         watch = nil
         let streams: [ContinuationStream] = output.withLock { o in
             Glibc.close(fd)
+            if pidFD >= 0 { Glibc.close(pidFD) }
             defer {
                 o.queue.removeAll()
                 o.head = 0

@@ -19,7 +19,10 @@ extension DocumentSender {
         }
         guard let document = offers.document(id, sha256: sha256) else { return refuse("the document is not offered") }
         let name = DocumentText.escaped(document.location.name)
-        let fd = open(document.resolvedPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        // O_NONBLOCK: a FIFO swapped in for the file must not hold this
+        // thread in open(2) (isUnchanged then refuses it); a regular
+        // file's reads ignore the flag.
+        let fd = open(document.resolvedPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { return refuse("the document \(name) can no longer be read") }
         defer { close(fd) }
         var st = stat()

@@ -144,7 +144,8 @@ import HandoffTestSupport
     /// The file's size or time is not what was described any more: the
     /// sender refuses before it sends a byte.
     @Test(arguments: ["grown", "touched", "replaced by a link", "removed",
-                      "replaced by one of the same size and time", "rewritten with its time put back"])
+                      "replaced by one of the same size and time", "rewritten with its time put back",
+                      "replaced by a FIFO"])
     func aDocumentChangedSinceItWasOfferedIsRefused(_ change: String) throws {
         let homes = try Homes()
         let path = homes.a + "/notes/plan.txt"
@@ -178,6 +179,11 @@ import HandoffTestSupport
             try homes.write(path, String(Self.text.reversed()))
             var times = [st.st_atim, st.st_mtim]
             #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        case "replaced by a FIFO":
+            // Opened for reading with no writer, it would hold the sender's
+            // thread in open(2) until the exchange's deadline.
+            unlink(path)
+            #expect(mkfifo(path, 0o600) == 0)
         default: unlink(path)
         }
         let answer = Self.ask(.documentOpen(sender.activity.activityID, sha256: entry.facts.sha256), on: connection)

@@ -21,6 +21,12 @@ extension AgentSession {
         case .failure(let error): return finishDocumentRequest(id, .error(error))
         case .success(let a): appID = a
         }
+        // Read after the pid's /proc: it was the connected app's only if
+        // that app still runs now.
+        guard connection.peerStillRuns else {
+            return finishDocumentRequest(id, .error(HandoffError(.invalidState,
+                "the app that connected (pid \(connection.peer.pid)) has exited: its connection cannot be granted documents")))
+        }
         if let refusal = identityRefusal(appID) { return finishDocumentRequest(id, .error(refusal)) }
         if let grant = documents.withLock({ $0.grants[path] }), grant.appID == appID {
             documents.withLock { $0.grants[path]?.count += 1 }

@@ -17,8 +17,12 @@ enum FlatpakApp {
     /// no valid ID.
     static func id(ofProcess pid: Int32, proc: String = "/proc") -> Result<String, HandoffError> {
         let path = "\(proc)/\(pid)/root/.flatpak-info"
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else {
+        // O_NONBLOCK: the root is the app's, and a FIFO there would hold
+        // the agent's loop in open(2); only a regular file is read.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+        var st = stat()
+        guard fd >= 0, fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            if fd >= 0 { close(fd) }
             return .failure(HandoffError(.invalidState,
                 "the app (pid \(pid)) is not in a Flatpak sandbox as the agent sees it (no /.flatpak-info in its root): outside a sandbox it opens the document's own path"))
         }

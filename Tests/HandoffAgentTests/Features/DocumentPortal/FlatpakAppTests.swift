@@ -49,6 +49,24 @@ import Glibc
         close(fd)
         #expect(try FlatpakApp.id(ofProcess: 42, proc: proc).get() == "org.example.Portal")
     }
+
+    @Test func aFIFOInThePlaceOfTheInfoIsRefusedWithoutWaitingForAWriter() {
+        // The root is the app's: a FIFO there would block open(2) for ever.
+        let proc = "/tmp/flatpak-app-fifo-\(getpid())"
+        mkdir(proc, 0o700)
+        mkdir("\(proc)/43", 0o700)
+        mkdir("\(proc)/43/root", 0o700)
+        defer {
+            unlink("\(proc)/43/root/.flatpak-info")
+            rmdir("\(proc)/43/root"); rmdir("\(proc)/43"); rmdir(proc)
+        }
+        #expect(mkfifo("\(proc)/43/root/.flatpak-info", 0o600) == 0)
+        guard case .failure(let error) = FlatpakApp.id(ofProcess: 43, proc: proc) else {
+            Issue.record("an ID read from a FIFO")
+            return
+        }
+        #expect(error.code == .invalidState)
+    }
 }
 
 @Suite struct DeliveredDocumentsTests {
