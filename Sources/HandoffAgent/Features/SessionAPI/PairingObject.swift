@@ -33,20 +33,30 @@ final class PairingObject: @unchecked Sendable {
         self.later = later
         self.path = path
         self.caller = caller
-        object = try bus.export(path: path) { [unowned self] call in self.handle(call) }
-        watch = try bus.subscribe(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                  interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: caller) { [weak self] m in
-            guard let self, (try? m.string()) == self.caller, (try? m.string()) != nil, (try? m.string()) == "" else { return }
-            self.end(paired: false, "the front end that asked to pair left the bus", tell: false)
-        }
-        // It may have left before the match was in place: ask once.
-        try bus.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                     member: "GetNameOwner", timeout: 10, build: { [caller] (w) throws(DBusError) in try w.string(caller) }) {
-            [weak self] result in
-            if case .failure = result {
-                self?.end(paired: false, "the front end that asked to pair left the bus", tell: false)
+        let object = try bus.export(path: path) { [unowned self] call in self.handle(call) }
+        do throws(DBusError) {
+            watch = try bus.subscribe(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                      interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: caller) { [weak self] m in
+                guard let self, (try? m.string()) == self.caller, (try? m.string()) != nil, (try? m.string()) == "" else { return }
+                self.end(paired: false, "the front end that asked to pair left the bus", tell: false)
             }
+            // It may have left before the match was in place: ask once.
+            try bus.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                         member: "GetNameOwner", timeout: 10, build: { [caller] (w) throws(DBusError) in try w.string(caller) }) {
+                [weak self] result in
+                if case .failure = result {
+                    self?.end(paired: false, "the front end that asked to pair left the bus", tell: false)
+                }
+            }
+        } catch {
+            // Nothing of a pairing that never started stays on the bus (the
+            // object's handler would outlive it).
+            if let watch { bus.unsubscribe(watch) }
+            watch = nil
+            bus.unexport(object)
+            throw error
         }
+        self.object = object
     }
 
     /// The sponsor run reached its comparison: `code` as the new device
