@@ -10,53 +10,25 @@ import HandoffDBus
 /// so once and the agent works on without it.
 ///
 /// Threads: the loop thread only (an `AgentLoopSource`).
-final class AgentSearch: AgentLoopSource {
+final class AgentSearch: NamedBusObject {
     static let busName = "org.libhandoff.History"
     static let path = "/org/libhandoff/History"
 
     private let answers: HistorySearchAnswers
-    private let log: AgentLogSink
-    private var bus: SessionBus?
-    private var object: SessionBus.ExportedObject?
 
     /// Starts on the session bus at `address` (nil: the environment's).
     /// Nil (logged) without a bus.
     static func start(backend: HistorySearchBackend, address: String?, log: @escaping AgentLogSink) -> AgentSearch? {
         let search = AgentSearch(backend: backend, log: log)
-        do {
-            try search.connect(address: address)
-        } catch {
-            log(AgentLogEvent("search", "no desktop search: \(error.message) (the agent works without it)",
-                              ["state": .string("off")]))
-            search.stop()
-            return nil
-        }
-        return search
+        return search.start(address: address) ? search : nil
     }
 
     private init(backend: HistorySearchBackend, log: @escaping AgentLogSink) {
-        self.log = log
         answers = HistorySearchAnswers(backend: backend) { text in log(AgentLogEvent("search", text)) }
+        super.init(busName: Self.busName, path: Self.path, event: "search", what: "desktop search", log: log)
     }
 
-    private func connect(address: String?) throws(DBusError) {
-        let bus = try SessionBus(address: address)
-        self.bus = bus
-        object = try bus.export(path: Self.path) { [unowned self] call in self.handle(call) }
-        try bus.requestName(Self.busName) { [weak self] result in
-            guard let self else { return }
-            switch result {
-            case .success:
-                self.log(AgentLogEvent("search", "desktop search: serving \(Self.busName)", ["state": .string("on")]))
-            case .failure(let error):
-                self.log(AgentLogEvent("search", "no desktop search: cannot own \(Self.busName): \(error.message)",
-                                       ["state": .string("off")]))
-                self.stop()
-            }
-        }
-    }
-
-    private func handle(_ call: BusMethodCall) -> BusMethodResult {
+    override func handle(_ call: BusMethodCall) -> BusMethodResult {
         let served = ServedInterface(name: GnomeSearchProvider.interface,
                                      xml: GnomeSearchProvider.xml + "\n" + KRunnerProvider.xml) { [] }
         if let answer = served.standard(call) { return answer }
@@ -75,26 +47,5 @@ final class AgentSearch: AgentLoopSource {
 
     private static func unknown(_ call: BusMethodCall) -> BusMethodResult {
         .error(name: BusMethodResult.unknownMethod, message: "no method \(call.member) in \(call.interface)")
-    }
-
-    // MARK: AgentLoopSource
-
-    var fd: Int32 { bus?.fd ?? -1 }
-    var pollEvents: Int16 { bus?.events ?? 0 }
-    var timeoutMilliseconds: Int32 { bus?.timeoutMilliseconds ?? -1 }
-
-    func process() {
-        guard let bus, !bus.process() else { return }
-        log(AgentLogEvent("search", "no desktop search: the session bus went away", ["state": .string("off")]))
-        stop()
-    }
-
-    func loopWillStop() { stop() }
-
-    private func stop() {
-        if let object { bus?.unexport(object) }
-        object = nil
-        bus?.close()
-        bus = nil
     }
 }

@@ -17,7 +17,7 @@ extension AgentSessionAPI {
         static let failed = "org.libhandoff.Agent1.Error.Failed"
     }
 
-    func handle(_ call: BusMethodCall) -> BusMethodResult {
+    func reply(to call: BusMethodCall) -> BusMethodResult {
         let served = ServedInterface(name: Self.interface, xml: Self.xml) { [unowned self] in self.snapshot().properties }
         if let answer = served.standard(call) { return answer }
         guard call.interface == Self.interface || call.interface.isEmpty else { return .notHandled }

@@ -8,21 +8,17 @@ import HandoffModel
 /// Introspectable). Front ends read the properties, call the methods and
 /// hear `PropertiesChanged`: what changed in one turn of the loop is one
 /// signal, sent only when a property's value differs from the last one
-/// sent. Nothing runs while nothing changes: no timer, no polling. Without
-/// a bus, or when another process owns the name, it logs so once and the
-/// agent works on without it.
+/// sent. Nothing runs while nothing changes: no timer, no polling. The
+/// bus, the name and their log lines are `NamedBusObject`'s.
 ///
 /// Threads: the loop thread only (an `AgentLoopSource`).
-final class AgentSessionAPI: AgentLoopSource, @unchecked Sendable {
+final class AgentSessionAPI: NamedBusObject, @unchecked Sendable {
     // @unchecked: touched on the loop thread only (what it posts runs there).
     static let busName = "org.libhandoff.Agent"
     static let path = "/org/libhandoff/Agent"
     static let interface = "org.libhandoff.Agent1"
 
     unowned let server: AgentServer
-    private let log: AgentLogSink
-    private(set) var bus: SessionBus?
-    private var object: SessionBus.ExportedObject?
     private var listener: ContinuableOffers.Listener?
     /// What the last PropertiesChanged (or the start) said.
     private var sent: AgentSnapshot?
@@ -37,35 +33,18 @@ final class AgentSessionAPI: AgentLoopSource, @unchecked Sendable {
     /// Nil (logged) without a bus.
     static func start(server: AgentServer, address: String?) -> AgentSessionAPI? {
         let api = AgentSessionAPI(server: server)
-        do {
-            try api.connect(address: address)
-        } catch {
-            api.say("no session-bus API: \(error.message) (the agent works without it)", state: "off")
-            api.stop()
-            return nil
-        }
-        return api
+        return api.start(address: address) ? api : nil
     }
 
     private init(server: AgentServer) {
         self.server = server
-        log = server.logSink
+        super.init(busName: Self.busName, path: Self.path, event: "session-api", what: "session-bus API", log: server.logSink)
     }
 
-    private func connect(address: String?) throws(DBusError) {
-        let bus = try SessionBus(address: address)
-        self.bus = bus
-        object = try bus.export(path: Self.path) { [unowned self] call in self.handle(call) }
-        try bus.requestName(Self.busName) { [weak self] result in
-            guard let self else { return }
-            switch result {
-            case .success:
-                self.say("session-bus API: serving \(Self.busName)", state: "on")
-            case .failure(let error):
-                self.say("no session-bus API: cannot own \(Self.busName): \(error.message)", state: "off")
-                self.stop()
-            }
-        }
+    /// The calls are answered in AgentSessionAPI+Methods.swift.
+    override func handle(_ call: BusMethodCall) -> BusMethodResult { reply(to: call) }
+
+    override func connected(_ bus: SessionBus) throws(DBusError) {
         listener = server.offers.listen { [unowned self] _ in self.changed() }
         server.offers.start()
         sent = snapshot()
@@ -109,31 +88,9 @@ final class AgentSessionAPI: AgentLoopSource, @unchecked Sendable {
         }
     }
 
-    private func say(_ text: String, state: String) {
-        log(AgentLogEvent("session-api", text, ["state": .string(state)]))
-    }
-
-    // MARK: AgentLoopSource
-
-    var fd: Int32 { bus?.fd ?? -1 }
-    var pollEvents: Int16 { bus?.events ?? 0 }
-    var timeoutMilliseconds: Int32 { bus?.timeoutMilliseconds ?? -1 }
-
-    func process() {
-        guard let bus, !bus.process() else { return }
-        say("no session-bus API: the session bus went away", state: "off")
-        stop()
-    }
-
-    func loopWillStop() { stop() }
-
-    private func stop() {
+    override func willStop() {
         pairingObject?.end(paired: false, "the agent's session-bus API stopped", tell: false)
         if let listener { server.offers.unlisten(listener) }
         listener = nil
-        if let object { bus?.unexport(object) }
-        object = nil
-        bus?.close()
-        bus = nil
     }
 }
