@@ -62,7 +62,12 @@ final class DocumentPortal: AgentLoopSource {
                                      guard let id = try reader.strings(limit: 1).first, !id.isEmpty else {
                                          return completion(.failure(HandoffError(.io, "the document portal gave no document for the file")))
                                      }
-                                     self.withMountPoint { mount in completion(mount.map { (documentID: id, mountPoint: $0) }) }
+                                     self.withMountPoint { [weak self] mount in
+                                         // Without the mount point the grant cannot be
+                                         // given, nor recorded to be taken back: take it back now.
+                                         if case .failure = mount { self?.revoke(id, from: appID) { _ in } }
+                                         completion(mount.map { (documentID: id, mountPoint: $0) })
+                                     }
                                  } catch {
                                      completion(.failure(Self.failed("AddFull", error)))
                                  }
