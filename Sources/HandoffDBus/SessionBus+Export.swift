@@ -11,6 +11,8 @@ public struct BusMethodCall {
     /// The arguments' D-Bus signature ("" for none).
     public let signature: String
     public var reader: MessageReader { MessageReader(message: message) }
+    /// The caller's unique name ("" when the bus gave none).
+    public var sender: String { sd_bus_message_get_sender(message).map { String(cString: $0) } ?? "" }
 
     init(message: OpaquePointer) {
         self.message = message

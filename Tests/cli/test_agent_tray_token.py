@@ -10,7 +10,8 @@ Plasma would be.
 - An Exec app launched by a menu click holds the token as
   XDG_ACTIVATION_TOKEN and DESKTOP_STARTUP_ID; the next click, with no new
   token, launches it with neither; a token before SecondaryActivate (which
-  does nothing) is not left for the click after it.
+  does nothing) is not left for the click after it; nor is a token another
+  bus client gave spent by the host's click.
 - A D-Bus-activatable app started by the item's Activate gets the token as
   `activation-token` and `desktop-startup-id` platform data.
 - The method is in the item's introspection; a wrong signature is
@@ -23,7 +24,7 @@ from agent_desktop import Desktop, json_lines, kill_apps, wait_for
 from cli_support import publish
 from test_agent_e2e import TYPE, app_event, start_agent
 from test_agent_launch import agent_event
-from tray_host import ITEM, Tray, busctl, click, labelled, layout
+from tray_host import ITEM, Tray, busctl, click, labelled, layout, provide_then
 
 TOKEN = "plasma-tray-token-51c2"
 STALE = "plasma-tray-token-stale"
@@ -61,8 +62,7 @@ def test_a_menu_click_launches_the_app_with_the_hosts_token_and_the_next_click_h
 
         sender, published = publish(a, ports[0], ports[1], "--type", TYPE, "--title", "Tokened", "--info", "n=1")
         item = offer_in_menu(desktop.address, name, "Tokened")
-        assert provide(desktop.address, name, TOKEN)[0]
-        assert click(desktop.address, name, item)[0]
+        assert provide_then(desktop.address, name, TOKEN, item)
         chosen = agent_event(agent, "chosen", surface="tray")
         assert chosen["token"] is True, chosen
         assert agent_event(agent, "launch", bundle="org.example.TokenApp")["token"] is True
@@ -87,6 +87,17 @@ def test_a_menu_click_launches_the_app_with_the_hosts_token_and_the_next_click_h
                   if e.get("event") == "chosen"]
         assert [e["token"] for e in chosen] == [True, False], chosen
         sender.kill()
+        kill_apps(app_log)
+
+        # Another client's token (busctl's own connection) is not the
+        # host's: its click, on the host's connection, launches without it.
+        assert provide(desktop.address, name, STALE)[0]
+        sender, published = publish(a, ports[0], ports[1], "--type", TYPE, "--title", "Others", "--info", "n=3")
+        item = offer_in_menu(desktop.address, name, "Others")
+        assert click(desktop.address, name, item)[0]
+        third = wait_for(lambda: connections(app_log)[2:], "the app connected a third time")[0]
+        assert third["activation_token"] is None and third["startup_id"] is None, third
+        sender.kill()
     finally:
         kill_apps(app_log)
 
@@ -105,8 +116,7 @@ def test_activate_starts_a_dbus_activatable_app_with_the_token_as_platform_data(
         name = tray.registered()
         sender, published = publish(a, ports[0], ports[1], "--type", TYPE, "--title", "By Activate", "--info", "n=3")
         offer_in_menu(desktop.address, name, "By Activate")
-        assert provide(desktop.address, name, TOKEN)[0]
-        assert busctl(desktop.address, "call", name, "/StatusNotifierItem", ITEM, "Activate", "ii", "0", "0")[0]
+        assert provide_then(desktop.address, name, TOKEN, "activate")
         activate = wait_for(lambda: next((r for r in json_lines(bus_log) if r.get("call") == "Activate"), None),
                             "Activate reached the app")
         assert activate["platform_data"] == {"activation-token": TOKEN, "desktop-startup-id": TOKEN}, activate

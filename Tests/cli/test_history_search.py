@@ -311,6 +311,42 @@ def test_activating_a_result_launches_the_app_which_restores_the_saved_activity(
         kill_apps(app_log)
 
 
+# KRunner 6.17+ as it runs a match: SetActivationToken, then Run, on one
+# connection; the token from another connection is not this Run's.
+KRUNNER_RUN = """
+import sys
+from gi.repository import Gio, GLib
+address, token_from_other, match_id = sys.argv[1], sys.argv[2] == "other", sys.argv[3]
+def bus():
+    return Gio.DBusConnection.new_for_address_sync(
+        address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION)
+def call(connection, member, args):
+    connection.call_sync("org.libhandoff.History", "/org/libhandoff/History", "org.kde.krunner1", member, args,
+                         None, Gio.DBusCallFlags.NONE, 10000, None)
+runner = bus()
+call(bus() if token_from_other else runner, "SetActivationToken", GLib.Variant("(s)", ("krunner-token-6f1",)))
+call(runner, "Run", GLib.Variant("(ss)", (match_id, "")))
+"""
+
+
+@pytest.mark.parametrize("giver", ["runner", "other"])
+def test_krunners_activation_token_reaches_the_app_only_from_the_runs_own_connection(history, tmp_path, giver):
+    app_log = tmp_path / "app.jsonl"
+    history.desktop.install(BUNDLE, BUNDLE, [TYPE], app_log)
+    entry = history.add("Chapter four", keywords=["novel"])
+    try:
+        introspection = history.call("org.freedesktop.DBus.Introspectable", "Introspect")[0]
+        assert '<method name="SetActivationToken"><arg name="token" type="s" direction="in"/></method>' in introspection
+        subprocess.run(["/usr/bin/python3", "-c", KRUNNER_RUN, history.desktop.address, giver, entry],
+                       check=True, timeout=WAIT)
+        connected = app_event(app_log, "connected")
+        expected = "krunner-token-6f1" if giver == "runner" else None
+        assert connected["activation_token"] == expected and connected["startup_id"] == expected, connected
+        app_event(app_log, "continue", type=TYPE)
+    finally:
+        kill_apps(app_log)
+
+
 def test_no_search_leaves_the_name_unowned(pair, ports, tmp_path, procs):
     desktop = Desktop(tmp_path / "desktop", procs)
     history = History(pair[1], desktop, tmp_path, ports, "--no-search")

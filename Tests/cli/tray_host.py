@@ -76,6 +76,43 @@ def click(address, name, item_id):
                   check=False)
 
 
+# Calls made in order on one bus connection, as a real host makes them:
+# Plasma's token and the event it is for come from the same client, and
+# the agent spends a token only on its giver's event. An argument
+# {"variant": SIG, "value": V} is a variant.
+_ONE_CONNECTION = """
+import json, sys
+from gi.repository import Gio, GLib
+address, calls = sys.argv[1], json.loads(sys.argv[2])
+bus = Gio.DBusConnection.new_for_address_sync(
+    address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION)
+def value(a):
+    return GLib.Variant(a["variant"], a["value"]) if isinstance(a, dict) else a
+for destination, path, interface, member, signature, args in calls:
+    bus.call_sync(destination, path, interface, member, GLib.Variant(f"({signature})", tuple(map(value, args))),
+                  None, Gio.DBusCallFlags.NONE, 10000, None)
+"""
+
+
+def on_one_connection(address, calls):
+    """[(destination, path, interface, member, signature, [args])]: True
+    when every call was answered without an error."""
+    done = subprocess.run(["/usr/bin/python3", "-c", _ONE_CONNECTION, address, json.dumps(calls)],
+                          capture_output=True, text=True, timeout=WAIT)
+    return done.returncode == 0
+
+
+def provide_then(address, name, token, event):
+    """The host's token, then `event` ("activate", or a menu item's id to
+    click), on one connection, as Plasma's tray sends them."""
+    calls = [(name, "/StatusNotifierItem", ITEM, "ProvideXdgActivationToken", "s", [token])]
+    if event == "activate":
+        calls.append((name, "/StatusNotifierItem", ITEM, "Activate", "ii", [0, 0]))
+    else:
+        calls.append((name, "/MenuBar", MENU, "Event", "isvu", [event, "clicked", {"variant": "s", "value": ""}, 0]))
+    return on_one_connection(address, calls)
+
+
 class Signals:
     """dbus-monitor on the private bus (its policy allows eavesdropping):
     the signals the item and its menu send, as a host would hear them."""

@@ -9,30 +9,37 @@ extension ActivationToken {
     /// `ActionInvoked`. One token, used once, dropped after `lifetime`
     /// seconds: a token is the compositor's permission for one focus
     /// change, and one left over must not raise an app the person chose
-    /// later, or through another surface. Not thread-safe (each owner's
-    /// loop).
+    /// later, or through another surface. It is given only to the event
+    /// of the bus client that handed it over (Plasma's tray host, KRunner):
+    /// another client's call right after cannot spend it. Not thread-safe
+    /// (each owner's loop).
     public struct Held: Sendable {
         /// Seconds a kept token waits for its event.
         public static var lifetime: Double { 10 }
 
         private var token: String?
+        private var source = ""
         private var deadline = 0.0
 
         public init() {}
 
-        /// Keeps `token` for the next event; a newer one replaces it. One
-        /// that may not be passed on (`ActivationToken.checked`) leaves
-        /// none kept: it was meant for that event, and no older one is.
-        public mutating func keep(_ token: String, now: Double = monotonicSeconds()) {
+        /// Keeps `token` from `source` (the bus client's unique name; ""
+        /// where the source is fixed, a notification server's signal) for
+        /// the next event; a newer one replaces it. One that may not be
+        /// passed on (`ActivationToken.checked`) leaves none kept: it was
+        /// meant for that event, and no older one is.
+        public mutating func keep(_ token: String, from source: String = "", now: Double = monotonicSeconds()) {
             self.token = ActivationToken.checked(token)
+            self.source = source
             deadline = now + Self.lifetime
         }
 
-        /// The token for the event happening now, when one was kept less
-        /// than `lifetime` seconds ago; none is kept afterwards.
-        public mutating func take(now: Double = monotonicSeconds()) -> String? {
+        /// The token for the event `source` causes now, when that source
+        /// kept one less than `lifetime` seconds ago; none is kept
+        /// afterwards, whoever asked.
+        public mutating func take(from source: String = "", now: Double = monotonicSeconds()) -> String? {
             defer { token = nil }
-            return now < deadline ? token : nil
+            return now < deadline && source == self.source ? token : nil
         }
 
         /// Whether a token is kept and not yet too old.

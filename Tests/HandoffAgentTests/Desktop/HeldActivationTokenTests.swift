@@ -16,6 +16,15 @@ struct HeldActivationTokenTests {
         #expect(!held.isHeld(now: 100.6))
     }
 
+    @Test func onlyTheClientThatHandedItOverSpendsIt() {
+        var held = ActivationToken.Held()
+        held.keep("plasma's", from: ":1.7", now: 1)
+        #expect(held.take(from: ":1.9", now: 1.1) == nil, "another client's event")
+        #expect(held.take(from: ":1.7", now: 1.2) == nil, "and it is gone: the other event spent the chance")
+        held.keep("krunner's", from: ":1.8", now: 2)
+        #expect(held.take(from: ":1.8", now: 2.1) == "krunner's")
+    }
+
     @Test func aNewerTokenReplacesTheOlder() {
         var held = ActivationToken.Held()
         held.keep("old", now: 10)

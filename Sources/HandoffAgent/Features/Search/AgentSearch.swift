@@ -15,6 +15,8 @@ final class AgentSearch: NamedBusObject {
     static let path = "/org/libhandoff/History"
 
     private let answers: HistorySearchAnswers
+    /// KRunner's `SetActivationToken`, for its `Run` that follows.
+    private var krunnerToken = ActivationToken.Held()
 
     /// Starts on the session bus at `address` (nil: the environment's).
     /// Nil (logged) without a bus.
@@ -36,10 +38,11 @@ final class AgentSearch: NamedBusObject {
         case GnomeSearchProvider.interface:
             return GnomeSearchProvider.handle(call, answers) ?? Self.unknown(call)
         case KRunnerProvider.interface:
-            return KRunnerProvider.handle(call, answers) ?? Self.unknown(call)
+            return KRunnerProvider.handle(call, answers, token: &krunnerToken) ?? Self.unknown(call)
         case "":
             // No interface named: the member alone says which (no name is in both).
-            return GnomeSearchProvider.handle(call, answers) ?? KRunnerProvider.handle(call, answers) ?? Self.unknown(call)
+            return GnomeSearchProvider.handle(call, answers)
+                ?? KRunnerProvider.handle(call, answers, token: &krunnerToken) ?? Self.unknown(call)
         default:
             return .notHandled
         }

@@ -2,14 +2,17 @@
 import HandoffDBus
 
 /// KRunner's `org.kde.krunner1` (a D-Bus runner), answered from the
-/// history (docs/history.md "Searching from the desktop"). KRunner gives
-/// no activation token with Run.
+/// history (docs/history.md "Searching from the desktop"). KRunner 6.17
+/// and later call `SetActivationToken` just before `Run`: that token (kept
+/// in `token`, for the same caller, once, for 10 s) goes to the app Run
+/// continues in; older KRunners give none.
 enum KRunnerProvider {
     static let interface = "org.kde.krunner1"
     /// The match type / category relevance: KF5's PossibleMatch, KF6's Low.
     static let matchType: Int32 = 30
 
-    static func handle(_ call: BusMethodCall, _ answers: HistorySearchAnswers) -> BusMethodResult? {
+    static func handle(_ call: BusMethodCall, _ answers: HistorySearchAnswers,
+                       token: inout ActivationToken.Held) -> BusMethodResult? {
         switch call.member {
         case "Actions":
             guard call.signature.isEmpty else { return .wrongArguments(call, expected: "") }
@@ -39,7 +42,13 @@ enum KRunnerProvider {
             guard call.signature == "ss", let id = try? call.reader.string() else {
                 return .wrongArguments(call, expected: "s, s")
             }
-            answers.activate(id, activationToken: nil)
+            answers.activate(id, activationToken: token.take(from: call.sender))
+            return .reply { _ throws(DBusError) in }
+        case "SetActivationToken":
+            guard call.signature == "s", let given = try? call.reader.string() else {
+                return .wrongArguments(call, expected: "s")
+            }
+            token.keep(given, from: call.sender)
             return .reply { _ throws(DBusError) in }
         default:
             return nil
@@ -50,6 +59,7 @@ enum KRunnerProvider {
       <interface name="org.kde.krunner1">
         <method name="Actions"><arg name="matches" type="a(sss)" direction="out"/></method>
         <method name="Match"><arg name="query" type="s" direction="in"/><arg name="matches" type="a(sssida{sv})" direction="out"/></method>
+        <method name="SetActivationToken"><arg name="token" type="s" direction="in"/></method>
         <method name="Run"><arg name="matchId" type="s" direction="in"/><arg name="actionId" type="s" direction="in"/></method>
       </interface>
     """

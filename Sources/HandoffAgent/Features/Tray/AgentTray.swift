@@ -72,16 +72,20 @@ final class AgentTray: AgentLoopSource {
         let bus = try SessionBus(address: address)
         self.bus = bus
         let menu = try DBusMenuObject(bus: bus, menu: content.menu())
-        menu.onClicked = { [unowned self] item in self.content.clicked(item, activationToken: self.activationToken.take()) }
+        menu.onClicked = { [unowned self] item, sender in
+            self.content.clicked(item, activationToken: self.activationToken.take(from: sender))
+        }
         menu.onAboutToShow = { [unowned self] in self.refresh() }
         self.menu = menu
         let item = try StatusNotifierItemObject(bus: bus, look: content.look, iconThemePath: iconThemePath,
                                                 menuPath: DBusMenuObject.path)
-        item.onActivate = { [unowned self] in self.content.activated(activationToken: self.activationToken.take()) }
+        item.onActivate = { [unowned self] sender in
+            self.content.activated(activationToken: self.activationToken.take(from: sender))
+        }
         // A token before SecondaryActivate was for that event: it does
         // nothing, and the token is not left for a later one.
-        item.onSecondaryActivate = { [unowned self] in _ = self.activationToken.take() }
-        item.onActivationToken = { [unowned self] token in self.activationToken.keep(token) }
+        item.onSecondaryActivate = { [unowned self] sender in _ = self.activationToken.take(from: sender) }
+        item.onActivationToken = { [unowned self] token, sender in self.activationToken.keep(token, from: sender) }
         self.item = item
         try bus.subscribe(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                           member: "NameOwnerChanged", arg0: Self.watcherName) { [weak self] m in

@@ -25,7 +25,8 @@ final class DBusMenuObject {
     private(set) var menu: TrayMenu
     private(set) var revision: UInt32 = 1
     /// A "clicked" event on an item with an action.
-    var onClicked: ((TrayMenu.Item) -> Void)?
+    /// An item clicked, and the caller's unique name.
+    var onClicked: ((TrayMenu.Item, String) -> Void)?
     /// The menu is about to open: a chance to refresh it (true: it changed).
     var onAboutToShow: (() -> Bool)?
 
@@ -194,7 +195,7 @@ final class DBusMenuObject {
             return .wrongArguments(call, expected: "isvu")
         }
         guard properties(of: id) != nil else { return noItem(id) }
-        deliver(id, kind)
+        deliver(id, kind, from: call.sender)
         return .reply { _ throws(DBusError) in }
     }
 
@@ -218,14 +219,14 @@ final class DBusMenuObject {
         if unknown.count == events.count, !events.isEmpty {
             return .error(name: BusMethodResult.invalidArgs, message: "no menu item among the events' ids")
         }
-        for (id, kind) in events where properties(of: id) != nil { deliver(id, kind) }
+        for (id, kind) in events where properties(of: id) != nil { deliver(id, kind, from: call.sender) }
         return .reply { (w) throws(DBusError) in try w.int32s(unknown) }
     }
 
     /// Only "clicked" does something; "opened", "closed", "hovered" are heard.
-    private func deliver(_ id: Int32, _ kind: String) {
+    private func deliver(_ id: Int32, _ kind: String, from sender: String) {
         guard kind == "clicked", let item = menu.item(id), item.enabled, item.action != .none else { return }
-        onClicked?(item)
+        onClicked?(item, sender)
     }
 
     static let xml = """

@@ -27,10 +27,11 @@ final class StatusNotifierItemObject {
     private(set) var look: Look
     let iconThemePath: String
     let menuPath: String
-    var onActivate: (() -> Void)?
-    var onSecondaryActivate: (() -> Void)?
-    /// The host's token for the event it sends next.
-    var onActivationToken: ((String) -> Void)?
+    /// Each with the caller's unique name (whose token it may spend).
+    var onActivate: ((String) -> Void)?
+    var onSecondaryActivate: ((String) -> Void)?
+    /// The host's token for the event it sends next, and who sent it.
+    var onActivationToken: ((String, String) -> Void)?
 
     init(bus: SessionBus, look: Look, iconThemePath: String, menuPath: String) throws(DBusError) {
         self.bus = bus
@@ -103,14 +104,14 @@ final class StatusNotifierItemObject {
         switch call.member {
         case "Activate", "SecondaryActivate", "ContextMenu":
             guard call.signature == "ii" else { return .wrongArguments(call, expected: "ii") }
-            if call.member == "Activate" { onActivate?() }
-            if call.member == "SecondaryActivate" { onSecondaryActivate?() }
+            if call.member == "Activate" { onActivate?(call.sender) }
+            if call.member == "SecondaryActivate" { onSecondaryActivate?(call.sender) }
             return .reply { _ throws(DBusError) in }
         case "ProvideXdgActivationToken":
             guard call.signature == "s", let token = try? call.reader.string() else {
                 return .wrongArguments(call, expected: "s")
             }
-            onActivationToken?(token)
+            onActivationToken?(token, call.sender)
             return .reply { _ throws(DBusError) in }
         case "Scroll":
             guard call.signature == "is" else { return .wrongArguments(call, expected: "is") }
