@@ -30,16 +30,34 @@ def debs():
     return packages_in(DEB_DIR)
 
 
-@pytest.fixture(scope="module")
-def root(debs):
-    """A fresh Debian root with the .debs installed; removed afterwards,
-    whatever happens (its mounts live and die with each command's own
-    mount namespace)."""
-    tarball = cached_tarball(DEB_DIR.parent / "deb-root", debs)
-    debian_root = DebianRoot(DEB_DIR.parent / "deb-root" / f"run-{os.getpid()}")
+def fresh_root(debs, extra=()):
+    """A fresh Debian root (with the `extra` packages) and the .debs
+    installed; removed afterwards, whatever happens (its mounts live and
+    die with each command's own mount namespace)."""
+    tarball = cached_tarball(DEB_DIR.parent / "deb-root", debs, extra)
+    debian_root = DebianRoot(DEB_DIR.parent / "deb-root" / f"run-{os.getpid()}-{len(extra)}")
     try:
         debian_root.extract(tarball)
         debian_root.install(debs)
         yield debian_root
     finally:
         debian_root.remove()
+
+
+@pytest.fixture(scope="module")
+def root(debs):
+    """A fresh Debian root with the .debs installed."""
+    yield from fresh_root(debs)
+
+
+# Debian's browsers, as a person installs them; the browser bridge's
+# packages are tried with them (test_webext.py).
+BROWSERS = ("firefox-esr", "chromium")
+
+
+@pytest.fixture(scope="module")
+def browser_root(debs):
+    """A fresh Debian root with Debian's firefox-esr and chromium, and the
+    .debs installed (the webext packages after the browsers, as a person
+    who has a browser installs the bridge)."""
+    yield from fresh_root(debs, BROWSERS)

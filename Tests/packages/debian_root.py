@@ -3,22 +3,28 @@
 and run what they installed.
 
 The root is the host's suite (bookworm here), variant minbase, with the
-packages the .debs depend on already in it, so installing them needs no
-network; built once per dependency list and cached as a tarball. Every
-command runs chrooted in a mount and PID namespace of its own (unshare
---kill-child), with /proc mounted there: the mount and every process of
-the command end with it, however the test ends."""
+packages the .debs depend on already in it (and any others a test names,
+such as the browsers), so installing them needs no network; built once per
+package list and cached as a tarball. The .debs mmdebstrap downloads are
+kept in the cache folder's archives/ for the next list (the host's own
+apt cache is read too, but this machine's apt empties it after each run).
+Every command runs chrooted in a mount and PID namespace of its own
+(unshare --kill-child), with /proc and a /dev/shm (the browsers' shared
+memory) mounted there: the mounts and every process of the command end
+with it, however the test ends."""
 
 import hashlib
 import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import children
 
-OURS = ("libhandoff0", "libhandoff-dev", "handoff", "python3-handoff")
+OURS = ("libhandoff0", "libhandoff-dev", "handoff", "python3-handoff", "webext-handoff-firefox",
+        "webext-handoff-chromium")
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # Bound on one command in the root (dpkg, a handoff): generous for a loaded
 # machine; reached only when something hangs.
@@ -58,20 +64,29 @@ def host_suite():
     return match.group(1)
 
 
-def cached_tarball(cache_dir, debs):
-    """The root's tarball for these dependencies: made by mmdebstrap on the
-    first run (a minute or so, from Debian's mirror), reused after."""
+def cached_tarball(cache_dir, debs, extra=()):
+    """The root's tarball for these dependencies and the `extra` packages:
+    made by mmdebstrap on the first run (a minute or so from Debian's
+    mirror; some minutes with the browsers), reused after."""
     suite = host_suite()
-    include = dependencies(debs)
+    include = sorted(set(dependencies(debs)) | set(extra))
     key = hashlib.sha256(" ".join([suite, *include]).encode()).hexdigest()[:12]
     tarball = Path(cache_dir) / f"{suite}-minbase-{key}.tar"
     if not tarball.exists():
         tarball.parent.mkdir(parents=True, exist_ok=True)
+        archives = (Path(cache_dir) / "archives").resolve()
+        archives.mkdir(exist_ok=True)
         partial = tarball.with_suffix(".tar.partial")
         partial.unlink(missing_ok=True)  # from a run stopped midway
+        inside = "/var/cache/apt/archives/"
         subprocess.run(["nice", "-n", "10", "mmdebstrap", "--quiet", "--variant=minbase", "--format=tar",
+                        "--skip=download/empty", "--setup-hook", f'mkdir -p "$1"{inside}',
+                        "--setup-hook", f"sync-in {inside} {inside}",
+                        "--setup-hook", f"sync-in {archives}/ {inside}",
+                        "--customize-hook", f"sync-out {inside} {archives}/",
+                        "--customize-hook", f'rm -f "$1"{inside}*.deb',
                         "--include=" + ",".join(include), suite, str(partial)],
-                       check=True, timeout=900)
+                       check=True, timeout=1800)
         partial.rename(tarball)
     return tarball
 
@@ -85,25 +100,34 @@ class DebianRoot:
         self.path.mkdir(parents=True)
         subprocess.run(["tar", "-xf", str(tarball), "-C", str(self.path)], check=True)
 
-    def command(self, *argv, env=None):
-        """argv for running argv chrooted into the root, in namespaces of its own."""
+    def command(self, *argv, env=None, user=None):
+        """argv for running argv chrooted into the root, in namespaces of its
+        own; as `user` (a name in the root) when given, else as root."""
         environment = {"PATH": PATH, "HOME": "/root", "LANG": "C.UTF-8", **(env or {})}
+        # As a user: a root shell stays the namespace's first process, since
+        # the kernel clears the parent-death signal (unshare --kill-child)
+        # of a process whose credentials change: setpriv's exec, if first,
+        # would outlive the command's end, and its children with it.
+        become = ["sh", "-c", f'setpriv --reuid={user} --regid={user} --init-groups -- "$@"; exit $?',
+                  "sh"] if user else []
+        mounts = 'mount -t proc proc "$0/proc" && mount -t tmpfs -o mode=1777,nosuid,nodev shm "$0/dev/shm"'
         return ["unshare", "--mount", "--propagation", "private", "--pid", "--kill-child", "--",
-                "sh", "-c", 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"', str(self.path),
-                "env", "-i", *(f"{k}={v}" for k, v in environment.items()), *argv]
+                "sh", "-c", f'{mounts} && exec chroot "$0" "$@"', str(self.path),
+                "env", "-i", *(f"{k}={v}" for k, v in environment.items()), *become, *argv]
 
-    def run(self, *argv, env=None, check=True):
+    def run(self, *argv, env=None, user=None, check=True):
         """Runs argv in the root; the CompletedProcess (text)."""
-        result = subprocess.run(self.command(*argv, env=env), capture_output=True, text=True,
+        result = subprocess.run(self.command(*argv, env=env, user=user), capture_output=True, text=True,
                                 timeout=COMMAND_TIMEOUT)
         if check:
             assert result.returncode == 0, f"{argv}: exit {result.returncode}\n{result.stdout}\n{result.stderr}"
         return result
 
-    def spawn(self, *argv, env=None):
-        """Starts argv in the root (stdout a pipe, text); tracked in children."""
-        return children.track(subprocess.Popen(self.command(*argv, env=env), stdout=subprocess.PIPE,
-                                               stderr=subprocess.PIPE, text=True))
+    def spawn(self, *argv, env=None, user=None, stdout=subprocess.PIPE, stderr=subprocess.PIPE):
+        """Starts argv in the root (stdout and stderr pipes unless given,
+        text); tracked in children."""
+        return children.track(subprocess.Popen(self.command(*argv, env=env, user=user), stdout=stdout,
+                                               stderr=stderr, text=True))
 
     def install(self, debs):
         """Installs the .debs with dpkg (their dependencies are in the root)."""
@@ -123,9 +147,36 @@ class DebianRoot:
             points = [line.split()[1] for line in mounts]
         return [p for p in points if p == str(self.path) or p.startswith(str(self.path) + "/")]
 
+    def processes(self):
+        """Pids of the processes whose root is this root (none once every
+        command ended)."""
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    where = os.readlink(entry / "root")
+                except OSError:
+                    continue
+                if where == str(self.path) or where.startswith(str(self.path) + "/"):
+                    found.append(int(entry.name))
+        return found
+
     def remove(self):
+        """Removes the root; fails when a process of it is still running
+        (killed first, so nothing stays behind). A namespace whose first
+        process was killed ends the rest at once; a few seconds allowed."""
+        deadline = time.monotonic() + 10
+        while self.processes() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = self.processes()
+        for pid in left:
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:
+                pass
         if not self.path.exists():
             return
         for point in sorted(self.mounts(), key=len, reverse=True):
             subprocess.run(["umount", "-l", point], check=False)
         shutil.rmtree(self.path)
+        assert left == [], f"processes of the root outlived their commands: {left}"
