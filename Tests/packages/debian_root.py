@@ -5,7 +5,9 @@ and run what they installed.
 The root is the host's suite (bookworm here), variant minbase, with the
 packages the .debs depend on already in it (and any others a test names,
 such as the browsers), so installing them needs no network; built once per
-package list and cached as a tarball. The .debs mmdebstrap downloads are
+package list and cached as a folder that no run changes: each run gets an
+overlay of it (its changes in a folder of its own, dropped at the end), so
+a root with the browsers (1.2 GB) costs no copy. The .debs mmdebstrap downloads are
 kept in the cache folder's archives/ for the next list (the host's own
 apt cache is read too, but this machine's apt empties it after each run).
 Every command runs chrooted in a mount and PID namespace of its own
@@ -64,41 +66,58 @@ def host_suite():
     return match.group(1)
 
 
-def cached_tarball(cache_dir, debs, extra=()):
-    """The root's tarball for these dependencies and the `extra` packages:
+def cached_root(cache_dir, debs, extra=()):
+    """The root's folder for these dependencies and the `extra` packages:
     made by mmdebstrap on the first run (a minute or so from Debian's
-    mirror; some minutes with the browsers), reused after."""
+    mirror; some minutes with the browsers), reused after; a tarball of
+    an earlier cache is unpacked instead. Complete once its stamp exists."""
     suite = host_suite()
     include = sorted(set(dependencies(debs)) | set(extra))
     key = hashlib.sha256(" ".join([suite, *include]).encode()).hexdigest()[:12]
-    tarball = Path(cache_dir) / f"{suite}-minbase-{key}.tar"
-    if not tarball.exists():
-        tarball.parent.mkdir(parents=True, exist_ok=True)
-        archives = (Path(cache_dir) / "archives").resolve()
+    folder = Path(cache_dir).resolve() / f"{suite}-minbase-{key}"
+    stamp = folder.with_name(folder.name + ".complete")
+    if stamp.exists():
+        return folder
+    shutil.rmtree(folder, ignore_errors=True)  # from a run stopped midway
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tarball = folder.with_name(folder.name + ".tar")
+    if tarball.exists():
+        folder.mkdir()
+        subprocess.run(["tar", "--numeric-owner", "-xf", str(tarball), "-C", str(folder)], check=True)
+        tarball.unlink()
+    else:
+        archives = folder.parent / "archives"
         archives.mkdir(exist_ok=True)
-        partial = tarball.with_suffix(".tar.partial")
-        partial.unlink(missing_ok=True)  # from a run stopped midway
         inside = "/var/cache/apt/archives/"
-        subprocess.run(["nice", "-n", "10", "mmdebstrap", "--quiet", "--variant=minbase", "--format=tar",
+        subprocess.run(["nice", "-n", "10", "mmdebstrap", "--quiet", "--variant=minbase", "--format=directory",
                         "--skip=download/empty", "--setup-hook", f'mkdir -p "$1"{inside}',
                         "--setup-hook", f"sync-in {inside} {inside}",
                         "--setup-hook", f"sync-in {archives}/ {inside}",
                         "--customize-hook", f"sync-out {inside} {archives}/",
                         "--customize-hook", f'rm -f "$1"{inside}*.deb',
-                        "--include=" + ",".join(include), suite, str(partial)],
+                        "--include=" + ",".join(include), suite, str(folder)],
                        check=True, timeout=1800)
-        partial.rename(tarball)
-    return tarball
+    stamp.touch()
+    return folder
 
 
 class DebianRoot:
-    def __init__(self, path):
-        self.path = Path(path)
+    """A run's root: RUN/root, an overlay of a cached root (the lower
+    folder, never written) with RUN/upper holding what the run changed."""
 
-    def extract(self, tarball):
+    def __init__(self, run):
+        self.run_folder = Path(run).resolve()
+        self.path = self.run_folder / "root"
+
+    def start(self, lower):
+        """Mounts the overlay of `lower` (in the host's mount namespace, so
+        every command sees the same root; remove() unmounts it)."""
         self.remove()
-        self.path.mkdir(parents=True)
-        subprocess.run(["tar", "-xf", str(tarball), "-C", str(self.path)], check=True)
+        for name in ("upper", "work", "root"):
+            (self.run_folder / name).mkdir(parents=True)
+        subprocess.run(["mount", "-t", "overlay", "overlay", "-o",
+                        f"lowerdir={lower},upperdir={self.run_folder / 'upper'},workdir={self.run_folder / 'work'}",
+                        str(self.path)], check=True)
 
     def command(self, *argv, env=None, user=None):
         """argv for running argv chrooted into the root, in namespaces of its
@@ -142,10 +161,12 @@ class DebianRoot:
         return self.path / str(path).lstrip("/")
 
     def mounts(self):
-        """Mount points of the host's namespace inside the root (none, ever)."""
+        """Mount points of the host's namespace in the run's folder (the
+        overlay, and nothing under it, ever)."""
         with open("/proc/self/mounts") as mounts:
             points = [line.split()[1] for line in mounts]
-        return [p for p in points if p == str(self.path) or p.startswith(str(self.path) + "/")]
+        top = str(self.run_folder)
+        return [p for p in points if p == top or p.startswith(top + "/")]
 
     def processes(self):
         """Pids of the processes whose root is this root (none once every
@@ -174,9 +195,9 @@ class DebianRoot:
                 os.kill(pid, 9)
             except ProcessLookupError:
                 pass
-        if not self.path.exists():
-            return
         for point in sorted(self.mounts(), key=len, reverse=True):
             subprocess.run(["umount", "-l", point], check=False)
-        shutil.rmtree(self.path)
+        assert self.mounts() == [], f"still mounted: {self.mounts()}"
+        if self.run_folder.exists():
+            shutil.rmtree(self.run_folder)
         assert left == [], f"processes of the root outlived their commands: {left}"
