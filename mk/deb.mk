@@ -2,12 +2,17 @@
 # Debian packages (debian/):
 #
 #   make deb             build/deb/*.deb: libhandoff0, libhandoff-dev, handoff,
-#                        python3-handoff; then lintian on them (fails on a
-#                        warning or error; debian/*lintian-overrides say why
-#                        each remaining tag is fine)
+#                        python3-handoff, and the browser bridge's
+#                        webext-handoff-firefox and webext-handoff-chromium
+#                        (docs/browser.md §1); then lintian on them (fails
+#                        on a warning or error; debian/*lintian-overrides
+#                        say why each remaining tag is fine)
 #   make test-packages   the .debs installed into a fresh Debian root
 #                        (mmdebstrap, cached in build/deb-root/), used
-#                        there, then purged (Tests/packages)
+#                        there, then purged; and in a second root with
+#                        Debian's firefox-esr and chromium, each browser
+#                        started with a fresh profile offers its tab
+#                        through the bridge (Tests/packages)
 #
 # dpkg-buildpackage runs in the working tree (so `make lib tool` reuses the
 # build that is already there) without its pre-clean (debian/rules clean
@@ -21,7 +26,8 @@ DEB_ARCH      = $(shell dpkg-architecture -qDEB_HOST_ARCH)
 DEB_CHANGES   = $(DEB_DIR)/libhandoff_$(DEB_VERSION)_$(DEB_ARCH).changes
 # What debhelper keeps between runs; removed so that every step runs again.
 DEB_STATE    := debian/.debhelper debian/debhelper-build-stamp debian/files debian/tmp \
-                debian/libhandoff0 debian/libhandoff-dev debian/handoff debian/python3-handoff
+                debian/libhandoff0 debian/libhandoff-dev debian/handoff debian/python3-handoff \
+                debian/webext-handoff-firefox debian/webext-handoff-chromium
 
 .PHONY: deb test-packages
 

@@ -12,7 +12,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "support"))
 
-from debian_root import DebianRoot, cached_tarball, packages_in  # noqa: E402
+from debian_root import DebianRoot, cached_root, packages_in  # noqa: E402
 
 DEB_DIR = Path(os.environ.get("DEB_DIR") or HERE.parents[1] / "build" / "deb")
 
@@ -30,16 +30,45 @@ def debs():
     return packages_in(DEB_DIR)
 
 
-@pytest.fixture(scope="module")
-def root(debs):
-    """A fresh Debian root with the .debs installed; removed afterwards,
-    whatever happens (its mounts live and die with each command's own
-    mount namespace)."""
-    tarball = cached_tarball(DEB_DIR.parent / "deb-root", debs)
-    debian_root = DebianRoot(DEB_DIR.parent / "deb-root" / f"run-{os.getpid()}")
+def sweep(cache):
+    """Removes the roots of earlier runs whose process is gone (a run
+    killed before its teardown leaves its overlay mounted)."""
+    for run in cache.glob("run-*"):
+        pid = run.name.split("-")[1]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            DebianRoot(run).remove()
+
+
+def fresh_root(debs, extra=()):
+    """A fresh Debian root (with the `extra` packages) and the .debs
+    installed; removed afterwards, whatever happens (its mounts live and
+    die with each command's own mount namespace)."""
+    cache = DEB_DIR.parent / "deb-root"
+    lower = cached_root(cache, debs, extra)
+    sweep(cache)
+    debian_root = DebianRoot(cache / f"run-{os.getpid()}-{len(extra)}")
     try:
-        debian_root.extract(tarball)
+        debian_root.start(lower)
         debian_root.install(debs)
         yield debian_root
     finally:
         debian_root.remove()
+
+
+@pytest.fixture(scope="module")
+def root(debs):
+    """A fresh Debian root with the .debs installed."""
+    yield from fresh_root(debs)
+
+
+# Debian's browsers, as a person installs them; the browser bridge's
+# packages are tried with them (test_webext.py).
+BROWSERS = ("firefox-esr", "chromium")
+
+
+@pytest.fixture(scope="module")
+def browser_root(debs):
+    """A fresh Debian root with Debian's firefox-esr and chromium, and the
+    .debs installed (the webext packages after the browsers, as a person
+    who has a browser installs the bridge)."""
+    yield from fresh_root(debs, BROWSERS)

@@ -7,15 +7,14 @@ order on one root; the purge is last."""
 
 import json
 import os
-import queue
 import subprocess
-import threading
 
 import children
 import ports
+from streams import lines_of, next_event
 
 TYPE = "com.example.packages.edit"
-WAIT = 60  # seconds, bound on waiting for one line of a process
+WAIT = 60  # seconds, bound on a process's end
 
 
 def multiarch():
@@ -82,26 +81,6 @@ def test_the_library_and_the_tool_resolve_in_the_root(root):
     assert "Abhilfe: `handoff account create`" in german.stdout, german
 
 
-def lines_of(proc):
-    """A queue of proc's stdout lines (None at the end), read by a thread."""
-    lines = queue.Queue()
-
-    def read():
-        for line in proc.stdout:
-            lines.put(line)
-        lines.put(None)
-    threading.Thread(target=read, daemon=True).start()
-    return lines
-
-
-def next_event(lines, name):
-    while True:
-        line = lines.get(timeout=WAIT)
-        assert line is not None, f"ended before the {name!r} event"
-        if line.strip().startswith("{") and json.loads(line).get("event") == name:
-            return json.loads(line)
-
-
 def test_a_handoff_between_two_installed_handoff_commands(root):
     a, b = {"XDG_CONFIG_HOME": "/tmp/device-a"}, {"XDG_CONFIG_HOME": "/tmp/device-b"}
     root.run("handoff", "account", "create", env=a)
@@ -116,7 +95,7 @@ def test_a_handoff_between_two_installed_handoff_commands(root):
     sender = root.spawn("handoff", "--json", "publish", *loopback(port_a, port_b), "--type", TYPE,
                         "--title", "From the package", "--info", "count:int=3", "--once", env=a)
     try:
-        lines = lines_of(sender)
+        lines = lines_of(sender.stdout)
         published = next_event(lines, "publishing")
         result = root.run("handoff", "--json", "continue", published["id"], *loopback(port_b, port_a), env=b)
         activity = json.loads(result.stdout.splitlines()[-1])
