@@ -33,6 +33,8 @@ from agent_desktop import TEAM, Desktop, exec_quoted, json_lines, kill_apps, wai
 from cli_support import loopback, pair_of_devices, publish
 from test_agent_launch import agent_event
 from test_gnome_shell_extension import CLOSE, INDICATOR, READ_MENU, install_extension, serves_agent1
+from test_history_gnome_shell import PROVIDER, RESULTS, install_provider
+from test_history_search import History
 
 PYTHON = "/usr/bin/python3"  # the system's, with GObject introspection
 
@@ -98,8 +100,10 @@ class Bed:
         data = root / "desktop" / "data"
         (data / "applications").mkdir(parents=True)
         install_extension(data)
+        search = root / "search-data"  # the history's search provider, as installed
+        install_provider(search)
         self.shell = gnome_shell.GnomeShell(root / "shell", servicedirs=[Desktop.services_folder(root / "desktop")],
-                                            env={"XDG_DATA_HOME": str(data)})
+                                            env={"XDG_DATA_HOME": str(data), "XDG_DATA_DIRS": f"{search}:/usr/share"})
         self.procs.append(self.shell)
         self.shell.enable_extensions([UUID])
         wait_for(lambda: self.shell.eval(f"imports.ui.main.extensionManager.lookup('{UUID}')?.state === 1"),
@@ -169,7 +173,10 @@ def focused_on(bed, pid, title):
     def look():
         seen[:] = [bed.shell.windows()]
         return next((w for w in seen[0] if w["focused"] and w["pid"] == pid and w["title"] == title), None)
-    return wait_for(look, f"the focus on {title!r} (pid {pid}); the windows: {seen}")
+    try:
+        return wait_for(look, f"the focus on {title!r} (pid {pid})")
+    except AssertionError as error:
+        raise AssertionError(f"{error}; the windows: {seen}") from None
 
 
 def window_of(bed, pid):
@@ -276,3 +283,40 @@ def test_a_running_gtk_app_is_raised_with_the_shells_token_and_not_without(
     finally:
         kill_apps(app.log)
         kill_apps(bed.other_log)
+
+
+# The result's actor in the overview's search results.
+RESULT = """(() => {
+    const controls = imports.ui.main.overview._overview._controls;
+    const provider = controls._searchController._searchResults._providers.find(p => p.id === %s);
+    return provider?.display?._resultDisplays[%s];
+})()"""
+
+
+def test_a_search_result_raises_the_running_app_with_the_shells_token(bed, devices, ports, tmp_path, procs):
+    _, b = devices
+    app = bed.fresh("4")
+    history = History(b, bed.desktop, tmp_path, ports, language=bed.shell.wayland_env)
+    history.serving()
+    entry = history.add("Grocery list", keywords=["errands"], bundle=app.app_id, activity_type=app.type)
+    env = bed.shell.wayland_env(bed.desktop.env(b.env, tmp_path / "run" / "agent.sock"))
+    subprocess.Popen(app.command(), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        pid = app.event("connected")["pid"]
+        app.event("mapped", pid=pid)
+        open_other_window(bed)
+        # The person types a word in the overview and clicks the result.
+        bed.shell.search("errands")
+        wait_for(lambda: bed.shell.eval(RESULTS % json.dumps(PROVIDER)), "the entry in the overview")
+        wait_for(lambda: bed.shell.click(RESULT % (json.dumps(PROVIDER), json.dumps(entry))), "the result clicked")
+        continued = app.event("continue", pid=pid, title="Grocery list")
+        # The extension continued it with the shell's token (GNOME's
+        # ActivateResult carries a timestamp only).
+        assert continued["activation_token"], continued
+        focused = focused_on(bed, pid, app.title)
+        assert focused["wmClass"] == app.app_id, focused
+        wait_for(lambda: bed.shell.eval("imports.ui.main.overview.visible") is False, "the overview closed")
+        screenshot(bed.shell, "gnome-shell-focus-search")
+    finally:
+        kill_apps(app.log)
