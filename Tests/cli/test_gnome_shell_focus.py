@@ -33,7 +33,7 @@ from pathlib import Path
 import pytest
 
 import gnome_shell
-from agent_desktop import TEAM, Desktop, exec_quoted, json_lines, kill_apps, wait_for
+from agent_desktop import TEAM, Desktop, OwnedProcess, exec_quoted, json_lines, kill_apps, wait_for
 from cli_support import loopback, pair_of_devices, publish
 from test_agent_launch import agent_event
 from test_gnome_shell_extension import CLOSE, INDICATOR, READ_MENU, install_extension, serves_agent1
@@ -106,13 +106,8 @@ class Bed:
         install_extension(data)
         search = root / "search-data"  # the history's search provider, as installed
         install_provider(search)
-        self.shell = gnome_shell.GnomeShell(root / "shell", servicedirs=[Desktop.services_folder(root / "desktop")],
-                                            env={"XDG_DATA_HOME": str(data), "XDG_DATA_DIRS": f"{search}:/usr/share"})
-        self.procs.append(self.shell)
-        self.shell.enable_extensions([UUID])
-        wait_for(lambda: self.shell.eval(f"imports.ui.main.extensionManager.lookup('{UUID}')?.state === 1"),
-                 f"the shell enabled {UUID}: {self.shell.log_tail()}")
-        self.desktop = Desktop(root / "desktop", self.procs, fake=False, bus=self.shell.bus)
+        # The entries before the shell starts: it knows the apps at once
+        # (their names in the top bar, the windows matched to them).
         self.variants = {gtk: Variant(gtk, root) for gtk in ("3", "4")}
         for v in self.variants.values():
             desktop_entry(data / "applications", v.app_id, v.title, v.command(), [v.type], v.app_id)
@@ -120,6 +115,13 @@ class Bed:
         self.other_command = [PYTHON, str(APP), "--log", str(self.other_log), "--plain", "--app-id", OTHER,
                               "--title", "Another app"]
         desktop_entry(data / "applications", OTHER, "Another app", self.other_command)
+        self.shell = gnome_shell.GnomeShell(root / "shell", servicedirs=[Desktop.services_folder(root / "desktop")],
+                                            env={"XDG_DATA_HOME": str(data), "XDG_DATA_DIRS": f"{search}:/usr/share"})
+        self.procs.append(self.shell)
+        self.shell.enable_extensions([UUID])
+        wait_for(lambda: self.shell.eval(f"imports.ui.main.extensionManager.lookup('{UUID}')?.state === 1"),
+                 f"the shell enabled {UUID}: {self.shell.log_tail()}")
+        self.desktop = Desktop(root / "desktop", self.procs, fake=False, bus=self.shell.bus)
 
     def fresh(self, gtk):
         """The app of this GTK version, with no process and no log left
@@ -156,14 +158,19 @@ def start_agent(bed, device, tmp_path, ports):
     return agent, env
 
 
-def open_other_window(bed):
+def start_app(command, env, procs):
+    """An app the test starts itself (killed and reaped with the test)."""
+    procs.append(OwnedProcess(subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL,
+                                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)))
+
+
+def open_other_window(bed, procs):
     """Another app, opened from the shell (with the token its launch
     context makes), so its window has the focus now."""
     env = bed.shell.wayland_env()
     env["XDG_ACTIVATION_TOKEN"] = bed.shell.activation_token(f"{OTHER}.desktop")
     before = {e["pid"] for e in json_lines(bed.other_log)}
-    subprocess.Popen(bed.other_command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL, start_new_session=True)
+    start_app(bed.other_command, env, procs)
     mapped = wait_for(lambda: next((e for e in json_lines(bed.other_log)
                                     if e["event"] == "mapped" and e["pid"] not in before), None),
                       "the other window on screen")
@@ -224,7 +231,7 @@ def test_a_click_on_the_offer_launches_the_gtk_app_whose_window_gets_the_focus(
     a, b = devices
     app = bed.fresh(gtk)
     agent, _ = start_agent(bed, b, tmp_path, ports)
-    open_other_window(bed)
+    open_other_window(bed, procs)
     title = f"Offer for GTK {gtk}"
     sender, published = publish(a, ports[0], ports[1], "--type", app.type, "--title", title)
     try:
@@ -251,12 +258,11 @@ def test_a_running_gtk_app_is_raised_with_the_shells_token_and_not_without(
     agent, env = start_agent(bed, b, tmp_path, ports)
     # The app runs already (the person opened it earlier), then another
     # app's window opens over it and has the focus.
-    subprocess.Popen(app.command(), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL, start_new_session=True)
+    start_app(app.command(), env, procs)
     try:
         pid = app.event("connected")["pid"]
         app.event("mapped", pid=pid)
-        other = open_other_window(bed)
+        other = open_other_window(bed, procs)
         title = f"Draft for GTK {gtk}"
         sender, published = publish(a, ports[0], ports[1], "--type", app.type, "--title", title)
         wait_for(lambda: title in [r["title"] for r in (bed.shell.eval(READ_MENU) or {"offers": []})["offers"]],
@@ -304,12 +310,11 @@ def test_a_search_result_raises_the_running_app_with_the_shells_token(bed, devic
     history.serving()
     entry = history.add("Grocery list", keywords=["errands"], bundle=app.app_id, activity_type=app.type)
     env = bed.shell.wayland_env(bed.desktop.env(b.env, tmp_path / "run" / "agent.sock"))
-    subprocess.Popen(app.command(), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL, start_new_session=True)
+    start_app(app.command(), env, procs)
     try:
         pid = app.event("connected")["pid"]
         app.event("mapped", pid=pid)
-        open_other_window(bed)
+        open_other_window(bed, procs)
         # The person types a word in the overview and clicks the result.
         bed.shell.search("errands")
         wait_for(lambda: bed.shell.eval(RESULTS % json.dumps(PROVIDER)), "the entry in the overview")
