@@ -56,7 +56,8 @@ def gtk_missing():
     return None
 
 
-pytestmark = pytest.mark.skipif(gtk_missing() is not None, reason=str(gtk_missing()))
+MISSING = gtk_missing()
+pytestmark = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
 
 APP = Path(__file__).with_name("gtk_handoff_app.py")
 UUID = "handoff@libhandoff.org"
