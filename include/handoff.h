@@ -946,9 +946,11 @@ HANDOFF_API int handoff_application_continue(handoff_application *app, const cha
  * during will_continue_user_activity, continue_user_activity,
  * did_fail_to_continue_user_activity or open_webpage to raise the app's
  * window where the compositor asks for proof of a person's action:
- * Wayland xdg-activation (GTK 4: gtk_window_set_startup_id; GTK 3:
- * gdk_wayland_window_set_startup_id or gtk_window_set_startup_id; Qt: put
- * it in XDG_ACTIVATION_TOKEN, then QWindow::requestActivate) or X11
+ * Wayland xdg-activation (GTK 3: gtk_window_set_startup_id, then
+ * gtk_window_present; GTK 4: gdk_wayland_display_set_startup_notification_id
+ * on the window's display, then gtk_window_present, since GTK 4.8 ignores
+ * gtk_window_set_startup_id on a window already shown; Qt: put it in
+ * XDG_ACTIVATION_TOKEN, then QWindow::requestActivate) or X11
  * startup notification (DESKTOP_STARTUP_ID). README, "Raising your
  * window". NULL at any other time, for a continuation the app started
  * itself (handoff_application_continue), in embedded mode, with an agent

@@ -23,11 +23,11 @@ gnome-shell-extension: $(GNOME_SHELL_OUT)/legacy/handoff@libhandoff.org/metadata
 $(GNOME_SHELL_OUT)/%/handoff@libhandoff.org/metadata.json: $(GNOME_SHELL_SOURCES)
 	sh mk/gnome-shell.sh build $* $(GNOME_SHELL_OUT)/$* $(VERSION)
 
-## test-gnome-shell: the GNOME Shell extension in a real headless GNOME Shell 43 (also in test-cli)
+## test-gnome-shell: the GNOME Shell extension and a real GTK app's focus in a real headless GNOME Shell 43 (also in test-cli)
 test-gnome-shell: $(TOOL) $(LIB) $(FAKE_NOTIFICATIONS) gnome-shell-extension
 	HANDOFF_TOOL=$(abspath $(TOOL)) HANDOFF_FAKE_NOTIFICATIONS=$(abspath $(FAKE_NOTIFICATIONS)) \
 		HANDOFF_LIBRARY=$(abspath $(LIB)) $(PYTHON) -m pytest -q -p no:cacheprovider \
-		Tests/cli/test_gnome_shell_extension.py
+		Tests/cli/test_gnome_shell_extension.py Tests/cli/test_gnome_shell_focus.py
 
 # Tests/cli holds the extension's tests: test-cli needs the built variants.
 test-cli: gnome-shell-extension

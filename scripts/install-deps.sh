@@ -76,6 +76,10 @@ python3 -c 'import cryptography' >/dev/null 2>&1 || need_apt="$need_apt python3-
 # (the agent's Pair object lives as long as its caller), the system's
 # Python with GObject introspection.
 /usr/bin/python3 -c 'from gi.repository import Gio' >/dev/null 2>&1 || need_apt="$need_apt python3-gi gir1.2-glib-2.0"
+# Tests/cli/gtk_handoff_app.py: a real GTK 3 and GTK 4 app (Wayland
+# clients of the headless GNOME Shell, test_gnome_shell_focus.py).
+/usr/bin/python3 -c "import gi; gi.require_version('Gtk', '3.0')" >/dev/null 2>&1 || need_apt="$need_apt gir1.2-gtk-3.0"
+/usr/bin/python3 -c "import gi; gi.require_version('Gtk', '4.0')" >/dev/null 2>&1 || need_apt="$need_apt gir1.2-gtk-4.0"
 # The main-loop helpers' tests (mk/native.mk): GLib, and Qt 6 (Qt 5 where
 # the distribution has no Qt 6 yet).
 pkg_config_has glib-2.0 || need_apt="$need_apt libglib2.0-dev"

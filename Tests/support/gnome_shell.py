@@ -188,6 +188,71 @@ class GnomeShell:
                     titleCut: cut(banner.titleLabel), bodyCut: cut(banner.bodyLabel.actor)};
         })()""")
 
+    def wayland_env(self, base=None):
+        """`base` (else this process's environment) for a Wayland client
+        of this shell: its runtime folder and display (GTK wants both),
+        its session bus, and no X display to fall back to."""
+        env = dict(os.environ if base is None else base, XDG_RUNTIME_DIR=str(self.runtime),
+                   WAYLAND_DISPLAY="wayland-0", DBUS_SESSION_BUS_ADDRESS=self.bus.address)
+        env.pop("DISPLAY", None)
+        return env
+
+    def windows(self):
+        """The windows the shell manages, in stacking order (bottom
+        first): title, wm_class, pid, and whether each has the focus or
+        asks for attention (what Mutter does with a refused activation)."""
+        return self.eval("""(() => {
+            const focus = global.display.focus_window;
+            return global.get_window_actors().map(a => a.meta_window).map(w => ({
+                title: w.get_title(), wmClass: w.get_wm_class(), pid: w.get_pid(),
+                focused: w === focus, demandsAttention: w.demands_attention}));
+        })()""")
+
+    def focused(self):
+        """The window with the keyboard focus (as in windows()), or None."""
+        return next((w for w in self.windows() if w["focused"]), None)
+
+    def activation_token(self, desktop_id):
+        """A token from the shell's own launch context for the app
+        `desktop_id`, as the shell makes one when a person opens that app
+        from it (stamped now, so the shell treats it as this moment's)."""
+        return self.eval("""(() => {
+            const info = imports.gi.Gio.DesktopAppInfo.new(%s);
+            const context = global.create_app_launch_context(global.display.get_current_time_roundtrip(), -1);
+            return context.get_startup_notify_id(info, []);
+        })()""" % json.dumps(desktop_id))
+
+    def click(self, actor):
+        """A person's click on the actor the JavaScript `actor` names: the
+        pointer moved to its centre and the primary button pressed and
+        released, through a virtual pointer of the shell's seat, so the
+        shell handles real events with their own time (a token made in
+        the click is stamped with it). False, and nothing clicked, when
+        no such actor is on screen, another covers its centre, or it
+        moved since the last call (an opening animation): call again."""
+        return self.eval("""(() => {
+            const actor = %s;
+            if (!actor || !actor.mapped) return false;
+            const {Clutter, GLib} = imports.gi;
+            const [x, y] = actor.get_transformed_position();
+            const [width, height] = actor.get_transformed_size();
+            const [cx, cy] = [Math.round(x + width / 2), Math.round(y + height / 2)];
+            const hit = global.stage.get_actor_at_pos(Clutter.PickMode.REACTIVE, cx, cy);
+            const where = `${cx},${cy},${width},${height}`;
+            const still = globalThis.handoffTestTarget === where;
+            globalThis.handoffTestTarget = where;
+            if (!hit || !actor.contains(hit) || !still) return false;
+            globalThis.handoffTestTarget = null;
+            globalThis.handoffTestPointer ??= Clutter.get_default_backend().get_default_seat()
+                .create_virtual_device(Clutter.InputDeviceType.POINTER_DEVICE);
+            const pointer = globalThis.handoffTestPointer;
+            const now = GLib.get_monotonic_time();
+            pointer.notify_absolute_motion(now, cx, cy);
+            pointer.notify_button(now + 1000, Clutter.BUTTON_PRIMARY, Clutter.ButtonState.PRESSED);
+            pointer.notify_button(now + 2000, Clutter.BUTTON_PRIMARY, Clutter.ButtonState.RELEASED);
+            return true;
+        })()""" % actor)
+
     def log_tail(self, size=3000):
         return self.log_path.read_bytes()[-size:].decode(errors="replace")
 

@@ -4,10 +4,12 @@
 // written once for GNOME Shell 43–47. Nothing here imports: `env` brings
 // what each entry point's module system gives (entry/legacy.js,
 // entry/esm.js): env.gi {Clutter, Gio, GLib, GObject, St}, env.shell
-// {Main, PopupMenu, QuickSettings}, env.shellMajor, env.model (model.js),
+// {Main, PopupMenu, QuickSettings, RemoteSearch}, env.shellMajor, env.model (model.js),
 // env.AgentClient (client.js).
 
 let defined = null; // the GObject classes, registered once per shell
+// The desktop entry of the agent's history search provider (dist/search).
+const HISTORY_PROVIDER = 'org.libhandoff.History.desktop';
 
 function defineIndicator(env) {
     if (defined)
@@ -115,8 +117,40 @@ function defineIndicator(env) {
 
             this._client = new env.AgentClient({Gio, GLib}, () => this._sync(),
                 (kind, ok, message) => this._told(kind, ok, message));
-            this.connect('destroy', () => this._client.destroy());
+            this._unhookSearch = this._hookSearch(env.shell.RemoteSearch?.RemoteSearchProvider2);
+            this.connect('destroy', () => {
+                this._unhookSearch();
+                this._client.destroy();
+            });
             this._sync();
+        }
+
+        // The shell activates a search provider's result with a timestamp
+        // only (ActivateResult), so an app continued from Handoff History's
+        // results could not take the focus on Wayland. While the agent
+        // runs, the extension continues them itself: ContinueRecent with
+        // the token of the shell's launch context for this click. `Provider`
+        // is the shell's RemoteSearchProvider2 (43, 44: later shells do not
+        // export it, and there results go on without a token).
+        _hookSearch(Provider) {
+            const proto = Provider?.prototype;
+            if (typeof proto?.activateResult !== 'function')
+                return () => {};
+            const original = proto.activateResult;
+            const client = this._client;
+            proto.activateResult = function (id, terms) {
+                const entry = /^h[1-9][0-9]{0,18}$/.test(id) ? id.slice(1) : null;
+                if (!entry || this.appInfo?.get_id() !== HISTORY_PROVIDER || client.get('State') === null) {
+                    original.call(this, id, terms);
+                    return;
+                }
+                const recent = (client.get('Recent') || []).find(e => e['id'] === entry);
+                const appId = recent?.['app-id'] || HISTORY_PROVIDER.replace(/\.desktop$/, '');
+                client.continueOffer(entry, activationToken(appId, ''), true);
+            };
+            return () => {
+                proto.activateResult = original;
+            };
         }
 
         // Everything the menu and the icon show, from the agent's properties.

@@ -11,6 +11,7 @@ import St from 'gi://St';
 import * as Main from 'resource:///org/gnome/shell/ui/main.js';
 import * as PopupMenu from 'resource:///org/gnome/shell/ui/popupMenu.js';
 import * as QuickSettings from 'resource:///org/gnome/shell/ui/quickSettings.js';
+import * as RemoteSearch from 'resource:///org/gnome/shell/ui/remoteSearch.js';
 import * as Config from 'resource:///org/gnome/shell/misc/config.js';
 import {Extension} from 'resource:///org/gnome/shell/extensions/extension.js';
 
@@ -22,7 +23,7 @@ export default class HandoffExtension extends Extension {
     enable() {
         const {Indicator} = defineIndicator({
             gi: {Clutter, Gio, GLib, GObject, St},
-            shell: {Main, PopupMenu, QuickSettings},
+            shell: {Main, PopupMenu, QuickSettings, RemoteSearch},
             shellMajor: parseInt(Config.PACKAGE_VERSION, 10),
             model,
             AgentClient,

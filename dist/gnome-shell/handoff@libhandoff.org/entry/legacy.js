@@ -7,6 +7,7 @@ const {Clutter, Gio, GLib, GObject, St} = imports.gi;
 const Main = imports.ui.main;
 const PopupMenu = imports.ui.popupMenu;
 const QuickSettings = imports.ui.quickSettings;
+const RemoteSearch = imports.ui.remoteSearch;
 const Config = imports.misc.config;
 const Me = imports.misc.extensionUtils.getCurrentExtension();
 
@@ -14,7 +15,7 @@ class HandoffExtension {
     enable() {
         const {Indicator} = Me.imports.indicator.defineIndicator({
             gi: {Clutter, Gio, GLib, GObject, St},
-            shell: {Main, PopupMenu, QuickSettings},
+            shell: {Main, PopupMenu, QuickSettings, RemoteSearch},
             shellMajor: parseInt(Config.PACKAGE_VERSION, 10),
             model: Me.imports.model,
             AgentClient: Me.imports.client.AgentClient,
