@@ -19,6 +19,11 @@ person drives it: a pointer and keys through KWin's fake input
   the history entry, and Enter runs it: the app restores the activity.
   KRunner 5.27 gives a D-Bus runner no token (krunner1 has no way to),
   so that app has none.
+- A real Wayland app (GTK 3, wayland_window.py) continued from the tray
+  is started holding the token Plasma gave and its window gets the
+  focus. (KWin 5.27 here also focuses a new window started without a
+  token, whatever its focus-stealing prevention level: the focus shows
+  the path works end to end, the token is what Plasma's click gave.)
 
 Each test starts its own Plasma (about 8 s here) and ends it with all it
 started. Skipped without Plasma (scripts/install-deps.sh installs it)."""
@@ -32,9 +37,9 @@ import pytest
 
 import kwin_input
 import plasma
-from agent_desktop import Desktop, json_lines, kill_apps, wait_for
+from agent_desktop import TEAM, Desktop, json_lines, kill_apps, wait_for
 from bus_calls import BusCalls
-from cli_support import publish
+from cli_support import loopback, publish
 from test_agent_e2e import TYPE, app_event, start_agent
 from test_agent_launch import agent_event
 from test_history_search import BUNDLE, TYPE as HISTORY_TYPE, History
@@ -43,6 +48,7 @@ pytestmark = pytest.mark.skipif(plasma.available() is not None,
                                 reason=f"no KDE Plasma here: {plasma.available()}")
 
 ROOT = Path(__file__).resolve().parents[2]
+WINDOW = Path(__file__).resolve().parent / "wayland_window.py"
 ITEM = "org.kde.StatusNotifierItem"
 MENU = "com.canonical.dbusmenu"
 NOTIFICATIONS = "org.freedesktop.Notifications"
@@ -56,9 +62,10 @@ class Session:
     """Plasma, the stand-in desktop on its bus (the apps' .desktop files),
     and what went over that bus."""
 
-    def __init__(self, tmp_path, procs):
+    def __init__(self, tmp_path, procs, **plasma_options):
         root = tmp_path / "desktop"
-        self.plasma = plasma.Plasma(tmp_path / "plasma", servicedirs=[Desktop.services_folder(root)])
+        self.plasma = plasma.Plasma(tmp_path / "plasma", servicedirs=[Desktop.services_folder(root)],
+                                    **plasma_options)
         procs.append(self.plasma)
         self.desktop = Desktop(root, procs, fake=False, bus=self.plasma.bus)
         self.bus = BusCalls(self.plasma.bus.address, procs, tmp_path / "bus.log")
@@ -181,6 +188,38 @@ def test_plasmas_notification_shows_the_offer_and_its_continue_button_hands_over
         sender.event("continued", id=published["id"])
     finally:
         kill_apps(app_log)
+
+
+def test_a_wayland_app_continued_from_plasmas_tray_holds_the_token_and_gets_the_focus(pair, ports, tmp_path, procs):
+    a, b = pair
+    session = Session(tmp_path, procs)
+    windows = tmp_path / "windows.jsonl"
+    (session.desktop.data / "applications" / "org.example.Window.desktop").write_text(
+        f"[Desktop Entry]\nType=Application\nName=Window app\nExec=/usr/bin/python3 {WINDOW} {windows} Continued\n"
+        f"X-Handoff-ActivityTypes={TYPE};\nX-Handoff-TeamIdentifier={TEAM}\n"
+        "X-Handoff-BundleIdentifier=org.example.Window\n")
+    socket_path = tmp_path / "run" / "agent.sock"
+    # As in a session: the agent knows the Wayland display its apps use.
+    env = dict(session.desktop.env(b.env, socket_path), WAYLAND_DISPLAY=session.plasma.env["WAYLAND_DISPLAY"],
+               XDG_RUNTIME_DIR=session.plasma.env["XDG_RUNTIME_DIR"])
+    try:
+        before = session.plasma.look()
+        agent = b.spawn("--json", "agent", "--socket", socket_path, *loopback(ports[1], ports[0]), env=env)
+        agent.expect_stderr('"event":"listening"')
+        icon = session.tray_icon(before)
+        sender, _ = publish(a, ports[0], ports[1], "--type", TYPE, "--title", "Focus")
+        agent_event(agent, "tray", offers=1)
+        session.plasma.input().click(*icon)
+        provided = wait_for(lambda: session.from_plasmashell("method call", ITEM, "ProvideXdgActivationToken"),
+                            "Plasma provided a token")
+        shown = wait_for(lambda: [e for e in json_lines(windows) if e["event"] == "shown"], "the window app started")
+        assert [e["token"] for e in shown] == [token_of(provided[0])], shown
+        wait_for(lambda: any(e["event"] == "active" and e["value"] for e in json_lines(windows)),
+                 "the continued app's window has the focus")
+        screenshot(session.plasma, "plasma-continued-window")
+        sender.kill()
+    finally:
+        kill_apps(windows)
 
 
 def test_krunner_finds_the_history_entry_and_enter_continues_it(pair, ports, tmp_path, procs):
