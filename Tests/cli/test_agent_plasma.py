@@ -62,10 +62,9 @@ class Session:
     """Plasma, the stand-in desktop on its bus (the apps' .desktop files),
     and what went over that bus."""
 
-    def __init__(self, tmp_path, procs, **plasma_options):
+    def __init__(self, tmp_path, procs):
         root = tmp_path / "desktop"
-        self.plasma = plasma.Plasma(tmp_path / "plasma", servicedirs=[Desktop.services_folder(root)],
-                                    **plasma_options)
+        self.plasma = plasma.Plasma(tmp_path / "plasma", servicedirs=[Desktop.services_folder(root)])
         procs.append(self.plasma)
         self.desktop = Desktop(root, procs, fake=False, bus=self.plasma.bus)
         self.bus = BusCalls(self.plasma.bus.address, procs, tmp_path / "bus.log")

@@ -63,13 +63,12 @@ def available():
 
 
 class Plasma:
-    def __init__(self, root, size=(1280, 800), servicedirs=(), env=None, config_files=None):
+    def __init__(self, root, size=(1280, 800), servicedirs=(), env=None):
         """`root`: a folder of the caller's (HOME, the bus, the logs and
         the screenshots go there; XDG_RUNTIME_DIR is a short folder in
         the temporary directory, removed by close()); `servicedirs`: more folders of D-Bus
         services the bus may activate; `env`: more environment for
-        Plasma and what its bus activates; `config_files`: more KDE settings
-        files, {name in XDG_CONFIG_HOME: text} (kwinrc…)."""
+        Plasma and what its bus activates."""
         self.root = Path(root)
         self.home = self.root / "home"
         # Short: KIO's and Wayland's sockets go there (a socket's path
@@ -89,8 +88,6 @@ class Plasma:
         config = self.home / ".config"
         config.mkdir(parents=True, exist_ok=True)
         (config / "kdeglobals").write_text("[KDE]\nAnimationDurationFactor=0\n")
-        for name, text in (config_files or {}).items():
-            (config / name).write_text(text)
         self._trust_input()
         self.env = dict(os.environ, HOME=str(self.home), XDG_RUNTIME_DIR=str(self.runtime),
                         XDG_CONFIG_HOME=str(config), XDG_DATA_HOME=str(self.home / ".local/share"),
