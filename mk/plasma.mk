@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # The agent inside a real headless KDE Plasma 5.27 (Tests/support/plasma.py;
 # scripts/install-deps.sh installs KWin and plasmashell): its tray item
-# clicked, Plasma's notification, KRunner. About 25 s a test.
+# clicked, a GTK window it launched, Plasma's notification, KRunner: 15–40 s a
+# test (Plasma starts in about 8 s), about 1 min for the four.
 #
 #   make test-plasma   Tests/cli/test_agent_plasma.py alone (also in test-cli)
 
