@@ -19,7 +19,7 @@ import time
 
 INTERFACE = b"org_kde_kwin_fake_input"
 BTN_LEFT = 0x110  # linux/input-event-codes.h
-KEY_ENTER, KEY_DOWN, KEY_ESC = 28, 108, 1
+KEY_ENTER, KEY_DOWN = 28, 108
 WAIT = 10  # seconds for the compositor's answer
 
 # Request opcodes, in the order of fake-input.xml and wayland.xml.

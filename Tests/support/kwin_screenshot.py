@@ -3,7 +3,8 @@
 """What KWin's screen shows, as a PNG: `kwin_screenshot.py BUS_ADDRESS
 OUT.png`. KWin's org.kde.KWin.ScreenShot2 (version 4) writes the raw
 image into a pipe the caller passes; the system's Python with GObject
-introspection (Gio) passes it; png_image.py writes the PNG. KWin answers only trusted callers unless it runs with
+introspection (Gio) passes it; png_image.py writes the PNG. KWin
+answers only trusted callers unless it runs with
 KWIN_SCREENSHOT_NO_PERMISSION_CHECKS=1 (Tests/support/plasma.py)."""
 
 import os
