@@ -90,6 +90,14 @@ pkg_config_has Qt6Core || pkg_config_has Qt5Core || need_apt="$need_apt qt6-base
 need_bare=""
 command -v gnome-shell >/dev/null 2>&1 || need_bare="$need_bare gnome-shell"
 command -v gjs >/dev/null 2>&1 || need_bare="$need_bare gjs"
+# A real KDE Plasma (Tests/support/plasma.py), headless: KWin, plasmashell
+# with its desktop shell package (the panel, the tray, the notification
+# server; KRunner comes with plasma-workspace) and Qt's Wayland platform,
+# without recommends (about 300 packages, 700 MB installed on Debian 12).
+command -v kwin_wayland >/dev/null 2>&1 || need_bare="$need_bare kwin-wayland"
+command -v plasmashell >/dev/null 2>&1 || need_bare="$need_bare plasma-workspace"
+[ -d /usr/share/plasma/shells/org.kde.plasma.desktop ] || need_bare="$need_bare plasma-desktop"
+ls /usr/lib/*/qt5/plugins/platforms/libqwayland-generic.so >/dev/null 2>&1 || need_bare="$need_bare qtwayland5"
 
 if [ -n "$need_apt$need_bare" ] && [ "$(id -u)" != 0 ]; then
     echo "missing:$need_apt$need_bare" >&2
