@@ -407,6 +407,8 @@ int main(int argc, char **argv)
     long entries = argc > 2 ? atol(argv[2]) : 10000;
     long large = argc > 3 ? atol(argv[3]) : 100000;
     signal(SIGALRM, watchdog);
+    signal(SIGINT, watchdog); /* an interrupted run leaves no agent or bus behind */
+    signal(SIGTERM, watchdog);
     alarm(1200);
     snprintf(dir, sizeof dir, "/tmp/bench-history-XXXXXX");
     if (!mkdtemp(dir))
