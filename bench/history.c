@@ -2,10 +2,11 @@
 /* bench_history: the history (docs/history.md) as a person meets it, next
  * to raw baselines taken in the same run.
  *
- *   bench_history TOOL [ENTRIES]
+ *   bench_history TOOL [ENTRIES [LARGE]]
  *
  * Starts a private dbus-daemon and a `handoff agent` (its own account,
- * runtime folder and history database under a temporary folder), then:
+ * runtime folder and history database under a temporary folder, and
+ * HistoryEntries=LARGE so retention keeps them all), then:
  *
  *   save cost   two apps in HANDOFF_CONTINUITY_MODE_AGENT in this process,
  *               each with a current activity saved once a round (a userInfo
@@ -25,9 +26,17 @@
  *               from the vocabulary each round, next to a D-Bus Ping of the
  *               agent's connection (the bus round trip alone); p50 and p99
  *               (goal: search p99 <= 10 ms).
+ *   at LARGE    (default 100,000; 0 skips it) the database topped up to
+ *               LARGE entries by this process (SQLite, the agent's own
+ *               triggers index them; copies of the newest entry's payload
+ *               with titles, keywords and text from the vocabulary: filling
+ *               90,000 through an app would take the bench's whole budget),
+ *               then search and save cost again, next to the figures at
+ *               ENTRIES: a search and a save cost the same at either size.
+ *               The store's own write at both sizes is bench/history_writes.py's.
  *
  * Never fails on a figure: it reports. Exits 1 when something could not be
- * set up. A watchdog ends the agent and the bus after 10 minutes.
+ * set up. A watchdog ends the agent and the bus after 20 minutes.
  */
 #define _GNU_SOURCE
 #include "timing.h"
@@ -45,6 +54,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TYPE "com.example.bench.note"
@@ -251,16 +261,155 @@ static void print_pair(const char *name, const series *s, const char *base_name,
            (median_of(s) - median_of(base)) / 1e6);
 }
 
+/* SAVE_ROUNDS saves of each app's activity, alternating: `with` the one
+ * eligible for search (its dispatch sends INDEX), `without` the other. */
+static void save_cost(handoff_application *kept, handoff_activity *a, handoff_application *plain, handoff_activity *b,
+                      series *with, series *without)
+{
+    series_init(with, SAVE_ROUNDS);
+    series_init(without, SAVE_ROUNDS);
+    for (long i = 0; i < SAVE_ROUNDS + 20; i++) {
+        int64_t t1 = save_round(kept, a, i), t2 = save_round(plain, b, i);
+        if (i >= 20) {
+            series_add(with, t1);
+            series_add(without, t2);
+        }
+        sleep_ns(200 * 1000);
+    }
+}
+
+/* SEARCH_ROUNDS searches of what a person has typed so far (the first four
+ * letters of a word of the vocabulary), each next to a D-Bus Ping and to
+ * the floor of the same query in this process's own SQLite connection:
+ * the newest 20 rows that match, no ranking, no columns. */
+static void search_cost(sd_bus *bus, const char *db, series *search, series *ping, series *raw, long *results,
+                        long *errors)
+{
+    series_init(search, SEARCH_ROUNDS);
+    series_init(ping, SEARCH_ROUNDS);
+    series_init(raw, SEARCH_ROUNDS);
+    sqlite3 *h = NULL;
+    sqlite3_stmt *newest = NULL;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+        sqlite3_busy_timeout(h, 2000);
+        sqlite3_prepare_v2(h, "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?1 ORDER BY rowid DESC LIMIT 20",
+                           -1, &newest, NULL);
+    }
+    for (long i = 0; i < SEARCH_ROUNDS + 20; i++) {
+        char term[16];
+        snprintf(term, sizeof term, "%.4s", words[i % WORDS]);
+        sd_bus_message *reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int64_t t0 = now_ns();
+        int r = sd_bus_call_method(bus, "org.libhandoff.History", "/org/libhandoff/History",
+                                   "org.gnome.Shell.SearchProvider2", "GetInitialResultSet", &error, &reply, "as", 1,
+                                   term);
+        int64_t t1 = now_ns();
+        char **ids = NULL;
+        if (r >= 0 && sd_bus_message_read_strv(reply, &ids) >= 0 && ids) {
+            for (char **p = ids; *p; p++, (*results)++)
+                free(*p);
+            free(ids);
+        } else {
+            (*errors)++;
+        }
+        sd_bus_message_unref(reply);
+        sd_bus_error_free(&error);
+        int64_t t2 = now_ns();
+        sd_bus_call_method(bus, "org.libhandoff.History", "/org/libhandoff/History", "org.freedesktop.DBus.Peer",
+                           "Ping", NULL, NULL, "");
+        int64_t t3 = now_ns();
+        char match[24];
+        snprintf(match, sizeof match, "\"%s\"*", term);
+        int64_t t4 = now_ns();
+        if (newest) {
+            sqlite3_reset(newest);
+            sqlite3_bind_text(newest, 1, match, -1, SQLITE_TRANSIENT);
+            while (sqlite3_step(newest) == SQLITE_ROW) {
+            }
+        }
+        int64_t t5 = now_ns();
+        if (i >= 20) {
+            series_add(search, t1 - t0);
+            series_add(ping, t3 - t2);
+            series_add(raw, t5 - t4);
+        }
+    }
+    sqlite3_finalize(newest);
+    sqlite3_close(h);
+}
+
+static double topped_seconds;
+
+/* Adds `n` entries to the database at `db` through SQLite, as the agent's
+ * writer would have (its triggers index them and count them): copies of
+ * the newest entry's payload and device, each its own activity, with a
+ * title, keywords and searchable text from the vocabulary and a recent
+ * last_seen (retention keeps HistoryDays). Transactions of 5,000 rows, the
+ * WAL emptied after each, so the agent's writer waits at most one. The
+ * number added, or -1. */
+static long top_up(const char *db, long n)
+{
+    int64_t start = now_ns();
+    sqlite3 *h = NULL;
+    sqlite3_stmt *s = NULL;
+    long added = 0;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+        goto done;
+    sqlite3_busy_timeout(h, 10000);
+    if (sqlite3_prepare_v2(h,
+                           "INSERT INTO entries(device_id, device_name, activity_id, bundle, team, type, persistent_id, "
+                           "title, keywords, content, url, first_seen, last_seen, payload_size, payload) "
+                           "SELECT device_id, device_name, randomblob(16), bundle, team, type, NULL, ?1, ?2, ?3, NULL, "
+                           "?4, ?4, payload_size, payload FROM entries WHERE id = (SELECT max(id) FROM entries)",
+                           -1, &s, NULL) != SQLITE_OK)
+        goto done;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    while (added < n) {
+        if (sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+            goto done;
+        for (long i = 0; i < 5000 && added < n; i++, added++) {
+            char title[160], keywords[64], body[200];
+            snprintf(title, sizeof title, "Note %ld: %s %s %s", 1000000 + added, word(), word(), word());
+            snprintf(keywords, sizeof keywords, "%s\n%s", word(), word());
+            snprintf(body, sizeof body, "%s %s %s %s %s", word(), word(), word(), word(), word());
+            sqlite3_reset(s);
+            sqlite3_bind_text(s, 1, title, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(s, 2, keywords, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(s, 3, body, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int64(s, 4, now_ms - n + added);
+            if (sqlite3_step(s) != SQLITE_DONE) {
+                sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
+                added = -1;
+                goto done;
+            }
+        }
+        if (sqlite3_exec(h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK ||
+            sqlite3_exec(h, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL) != SQLITE_OK)
+            goto done;
+    }
+done:
+    sqlite3_finalize(s);
+    sqlite3_close(h);
+    topped_seconds = (double)(now_ns() - start) / 1e9;
+    return added;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_history TOOL [ENTRIES]\n");
+        fprintf(stderr, "usage: bench_history TOOL [ENTRIES [LARGE]]\n");
         return 2;
     }
     const char *tool = argv[1];
     long entries = argc > 2 ? atol(argv[2]) : 10000;
+    long large = argc > 3 ? atol(argv[3]) : 100000;
     signal(SIGALRM, watchdog);
-    alarm(600);
+    signal(SIGINT, watchdog); /* an interrupted run leaves no agent or bus behind */
+    signal(SIGTERM, watchdog);
+    alarm(1200);
     snprintf(dir, sizeof dir, "/tmp/bench-history-XXXXXX");
     if (!mkdtemp(dir))
         return fail("mkdtemp", strerror(errno));
@@ -280,8 +429,11 @@ int main(int argc, char **argv)
 
     char *create[] = {(char *)tool, "account", "create", NULL};
     char *name[] = {(char *)tool, "device", "--name", "Bench desk", NULL};
-    if (run(create) != 0 || run(name) != 0)
-        return fail("setup", "handoff account create / device failed");
+    char kept_entries[24];
+    snprintf(kept_entries, sizeof kept_entries, "%ld", large > entries ? large : entries);
+    char *keep[] = {(char *)tool, "settings", "history", "entries", kept_entries, NULL};
+    if (run(create) != 0 || run(name) != 0 || run(keep) != 0)
+        return fail("setup", "handoff account create / device / settings history entries failed");
 
     int address_fd = -1;
     char *daemon[] = {"dbus-daemon", "--session", "--nofork", "--print-address=1", NULL};
@@ -319,18 +471,7 @@ int main(int argc, char **argv)
     handoff_application_dispatch(kept);
     handoff_application_dispatch(plain);
     series with, without;
-    series_init(&with, SAVE_ROUNDS);
-    series_init(&without, SAVE_ROUNDS);
-    for (long i = 0; i < SAVE_ROUNDS + 20; i++) {
-        int64_t t1 = save_round(kept, a, i), t2 = save_round(plain, b, i);
-        if (i >= 20) {
-            series_add(&with, t1);
-            series_add(&without, t2);
-        }
-        sleep_ns(200 * 1000);
-    }
-    handoff_activity_free(a);
-    handoff_activity_free(b);
+    save_cost(kept, a, plain, b, &with, &without);
 
     /* Fill. */
     int64_t fill_start = now_ns();
@@ -355,39 +496,9 @@ int main(int argc, char **argv)
     double fill_s = (double)(now_ns() - fill_start) / 1e9;
 
     /* Search. */
-    series search, ping;
-    series_init(&search, SEARCH_ROUNDS);
-    series_init(&ping, SEARCH_ROUNDS);
+    series search, ping, raw;
     long results = 0, errors = 0;
-    for (long i = 0; i < SEARCH_ROUNDS + 20; i++) {
-        char term[16];
-        snprintf(term, sizeof term, "%.4s", words[i % WORDS]); /* what a person has typed so far */
-        sd_bus_message *reply = NULL;
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        int64_t t0 = now_ns();
-        int r = sd_bus_call_method(bus, "org.libhandoff.History", "/org/libhandoff/History",
-                                   "org.gnome.Shell.SearchProvider2", "GetInitialResultSet", &error, &reply, "as", 1,
-                                   term);
-        int64_t t1 = now_ns();
-        char **ids = NULL;
-        if (r >= 0 && sd_bus_message_read_strv(reply, &ids) >= 0 && ids) {
-            for (char **p = ids; *p; p++, results++)
-                free(*p);
-            free(ids);
-        } else {
-            errors++;
-        }
-        sd_bus_message_unref(reply);
-        sd_bus_error_free(&error);
-        int64_t t2 = now_ns();
-        sd_bus_call_method(bus, "org.libhandoff.History", "/org/libhandoff/History", "org.freedesktop.DBus.Peer",
-                           "Ping", NULL, NULL, "");
-        int64_t t3 = now_ns();
-        if (i >= 20) {
-            series_add(&search, t1 - t0);
-            series_add(&ping, t3 - t2);
-        }
-    }
+    search_cost(bus, db, &search, &ping, &raw, &results, &errors);
 
     long size = file_size(db);
     char wal[160];
@@ -399,9 +510,38 @@ int main(int argc, char **argv)
            "fill", stored, fill_s, size / 1024.0, file_size(wal) / 1024.0,
            stored > 0 ? size / 1024.0 / ((double)stored / 1000) : 0);
     print_pair("search (GetInitialResultSet)", &search, "D-Bus Ping of the agent", &ping);
+    print_pair("  raw FTS5: newest 20 matches", &raw, "D-Bus Ping of the agent", &ping);
     printf("  %-34s goal: p99 <= 10 ms; %.1f results a query (at most 50), %ld failed calls\n", "",
            (double)results / (SEARCH_ROUNDS + 20), errors);
 
+    if (large > stored && stored > 0) {
+        /* The same at LARGE entries. */
+        long topped = top_up(db, large - stored);
+        if (topped < 0)
+            printf("  %-34s could not top up the database to %ld entries\n", "", large);
+        long at_large = entries_in(db);
+        series search_large, ping_large, raw_large, with_large, without_large;
+        long results_large = 0, errors_large = 0;
+        search_cost(bus, db, &search_large, &ping_large, &raw_large, &results_large, &errors_large);
+        /* The fill made other activities current: the saved ones again. */
+        handoff_application_become_current(kept, a);
+        handoff_application_dispatch(kept);
+        save_cost(kept, a, plain, b, &with_large, &without_large);
+        printf("\nhistory at %ld entries (topped up from %ld by SQLite in %.1f s), next to the figures at %ld\n",
+               at_large, stored, topped_seconds, stored);
+        print_pair("search (GetInitialResultSet)", &search_large, "the same search at the smaller size", &search);
+        printf("  %-34s goal: p99 <= 10 ms; p50 %.2fx and p99 %.2fx the smaller size's; %.1f results a query, %ld failed calls\n",
+               "", median_of(&search_large) / median_of(&search), p99_of(&search_large) / p99_of(&search),
+               (double)results_large / (SEARCH_ROUNDS + 20), errors_large);
+        print_pair("  D-Bus Ping of the agent", &ping_large, "at the smaller size", &ping);
+        print_pair("  raw FTS5: newest 20 matches", &raw_large, "at the smaller size", &raw);
+        print_pair("save, eligible for search (INDEX)", &with_large, "same save, not eligible", &without_large);
+        printf("  %-34s goal: the difference <= 0.1 ms at p50 (%+.3f ms at the smaller size)\n", "",
+               (median_of(&with) - median_of(&without)) / 1e6);
+    }
+
+    handoff_activity_free(a);
+    handoff_activity_free(b);
     handoff_application_free(kept);
     handoff_application_free(plain);
     sd_bus_flush_close_unref(bus);

@@ -52,7 +52,7 @@ class History:
     def _ready(self):
         try:
             with closing(sqlite3.connect(self.db, timeout=WAIT)) as db:
-                return db.execute("PRAGMA user_version").fetchone()[0] == 2  # HistorySchema.version
+                return db.execute("PRAGMA user_version").fetchone()[0] == 3  # HistorySchema.version
         except sqlite3.Error:
             return False
 

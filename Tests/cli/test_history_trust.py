@@ -208,7 +208,7 @@ def test_a_burst_of_ten_thousand_activities_loses_none_uncounted(device, ports, 
     assert kept + h["dropped"] + h["coalesced"] == h["received"], h
     finding = [f for f in report["findings"] if f["check"] == "history.writes"]
     assert finding and (finding[0]["status"] == "ok") == (h["dropped"] == 0), finding
-    assert h["entries"] == kept and h["schema"] == 2
+    assert h["entries"] == kept and h["schema"] == 3
     # list has no cap.
     assert len(history(device, "list", "--limit", "100000")) == kept
     stop(agent, a)

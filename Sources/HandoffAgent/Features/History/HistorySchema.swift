@@ -6,7 +6,7 @@ import HandoffModel
 /// from the version before it; all run in one transaction, so a database
 /// is at one version or the one before, never between.
 enum HistorySchema {
-    static let version = 2
+    static let version = 3
 
     /// Migration n takes version n-1 to n.
     static let migrations: [Int: String] = [
@@ -106,6 +106,22 @@ enum HistorySchema {
             INSERT INTO entries_fts(rowid, title, keywords, content) VALUES (new.id, new.title, new.keywords, new.content);
             UPDATE stats SET payload_bytes = payload_bytes - old.payload_size + new.payload_size WHERE id = 1;
         END;
+        """,
+        // Version 3: prefix indexes for prefixes of 1 to 8 characters
+        // (version 2 had 2 and 3), so what a person types reads the
+        // newest matches first and stops (docs/history.md "Searching"); a
+        // longer prefix, or one without its index, made FTS5 gather every
+        // match of every word it begins before the first could be read.
+        // FTS5 cannot change an index's options: it is made again from the
+        // entries (secure_delete overwrites the old one's pages).
+        3: """
+        DROP TABLE entries_fts;
+        CREATE VIRTUAL TABLE entries_fts USING fts5(
+            title, keywords, content,
+            content='entries', content_rowid='id',
+            tokenize='unicode61 remove_diacritics 2', prefix='1 2 3 4 5 6 7 8'
+        );
+        INSERT INTO entries_fts(entries_fts) VALUES ('rebuild');
         """,
     ]
 

@@ -70,6 +70,9 @@ public final class HistoryStore {
             try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON; PRAGMA temp_store = MEMORY")
             try HistorySchema.migrate(db)
         }
+        // The search's ranking (a function of this connection's).
+        let rc = handoff_sqlite3_register_rank(db.handle)
+        guard rc == SQLITE_OK else { throw db.failure(rc, "cannot register the ranking function: \(db.lastMessage)") }
         // Fails for a file that is not a database (SQLite reads lazily).
         _ = try count()
         if create { ensureReserve() }
@@ -230,21 +233,19 @@ public final class HistoryStore {
     public static let rankedWindow = 200
 
     /// The entries matching `query`: the best `limit` among the newest
-    /// `rankedWindow` that match (FTS5 rank), then newest.
+    /// `rankedWindow` that match (`handoff_rank`, then newest). FTS5 reads
+    /// the prefix index newest first and stops at the window; the ranking
+    /// reads only the rows it ranks (bm25() would read every match of
+    /// each term for its rarity).
     public func search(_ query: String, limit: Int = 20) throws(HandoffError) -> [HistoryEntry] {
         guard let match = Self.matchExpression(query) else { return [] }
-        // Where the window starts: the rowid of the rankedWindow-th newest
-        // match (FTS5 walks its doclists newest first and stops there).
-        let cut = try statement("""
-            SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2
-            """).rows([.text(match), .integer(Int64(Self.rankedWindow - 1))]) { $0.integer(0) }.first ?? 0
-        // The best `limit` of the window, ranked in the full-text index
-        // alone, then their columns.
         return try statement("""
             SELECT \(Self.columns) FROM (
-                SELECT rowid, rank FROM entries_fts WHERE entries_fts MATCH ?1 AND rowid >= ?3 ORDER BY rank LIMIT ?2
-            ) AS best JOIN entries e ON e.id = best.rowid ORDER BY best.rank, e.last_seen DESC
-            """).rows([.text(match), .integer(Int64(min(max(limit, 0), Self.maxResults))), .integer(cut)], Self.entry)
+                SELECT rowid, handoff_rank(entries_fts) AS score FROM entries_fts WHERE entries_fts MATCH ?1
+                ORDER BY rowid DESC LIMIT ?3
+            ) AS newest JOIN entries e ON e.id = newest.rowid ORDER BY newest.score, e.last_seen DESC LIMIT ?2
+            """).rows([.text(match), .integer(Int64(min(max(limit, 0), Self.maxResults))),
+                       .integer(Int64(Self.rankedWindow))], Self.entry)
     }
 
     /// The newest entries, of one app or device when given.

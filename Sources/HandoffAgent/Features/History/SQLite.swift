@@ -74,6 +74,19 @@ final class SQLiteDatabase {
         return primary == SQLITE_FULL || primary == SQLITE_IOERR
     }
 
+    /// Pages this connection asked its cache for (hits and misses) since
+    /// the last reset: a count of a statement's reading, for tests
+    /// (`HistorySearchScaleTests`), whatever the page cache held.
+    func pagesRead(reset: Bool) -> Int {
+        var total = 0
+        for counter in [SQLITE_DBSTATUS_CACHE_HIT, SQLITE_DBSTATUS_CACHE_MISS] {
+            var current: Int32 = 0, highest: Int32 = 0
+            sqlite3_db_status(handle, counter, &current, &highest, reset ? 1 : 0)
+            total += Int(current)
+        }
+        return total
+    }
+
     var changes: Int { Int(sqlite3_changes(handle)) }
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
