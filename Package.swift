@@ -59,6 +59,26 @@ func footprintLinkerSettings(map name: String) -> [LinkerSetting] {
                   .when(configuration: .release))]
 }
 
+/// What only libhandoff.so's release link does to be small (README "Size";
+/// `make size` shows each part):
+/// - the standard library from `.build/footprint/Swift.o`, the toolchain's
+///   Swift.o with its functions and constants collectable (the toolchain
+///   marks every one retained; `make lib` makes the copy with
+///   scripts/unretained_stdlib.py): given as an input, ahead of the archive;
+/// - relative relocations packed (DT_RELR, glibc 2.36);
+/// - no unwind tables (no-unwind-tables.ld; nothing in it unwinds);
+/// - the runtime's Unicode character-name lookup answered by a stub
+///   (CLinux/no_scalar_names.c): nothing in the library asks for a
+///   character's name, and its tables are 0.55 MiB.
+let libraryFootprintLinkerSettings: [LinkerSetting] = [
+    .unsafeFlags(["\(root)/.build/footprint/Swift.o",
+                  "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                  "-Xlinker", "-T", "-Xlinker", "\(root)/Sources/HandoffCABI/no-unwind-tables.ld",
+                  "-Xlinker", "--no-eh-frame-hdr",
+                  "-Xlinker", "--defsym=_swift_stdlib_getScalarName=clinux_no_scalar_name"],
+                 .when(configuration: .release)),
+]
+
 let package = Package(
     name: "libhandoff",
     products: [
@@ -114,13 +134,14 @@ let package = Package(
         .target(
             name: "HandoffCABI",
             dependencies: ["CHandoffHeader", "HandoffBase", "HandoffModel", "HandoffRuntime", "HandoffContinuity"],
-            exclude: ["exports.map"],
+            exclude: ["exports.map", "no-unwind-tables.ld"],
             swiftSettings: [
                 // `@c @implementation`: each thunk is checked against handoff.h.
                 .enableExperimentalFeature("CImplementation"),
                 .unsafeFlags(["-static-stdlib"]),
             ] + withoutFoundation,
             linkerSettings: [.unsafeFlags(sharedLibraryLinkerFlags)] + footprintLinkerSettings(map: "libhandoff.so")
+                + libraryFootprintLinkerSettings
         ),
         // JSON values and their writer, for the command's --json
         // output and the browser bridge's messages.

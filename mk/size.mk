@@ -13,6 +13,17 @@
 LIB_MAP  := .build/libhandoff.so.map
 TOOL_MAP := .build/handoff-cli.map
 
+# The standard library's object with its functions collectable, which the
+# library's release link takes ahead of the toolchain's archive
+# (Package.swift, libraryFootprintLinkerSettings). A new copy relinks.
+STDLIB_COLLECTABLE := .build/footprint/Swift.o
+
+$(STDLIB_COLLECTABLE): scripts/unretained_stdlib.py
+	$(PYTHON) scripts/unretained_stdlib.py $@ $(dir $(shell command -v $(SWIFT)))swiftc
+	rm -f $(SWIFT_OUT)
+
+$(LIB): $(STDLIB_COLLECTABLE)
+
 .PHONY: size
 
 ## size: the stripped library and tool, split by origin
