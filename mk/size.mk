@@ -24,8 +24,14 @@ $(STDLIB_COLLECTABLE): scripts/unretained_stdlib.py
 
 $(LIB): $(STDLIB_COLLECTABLE)
 
-.PHONY: size
+.PHONY: size test-footprint
 
 ## size: the stripped library and tool, split by origin
 size: $(LIB) $(TOOL)
 	@$(PYTHON) scripts/size.py $(LIB) $(LIB_MAP) $(TOOL) $(TOOL_MAP)
+
+## test-footprint: (test) the library's trimmed link still in force: size bound, DT_RELR, no unwind tables, no character names
+test-footprint: lib
+	$(PYTHON) Tests/abi/check_footprint.py $(LIB) $(SWIFT_OUT) $(STDLIB_COLLECTABLE) $(dir $(shell command -v $(SWIFT)))swiftc
+
+EXTRA_TESTS += test-footprint
