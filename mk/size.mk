@@ -15,10 +15,12 @@ TOOL_MAP := .build/handoff-cli.map
 
 # The standard library's object with its functions collectable, which the
 # library's release link takes ahead of the toolchain's archive
-# (Package.swift, libraryFootprintLinkerSettings). A new copy relinks.
+# (Package.swift, libraryFootprintLinkerSettings). Made again when the
+# toolchain's archive changes; a new copy relinks.
 STDLIB_COLLECTABLE := .build/footprint/Swift.o
+SWIFT_CORE_ARCHIVE := $(wildcard $(dir $(realpath $(shell command -v $(SWIFT))))../lib/swift_static/linux/libswiftCore.a)
 
-$(STDLIB_COLLECTABLE): scripts/unretained_stdlib.py
+$(STDLIB_COLLECTABLE): scripts/unretained_stdlib.py $(SWIFT_CORE_ARCHIVE)
 	$(PYTHON) scripts/unretained_stdlib.py $@ $(dir $(shell command -v $(SWIFT)))swiftc
 	rm -f $(SWIFT_OUT)
 
