@@ -51,6 +51,13 @@ let withoutFoundation: [SwiftSetting] = footprintSettings + [
     .unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"]),
 ]
 
+/// -Osize for the engine's target (HandoffContinuity): 0.16 MiB off
+/// libhandoff.so (README "Size"); its time goes to sockets, TLS and
+/// OpenSSL's crypto, and `make bench` shows stream throughput and the warm
+/// continue unchanged. Not HandoffModel: userInfo coding is 15% slower
+/// there at -Osize.
+let optimizedForSize: [SwiftSetting] = [.unsafeFlags(["-Osize"], .when(configuration: .release))]
+
 /// Identical code folding (lld), and a linker map per release link that
 /// `make size` reads (scripts/size.py): into .build/, where the default
 /// scratch path puts everything else.
@@ -58,6 +65,26 @@ func footprintLinkerSettings(map name: String) -> [LinkerSetting] {
     [.unsafeFlags(["-Xlinker", "--icf=all", "-Xlinker", "-Map=\(root)/.build/\(name).map"],
                   .when(configuration: .release))]
 }
+
+/// What only libhandoff.so's release link does to be small (README "Size";
+/// `make size` shows each part):
+/// - the standard library from `.build/footprint/Swift.o`, the toolchain's
+///   Swift.o with its functions and constants collectable (the toolchain
+///   marks every one retained; `make lib` makes the copy with
+///   scripts/unretained_stdlib.py): given as an input, ahead of the archive;
+/// - relative relocations packed (DT_RELR, glibc 2.36);
+/// - no unwind tables (no-unwind-tables.ld; nothing in it unwinds);
+/// - the runtime's Unicode character-name lookup answered by a stub
+///   (CLinux/no_scalar_names.c): nothing in the library asks for a
+///   character's name, and its tables are 0.55 MiB.
+let libraryFootprintLinkerSettings: [LinkerSetting] = [
+    .unsafeFlags(["\(root)/.build/footprint/Swift.o",
+                  "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                  "-Xlinker", "-T", "-Xlinker", "\(root)/Sources/HandoffCABI/no-unwind-tables.ld",
+                  "-Xlinker", "--no-eh-frame-hdr",
+                  "-Xlinker", "--defsym=_swift_stdlib_getScalarName=clinux_no_scalar_name"],
+                 .when(configuration: .release)),
+]
 
 let package = Package(
     name: "libhandoff",
@@ -110,17 +137,18 @@ let package = Package(
         .target(name: "HandoffModel", dependencies: ["HandoffBase", "CExpat"], swiftSettings: withoutFoundation),
         .target(name: "HandoffRuntime", dependencies: ["HandoffBase", "HandoffModel", "CLinux"], swiftSettings: withoutFoundation),
         .target(name: "HandoffContinuity", dependencies: ["HandoffBase", "HandoffModel", "HandoffRuntime", "COpenSSL", "CLinux"],
-                swiftSettings: withoutFoundation),
+                swiftSettings: withoutFoundation + optimizedForSize),
         .target(
             name: "HandoffCABI",
             dependencies: ["CHandoffHeader", "HandoffBase", "HandoffModel", "HandoffRuntime", "HandoffContinuity"],
-            exclude: ["exports.map"],
+            exclude: ["exports.map", "no-unwind-tables.ld"],
             swiftSettings: [
                 // `@c @implementation`: each thunk is checked against handoff.h.
                 .enableExperimentalFeature("CImplementation"),
                 .unsafeFlags(["-static-stdlib"]),
             ] + withoutFoundation,
             linkerSettings: [.unsafeFlags(sharedLibraryLinkerFlags)] + footprintLinkerSettings(map: "libhandoff.so")
+                + libraryFootprintLinkerSettings
         ),
         // JSON values and their writer, for the command's --json
         // output and the browser bridge's messages.

@@ -39,6 +39,9 @@ def origin(input_file):
     """(row, detail) for one input file named in the map."""
     if input_file == '<internal>':
         return 'linker-made', None
+    if input_file.endswith('/footprint/Swift.o'):
+        # libswiftCore.a's Swift.o, made collectable (scripts/unretained_stdlib.py).
+        return 'Swift stdlib', 'swiftCore'
     target = re.search(r'/([^/]+)\.build/[^/]+\.o$', input_file)
     if target and '/.build/' in input_file:
         return 'project', target.group(1)
