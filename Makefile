@@ -79,8 +79,13 @@ endif
 
 # The library as hosts see it: a stripped copy with its SONAME link and the
 # development link, next to the header.
+# PACK_RELATIVE_RELOCS=1 packs its relative relocations (DT_RELR: 0.45 MiB
+# smaller) for systems whose glibc is 2.36 or later (the Debian package);
+# the default runs on glibc 2.35 too (Ubuntu 22.04; the wheel's tag).
+PACK_RELATIVE_RELOCS ?= 0
+LIB_LINK_FLAGS := $(if $(filter 1,$(PACK_RELATIVE_RELOCS)),-Xlinker -z -Xlinker pack-relative-relocs)
 $(LIB): $(SWIFT_SOURCES)
-	$(SWIFT) build -c release --product handoff
+	$(SWIFT) build -c release --product handoff $(LIB_LINK_FLAGS)
 	@mkdir -p $(LIBDIR)
 	strip --strip-unneeded -o $(LIBDIR)/libhandoff.so.$(VERSION) $(SWIFT_OUT)
 	ln -sf libhandoff.so.$(VERSION) $(LIBDIR)/libhandoff.so.$(SOMAJOR)

@@ -72,14 +72,14 @@ func footprintLinkerSettings(map name: String) -> [LinkerSetting] {
 ///   Swift.o with its functions and constants collectable (the toolchain
 ///   marks every one retained; `make lib` makes the copy with
 ///   scripts/unretained_stdlib.py): given as an input, ahead of the archive;
-/// - relative relocations packed (DT_RELR, glibc 2.36);
+/// - (relative relocations packed, DT_RELR, is the Makefile's choice,
+///   PACK_RELATIVE_RELOCS=1: it needs glibc 2.36 where the library runs);
 /// - no unwind tables (no-unwind-tables.ld; nothing in it unwinds);
 /// - the runtime's Unicode character-name lookup answered by a stub
 ///   (CLinux/no_scalar_names.c): nothing in the library asks for a
 ///   character's name, and its tables are 0.55 MiB.
 let libraryFootprintLinkerSettings: [LinkerSetting] = [
     .unsafeFlags(["\(root)/.build/footprint/Swift.o",
-                  "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                   "-Xlinker", "-T", "-Xlinker", "\(root)/Sources/HandoffCABI/no-unwind-tables.ld",
                   "-Xlinker", "--no-eh-frame-hdr",
                   "-Xlinker", "--defsym=_swift_stdlib_getScalarName=clinux_no_scalar_name"],
