@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 import HandoffBase
 import HandoffModel
+import HandoffRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Answers to solicitations (PROTOCOL §5 "Schedule"), within the answer
 /// limits ("Bounds"). A solicitation the limits refuse now is owed an
-/// answer, sent as soon as they admit one for its source: a device that
-/// starts listening again and again (one `handoff nearby --once` after
-/// another on one port) is answered within the limits' refill rather than
-/// at its next solicitation, or never when it sends none.
+/// answer, sent the moment they admit one for its source (an answer sent
+/// to it meanwhile settles it): a device that starts listening again and
+/// again (one `handoff nearby --once` after another on one port) is
+/// answered when the limits' refill allows rather than at its next
+/// solicitation, or never when it sends none.
 extension ContinuityEngine {
     /// Sources owed an answer at most (the oldest refusal beyond it is
     /// dropped: its solicitor asks again on its own schedule).
@@ -30,6 +32,7 @@ extension ContinuityEngine {
                 return (nil, false, owe(&s, key: key, solicitor: solicitor, now: now))
             }
             s.counters.answers += 1
+            s.owedAnswers.removeValue(forKey: key)
             return (s.advertisement, true, false)
         }
         if answer.owed { poke() }
@@ -38,33 +41,35 @@ extension ContinuityEngine {
     }
 
     /// The scheduler's part: each owed answer the limits admit now is sent;
-    /// the rest are tried again a token's refill later.
+    /// the next try is when they admit the next one owed.
     func answerOwed(now: Double) {
         let due: [(advert: Advertisement?, to: UDPAddress?)] = state.withLock { s in
             guard let at = s.owedAnswersDue, at <= now, !s.stopped else { return [] }
-            var sent: [(Advertisement?, UDPAddress?)] = []
+            var sent: [(advert: Advertisement?, to: UDPAddress?)] = []
             for (key, solicitor) in s.owedAnswers where s.answerLimit.admit(key, now: now) {
-                s.owedAnswers[key] = nil
+                s.owedAnswers.removeValue(forKey: key)
                 s.counters.answersDeferred += 1
-                sent.append((s.advertisement, solicitor))
+                sent.append((advert: s.advertisement, to: solicitor))
             }
-            s.owedAnswersDue = s.owedAnswers.isEmpty ? nil : now + Self.answerRefill
+            s.owedAnswersDue = nextOwedAnswer(s, now: now)
             return sent
         }
         for answer in due { sendAnswer(answer.advert, to: answer.to) }
     }
 
-    /// A token of a source's answer bucket comes back this often.
-    static var answerRefill: Double { 1 / answerPerSource.rate }
-
     /// Notes that `key` is owed an answer; true when the scheduler is to
     /// look sooner than it would have.
     private func owe(_ s: inout State, key: String, solicitor: UDPAddress?, now: Double) -> Bool {
         if s.owedAnswers[key] == nil, s.owedAnswers.count >= Self.maxOwedAnswers { return false }
-        s.owedAnswers[key] = solicitor
-        guard s.owedAnswersDue == nil else { return false }
-        s.owedAnswersDue = now + Self.answerRefill
+        s.owedAnswers.updateValue(solicitor, forKey: key)
+        guard let next = nextOwedAnswer(s, now: now), next < s.owedAnswersDue ?? .infinity else { return false }
+        s.owedAnswersDue = next
         return true
+    }
+
+    /// When the limits next admit one of the owed answers (nil: none owed).
+    private func nextOwedAnswer(_ s: State, now: Double) -> Double? {
+        s.owedAnswers.keys.map { now + s.answerLimit.secondsUntilAdmitted($0, now: now) }.min()
     }
 
     private func sendAnswer(_ advert: Advertisement?, to solicitor: UDPAddress?) {
