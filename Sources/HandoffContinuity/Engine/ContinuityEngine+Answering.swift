@@ -14,7 +14,7 @@ import Glibc
 /// answered when the limits' refill allows rather than at its next
 /// solicitation, or never when it sends none.
 extension ContinuityEngine {
-    /// Sources owed an answer at most (the oldest refusal beyond it is
+    /// Sources owed an answer at most (a refusal from one more source is
     /// dropped: its solicitor asks again on its own schedule).
     static let maxOwedAnswers = 16
 
