@@ -34,12 +34,26 @@ timed; relay_sight says why).
            through `handoff publish --agent`; B's agent (the same) is
            started each round, as above.
 
+The link and tailnet rounds start at least SPACING (1 s) apart: the
+protocol starts one device's solicitation bursts at most once a second
+and sizes the answer limits for that (docs/PROTOCOL.md §5 "Bounds"); each
+`nearby` is a new process of device B on the same port, so back-to-back
+rounds would ask ten times a second from one source, beyond the limits,
+and time the limits' refill instead of first sight. Each row prints
+p50, p90 and p99 beside the goal (p90 <= 150 ms) and two baselines
+measured in the same run, interleaved with the rounds: the start of the
+same program in B's namespace (`handoff --version`: exec, dynamic
+linking, runtime start-up, exit), which every `nearby` pays before it
+can ask, and a raw UDP round trip between A's and B's namespaces on the
+row's hops, the floor of one solicitation and its answer.
+
 Needs root and iproute2 (skips otherwise), mosquitto for the relay row
 (that row says it was skipped otherwise); every namespace is deleted and
 every process started here is stopped.
 """
 
 import argparse
+import math
 import os
 import re
 import shutil
@@ -59,6 +73,31 @@ from tailnet_support import FakeTailscaled, peer_status, status  # noqa: E402
 TYPE = "com.example.bench.sight"
 RELAY_PORT = 1883  # in the broker's own namespace
 WAIT = 30  # seconds: the bound of every wait of the relay row
+SPACING = 1.0  # seconds between the starts of two link or tailnet rounds
+GOAL_P90 = 150.0  # ms: first sight within one solicitation round trip
+ECHO_PORT = 47999  # the UDP echo of the round-trip baseline, in A's namespace
+# The UDP echo (argv: address to bind) and its client (argv: address, port,
+# count): the client prints one round trip per line, in microseconds.
+ECHO_SERVER = """
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], %d))
+print("ready", flush=True)
+while True:
+    data, peer = s.recvfrom(64)
+    s.sendto(data, peer)
+""" % ECHO_PORT
+ECHO_CLIENT = """
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(5)
+for n in range(int(sys.argv[3])):
+    start = time.monotonic()
+    s.sendto(b"%08d" % n, (sys.argv[1], int(sys.argv[2])))
+    while s.recvfrom(64)[0] != b"%08d" % n:
+        pass
+    print("%.1f" % ((time.monotonic() - start) * 1e6))
+"""
 AGENT_OPTIONS = ["--no-launch", "--no-notifications", "--no-tray", "--no-pairing", "--no-multicast",
                  "--channel", "127.0.0.1:0"]
 
@@ -80,12 +119,14 @@ def devices(tool, root):
 
 
 def sight(tool, envs, a_ns, b_ns, a_options, b_options, rounds):
-    """Milliseconds from B's `nearby --once` start to A's activity, per round."""
+    """Milliseconds from B's `nearby --once` start to A's activity, per
+    round (rounds SPACING apart), and, interleaved, from the start of
+    `handoff --version` in B's namespace to its exit (the baseline)."""
     sender = subprocess.Popen(["ip", "netns", "exec", a_ns, tool, "--json", "publish", "--type", TYPE, *a_options],
                               env=envs["a"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert '"publishing"' in sender.stdout.readline()
-        times = []
+        times, starts = [], []
         for _ in range(rounds):
             start = time.monotonic()
             seen = subprocess.run(["ip", "netns", "exec", b_ns, tool, "--json", "nearby", "--once", "--timeout", "30",
@@ -93,10 +134,30 @@ def sight(tool, envs, a_ns, b_ns, a_options, b_options, rounds):
             if seen.returncode != 0:
                 raise SystemExit("nearby failed: %s" % seen.stderr)
             times.append((time.monotonic() - start) * 1000)
-        return times
+            begin = time.monotonic()
+            subprocess.run(["ip", "netns", "exec", b_ns, tool, "--version"], env=envs["b"], check=True,
+                           capture_output=True, timeout=60)
+            starts.append((time.monotonic() - begin) * 1000)
+            time.sleep(max(0.0, start + SPACING - time.monotonic()))
+        return times, starts
     finally:
         sender.kill()
         sender.wait()
+
+
+def round_trips(a_ns, b_ns, a_address, count):
+    """Microseconds of a raw UDP round trip from B's namespace to an echo
+    in A's, `count` times."""
+    echo = subprocess.Popen(["ip", "netns", "exec", a_ns, sys.executable, "-c", ECHO_SERVER, a_address],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert echo.stdout.readline().strip() == "ready"
+        out = subprocess.run(["ip", "netns", "exec", b_ns, sys.executable, "-c", ECHO_CLIENT, a_address,
+                              str(ECHO_PORT), str(count)], capture_output=True, text=True, timeout=60, check=True)
+        return [float(line) for line in out.stdout.split()]
+    finally:
+        echo.kill()
+        echo.wait()
 
 
 def find_mosquitto():
@@ -239,15 +300,32 @@ def relay_sight(bed, rounds):
     return times
 
 
-def row(name, times):
+def percentile(times, p):
+    """Nearest rank: the smallest value at or above p of the values."""
     times = sorted(times)
-    p90 = times[min(len(times) - 1, int(len(times) * 0.9))]
-    print("  %-44s p50 %7.1f ms   p90 %7.1f ms   (n=%d)" % (name, statistics.median(times), p90, len(times)))
+    return times[max(0, min(len(times) - 1, math.ceil(p * len(times)) - 1))]
+
+
+def row(name, times, unit="ms"):
+    print("  %-46s p50 %7.1f %s   p90 %7.1f %s   p99 %7.1f %s   (n=%d)"
+          % (name, statistics.median(times), unit, percentile(times, 0.9), unit, percentile(times, 0.99), unit,
+             len(times)))
+
+
+def sight_rows(name, times, starts, trips):
+    """A row with its goal and its same-run baselines."""
+    row("through the " + name, times)
+    p90 = percentile(times, 0.9)
+    print("    goal p90 <= %.0f ms: %.1f ms, %s" % (GOAL_P90, p90, "met" if p90 <= GOAL_P90 else "not met"))
+    row("baseline: `handoff --version` start -> exit", starts)
+    row("baseline: raw UDP round trip, same hops", trips, unit="us")
+    print("    sight minus the program's start: p50 %+.1f ms, p90 %+.1f ms"
+          % (statistics.median(times) - statistics.median(starts), p90 - percentile(starts, 0.9)))
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--tool", default=str(ROOT / "build" / "bin" / "handoff"))
     o = parser.parse_args()
     if os.geteuid() != 0 or not shutil.which("ip"):
@@ -277,9 +355,12 @@ def main():
         relay_times, relay_skipped = None, None
         program = find_mosquitto()
         try:
-            link_times = sight(o.tool, envs, link["la"], link["lb"], ["--no-tailnet"], ["--no-tailnet"], o.rounds)
-            tailnet_times = sight(o.tool, envs, a, b, ["--tailnet-socket", served[0].path],
-                                  ["--tailnet-socket", served[1].path], o.rounds)
+            link_times, link_starts = sight(o.tool, envs, link["la"], link["lb"], ["--no-tailnet"], ["--no-tailnet"],
+                                            o.rounds)
+            link_trips = round_trips(link["la"], link["lb"], "%s.1" % netns.subnet(218), 200)
+            tailnet_times, tailnet_starts = sight(o.tool, envs, a, b, ["--tailnet-socket", served[0].path],
+                                                  ["--tailnet-socket", served[1].path], o.rounds)
+            tailnet_trips = round_trips(a, b, ips[a], 200)
             if program is None:
                 relay_skipped = "mosquitto is not installed (scripts/install-deps.sh installs it)"
             else:
@@ -292,9 +373,9 @@ def main():
         finally:
             for s in served:
                 s.close()
-    print("first sight of another device's activity (nearby --once start -> its line):")
-    row("through the link (multicast)", link_times)
-    row("through the tailnet source (routed, LocalAPI)", tailnet_times)
+    print("first sight of another device's activity (nearby --once start -> its line, rounds %.0f s apart):" % SPACING)
+    sight_rows("link (multicast)", link_times, link_starts, link_trips)
+    sight_rows("tailnet source (routed, LocalAPI)", tailnet_times, tailnet_starts, tailnet_trips)
     print("  difference at p50: %+.1f ms" % (statistics.median(tailnet_times) - statistics.median(link_times)))
     print("first sight through the relay (B's agent start -> nearby --agent's line; the rows above start no agent):")
     if relay_times is None:

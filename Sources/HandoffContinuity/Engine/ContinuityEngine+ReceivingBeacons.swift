@@ -102,25 +102,6 @@ extension ContinuityEngine {
         if let channel = verify { startVerifying(hex(beacon.deviceID), at: channel) }
     }
 
-    /// Answers a solicitation with the current advert, or a presence
-    /// beacon when nothing is offered, at once, to the solicitor and on
-    /// the normal paths, within the answer limits (an answer is one beacon).
-    private func answer(_ solicitor: UDPAddress?, host: String) {
-        let answer: (advert: Advertisement?, ok: Bool) = state.withLock { s in
-            guard !s.stopped else { return (nil, false) }
-            guard s.answerLimit.admit(solicitor?.description ?? host, now: monotonicSeconds()) else {
-                s.counters.answersRefused += 1
-                return (nil, false)
-            }
-            s.counters.answers += 1
-            return (s.advertisement, true)
-        }
-        guard answer.ok else { return }
-        if let advert = answer.advert { send(advert, alsoTo: solicitor) } else {
-            seal(kind: .presence, activity: nil, alsoTo: solicitor)
-        }
-    }
-
     /// A device said it is going away: offline at once (what it offered
     /// withdrawn), its last seen kept in the roster.
     func left(_ deviceID: String, endpoint: any ContinuityEndpoint) {

@@ -34,7 +34,7 @@ extension ContinuityEngine {
     }
 
     /// One pass of the scheduler: beacons in bursts then keep-alives,
-    /// withdrawal beacons, solicitations, the reaping of pooled connections
+    /// withdrawal beacons, solicitations, owed answers, the reaping of pooled connections
     /// and the sweep of silent or expired remote activities, then its timer
     /// armed for the earliest of their deadlines, disarmed when there is
     /// none (docs/agent.md §8); whoever makes something due sooner wakes it.
@@ -73,12 +73,13 @@ extension ContinuityEngine {
         if let withdrawal { send(withdrawal: withdrawal) }
         if solicitation { seal(kind: .solicit, activity: nil) }
         if presence { seal(kind: .presence, activity: nil) }
+        answerOwed(now: now)
         sweep()
         let pooled = client.poolWatch()
         pool.sync(pooled.descriptors, on: scheduler)
         state.withLock { s in
             s.scheduled = [s.nextBeacon, s.withdrawal?.remaining.first, s.solicitations.first, pooled.nextReap,
-                           s.advertisement == nil ? s.nextPresence : nil]
+                           s.advertisement == nil ? s.nextPresence : nil, s.owedAnswersDue]
                 .compactMap { $0 }.min()
             rearm(&s)
         }

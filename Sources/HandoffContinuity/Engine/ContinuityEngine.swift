@@ -91,6 +91,10 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
                                               perSourceBurst: ContinuityEngine.answerPerSource.burst,
                                               overall: ContinuityEngine.answerOverall.rate,
                                               overallBurst: ContinuityEngine.answerOverall.burst, now: monotonicSeconds())
+        /// Solicitations refused by `answerLimit`, one per source (its
+        /// unicast address, nil on another path), and when to try them again.
+        var owedAnswers: [String: UDPAddress?] = [:]
+        var owedAnswersDue: Double?
         /// Solicitations still to send (monotonic times), and when the last
         /// burst of them began.
         var solicitations: [Double] = []
@@ -592,6 +596,8 @@ public final class ContinuityEngine: ContinuityService, @unchecked Sendable {
 struct DiscoveryCounters: Sendable, Equatable {
     var answers = 0
     var answersRefused = 0
+    /// Answers sent later, to solicitations the limits first refused.
+    var answersDeferred = 0
     var verifications = 0
     var verificationsLimited = 0
     var remoteDevices = 0

@@ -76,6 +76,7 @@ extension DiscoveryCounters {
     /// The counters by name, for STATUS.
     var dictionary: [String: Int64] {
         ["solicitAnswers": Int64(answers), "solicitAnswersRefused": Int64(answersRefused),
+         "solicitAnswersDeferred": Int64(answersDeferred),
          "verifications": Int64(verifications), "verificationsLimited": Int64(verificationsLimited),
          "remoteDevices": Int64(remoteDevices), "verifierThreadsStarted": Int64(verifierThreadsStarted),
          "verificationsQueued": Int64(verificationsQueued), "pooledConnections": Int64(pooledConnections)]

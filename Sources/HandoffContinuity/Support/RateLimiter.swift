@@ -22,6 +22,13 @@ package struct TokenBucket {
         tokens -= 1
         return true
     }
+
+    /// Seconds from `now` until a token is there (0: one is).
+    package func secondsUntilToken(now: Double) -> Double {
+        let there = min(burst, tokens + max(0, now - last) * rate)
+        guard there < 1 else { return 0 }
+        return rate > 0 ? (1 - there) / rate : .infinity
+    }
 }
 
 /// Admits an action at most `perSource` a second for each source (saving
@@ -62,6 +69,11 @@ public struct RateLimiter<Source: Hashable> {
         sources[source] = entry
         if !ok { refused += 1 }
         return ok
+    }
+
+    /// Seconds from `now` until `source` would be admitted (0: now).
+    public func secondsUntilAdmitted(_ source: Source, now: Double) -> Double {
+        max(sources[source]?.bucket.secondsUntilToken(now: now) ?? 0, total.secondsUntilToken(now: now))
     }
 
     var sourceCount: Int { sources.count }

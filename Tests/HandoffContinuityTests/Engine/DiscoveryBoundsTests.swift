@@ -250,6 +250,46 @@ import Testing
         engine.detach()
     }
 
+    /// Solicitations the answer limits refuse are still answered, once the
+    /// limits admit one for their source: one answer for all it sent
+    /// meanwhile, and every answer sent reaches the solicitor's address
+    /// (a listener started again and again on one port is answered within
+    /// the limits' refill, not left to its next solicitation).
+    @Test func solicitationsTheLimitsRefuseAreAnsweredOnceTheyAdmit() throws {
+        let engine = try loopbackEngine()
+        let app = try Application(manifest: try manifest(), delegate: EngineDelegate(), continuity: engine)
+        try app.becomeCurrent(try UserActivity(activityType: "com.example.app.edit"))
+        let sink = try UDPSink()
+        defer { sink.close() }
+        let key = testAccount.derived.beaconKey
+        let from = try #require(UDPAddress(host: "127.0.0.1", port: sink.port))
+        let started = monotonicSeconds()
+        for n in 0..<(Int(ContinuityEngine.answerPerSource.burst) + 20) {
+            let b = Beacon(kind: .solicit, timestamp: wallMilliseconds(), sequence: UInt64(n + 1), deviceID: Self.device(7),
+                           deviceName: "s", role: .full, channelPort: 1, activity: nil)
+            engine.received(try BeaconCodec.seal(b, key: key), from: from)
+        }
+        let atOnce = engine.discovery.answers
+        #expect(engine.discovery.answersRefused >= 1)
+        var heard = 0
+        // The last solicitation was refused: an answer still comes after it.
+        #expect(try pump([app]) {
+            while sink.received() { heard += 1 }
+            return heard > atOnce
+        })
+        #expect(try pump([app]) { engine.state.withLock { $0.owedAnswers.isEmpty } })
+        let d = engine.discovery
+        #expect(d.answersDeferred >= 1)
+        #expect(d.answersDeferred <= d.answersRefused)
+        // Within the limits: answers at once and later, together.
+        let elapsed = monotonicSeconds() - started
+        #expect(Double(d.answers + d.answersDeferred)
+                <= ContinuityEngine.answerPerSource.burst + ContinuityEngine.answerPerSource.rate * (elapsed + 1))
+        engine.detach()
+        while sink.received() { heard += 1 }
+        #expect(heard == d.answers + d.answersDeferred)
+    }
+
     /// A receiver that starts hears what is offered from the answer to its
     /// solicitation: the sender sent one beacon (before the receiver was
     /// attached) and would send its next only an hour later.
