@@ -9,19 +9,19 @@ import Testing
 @Suite struct UserInfoJSONWordTests {
     /// JSON string text as written one byte at a time (the reference).
     static func escaped(_ s: String) -> String {
-        var out = "\""
+        var out: [UInt8] = [0x22]
         for b in s.utf8 {
             switch b {
-            case 0x22: out += "\\\""
-            case 0x5C: out += "\\\\"
-            case 0x0A: out += "\\n"
-            case 0x09: out += "\\t"
-            case 0x0D: out += "\\r"
-            case ..<0x20: out += "\\u00" + String(b >> 4, radix: 16) + String(b & 0xF, radix: 16)
-            default: out += String(decoding: [b], as: UTF8.self)
+            case 0x22: out += Array("\\\"".utf8)
+            case 0x5C: out += Array("\\\\".utf8)
+            case 0x0A: out += Array("\\n".utf8)
+            case 0x09: out += Array("\\t".utf8)
+            case 0x0D: out += Array("\\r".utf8)
+            case ..<0x20: out += Array(("\\u00" + String(b >> 4, radix: 16) + String(b & 0xF, radix: 16)).utf8)
+            default: out.append(b)
             }
         }
-        return out + "\""
+        return String(decoding: out + [0x22], as: UTF8.self)
     }
 
     static func text(_ value: UserInfoValue) throws(HandoffError) -> String {
@@ -57,7 +57,9 @@ import Testing
 
     @Test func keysAreInStringOrderWhateverTheirSharedPrefix() throws {
         let stem = "abcdefghijklmnopqrstu"
-        var keys: Set<String> = ["", "Z", "a", "é", "e\u{301}x", "\u{1F7E2}", "~", "a~"]
+        // NFC keys only: over other spellings ("e\u{301}") String's `<` is
+        // not consistent, and their order follows the dictionary's.
+        var keys: Set<String> = ["", "Z", "a", "\u{E9}", "\u{E9}x", "\u{5706}", "\u{1F7E2}", "~", "a~"]
         for n in 0...stem.count {
             let prefix = String(stem.prefix(n))
             keys.formUnion([prefix, prefix + "A", prefix + "z", prefix + "~", prefix + "\u{7F}"])
