@@ -5,7 +5,12 @@
 ///
 /// Numbers keep their kind: integer, real and boolean are distinct, as they
 /// are in a property list.
-public indirect enum UserInfoValue: Sendable, Hashable {
+///
+/// Not `indirect` as a whole (containers hold their children in their own
+/// storage already): a scalar is stored in place rather than in a heap box
+/// of its own, which halves the allocations of reading and freeing a tree.
+/// Only the URL, the one large payload, is boxed, keeping the value small.
+public enum UserInfoValue: Sendable, Hashable {
     case null
     case boolean(Bool)
     case integer(Int64)
@@ -13,7 +18,7 @@ public indirect enum UserInfoValue: Sendable, Hashable {
     case string(String)
     case data([UInt8])
     case date(Timestamp)
-    case url(URLReference)
+    indirect case url(URLReference)
     case array([UserInfoValue])
     case dictionary([String: UserInfoValue])
     case set(Set<UserInfoValue>)

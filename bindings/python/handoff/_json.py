@@ -42,28 +42,59 @@ def _codec() -> None:
     global _encode, _decode
     import json
     # ASCII out (non-ASCII as \u escapes) is the encoder's fastest path.
-    _encode = json.JSONEncoder(allow_nan=False, check_circular=False, separators=(",", ":")).encode
-    _decode = json.JSONDecoder().decode
+    encoder = json.JSONEncoder(allow_nan=False, check_circular=False, separators=(",", ":"))
+    decoder = json.JSONDecoder()
+    _encode, _decode = encoder.encode, decoder.decode
+    try:
+        from json.encoder import c_make_encoder, encode_basestring_ascii
+        from json.scanner import c_make_scanner
+    except ImportError:
+        return
+    if c_make_encoder is None or c_make_scanner is None:
+        return  # (no C accelerator: JSONEncoder's pure-Python path)
+    # What JSONEncoder.encode and JSONDecoder.decode do for a container,
+    # without making the C encoder again on each call (json.dumps does)
+    # nor matching whitespace the library never writes.
+    try:
+        iterencode = c_make_encoder(None, encoder.default, encode_basestring_ascii, None,
+                                    ":", ",", False, False, False)
+        scan = c_make_scanner(decoder)
+    except TypeError:  # a Python whose accelerator takes other arguments
+        return
+
+    def encode(obj: Any) -> str:
+        return "".join(iterencode(obj, 0))
+
+    def decode(text: str) -> Any:
+        value, end = scan(text, 0)
+        if end != len(text):
+            raise ValueError("text after the JSON value")
+        return value
+
+    _encode, _decode = encode, decode
 
 
-def _shaped(obj: Any, depth: int) -> bool:
+def _shaped(obj: Any, depth: int, _scalars: frozenset = _SCALARS, type: type = type) -> bool:
     """Whether json writes exactly what the other paths would make of `obj`
     (containers whose every key is a str and every value a plain scalar or
-    such a container). Depth-bounded, so a value containing itself is not."""
+    such a container). Depth-bounded, so a value containing itself is not.
+    (The defaults make the names it looks up per item locals.)"""
     if depth > _MAX_DEPTH:
         return False
     kind = type(obj)
     if kind is dict:
+        depth += 1
         for key, item in obj.items():
-            if type(key) is not str or (type(item) not in _SCALARS and not _shaped(item, depth + 1)):
+            if type(key) is not str or (type(item) not in _scalars and not _shaped(item, depth)):
                 return False
         return True
     if kind is list or kind is tuple:
+        depth += 1
         for item in obj:
-            if type(item) not in _SCALARS and not _shaped(item, depth + 1):
+            if type(item) not in _scalars and not _shaped(item, depth):
                 return False
         return True
-    return kind in _SCALARS
+    return kind in _scalars
 
 
 def new_value(obj: Any) -> Any:

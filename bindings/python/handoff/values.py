@@ -174,9 +174,11 @@ def new_value(obj: Any, what: str = "") -> Any:
 
 def dictionary_value(mapping: Mapping[str, Any], what: str) -> Any:
     """A new dictionary handoff_value for a userInfo mapping."""
-    if not isinstance(mapping, Mapping):
-        raise TypeError(f"{what} must be a dict, not {type(mapping).__name__}")
-    return new_value(dict(mapping), what)
+    if type(mapping) is not dict:  # (a dict is read as it is: nothing keeps or changes it)
+        if not isinstance(mapping, Mapping):
+            raise TypeError(f"{what} must be a dict, not {type(mapping).__name__}")
+        mapping = dict(mapping)
+    return new_value(mapping, what)
 
 
 # ------------------------------------------------------------- from C

@@ -156,3 +156,29 @@ def test_random_json_values_agree_with_the_value_by_value_path():
         assert library_sees_the_same(value), value
         fast, slow = read_both_ways(value)
         assert same(fast, slow), value
+
+
+def test_the_binding_writes_and_reads_json_text_as_the_json_module_does():
+    import json
+    rng = random.Random(29)
+    _json._codec()
+    reference = json.JSONEncoder(allow_nan=False, check_circular=False, separators=(",", ":"))
+    for _ in range(400):
+        value = {"v": random_json_value(rng)}
+        text = _json._encode(value)
+        assert text == reference.encode(value)
+        assert _json._decode(text) == json.loads(text)
+    with pytest.raises(ValueError):
+        _json._encode({"n": float("nan")})
+    with pytest.raises(ValueError):
+        _json._decode('{"a":1} x')
+
+
+def test_a_mapping_other_than_a_dict_is_read_as_a_copy_and_a_non_mapping_refused():
+    import types
+    state = document_state()
+    activity = UserActivity("com.example.json.test")
+    activity.user_info = types.MappingProxyType(state)
+    assert same(activity.user_info, state)
+    with pytest.raises(TypeError, match="user_info must be a dict, not list"):
+        activity.user_info = [("a", 1)]

@@ -19,6 +19,7 @@ extension UserInfoJSON {
             throw HandoffError(.malformedData, "JSON text of \(text.count) bytes, over the \(maxLength) allowed")
         }
         var reader = Reader(bytes: text.bindMemory(to: UInt8.self))
+        reader.entries.reserveCapacity(32)  // rather than growing it from 1 for the common userInfo
         reader.skipSpace()
         let value = try reader.value(depth: 0)
         reader.skipSpace()
@@ -204,17 +205,26 @@ private struct Reader {
     mutating func string() throws(HandoffError) -> String {
         at += 1
         let start = at
-        var ascii = true
+        var seen: UInt64 = 0  // every byte passed, or-ed: ASCII when its high bits are clear
         // The common case: no escape, so the bytes are the string.
         while at < bytes.count {
+            // Eight bytes at a time while none ends the run.
+            if bytes.count - at >= 8 {
+                let word = UnsafeRawPointer(bytes.baseAddress! + at).loadUnaligned(as: UInt64.self)
+                if !UserInfoJSON.hasSpecialByte(word) {
+                    seen |= word
+                    at += 8
+                    continue
+                }
+            }
             let b = bytes[at]
             if b == UInt8(ascii: "\"") {
                 let run = UnsafeBufferPointer(rebasing: bytes[start..<at])
                 at += 1
-                guard let s = Self.text(run, ascii: ascii) else { throw error("invalid UTF-8") }
+                guard let s = Self.text(run, ascii: !UserInfoJSON.hasNonASCII(seen)) else { throw error("invalid UTF-8") }
                 return s
             }
-            ascii = ascii && b < 0x80
+            seen |= UInt64(b)
             if b == UInt8(ascii: "\\") { break }
             if b < 0x20 { throw error(b == 0 ? "NUL in a string" : "a control character in a string") }
             at += 1

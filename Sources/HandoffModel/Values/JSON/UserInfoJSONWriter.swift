@@ -9,7 +9,7 @@ extension UserInfoJSON {
     /// non-finite real).
     public static func encode(_ value: UserInfoValue) throws(HandoffError) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(1024)
+        out.reserveCapacity(4096)  // a userInfo that fits a handoff (3 KB) never grows it
         if write(value, depth: 0, to: &out) { return out }
         // The rules are checked only now, on the rare way out: the writer
         // stops at what they forbid (nesting, "$class") as at what JSON lacks.
@@ -44,8 +44,9 @@ extension UserInfoJSON {
         case .dictionary(let dictionary):
             guard depth < UserInfoRules.maxDepth else { return false }
             out.append(UInt8(ascii: "{"))
-            let entries = dictionary.sorted { $0.key < $1.key }
-            for (i, entry) in entries.enumerated() {
+            let entries = ContiguousArray(dictionary)
+            for (i, index) in keyOrder(entries).enumerated() {
+                let entry = entries[index]
                 guard entry.key != UserInfoRules.classKey else { return false }
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 writeString(entry.key, to: &out)
@@ -160,11 +161,19 @@ extension UserInfoJSON {
         var s = s
         s.withUTF8 { bytes in
             var clean = 0  // start of the run not yet copied
-            for i in 0..<bytes.count {
+            var i = 0
+            while i < bytes.count {
+                // Eight bytes at a time while none needs escaping.
+                if bytes.count - i >= 8,
+                   !hasSpecialByte(UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)) {
+                    i += 8
+                    continue
+                }
                 let b = bytes[i]
+                i += 1
                 guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[clean..<i]))
-                clean = i + 1
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[clean..<(i - 1)]))
+                clean = i
                 switch b {
                 case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
                 case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
