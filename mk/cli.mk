@@ -20,10 +20,17 @@ tool: $(TOOL)
 # share are compiled once; this step compiles the tool's own files and links.
 # (The SwiftPM product is handoff-cli: the library owns the name "handoff".)
 # No $ORIGIN rpath: the tool loads only system libraries (Swift is static).
-$(TOOL): $(LIB) $(SWIFT_SOURCES)
+$(TOOL): $(LIB) $(SWIFT_SOURCES) | $(BUILD)/share/icons
 	$(SWIFT) build -c release --product handoff-cli --disable-local-rpath
 	@mkdir -p $(BINDIR)
 	strip -o $@ $(TOOL_OUT)
+
+# The built tool's tray finds its icons where an installed one does,
+# <prefix>/share/icons beside bin/ (IconThemePath): build/share/icons is
+# the tree's data/icons (a panel that cannot find them draws no icon).
+$(BUILD)/share/icons:
+	@mkdir -p $(BUILD)/share
+	ln -sfn ../../data/icons $@
 
 # ---------------------------------------------------------------- examples
 
