@@ -80,11 +80,18 @@ endif
 # The library as hosts see it: a stripped copy with its SONAME link and the
 # development link, next to the header.
 # PACK_RELATIVE_RELOCS=1 packs its relative relocations (DT_RELR: 0.45 MiB
-# smaller) for systems whose glibc is 2.36 or later (the Debian package);
-# the default runs on glibc 2.35 too (Ubuntu 22.04; the wheel's tag).
+# smaller) for a system whose glibc is 2.36 or later; the default runs on
+# glibc 2.35 too (Ubuntu 22.04; the wheel's tag). The flags are kept in a
+# file, so changing them links again.
 PACK_RELATIVE_RELOCS ?= 0
 LIB_LINK_FLAGS := $(if $(filter 1,$(PACK_RELATIVE_RELOCS)),-Xlinker -z -Xlinker pack-relative-relocs)
-$(LIB): $(SWIFT_SOURCES)
+LIB_LINK_STAMP := $(BUILD)/lib-link-flags
+$(LIB_LINK_STAMP): FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(LIB_LINK_FLAGS)' | cmp -s - $@ || echo '$(LIB_LINK_FLAGS)' > $@
+.PHONY: FORCE
+FORCE:
+$(LIB): $(SWIFT_SOURCES) $(LIB_LINK_STAMP)
 	$(SWIFT) build -c release --product handoff $(LIB_LINK_FLAGS)
 	@mkdir -p $(LIBDIR)
 	strip --strip-unneeded -o $(LIBDIR)/libhandoff.so.$(VERSION) $(SWIFT_OUT)
