@@ -89,8 +89,7 @@ LIB_LINK_STAMP := $(BUILD)/lib-link-flags
 $(LIB_LINK_STAMP): FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(LIB_LINK_FLAGS)' | cmp -s - $@ || echo '$(LIB_LINK_FLAGS)' > $@
-.PHONY: FORCE
-FORCE:
+FORCE:  # always out of date: the stamp rule compares the flags itself
 $(LIB): $(SWIFT_SOURCES) $(LIB_LINK_STAMP)
 	$(SWIFT) build -c release --product handoff $(LIB_LINK_FLAGS)
 	@mkdir -p $(LIBDIR)
