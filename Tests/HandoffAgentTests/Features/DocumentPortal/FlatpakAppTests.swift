@@ -34,38 +34,42 @@ import Glibc
         #expect(error.code == .invalidState)
     }
 
-    @Test func theInfoIsReadThroughTheProcesssRoot() throws {
-        let proc = "/tmp/flatpak-app-tests-\(getpid())"
-        mkdir(proc, 0o700)
-        mkdir("\(proc)/42", 0o700)
-        mkdir("\(proc)/42/root", 0o700)
+    /// A stand-in for /proc with process `pid`'s root holding the
+    /// `/.flatpak-info` `make` makes at the path it is given; `body` gets
+    /// the stand-in's path. Everything is removed after.
+    static func withProc(_ pid: Int32, _ make: (String) -> Void, _ body: (String) throws -> Void) rethrows {
+        let proc = "/tmp/flatpak-app-tests-\(getpid())-\(pid)"
+        let root = "\(proc)/\(pid)/root"
+        mkdir(proc, 0o700); mkdir("\(proc)/\(pid)", 0o700); mkdir(root, 0o700)
         defer {
-            unlink("\(proc)/42/root/.flatpak-info")
-            rmdir("\(proc)/42/root"); rmdir("\(proc)/42"); rmdir(proc)
+            unlink("\(root)/.flatpak-info")
+            rmdir(root); rmdir("\(proc)/\(pid)"); rmdir(proc)
         }
-        let text = "[Application]\nname=org.example.Portal\n"
-        let fd = open("\(proc)/42/root/.flatpak-info", O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        #expect(write(fd, text, text.utf8.count) == text.utf8.count)
-        close(fd)
-        #expect(try FlatpakApp.id(ofProcess: 42, proc: proc).get() == "org.example.Portal")
+        make("\(root)/.flatpak-info")
+        try body(proc)
+    }
+
+    @Test func theInfoIsReadThroughTheProcesssRoot() throws {
+        try Self.withProc(42, { path in
+            let text = "[Application]\nname=org.example.Portal\n"
+            let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+            #expect(write(fd, text, text.utf8.count) == text.utf8.count)
+            close(fd)
+        }) { proc throws in
+            let id = try FlatpakApp.id(ofProcess: 42, proc: proc).get()
+            #expect(id == "org.example.Portal")
+        }
     }
 
     @Test func aFIFOInThePlaceOfTheInfoIsRefusedWithoutWaitingForAWriter() {
         // The root is the app's: a FIFO there would block open(2) for ever.
-        let proc = "/tmp/flatpak-app-fifo-\(getpid())"
-        mkdir(proc, 0o700)
-        mkdir("\(proc)/43", 0o700)
-        mkdir("\(proc)/43/root", 0o700)
-        defer {
-            unlink("\(proc)/43/root/.flatpak-info")
-            rmdir("\(proc)/43/root"); rmdir("\(proc)/43"); rmdir(proc)
+        Self.withProc(43, { path in #expect(mkfifo(path, 0o600) == 0) }) { proc in
+            guard case .failure(let error) = FlatpakApp.id(ofProcess: 43, proc: proc) else {
+                Issue.record("an ID read from a FIFO")
+                return
+            }
+            #expect(error.code == .invalidState)
         }
-        #expect(mkfifo("\(proc)/43/root/.flatpak-info", 0o600) == 0)
-        guard case .failure(let error) = FlatpakApp.id(ofProcess: 43, proc: proc) else {
-            Issue.record("an ID read from a FIFO")
-            return
-        }
-        #expect(error.code == .invalidState)
     }
 }
 
